@@ -1,0 +1,5 @@
+//! Bundles this crate's sample `schemas/` with the function users call.
+
+fn main() {
+    dataschema::build::bundle("schemas").unwrap();
+}

@@ -1,0 +1,71 @@
+//! `schemas/dataschema.toml`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{BundleError, Diagnostic, Source};
+use crate::schema::Language;
+
+/// The manifest's file name.
+pub const MANIFEST_FILE: &str = "dataschema.toml";
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Manifest {
+    /// The URN namespace (NID) of every schema in the folder.
+    pub(super) namespace: String,
+    /// `"<name>.v<version>" = "<fully.qualified.Message>"`, one a protobuf schema.
+    #[serde(default)]
+    pub(super) roots: BTreeMap<String, String>,
+}
+
+impl Manifest {
+    pub(super) fn read(dir: &Path) -> Result<Manifest, BundleError> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|err| {
+            BundleError::one(
+                &path,
+                format!("cannot read the manifest ({err}); it must give at least `namespace = \"acme\"`"),
+            )
+        })?;
+        let manifest: Manifest =
+            toml::from_str(&text).map_err(|err| BundleError::one(&path, err.to_string()))?;
+        let probe = format!("urn:{}:schema:x:1", manifest.namespace);
+        if let Err(err) = probe.parse::<crate::Urn>() {
+            return Err(BundleError::one(
+                &path,
+                format!("namespace {:?} is not a URN namespace identifier ({err})", manifest.namespace),
+            ));
+        }
+        Ok(manifest)
+    }
+
+    /// Every protobuf schema has a root; every root names a protobuf schema.
+    pub(super) fn check_roots(&self, dir: &Path, sources: &[Source], diagnostics: &mut Vec<Diagnostic>) {
+        let path = dir.join(MANIFEST_FILE);
+        for source in sources {
+            let stem = format!("{}.v{}", source.schema.urn.name(), source.schema.urn.version());
+            if source.schema.language == Language::Protobuf && !self.roots.contains_key(&stem) {
+                diagnostics.push(Diagnostic::new(
+                    &source.path,
+                    format!(
+                        "no root message: add `\"{stem}\" = \"<package>.<Message>\"` under [roots] in {}",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        for key in self.roots.keys() {
+            let named = sources.iter().any(|source| {
+                source.schema.language == Language::Protobuf
+                    && format!("{}.v{}", source.schema.urn.name(), source.schema.urn.version()) == *key
+            });
+            if !named {
+                diagnostics.push(Diagnostic::new(
+                    &path,
+                    format!("[roots] names {key:?}, but there is no {key}.proto in the folder"),
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! Bundling at `cargo build` (feature `build`).
+//!
+//! A crate keeps its schemas in one folder:
+//!
+//! ```text
+//! schemas/
+//!   dataschema.toml             namespace = "acme", and the root of each protobuf schema
+//!   dataschema.lock             each published URN's sha256 (written by `dataschema lock`)
+//!   orders.created.v1.json      JSON Schema: urn:acme:schema:orders.created:1
+//!   orders.shipped.v1.proto     protobuf:    urn:acme:schema:orders.shipped:1
+//!   acme/common.proto           (sub-folders: files a .proto imports)
+//! ```
+//!
+//! Its `build.rs` calls [`bundle`]; the code then loads the schemas with
+//! `Registry::from_bundle(dataschema::include_bundle!())`. At build time
+//! every schema is compiled (`.proto` in pure Rust, with `protox`), and
+//! when a lock exists, a URN whose bytes no longer match its recorded digest
+//! fails the build: a mis-published schema is caught by `cargo build`.
+//! The build never writes into the source tree; [`lock`] (and the
+//! `dataschema lock` command) does.
+
+mod lock;
+mod manifest;
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+pub use self::lock::LOCK_FILE;
+pub use self::manifest::MANIFEST_FILE;
+use self::lock::Lock;
+use self::manifest::Manifest;
+use crate::registry::Registry;
+use crate::schema::{sha256_hex, Language, Schema};
+use crate::urn::Urn;
+
+/// A schema found in the folder, with where it came from.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// The schema, as the registry will hold it (a `.proto` compiled to a
+    /// `FileDescriptorSet`).
+    pub schema: Schema,
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The digest the lock records: the sha256 of the JSON file, or of a
+    /// `.proto` file and the sources it imports from the folder (so it does
+    /// not move when the compiler's version does).
+    pub digest: String,
+}
+
+/// One problem found in a schemas folder: the file, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    path: PathBuf,
+    message: String,
+}
+
+impl Diagnostic {
+    fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The file concerned.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// What is wrong with it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+/// Every problem found in a schemas folder.
+///
+/// Its `Debug` is its `Display` (one problem a line), so
+/// `bundle("schemas").unwrap()` in a build script prints readable errors.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BundleError {
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl BundleError {
+    fn one(path: impl Into<PathBuf>, message: impl Into<String>) -> BundleError {
+        BundleError {
+            diagnostics: vec![Diagnostic::new(path, message)],
+        }
+    }
+
+    /// The problems, in file order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+impl fmt::Display for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.diagnostics.len();
+        write!(f, "{n} problem{} in the schemas:", if n == 1 { "" } else { "s" })?;
+        for diagnostic in &self.diagnostics {
+            write!(f, "\n  {diagnostic}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for BundleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for BundleError {}
+
+/// What [`check`] found: every schema of the folder, compiled and checked.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The schemas, ordered by URN.
+    pub sources: Vec<Source>,
+    /// URNs in the folder that the lock does not record yet.
+    pub unlocked: Vec<Urn>,
+    /// Whether the folder has a lock at all.
+    pub has_lock: bool,
+}
+
+impl Checked {
+    /// The schemas alone.
+    pub fn schemas(&self) -> Vec<Schema> {
+        self.sources.iter().map(|s| s.schema.clone()).collect()
+    }
+}
+
+/// Reads and checks every schema in `dir`: names, manifest, compilation,
+/// and (when `dataschema.lock` exists) that no published URN's bytes
+/// changed or disappeared. Reports every problem at once.
+pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
+    let dir = dir.as_ref();
+    let manifest = Manifest::read(dir)?;
+    let mut diagnostics = Vec::new();
+    let mut sources = discover(dir, &manifest, &mut diagnostics);
+    sources.sort_by(|a, b| a.schema.urn.cmp(&b.schema.urn));
+    for pair in sources.windows(2) {
+        if pair[0].schema.urn == pair[1].schema.urn {
+            diagnostics.push(Diagnostic::new(
+                &pair[1].path,
+                format!("{} is also given by {}", pair[1].schema.urn, pair[0].path.display()),
+            ));
+        }
+    }
+    manifest.check_roots(dir, &sources, &mut diagnostics);
+
+    // Compile each schema against all of them (a JSON Schema may `$ref`
+    // another by URN), with the code the registry runs at publish.
+    let registry = Registry::holding(sources.iter().map(|s| s.schema.clone()));
+    for source in &sources {
+        if let Err(err) = registry.check_compiles(&source.schema) {
+            diagnostics.push(Diagnostic::new(&source.path, err.to_string()));
+        }
+    }
+
+    let lock = Lock::read(dir)?;
+    let mut unlocked = Vec::new();
+    if let Some(lock) = &lock {
+        lock.check(dir, &sources, &mut unlocked, &mut diagnostics);
+    }
+    if diagnostics.is_empty() {
+        Ok(Checked {
+            sources,
+            unlocked,
+            has_lock: lock.is_some(),
+        })
+    } else {
+        Err(BundleError { diagnostics })
+    }
+}
+
+/// The schemas of `dir`, checked as [`check`] checks them: what the
+/// command-line tool validates against.
+pub fn load(dir: impl AsRef<Path>) -> Result<Vec<Schema>, BundleError> {
+    check(dir).map(|checked| checked.schemas())
+}
+
+/// Writes `dir/dataschema.lock`, recording the digest of every schema in
+/// the folder. Refuses (and writes nothing) when the folder does not pass
+/// [`check`], in particular when a URN already locked changed: a published
+/// URN never changes. Returns the URNs newly recorded.
+pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
+    let dir = dir.as_ref();
+    let checked = check(dir)?;
+    let mut lock = Lock::read(dir)?.unwrap_or_default();
+    let added = lock.record(&checked.sources);
+    lock.write(dir)?;
+    Ok(added)
+}
+
+/// Checks `dir` and bundles it into the crate being built: call it from
+/// `build.rs`, then load the result with
+/// `Registry::from_bundle(dataschema::include_bundle!())`.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     dataschema::build::bundle("schemas").unwrap();
+/// }
+/// ```
+///
+/// A relative `dir` is taken from the crate's root (`CARGO_MANIFEST_DIR`).
+/// Cargo re-runs the build script when anything in `dir` changes. Any
+/// problem fails the build, naming the file.
+pub fn bundle(dir: impl AsRef<Path>) -> Result<(), BundleError> {
+    let mut dir = dir.as_ref().to_path_buf();
+    if dir.is_relative() {
+        if let Some(root) = std::env::var_os("CARGO_MANIFEST_DIR") {
+            dir = PathBuf::from(root).join(dir);
+        }
+    }
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
+        BundleError::one(&dir, "OUT_DIR is not set: call bundle() from a build script")
+    })?;
+    let checked = check(&dir)?;
+    if !checked.has_lock {
+        println!(
+            "cargo:warning=dataschema: {} has no {LOCK_FILE}: run `dataschema lock {}` and commit it, \
+             so a published schema cannot change unnoticed",
+            dir.display(),
+            dir.display()
+        );
+    } else if !checked.unlocked.is_empty() {
+        let urns: Vec<String> = checked.unlocked.iter().map(Urn::to_string).collect();
+        println!(
+            "cargo:warning=dataschema: not in {LOCK_FILE} yet: {}: run `dataschema lock {}` when you publish them",
+            urns.join(", "),
+            dir.display()
+        );
+    }
+    let code = generate(&checked, &out_dir)?;
+    let target = out_dir.join(crate::bundle::BUNDLE_FILE);
+    fs::write(&target, code)
+        .map_err(|err| BundleError::one(&target, format!("cannot write the bundle: {err}")))
+}
+
+/// Writes protobuf descriptor sets next to the generated code and returns
+/// the code: a `Bundle` expression over `include_bytes!`.
+fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
+    let blobs = out_dir.join("dataschema");
+    fs::create_dir_all(&blobs)
+        .map_err(|err| BundleError::one(&blobs, format!("cannot create: {err}")))?;
+    let mut code = String::from(
+        "// Generated by dataschema::build::bundle. Do not edit.\n{\n    \
+         static ENTRIES: &[::dataschema::bundle::Entry] = &[\n",
+    );
+    for source in &checked.sources {
+        let schema = &source.schema;
+        let bytes_path = match schema.language {
+            Language::Protobuf => {
+                let file = blobs.join(format!(
+                    "{}.v{}.binpb",
+                    schema.urn.name(),
+                    schema.urn.version()
+                ));
+                fs::write(&file, &schema.bytes)
+                    .map_err(|err| BundleError::one(&file, format!("cannot write: {err}")))?;
+                file
+            }
+            _ => fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone()),
+        };
+        let language = match schema.language {
+            Language::JsonSchema => "JsonSchema",
+            Language::Protobuf => "Protobuf",
+        };
+        let root = match &schema.root {
+            Some(root) => format!("Some({root:?})"),
+            None => "None".to_owned(),
+        };
+        let path = bytes_path.to_string_lossy();
+        code.push_str(&format!(
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})),\n",
+            schema.urn.as_str()
+        ));
+    }
+    code.push_str("    ];\n    ::dataschema::bundle::Bundle::new(ENTRIES)\n}\n");
+    Ok(code)
+}
+
+/// Finds and reads the schema files of `dir`.
+fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) -> Vec<Source> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) => {
+            diagnostics.push(Diagnostic::new(dir, format!("cannot read the folder: {err}")));
+            return Vec::new();
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.is_file())
+        .collect();
+    paths.sort();
+    let mut sources = Vec::new();
+    for path in paths {
+        let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
+            continue;
+        };
+        let (stem, language) = if let Some(stem) = file_name.strip_suffix(".json") {
+            (stem, Language::JsonSchema)
+        } else if let Some(stem) = file_name.strip_suffix(".proto") {
+            (stem, Language::Protobuf)
+        } else {
+            continue; // the manifest, the lock, a README...
+        };
+        let urn = match parse_stem(&manifest.namespace, stem) {
+            Ok(urn) => urn,
+            Err(message) => {
+                diagnostics.push(Diagnostic::new(&path, message));
+                continue;
+            }
+        };
+        let read = match language {
+            Language::JsonSchema => read_json(&path, urn),
+            Language::Protobuf => read_proto(dir, &path, file_name, stem, urn, manifest),
+        };
+        match read {
+            Ok(source) => sources.push(source),
+            Err(message) => diagnostics.push(Diagnostic::new(&path, message)),
+        }
+    }
+    sources
+}
+
+/// `orders.created.v3` in namespace `acme` is `urn:acme:schema:orders.created:3`.
+fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
+    const EXPECTED: &str = "a schema file is named <name>.v<version>.json or <name>.v<version>.proto";
+    let (name, version) = stem
+        .rsplit_once(".v")
+        .ok_or_else(|| format!("no version in the file name: {EXPECTED}"))?;
+    let version: u32 = version
+        .parse()
+        .ok()
+        .filter(|v| *v > 0 && !version.starts_with('0'))
+        .ok_or_else(|| format!("the version {version:?} is not an integer from 1: {EXPECTED}"))?;
+    Urn::new(namespace, name, version).map_err(|err| format!("{err} ({EXPECTED})"))
+}
+
+fn read_json(path: &Path, urn: Urn) -> Result<Source, String> {
+    let bytes = fs::read(path).map_err(|err| format!("cannot read: {err}"))?;
+    serde_json::from_slice::<serde_json::Value>(&bytes)
+        .map_err(|err| format!("not JSON: {err}"))?;
+    Ok(Source {
+        digest: sha256_hex(&bytes),
+        schema: Schema::json(urn, bytes),
+        path: path.to_path_buf(),
+    })
+}
+
+fn read_proto(
+    dir: &Path,
+    path: &Path,
+    file_name: &str,
+    stem: &str,
+    urn: Urn,
+    manifest: &Manifest,
+) -> Result<Source, String> {
+    let mut compiler = protox::Compiler::new([dir]).map_err(|err| err.to_string())?;
+    compiler.include_imports(true).include_source_info(false);
+    compiler
+        .open_file(file_name)
+        .map_err(|err| format!("does not compile: {err}"))?;
+    // The digest covers the file and what it imports from the folder, by
+    // source text, so it does not move when protox's output does.
+    let mut hashed = Vec::new();
+    let mut files: Vec<_> = compiler.files().collect();
+    files.sort_by(|a, b| a.name().cmp(b.name()));
+    for file in files {
+        hashed.extend_from_slice(file.name().as_bytes());
+        hashed.push(0);
+        if let Some(source_path) = file.path() {
+            let source = fs::read(source_path)
+                .map_err(|err| format!("cannot read {}: {err}", source_path.display()))?;
+            hashed.extend_from_slice(&source);
+        }
+        hashed.push(0);
+    }
+    let root = manifest.roots.get(stem).cloned().unwrap_or_default();
+    let schema = Schema::protobuf(urn, compiler.encode_file_descriptor_set(), root);
+    Ok(Source {
+        digest: sha256_hex(&hashed),
+        schema,
+        path: path.to_path_buf(),
+    })
+}

@@ -1,0 +1,97 @@
+//! Schemas bundled into the binary at `cargo build`.
+//!
+//! A user's `build.rs` calls [`build::bundle`](crate::build::bundle)
+//! (feature `build`), which checks every schema in `schemas/` and writes a
+//! small Rust file into `OUT_DIR`; [`include_bundle!`](crate::include_bundle)
+//! includes it, and [`Registry::from_bundle`](crate::Registry::from_bundle)
+//! loads it. The schema bytes are embedded with `include_bytes!`, so a
+//! bundled registry resolves without touching the filesystem or network.
+
+#[cfg(feature = "build")]
+pub mod build;
+
+use crate::error::Error;
+use crate::schema::{Language, Schema};
+use crate::urn::Urn;
+
+/// One bundled schema, as the generated code spells it.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    urn: &'static str,
+    language: Language,
+    root: Option<&'static str>,
+    bytes: &'static [u8],
+}
+
+impl Entry {
+    /// Used by the code `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn new(
+        urn: &'static str,
+        language: Language,
+        root: Option<&'static str>,
+        bytes: &'static [u8],
+    ) -> Entry {
+        Entry {
+            urn,
+            language,
+            root,
+            bytes,
+        }
+    }
+
+    fn schema(&self) -> Result<Schema, Error> {
+        Ok(Schema {
+            urn: self.urn.parse::<Urn>()?,
+            language: self.language,
+            bytes: self.bytes.to_vec(),
+            root: self.root.map(str::to_owned),
+        })
+    }
+}
+
+/// The schemas `build::bundle` packed, as [`include_bundle!`](crate::include_bundle)
+/// gives them.
+#[derive(Debug, Clone, Copy)]
+pub struct Bundle {
+    entries: &'static [Entry],
+}
+
+impl Bundle {
+    /// Used by the code `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn new(entries: &'static [Entry]) -> Bundle {
+        Bundle { entries }
+    }
+
+    /// How many schemas the bundle holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the bundle holds no schema.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The bundled schemas.
+    pub fn schemas(&self) -> impl Iterator<Item = Result<Schema, Error>> + '_ {
+        self.entries.iter().map(Entry::schema)
+    }
+}
+
+/// The file name `build::bundle` writes into `OUT_DIR`.
+pub const BUNDLE_FILE: &str = "dataschema_bundle.rs";
+
+/// The schemas `dataschema::build::bundle` packed into this crate at
+/// `cargo build`, as a [`Bundle`].
+///
+/// ```ignore
+/// let registry = dataschema::Registry::from_bundle(dataschema::include_bundle!())?;
+/// ```
+#[macro_export]
+macro_rules! include_bundle {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/dataschema_bundle.rs"))
+    };
+}

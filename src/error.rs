@@ -1,0 +1,142 @@
+//! The crate's error type.
+
+use crate::compat::mode::{Compatibility, UnknownMode};
+use crate::schema::Language;
+use crate::urn::{Urn, UrnError};
+
+/// A boxed error from a backend, a user-supplied resolver, or a validator.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// Everything that can go wrong at the crate's public boundary.
+///
+/// Each variant names the URN (or the input) concerned; an underlying error,
+/// where there is one, is kept in [`source()`](std::error::Error::source).
+/// A payload that does not conform to its schema is not an `Error` but an
+/// [`Invalid`](crate::Invalid).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A string is not a URN of the schema grammar
+    /// (`urn:<nid>:schema:<name>:<version>`).
+    #[error("invalid URN {input:?}: {reason}")]
+    InvalidUrn {
+        /// The input (clipped to 100 characters).
+        input: String,
+        /// Which part was wrong.
+        #[source]
+        reason: UrnError,
+    },
+    /// A schema language string is neither `jsonschema` nor `protobuf`.
+    #[error("unknown schema language {language:?}: expected `jsonschema` or `protobuf`")]
+    InvalidLanguage {
+        /// The string given (clipped to 100 characters).
+        language: String,
+    },
+    /// A schema has no bytes.
+    #[error("schema {urn} is empty: a schema needs bytes")]
+    Empty {
+        /// The schema's URN.
+        urn: Urn,
+    },
+    /// A protobuf schema does not name its root message.
+    #[error(
+        "protobuf schema {urn} names no root message: give the fully-qualified message name \
+         (a root is never guessed)"
+    )]
+    MissingRoot {
+        /// The schema's URN.
+        urn: Urn,
+    },
+    /// The URN is already published with different bytes.
+    #[error(
+        "{urn} is already published with different bytes: a published URN never changes, \
+         publish the change as a new version instead"
+    )]
+    Immutable {
+        /// The URN that was published twice.
+        urn: Urn,
+    },
+    /// No schema is held under the URN.
+    #[error("schema {urn} not found")]
+    NotFound {
+        /// The URN asked for.
+        urn: Urn,
+    },
+    /// The registry does not (yet) check this compatibility mode.
+    #[error("compatibility mode {mode} is not supported (publishing {urn})")]
+    UnsupportedCompatibility {
+        /// The URN being published.
+        urn: Urn,
+        /// The mode asked for.
+        mode: Compatibility,
+    },
+    /// A compatibility mode string names none of the seven modes.
+    #[error(transparent)]
+    UnknownCompatibility(#[from] UnknownMode),
+    /// The schema cannot be used: it does not compile, is not a descriptor
+    /// set, its root message is missing, or a `$ref` it needs is not held.
+    #[error("schema {urn} is unusable: {source}")]
+    SchemaUnusable {
+        /// The schema's URN.
+        urn: Urn,
+        /// What the validator said.
+        #[source]
+        source: BoxError,
+    },
+    /// No validator for the schema's language is compiled into this binary.
+    #[error(
+        "no validator for {language} schemas is compiled in (schema {urn}): \
+         enable dataschema's `{}` feature",
+        language.feature()
+    )]
+    NoValidator {
+        /// The schema's URN.
+        urn: Urn,
+        /// The schema's language.
+        language: Language,
+    },
+    /// A remote registry could not be asked, or answered nonsense.
+    #[error("registry unreachable while resolving {urn}: {source}")]
+    Unreachable {
+        /// The URN being resolved.
+        urn: Urn,
+        /// The transport or decoding error.
+        #[source]
+        source: BoxError,
+    },
+    /// A store failed (I/O, database).
+    #[error("schema store failed: {source}")]
+    Store {
+        /// The backend's error.
+        #[source]
+        source: BoxError,
+    },
+    /// An error from a user-supplied resolver, store or validator.
+    #[error(transparent)]
+    Other(BoxError),
+}
+
+impl Error {
+    /// The URN this error concerns, where it concerns one.
+    pub fn urn(&self) -> Option<&Urn> {
+        match self {
+            Error::Empty { urn }
+            | Error::MissingRoot { urn }
+            | Error::Immutable { urn }
+            | Error::NotFound { urn }
+            | Error::UnsupportedCompatibility { urn, .. }
+            | Error::SchemaUnusable { urn, .. }
+            | Error::NoValidator { urn, .. }
+            | Error::Unreachable { urn, .. } => Some(urn),
+            _ => None,
+        }
+    }
+}
+
+/// Clips untrusted input for an error message: at most `max` characters.
+pub(crate) fn clip(input: &str, max: usize) -> String {
+    match input.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &input[..end]),
+        None => input.to_owned(),
+    }
+}

@@ -1,0 +1,77 @@
+//! The compiled-validator cache.
+//!
+//! A URN's bytes never change, so a compiled validator is kept for the life
+//! of the process and never invalidated. Unusable schemas are remembered too
+//! (a broken schema costs one compile, not one per message). Only URNs some
+//! resolver actually holds get an entry, so hostile `dataschema` strings
+//! cannot grow the cache.
+//!
+//! Reads load a snapshot of the map without taking a lock (`arc-swap`);
+//! the rare insert copies the map under a mutex. Each entry is a `OnceLock`,
+//! so concurrent first uses of a URN compile it once.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
+
+use super::metrics::SchemaKeys;
+use super::outcome::Unvalidated;
+use crate::urn::Urn;
+use crate::validate::Compiled;
+
+/// What compiling a URN's schema gave: a validator, or why there is none.
+pub(crate) enum Entry {
+    Ready {
+        urn: Urn,
+        compiled: Compiled,
+        keys: SchemaKeys,
+    },
+    Failed(Unvalidated),
+}
+
+pub(crate) type Slot = OnceLock<Entry>;
+pub(crate) type Snapshot = arc_swap::Guard<Arc<HashMap<Box<str>, Arc<Slot>>>>;
+
+#[derive(Default)]
+pub(crate) struct Cache {
+    map: ArcSwap<HashMap<Box<str>, Arc<Slot>>>,
+    insert: Mutex<()>,
+}
+
+impl Cache {
+    /// A snapshot of the map, for [`Cache::get`]. Lock-free.
+    #[inline]
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        self.map.load()
+    }
+
+    /// The entry for a canonical URN in a snapshot, if compiled already.
+    #[inline]
+    pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
+        snapshot.get(canonical).and_then(|slot| slot.get())
+    }
+
+    /// The slot for a URN a resolver holds, created empty when absent.
+    pub(crate) fn slot(&self, urn: &Urn) -> Arc<Slot> {
+        if let Some(slot) = self.map.load().get(urn.as_str()) {
+            return Arc::clone(slot);
+        }
+        let _guard = self.insert.lock();
+        let current = self.map.load_full();
+        if let Some(slot) = current.get(urn.as_str()) {
+            return Arc::clone(slot);
+        }
+        let slot = Arc::new(Slot::new());
+        let mut next = HashMap::clone(&current);
+        next.insert(urn.as_str().into(), Arc::clone(&slot));
+        self.map.store(Arc::new(next));
+        slot
+    }
+
+    /// How many URNs have an entry.
+    pub(crate) fn len(&self) -> usize {
+        self.map.load().len()
+    }
+}

@@ -1,0 +1,294 @@
+//! The [`Guard`]: validates each message against the schema its
+//! `dataschema` names, fails closed on a payload that does not conform, and
+//! fails open (counted) when the schema cannot be used.
+
+mod cache;
+pub mod metrics;
+mod outcome;
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use self::cache::{Cache, Entry};
+use self::metrics::SchemaKeys;
+pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
+use crate::error::{clip, Error};
+use crate::resolver::{Chain, Resolver};
+use crate::urn::{self, Urn};
+use crate::validate::{self, Options, Violation};
+
+type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
+
+/// Validates payloads against the schemas their `dataschema` names.
+///
+/// | the message | result | counted in |
+/// |---|---|---|
+/// | empty `dataschema` | `Ok(Outcome::NoSchema)` | nothing |
+/// | not a schema URN | `Ok(Outcome::Unvalidated(..))`, [`Reason::NotAUrn`] | `dataschema_unvalidated_total` |
+/// | URN held nowhere | [`Reason::NotFound`] | same |
+/// | fallback down, slow, or answering garbage | [`Reason::Unreachable`] | same |
+/// | no validator compiled in for the language | [`Reason::NoValidator`] | same |
+/// | schema unusable | [`Reason::Unusable`] | same |
+/// | payload does not conform | `Err(Invalid)` | `dataschema_invalid_total` |
+/// | payload conforms | `Ok(Outcome::Validated)` | `dataschema_validated_total` |
+///
+/// A guard is cheap to clone and safe to share across threads. Each URN's
+/// schema is compiled once, on first use, and kept.
+///
+/// ```
+/// use dataschema::{Guard, Outcome, Reason, Registry, Schema, Urn};
+///
+/// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+/// let registry = Registry::embed([Schema::json(urn, r#"{"type": "string"}"#)])?;
+/// let guard = Guard::new(registry);
+///
+/// assert!(matches!(guard.validate("urn:acme:schema:greeting:1", br#""hi""#), Ok(Outcome::Validated)));
+/// assert!(guard.validate("urn:acme:schema:greeting:1", b"42").is_err());
+/// match guard.validate("urn:acme:schema:unknown:1", b"{}") {
+///     Ok(Outcome::Unvalidated(u)) => assert_eq!(u.reason(), Reason::NotFound),
+///     other => panic!("{other:?}"),
+/// }
+/// assert_eq!(guard.unvalidated(), 1);
+/// # Ok::<(), dataschema::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Guard {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    resolver: Arc<Chain>,
+    options: Options,
+    cache: Cache,
+    unvalidated: AtomicU64,
+    unvalidated_keys: [::metrics::Key; 5],
+    on_fail_open: Option<Box<FailOpenHook>>,
+}
+
+impl fmt::Debug for Guard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Guard")
+            .field("options", &self.inner.options)
+            .field("cached", &self.inner.cache.len())
+            .field("unvalidated", &self.unvalidated())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Guard`]: `Guard::builder(registry).fallback(..).build()`.
+#[must_use]
+pub struct GuardBuilder {
+    primary: Box<dyn Resolver>,
+    fallback: Option<Box<dyn Resolver>>,
+    options: Options,
+    on_fail_open: Option<Box<FailOpenHook>>,
+}
+
+impl GuardBuilder {
+    /// A second resolver, consulted only when the first does not hold the
+    /// URN (it answered [`Error::NotFound`]).
+    pub fn fallback(mut self, resolver: impl Resolver + 'static) -> GuardBuilder {
+        self.fallback = Some(Box::new(resolver));
+        self
+    }
+
+    /// Called with the `dataschema` and the cause each time a payload is let
+    /// through unchecked (for logging; the counter is kept regardless).
+    pub fn on_fail_open(
+        mut self,
+        callback: impl Fn(&str, &Unvalidated) + Send + Sync + 'static,
+    ) -> GuardBuilder {
+        self.on_fail_open = Some(Box::new(callback));
+        self
+    }
+
+    /// JSON Schema: whether `format` is asserted (default `true`).
+    pub fn assert_formats(mut self, yes: bool) -> GuardBuilder {
+        self.options.assert_formats = yes;
+        self
+    }
+
+    /// Protobuf: whether a field number the schema does not know makes the
+    /// payload invalid (default `false`: accepted, as protobuf accepts it).
+    pub fn reject_unknown_fields(mut self, yes: bool) -> GuardBuilder {
+        self.options.reject_unknown_fields = yes;
+        self
+    }
+
+    /// The guard.
+    pub fn build(self) -> Guard {
+        Guard {
+            inner: Arc::new(Inner {
+                resolver: Arc::new(Chain {
+                    primary: self.primary,
+                    fallback: self.fallback,
+                }),
+                options: self.options,
+                cache: Cache::default(),
+                unvalidated: AtomicU64::new(0),
+                unvalidated_keys: metrics::unvalidated_keys(),
+                on_fail_open: self.on_fail_open,
+            }),
+        }
+    }
+}
+
+impl Guard {
+    /// A guard reading schemas through `resolver`, with default options.
+    pub fn new(resolver: impl Resolver + 'static) -> Guard {
+        Guard::builder(resolver).build()
+    }
+
+    /// A builder for a guard reading schemas through `resolver`.
+    pub fn builder(resolver: impl Resolver + 'static) -> GuardBuilder {
+        GuardBuilder {
+            primary: Box::new(resolver),
+            fallback: None,
+            options: Options::default(),
+            on_fail_open: None,
+        }
+    }
+
+    /// Validates `payload` against the schema `dataschema` names.
+    ///
+    /// See the [outcome table](Guard). Never panics, whatever the inputs.
+    #[inline]
+    pub fn validate(&self, dataschema: &str, payload: &[u8]) -> Result<Outcome, Invalid> {
+        self.run(dataschema, |compiled| compiled.validate(payload))
+    }
+
+    /// Validates a payload the caller has already parsed as JSON (nothing is
+    /// parsed twice). A protobuf schema checks the value in protobuf's JSON
+    /// mapping.
+    #[inline]
+    pub fn validate_json(
+        &self,
+        dataschema: &str,
+        payload: &serde_json::Value,
+    ) -> Result<Outcome, Invalid> {
+        self.run(dataschema, |compiled| compiled.validate_json(payload))
+    }
+
+    /// Validates a CloudEvent: its `dataschema` attribute (none: no schema)
+    /// and its data (JSON data is checked as parsed; none is an empty
+    /// payload).
+    #[cfg(feature = "cloudevents")]
+    pub fn validate_event(&self, event: &cloudevents::Event) -> Result<Outcome, Invalid> {
+        use cloudevents::event::{AttributesReader, Data};
+        let dataschema = event.dataschema().map(|url| url.as_str()).unwrap_or("");
+        match event.data() {
+            Some(Data::Json(value)) => self.validate_json(dataschema, value),
+            Some(Data::Binary(bytes)) => self.validate(dataschema, bytes),
+            Some(Data::String(text)) => self.validate(dataschema, text.as_bytes()),
+            None => self.validate(dataschema, &[]),
+        }
+    }
+
+    /// How many payloads this guard let through without validating them.
+    pub fn unvalidated(&self) -> u64 {
+        self.inner.unvalidated.load(Ordering::Relaxed)
+    }
+
+    fn run(
+        &self,
+        dataschema: &str,
+        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+    ) -> Result<Outcome, Invalid> {
+        if dataschema.is_empty() {
+            return Ok(Outcome::NoSchema);
+        }
+        let parsed = match urn::parse(dataschema) {
+            Ok(parsed) => parsed,
+            Err(reason) => {
+                let error = Error::InvalidUrn {
+                    input: clip(dataschema, 100),
+                    reason,
+                };
+                return Ok(self.fail_open(dataschema, Unvalidated::new(Reason::NotAUrn, Arc::new(error))));
+            }
+        };
+        // Hot path: compiled already.
+        let snapshot = self.inner.cache.snapshot();
+        if let Some(entry) = Cache::get(&snapshot, &parsed.canonical) {
+            return self.verdict(dataschema, entry, check);
+        }
+        drop(snapshot);
+        self.miss(dataschema, Urn::from_parsed(parsed), check)
+    }
+
+    #[cold]
+    fn miss(
+        &self,
+        dataschema: &str,
+        urn: Urn,
+        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+    ) -> Result<Outcome, Invalid> {
+        let schema = match self.inner.resolver.resolve(&urn) {
+            Ok(schema) if schema.urn == urn => schema,
+            Ok(schema) => {
+                let error = Error::Unreachable {
+                    source: format!("asked for {urn}, the resolver answered {}", schema.urn).into(),
+                    urn,
+                };
+                return Ok(self.fail_open(dataschema, Unvalidated::new(Reason::Unreachable, Arc::new(error))));
+            }
+            Err(error) => {
+                let reason = match Reason::of(&error) {
+                    Reason::NotFound => Reason::NotFound,
+                    _ => Reason::Unreachable,
+                };
+                return Ok(self.fail_open(dataschema, Unvalidated::new(reason, Arc::new(error))));
+            }
+        };
+        let slot = self.inner.cache.slot(&urn);
+        let entry = slot.get_or_init(|| {
+            let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
+            match validate::compile(&schema, refs, self.inner.options) {
+                Ok(compiled) => Entry::Ready {
+                    keys: SchemaKeys::new(urn.name()),
+                    urn,
+                    compiled,
+                },
+                Err(error) => Entry::Failed(Unvalidated::new(Reason::of(&error), Arc::new(error))),
+            }
+        });
+        self.verdict(dataschema, entry, check)
+    }
+
+    #[inline]
+    fn verdict(
+        &self,
+        dataschema: &str,
+        entry: &Entry,
+        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+    ) -> Result<Outcome, Invalid> {
+        match entry {
+            Entry::Ready {
+                urn,
+                compiled,
+                keys,
+            } => match check(compiled) {
+                Ok(()) => {
+                    metrics::increment(&keys.validated);
+                    Ok(Outcome::Validated)
+                }
+                Err(violations) => {
+                    metrics::increment(&keys.invalid);
+                    Err(Invalid::new(urn.clone(), violations))
+                }
+            },
+            Entry::Failed(unvalidated) => Ok(self.fail_open(dataschema, unvalidated.clone())),
+        }
+    }
+
+    #[cold]
+    fn fail_open(&self, dataschema: &str, unvalidated: Unvalidated) -> Outcome {
+        self.inner.unvalidated.fetch_add(1, Ordering::Relaxed);
+        metrics::increment(&self.inner.unvalidated_keys[unvalidated.reason().index()]);
+        if let Some(callback) = &self.inner.on_fail_open {
+            callback(dataschema, &unvalidated);
+        }
+        Outcome::Unvalidated(unvalidated)
+    }
+}

@@ -1,0 +1,168 @@
+//! What a guard says about a message.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::urn::Urn;
+use crate::validate::Violation;
+
+/// The verdict on a message whose payload did not fail its schema.
+///
+/// A payload that fails its schema is an `Err(`[`Invalid`]`)` instead.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// The payload conforms to the schema its `dataschema` names.
+    Validated,
+    /// The message claims no schema (empty `dataschema`).
+    NoSchema,
+    /// The schema could not be used, so the payload was let through
+    /// unchecked (fail open) and counted in `dataschema_unvalidated_total`.
+    Unvalidated(Unvalidated),
+}
+
+impl Outcome {
+    /// Whether the payload was checked and conforms.
+    pub fn is_validated(&self) -> bool {
+        matches!(self, Outcome::Validated)
+    }
+}
+
+/// Why a payload was let through without being checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    /// `dataschema` is not a URN of the schema grammar.
+    NotAUrn,
+    /// No resolver holds the URN.
+    NotFound,
+    /// The fallback registry is down, slow, or answered garbage.
+    Unreachable,
+    /// No validator for the schema's language is compiled in.
+    NoValidator,
+    /// The schema was found but cannot be used (does not compile, not a
+    /// descriptor set, root message missing, a `$ref` not held).
+    Unusable,
+}
+
+impl Reason {
+    /// Every reason, in the order of the outcome table.
+    pub const ALL: [Reason; 5] = [
+        Reason::NotAUrn,
+        Reason::NotFound,
+        Reason::Unreachable,
+        Reason::NoValidator,
+        Reason::Unusable,
+    ];
+
+    /// The `reason` label value in `dataschema_unvalidated_total`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::NotAUrn => "not_a_urn",
+            Reason::NotFound => "not_found",
+            Reason::Unreachable => "unreachable",
+            Reason::NoValidator => "no_validator",
+            Reason::Unusable => "unusable",
+        }
+    }
+
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Reason::NotAUrn => 0,
+            Reason::NotFound => 1,
+            Reason::Unreachable => 2,
+            Reason::NoValidator => 3,
+            Reason::Unusable => 4,
+        }
+    }
+
+    /// The reason a resolver or compile error stands for.
+    pub(crate) fn of(error: &Error) -> Reason {
+        match error {
+            Error::InvalidUrn { .. } => Reason::NotAUrn,
+            Error::NotFound { .. } => Reason::NotFound,
+            Error::NoValidator { .. } => Reason::NoValidator,
+            Error::SchemaUnusable { .. } | Error::Empty { .. } | Error::MissingRoot { .. } => {
+                Reason::Unusable
+            }
+            _ => Reason::Unreachable,
+        }
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A payload let through unchecked: the reason, and the error behind it.
+#[derive(Debug, Clone)]
+pub struct Unvalidated {
+    reason: Reason,
+    error: Arc<Error>,
+}
+
+impl Unvalidated {
+    pub(crate) fn new(reason: Reason, error: Arc<Error>) -> Unvalidated {
+        Unvalidated { reason, error }
+    }
+
+    /// Why the payload was not checked.
+    pub fn reason(&self) -> Reason {
+        self.reason
+    }
+
+    /// The error behind the reason (`NotFound`, `SchemaUnusable`, ...).
+    pub fn error(&self) -> &Error {
+        &self.error
+    }
+
+    /// The URN concerned, when `dataschema` was one.
+    pub fn urn(&self) -> Option<&Urn> {
+        self.error.urn()
+    }
+}
+
+impl fmt::Display for Unvalidated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unvalidated ({}): {}", self.reason, self.error)
+    }
+}
+
+/// A payload that was checked against its schema and does not conform:
+/// the URN and every violation (up to 64), each with its path and message.
+#[derive(Debug, Clone)]
+pub struct Invalid {
+    urn: Urn,
+    violations: Vec<Violation>,
+}
+
+impl Invalid {
+    pub(crate) fn new(urn: Urn, violations: Vec<Violation>) -> Invalid {
+        Invalid { urn, violations }
+    }
+
+    /// The schema the payload failed.
+    pub fn urn(&self) -> &Urn {
+        &self.urn
+    }
+
+    /// What was wrong, and where.
+    pub fn violations(&self) -> &[Violation] {
+        &self.violations
+    }
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "payload does not conform to {}", self.urn)?;
+        for violation in &self.violations {
+            write!(f, "\n  {violation}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Invalid {}

@@ -1,0 +1,197 @@
+//! The [`Registry`]: publish, resolve, versions, list.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parking_lot::RwLock;
+
+use crate::bundle::Bundle;
+use crate::compat::mode::Compatibility;
+use crate::error::{clip, Error};
+use crate::resolver::Resolver;
+use crate::schema::Schema;
+use crate::store::{MemoryStore, Store};
+use crate::urn::Urn;
+use crate::validate;
+
+/// Schemas under immutable URNs, over a [`Store`].
+///
+/// `Registry` is cheap to clone (an `Arc` inside) and safe to share across
+/// threads. It never hands out a schema that cannot be used: `publish`
+/// compiles a schema before storing it.
+///
+/// ```
+/// use dataschema::{Compatibility, Error, MemoryStore, Registry, Schema, Urn};
+///
+/// let registry = Registry::new(MemoryStore::new());
+/// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+/// let schema = Schema::json(urn.clone(), r#"{"type": "string"}"#);
+/// registry.publish(schema.clone(), Compatibility::None)?;
+/// registry.publish(schema, Compatibility::None)?; // same bytes again: fine
+///
+/// let changed = Schema::json(urn.clone(), r#"{"type": "integer"}"#);
+/// assert!(matches!(
+///     registry.publish(changed, Compatibility::None),
+///     Err(Error::Immutable { .. })
+/// ));
+/// assert_eq!(registry.versions("greeting")?, vec![1]);
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Registry {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Box<dyn Store>,
+    /// Per-name compatibility defaults.
+    modes: RwLock<HashMap<String, Compatibility>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry").finish_non_exhaustive()
+    }
+}
+
+impl Registry {
+    /// A registry over `store`.
+    pub fn new(store: impl Store + 'static) -> Registry {
+        Registry {
+            inner: Arc::new(Inner {
+                store: Box::new(store),
+                modes: RwLock::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// An in-memory registry holding `schemas`, each checked as
+    /// [`publish`](Registry::publish) checks it (with
+    /// [`Compatibility::None`]). A schema may `$ref` another of the same
+    /// batch by URN, whatever their order.
+    pub fn embed(schemas: impl IntoIterator<Item = Schema>) -> Result<Registry, Error> {
+        let registry = Registry::new(MemoryStore::new());
+        let schemas: Vec<Schema> = schemas.into_iter().collect();
+        // Store first, so `$ref`s between schemas of the batch resolve; then
+        // compile each. On error the half-built registry is dropped.
+        for schema in &schemas {
+            schema.check_shape()?;
+            registry.inner.store.put(schema)?;
+        }
+        for schema in &schemas {
+            registry.check_compiles(schema)?;
+        }
+        Ok(registry)
+    }
+
+    /// An in-memory registry holding the schemas `dataschema::build::bundle`
+    /// packed at `cargo build` (see [`include_bundle!`](crate::include_bundle)).
+    ///
+    /// The build already compiled every schema, so they are not compiled
+    /// again here: a binary built without a language's validator still
+    /// loads its bundle, and its guard fails open (`no_validator`) on those
+    /// schemas, as the outcome table says.
+    pub fn from_bundle(bundle: Bundle) -> Result<Registry, Error> {
+        let registry = Registry::new(MemoryStore::new());
+        for schema in bundle.schemas() {
+            let schema = schema?;
+            schema.check_shape()?;
+            registry.inner.store.put(&schema)?;
+        }
+        Ok(registry)
+    }
+
+    /// Publishes `schema`, checked against the prior versions of its name
+    /// under `mode`.
+    ///
+    /// Publishing the same schema again succeeds (start-up and CI
+    /// registration stay idempotent); different bytes under a URN already
+    /// held is [`Error::Immutable`]. A schema that cannot be compiled is
+    /// refused ([`Error::SchemaUnusable`], or [`Error::NoValidator`] when its
+    /// language's validator is not compiled in).
+    pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
+        schema.check_shape()?;
+        match self.inner.store.get(&schema.urn)? {
+            Some(held) if held == schema => return Ok(()),
+            Some(_) => return Err(Error::Immutable { urn: schema.urn }),
+            None => {}
+        }
+        if mode != Compatibility::None {
+            return Err(Error::UnsupportedCompatibility {
+                urn: schema.urn,
+                mode,
+            });
+        }
+        self.check_compiles(&schema)?;
+        self.inner.store.put(&schema)
+    }
+
+    /// Publishes `schema` under the mode set for its name (see
+    /// [`set_compatibility`](Registry::set_compatibility)).
+    pub fn publish_default(&self, schema: Schema) -> Result<(), Error> {
+        let mode = self.compatibility(schema.urn.name());
+        self.publish(schema, mode)
+    }
+
+    /// Sets the compatibility mode [`publish_default`](Registry::publish_default)
+    /// uses for `name`.
+    pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
+        crate::urn::check_name(name).map_err(|reason| Error::InvalidUrn {
+            input: clip(name, 100),
+            reason,
+        })?;
+        self.inner.modes.write().insert(name.to_owned(), mode);
+        Ok(())
+    }
+
+    /// The compatibility mode for `name`: the one set, else
+    /// [`Compatibility::Backward`] as in Confluent Schema Registry.
+    pub fn compatibility(&self, name: &str) -> Compatibility {
+        self.inner
+            .modes
+            .read()
+            .get(name)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// The schema held under `urn`, or [`Error::NotFound`].
+    pub fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        self.inner
+            .store
+            .get(urn)?
+            .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+    }
+
+    /// The versions held for `name`, ascending; empty for an unknown name.
+    pub fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
+        self.inner.store.versions(name)
+    }
+
+    /// Every URN held, ordered by namespace, name, then version.
+    pub fn list(&self) -> Result<Vec<Urn>, Error> {
+        self.inner.store.list()
+    }
+
+    /// An in-memory registry holding `schemas` as they are, unchecked; the
+    /// bundle checker compiles each against all of them afterwards.
+    #[cfg(feature = "build")]
+    pub(crate) fn holding(schemas: impl IntoIterator<Item = Schema>) -> Registry {
+        let registry = Registry::new(MemoryStore::new());
+        for schema in schemas {
+            // Duplicates are reported by the caller, which knows the files.
+            let _ = registry.inner.store.put(&schema);
+        }
+        registry
+    }
+
+    pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
+        validate::compile(schema, Arc::new(self.clone()), validate::Options::default()).map(drop)
+    }
+}
+
+impl Resolver for Registry {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        Registry::resolve(self, urn)
+    }
+}

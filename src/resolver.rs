@@ -1,0 +1,46 @@
+//! The [`Resolver`] trait: what a [`Guard`](crate::Guard) reads schemas through.
+
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::schema::Schema;
+use crate::urn::Urn;
+
+/// Something that can hand out the schema held under a URN.
+///
+/// [`Registry`](crate::Registry) implements it; so can a remote registry
+/// client or a user's own source. Return [`Error::NotFound`] for a URN you do
+/// not hold (a guard then asks its fallback), [`Error::Unreachable`] when
+/// the source could not be asked, and put anything else in [`Error::Other`].
+pub trait Resolver: Send + Sync {
+    /// The schema held under `urn`.
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error>;
+}
+
+impl<R: Resolver + ?Sized> Resolver for Arc<R> {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        (**self).resolve(urn)
+    }
+}
+
+impl<R: Resolver + ?Sized> Resolver for Box<R> {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        (**self).resolve(urn)
+    }
+}
+
+/// A primary resolver and an optional fallback consulted only when the
+/// primary does not hold the URN.
+pub(crate) struct Chain {
+    pub(crate) primary: Box<dyn Resolver>,
+    pub(crate) fallback: Option<Box<dyn Resolver>>,
+}
+
+impl Resolver for Chain {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        match (self.primary.resolve(urn), &self.fallback) {
+            (Err(Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),
+            (result, _) => result,
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! JSON Schema, with the `jsonschema` crate (its HTTP and file retrievers
+//! compiled out): drafts 4, 6, 7, 2019-09 and 2020-12, detected from
+//! `$schema` (2020-12 when absent).
+
+use std::sync::Arc;
+
+use jsonschema::{Retrieve, Uri};
+use serde_json::Value;
+
+use super::{Options, Violation, MAX_VIOLATIONS};
+use crate::error::BoxError;
+use crate::resolver::Resolver;
+use crate::schema::Language;
+use crate::urn::Urn;
+
+pub(crate) struct JsonValidator {
+    validator: jsonschema::Validator,
+}
+
+/// Resolves a `$ref` that names a schema URN from the registry; refuses
+/// every other URI (no network, no filesystem, ever).
+struct UrnRetriever(Arc<dyn Resolver>);
+
+impl Retrieve for UrnRetriever {
+    fn retrieve(&self, uri: &Uri<String>) -> Result<Value, BoxError> {
+        let text = uri.as_str();
+        let urn: Urn = text.parse().map_err(|_| {
+            format!(
+                "$ref {text:?} is not a schema URN, and dataschema never fetches references \
+                 from the network or the filesystem"
+            )
+        })?;
+        let schema = self.0.resolve(&urn)?;
+        if schema.language != Language::JsonSchema {
+            return Err(format!("$ref {urn} names a {} schema, not a JSON Schema", schema.language).into());
+        }
+        Ok(serde_json::from_slice(&schema.bytes)?)
+    }
+}
+
+impl JsonValidator {
+    pub(crate) fn compile(
+        bytes: &[u8],
+        refs: Arc<dyn Resolver>,
+        options: Options,
+    ) -> Result<JsonValidator, BoxError> {
+        let schema: Value = serde_json::from_slice(bytes)
+            .map_err(|err| format!("the schema is not JSON: {err}"))?;
+        let validator = jsonschema::options()
+            .should_validate_formats(options.assert_formats)
+            .with_retriever(UrnRetriever(refs))
+            .build(&schema)
+            .map_err(|err| format!("the schema does not compile: {err}"))?;
+        Ok(JsonValidator { validator })
+    }
+
+    #[inline]
+    pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+        match serde_json::from_slice::<Value>(payload) {
+            Ok(value) => self.validate_value(&value),
+            Err(err) => Err(vec![Violation::new("", format!("the payload is not JSON: {err}"))]),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
+        if self.validator.is_valid(value) {
+            return Ok(());
+        }
+        Err(self
+            .validator
+            .iter_errors(value)
+            .take(MAX_VIOLATIONS)
+            .map(|err| Violation::new(err.instance_path().as_str(), err.to_string()))
+            .collect())
+    }
+}

@@ -1,0 +1,149 @@
+//! Protobuf, with `prost-reflect`: a schema is a serialized
+//! `FileDescriptorSet` plus the fully-qualified name of its root message; a
+//! payload is valid when it decodes as that message with every proto2
+//! `required` field present.
+
+use prost_reflect::{
+    Cardinality, DescriptorPool, DynamicMessage, MapKey, MessageDescriptor, ReflectMessage, Value,
+};
+
+use super::{Options, Violation, MAX_VIOLATIONS};
+use crate::error::BoxError;
+
+pub(crate) struct ProtobufValidator {
+    message: MessageDescriptor,
+    reject_unknown_fields: bool,
+}
+
+impl ProtobufValidator {
+    pub(crate) fn compile(
+        bytes: &[u8],
+        root: &str,
+        options: Options,
+    ) -> Result<ProtobufValidator, BoxError> {
+        let pool = DescriptorPool::decode(bytes)
+            .map_err(|err| format!("the schema is not a valid FileDescriptorSet: {err}"))?;
+        let message = pool.get_message_by_name(root).ok_or_else(|| {
+            format!("the root message {root:?} is not in the schema's descriptor set")
+        })?;
+        Ok(ProtobufValidator {
+            message,
+            reject_unknown_fields: options.reject_unknown_fields,
+        })
+    }
+
+    pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+        let message = DynamicMessage::decode(self.message.clone(), payload).map_err(|err| {
+            vec![Violation::new(
+                "",
+                format!("the payload does not decode as {}: {err}", self.message.full_name()),
+            )]
+        })?;
+        self.check(&message)
+    }
+
+    pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
+        let message = DynamicMessage::deserialize(self.message.clone(), value).map_err(|err| {
+            vec![Violation::new(
+                "",
+                format!(
+                    "the JSON value is not {} in protobuf's JSON mapping: {err}",
+                    self.message.full_name()
+                ),
+            )]
+        })?;
+        self.check(&message)
+    }
+
+    fn check(&self, message: &DynamicMessage) -> Result<(), Vec<Violation>> {
+        let mut violations = Vec::new();
+        let mut path = String::new();
+        check_message(message, self.reject_unknown_fields, &mut path, &mut violations);
+        if violations.is_empty() {
+            Ok(())
+        } else {
+            violations.truncate(MAX_VIOLATIONS);
+            Err(violations)
+        }
+    }
+}
+
+/// Required fields present and (optionally) no unknown fields, recursively.
+fn check_message(
+    message: &DynamicMessage,
+    reject_unknown: bool,
+    path: &mut String,
+    violations: &mut Vec<Violation>,
+) {
+    let descriptor = message.descriptor();
+    for field in descriptor.fields() {
+        if field.cardinality() == Cardinality::Required && !message.has_field(&field) {
+            violations.push(Violation::new(
+                join(path, field.name()),
+                "required field missing",
+            ));
+        }
+    }
+    if reject_unknown {
+        for unknown in message.unknown_fields() {
+            violations.push(Violation::new(
+                path.clone(),
+                format!(
+                    "unknown field number {} in {}",
+                    unknown.number(),
+                    descriptor.full_name()
+                ),
+            ));
+        }
+    }
+    for (field, value) in message.fields() {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(field.name());
+        check_value(value, reject_unknown, path, violations);
+        path.truncate(len);
+    }
+}
+
+fn check_value(value: &Value, reject_unknown: bool, path: &mut String, violations: &mut Vec<Violation>) {
+    if violations.len() >= MAX_VIOLATIONS {
+        return;
+    }
+    match value {
+        Value::Message(message) => check_message(message, reject_unknown, path, violations),
+        Value::List(items) => {
+            for (index, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{index}]"));
+                check_value(item, reject_unknown, path, violations);
+                path.truncate(len);
+            }
+        }
+        Value::Map(entries) => {
+            for (key, item) in entries {
+                let len = path.len();
+                match key {
+                    MapKey::String(key) => path.push_str(&format!("[{key:?}]")),
+                    MapKey::Bool(key) => path.push_str(&format!("[{key}]")),
+                    MapKey::I32(key) => path.push_str(&format!("[{key}]")),
+                    MapKey::I64(key) => path.push_str(&format!("[{key}]")),
+                    MapKey::U32(key) => path.push_str(&format!("[{key}]")),
+                    MapKey::U64(key) => path.push_str(&format!("[{key}]")),
+                }
+                check_value(item, reject_unknown, path, violations);
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{path}.{name}")
+    }
+}
