@@ -77,7 +77,9 @@ pub enum UrnError {
     MissingVersion,
     /// The version is not a decimal integer from 1 to 4294967295 without
     /// sign or leading zeros.
-    #[error("the version must be a decimal integer from 1 to 4294967295, with no sign or leading zeros")]
+    #[error(
+        "the version must be a decimal integer from 1 to 4294967295, with no sign or leading zeros"
+    )]
     Version,
 }
 
@@ -219,10 +221,12 @@ impl FromStr for Urn {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Urn, Error> {
-        parse(s).map(Urn::from_parsed).map_err(|reason| Error::InvalidUrn {
-            input: clip(s, 100),
-            reason,
-        })
+        parse(s)
+            .map(Urn::from_parsed)
+            .map_err(|reason| Error::InvalidUrn {
+                input: clip(s, 100),
+                reason,
+            })
     }
 }
 

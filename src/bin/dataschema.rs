@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand};
 use dataschema::{build, Guard, Outcome, Registry};
 
 #[derive(Parser)]
-#[command(name = "dataschema", version, about = "An offline-first schema registry")]
+#[command(
+    name = "dataschema",
+    version,
+    about = "An offline-first schema registry"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -57,7 +61,10 @@ fn main() -> ExitCode {
                     println!("ok  {}  {}", source.schema.urn, source.path.display());
                 }
                 for urn in &checked.unlocked {
-                    println!("note: {urn} is not in the lock yet (run `dataschema lock {}`)", dir.display());
+                    println!(
+                        "note: {urn} is not in the lock yet (run `dataschema lock {}`)",
+                        dir.display()
+                    );
                 }
                 if !checked.has_lock {
                     println!("note: no lock: run `dataschema lock {}`", dir.display());
@@ -75,7 +82,11 @@ fn main() -> ExitCode {
                 for urn in &added {
                     println!("locked {urn}");
                 }
-                println!("{} URN(s) newly locked in {}", added.len(), dir.join(build::LOCK_FILE).display());
+                println!(
+                    "{} URN(s) newly locked in {}",
+                    added.len(),
+                    dir.join(build::LOCK_FILE).display()
+                );
                 ExitCode::SUCCESS
             }
             Err(err) => {
@@ -120,7 +131,11 @@ fn validate(schemas: &std::path::Path, dataschema: &str, file: &std::path::Path)
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Ok(Outcome::Unvalidated(unvalidated)) => {
-            println!("unvalidated ({}): {}", unvalidated.reason(), unvalidated.error());
+            println!(
+                "unvalidated ({}): {}",
+                unvalidated.reason(),
+                unvalidated.error()
+            );
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Ok(other) => {

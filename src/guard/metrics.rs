@@ -16,8 +16,7 @@ pub const INVALID: &str = "dataschema_invalid_total";
 /// Payloads let through unchecked (label `reason`).
 pub const UNVALIDATED: &str = "dataschema_unvalidated_total";
 
-static METADATA: Metadata<'static> =
-    Metadata::new("dataschema", Level::INFO, Some(module_path!()));
+static METADATA: Metadata<'static> = Metadata::new("dataschema", Level::INFO, Some(module_path!()));
 
 pub(crate) fn increment(key: &Key) {
     metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA).increment(1));
@@ -25,9 +24,7 @@ pub(crate) fn increment(key: &Key) {
 
 /// The `dataschema_unvalidated_total` key of each reason.
 pub(crate) fn unvalidated_keys() -> [Key; 5] {
-    Reason::ALL.map(|reason| {
-        Key::from_static_labels(UNVALIDATED, reason_labels(reason))
-    })
+    Reason::ALL.map(|reason| Key::from_static_labels(UNVALIDATED, reason_labels(reason)))
 }
 
 fn reason_labels(reason: Reason) -> &'static [Label] {

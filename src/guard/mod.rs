@@ -205,7 +205,10 @@ impl Guard {
                     input: clip(dataschema, 100),
                     reason,
                 };
-                return Ok(self.fail_open(dataschema, Unvalidated::new(Reason::NotAUrn, Arc::new(error))));
+                return Ok(self.fail_open(
+                    dataschema,
+                    Unvalidated::new(Reason::NotAUrn, Arc::new(error)),
+                ));
             }
         };
         // Hot path: compiled already.
@@ -231,7 +234,10 @@ impl Guard {
                     source: format!("asked for {urn}, the resolver answered {}", schema.urn).into(),
                     urn,
                 };
-                return Ok(self.fail_open(dataschema, Unvalidated::new(Reason::Unreachable, Arc::new(error))));
+                return Ok(self.fail_open(
+                    dataschema,
+                    Unvalidated::new(Reason::Unreachable, Arc::new(error)),
+                ));
             }
             Err(error) => {
                 let reason = match Reason::of(&error) {

@@ -32,7 +32,11 @@ impl Retrieve for UrnRetriever {
         })?;
         let schema = self.0.resolve(&urn)?;
         if schema.language != Language::JsonSchema {
-            return Err(format!("$ref {urn} names a {} schema, not a JSON Schema", schema.language).into());
+            return Err(format!(
+                "$ref {urn} names a {} schema, not a JSON Schema",
+                schema.language
+            )
+            .into());
         }
         Ok(serde_json::from_slice(&schema.bytes)?)
     }
@@ -58,7 +62,10 @@ impl JsonValidator {
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         match serde_json::from_slice::<Value>(payload) {
             Ok(value) => self.validate_value(&value),
-            Err(err) => Err(vec![Violation::new("", format!("the payload is not JSON: {err}"))]),
+            Err(err) => Err(vec![Violation::new(
+                "",
+                format!("the payload is not JSON: {err}"),
+            )]),
         }
     }
 

@@ -36,7 +36,10 @@ impl ProtobufValidator {
         let message = DynamicMessage::decode(self.message.clone(), payload).map_err(|err| {
             vec![Violation::new(
                 "",
-                format!("the payload does not decode as {}: {err}", self.message.full_name()),
+                format!(
+                    "the payload does not decode as {}: {err}",
+                    self.message.full_name()
+                ),
             )]
         })?;
         self.check(&message)
@@ -58,7 +61,12 @@ impl ProtobufValidator {
     fn check(&self, message: &DynamicMessage) -> Result<(), Vec<Violation>> {
         let mut violations = Vec::new();
         let mut path = String::new();
-        check_message(message, self.reject_unknown_fields, &mut path, &mut violations);
+        check_message(
+            message,
+            self.reject_unknown_fields,
+            &mut path,
+            &mut violations,
+        );
         if violations.is_empty() {
             Ok(())
         } else {
@@ -107,7 +115,12 @@ fn check_message(
     }
 }
 
-fn check_value(value: &Value, reject_unknown: bool, path: &mut String, violations: &mut Vec<Violation>) {
+fn check_value(
+    value: &Value,
+    reject_unknown: bool,
+    path: &mut String,
+    violations: &mut Vec<Violation>,
+) {
     if violations.len() >= MAX_VIOLATIONS {
         return;
     }

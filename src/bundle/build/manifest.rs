@@ -34,17 +34,29 @@ impl Manifest {
         if let Err(err) = probe.parse::<crate::Urn>() {
             return Err(BundleError::one(
                 &path,
-                format!("namespace {:?} is not a URN namespace identifier ({err})", manifest.namespace),
+                format!(
+                    "namespace {:?} is not a URN namespace identifier ({err})",
+                    manifest.namespace
+                ),
             ));
         }
         Ok(manifest)
     }
 
     /// Every protobuf schema has a root; every root names a protobuf schema.
-    pub(super) fn check_roots(&self, dir: &Path, sources: &[Source], diagnostics: &mut Vec<Diagnostic>) {
+    pub(super) fn check_roots(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
         let path = dir.join(MANIFEST_FILE);
         for source in sources {
-            let stem = format!("{}.v{}", source.schema.urn.name(), source.schema.urn.version());
+            let stem = format!(
+                "{}.v{}",
+                source.schema.urn.name(),
+                source.schema.urn.version()
+            );
             if source.schema.language == Language::Protobuf && !self.roots.contains_key(&stem) {
                 diagnostics.push(Diagnostic::new(
                     &source.path,
@@ -58,7 +70,11 @@ impl Manifest {
         for key in self.roots.keys() {
             let named = sources.iter().any(|source| {
                 source.schema.language == Language::Protobuf
-                    && format!("{}.v{}", source.schema.urn.name(), source.schema.urn.version()) == *key
+                    && format!(
+                        "{}.v{}",
+                        source.schema.urn.name(),
+                        source.schema.urn.version()
+                    ) == *key
             });
             if !named {
                 diagnostics.push(Diagnostic::new(

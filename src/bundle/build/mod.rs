@@ -26,10 +26,10 @@ use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-pub use self::lock::LOCK_FILE;
-pub use self::manifest::MANIFEST_FILE;
 use self::lock::Lock;
+pub use self::lock::LOCK_FILE;
 use self::manifest::Manifest;
+pub use self::manifest::MANIFEST_FILE;
 use crate::registry::Registry;
 use crate::schema::{sha256_hex, Language, Schema};
 use crate::urn::Urn;
@@ -105,7 +105,11 @@ impl BundleError {
 impl fmt::Display for BundleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.diagnostics.len();
-        write!(f, "{n} problem{} in the schemas:", if n == 1 { "" } else { "s" })?;
+        write!(
+            f,
+            "{n} problem{} in the schemas:",
+            if n == 1 { "" } else { "s" }
+        )?;
         for diagnostic in &self.diagnostics {
             write!(f, "\n  {diagnostic}")?;
         }
@@ -152,7 +156,11 @@ pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
         if pair[0].schema.urn == pair[1].schema.urn {
             diagnostics.push(Diagnostic::new(
                 &pair[1].path,
-                format!("{} is also given by {}", pair[1].schema.urn, pair[0].path.display()),
+                format!(
+                    "{} is also given by {}",
+                    pair[1].schema.urn,
+                    pair[0].path.display()
+                ),
             ));
         }
     }
@@ -224,9 +232,14 @@ pub fn bundle(dir: impl AsRef<Path>) -> Result<(), BundleError> {
         }
     }
     println!("cargo:rerun-if-changed={}", dir.display());
-    let out_dir = std::env::var_os("OUT_DIR").map(PathBuf::from).ok_or_else(|| {
-        BundleError::one(&dir, "OUT_DIR is not set: call bundle() from a build script")
-    })?;
+    let out_dir = std::env::var_os("OUT_DIR")
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            BundleError::one(
+                &dir,
+                "OUT_DIR is not set: call bundle() from a build script",
+            )
+        })?;
     let checked = check(&dir)?;
     if !checked.has_lock {
         println!(
@@ -297,7 +310,10 @@ fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) 
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) => {
-            diagnostics.push(Diagnostic::new(dir, format!("cannot read the folder: {err}")));
+            diagnostics.push(Diagnostic::new(
+                dir,
+                format!("cannot read the folder: {err}"),
+            ));
             return Vec::new();
         }
     };
@@ -339,7 +355,8 @@ fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) 
 
 /// `orders.created.v3` in namespace `acme` is `urn:acme:schema:orders.created:3`.
 fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
-    const EXPECTED: &str = "a schema file is named <name>.v<version>.json or <name>.v<version>.proto";
+    const EXPECTED: &str =
+        "a schema file is named <name>.v<version>.json or <name>.v<version>.proto";
     let (name, version) = stem
         .rsplit_once(".v")
         .ok_or_else(|| format!("no version in the file name: {EXPECTED}"))?;
