@@ -1,0 +1,129 @@
+//! The `dataschema` command line: check, lock, validate and their exit codes.
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::process::{Command, Output};
+
+use common::data;
+
+const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
+
+fn dataschema(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn validate_exits_0_for_a_valid_payload() {
+    let payload = data("payloads/order_valid.json");
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        SCHEMAS,
+        "urn:acme:schema:orders.created:1",
+        payload.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("valid"));
+}
+
+#[test]
+fn validate_exits_1_with_violations_for_an_invalid_payload() {
+    let payload = data("payloads/order_invalid.json");
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        SCHEMAS,
+        "urn:acme:schema:orders.created:1",
+        payload.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let shown = text(&out);
+    assert!(
+        shown.contains("/items/0/quantity") && shown.contains("/currency"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn validate_exits_2_with_the_reason_when_unvalidated() {
+    let payload = data("payloads/order_valid.json");
+    for (dataschema, reason) in [
+        ("urn:acme:schema:orders.created:9", "not_found"),
+        ("orders", "not_a_urn"),
+    ] {
+        let out = self::dataschema(&[
+            "validate",
+            "--schemas",
+            SCHEMAS,
+            dataschema,
+            payload.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(reason), "{}", text(&out));
+    }
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        SCHEMAS,
+        "urn:acme:schema:orders.created:1",
+        "/no/such/file",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("/no/such/file"));
+}
+
+#[test]
+fn check_lists_the_schemas_or_every_problem() {
+    let out = dataschema(&["check", SCHEMAS]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("urn:acme:schema:orders.shipped:1"));
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
+    std::fs::write(dir.path().join("bad.v1.json"), "{").unwrap();
+    std::fs::write(dir.path().join("Worse.v1.json"), "{}").unwrap();
+    let out = dataschema(&["check", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let shown = text(&out);
+    assert!(
+        shown.contains("2 problems")
+            && shown.contains("bad.v1.json")
+            && shown.contains("Worse.v1.json"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn lock_writes_the_lock_and_refuses_changed_urns() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
+    std::fs::write(dir.path().join("a.v1.json"), "{}").unwrap();
+    let out = dataschema(&["lock", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("locked urn:acme:schema:a:1"));
+    let lock = std::fs::read_to_string(dir.path().join("dataschema.lock")).unwrap();
+    assert!(
+        lock.contains("\"urn:acme:schema:a:1\" = \"sha256:"),
+        "{lock}"
+    );
+    std::fs::write(dir.path().join("a.v1.json"), r#"{"type":"string"}"#).unwrap();
+    let out = dataschema(&["lock", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains("version 2"), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("dataschema.lock")).unwrap(),
+        lock
+    );
+}
