@@ -7,10 +7,7 @@
 extern crate self as dataschema;
 
 pub mod bundle;
-/// Compatibility modes (the diff engine and checkers land here next).
-pub mod compat {
-    pub mod mode;
-}
+pub mod compat;
 mod error;
 pub mod guard;
 mod registry;

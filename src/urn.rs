@@ -109,13 +109,84 @@ pub(crate) struct Parsed<'a> {
 /// Parses `input`, borrowing it when it is already canonical (the common
 /// case on the guard's hot path), allocating only when the prefix or NID
 /// had to be lowercased.
+#[inline]
 pub(crate) fn parse(input: &str) -> Result<Parsed<'_>, UrnError> {
+    match parse_canonical(input) {
+        Some(parsed) => Ok(parsed),
+        None => parse_full(input),
+    }
+}
+
+/// The hot path: a single scan that accepts only canonical schema URNs
+/// (lowercase `urn:` and NID, nothing to percent-decode, no components).
+/// Everything it accepts the full parse accepts identically (a property
+/// test checks it); `None` sends the input to the full parse, which also
+/// explains what is wrong.
+#[inline]
+fn parse_canonical(input: &str) -> Option<Parsed<'_>> {
+    let bytes = input.as_bytes();
+    let rest = bytes.strip_prefix(b"urn:")?;
+    let nid_len = rest.iter().position(|&b| b == b':')?;
+    let nid = &rest[..nid_len];
+    if !(2..=32).contains(&nid_len)
+        || nid[0] == b'-'
+        || nid[nid_len - 1] == b'-'
+        || !nid
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return None;
+    }
+    let after_nid = &rest[nid_len..];
+    let tail = after_nid.strip_prefix(b":schema:")?;
+    let colon = tail.iter().rposition(|&b| b == b':')?;
+    let name = &tail[..colon];
+    let first = *name.first()?;
+    if name.len() > MAX_NAME_LEN
+        || !(first.is_ascii_lowercase() || first.is_ascii_digit())
+        || !name.iter().all(|&b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        })
+    {
+        return None;
+    }
+    let digits = &tail[colon + 1..];
+    if digits.is_empty() || digits.len() > 10 || digits[0] == b'0' {
+        return None;
+    }
+    let mut version: u64 = 0;
+    for &b in digits {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        version = version * 10 + u64::from(b - b'0');
+    }
+    let version = u32::try_from(version).ok()?;
+    let nid_end = 4 + nid_len;
+    let name_start = nid_end + ":schema:".len();
+    Some(Parsed {
+        canonical: Cow::Borrowed(input),
+        nid_end,
+        name_start,
+        name_end: name_start + name.len(),
+        version,
+    })
+}
+
+/// The general parse: RFC 8141 syntax with the `urn` crate, then the
+/// schema grammar.
+fn parse_full(input: &str) -> Result<Parsed<'_>, UrnError> {
     let slice = urn::UrnSlice::try_from(input).map_err(UrnError::from_urn_crate)?;
     if slice.r_component().is_some()
         || slice.q_component().is_some()
         || slice.f_component().is_some()
     {
         return Err(UrnError::Components);
+    }
+    // RFC 8141 (unlike RFC 2141, which the `urn` crate also accepts): a
+    // NID ends with a letter or digit.
+    if slice.nid().ends_with('-') {
+        return Err(UrnError::Syntax("the namespace identifier is invalid"));
     }
     let nid_end = 4 + slice.nid().len();
     let nss = slice.nss();
@@ -302,6 +373,53 @@ impl<'de> serde::Deserialize<'de> for Urn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use proptest::prelude::*;
+
+    fn same(a: &Result<Parsed<'_>, UrnError>, b: &Result<Parsed<'_>, UrnError>) -> bool {
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                (&a.canonical, a.nid_end, a.name_start, a.name_end, a.version)
+                    == (&b.canonical, b.nid_end, b.name_start, b.name_end, b.version)
+            }
+            (Err(a), Err(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5_000))]
+        /// Whatever the fast path accepts, the full parse accepts the same way.
+        #[test]
+        fn the_fast_path_agrees_with_the_full_parse(
+            input in "(urn|URN|urx):[a-zA-Z0-9-]{0,34}:(schema|Schema|schemas):[a-z0-9._A-Z:%?#=+-]{0,12}:[0-9+-]{0,12}"
+        ) {
+            if let Some(fast) = parse_canonical(&input) {
+                prop_assert!(same(&Ok(fast), &parse_full(&input)), "{}", input);
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_path_takes_canonical_urns_only() {
+        assert!(parse_canonical("urn:acme:schema:orders.created:3").is_some());
+        assert!(parse_canonical("urn:acme:schema:a:4294967295").is_some());
+        for other in [
+            "URN:acme:schema:a:1",
+            "urn:Acme:schema:a:1",
+            "urn:acme-:schema:a:1",
+            "urn:acme:schema:a:4294967296",
+            "urn:acme:schema:a:01",
+            "urn:acme:schema:a:1#f",
+            "urn:a:schema:a:1",
+        ] {
+            assert!(parse_canonical(other).is_none(), "{other}");
+        }
+        assert!(
+            parse("urn:acme-:schema:a:1").is_err(),
+            "RFC 8141: a NID does not end with `-`"
+        );
+    }
 
     #[test]
     fn canonical_input_is_borrowed() {

@@ -1,14 +1,18 @@
 //! The Guard's outcome table, row by row, its metrics, its cache, and
 //! that it never panics.
+// Some helpers serve only the tests of one validator's feature.
+#![cfg_attr(
+    not(all(feature = "json", feature = "protobuf")),
+    allow(unused_imports, dead_code)
+)]
 
 mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{json_schema, read, samples, urn};
+use common::{read, samples, urn};
 use dataschema::{Error, Guard, Outcome, Reason, Registry, Resolver, Schema, Urn};
-use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 
 const ORDER_V1: &str = "urn:acme:schema:orders.created:1";
 const ORDER_V2: &str = "urn:acme:schema:orders.created:2";
@@ -98,6 +102,7 @@ fn unknown_urn_fails_open_as_not_found() {
     assert_eq!(guard.unvalidated(), 1);
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn fallback_is_consulted_only_for_urns_the_first_does_not_hold() {
     let calls = Arc::new(AtomicUsize::new(0));
@@ -155,6 +160,7 @@ fn a_fallback_that_is_down_or_lies_fails_open_as_unreachable() {
     assert_eq!(guard.unvalidated(), 1);
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn on_fail_open_is_called_with_the_dataschema_and_the_cause() {
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -178,6 +184,7 @@ fn on_fail_open_is_called_with_the_dataschema_and_the_cause() {
     );
 }
 
+#[cfg(any(feature = "json", feature = "protobuf"))]
 /// A registry holding schemas `publish` would refuse, as a store can hold
 /// them when written by another process or version.
 fn registry_holding(schemas: Vec<Schema>) -> Registry {
@@ -191,6 +198,8 @@ fn registry_holding(schemas: Vec<Schema>) -> Registry {
 #[cfg(feature = "json")]
 mod json {
     use super::*;
+    use common::json_schema;
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder};
 
     #[test]
     fn conforming_payload_is_validated() {

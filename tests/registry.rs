@@ -1,16 +1,22 @@
 //! The registry and its stores: publish, immutability, resolve, versions, list.
+// Some helpers serve only the tests of one validator's feature.
+#![cfg_attr(
+    not(all(feature = "json", feature = "protobuf")),
+    allow(unused_imports, dead_code)
+)]
 
 mod common;
 
 use std::sync::{Arc, Barrier};
 
-use common::{json_schema, read, urn};
+use common::{read, urn};
 use dataschema::{Compatibility, Error, Language, MemoryStore, Registry, Schema, Store};
 
 fn greeting(version: u32, body: &str) -> Schema {
     Schema::json(urn(&format!("urn:acme:schema:greeting:{version}")), body)
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn same_bytes_again_is_fine_different_bytes_are_refused() {
     let registry = Registry::new(MemoryStore::new());
@@ -38,6 +44,7 @@ fn same_bytes_again_is_fine_different_bytes_are_refused() {
     );
 }
 
+#[cfg(feature = "protobuf")]
 #[test]
 fn the_same_bytes_as_another_language_or_root_are_a_different_schema() {
     let registry = Registry::new(MemoryStore::new());
@@ -55,6 +62,7 @@ fn the_same_bytes_as_another_language_or_root_are_a_different_schema() {
     ));
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
     for _ in 0..20 {
@@ -88,6 +96,7 @@ fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
     }
 }
 
+#[cfg(feature = "json")]
 #[test]
 fn versions_ascending_and_empty_for_an_unknown_name() {
     let registry = Registry::new(MemoryStore::new());
@@ -214,6 +223,7 @@ fn compatibility_modes_parse_and_unknown_ones_name_the_string() {
 #[cfg(feature = "json")]
 mod json {
     use super::*;
+    use common::json_schema;
 
     #[test]
     fn a_schema_that_does_not_compile_is_refused() {

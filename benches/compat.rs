@@ -1,0 +1,135 @@
+//! Compatibility-check cost: a 200-property JSON Schema against 50 prior
+//! versions under `BackwardTransitive`, and a 100-message protobuf file.
+//!
+//! Each group also measures the bare baseline in the same run: one JSON diff
+//! against one prior version, and decoding the protobuf descriptor sets
+//! without comparing them.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use dataschema::compat::{json, protobuf, Compatibility};
+use serde_json::{json, Map, Value};
+use std::hint::black_box;
+
+/// Version `v` of a 200-property object schema: each version adds an
+/// optional property to the closed model and widens one bound.
+fn json_version(v: usize) -> Value {
+    let mut props = Map::new();
+    for i in 0..200 {
+        let schema = match i % 4 {
+            0 => json!({"type": "string", "maxLength": 10 + v}),
+            1 => json!({"type": "integer", "minimum": -(v as i64)}),
+            2 => json!({"type": "array", "items": {"type": "string"}}),
+            _ => json!({"type": "object", "properties": {"x": {"type": "boolean"}}}),
+        };
+        props.insert(format!("p{i}"), schema);
+    }
+    for i in 0..v {
+        props.insert(format!("extra{i}"), json!({"type": "string"}));
+    }
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": props,
+        "required": ["p0", "p1"],
+        "additionalProperties": false
+    })
+}
+
+fn proto_version(v: usize) -> Vec<u8> {
+    use protox::file::{ChainFileResolver, File, FileResolver, GoogleFileResolver};
+    struct One(String);
+    impl FileResolver for One {
+        fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+            if name == "bench.proto" {
+                File::from_source(name, &self.0)
+            } else {
+                Err(protox::Error::file_not_found(name))
+            }
+        }
+    }
+    let mut text = String::from("syntax = \"proto3\";\npackage bench;\n");
+    for m in 0..100 {
+        text.push_str(&format!("message M{m} {{\n"));
+        for f in 1..=10 {
+            let ty = match f % 3 {
+                0 => "string".to_owned(),
+                1 => "int64".to_owned(),
+                _ => format!("M{}", (m + 1) % 100),
+            };
+            text.push_str(&format!("  {ty} f{f} = {f};\n"));
+        }
+        if v > 0 {
+            text.push_str("  oneof choice { string a = 11; int32 b = 12; }\n");
+        }
+        text.push_str("}\n");
+    }
+    let mut chain = ChainFileResolver::new();
+    chain.add(One(text));
+    chain.add(GoogleFileResolver::new());
+    let mut compiler = protox::Compiler::with_file_resolver(chain);
+    compiler.include_imports(true);
+    compiler
+        .open_file("bench.proto")
+        .expect("bench schema compiles");
+    compiler.encode_file_descriptor_set()
+}
+
+fn bench_json(c: &mut Criterion) {
+    let priors: Vec<Value> = (0..50).map(json_version).collect();
+    let candidate = json_version(50);
+    let refs: Vec<(u32, &Value)> = priors
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i as u32 + 1, p))
+        .collect();
+    assert!(
+        json::check(Compatibility::BackwardTransitive, &candidate, &refs)
+            .unwrap()
+            .is_compatible()
+    );
+    let mut group = c.benchmark_group("json_200_properties");
+    group.bench_function("baseline_one_diff", |b| {
+        b.iter(|| json::diff(black_box(&priors[49]), black_box(&candidate)))
+    });
+    group.bench_function("backward_transitive_50_versions", |b| {
+        b.iter(|| {
+            json::check(
+                Compatibility::BackwardTransitive,
+                black_box(&candidate),
+                &refs,
+            )
+        })
+    });
+    group.finish();
+}
+
+fn bench_proto(c: &mut Criterion) {
+    let old = proto_version(0);
+    let new = proto_version(1);
+    assert!(protobuf::check(Compatibility::Backward, &new, &[(1, &old)])
+        .unwrap()
+        .is_compatible());
+    let mut group = c.benchmark_group("protobuf_100_messages");
+    group.bench_function("baseline_decode_both", |b| {
+        b.iter(|| {
+            (
+                protobuf::decode("old", black_box(&old)).map(|p| p.files().len()),
+                protobuf::decode("new", black_box(&new)).map(|p| p.files().len()),
+            )
+        })
+    });
+    group.bench_function("backward_check", |b| {
+        b.iter(|| protobuf::check(Compatibility::Backward, black_box(&new), &[(1, &old)]))
+    });
+    let (o, n) = (
+        protobuf::decode("old", &old).unwrap(),
+        protobuf::decode("new", &new).unwrap(),
+    );
+    group.bench_function("diff_decoded", |b| {
+        b.iter(|| protobuf::diff(black_box(&o), black_box(&n)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench_json, bench_proto);
+criterion_main!(benches);

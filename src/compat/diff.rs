@@ -1,0 +1,127 @@
+//! The language-agnostic result of a diff: a list of changes and its report.
+
+use std::fmt;
+
+/// The kind of one change, per language (JSON Schema, protobuf).
+///
+/// Kinds are named after Confluent Schema Registry's difference types, and a
+/// kind alone decides whether a change breaks backward compatibility, as in
+/// Confluent.
+pub trait ChangeKind: Copy + Eq + fmt::Debug {
+    /// Confluent's name of the kind (`TYPE_EXTENDED`, `FIELD_KIND_CHANGED`, ...).
+    fn name(self) -> &'static str;
+
+    /// Whether a new schema with this change still reads data written with
+    /// the old one.
+    fn is_backward_compatible(self) -> bool;
+}
+
+/// One change between an old and a new schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change<K> {
+    kind: K,
+    path: String,
+}
+
+impl<K: ChangeKind> Change<K> {
+    /// A change of `kind` at `path`.
+    pub fn new(kind: K, path: impl Into<String>) -> Self {
+        Change {
+            kind,
+            path: path.into(),
+        }
+    }
+
+    /// What changed.
+    pub fn kind(&self) -> K {
+        self.kind
+    }
+
+    /// Where it changed: a JSON pointer in Confluent's form (`#/properties/foo`)
+    /// for JSON Schema, `#/Message/field-number` for protobuf.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Whether the new schema still reads data written with the old one.
+    pub fn is_backward_compatible(&self) -> bool {
+        self.kind.is_backward_compatible()
+    }
+}
+
+impl<K: ChangeKind> fmt::Display for Change<K> {
+    /// `KIND at PATH`, prefixed with `[BREAKING] ` when the change breaks
+    /// backward compatibility.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.is_backward_compatible() {
+            f.write_str("[BREAKING] ")?;
+        }
+        write!(f, "{} at {}", self.kind.name(), self.path)
+    }
+}
+
+/// Every change between two schemas of one language, in the order
+/// Confluent's diff lists them.
+///
+/// `Display` writes a report: `No changes` when there is none, else a header
+/// line and one line per change, breaking ones marked `[BREAKING]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaDiff<K> {
+    changes: Vec<Change<K>>,
+}
+
+impl<K: ChangeKind> SchemaDiff<K> {
+    /// A diff made of these changes.
+    pub fn new(changes: Vec<Change<K>>) -> Self {
+        SchemaDiff { changes }
+    }
+
+    /// Whether the two schemas have no difference the diff reports.
+    pub fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    /// Every change, in order.
+    pub fn changes(&self) -> &[Change<K>] {
+        &self.changes
+    }
+
+    /// The changes that break backward compatibility.
+    pub fn breaking_changes(&self) -> impl Iterator<Item = &Change<K>> {
+        self.changes.iter().filter(|c| !c.is_backward_compatible())
+    }
+
+    /// Whether the new schema reads every datum written with the old one
+    /// (Confluent: no change outside the compatible set).
+    pub fn is_backward_compatible(&self) -> bool {
+        self.changes.iter().all(Change::is_backward_compatible)
+    }
+
+    /// Consumes the diff into its changes.
+    pub fn into_changes(self) -> Vec<Change<K>> {
+        self.changes
+    }
+}
+
+impl<K: ChangeKind> fmt::Display for SchemaDiff<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.changes.is_empty() {
+            return f.write_str("No changes");
+        }
+        let total = self.changes.len();
+        let breaking = self.breaking_changes().count();
+        let plural = if total == 1 { "" } else { "s" };
+        if breaking > 0 {
+            write!(
+                f,
+                "Breaking: {breaking} of {total} change{plural} break backward compatibility"
+            )?;
+        } else {
+            write!(f, "Compatible: {total} change{plural}, none breaking")?;
+        }
+        for change in &self.changes {
+            write!(f, "\n  {change}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,580 @@
+//! Protobuf compatibility, with Confluent Schema Registry's semantics, over
+//! descriptors (feature `protobuf`).
+//!
+//! The registry stores a protobuf schema as a serialized
+//! `FileDescriptorSet`; the schema is the set's last file (dependencies come
+//! first), and, as in Confluent, the whole file is compared: its package,
+//! every message and enum, at every depth. Fields match by number. A `.proto`
+//! source compiled to a set and the set itself compare the same.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use dataschema::compat::{protobuf, Compatibility};
+//! # use prost_reflect::prost::Message;
+//! # use prost_reflect::prost_types::{field_descriptor_proto::Type, DescriptorProto,
+//! #     FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet};
+//! # fn set(ty: Type) -> Vec<u8> {
+//! #     let field = FieldDescriptorProto { name: Some("id".into()), number: Some(1),
+//! #         r#type: Some(ty as i32), label: Some(1), ..Default::default() };
+//! #     let msg = DescriptorProto { name: Some("Order".into()), field: vec![field], ..Default::default() };
+//! #     let file = FileDescriptorProto { name: Some("order.proto".into()), package: Some("shop".into()),
+//! #         syntax: Some("proto3".into()), message_type: vec![msg], ..Default::default() };
+//! #     FileDescriptorSet { file: vec![file] }.encode_to_vec()
+//! # }
+//! let v1 = set(Type::Int32); // message Order { int32 id = 1; }
+//! let v2 = set(Type::Int64); // message Order { int64 id = 1; }
+//! let v3 = set(Type::String); // message Order { string id = 1; }
+//! assert!(protobuf::check(Compatibility::Backward, &v2, &[(1, &v1)])?.is_compatible());
+//! let report = protobuf::check(Compatibility::Backward, &v3, &[(2, &v2)])?;
+//! assert!(!report.is_compatible());
+//! assert_eq!(
+//!     report.messages().next(),
+//!     Some("[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1")
+//! );
+//! # Ok(())
+//! # }
+//! ```
+
+mod kind;
+
+use std::collections::{HashMap, HashSet};
+
+use prost_reflect::{
+    Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
+    MessageDescriptor,
+};
+
+pub use self::kind::ProtoChangeKind;
+use crate::compat::java_order::{int_union_order, java_order, map_order, union_order};
+use crate::compat::{check_with, Change, CompatError, CompatReport, Compatibility, SchemaDiff};
+
+type P = ProtoChangeKind;
+
+/// Decodes a serialized `FileDescriptorSet`, naming the input (`what`) in
+/// the error. The set must hold its dependencies (as `protoc
+/// --include_imports` or `protox` write it).
+pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
+    let pool = DescriptorPool::decode(bytes).map_err(|source| CompatError::NotADescriptorSet {
+        what: what.to_owned(),
+        source,
+    })?;
+    if pool.files().len() == 0 {
+        return Err(CompatError::NoSuchFile {
+            what: what.to_owned(),
+            file: String::new(),
+        });
+    }
+    Ok(pool)
+}
+
+/// The file a pool's schema is: its last file.
+fn main_file(pool: &DescriptorPool) -> Option<FileDescriptor> {
+    pool.files().last()
+}
+
+/// Every change between the schema files of two pools (each pool's last
+/// file), in Confluent's order. A pool without files compares as an empty
+/// file.
+pub fn diff(old: &DescriptorPool, new: &DescriptorPool) -> SchemaDiff<ProtoChangeKind> {
+    match (main_file(old), main_file(new)) {
+        (Some(o), Some(n)) => diff_files(&o, &n),
+        _ => SchemaDiff::new(Vec::new()),
+    }
+}
+
+/// Every change between two files, in Confluent's order.
+pub fn diff_files(old: &FileDescriptor, new: &FileDescriptor) -> SchemaDiff<ProtoChangeKind> {
+    let mut cmp = Comparer {
+        old_file: old.name().to_owned(),
+        new_file: new.name().to_owned(),
+        path: Vec::new(),
+        out: Vec::new(),
+        in_progress: HashSet::new(),
+    };
+    if old.package_name() != new.package_name() {
+        cmp.push(P::PackageChanged);
+    }
+    cmp.types(
+        &old.messages().collect::<Vec<_>>(),
+        &old.enums().collect::<Vec<_>>(),
+        &new.messages().collect::<Vec<_>>(),
+        &new.enums().collect::<Vec<_>>(),
+    );
+    SchemaDiff::new(cmp.out)
+}
+
+/// Checks `candidate` against `priors` (oldest first, with their version
+/// numbers) under `mode`; every input is a serialized `FileDescriptorSet`.
+pub fn check(
+    mode: Compatibility,
+    candidate: &[u8],
+    priors: &[(u32, &[u8])],
+) -> Result<CompatReport, CompatError> {
+    let candidate = decode("candidate", candidate)?;
+    let pools = priors
+        .iter()
+        .map(|(v, bytes)| Ok((*v, decode(&format!("version {v}"), bytes)?)))
+        .collect::<Result<Vec<_>, CompatError>>()?;
+    let refs: Vec<(u32, &DescriptorPool)> = pools.iter().map(|(v, p)| (*v, p)).collect();
+    Ok(check_pools(mode, &candidate, &refs))
+}
+
+/// Checks `candidate` against `priors` (oldest first) under `mode`, on
+/// decoded descriptor pools.
+pub fn check_pools(
+    mode: Compatibility,
+    candidate: &DescriptorPool,
+    priors: &[(u32, &DescriptorPool)],
+) -> CompatReport {
+    check_with(mode, candidate, priors, diff)
+}
+
+struct Comparer {
+    old_file: String,
+    new_file: String,
+    path: Vec<String>,
+    out: Vec<Change<ProtoChangeKind>>,
+    in_progress: HashSet<(String, String)>,
+}
+
+/// A message's fields the way a `.proto` file declares them: top-level
+/// fields (proto3 `optional` included) and real oneofs.
+struct Shape {
+    top: Vec<FieldDescriptor>,
+    oneofs: Vec<(String, Vec<FieldDescriptor>)>,
+}
+
+impl Shape {
+    fn of(message: &MessageDescriptor) -> Shape {
+        let top = message
+            .fields()
+            .filter(|f| f.containing_oneof().is_none_or(|o| o.is_synthetic()))
+            .collect();
+        let oneofs = message
+            .oneofs()
+            .filter(|o| !o.is_synthetic())
+            .map(|o| (o.name().to_owned(), o.fields().collect()))
+            .collect();
+        Shape { top, oneofs }
+    }
+
+    fn oneof_of(&self, tag: u32) -> Option<&str> {
+        self.oneofs
+            .iter()
+            .find(|(_, fields)| fields.iter().any(|f| f.number() == tag))
+            .map(|(name, _)| name.as_str())
+    }
+
+    fn top_field(&self, tag: u32) -> Option<&FieldDescriptor> {
+        self.top.iter().find(|f| f.number() == tag)
+    }
+
+    fn any_field(&self, tag: u32) -> Option<&FieldDescriptor> {
+        self.top_field(tag).or_else(|| {
+            self.oneofs
+                .iter()
+                .flat_map(|(_, fields)| fields.iter())
+                .find(|f| f.number() == tag)
+        })
+    }
+
+    fn has(&self, tag: u32) -> bool {
+        self.any_field(tag).is_some()
+    }
+}
+
+fn tags(fields: &[FieldDescriptor]) -> Vec<i32> {
+    let raw: Vec<i32> = fields.iter().map(|f| f.number() as i32).collect();
+    java_order(raw, 16, |i| *i)
+}
+
+fn nested_messages(m: &MessageDescriptor) -> Vec<MessageDescriptor> {
+    m.child_messages().filter(|c| !c.is_map_entry()).collect()
+}
+
+/// The groups of scalar types that share a wire encoding.
+#[derive(Debug, PartialEq, Eq)]
+enum ScalarGroup {
+    Varint,
+    ZigZag,
+    LengthDelimited,
+    Fixed32,
+    Fixed64,
+    Float,
+    Double,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum FieldKind {
+    Scalar,
+    Message,
+    Map,
+}
+
+fn field_kind(f: &FieldDescriptor) -> FieldKind {
+    if f.is_map() {
+        FieldKind::Map
+    } else if matches!(f.kind(), Kind::Message(_)) {
+        FieldKind::Message
+    } else {
+        FieldKind::Scalar
+    }
+}
+
+fn scalar_group(kind: &Kind) -> Option<ScalarGroup> {
+    Some(match kind {
+        Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Bool | Kind::Enum(_) => {
+            ScalarGroup::Varint
+        }
+        Kind::Sint32 | Kind::Sint64 => ScalarGroup::ZigZag,
+        Kind::String | Kind::Bytes => ScalarGroup::LengthDelimited,
+        Kind::Fixed32 | Kind::Sfixed32 => ScalarGroup::Fixed32,
+        Kind::Fixed64 | Kind::Sfixed64 => ScalarGroup::Fixed64,
+        Kind::Float => ScalarGroup::Float,
+        Kind::Double => ScalarGroup::Double,
+        Kind::Message(_) => return None,
+    })
+}
+
+/// A message's name without its file's package (`outer.Inner`).
+fn local_name(m: &MessageDescriptor) -> &str {
+    let package = m.package_name();
+    let full = m.full_name();
+    if package.is_empty() {
+        full
+    } else {
+        full.strip_prefix(package)
+            .and_then(|s| s.strip_prefix('.'))
+            .unwrap_or(full)
+    }
+}
+
+impl Comparer {
+    fn push(&mut self, kind: ProtoChangeKind) {
+        self.out
+            .push(Change::new(kind, format!("#/{}", self.path.join("/"))));
+    }
+
+    fn push_at(&mut self, segment: &str, kind: ProtoChangeKind) {
+        self.path.push(segment.to_owned());
+        self.push(kind);
+        self.path.pop();
+    }
+
+    /// Compares the messages and enums declared at one level.
+    fn types(
+        &mut self,
+        old_messages: &[MessageDescriptor],
+        old_enums: &[EnumDescriptor],
+        new_messages: &[MessageDescriptor],
+        new_enums: &[EnumDescriptor],
+    ) {
+        let old_names: Vec<&str> = old_messages.iter().map(|m| m.name()).collect();
+        let new_names: Vec<&str> = new_messages.iter().map(|m| m.name()).collect();
+        for name in union_order(&map_order(&old_names), &map_order(&new_names)) {
+            // The last declaration of a name wins, as in a Java map.
+            let old = old_messages.iter().rposition(|m| m.name() == name);
+            let new = new_messages.iter().rposition(|m| m.name() == name);
+            self.path.push(name.to_owned());
+            match (old, new) {
+                (Some(_), None) => self.push(P::MessageRemoved),
+                (None, Some(_)) => self.push(P::MessageAdded),
+                (Some(i), Some(j)) => {
+                    self.message(&old_messages[i], &new_messages[j]);
+                    if i != j {
+                        self.push(P::MessageMoved);
+                    }
+                }
+                (None, None) => {}
+            }
+            self.path.pop();
+        }
+        let old_names: Vec<&str> = old_enums.iter().map(|e| e.name()).collect();
+        let new_names: Vec<&str> = new_enums.iter().map(|e| e.name()).collect();
+        for name in union_order(&map_order(&old_names), &map_order(&new_names)) {
+            let old = old_enums.iter().rfind(|e| e.name() == name);
+            let new = new_enums.iter().rfind(|e| e.name() == name);
+            self.path.push(name.to_owned());
+            match (old, new) {
+                (Some(_), None) => self.push(P::EnumRemoved),
+                (None, Some(_)) => self.push(P::EnumAdded),
+                (Some(o), Some(n)) => self.enumeration(o, n),
+                (None, None) => {}
+            }
+            self.path.pop();
+        }
+    }
+
+    fn enumeration(&mut self, old: &EnumDescriptor, new: &EnumDescriptor) {
+        // Aliases: the last value declared for a number wins.
+        let by_number = |e: &EnumDescriptor| {
+            let mut map: HashMap<i32, String> = HashMap::new();
+            let mut order = Vec::new();
+            for v in e.values() {
+                if map.insert(v.number(), v.name().to_owned()).is_none() {
+                    order.push(v.number());
+                }
+            }
+            (map, java_order(order, 16, |i| *i))
+        };
+        let (old_map, old_order) = by_number(old);
+        let (new_map, new_order) = by_number(new);
+        for number in int_union_order(&old_order, &new_order) {
+            let segment = number.to_string();
+            match (old_map.get(&number), new_map.get(&number)) {
+                (Some(_), None) => self.push_at(&segment, P::EnumConstRemoved),
+                (None, Some(_)) => self.push_at(&segment, P::EnumConstAdded),
+                (Some(a), Some(b)) if a != b => self.push_at(&segment, P::EnumConstChanged),
+                _ => {}
+            }
+        }
+    }
+
+    fn message(&mut self, old: &MessageDescriptor, new: &MessageDescriptor) {
+        let key = (old.full_name().to_owned(), new.full_name().to_owned());
+        if self.in_progress.insert(key.clone()) {
+            self.fields(old, new);
+            self.in_progress.remove(&key);
+        }
+        let old_nested = nested_messages(old);
+        let new_nested = nested_messages(new);
+        self.types(
+            &old_nested,
+            &old.child_enums().collect::<Vec<_>>(),
+            &new_nested,
+            &new.child_enums().collect::<Vec<_>>(),
+        );
+    }
+
+    fn fields(&mut self, old: &MessageDescriptor, new: &MessageDescriptor) {
+        let o = Shape::of(old);
+        let u = Shape::of(new);
+        // Top-level fields of the original that moved into a oneof.
+        let mut moved_into_oneof: HashSet<u32> = HashSet::new();
+
+        // 1. Each oneof of the update may hold at most one field that could
+        //    be set independently of the others in the original.
+        for (name, fields) in &u.oneofs {
+            let mut moved = 0;
+            let mut groups: Vec<&str> = Vec::new();
+            for f in fields {
+                if o.top_field(f.number()).is_some() {
+                    moved += 1;
+                    moved_into_oneof.insert(f.number());
+                } else if let Some(group) = o.oneof_of(f.number()) {
+                    if !groups.contains(&group) {
+                        groups.push(group);
+                    }
+                }
+            }
+            if moved > 1 {
+                self.push_at(name, P::MultipleFieldsMovedToOneof);
+            } else if moved + groups.len() > 1 {
+                self.push_at(name, P::FieldMovedToExistingOneof);
+            }
+        }
+
+        // 2. Oneofs by name.
+        let old_names: Vec<&str> = o.oneofs.iter().map(|(n, _)| n.as_str()).collect();
+        let new_names: Vec<&str> = u.oneofs.iter().map(|(n, _)| n.as_str()).collect();
+        // The original's oneofs first, then those only the update has.
+        let mut names = map_order(&old_names);
+        names.extend(
+            map_order(&new_names)
+                .into_iter()
+                .filter(|n| !old_names.contains(n)),
+        );
+        for &name in &names {
+            let of = o.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
+            let uf = u.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
+            self.path.push(name.to_owned());
+            match (of, uf) {
+                (Some(_), None) => self.push(P::OneofRemoved),
+                (None, Some(uf)) => {
+                    self.push(P::OneofAdded);
+                    let mut new_tags: Vec<u32> = uf
+                        .iter()
+                        .map(FieldDescriptor::number)
+                        .filter(|t| !o.has(*t))
+                        .collect();
+                    new_tags.sort_unstable();
+                    for tag in new_tags {
+                        self.push_at(&tag.to_string(), P::OneofFieldAdded);
+                    }
+                }
+                (Some(of), Some(uf)) => {
+                    let mut all: Vec<u32> =
+                        of.iter().chain(uf).map(FieldDescriptor::number).collect();
+                    all.sort_unstable();
+                    all.dedup();
+                    for tag in all {
+                        let a = of.iter().find(|f| f.number() == tag);
+                        let b = uf.iter().find(|f| f.number() == tag);
+                        self.path.push(tag.to_string());
+                        match (a, b) {
+                            (Some(_), None) if !u.has(tag) => self.push(P::OneofFieldRemoved),
+                            (None, Some(_)) if !o.has(tag) => self.push(P::OneofFieldAdded),
+                            (Some(a), Some(b)) => self.field(a, b),
+                            _ => {}
+                        }
+                        self.path.pop();
+                    }
+                }
+                (None, None) => {}
+            }
+            self.path.pop();
+        }
+        // Fields deleted together with their oneof.
+        for &name in &names {
+            if u.oneofs.iter().any(|(n, _)| n == name) {
+                continue;
+            }
+            if let Some((_, fields)) = o.oneofs.iter().find(|(n, _)| n == name) {
+                let mut gone: Vec<u32> = fields
+                    .iter()
+                    .map(FieldDescriptor::number)
+                    .filter(|t| !u.has(*t))
+                    .collect();
+                gone.sort_unstable();
+                for tag in gone {
+                    self.path.push(name.to_owned());
+                    self.push_at(&tag.to_string(), P::OneofFieldRemoved);
+                    self.path.pop();
+                }
+            }
+        }
+
+        // 3. Top-level fields by number.
+        let old_top: Vec<FieldDescriptor> = o
+            .top
+            .iter()
+            .filter(|f| !moved_into_oneof.contains(&f.number()))
+            .cloned()
+            .collect();
+        for tag in int_union_order(&tags(&old_top), &tags(&u.top)) {
+            let tag = tag as u32;
+            let a = old_top.iter().find(|f| f.number() == tag);
+            let b = u.top_field(tag);
+            self.path.push(tag.to_string());
+            match (a, b) {
+                (Some(a), None) => self.push(if a.cardinality() == Cardinality::Required {
+                    P::RequiredFieldRemoved
+                } else {
+                    P::FieldRemoved
+                }),
+                (None, Some(b)) => self.push(if o.oneof_of(tag).is_some() {
+                    P::OneofFieldMovedToTopLevel
+                } else if b.cardinality() == Cardinality::Required {
+                    P::RequiredFieldAdded
+                } else {
+                    P::FieldAdded
+                }),
+                (Some(a), Some(b)) => self.field(a, b),
+                (None, None) => {}
+            }
+            self.path.pop();
+        }
+
+        // 4. Fields whose oneof membership changed, compared by number.
+        let mut common: Vec<u32> = o
+            .top
+            .iter()
+            .chain(o.oneofs.iter().flat_map(|(_, f)| f.iter()))
+            .map(FieldDescriptor::number)
+            .filter(|t| u.has(*t))
+            .collect();
+        common.sort_unstable();
+        common.dedup();
+        for tag in common {
+            let (oo, uo) = (o.oneof_of(tag), u.oneof_of(tag));
+            if oo == uo {
+                continue;
+            }
+            let (Some(a), Some(b)) = (o.any_field(tag), u.any_field(tag)) else {
+                continue;
+            };
+            let pushed = if let Some(name) = uo {
+                self.path.push(name.to_owned());
+                true
+            } else {
+                false
+            };
+            self.path.push(tag.to_string());
+            self.field(a, b);
+            self.path.pop();
+            if pushed {
+                self.path.pop();
+            }
+        }
+    }
+
+    /// Compares two fields with the same number, at the current path.
+    fn field(&mut self, old: &FieldDescriptor, new: &FieldDescriptor) {
+        if old.name() != new.name() {
+            self.push(P::FieldNameChanged);
+        }
+        let same_kind = self.field_type(old, new);
+        if same_kind && !old.is_map() && !new.is_map() && old.is_list() != new.is_list() {
+            match scalar_group(&old.kind()) {
+                Some(ScalarGroup::LengthDelimited) => self.push(P::FieldStringOrBytesLabelChanged),
+                Some(_) => self.push(P::FieldNumericLabelChanged),
+                None => {}
+            }
+        }
+    }
+
+    /// Compares the types of two fields; returns whether they are of the same kind.
+    fn field_type(&mut self, old: &FieldDescriptor, new: &FieldDescriptor) -> bool {
+        let (ok, nk) = (field_kind(old), field_kind(new));
+        if ok != nk {
+            self.push(P::FieldKindChanged);
+            return false;
+        }
+        match ok {
+            FieldKind::Scalar => {
+                if scalar_group(&old.kind()) != scalar_group(&new.kind()) {
+                    self.push(P::FieldScalarKindChanged);
+                }
+            }
+            FieldKind::Message => {
+                if let (Kind::Message(a), Kind::Message(b)) = (old.kind(), new.kind()) {
+                    self.named_type(&a, &b);
+                }
+            }
+            FieldKind::Map => {
+                if let (Kind::Message(a), Kind::Message(b)) = (old.kind(), new.kind()) {
+                    self.field_type(&a.map_entry_key_field(), &b.map_entry_key_field());
+                    self.field_type(&a.map_entry_value_field(), &b.map_entry_value_field());
+                }
+            }
+        }
+        true
+    }
+
+    /// Compares the messages two fields name.
+    fn named_type(&mut self, old: &MessageDescriptor, new: &MessageDescriptor) {
+        let (old_local, new_local) = (local_name(old), local_name(new));
+        if old_local != new_local {
+            self.push(P::FieldNamedTypeChanged);
+            return;
+        }
+        // Messages of the compared files are compared by name at their own
+        // level; a message from an import is compared here, at its local name.
+        if old.parent_file().name() == self.old_file && new.parent_file().name() == self.new_file {
+            return;
+        }
+        let saved_path = std::mem::replace(
+            &mut self.path,
+            old_local.split('.').map(str::to_owned).collect(),
+        );
+        let saved_out = std::mem::take(&mut self.out);
+        self.message(old, new);
+        let sub = std::mem::replace(&mut self.out, saved_out);
+        self.path = saved_path;
+        let broke = sub.iter().any(|c| !c.is_backward_compatible());
+        self.out.extend(sub);
+        if broke {
+            self.push(P::FieldNamedTypeChanged);
+        }
+    }
+}
