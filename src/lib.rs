@@ -15,7 +15,7 @@ mod resolver;
 mod schema;
 pub mod store;
 mod urn;
-mod validate;
+pub mod validate;
 
 #[cfg(feature = "build")]
 pub use crate::bundle::build;

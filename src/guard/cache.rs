@@ -22,6 +22,9 @@ use crate::urn::Urn;
 use crate::validate::Compiled;
 
 /// What compiling a URN's schema gave: a validator, or why there is none.
+// One entry a URN, kept in its own `Arc`'d slot: its size does not matter,
+// and boxing `Ready` would add a pointer chase to every validation.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Entry {
     Ready {
         urn: Urn,

@@ -1,4 +1,5 @@
-//! Validators: one file per language, each behind its cargo feature.
+//! Validators: one file per language, each behind its cargo feature, and
+//! the protobuf validating scanner ([`scan`]).
 //!
 //! A schema is compiled once ([`compile`]) into a [`Compiled`] value the
 //! guard caches for the life of the process (a URN's bytes never change).
@@ -16,6 +17,8 @@
 mod json;
 #[cfg(feature = "protobuf")]
 mod protobuf;
+#[cfg(feature = "protobuf")]
+pub mod scan;
 
 use std::fmt;
 use std::sync::Arc;

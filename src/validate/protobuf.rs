@@ -1,16 +1,22 @@
-//! Protobuf, with `prost-reflect`: a schema is a serialized
-//! `FileDescriptorSet` plus the fully-qualified name of its root message; a
-//! payload is valid when it decodes as that message with every proto2
-//! `required` field present.
+//! Protobuf: a schema is a serialized `FileDescriptorSet` plus the
+//! fully-qualified name of its root message; a payload is valid when it
+//! decodes as that message with every proto2 `required` field present.
+//!
+//! Bytes are checked by the validating scanner ([`super::scan`]), which
+//! never builds the message; its detail (paths, messages) is produced only
+//! for a payload it refuses. A JSON value (`Guard::validate_json`) is read
+//! in protobuf's JSON mapping with `prost-reflect`.
 
 use prost_reflect::{
     Cardinality, DescriptorPool, DynamicMessage, MapKey, MessageDescriptor, ReflectMessage, Value,
 };
 
+use super::scan::{Plan, ScanOptions};
 use super::{Options, Violation, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
 pub(crate) struct ProtobufValidator {
+    plan: Plan,
     message: MessageDescriptor,
     reject_unknown_fields: bool,
 }
@@ -26,23 +32,43 @@ impl ProtobufValidator {
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
+        let plan = Plan::compile(
+            &message,
+            ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
+        );
         Ok(ProtobufValidator {
+            plan,
             message,
             reject_unknown_fields: options.reject_unknown_fields,
         })
     }
 
+    #[inline]
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
-        let message = DynamicMessage::decode(self.message.clone(), payload).map_err(|err| {
-            vec![Violation::new(
+        if self.plan.is_valid(payload) {
+            return Ok(());
+        }
+        self.explain(payload)
+    }
+
+    #[cold]
+    fn explain(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+        let mut violations: Vec<Violation> = self
+            .plan
+            .violations(payload)
+            .into_iter()
+            .take(MAX_VIOLATIONS)
+            .map(|v| Violation::new(v.path(), v.message()))
+            .collect();
+        if violations.is_empty() {
+            // The scanner explains every refusal; never report an invalid
+            // payload without a reason, all the same.
+            violations.push(Violation::new(
                 "",
-                format!(
-                    "the payload does not decode as {}: {err}",
-                    self.message.full_name()
-                ),
-            )]
-        })?;
-        self.check(&message)
+                format!("the payload is not a valid {}", self.message.full_name()),
+            ));
+        }
+        Err(violations)
     }
 
     pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {

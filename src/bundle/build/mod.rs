@@ -215,10 +215,8 @@ pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
 /// `Registry::from_bundle(dataschema::include_bundle!())`.
 ///
 /// ```no_run
-/// // build.rs
-/// fn main() {
-///     dataschema::build::bundle("schemas").unwrap();
-/// }
+/// // in build.rs, fn main():
+/// dataschema::build::bundle("schemas").unwrap();
 /// ```
 ///
 /// A relative `dir` is taken from the crate's root (`CARGO_MANIFEST_DIR`).

@@ -1,0 +1,253 @@
+//! A validating protobuf scanner: checks a payload against a message
+//! descriptor without building the message.
+//!
+//! [`Plan::compile`] turns a [`MessageDescriptor`] into compact tables once;
+//! [`Plan::is_valid`] then walks a payload's bytes against them, allocating
+//! nothing, and [`Plan::violations`] explains a rejection with a path per
+//! problem (`items[3].sku`, `labels["env"]`).
+//!
+//! # The verdict
+//!
+//! A payload is valid exactly when
+//!
+//! 1. `prost_reflect::DynamicMessage::decode` accepts it (prost-reflect 0.16,
+//!    prost 0.14): every tag well formed (a varint of at most ten bytes, within
+//!    32 bits, wire type 0 to 5, field number at least 1); every known field's
+//!    wire type the one its type needs (a repeated scalar also accepts a packed
+//!    run; a map field reads any tag as a length-delimited entry, as
+//!    prost-reflect does); lengths within the enclosing message; `string`
+//!    values valid UTF-8; groups closed by their own end-group tag; unknown
+//!    fields skipped by wire type; no more than 100 nested levels, counted as
+//!    prost counts them (a message or group is a level, a map entry is not);
+//! 2. every proto2 `required` field is present in every message of the decoded
+//!    tree (nested messages, list elements, map values, extensions). A map
+//!    entry without a value holds an empty message, so it fails when that
+//!    message type has required fields;
+//! 3. with [`ScanOptions::reject_unknown_fields`], no field number its
+//!    descriptor does not declare occurs anywhere in the payload: nested
+//!    messages, groups, map entries, and also occurrences a decoder discards
+//!    (a map entry replaced by a later one with the same key).
+//!
+//! Enum values are open: any `int32` is accepted, as prost-reflect does.
+//!
+//! # Cost
+//!
+//! [`Plan::is_valid`] allocates nothing. One case leaves the fast path: an
+//! occurrence of a nested message that lacks a required field. Protobuf
+//! merges repeated occurrences of a singular message field, a later map
+//! entry replaces an earlier one with the same key, and another member of a
+//! oneof clears the first; any of these can make such a payload valid after
+//! all. The scanner then settles it with the reference decode
+//! ([`reference_is_valid`]), which allocates. Payloads whose every message
+//! occurrence is complete (all proto3 payloads, and proto2 payloads as
+//! producers write them) never take that path.
+//!
+//! # Example
+//!
+//! ```
+//! # use prost_reflect::DescriptorPool;
+//! # use dataschema::validate::scan::{Plan, ScanOptions};
+//! # fn pool() -> DescriptorPool {
+//! #     use prost_reflect::prost_types::{field_descriptor_proto::{Label, Type}, *};
+//! #     let field = FieldDescriptorProto {
+//! #         name: Some("sku".into()), number: Some(1),
+//! #         label: Some(Label::Optional as i32), r#type: Some(Type::String as i32),
+//! #         ..Default::default()
+//! #     };
+//! #     let file = FileDescriptorProto {
+//! #         name: Some("item.proto".into()), package: Some("shop".into()),
+//! #         syntax: Some("proto3".into()),
+//! #         message_type: vec![DescriptorProto {
+//! #             name: Some("Item".into()), field: vec![field], ..Default::default()
+//! #         }],
+//! #         ..Default::default()
+//! #     };
+//! #     DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: vec![file] }).unwrap()
+//! # }
+//! let item = pool().get_message_by_name("shop.Item").unwrap();
+//! let plan = Plan::compile(&item, ScanOptions::default());
+//!
+//! assert!(plan.is_valid(b"\x0a\x03abc"));
+//! assert!(!plan.is_valid(b"\x0a\x02\xff\xfe"));
+//!
+//! let violations = plan.violations(b"\x0a\x02\xff\xfe");
+//! assert_eq!(violations[0].path(), "sku");
+//! assert_eq!(violations[0].message(), "invalid UTF-8 in string field");
+//! ```
+
+mod detail;
+mod fast;
+mod plan;
+mod reference;
+mod wire;
+
+use std::fmt;
+
+use prost_reflect::{DynamicMessage, MessageDescriptor};
+
+#[doc(hidden)]
+pub use self::reference::{has_unknown_fields, reference_is_valid};
+
+/// Options fixed when a [`Plan`] is compiled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScanOptions {
+    /// Refuse a payload holding any field its descriptor does not declare, at
+    /// any depth. Off by default: protobuf skips unknown fields, so that old
+    /// readers accept new writers.
+    pub reject_unknown_fields: bool,
+}
+
+impl ScanOptions {
+    /// The defaults: unknown fields accepted.
+    pub fn new() -> ScanOptions {
+        ScanOptions::default()
+    }
+
+    /// Sets [`reject_unknown_fields`](ScanOptions::reject_unknown_fields).
+    pub fn with_reject_unknown_fields(mut self, reject: bool) -> ScanOptions {
+        self.reject_unknown_fields = reject;
+        self
+    }
+}
+
+/// A message descriptor compiled for scanning: per message type, a field
+/// number lookup table with each field's wire shape, cardinality and
+/// required-field index.
+///
+/// Compile once per (descriptor, options) and share it: it is `Send + Sync`
+/// and immutable.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    tables: self::plan::Tables,
+    options: ScanOptions,
+    /// For the reference decode when required fields need settling.
+    descriptor: MessageDescriptor,
+}
+
+impl Plan {
+    /// Compiles the plan for `message` and every message type reachable from
+    /// it (fields, extensions, map values, groups).
+    pub fn compile(message: &MessageDescriptor, options: ScanOptions) -> Plan {
+        Plan {
+            tables: self::plan::compile(message),
+            options,
+            descriptor: message.clone(),
+        }
+    }
+
+    /// The message type this plan checks.
+    pub fn descriptor(&self) -> &MessageDescriptor {
+        &self.descriptor
+    }
+
+    /// The options this plan was compiled with.
+    pub fn options(&self) -> ScanOptions {
+        self.options
+    }
+
+    /// Whether `payload` is a valid encoding of the message (see the
+    /// [module docs](self) for exactly what that means). Allocates nothing
+    /// unless an occurrence of a nested message lacks a required field.
+    pub fn is_valid(&self, payload: &[u8]) -> bool {
+        let mut scan = self::fast::Fast::new(&self.tables, self.options.reject_unknown_fields);
+        match scan.root(payload) {
+            Ok(()) if !scan.incomplete => true,
+            Ok(()) => reference_is_valid(&self.descriptor, payload, self.options),
+            Err(_) => false,
+        }
+    }
+
+    /// Every problem found in `payload`, each with its path and what was
+    /// wrong; empty exactly when [`is_valid`](Plan::is_valid) is true.
+    ///
+    /// This is the slow path, meant for payloads `is_valid` refused: it
+    /// allocates freely. After a problem that loses the framing (a truncated
+    /// varint, a length past the end) the walk resumes after the enclosing
+    /// length-delimited message, so one broken line item does not hide the
+    /// next.
+    pub fn violations(&self, payload: &[u8]) -> Vec<ScanViolation> {
+        let mut walk = self::detail::Detail::new(&self.tables, self.options.reject_unknown_fields);
+        walk.root(payload);
+        let mut found = walk.structural;
+        if !found.is_empty() {
+            found.extend(walk.required);
+            return found;
+        }
+        // Structurally sound: settle required fields on the decoded tree,
+        // where merged occurrences and replaced map entries are resolved.
+        match DynamicMessage::decode(self.descriptor.clone(), payload) {
+            Ok(decoded) => self::reference::check_tree(&decoded, &mut String::new(), &mut found),
+            Err(error) => found.push(ScanViolation::new(
+                String::new(),
+                ViolationKind::Malformed,
+                error.to_string(),
+            )),
+        }
+        found
+    }
+}
+
+/// What kind of problem a [`ScanViolation`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// The bytes are not well-formed protobuf: a bad varint, tag or length,
+    /// a truncated value, an unterminated group.
+    Malformed,
+    /// A known field arrived with a wire type its type cannot have.
+    WireTypeMismatch,
+    /// A `string` field holds bytes that are not UTF-8.
+    InvalidUtf8,
+    /// A proto2 `required` field is absent.
+    RequiredMissing,
+    /// Messages nest deeper than 100 levels.
+    TooDeep,
+    /// A field the descriptor does not declare, refused by the options.
+    UnknownField,
+}
+
+/// One problem in a payload: where, and what.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanViolation {
+    path: String,
+    kind: ViolationKind,
+    message: String,
+}
+
+impl ScanViolation {
+    fn new(path: String, kind: ViolationKind, message: String) -> ScanViolation {
+        ScanViolation {
+            path,
+            kind,
+            message,
+        }
+    }
+
+    /// Where in the payload: field names joined by `.`, a list index in
+    /// brackets (`items[3].sku`), a map key in brackets, quoted when it is a
+    /// string (`labels["env"]`, `counts[7]`); empty for the top-level message.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// What kind of problem this is.
+    pub fn kind(&self) -> ViolationKind {
+        self.kind
+    }
+
+    /// What was wrong, in words (`invalid UTF-8 in string field`).
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ScanViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}

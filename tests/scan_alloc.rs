@@ -1,0 +1,110 @@
+//! `Plan::is_valid` allocates nothing on valid messages: a counting global
+//! allocator watches the calls.
+
+#[path = "data/scan/support.rs"]
+mod support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use dataschema::validate::scan::{Plan, ScanOptions};
+use prost::Message as _;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made while `f` runs (tests in this file run one at a time:
+/// there is only one test).
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    f();
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+#[test]
+fn is_valid_allocates_nothing_on_valid_messages() {
+    let pool = support::pool();
+
+    // The benchmark workload: realistic orders.
+    let order = support::message(&pool, "shop.orders.Order");
+    let orders = support::order_payloads(&pool, 1_000, 7);
+    for options in [
+        ScanOptions::default(),
+        ScanOptions::default().with_reject_unknown_fields(true),
+    ] {
+        let plan = Plan::compile(&order, options);
+        let mut valid = 0;
+        let count = allocations_during(|| {
+            for payload in &orders {
+                valid += usize::from(plan.is_valid(payload));
+            }
+        });
+        assert_eq!(valid, orders.len());
+        assert_eq!(count, 0, "allocations over {} orders", orders.len());
+    }
+
+    // Random valid messages of every fixture whose occurrences are all
+    // complete (proto3, and proto2 with every required field set).
+    let mut rng = support::Rng::new(99);
+    for name in [
+        "scan.scalars.Scalars",
+        "scan.legacy.Holder",
+        "scan.recursive.Node",
+    ] {
+        let desc = support::message(&pool, name);
+        let plan = Plan::compile(&desc, ScanOptions::default());
+        let mut checked = 0;
+        for _ in 0..2_000 {
+            let payload = support::random_message(&desc, &mut rng, 0).encode_to_vec();
+            let complete = dataschema::validate::scan::reference_is_valid(
+                &desc,
+                &payload,
+                ScanOptions::default(),
+            );
+            if !complete {
+                continue;
+            }
+            checked += 1;
+            let count = allocations_during(|| assert!(plan.is_valid(&payload)));
+            assert_eq!(count, 0, "{name}: allocations on {payload:02x?}");
+        }
+        assert!(checked > 100, "{name}: only {checked} valid messages");
+    }
+
+    // Deep nesting right at the limit.
+    let node = support::message(&pool, "scan.recursive.Node");
+    let plan = Plan::compile(&node, ScanOptions::default());
+    let mut deep = vec![0x20, 0x01];
+    for _ in 0..100 {
+        let mut outer = vec![0x0a];
+        let mut len = deep.len();
+        while len >= 0x80 {
+            outer.push((len as u8) | 0x80);
+            len >>= 7;
+        }
+        outer.push(len as u8);
+        outer.extend_from_slice(&deep);
+        deep = outer;
+    }
+    assert_eq!(allocations_during(|| assert!(plan.is_valid(&deep))), 0);
+}
