@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-use crate::compat::mode::{Compatibility, UnknownMode};
+use crate::compat::{CompatReport, Compatibility, UnknownMode};
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
 
@@ -62,13 +62,25 @@ pub enum Error {
         /// The URN asked for.
         urn: Urn,
     },
-    /// The registry does not (yet) check this compatibility mode.
+    /// The registry cannot check this compatibility mode for this schema.
+    /// Every mode is checked for JSON Schema and protobuf today; the
+    /// variant stays for languages whose checker covers fewer modes.
     #[error("compatibility mode {mode} is not supported (publishing {urn})")]
     UnsupportedCompatibility {
         /// The URN being published.
         urn: Urn,
         /// The mode asked for.
         mode: Compatibility,
+    },
+    /// The schema is not compatible with prior versions of its name under
+    /// the mode asked for; the report lists every version checked and each
+    /// breaking change, prefixed with the version it came from (`[v2] ...`).
+    #[error("{urn} is incompatible with prior versions: {report}")]
+    Incompatible {
+        /// The URN being published.
+        urn: Urn,
+        /// The per-version report.
+        report: Box<CompatReport>,
     },
     /// A compatibility mode string names none of the seven modes.
     #[error(transparent)]
@@ -125,6 +137,7 @@ impl Error {
             | Error::Immutable { urn }
             | Error::NotFound { urn }
             | Error::UnsupportedCompatibility { urn, .. }
+            | Error::Incompatible { urn, .. }
             | Error::SchemaUnusable { urn, .. }
             | Error::NoValidator { urn, .. }
             | Error::Unreachable { urn, .. } => Some(urn),

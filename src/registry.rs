@@ -102,13 +102,15 @@ impl Registry {
     }
 
     /// Publishes `schema`, checked against the prior versions of its name
-    /// under `mode`.
+    /// (same namespace, lower versions) under `mode`; the first version of
+    /// a name has nothing to check against and passes.
     ///
     /// Publishing the same schema again succeeds (start-up and CI
     /// registration stay idempotent); different bytes under a URN already
     /// held is [`Error::Immutable`]. A schema that cannot be compiled is
     /// refused ([`Error::SchemaUnusable`], or [`Error::NoValidator`] when its
-    /// language's validator is not compiled in).
+    /// language's validator is not compiled in); one that breaks
+    /// compatibility is [`Error::Incompatible`], with the full report.
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
         schema.check_shape()?;
         match self.inner.store.get(&schema.urn)? {
@@ -116,13 +118,8 @@ impl Registry {
             Some(_) => return Err(Error::Immutable { urn: schema.urn }),
             None => {}
         }
-        if mode != Compatibility::None {
-            return Err(Error::UnsupportedCompatibility {
-                urn: schema.urn,
-                mode,
-            });
-        }
         self.check_compiles(&schema)?;
+        self.check_compatible(&schema, mode)?;
         self.inner.store.put(&schema)
     }
 
@@ -183,6 +180,36 @@ impl Registry {
             let _ = registry.inner.store.put(&schema);
         }
         registry
+    }
+
+    /// The prior versions of `urn`'s name in its namespace, oldest first.
+    pub fn priors(&self, urn: &Urn) -> Result<Vec<Schema>, Error> {
+        let mut priors = Vec::new();
+        for version in self.inner.store.versions(urn.name())? {
+            if version >= urn.version() {
+                break;
+            }
+            if let Some(prior) = self.inner.store.get(&urn.with_version(version)?)? {
+                priors.push(prior);
+            }
+        }
+        Ok(priors)
+    }
+
+    fn check_compatible(&self, schema: &Schema, mode: Compatibility) -> Result<(), Error> {
+        if mode == Compatibility::None {
+            return Ok(());
+        }
+        let priors = self.priors(&schema.urn)?;
+        let report = crate::compat::check(mode, schema, &priors)?;
+        if report.is_compatible() {
+            Ok(())
+        } else {
+            Err(Error::Incompatible {
+                urn: schema.urn.clone(),
+                report: Box::new(report),
+            })
+        }
     }
 
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {

@@ -1,16 +1,19 @@
 //! The `dataschema` command-line tool (feature `cli`).
 //!
 //! ```text
-//! dataschema check DIR                                   what `cargo build` checks, readably
+//! dataschema check DIR                                   what `cargo build` checks, per name
 //! dataschema lock DIR                                    record each URN's digest in DIR/dataschema.lock
 //! dataschema validate --schemas DIR DATASCHEMA FILE      exit 0 valid, 1 invalid, 2 unvalidated
+//! dataschema diff OLD NEW                                every change; exit 0 compatible, 1 breaking, 2 bad input
+//! dataschema compat --mode MODE DIR NAME                 newest version of NAME against the earlier ones
 //! ```
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use dataschema::{build, Guard, Outcome, Registry};
+use dataschema::compat::Compatibility;
+use dataschema::{build, Guard, Outcome, Registry, Schema};
 
 #[derive(Parser)]
 #[command(
@@ -48,6 +51,28 @@ enum Command {
         /// The payload file (`-` for standard input).
         file: PathBuf,
     },
+    /// Print every change between two versions of a schema, breaking ones
+    /// marked. Files: `.json` (JSON Schema), `.proto` (compiled with its
+    /// folder as the include path) or `.binpb`/`.pb` (a FileDescriptorSet).
+    /// Exit code: 0 backward compatible, 1 breaking, 2 bad input.
+    Diff {
+        /// The old version.
+        old: PathBuf,
+        /// The new version.
+        new: PathBuf,
+    },
+    /// Check the newest version of NAME in DIR against the earlier ones.
+    /// Exit code: 0 compatible, 1 incompatible, 2 bad input.
+    Compat {
+        /// none, backward, backward_transitive, forward, forward_transitive,
+        /// full or full_transitive.
+        #[arg(long)]
+        mode: Compatibility,
+        /// The schemas folder.
+        dir: PathBuf,
+        /// The schema name (`orders.created`).
+        name: String,
+    },
 }
 
 /// Exit code for bad input and unvalidated payloads.
@@ -57,8 +82,14 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Check { dir } => match build::check(&dir) {
             Ok(checked) => {
-                for source in &checked.sources {
-                    println!("ok  {}  {}", source.schema.urn, source.path.display());
+                for (name, mode) in &checked.modes {
+                    let versions: Vec<String> = checked
+                        .sources
+                        .iter()
+                        .filter(|source| source.schema.urn.name() == name)
+                        .map(|source| format!("v{}", source.schema.urn.version()))
+                        .collect();
+                    println!("ok  {name}  {}  ({mode}: compatible)", versions.join(", "));
                 }
                 for urn in &checked.unlocked {
                     println!(
@@ -99,6 +130,139 @@ fn main() -> ExitCode {
             dataschema,
             file,
         } => validate(&schemas, &dataschema, &file),
+        Command::Diff { old, new } => diff(&old, &new),
+        Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
+    }
+}
+
+/// Exit code for an incompatible or breaking change.
+const EXIT_INCOMPATIBLE: u8 = 1;
+
+fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
+    let (old, new) = match (read_schema(old), read_schema(new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(err), _) | (_, Err(err)) => {
+            eprintln!("{err}");
+            return ExitCode::from(EXIT_UNVALIDATED);
+        }
+    };
+    if old.language != new.language {
+        eprintln!(
+            "cannot diff a {} schema against a {} schema",
+            old.language, new.language
+        );
+        return ExitCode::from(EXIT_UNVALIDATED);
+    }
+    let (report, compatible) = match old.language {
+        dataschema::Language::JsonSchema => {
+            let parse =
+                |schema: &Schema, what: &str| dataschema::compat::json::parse(what, &schema.bytes);
+            match (parse(&old, "OLD"), parse(&new, "NEW")) {
+                (Ok(old), Ok(new)) => {
+                    let diff = dataschema::compat::json::diff(&old, &new);
+                    (diff.to_string(), diff.is_backward_compatible())
+                }
+                (Err(err), _) | (_, Err(err)) => {
+                    eprintln!("{err}");
+                    return ExitCode::from(EXIT_UNVALIDATED);
+                }
+            }
+        }
+        _ => {
+            let decode = |schema: &Schema, what: &str| {
+                dataschema::compat::protobuf::decode(what, &schema.bytes)
+            };
+            match (decode(&old, "OLD"), decode(&new, "NEW")) {
+                (Ok(old), Ok(new)) => {
+                    let diff = dataschema::compat::protobuf::diff(&old, &new);
+                    (diff.to_string(), diff.is_backward_compatible())
+                }
+                (Err(err), _) | (_, Err(err)) => {
+                    eprintln!("{err}");
+                    return ExitCode::from(EXIT_UNVALIDATED);
+                }
+            }
+        }
+    };
+    println!("{report}");
+    if compatible {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INCOMPATIBLE)
+    }
+}
+
+/// A schema file on its own: `.json`, `.proto` or a descriptor set.
+fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
+    let placeholder: dataschema::Urn = "urn:cli:schema:file:1"
+        .parse()
+        .map_err(|e| format!("{e}"))?;
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default();
+    match extension {
+        "json" => std::fs::read(path)
+            .map(|bytes| Schema::json(placeholder, bytes))
+            .map_err(|err| format!("cannot read {}: {err}", path.display())),
+        "proto" => {
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
+            let file = path.file_name().unwrap_or_default();
+            let mut compiler =
+                protox::Compiler::new([dir]).map_err(|err| format!("{}: {err}", path.display()))?;
+            compiler.include_imports(true).include_source_info(false);
+            compiler
+                .open_file(file)
+                .map_err(|err| format!("{}: does not compile: {err}", path.display()))?;
+            Ok(Schema::protobuf(
+                placeholder,
+                compiler.encode_file_descriptor_set(),
+                "",
+            ))
+        }
+        "binpb" | "pb" | "desc" => std::fs::read(path)
+            .map(|bytes| Schema::protobuf(placeholder, bytes, ""))
+            .map_err(|err| format!("cannot read {}: {err}", path.display())),
+        _ => Err(format!(
+            "{}: expected a .json, .proto or .binpb file",
+            path.display()
+        )),
+    }
+}
+
+fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
+    let checked = match build::read(dir) {
+        Ok(checked) => checked,
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::from(EXIT_UNVALIDATED);
+        }
+    };
+    let mut versions: Vec<Schema> = checked
+        .schemas()
+        .into_iter()
+        .filter(|schema| schema.urn.name() == name)
+        .collect();
+    let Some(newest) = versions.pop() else {
+        eprintln!("no schema named {name:?} in {}", dir.display());
+        return ExitCode::from(EXIT_UNVALIDATED);
+    };
+    match dataschema::compat::check(mode, &newest, &versions) {
+        Ok(report) => {
+            println!("{}: {report}", newest.urn);
+            if report.is_compatible() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(EXIT_INCOMPATIBLE)
+            }
+        }
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::from(EXIT_UNVALIDATED)
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Schemas bundled into the binary at `cargo build`.
 //!
-//! A user's `build.rs` calls [`build::bundle`](crate::build::bundle)
+//! A user's `build.rs` calls [`build::bundle`]
 //! (feature `build`), which checks every schema in `schemas/` and writes a
 //! small Rust file into `OUT_DIR`; [`include_bundle!`](crate::include_bundle)
 //! includes it, and [`Registry::from_bundle`](crate::Registry::from_bundle)

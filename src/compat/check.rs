@@ -39,6 +39,19 @@ pub struct VersionReport {
 }
 
 impl VersionReport {
+    /// A version that fails with one message, whatever the diff says.
+    pub(crate) fn failed(
+        version: u32,
+        directions: Vec<Direction>,
+        message: String,
+    ) -> VersionReport {
+        VersionReport {
+            version,
+            directions,
+            breaking: vec![message],
+        }
+    }
+
     /// The prior version checked.
     pub fn version(&self) -> u32 {
         self.version
@@ -72,6 +85,14 @@ pub struct CompatReport {
 }
 
 impl CompatReport {
+    /// Adds a version's report, keeping versions in order.
+    pub(crate) fn insert(&mut self, report: VersionReport) {
+        let at = self
+            .versions
+            .partition_point(|v| v.version < report.version);
+        self.versions.insert(at, report);
+    }
+
     /// The mode checked.
     pub fn mode(&self) -> Compatibility {
         self.mode

@@ -40,8 +40,10 @@ pub mod json;
 pub mod mode;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
+mod schemas;
 
 pub use check::{check_with, CompatReport, Direction, VersionReport};
 pub use diff::{Change, ChangeKind, SchemaDiff};
 pub use error::CompatError;
 pub use mode::{Compatibility, UnknownMode};
+pub use schemas::check;

@@ -1,7 +1,7 @@
 //! Validators: one file per language, each behind its cargo feature, and
 //! the protobuf validating scanner ([`scan`]).
 //!
-//! A schema is compiled once ([`compile`]) into a [`Compiled`] value the
+//! A schema is compiled once (`compile`) into a `Compiled` value the
 //! guard caches for the life of the process (a URN's bytes never change).
 //! Dispatch is a `match` on an enum, not a trait object: the hot path has
 //! one predictable branch per message.

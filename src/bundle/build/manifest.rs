@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{BundleError, Diagnostic, Source};
+use crate::compat::Compatibility;
 use crate::schema::Language;
 
 /// The manifest's file name.
@@ -17,6 +18,12 @@ pub(super) struct Manifest {
     /// `"<name>.v<version>" = "<fully.qualified.Message>"`, one a protobuf schema.
     #[serde(default)]
     pub(super) roots: BTreeMap<String, String>,
+    /// The compatibility mode of every name (default `backward`).
+    #[serde(default)]
+    compatibility: Option<String>,
+    /// `"<name>" = "<mode>"`: a mode for one name.
+    #[serde(default)]
+    compatibility_overrides: BTreeMap<String, String>,
 }
 
 impl Manifest {
@@ -41,6 +48,52 @@ impl Manifest {
             ));
         }
         Ok(manifest)
+    }
+
+    /// The mode of each name in the folder; unknown mode strings, and
+    /// overrides for names the folder does not hold, are problems.
+    pub(super) fn modes(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> BTreeMap<String, Compatibility> {
+        let path = dir.join(MANIFEST_FILE);
+        let parse = |key: &str, text: &str, diagnostics: &mut Vec<Diagnostic>| match text
+            .parse::<Compatibility>(
+        ) {
+            Ok(mode) => Some(mode),
+            Err(err) => {
+                diagnostics.push(Diagnostic::new(&path, format!("{key}: {err}")));
+                None
+            }
+        };
+        let default = self
+            .compatibility
+            .as_deref()
+            .and_then(|text| parse("compatibility", text, diagnostics))
+            .unwrap_or_default();
+        let mut modes: BTreeMap<String, Compatibility> = sources
+            .iter()
+            .map(|source| (source.schema.urn.name().to_owned(), default))
+            .collect();
+        for (name, text) in &self.compatibility_overrides {
+            let Some(mode) = parse(
+                &format!("[compatibility_overrides] {name:?}"),
+                text,
+                diagnostics,
+            ) else {
+                continue;
+            };
+            match modes.get_mut(name) {
+                Some(slot) => *slot = mode,
+                None => diagnostics.push(Diagnostic::new(
+                    &path,
+                    format!("[compatibility_overrides] names {name:?}, but no schema in the folder has that name"),
+                )),
+            }
+        }
+        modes
     }
 
     /// Every protobuf schema has a root; every root names a protobuf schema.

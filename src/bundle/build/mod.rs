@@ -22,6 +22,7 @@
 mod lock;
 mod manifest;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 use self::manifest::Manifest;
 pub use self::manifest::MANIFEST_FILE;
+use crate::compat::Compatibility;
 use crate::registry::Registry;
 use crate::schema::{sha256_hex, Language, Schema};
 use crate::urn::Urn;
@@ -134,6 +136,8 @@ pub struct Checked {
     pub unlocked: Vec<Urn>,
     /// Whether the folder has a lock at all.
     pub has_lock: bool,
+    /// The compatibility mode of each name in the folder.
+    pub modes: BTreeMap<String, Compatibility>,
 }
 
 impl Checked {
@@ -144,10 +148,21 @@ impl Checked {
 }
 
 /// Reads and checks every schema in `dir`: names, manifest, compilation,
-/// and (when `dataschema.lock` exists) that no published URN's bytes
-/// changed or disappeared. Reports every problem at once.
+/// that no published URN's bytes changed or disappeared (when
+/// `dataschema.lock` exists), and that each version of a name is compatible
+/// with the versions before it under the manifest's mode. Reports every
+/// problem at once.
 pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
-    let dir = dir.as_ref();
+    inspect(dir.as_ref(), true)
+}
+
+/// Like [`check`], without the compatibility checks: what
+/// `dataschema compat` reads a folder with, to report on one name itself.
+pub fn read(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
+    inspect(dir.as_ref(), false)
+}
+
+fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let manifest = Manifest::read(dir)?;
     let mut diagnostics = Vec::new();
     let mut sources = discover(dir, &manifest, &mut diagnostics);
@@ -165,13 +180,19 @@ pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
         }
     }
     manifest.check_roots(dir, &sources, &mut diagnostics);
+    let modes = manifest.modes(dir, &sources, &mut diagnostics);
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
     // another by URN), with the code the registry runs at publish.
     let registry = Registry::holding(sources.iter().map(|s| s.schema.clone()));
+    let mut compiled = Vec::with_capacity(sources.len());
     for source in &sources {
-        if let Err(err) = registry.check_compiles(&source.schema) {
-            diagnostics.push(Diagnostic::new(&source.path, err.to_string()));
+        match registry.check_compiles(&source.schema) {
+            Ok(()) => compiled.push(true),
+            Err(err) => {
+                compiled.push(false);
+                diagnostics.push(Diagnostic::new(&source.path, err.to_string()));
+            }
         }
     }
 
@@ -180,11 +201,40 @@ pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
     if let Some(lock) = &lock {
         lock.check(dir, &sources, &mut unlocked, &mut diagnostics);
     }
+
+    // Each version against the versions of its name before it, in order.
+    if compatibility && compiled.iter().all(|ok| *ok) {
+        for (index, source) in sources.iter().enumerate() {
+            let urn = &source.schema.urn;
+            let mode = modes.get(urn.name()).copied().unwrap_or_default();
+            let priors: Vec<Schema> = sources[..index]
+                .iter()
+                .filter(|prior| prior.schema.urn.name() == urn.name())
+                .map(|prior| prior.schema.clone())
+                .collect();
+            if priors.is_empty() {
+                continue;
+            }
+            match crate::compat::check(mode, &source.schema, &priors) {
+                Ok(report) if report.is_compatible() => {}
+                Ok(report) => diagnostics.push(Diagnostic::new(
+                    &source.path,
+                    format!(
+                        "{urn} breaks compatibility with the versions before it: {report}\n    \
+                         (the mode comes from {MANIFEST_FILE}: `compatibility`, or \
+                         [compatibility_overrides] for one name)"
+                    ),
+                )),
+                Err(err) => diagnostics.push(Diagnostic::new(&source.path, err.to_string())),
+            }
+        }
+    }
     if diagnostics.is_empty() {
         Ok(Checked {
             sources,
             unlocked,
             has_lock: lock.is_some(),
+            modes,
         })
     } else {
         Err(BundleError { diagnostics })
