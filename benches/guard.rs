@@ -75,7 +75,7 @@ fn shipped_payload(pool: &DescriptorPool) -> Vec<u8> {
     ] {
         address.set_field_by_name(field, Value::String(value.into()));
     }
-    let parcels = (0..4)
+    let parcels = (0..6)
         .map(|i| {
             let mut parcel = message("acme.orders.v1.Parcel");
             parcel.set_field_by_name(
@@ -110,6 +110,7 @@ fn protobuf(c: &mut Criterion) {
         .get_message_by_name("acme.orders.v1.OrderShipped")
         .unwrap();
     let payload = shipped_payload(&pool);
+    eprintln!("protobuf payload: {} bytes", payload.len());
     let guard = Guard::new(registry);
     assert!(guard.validate(SHIPPED, &payload).unwrap().is_validated());
 

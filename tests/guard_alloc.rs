@@ -1,0 +1,69 @@
+//! The guard's validated protobuf path allocates nothing per message: a
+//! counting global allocator watches `Guard::validate` on valid payloads
+//! (URN parse, cache lookup, scan, counter), once the URN is compiled.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use dataschema::{Guard, Outcome};
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, Value};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const SHIPPED: &str = "urn:acme:schema:orders.shipped:1";
+
+#[test]
+fn validating_a_valid_protobuf_payload_allocates_nothing() {
+    let registry = common::samples();
+    let schema = registry.resolve(&common::urn(SHIPPED)).unwrap();
+    let pool = DescriptorPool::decode(schema.bytes.as_slice()).unwrap();
+    let message = |name: &str| DynamicMessage::new(pool.get_message_by_name(name).unwrap());
+    let mut address = message("acme.common.v1.Address");
+    address.set_field_by_name("city", Value::String("Utrecht".into()));
+    let mut parcel = message("acme.orders.v1.Parcel");
+    parcel.set_field_by_name("skus", Value::List(vec![Value::String("SKU-1".into()); 3]));
+    let mut shipped = message("acme.orders.v1.OrderShipped");
+    shipped.set_field_by_name("order_id", Value::String("ord_a1b2c3".into()));
+    shipped.set_field_by_name("destination", Value::Message(address));
+    shipped.set_field_by_name("parcels", Value::List(vec![Value::Message(parcel); 4]));
+    let payload = shipped.encode_to_vec();
+
+    let guard = Guard::new(registry);
+    // The first use compiles and caches: that allocates, once.
+    assert!(guard.validate(SHIPPED, &payload).unwrap().is_validated());
+
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let mut validated = 0;
+    for _ in 0..1_000 {
+        if let Ok(Outcome::Validated) = guard.validate(SHIPPED, &payload) {
+            validated += 1;
+        }
+    }
+    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    assert_eq!(validated, 1_000);
+    assert_eq!(allocations, 0, "allocations over 1,000 validated messages");
+}
