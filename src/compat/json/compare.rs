@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::kind::JsonChangeKind as K;
 use super::model::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
-use super::regex::Regex;
+use regex_lite::Regex;
 use crate::compat::java_order::{map_order, union_order};
 
 /// A change with a path relative to the pair of schemas compared
@@ -494,7 +494,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
             let regex = self
                 .regexes
                 .entry(pattern)
-                .or_insert_with(|| Regex::new(pattern));
+                .or_insert_with(|| Regex::new(pattern).ok());
             if regex.as_ref().is_some_and(|r| r.is_match(key)) {
                 return Some(id);
             }

@@ -22,7 +22,6 @@
 mod compare;
 mod kind;
 mod model;
-mod regex;
 
 use serde_json::Value;
 
