@@ -292,7 +292,7 @@ mod proto {
         assert!(!all.is_compatible());
         assert_eq!(
             all.messages().collect::<Vec<_>>(),
-            ["[v1] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/2"]
+            ["[v1] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/2 (Order.quantity)"]
         );
         assert!(protobuf::diff(
             &protobuf::decode("v3", &v3).unwrap(),

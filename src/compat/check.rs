@@ -183,8 +183,9 @@ pub fn check_with<S: ?Sized, K: ChangeKind>(
                     Direction::Forward => diff(candidate, prior),
                 };
                 breaking.extend(d.breaking_changes().map(|c| {
+                    let label = c.label().map(|l| format!(" ({l})")).unwrap_or_default();
                     format!(
-                        "[v{version}] {direction}: {} at {}",
+                        "[v{version}] {direction}: {} at {}{label}",
                         c.kind().name(),
                         c.path()
                     )

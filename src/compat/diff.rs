@@ -21,6 +21,7 @@ pub trait ChangeKind: Copy + Eq + fmt::Debug {
 pub struct Change<K> {
     kind: K,
     path: String,
+    label: Option<String>,
 }
 
 impl<K: ChangeKind> Change<K> {
@@ -29,7 +30,22 @@ impl<K: ChangeKind> Change<K> {
         Change {
             kind,
             path: path.into(),
+            label: None,
         }
+    }
+
+    /// The same change with a readable location beside the path
+    /// (`Order.quantity` for the protobuf path `#/Order/2`).
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        let label = label.into();
+        self.label = (!label.is_empty() && label != self.path).then_some(label);
+        self
+    }
+
+    /// The readable location, where it differs from the path: a protobuf
+    /// change's `Message.field`.
+    pub fn label(&self) -> Option<&str> {
+        self.label.as_deref()
     }
 
     /// What changed.
@@ -56,7 +72,11 @@ impl<K: ChangeKind> fmt::Display for Change<K> {
         if !self.is_backward_compatible() {
             f.write_str("[BREAKING] ")?;
         }
-        write!(f, "{} at {}", self.kind.name(), self.path)
+        write!(f, "{} at {}", self.kind.name(), self.path)?;
+        if let Some(label) = &self.label {
+            write!(f, " ({label})")?;
+        }
+        Ok(())
     }
 }
 

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::kind::JsonChangeKind as K;
 use super::model::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
-use regex_lite::Regex;
 use crate::compat::java_order::{map_order, union_order};
+use regex_lite::Regex;
 
 /// A change with a path relative to the pair of schemas compared
 /// (`""` is the pair itself).

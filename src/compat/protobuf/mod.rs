@@ -132,7 +132,9 @@ pub fn check_pools(
 struct Comparer {
     old_file: String,
     new_file: String,
-    path: Vec<String>,
+    /// Each level: Confluent's segment (a field's number) and its readable
+    /// name.
+    path: Vec<(String, String)>,
     out: Vec<Change<ProtoChangeKind>>,
     in_progress: HashSet<(String, String)>,
 }
@@ -237,6 +239,14 @@ fn scalar_group(kind: &Kind) -> Option<ScalarGroup> {
 }
 
 /// A message's name without its file's package (`outer.Inner`).
+/// The name of the field numbered `tag` among `fields` (empty if none).
+fn field_name(fields: &[FieldDescriptor], tag: u32) -> &str {
+    fields
+        .iter()
+        .find(|f| f.number() == tag)
+        .map_or("", |f| f.name())
+}
+
 fn local_name(m: &MessageDescriptor) -> &str {
     let package = m.package_name();
     let full = m.full_name();
@@ -251,13 +261,29 @@ fn local_name(m: &MessageDescriptor) -> &str {
 
 impl Comparer {
     fn push(&mut self, kind: ProtoChangeKind) {
+        let path: Vec<&str> = self
+            .path
+            .iter()
+            .map(|(segment, _)| segment.as_str())
+            .collect();
+        let label: Vec<&str> = self.path.iter().map(|(_, label)| label.as_str()).collect();
         self.out
-            .push(Change::new(kind, format!("#/{}", self.path.join("/"))));
+            .push(Change::new(kind, format!("#/{}", path.join("/"))).with_label(label.join(".")));
     }
 
-    fn push_at(&mut self, segment: &str, kind: ProtoChangeKind) {
-        self.path.push(segment.to_owned());
+    fn push_at(&mut self, segment: &str, label: &str, kind: ProtoChangeKind) {
+        self.enter(segment, label);
         self.push(kind);
+        self.leave();
+    }
+
+    /// Goes one level down: `segment` in Confluent's path (a field's number),
+    /// `label` in the readable one (its name).
+    fn enter(&mut self, segment: impl Into<String>, label: impl Into<String>) {
+        self.path.push((segment.into(), label.into()));
+    }
+
+    fn leave(&mut self) {
         self.path.pop();
     }
 
@@ -275,7 +301,7 @@ impl Comparer {
             // The last declaration of a name wins, as in a Java map.
             let old = old_messages.iter().rposition(|m| m.name() == name);
             let new = new_messages.iter().rposition(|m| m.name() == name);
-            self.path.push(name.to_owned());
+            self.enter(name, name);
             match (old, new) {
                 (Some(_), None) => self.push(P::MessageRemoved),
                 (None, Some(_)) => self.push(P::MessageAdded),
@@ -287,21 +313,21 @@ impl Comparer {
                 }
                 (None, None) => {}
             }
-            self.path.pop();
+            self.leave();
         }
         let old_names: Vec<&str> = old_enums.iter().map(|e| e.name()).collect();
         let new_names: Vec<&str> = new_enums.iter().map(|e| e.name()).collect();
         for name in union_order(&map_order(&old_names), &map_order(&new_names)) {
             let old = old_enums.iter().rfind(|e| e.name() == name);
             let new = new_enums.iter().rfind(|e| e.name() == name);
-            self.path.push(name.to_owned());
+            self.enter(name, name);
             match (old, new) {
                 (Some(_), None) => self.push(P::EnumRemoved),
                 (None, Some(_)) => self.push(P::EnumAdded),
                 (Some(o), Some(n)) => self.enumeration(o, n),
                 (None, None) => {}
             }
-            self.path.pop();
+            self.leave();
         }
     }
 
@@ -322,9 +348,9 @@ impl Comparer {
         for number in int_union_order(&old_order, &new_order) {
             let segment = number.to_string();
             match (old_map.get(&number), new_map.get(&number)) {
-                (Some(_), None) => self.push_at(&segment, P::EnumConstRemoved),
-                (None, Some(_)) => self.push_at(&segment, P::EnumConstAdded),
-                (Some(a), Some(b)) if a != b => self.push_at(&segment, P::EnumConstChanged),
+                (Some(a), None) => self.push_at(&segment, a, P::EnumConstRemoved),
+                (None, Some(b)) => self.push_at(&segment, b, P::EnumConstAdded),
+                (Some(a), Some(b)) if a != b => self.push_at(&segment, b, P::EnumConstChanged),
                 _ => {}
             }
         }
@@ -368,9 +394,9 @@ impl Comparer {
                 }
             }
             if moved > 1 {
-                self.push_at(name, P::MultipleFieldsMovedToOneof);
+                self.push_at(name, name, P::MultipleFieldsMovedToOneof);
             } else if moved + groups.len() > 1 {
-                self.push_at(name, P::FieldMovedToExistingOneof);
+                self.push_at(name, name, P::FieldMovedToExistingOneof);
             }
         }
 
@@ -387,7 +413,7 @@ impl Comparer {
         for &name in &names {
             let of = o.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
             let uf = u.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
-            self.path.push(name.to_owned());
+            self.enter(name, name);
             match (of, uf) {
                 (Some(_), None) => self.push(P::OneofRemoved),
                 (None, Some(uf)) => {
@@ -399,7 +425,8 @@ impl Comparer {
                         .collect();
                     new_tags.sort_unstable();
                     for tag in new_tags {
-                        self.push_at(&tag.to_string(), P::OneofFieldAdded);
+                        let label = field_name(uf, tag);
+                        self.push_at(&tag.to_string(), label, P::OneofFieldAdded);
                     }
                 }
                 (Some(of), Some(uf)) => {
@@ -410,19 +437,20 @@ impl Comparer {
                     for tag in all {
                         let a = of.iter().find(|f| f.number() == tag);
                         let b = uf.iter().find(|f| f.number() == tag);
-                        self.path.push(tag.to_string());
+                        let label = a.or(b).map_or("", |f| f.name());
+                        self.enter(tag.to_string(), label);
                         match (a, b) {
                             (Some(_), None) if !u.has(tag) => self.push(P::OneofFieldRemoved),
                             (None, Some(_)) if !o.has(tag) => self.push(P::OneofFieldAdded),
                             (Some(a), Some(b)) => self.field(a, b),
                             _ => {}
                         }
-                        self.path.pop();
+                        self.leave();
                     }
                 }
                 (None, None) => {}
             }
-            self.path.pop();
+            self.leave();
         }
         // Fields deleted together with their oneof.
         for &name in &names {
@@ -437,9 +465,13 @@ impl Comparer {
                     .collect();
                 gone.sort_unstable();
                 for tag in gone {
-                    self.path.push(name.to_owned());
-                    self.push_at(&tag.to_string(), P::OneofFieldRemoved);
-                    self.path.pop();
+                    self.enter(name, name);
+                    self.push_at(
+                        &tag.to_string(),
+                        field_name(fields, tag),
+                        P::OneofFieldRemoved,
+                    );
+                    self.leave();
                 }
             }
         }
@@ -455,7 +487,7 @@ impl Comparer {
             let tag = tag as u32;
             let a = old_top.iter().find(|f| f.number() == tag);
             let b = u.top_field(tag);
-            self.path.push(tag.to_string());
+            self.enter(tag.to_string(), a.or(b).map_or("", |f| f.name()));
             match (a, b) {
                 (Some(a), None) => self.push(if a.cardinality() == Cardinality::Required {
                     P::RequiredFieldRemoved
@@ -472,7 +504,7 @@ impl Comparer {
                 (Some(a), Some(b)) => self.field(a, b),
                 (None, None) => {}
             }
-            self.path.pop();
+            self.leave();
         }
 
         // 4. Fields whose oneof membership changed, compared by number.
@@ -494,16 +526,16 @@ impl Comparer {
                 continue;
             };
             let pushed = if let Some(name) = uo {
-                self.path.push(name.to_owned());
+                self.enter(name, name);
                 true
             } else {
                 false
             };
-            self.path.push(tag.to_string());
+            self.enter(tag.to_string(), b.name());
             self.field(a, b);
-            self.path.pop();
+            self.leave();
             if pushed {
-                self.path.pop();
+                self.leave();
             }
         }
     }
@@ -565,7 +597,10 @@ impl Comparer {
         }
         let saved_path = std::mem::replace(
             &mut self.path,
-            old_local.split('.').map(str::to_owned).collect(),
+            old_local
+                .split('.')
+                .map(|part| (part.to_owned(), part.to_owned()))
+                .collect(),
         );
         let saved_out = std::mem::take(&mut self.out);
         self.message(old, new);
