@@ -159,21 +159,6 @@ fn reads_never_alias_the_stores_buffer() {
 }
 
 #[test]
-fn only_none_is_accepted_until_compatibility_checking_lands() {
-    let registry = Registry::new(MemoryStore::new());
-    for mode in Compatibility::ALL
-        .into_iter()
-        .filter(|m| *m != Compatibility::None)
-    {
-        let err = registry
-            .publish(greeting(1, r#"{"type":"string"}"#), mode)
-            .unwrap_err();
-        assert!(matches!(err, Error::UnsupportedCompatibility { mode: m, .. } if m == mode));
-    }
-    assert!(registry.list().unwrap().is_empty(), "nothing was stored");
-}
-
-#[test]
 fn empty_bytes_and_missing_roots_are_refused() {
     let registry = Registry::new(MemoryStore::new());
     let err = registry
