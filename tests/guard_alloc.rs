@@ -4,32 +4,13 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
 
+use counting_alloc::{allocations_during, Counting};
 use dataschema::{Guard, Outcome};
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, Value};
-
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -56,14 +37,14 @@ fn validating_a_valid_protobuf_payload_allocates_nothing() {
     // The first use compiles and caches: that allocates, once.
     assert!(guard.validate(SHIPPED, &payload).unwrap().is_validated());
 
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
     let mut validated = 0;
-    for _ in 0..1_000 {
-        if let Ok(Outcome::Validated) = guard.validate(SHIPPED, &payload) {
-            validated += 1;
+    let allocations = allocations_during(|| {
+        for _ in 0..1_000 {
+            if let Ok(Outcome::Validated) = guard.validate(SHIPPED, &payload) {
+                validated += 1;
+            }
         }
-    }
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    });
     assert_eq!(validated, 1_000);
     assert_eq!(allocations, 0, "allocations over 1,000 validated messages");
 }
