@@ -88,7 +88,11 @@ fn validate_exits_2_with_the_reason_when_unvalidated() {
 fn check_lists_the_schemas_or_every_problem() {
     let out = dataschema(&["check", SCHEMAS]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("urn:acme:schema:orders.shipped:1"));
+    assert!(
+        text(&out).contains("ok  orders.created  v1, v2  (backward: compatible)"),
+        "{}",
+        text(&out)
+    );
 
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();

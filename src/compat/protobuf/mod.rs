@@ -29,7 +29,7 @@
 //! assert!(!report.is_compatible());
 //! assert_eq!(
 //!     report.messages().next(),
-//!     Some("[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1")
+//!     Some("[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1 (Order.id)")
 //! );
 //! # Ok(())
 //! # }
