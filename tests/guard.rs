@@ -354,6 +354,60 @@ mod json {
         assert_eq!(guard.unvalidated(), 5);
     }
 
+    /// A fallback that is down until told otherwise.
+    struct Flaky {
+        inner: Registry,
+        up: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl Resolver for Flaky {
+        fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+            if self.up.load(Ordering::SeqCst) {
+                self.inner.resolve(urn)
+            } else {
+                Err(Error::Unreachable {
+                    urn: urn.clone(),
+                    source: "connection refused".into(),
+                })
+            }
+        }
+    }
+
+    #[test]
+    fn a_ref_whose_registry_is_down_fails_open_and_is_not_remembered() {
+        let primary = registry_holding(vec![Schema::json(
+            urn("urn:acme:schema:outer:1"),
+            r#"{"properties": {"inner": {"$ref": "urn:acme:schema:inner:1"}}}"#,
+        )]);
+        let remote = Registry::embed([Schema::json(
+            urn("urn:acme:schema:inner:1"),
+            r#"{"type": "integer"}"#,
+        )])
+        .unwrap();
+        let up = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let guard = Guard::builder(primary)
+            .fallback(Flaky {
+                inner: remote,
+                up: Arc::clone(&up),
+            })
+            .build();
+        match guard.validate("urn:acme:schema:outer:1", br#"{"inner": 1}"#) {
+            Ok(Outcome::Unvalidated(u)) => {
+                assert_eq!(u.reason(), Reason::Unreachable);
+                assert!(u.to_string().contains("urn:acme:schema:inner:1"), "{u}");
+            }
+            other => panic!("{other:?}"),
+        }
+        up.store(true, Ordering::SeqCst);
+        assert!(guard
+            .validate("urn:acme:schema:outer:1", br#"{"inner": 1}"#)
+            .unwrap()
+            .is_validated());
+        assert!(guard
+            .validate("urn:acme:schema:outer:1", br#"{"inner": "one"}"#)
+            .is_err());
+    }
+
     #[test]
     fn validate_json_checks_a_parsed_value() {
         let guard = Guard::new(samples());

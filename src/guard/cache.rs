@@ -7,8 +7,10 @@
 //! cannot grow the cache.
 //!
 //! Reads load a snapshot of the map without taking a lock (`arc-swap`);
-//! the rare insert copies the map under a mutex. Each entry is a `OnceLock`,
-//! so concurrent first uses of a URN compile it once.
+//! the rare insert copies the map under a mutex. Each entry is a `OnceLock`
+//! filled under its slot's own mutex, so concurrent first uses of a URN
+//! compile it once. Failures that may pass (a `$ref`'s registry down) are
+//! not cached.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -34,7 +36,15 @@ pub(crate) enum Entry {
     Failed(Unvalidated),
 }
 
-pub(crate) type Slot = OnceLock<Entry>;
+/// One URN's entry: empty until its first compile succeeds or fails for a
+/// lasting reason. `init` makes concurrent first uses compile once; a
+/// compile that failed for a passing reason (a `$ref`'s registry
+/// unreachable) leaves the slot empty, so a later message tries again.
+#[derive(Default)]
+pub(crate) struct Slot {
+    pub(crate) entry: OnceLock<Entry>,
+    pub(crate) init: Mutex<()>,
+}
 pub(crate) type Snapshot = arc_swap::Guard<Arc<HashMap<Box<str>, Arc<Slot>>>>;
 
 #[derive(Default)]
@@ -53,7 +63,7 @@ impl Cache {
     /// The entry for a canonical URN in a snapshot, if compiled already.
     #[inline]
     pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
-        snapshot.get(canonical).and_then(|slot| slot.get())
+        snapshot.get(canonical).and_then(|slot| slot.entry.get())
     }
 
     /// The slot for a URN a resolver holds, created empty when absent.
@@ -66,7 +76,7 @@ impl Cache {
         if let Some(slot) = current.get(urn.as_str()) {
             return Arc::clone(slot);
         }
-        let slot = Arc::new(Slot::new());
+        let slot = Arc::new(Slot::default());
         let mut next = HashMap::clone(&current);
         next.insert(urn.as_str().into(), Arc::clone(&slot));
         self.map.store(Arc::new(next));

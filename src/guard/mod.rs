@@ -10,11 +10,12 @@ use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use self::cache::{Cache, Entry};
+use self::cache::{Cache, Entry, Slot};
 use self::metrics::SchemaKeys;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
 use crate::error::{clip, Error};
 use crate::resolver::{Chain, Resolver};
+use crate::schema::Schema;
 use crate::urn::{self, Urn};
 use crate::validate::{self, Options, Violation};
 
@@ -248,18 +249,43 @@ impl Guard {
             }
         };
         let slot = self.inner.cache.slot(&urn);
-        let entry = slot.get_or_init(|| {
-            let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
-            match validate::compile(&schema, refs, self.inner.options) {
-                Ok(compiled) => Entry::Ready {
-                    keys: SchemaKeys::new(urn.name()),
-                    urn,
-                    compiled,
-                },
-                Err(error) => Entry::Failed(Unvalidated::new(Reason::of(&error), Arc::new(error))),
-            }
-        });
+        let entry = match slot.entry.get() {
+            Some(entry) => entry,
+            None => match self.compile_once(&slot, schema, urn) {
+                Ok(entry) => entry,
+                // Passing: fail open now (outside the slot's lock), compile
+                // again next time.
+                Err(unvalidated) => return Ok(self.fail_open(dataschema, unvalidated)),
+            },
+        };
         self.verdict(dataschema, entry, check)
+    }
+
+    /// Fills `slot` under its lock, unless another thread did first. A
+    /// compile that failed for a passing reason leaves it empty.
+    fn compile_once<'s>(
+        &self,
+        slot: &'s Slot,
+        schema: Schema,
+        urn: Urn,
+    ) -> Result<&'s Entry, Unvalidated> {
+        let _first = slot.init.lock();
+        if let Some(entry) = slot.entry.get() {
+            return Ok(entry);
+        }
+        let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
+        let entry = match validate::compile(&schema, refs, self.inner.options) {
+            Ok(compiled) => Entry::Ready {
+                keys: SchemaKeys::new(urn.name()),
+                urn,
+                compiled,
+            },
+            Err(error @ Error::Unreachable { .. }) => {
+                return Err(Unvalidated::new(Reason::Unreachable, Arc::new(error)));
+            }
+            Err(error) => Entry::Failed(Unvalidated::new(Reason::of(&error), Arc::new(error))),
+        };
+        Ok(slot.entry.get_or_init(|| entry))
     }
 
     #[inline]

@@ -5,10 +5,11 @@
 use std::sync::Arc;
 
 use jsonschema::{Retrieve, Uri};
+use parking_lot::Mutex;
 use serde_json::Value;
 
 use super::{Options, Violation, MAX_VIOLATIONS};
-use crate::error::BoxError;
+use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
 use crate::urn::Urn;
@@ -18,8 +19,21 @@ pub(crate) struct JsonValidator {
 }
 
 /// Resolves a `$ref` that names a schema URN from the registry; refuses
-/// every other URI (no network, no filesystem, ever).
-struct UrnRetriever(Arc<dyn Resolver>);
+/// every other URI (no network, no filesystem, ever). Remembers whether a
+/// resolution failed for a passing reason (a remote registry down), so the
+/// compile failure is not taken for a property of the schema.
+struct UrnRetriever {
+    resolver: Arc<dyn Resolver>,
+    transient: Arc<Mutex<Option<String>>>,
+}
+
+/// Why a JSON Schema did not compile.
+pub(crate) enum CompileError {
+    /// The schema itself: not JSON, not a schema, a `$ref` nobody holds.
+    Unusable(BoxError),
+    /// A `$ref`'s schema could not be fetched just now: try again later.
+    Unreachable(BoxError),
+}
 
 impl Retrieve for UrnRetriever {
     fn retrieve(&self, uri: &Uri<String>) -> Result<Value, BoxError> {
@@ -30,7 +44,11 @@ impl Retrieve for UrnRetriever {
                  from the network or the filesystem"
             )
         })?;
-        let schema = self.0.resolve(&urn)?;
+        let schema = self.resolver.resolve(&urn).inspect_err(|err| {
+            if !matches!(err, Error::NotFound { .. }) {
+                *self.transient.lock() = Some(format!("resolving $ref {urn}: {err}"));
+            }
+        })?;
         if schema.language != Language::JsonSchema {
             return Err(format!(
                 "$ref {urn} names a {} schema, not a JSON Schema",
@@ -47,15 +65,28 @@ impl JsonValidator {
         bytes: &[u8],
         refs: Arc<dyn Resolver>,
         options: Options,
-    ) -> Result<JsonValidator, BoxError> {
-        let schema: Value = serde_json::from_slice(bytes)
-            .map_err(|err| format!("the schema is not JSON: {err}"))?;
-        let validator = jsonschema::options()
+    ) -> Result<JsonValidator, CompileError> {
+        let schema: Value = serde_json::from_slice(bytes).map_err(|err| {
+            CompileError::Unusable(format!("the schema is not JSON: {err}").into())
+        })?;
+        let transient = Arc::new(Mutex::new(None));
+        let retriever = UrnRetriever {
+            resolver: refs,
+            transient: Arc::clone(&transient),
+        };
+        let built = jsonschema::options()
             .should_validate_formats(options.assert_formats)
-            .with_retriever(UrnRetriever(refs))
-            .build(&schema)
-            .map_err(|err| format!("the schema does not compile: {err}"))?;
-        Ok(JsonValidator { validator })
+            .with_retriever(retriever)
+            .build(&schema);
+        match built {
+            Ok(validator) => Ok(JsonValidator { validator }),
+            Err(err) => match transient.lock().take() {
+                Some(cause) => Err(CompileError::Unreachable(cause.into())),
+                None => Err(CompileError::Unusable(
+                    format!("the schema does not compile: {err}").into(),
+                )),
+            },
+        }
     }
 
     #[inline]

@@ -122,8 +122,10 @@ impl Compiled {
 /// names; nothing is ever fetched from the network or the filesystem.
 ///
 /// Errors: [`Error::NoValidator`] when the language's feature is off,
-/// [`Error::SchemaUnusable`] when the schema does not compile, and the
-/// shape errors ([`Error::Empty`], [`Error::MissingRoot`]).
+/// [`Error::SchemaUnusable`] when the schema does not compile,
+/// [`Error::Unreachable`] when a `$ref`'s schema could not be fetched just
+/// now (not a property of the schema: not to be cached), and the shape
+/// errors ([`Error::Empty`], [`Error::MissingRoot`]).
 pub(crate) fn compile(
     schema: &Schema,
     refs: Arc<dyn Resolver>,
@@ -138,7 +140,13 @@ pub(crate) fn compile(
         #[cfg(feature = "json")]
         Language::JsonSchema => json::JsonValidator::compile(&schema.bytes, refs, options)
             .map(Compiled::Json)
-            .map_err(unusable),
+            .map_err(|err| match err {
+                json::CompileError::Unusable(source) => unusable(source),
+                json::CompileError::Unreachable(source) => Error::Unreachable {
+                    urn: schema.urn.clone(),
+                    source,
+                },
+            }),
         #[cfg(feature = "protobuf")]
         Language::Protobuf => {
             let root = schema.root.as_deref().unwrap_or_default();
