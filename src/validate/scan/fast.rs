@@ -95,7 +95,15 @@ impl<'a> Fast<'a> {
             }
             match msg.lookup(number) {
                 Some((_, field)) => {
-                    pos = self.field(field, number, wire_type, buf, pos, depth)?;
+                    pos = if chunk == 0 {
+                        self.field(field, number, wire_type, buf, pos, depth)?
+                    } else {
+                        // A later pass only counts this body's required
+                        // fields: the first pass checked every value, nested
+                        // messages included, so skip them without descending
+                        // (descending again would cost a pass per level).
+                        skip_known(field, buf, pos, number, wire_type, depth)?
+                    };
                     let bit = field.required.wrapping_sub(base);
                     if field.required != NOT_REQUIRED && bit < 64 {
                         seen |= 1u64 << bit;
@@ -286,6 +294,23 @@ pub(super) fn skip_unknown(
         5 => fixed(buf, pos, 4),
         // A stray end-group tag.
         _ => Err(Fail),
+    }
+}
+
+/// Skips a known field's value, already checked by an earlier pass: a map
+/// entry is length-delimited whatever its tag says (as prost-reflect reads
+/// it), anything else is skipped by its wire type.
+fn skip_known(
+    field: &Field,
+    buf: &[u8],
+    pos: usize,
+    number: u32,
+    wire_type: u8,
+    depth: u32,
+) -> Scan<usize> {
+    match field.shape {
+        Shape::Map => Ok(read_len(buf, pos)?.1),
+        _ => skip_unknown(buf, pos, number, wire_type, depth),
     }
 }
 
