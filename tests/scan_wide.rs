@@ -72,3 +72,21 @@ fn wide_required_masks_nested_to_the_depth_limit() {
         );
     }
 }
+
+#[test]
+fn the_report_is_bounded_whatever_the_payload() {
+    let pool = pool();
+    let wide = pool.get_message_by_name("scan.wide.Wide").unwrap();
+    let plan = Plan::compile(&wide, ScanOptions::default());
+    // 100,000 length-delimited values for the int32 field 1: each one a
+    // wire-type mismatch.
+    let payload: Vec<u8> = [0x0a, 0x00].repeat(100_000);
+    assert!(!plan.is_valid(&payload));
+    let violations = plan.violations(&payload);
+    assert_eq!(violations.len(), dataschema::validate::scan::MAX_VIOLATIONS);
+    assert!(
+        violations.iter().all(|v| v.path() == "f1"),
+        "{:?}",
+        violations.first()
+    );
+}

@@ -39,8 +39,18 @@ impl<'a> Detail<'a> {
     }
 
     fn push(&mut self, kind: ViolationKind, message: String) {
-        self.structural
-            .push(ScanViolation::new(self.path.clone(), kind, message));
+        // Bounded, so a hostile payload cannot make the report (and the
+        // memory behind it) as large as itself.
+        if self.structural.len() < super::MAX_VIOLATIONS {
+            self.structural
+                .push(ScanViolation::new(self.path.clone(), kind, message));
+        }
+    }
+
+    fn push_required(&mut self, violation: ScanViolation) {
+        if self.required.len() < super::MAX_VIOLATIONS {
+            self.required.push(violation);
+        }
     }
 
     fn message(&self, index: u32) -> Option<&'a Message> {
@@ -137,7 +147,7 @@ impl<'a> Detail<'a> {
             if !present {
                 let mut path = self.path.clone();
                 push_name(&mut path, name);
-                self.required.push(ScanViolation::new(
+                self.push_required(ScanViolation::new(
                     path,
                     ViolationKind::RequiredMissing,
                     "required field missing".to_owned(),
@@ -353,7 +363,7 @@ impl<'a> Detail<'a> {
                 for name in value_plan.required_names.iter() {
                     let mut path = self.path.clone();
                     push_name(&mut path, name);
-                    self.required.push(ScanViolation::new(
+                    self.push_required(ScanViolation::new(
                         path,
                         ViolationKind::RequiredMissing,
                         "required field missing".to_owned(),

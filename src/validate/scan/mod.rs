@@ -166,12 +166,15 @@ impl Plan {
     /// varint, a length past the end) the walk resumes after the enclosing
     /// length-delimited message, so one broken line item does not hide the
     /// next.
+    ///
+    /// At most [`MAX_VIOLATIONS`] problems are reported.
     pub fn violations(&self, payload: &[u8]) -> Vec<ScanViolation> {
         let mut walk = self::detail::Detail::new(&self.tables, self.options.reject_unknown_fields);
         walk.root(payload);
         let mut found = walk.structural;
         if !found.is_empty() {
             found.extend(walk.required);
+            found.truncate(MAX_VIOLATIONS);
             return found;
         }
         // Structurally sound: settle required fields on the decoded tree,
@@ -184,9 +187,13 @@ impl Plan {
                 error.to_string(),
             )),
         }
+        found.truncate(MAX_VIOLATIONS);
         found
     }
 }
+
+/// The most problems [`Plan::violations`] reports for one payload.
+pub const MAX_VIOLATIONS: usize = 64;
 
 /// What kind of problem a [`ScanViolation`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
