@@ -157,6 +157,29 @@ mod build {
     }
 
     #[test]
+    fn a_locked_proto_changes_when_its_root_changes() {
+        let two = "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\nmessage Pong { string id = 1; }\n";
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("ping.v1.proto", two),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Pong\"\n",
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "ping.v1.proto",
+            "urn:acme:schema:ping:1 changed",
+        );
+    }
+
+    #[test]
     fn a_published_schema_may_not_disappear() {
         let dir = folder(&[
             ("dataschema.toml", "namespace = \"acme\"\n"),

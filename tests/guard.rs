@@ -690,6 +690,15 @@ mod protobuf {
         assert!(guard
             .validate_json("urn:acme:schema:envelope:1", &wrong_type)
             .is_err());
+        // Unknown fields follow the guard's option, as for bytes.
+        let extra = serde_json::json!({"id": "e1", "later": true});
+        assert!(guard
+            .validate_json("urn:acme:schema:envelope:1", &extra)
+            .unwrap()
+            .is_validated());
+        assert!(envelope_guard(true)
+            .validate_json("urn:acme:schema:envelope:1", &extra)
+            .is_err());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! in protobuf's JSON mapping with `prost-reflect`.
 
 use prost_reflect::{
-    Cardinality, DescriptorPool, DynamicMessage, MapKey, MessageDescriptor, ReflectMessage, Value,
+    Cardinality, DescriptorPool, DeserializeOptions, DynamicMessage, MapKey, MessageDescriptor,
+    ReflectMessage, Value,
 };
 
 use super::scan::{Plan, ScanOptions};
@@ -72,15 +73,18 @@ impl ProtobufValidator {
     }
 
     pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
-        let message = DynamicMessage::deserialize(self.message.clone(), value).map_err(|err| {
-            vec![Violation::new(
-                "",
-                format!(
-                    "the JSON value is not {} in protobuf's JSON mapping: {err}",
-                    self.message.full_name()
-                ),
-            )]
-        })?;
+        let options = DeserializeOptions::new().deny_unknown_fields(self.reject_unknown_fields);
+        let message =
+            DynamicMessage::deserialize_with_options(self.message.clone(), value, &options)
+                .map_err(|err| {
+                    vec![Violation::new(
+                        "",
+                        format!(
+                            "the JSON value is not {} in protobuf's JSON mapping: {err}",
+                            self.message.full_name()
+                        ),
+                    )]
+                })?;
         self.check(&message)
     }
 

@@ -45,8 +45,9 @@ pub struct Source {
     /// The file it was read from.
     pub path: PathBuf,
     /// The digest the lock records: the sha256 of the JSON file, or of a
-    /// `.proto` file and the sources it imports from the folder (so it does
-    /// not move when the compiler's version does).
+    /// `.proto` file, the sources it imports from the folder and its root
+    /// message's name (so it does not move when the compiler's version
+    /// does, and does when the root does).
     pub digest: String,
 }
 
@@ -456,6 +457,10 @@ fn read_proto(
         hashed.push(0);
     }
     let root = manifest.roots.get(stem).cloned().unwrap_or_default();
+    // The root decides which message a payload must be: part of what the
+    // URN means, so part of what the lock pins.
+    hashed.extend_from_slice(b"root\0");
+    hashed.extend_from_slice(root.as_bytes());
     let schema = Schema::protobuf(urn, compiler.encode_file_descriptor_set(), root);
     Ok(Source {
         digest: sha256_hex(&hashed),
