@@ -6,7 +6,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::bundle::Bundle;
-use crate::compat::mode::Compatibility;
+use crate::compat::{CompatReport, Compatibility};
 use crate::error::{clip, Error};
 use crate::resolver::Resolver;
 use crate::schema::Schema;
@@ -44,6 +44,9 @@ pub struct Registry {
 
 struct Inner {
     store: Box<dyn Store>,
+    /// Publishes run one at a time, so a compatibility check and the write
+    /// it allows see the same versions.
+    publishing: parking_lot::Mutex<()>,
     /// Per-name compatibility defaults.
     modes: RwLock<HashMap<String, Compatibility>>,
 }
@@ -60,6 +63,7 @@ impl Registry {
         Registry {
             inner: Arc::new(Inner {
                 store: Box::new(store),
+                publishing: parking_lot::Mutex::new(()),
                 modes: RwLock::new(HashMap::new()),
             }),
         }
@@ -103,7 +107,10 @@ impl Registry {
 
     /// Publishes `schema`, checked against the prior versions of its name
     /// (same namespace, lower versions) under `mode`; the first version of
-    /// a name has nothing to check against and passes.
+    /// a name has nothing to check against and passes. Under any mode but
+    /// [`Compatibility::None`], versions are published in order: a version
+    /// below one already held is refused, since it was never checked
+    /// against it. Publishes through one registry run one at a time.
     ///
     /// Publishing the same schema again succeeds (start-up and CI
     /// registration stay idempotent); different bytes under a URN already
@@ -118,6 +125,7 @@ impl Registry {
             Some(_) => return Err(Error::Immutable { urn: schema.urn }),
             None => {}
         }
+        let _one_at_a_time = self.inner.publishing.lock();
         self.check_compiles(&schema)?;
         self.check_compatible(&schema, mode)?;
         self.inner.store.put(&schema)
@@ -200,7 +208,24 @@ impl Registry {
         if mode == Compatibility::None {
             return Ok(());
         }
-        let priors = self.priors(&schema.urn)?;
+        // Versions are checked in order: a version below one already
+        // published would never be checked against it.
+        let urn = &schema.urn;
+        for version in self.inner.store.versions(urn.name())? {
+            if version > urn.version()
+                && self.inner.store.get(&urn.with_version(version)?)?.is_some()
+            {
+                let message = format!(
+                    "[v{version}] v{version} is already published: under {mode}, versions are \
+                     published in order (publish {urn} with Compatibility::None to add it anyway)"
+                );
+                return Err(Error::Incompatible {
+                    urn: urn.clone(),
+                    report: Box::new(CompatReport::refused(mode, version, message)),
+                });
+            }
+        }
+        let priors = self.priors(urn)?;
         let report = crate::compat::check(mode, schema, &priors)?;
         if report.is_compatible() {
             Ok(())

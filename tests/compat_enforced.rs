@@ -80,6 +80,36 @@ mod publish {
     }
 
     #[test]
+    fn under_a_checked_mode_versions_are_published_in_order() {
+        let registry = Registry::new(MemoryStore::new());
+        let v = |n: u32, ty: &str| {
+            Schema::json(
+                urn(&format!("urn:acme:schema:qty:{n}")),
+                format!(r#"{{"type":"{ty}"}}"#),
+            )
+        };
+        registry
+            .publish(v(1, "integer"), Compatibility::Backward)
+            .unwrap();
+        registry
+            .publish(v(3, "integer"), Compatibility::Backward)
+            .unwrap();
+        // v2 would pass against v1, but v3 was never checked against it.
+        let err = registry
+            .publish(v(2, "number"), Compatibility::Backward)
+            .unwrap_err();
+        let Error::Incompatible { report, .. } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(report.versions()[0].version(), 3);
+        assert!(err.to_string().contains("already published"), "{err}");
+        assert_eq!(registry.versions("qty").unwrap(), vec![1, 3]);
+        registry
+            .publish(v(2, "number"), Compatibility::None)
+            .unwrap();
+    }
+
+    #[test]
     fn per_name_defaults_start_at_backward() {
         let registry = Registry::new(MemoryStore::new());
         assert_eq!(registry.compatibility("price"), Compatibility::Backward);
