@@ -319,3 +319,28 @@ mod proto {
         assert!(err.to_string().contains("version 7"), "{err}");
     }
 }
+
+/// A chain of local `$ref`s far deeper than JSON nesting allows: the
+/// comparison stops at its depth limit and says so, instead of overflowing
+/// the stack (this runs on a test thread's small stack).
+#[test]
+fn a_very_deep_ref_chain_is_reported_not_overflowed() {
+    let chain = |last: &str| {
+        let mut defs = serde_json::Map::new();
+        for i in 0..20_000 {
+            defs.insert(
+                format!("d{i}"),
+                serde_json::json!({"type": "object", "properties": {"n": {"$ref": format!("#/$defs/d{}", i + 1)}}}),
+            );
+        }
+        defs.insert("d20000".to_owned(), serde_json::json!({"type": last}));
+        serde_json::json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": "#/$defs/d0", "$defs": defs})
+    };
+    let (old, new) = (chain("string"), chain("integer"));
+    let diff = json::diff(&old, &new);
+    let kinds: Vec<&str> = diff.changes().iter().map(|c| c.kind().name()).collect();
+    assert!(kinds.contains(&"COMPARISON_TOO_DEEP"), "{kinds:?}");
+    assert!(!diff.is_backward_compatible());
+    let report = json::check(Compatibility::Backward, &new, &[(1, &old)]).unwrap();
+    assert!(!report.is_compatible());
+}

@@ -65,7 +65,14 @@ pub(super) struct Comparer<'m, 'a> {
     memo: HashMap<(Side, Id, Id), Rc<[Rel]>>,
     in_progress: HashSet<(Side, Id, Id)>,
     regexes: HashMap<&'a str, Option<Regex>>,
+    /// How many comparisons are open on the stack.
+    depth: usize,
 }
+
+/// The deepest the comparison follows nested schemas (through `$ref`s,
+/// which JSON's own nesting limit does not bound) before it reports
+/// [`K::ComparisonTooDeep`] instead of overflowing the stack.
+const MAX_DEPTH: usize = 128;
 
 impl<'m, 'a> Comparer<'m, 'a> {
     pub(super) fn new(old: &'m Model<'a>, new: &'m Model<'a>) -> Self {
@@ -74,6 +81,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
             memo: HashMap::new(),
             in_progress: HashSet::new(),
             regexes: HashMap::new(),
+            depth: 0,
         }
     }
 
@@ -108,7 +116,13 @@ impl<'m, 'a> Comparer<'m, 'a> {
             // rest of the comparison decides, this visit adds nothing.
             return Rc::from([]);
         }
+        if self.depth >= MAX_DEPTH {
+            self.in_progress.remove(&key);
+            return Rc::from([rel(K::ComparisonTooDeep, "")]);
+        }
+        self.depth += 1;
         let result: Rc<[Rel]> = Rc::from(self.compare_resolved(side, o, u));
+        self.depth -= 1;
         self.in_progress.remove(&key);
         self.memo.insert(key, Rc::clone(&result));
         result

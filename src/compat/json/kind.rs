@@ -254,11 +254,16 @@ pub enum JsonChangeKind {
     NotTypeExtended,
     /// `NOT_TYPE_NARROWED` (compatible).
     NotTypeNarrowed,
+    /// `COMPARISON_TOO_DEEP` (breaking): dataschema's own, not Confluent's.
+    /// The schemas nest (through `$ref`s) deeper than the comparison
+    /// follows (128 levels), so compatibility below that depth is not
+    /// proven.
+    ComparisonTooDeep,
 }
 
 impl JsonChangeKind {
     /// Every kind, in Confluent's declaration order.
-    pub const ALL: [JsonChangeKind; 122] = [
+    pub const ALL: [JsonChangeKind; 123] = [
         JsonChangeKind::IdChanged,
         JsonChangeKind::DescriptionChanged,
         JsonChangeKind::TitleChanged,
@@ -381,6 +386,7 @@ impl JsonChangeKind {
         JsonChangeKind::CombinedTypeSubschemasChanged,
         JsonChangeKind::NotTypeExtended,
         JsonChangeKind::NotTypeNarrowed,
+        JsonChangeKind::ComparisonTooDeep,
     ];
 
     /// Confluent's name of the kind (`TYPE_EXTENDED`, ...).
@@ -556,6 +562,7 @@ impl JsonChangeKind {
             JsonChangeKind::CombinedTypeSubschemasChanged => "COMBINED_TYPE_SUBSCHEMAS_CHANGED",
             JsonChangeKind::NotTypeExtended => "NOT_TYPE_EXTENDED",
             JsonChangeKind::NotTypeNarrowed => "NOT_TYPE_NARROWED",
+            JsonChangeKind::ComparisonTooDeep => "COMPARISON_TOO_DEEP",
         }
     }
 
