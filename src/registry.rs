@@ -168,7 +168,8 @@ impl Registry {
             .ok_or_else(|| Error::NotFound { urn: urn.clone() })
     }
 
-    /// The versions held for `name`, ascending; empty for an unknown name.
+    /// The versions held for `name` in any namespace, ascending; empty for
+    /// an unknown name.
     pub fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
         self.inner.store.versions(name)
     }

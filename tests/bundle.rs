@@ -218,6 +218,7 @@ mod build {
             ("address.json", "no version"),
             ("address.v0.json", "version"),
             ("address.v01.json", "version"),
+            ("address.v+1.json", "version"),
             ("Address.v1.json", "start with a lowercase"),
             ("add ress.v1.json", "invalid URN"),
         ] {

@@ -94,6 +94,15 @@ fn check_lists_the_schemas_or_every_problem() {
         text(&out)
     );
 
+    let empty = tempfile::tempdir().unwrap();
+    let out = dataschema(&["check", empty.path().to_str().unwrap()]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "not a schemas folder: {}",
+        text(&out)
+    );
+
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
     std::fs::write(dir.path().join("bad.v1.json"), "{").unwrap();

@@ -29,7 +29,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check a schemas folder as `cargo build` does: names, manifest,
-    /// compilation, lock.
+    /// compilation, lock, compatibility. Exit code: 0 no problem, 1
+    /// problems (each printed), 2 not a schemas folder.
     Check {
         /// The schemas folder.
         dir: PathBuf,
@@ -80,6 +81,14 @@ const EXIT_UNVALIDATED: u8 = 2;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
+        Command::Check { dir } if !dir.join(build::MANIFEST_FILE).is_file() => {
+            eprintln!(
+                "{}: no {} here: not a schemas folder",
+                dir.display(),
+                build::MANIFEST_FILE
+            );
+            ExitCode::from(EXIT_UNVALIDATED)
+        }
         Command::Check { dir } => match build::check(&dir) {
             Ok(checked) => {
                 for (name, mode) in &checked.modes {

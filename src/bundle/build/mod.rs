@@ -409,10 +409,9 @@ fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
     let (name, version) = stem
         .rsplit_once(".v")
         .ok_or_else(|| format!("no version in the file name: {EXPECTED}"))?;
-    let version: u32 = version
-        .parse()
-        .ok()
-        .filter(|v| *v > 0 && !version.starts_with('0'))
+    let version: u32 = Some(version)
+        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && !v.starts_with('0'))
+        .and_then(|v| v.parse().ok())
         .ok_or_else(|| format!("the version {version:?} is not an integer from 1: {EXPECTED}"))?;
     Urn::new(namespace, name, version).map_err(|err| format!("{err} ({EXPECTED})"))
 }
