@@ -1,0 +1,145 @@
+//! Properties of the protobuf checker over generated descriptor sets: a
+//! schema never differs from itself, every mode accepts it against itself,
+//! and nothing panics on arbitrary pairs or arbitrary bytes.
+
+use dataschema::compat::{protobuf, Compatibility};
+use proptest::prelude::*;
+use prost::Message as _;
+use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
+use prost_reflect::prost_types::{
+    DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    OneofDescriptorProto,
+};
+use prost_reflect::DescriptorPool;
+
+const SCALARS: [Type; 15] = [
+    Type::Double,
+    Type::Float,
+    Type::Int64,
+    Type::Uint64,
+    Type::Int32,
+    Type::Fixed64,
+    Type::Fixed32,
+    Type::Bool,
+    Type::String,
+    Type::Bytes,
+    Type::Uint32,
+    Type::Sfixed32,
+    Type::Sfixed64,
+    Type::Sint32,
+    Type::Sint64,
+];
+
+/// (number, scalar type or message index, label, in the oneof)
+type FieldSpec = (i32, Result<usize, usize>, u8, bool);
+
+fn field() -> impl Strategy<Value = FieldSpec> {
+    (
+        1..24i32,
+        prop_oneof![(0..SCALARS.len()).prop_map(Ok), (0..3usize).prop_map(Err)],
+        0..3u8,
+        any::<bool>(),
+    )
+}
+
+fn file() -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(prop::collection::vec(field(), 0..7), 1..4),
+        any::<bool>(),
+    )
+        .prop_map(|(messages, proto2)| {
+            let count = messages.len();
+            let message_type = messages
+                .into_iter()
+                .enumerate()
+                .map(|(index, fields)| {
+                    let mut seen = std::collections::HashSet::new();
+                    let mut has_oneof = false;
+                    let field = fields
+                        .into_iter()
+                        .filter(|(number, ..)| seen.insert(*number))
+                        .map(|(number, ty, label, oneof)| {
+                            let label = match label {
+                                0 => Label::Optional,
+                                1 => Label::Repeated,
+                                _ if proto2 => Label::Required,
+                                _ => Label::Optional,
+                            };
+                            let oneof = oneof && label == Label::Optional;
+                            has_oneof |= oneof;
+                            let (r#type, type_name) = match ty {
+                                Ok(scalar) => (SCALARS[scalar], None),
+                                Err(target) => {
+                                    (Type::Message, Some(format!(".p.M{}", target % count)))
+                                }
+                            };
+                            FieldDescriptorProto {
+                                name: Some(format!("f{number}")),
+                                number: Some(number),
+                                label: Some(label as i32),
+                                r#type: Some(r#type as i32),
+                                type_name,
+                                oneof_index: oneof.then_some(0),
+                                ..Default::default()
+                            }
+                        })
+                        .collect();
+                    DescriptorProto {
+                        name: Some(format!("M{index}")),
+                        field,
+                        oneof_decl: if has_oneof {
+                            vec![OneofDescriptorProto {
+                                name: Some("choice".into()),
+                                ..Default::default()
+                            }]
+                        } else {
+                            vec![]
+                        },
+                        ..Default::default()
+                    }
+                })
+                .collect();
+            let file = FileDescriptorProto {
+                name: Some("p.proto".into()),
+                package: Some("p".into()),
+                syntax: Some(if proto2 { "proto2" } else { "proto3" }.into()),
+                message_type,
+                ..Default::default()
+            };
+            FileDescriptorSet { file: vec![file] }.encode_to_vec()
+        })
+}
+
+fn links(bytes: &[u8]) -> bool {
+    DescriptorPool::decode(bytes).is_ok()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn a_schema_never_differs_from_itself(set in file()) {
+        prop_assume!(links(&set));
+        let pool = DescriptorPool::decode(set.as_slice()).unwrap();
+        prop_assert!(protobuf::diff(&pool, &pool).is_empty());
+        for mode in Compatibility::ALL {
+            let report = protobuf::check(mode, &set, &[(1, set.as_slice())]).unwrap();
+            prop_assert!(report.is_compatible(), "{}", report);
+        }
+    }
+
+    #[test]
+    fn checking_any_pair_never_panics(old in file(), new in file()) {
+        for mode in Compatibility::ALL {
+            let _ = protobuf::check(mode, &new, &[(1, old.as_slice())]);
+        }
+    }
+
+    #[test]
+    fn arbitrary_bytes_are_an_error_not_a_panic(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        let _ = protobuf::check(Compatibility::FullTransitive, &bytes, &[(1, bytes.as_slice())]);
+        if let Ok(pool) = protobuf::decode("input", &bytes) {
+            prop_assert!(protobuf::diff(&pool, &pool).is_empty());
+        }
+    }
+}
