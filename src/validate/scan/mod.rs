@@ -180,7 +180,12 @@ impl Plan {
         // Structurally sound: settle required fields on the decoded tree,
         // where merged occurrences and replaced map entries are resolved.
         match DynamicMessage::decode(self.descriptor.clone(), payload) {
-            Ok(decoded) => self::reference::check_tree(&decoded, &mut String::new(), &mut found),
+            Ok(decoded) => self::reference::check_tree(
+                &decoded,
+                &mut String::new(),
+                &mut found,
+                MAX_VIOLATIONS,
+            ),
             Err(error) => found.push(ScanViolation::new(
                 String::new(),
                 ViolationKind::Malformed,

@@ -25,8 +25,9 @@ pub fn reference_is_valid(
 ) -> bool {
     match DynamicMessage::decode(message.clone(), payload) {
         Ok(decoded) => {
+            // One problem settles the verdict.
             let mut problems = Vec::new();
-            check_tree(&decoded, &mut String::new(), &mut problems);
+            check_tree(&decoded, &mut String::new(), &mut problems, 1);
             problems.is_empty()
                 && !(options.reject_unknown_fields && has_unknown_fields(message, payload))
         }
@@ -90,10 +91,22 @@ fn unknown_in(
     Some(false)
 }
 
-/// Walks a decoded message, recording every missing required field with its path.
-pub(super) fn check_tree(msg: &DynamicMessage, path: &mut String, out: &mut Vec<ScanViolation>) {
+/// Walks a decoded message, recording missing required fields with their
+/// paths, until `limit` are recorded (a hostile payload can hold millions).
+pub(super) fn check_tree(
+    msg: &DynamicMessage,
+    path: &mut String,
+    out: &mut Vec<ScanViolation>,
+    limit: usize,
+) {
+    if out.len() >= limit {
+        return;
+    }
     let desc = msg.descriptor();
     for field in desc.fields() {
+        if out.len() >= limit {
+            return;
+        }
         if field.is_required() && !msg.has_field(&field) {
             let at = path.len();
             push_name(path, field.name());
@@ -106,36 +119,51 @@ pub(super) fn check_tree(msg: &DynamicMessage, path: &mut String, out: &mut Vec<
         }
     }
     for (field, value) in msg.fields() {
-        visit_value(value, field.name(), path, out);
+        visit_value(value, field.name(), path, out, limit);
     }
     for (ext, value) in msg.extensions() {
-        visit_value(value, &format!("[{}]", ext.full_name()), path, out);
+        visit_value(value, &format!("[{}]", ext.full_name()), path, out, limit);
     }
 }
 
-fn visit_value(value: &Value, name: &str, path: &mut String, out: &mut Vec<ScanViolation>) {
+fn visit_value(
+    value: &Value,
+    name: &str,
+    path: &mut String,
+    out: &mut Vec<ScanViolation>,
+    limit: usize,
+) {
+    if out.len() >= limit {
+        return;
+    }
     let at = path.len();
     match value {
         Value::Message(inner) => {
             push_name(path, name);
-            check_tree(inner, path, out);
+            check_tree(inner, path, out, limit);
         }
         Value::List(items) => {
             for (index, item) in items.iter().enumerate() {
+                if out.len() >= limit {
+                    break;
+                }
                 if let Value::Message(inner) = item {
                     push_name(path, name);
                     path.push_str(&format!("[{index}]"));
-                    check_tree(inner, path, out);
+                    check_tree(inner, path, out, limit);
                     path.truncate(at);
                 }
             }
         }
         Value::Map(entries) => {
             for (key, item) in entries {
+                if out.len() >= limit {
+                    break;
+                }
                 if let Value::Message(inner) = item {
                     push_name(path, name);
                     path.push_str(&key_segment(key));
-                    check_tree(inner, path, out);
+                    check_tree(inner, path, out, limit);
                     path.truncate(at);
                 }
             }
