@@ -111,6 +111,17 @@ proptest! {
         }
     }
 
+    /// `diff` short-cuts equal schemas, so this one makes the comparer walk
+    /// the whole schema: the same schema under a root whose title differs
+    /// must show exactly that one change.
+    #[test]
+    fn the_comparer_finds_no_change_in_an_unchanged_subschema(schema in schema_like()) {
+        let wrap = |title: &str| serde_json::json!({"title": title, "allOf": [schema.clone()]});
+        let diff = json::diff(&wrap("old"), &wrap("new"));
+        let kinds: Vec<&str> = diff.changes().iter().map(|c| c.kind().name()).collect();
+        prop_assert_eq!(kinds, vec!["TITLE_CHANGED"], "{}", diff);
+    }
+
     #[test]
     fn diff_and_check_never_panic(old in schema_like(), new in schema_like()) {
         let diff = json::diff(&old, &new);

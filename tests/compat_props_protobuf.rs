@@ -143,3 +143,122 @@ proptest! {
         }
     }
 }
+
+/// A set whose imported file `d.proto` chains `L0 .. Ln`, each naming the
+/// next `width` times, and whose schema file names `L0`; `last` is the type
+/// of the field in `Ln`.
+fn import_chain(n: usize, width: i32, last: Type) -> Vec<u8> {
+    let message_type = (0..=n)
+        .map(|i| {
+            let field = if i == n {
+                vec![FieldDescriptorProto {
+                    name: Some("x".into()),
+                    number: Some(1),
+                    label: Some(Label::Optional as i32),
+                    r#type: Some(last as i32),
+                    ..Default::default()
+                }]
+            } else {
+                (1..=width)
+                    .map(|k| FieldDescriptorProto {
+                        name: Some(format!("f{k}")),
+                        number: Some(k),
+                        label: Some(Label::Optional as i32),
+                        r#type: Some(Type::Message as i32),
+                        type_name: Some(format!(".d.L{}", i + 1)),
+                        ..Default::default()
+                    })
+                    .collect()
+            };
+            DescriptorProto {
+                name: Some(format!("L{i}")),
+                field,
+                ..Default::default()
+            }
+        })
+        .collect();
+    let import = FileDescriptorProto {
+        name: Some("d.proto".into()),
+        package: Some("d".into()),
+        syntax: Some("proto3".into()),
+        message_type,
+        ..Default::default()
+    };
+    let main = FileDescriptorProto {
+        name: Some("m.proto".into()),
+        package: Some("m".into()),
+        syntax: Some("proto3".into()),
+        dependency: vec!["d.proto".into()],
+        message_type: vec![DescriptorProto {
+            name: Some("Root".into()),
+            field: vec![FieldDescriptorProto {
+                name: Some("r".into()),
+                number: Some(1),
+                label: Some(Label::Optional as i32),
+                r#type: Some(Type::Message as i32),
+                type_name: Some(".d.L0".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    FileDescriptorSet {
+        file: vec![import, main],
+    }
+    .encode_to_vec()
+}
+
+/// Imported messages that name the next one twice: each pair is compared
+/// once (this was exponential), and the change deep inside is found.
+#[test]
+fn imported_messages_are_compared_once_per_pair() {
+    let (done, verdict) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let old = import_chain(60, 2, Type::Int32);
+        let new = import_chain(60, 2, Type::String);
+        let same = protobuf::check(Compatibility::Backward, &old, &[(1, old.as_slice())]).unwrap();
+        let changed =
+            protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
+        done.send((
+            same.is_compatible(),
+            changed.is_compatible(),
+            changed.messages().count(),
+        ))
+        .unwrap();
+    });
+    // A deadline guards against a hang; it measures nothing.
+    let (same, changed, lines) = verdict
+        .recv_timeout(std::time::Duration::from_secs(120))
+        .expect("the comparison finishes");
+    assert!(same);
+    assert!(!changed);
+    assert!(
+        lines < 200,
+        "{lines} report lines: each pair's changes are listed once"
+    );
+}
+
+/// A chain of imported messages deeper than the comparison follows: it
+/// reports so instead of overflowing the stack (a test thread's stack).
+#[test]
+fn a_very_deep_import_chain_is_reported_not_overflowed() {
+    let old = import_chain(5_000, 1, Type::Int32);
+    let new = import_chain(5_000, 1, Type::String);
+    let report = protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
+    assert!(!report.is_compatible());
+    assert!(
+        report.messages().any(|m| m.contains("COMPARISON_TOO_DEEP")),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_deep_schema_is_still_compatible_with_itself() {
+    let set = import_chain(5_000, 1, Type::Int32);
+    for mode in Compatibility::ALL {
+        assert!(protobuf::check(mode, &set, &[(1, set.as_slice())])
+            .unwrap()
+            .is_compatible());
+    }
+}

@@ -343,4 +343,6 @@ fn a_very_deep_ref_chain_is_reported_not_overflowed() {
     assert!(!diff.is_backward_compatible());
     let report = json::check(Compatibility::Backward, &new, &[(1, &old)]).unwrap();
     assert!(!report.is_compatible());
+    // The same deep schema against itself: no change at all.
+    assert!(json::diff(&old, &old).is_empty());
 }

@@ -34,6 +34,10 @@ use crate::compat::{check_with, Change, CompatError, CompatReport, Compatibility
 /// empty schema, an unresolvable `$ref` as an opaque reference compared by
 /// its URI, and recursive `$ref`s are compared once per pair.
 pub fn diff(old: &Value, new: &Value) -> SchemaDiff<JsonChangeKind> {
+    // The same schema has no change, however deep it nests.
+    if old == new {
+        return SchemaDiff::new(Vec::new());
+    }
     let old_model = model::Model::load(old);
     let new_model = model::Model::load(new);
     let changes = compare::Comparer::new(&old_model, &new_model).root();

@@ -90,6 +90,10 @@ proto_kinds! {
     MultipleFieldsMovedToOneof = "MULTIPLE_FIELDS_MOVED_TO_ONEOF", false;
     /// A oneof now holds fields from different places, one of them an existing oneof (breaking).
     FieldMovedToExistingOneof = "FIELD_MOVED_TO_EXISTING_ONEOF", false;
+    /// dataschema's own, not Confluent's (breaking): imported messages nest
+    /// deeper than the comparison follows (128 levels), so compatibility
+    /// below that depth is not proven.
+    ComparisonTooDeep = "COMPARISON_TOO_DEEP", false;
 }
 
 impl ChangeKind for ProtoChangeKind {

@@ -67,6 +67,14 @@ pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
     Ok(pool)
 }
 
+/// Whether two pools hold the same files, in the same order.
+fn same_files(a: &DescriptorPool, b: &DescriptorPool) -> bool {
+    a.files().len() == b.files().len()
+        && a.files()
+            .zip(b.files())
+            .all(|(x, y)| x.file_descriptor_proto() == y.file_descriptor_proto())
+}
+
 /// The file a pool's schema is: its last file.
 fn main_file(pool: &DescriptorPool) -> Option<FileDescriptor> {
     pool.files().last()
@@ -84,12 +92,19 @@ pub fn diff(old: &DescriptorPool, new: &DescriptorPool) -> SchemaDiff<ProtoChang
 
 /// Every change between two files, in Confluent's order.
 pub fn diff_files(old: &FileDescriptor, new: &FileDescriptor) -> SchemaDiff<ProtoChangeKind> {
+    // The same file over the same imports has no change, however deep its
+    // messages nest.
+    if old.name() == new.name() && same_files(old.parent_pool(), new.parent_pool()) {
+        return SchemaDiff::new(Vec::new());
+    }
     let mut cmp = Comparer {
         old_file: old.name().to_owned(),
         new_file: new.name().to_owned(),
         path: Vec::new(),
         out: Vec::new(),
         in_progress: HashSet::new(),
+        imported: HashMap::new(),
+        depth: 0,
     };
     if old.package_name() != new.package_name() {
         cmp.push(P::PackageChanged);
@@ -137,7 +152,16 @@ struct Comparer {
     path: Vec<(String, String)>,
     out: Vec<Change<ProtoChangeKind>>,
     in_progress: HashSet<(String, String)>,
+    /// Imported message pairs already compared, and whether they broke.
+    imported: HashMap<(String, String), bool>,
+    /// Imported messages being compared, one inside the other.
+    depth: usize,
 }
+
+/// How deep the comparison follows imported messages, one inside the
+/// other, before it reports [`P::ComparisonTooDeep`] instead of
+/// overflowing the stack.
+const MAX_DEPTH: usize = 128;
 
 /// A message's fields the way a `.proto` file declares them: top-level
 /// fields (proto3 `optional` included) and real oneofs.
@@ -595,6 +619,23 @@ impl Comparer {
         if old.parent_file().name() == self.old_file && new.parent_file().name() == self.new_file {
             return;
         }
+        // Each pair of imported messages is compared once: its changes are
+        // listed the first time a field names it, and later fields reuse
+        // the verdict (comparing again per reference is exponential in a
+        // chain of messages that name the next one twice).
+        let key = (old.full_name().to_owned(), new.full_name().to_owned());
+        if let Some(&broke) = self.imported.get(&key) {
+            if broke {
+                self.push(P::FieldNamedTypeChanged);
+            }
+            return;
+        }
+        if self.depth >= MAX_DEPTH {
+            self.push(P::ComparisonTooDeep);
+            return;
+        }
+        // A cycle back to this pair while comparing it adds nothing.
+        self.imported.insert(key.clone(), false);
         let saved_path = std::mem::replace(
             &mut self.path,
             old_local
@@ -603,10 +644,13 @@ impl Comparer {
                 .collect(),
         );
         let saved_out = std::mem::take(&mut self.out);
+        self.depth += 1;
         self.message(old, new);
+        self.depth -= 1;
         let sub = std::mem::replace(&mut self.out, saved_out);
         self.path = saved_path;
         let broke = sub.iter().any(|c| !c.is_backward_compatible());
+        self.imported.insert(key, broke);
         self.out.extend(sub);
         if broke {
             self.push(P::FieldNamedTypeChanged);
