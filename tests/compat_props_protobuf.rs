@@ -262,3 +262,19 @@ fn a_deep_schema_is_still_compatible_with_itself() {
             .is_compatible());
     }
 }
+
+/// The schema file is the one nothing imports, whatever order the set
+/// lists its files in.
+#[test]
+fn the_schema_file_is_found_in_any_order() {
+    let reorder = |bytes: &[u8]| {
+        let mut set = FileDescriptorSet::decode(bytes).unwrap();
+        set.file.reverse();
+        set.encode_to_vec()
+    };
+    let old = import_chain(2, 1, Type::Int32);
+    let new = reorder(&import_chain(2, 1, Type::String));
+    let report = protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
+    assert!(!report.is_compatible(), "{report}");
+    assert!(report.messages().any(|m| m.contains("L2")), "{report}");
+}

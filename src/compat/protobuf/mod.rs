@@ -75,13 +75,26 @@ fn same_files(a: &DescriptorPool, b: &DescriptorPool) -> bool {
             .all(|(x, y)| x.file_descriptor_proto() == y.file_descriptor_proto())
 }
 
-/// The file a pool's schema is: its last file.
+/// The file a pool's schema is: the file no other file of the set
+/// imports (the last such file, when there are several), whatever order the
+/// set lists its files in.
 fn main_file(pool: &DescriptorPool) -> Option<FileDescriptor> {
-    pool.files().last()
+    let imported: HashSet<String> = pool
+        .files()
+        .flat_map(|file| {
+            file.dependencies()
+                .map(|dep| dep.name().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    pool.files()
+        .filter(|file| !imported.contains(file.name()))
+        .last()
+        .or_else(|| pool.files().last())
 }
 
-/// Every change between the schema files of two pools (each pool's last
-/// file), in Confluent's order. A pool without files compares as an empty
+/// Every change between the schema files of two pools (in each, the file no
+/// other file imports), in Confluent's order. A pool without files compares as an empty
 /// file.
 pub fn diff(old: &DescriptorPool, new: &DescriptorPool) -> SchemaDiff<ProtoChangeKind> {
     match (main_file(old), main_file(new)) {
