@@ -82,6 +82,21 @@ pub enum Error {
         /// The per-version report.
         report: Box<CompatReport>,
     },
+    /// Under a checked compatibility mode, a version below one already held
+    /// was published: it was never checked against the later version.
+    /// Versions are published in order (or with `Compatibility::None`).
+    #[error(
+        "{urn} is below v{held}, which is already published: under {mode}, versions are \
+         published in order (publish with Compatibility::None to add it anyway)"
+    )]
+    OutOfOrder {
+        /// The URN being published.
+        urn: Urn,
+        /// The later version already held.
+        held: u32,
+        /// The mode asked for.
+        mode: Compatibility,
+    },
     /// A compatibility mode string names none of the seven modes.
     #[error(transparent)]
     UnknownCompatibility(#[from] UnknownMode),
@@ -138,6 +153,7 @@ impl Error {
             | Error::NotFound { urn }
             | Error::UnsupportedCompatibility { urn, .. }
             | Error::Incompatible { urn, .. }
+            | Error::OutOfOrder { urn, .. }
             | Error::SchemaUnusable { urn, .. }
             | Error::NoValidator { urn, .. }
             | Error::Unreachable { urn, .. } => Some(urn),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::bundle::Bundle;
-use crate::compat::{CompatReport, Compatibility};
+use crate::compat::Compatibility;
 use crate::error::{clip, Error};
 use crate::resolver::Resolver;
 use crate::schema::Schema;
@@ -216,13 +216,10 @@ impl Registry {
             if version > urn.version()
                 && self.inner.store.get(&urn.with_version(version)?)?.is_some()
             {
-                let message = format!(
-                    "[v{version}] v{version} is already published: under {mode}, versions are \
-                     published in order (publish {urn} with Compatibility::None to add it anyway)"
-                );
-                return Err(Error::Incompatible {
+                return Err(Error::OutOfOrder {
                     urn: urn.clone(),
-                    report: Box::new(CompatReport::refused(mode, version, message)),
+                    held: version,
+                    mode,
                 });
             }
         }

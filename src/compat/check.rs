@@ -85,22 +85,6 @@ pub struct CompatReport {
 }
 
 impl CompatReport {
-    /// A report that fails against one version with one message, whatever
-    /// a diff would say (a version published out of order, say).
-    pub(crate) fn refused(mode: Compatibility, version: u32, message: String) -> CompatReport {
-        let directions = [
-            (mode.checks_backward(), Direction::Backward),
-            (mode.checks_forward(), Direction::Forward),
-        ]
-        .into_iter()
-        .filter_map(|(on, direction)| on.then_some(direction))
-        .collect();
-        CompatReport {
-            mode,
-            versions: vec![VersionReport::failed(version, directions, message)],
-        }
-    }
-
     /// Adds a version's report, keeping versions in order.
     pub(crate) fn insert(&mut self, report: VersionReport) {
         let at = self
