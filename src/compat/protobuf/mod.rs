@@ -583,7 +583,9 @@ impl Comparer {
             self.push(P::FieldNameChanged);
         }
         let same_kind = self.field_type(old, new);
-        if same_kind && !old.is_map() && !new.is_map() && old.is_list() != new.is_list() {
+        // The label (optional, required, repeated), as Confluent compares
+        // it for scalars: proto2 `optional` to `required` counts too.
+        if same_kind && !old.is_map() && !new.is_map() && old.cardinality() != new.cardinality() {
             match scalar_group(&old.kind()) {
                 Some(ScalarGroup::LengthDelimited) => self.push(P::FieldStringOrBytesLabelChanged),
                 Some(_) => self.push(P::FieldNumericLabelChanged),
