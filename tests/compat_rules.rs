@@ -346,3 +346,24 @@ fn a_very_deep_ref_chain_is_reported_not_overflowed() {
     // The same deep schema against itself: no change at all.
     assert!(json::diff(&old, &old).is_empty());
 }
+
+/// Large combined schemas nested in each other: every member compares with
+/// every member. Past its budget the diff stops (the unit test in
+/// `compat::json::compare` shows the budget is what stops it); the verdict
+/// stays "breaking", never a guess of "compatible".
+#[test]
+fn a_combinatorial_schema_is_not_computed_forever() {
+    let nested = |base: i64| {
+        let outer: Vec<Value> = (0..60)
+            .map(|i| {
+                let inner: Vec<Value> = (0..60)
+                    .map(|k| json!({"type": "integer", "minimum": base + i * 100 + k}))
+                    .collect();
+                json!({ "anyOf": inner })
+            })
+            .collect();
+        json!({ "anyOf": outer })
+    };
+    let diff = json::diff(&nested(0), &nested(1));
+    assert!(!diff.is_backward_compatible(), "{diff}");
+}

@@ -67,7 +67,14 @@ pub(super) struct Comparer<'m, 'a> {
     regexes: HashMap<&'a str, Option<Regex>>,
     /// How many comparisons are open on the stack.
     depth: usize,
+    /// How many pairs of subschemas have been compared.
+    work: usize,
 }
+
+/// The most pairs of subschemas one diff compares before it reports
+/// [`K::ComparisonTooLarge`]: large combined schemas nested in each other
+/// compare every member with every member.
+const MAX_WORK: usize = 100_000;
 
 /// The deepest the comparison follows nested schemas (through `$ref`s,
 /// which JSON's own nesting limit does not bound) before it reports
@@ -82,6 +89,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
             in_progress: HashSet::new(),
             regexes: HashMap::new(),
             depth: 0,
+            work: 0,
         }
     }
 
@@ -120,6 +128,11 @@ impl<'m, 'a> Comparer<'m, 'a> {
             self.in_progress.remove(&key);
             return Rc::from([rel(K::ComparisonTooDeep, "")]);
         }
+        if self.work >= MAX_WORK {
+            self.in_progress.remove(&key);
+            return Rc::from([rel(K::ComparisonTooLarge, "")]);
+        }
+        self.work += 1;
         self.depth += 1;
         let result: Rc<[Rel]> = Rc::from(self.compare_resolved(side, o, u));
         self.depth -= 1;
@@ -906,4 +919,30 @@ fn maximum_matching<T>(edges: &[Vec<(usize, T)>], right: usize) -> Vec<Option<us
         }
     }
     partner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_work_budget_stops_a_combinatorial_comparison() {
+        let nested = |base: i64| {
+            let outer: Vec<serde_json::Value> = (0..60)
+                .map(|i| {
+                    let inner: Vec<serde_json::Value> = (0..60)
+                        .map(|k| json!({"type": "integer", "minimum": base + i * 100 + k}))
+                        .collect();
+                    json!({ "anyOf": inner })
+                })
+                .collect();
+            json!({ "anyOf": outer })
+        };
+        let (old, new) = (nested(0), nested(1));
+        let (old, new) = (Model::load(&old), Model::load(&new));
+        let mut comparer = Comparer::new(&old, &new);
+        let _ = comparer.root();
+        assert_eq!(comparer.work, MAX_WORK);
+    }
 }

@@ -259,11 +259,16 @@ pub enum JsonChangeKind {
     /// follows (128 levels), so compatibility below that depth is not
     /// proven.
     ComparisonTooDeep,
+    /// `COMPARISON_TOO_LARGE` (breaking): dataschema's own, not Confluent's.
+    /// Comparing the two schemas took more than 100,000 pairwise
+    /// comparisons of subschemas (large `anyOf`/`oneOf` nested in each
+    /// other), so the comparison stopped: compatibility is not proven.
+    ComparisonTooLarge,
 }
 
 impl JsonChangeKind {
     /// Every kind, in Confluent's declaration order.
-    pub const ALL: [JsonChangeKind; 123] = [
+    pub const ALL: [JsonChangeKind; 124] = [
         JsonChangeKind::IdChanged,
         JsonChangeKind::DescriptionChanged,
         JsonChangeKind::TitleChanged,
@@ -387,6 +392,7 @@ impl JsonChangeKind {
         JsonChangeKind::NotTypeExtended,
         JsonChangeKind::NotTypeNarrowed,
         JsonChangeKind::ComparisonTooDeep,
+        JsonChangeKind::ComparisonTooLarge,
     ];
 
     /// Confluent's name of the kind (`TYPE_EXTENDED`, ...).
@@ -563,6 +569,7 @@ impl JsonChangeKind {
             JsonChangeKind::NotTypeExtended => "NOT_TYPE_EXTENDED",
             JsonChangeKind::NotTypeNarrowed => "NOT_TYPE_NARROWED",
             JsonChangeKind::ComparisonTooDeep => "COMPARISON_TOO_DEEP",
+            JsonChangeKind::ComparisonTooLarge => "COMPARISON_TOO_LARGE",
         }
     }
 
