@@ -2,6 +2,7 @@
 //! its path. It keeps going where the framing allows: a broken nested message
 //! ends that message, and its parent carries on after it.
 
+use super::fast::Budget;
 use super::plan::{Field, KeyKind, Message, Shape, Tables, NOT_REQUIRED};
 use super::reference::push_name;
 use super::wire::{
@@ -133,7 +134,7 @@ impl<'a> Detail<'a> {
                             ),
                         );
                     }
-                    match skip(buf, pos, number, wire_type, depth, false) {
+                    match skip(buf, pos, number, wire_type, depth, Budget::GroupsOnly) {
                         Ok(next) => pos = next,
                         Err((kind, message)) => {
                             self.push(kind, format!("in unknown field {number}: {message}"));
@@ -288,7 +289,7 @@ impl<'a> Detail<'a> {
                     ViolationKind::WireTypeMismatch,
                     format!("wire type {wire_type} does not match field type {type_name}"),
                 );
-                skip(buf, pos, number, wire_type, depth, false).ok()
+                skip(buf, pos, number, wire_type, depth, Budget::GroupsOnly).ok()
             }
         }
     }
@@ -338,7 +339,7 @@ impl<'a> Detail<'a> {
                             ),
                         );
                     }
-                    match skip(buf, pos, number, wire_type, depth, true) {
+                    match skip(buf, pos, number, wire_type, depth, Budget::EveryField) {
                         Ok(next) => Some(next),
                         Err((kind, message)) => {
                             self.push(
@@ -396,7 +397,7 @@ impl<'a> Detail<'a> {
                     label = found;
                 }
             }
-            match skip(body, pos, number, wire_type, 100, false) {
+            match skip(body, pos, number, wire_type, 100, Budget::GroupsOnly) {
                 Ok(next) => pos = next,
                 Err(_) => break,
             }
@@ -475,19 +476,18 @@ fn decode_key(kind: KeyKind, wire_type: u8, buf: &[u8], pos: usize) -> Option<St
     Some(format!("[{text}]"))
 }
 
-/// Skips a value by wire type with the fast path's rules:
-/// `UnknownField::decode_value` when `every_field_needs_depth` is false,
-/// prost's `skip_field` (map entries) when true.
+/// Skips a value by wire type with the fast path's rules ([`Budget`]),
+/// saying what was wrong when it cannot.
 fn skip(
     buf: &[u8],
     pos: usize,
     number: u32,
     wire_type: u8,
     depth: u32,
-    every_field_needs_depth: bool,
+    budget: Budget,
 ) -> Result<usize, Problem> {
     let too_deep = || (ViolationKind::TooDeep, "nesting deeper than 100".to_owned());
-    if every_field_needs_depth && depth == 0 {
+    if budget == Budget::EveryField && depth == 0 {
         return Err(too_deep());
     }
     let malformed = |message: String| (ViolationKind::Malformed, message);
@@ -529,14 +529,7 @@ fn skip(
                         "end-group tag for field {inner} inside group field {number}"
                     )));
                 }
-                pos = skip(
-                    buf,
-                    pos,
-                    inner,
-                    inner_wire_type,
-                    depth - 1,
-                    every_field_needs_depth,
-                )?;
+                pos = skip(buf, pos, inner, inner_wire_type, depth - 1, budget)?;
             }
         }
         _ => Err(malformed(format!(

@@ -113,7 +113,7 @@ impl<'a> Fast<'a> {
                     if self.reject_unknown {
                         return Err(Fail);
                     }
-                    pos = skip_unknown(buf, pos, number, wire_type, depth)?;
+                    pos = skip(buf, pos, number, wire_type, depth, Budget::GroupsOnly)?;
                 }
             }
         }
@@ -230,7 +230,7 @@ impl<'a> Fast<'a> {
                     if self.reject_unknown {
                         return Err(Fail);
                     }
-                    pos = skip_field(buf, pos, number, wire_type, depth)?;
+                    pos = skip(buf, pos, number, wire_type, depth, Budget::EveryField)?;
                 }
             }
         }
@@ -260,24 +260,36 @@ fn packed_fixed(buf: &[u8], pos: usize, width: usize) -> Scan<usize> {
     Ok(end)
 }
 
-/// Skips an unknown field of a message the way prost-reflect's
-/// `UnknownField::decode_value` reads it: scalars and length-delimited values
-/// need no depth budget; a group needs one and reads its fields one level down.
-pub(super) fn skip_unknown(
+/// How a skipped field spends the depth budget.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// prost-reflect's `UnknownField::decode_value` (unknown fields of a
+    /// message): scalars and length-delimited values need no budget; a
+    /// group needs one and reads its fields one level down.
+    GroupsOnly,
+    /// prost's `encoding::skip_field` (unknown fields inside map entries):
+    /// every field, even a varint, needs a budget.
+    EveryField,
+}
+
+/// Skips an unknown field by its wire type, spending depth as `budget`
+/// says.
+pub(super) fn skip(
     buf: &[u8],
     pos: usize,
     number: u32,
     wire_type: u8,
     depth: u32,
+    budget: Budget,
 ) -> Scan<usize> {
+    if depth == 0 && (budget == Budget::EveryField || wire_type == 3) {
+        return Err(Fail);
+    }
     match wire_type {
         0 => Ok(skip_varint(buf, pos)?),
         1 => fixed(buf, pos, 8),
         2 => Ok(read_len(buf, pos)?.1),
         3 => {
-            if depth == 0 {
-                return Err(Fail);
-            }
             let mut pos = pos;
             loop {
                 let (inner, inner_wire_type, next) = read_key(buf, pos)?;
@@ -288,7 +300,7 @@ pub(super) fn skip_unknown(
                     }
                     return Err(Fail);
                 }
-                pos = skip_unknown(buf, pos, inner, inner_wire_type, depth - 1)?;
+                pos = skip(buf, pos, inner, inner_wire_type, depth - 1, budget)?;
             }
         }
         5 => fixed(buf, pos, 4),
@@ -310,42 +322,6 @@ fn skip_known(
 ) -> Scan<usize> {
     match field.shape {
         Shape::Map => Ok(read_len(buf, pos)?.1),
-        _ => skip_unknown(buf, pos, number, wire_type, depth),
-    }
-}
-
-/// Skips a field the way prost's `encoding::skip_field` does (used for
-/// unknown fields inside map entries): every field, even a varint, needs a
-/// depth budget, and a group's fields are read one level down.
-pub(super) fn skip_field(
-    buf: &[u8],
-    pos: usize,
-    number: u32,
-    wire_type: u8,
-    depth: u32,
-) -> Scan<usize> {
-    if depth == 0 {
-        return Err(Fail);
-    }
-    match wire_type {
-        0 => Ok(skip_varint(buf, pos)?),
-        1 => fixed(buf, pos, 8),
-        2 => Ok(read_len(buf, pos)?.1),
-        3 => {
-            let mut pos = pos;
-            loop {
-                let (inner, inner_wire_type, next) = read_key(buf, pos)?;
-                pos = next;
-                if inner_wire_type == 4 {
-                    if inner == number {
-                        return Ok(pos);
-                    }
-                    return Err(Fail);
-                }
-                pos = skip_field(buf, pos, inner, inner_wire_type, depth - 1)?;
-            }
-        }
-        5 => fixed(buf, pos, 4),
-        _ => Err(Fail),
+        _ => skip(buf, pos, number, wire_type, depth, Budget::GroupsOnly),
     }
 }
