@@ -375,6 +375,8 @@ mod json {
 
     #[test]
     fn a_ref_whose_registry_is_down_fails_open_and_is_not_remembered() {
+        // With no retry delay, the next message compiles again at once
+        // (tests/guard_retry.rs covers the delay itself).
         let primary = registry_holding(vec![Schema::json(
             urn("urn:acme:schema:outer:1"),
             r#"{"properties": {"inner": {"$ref": "urn:acme:schema:inner:1"}}}"#,
@@ -390,6 +392,7 @@ mod json {
                 inner: remote,
                 up: Arc::clone(&up),
             })
+            .retry_after(std::time::Duration::ZERO)
             .build();
         match guard.validate("urn:acme:schema:outer:1", br#"{"inner": 1}"#) {
             Ok(Outcome::Unvalidated(u)) => {

@@ -8,15 +8,19 @@
 //!
 //! Reads load a snapshot of the map without taking a lock (`arc-swap`);
 //! the rare insert copies the map under a mutex. Each entry is a `OnceLock`
-//! filled under its slot's own mutex, so concurrent first uses of a URN
-//! compile it once. Failures that may pass (a `$ref`'s registry down) are
-//! not cached.
+//! filled by one compile at a time per URN: callers that arrive while a
+//! compile runs wait for it and share its result, failure included.
+//! Failures that may pass (a `$ref`'s registry down, a `$ref` not published
+//! yet) are kept only for a retry delay that doubles with each consecutive
+//! failure, so a URN is compiled again after a bounded time, and not once
+//! per message meanwhile.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
 use super::metrics::SchemaKeys;
 use super::outcome::Unvalidated;
@@ -37,13 +41,113 @@ pub(crate) enum Entry {
 }
 
 /// One URN's entry: empty until its first compile succeeds or fails for a
-/// lasting reason. `init` makes concurrent first uses compile once; a
-/// compile that failed for a passing reason (a `$ref`'s registry
-/// unreachable) leaves the slot empty, so a later message tries again.
+/// lasting reason. `pending` makes concurrent first uses compile once and
+/// remembers a passing failure until its retry time.
 #[derive(Default)]
 pub(crate) struct Slot {
     pub(crate) entry: OnceLock<Entry>,
-    pub(crate) init: Mutex<()>,
+    pending: Mutex<Pending>,
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct Pending {
+    /// A compile is running (outside the lock).
+    compiling: bool,
+    /// The last compile failed for a passing reason.
+    retry: Option<Retry>,
+}
+
+struct Retry {
+    /// Until then, callers get `unvalidated` without a compile.
+    at: Instant,
+    /// Consecutive passing failures so far.
+    failures: u32,
+    unvalidated: Unvalidated,
+}
+
+/// What a compile gave, as the slot keeps it.
+pub(crate) enum Compile {
+    /// A validator, or a failure that will not pass: kept for good.
+    Lasting(Entry),
+    /// A failure that may pass: shared with the callers waiting for this
+    /// compile, then kept until the retry delay ends.
+    Passing(Unvalidated),
+}
+
+/// The longest a passing failure is kept, however often it repeats.
+pub(crate) const MAX_RETRY_DELAY: Duration = Duration::from_secs(60);
+
+impl Slot {
+    /// The slot's entry, compiling it with `compile` unless another caller
+    /// is doing so (then its result is shared) or a passing failure is
+    /// still within its retry delay (then that failure is returned).
+    /// `first_delay` is the delay after one failure; it doubles with each
+    /// consecutive one, up to [`MAX_RETRY_DELAY`].
+    pub(crate) fn get_or_compile(
+        &self,
+        first_delay: Duration,
+        compile: impl FnOnce() -> Compile,
+    ) -> Result<&Entry, Unvalidated> {
+        let mut pending = self.pending.lock();
+        loop {
+            if let Some(entry) = self.entry.get() {
+                return Ok(entry);
+            }
+            if pending.compiling {
+                self.done.wait(&mut pending);
+                // Share what that compile gave.
+                if let Some(entry) = self.entry.get() {
+                    return Ok(entry);
+                }
+                if let Some(retry) = &pending.retry {
+                    return Err(retry.unvalidated.clone());
+                }
+                continue;
+            }
+            if let Some(retry) = &pending.retry {
+                if Instant::now() < retry.at {
+                    return Err(retry.unvalidated.clone());
+                }
+            }
+            break;
+        }
+        pending.compiling = true;
+        let failures = pending.retry.as_ref().map_or(0, |retry| retry.failures);
+        drop(pending);
+
+        // Whatever happens in `compile` (even a panic), waiters are woken.
+        struct Finish<'a>(&'a Slot);
+        impl Drop for Finish<'_> {
+            fn drop(&mut self) {
+                self.0.pending.lock().compiling = false;
+                self.0.done.notify_all();
+            }
+        }
+        let finish = Finish(self);
+        let result = compile();
+        let mut pending = self.pending.lock();
+        let outcome = match result {
+            Compile::Lasting(entry) => {
+                pending.retry = None;
+                Ok(self.entry.get_or_init(|| entry))
+            }
+            Compile::Passing(unvalidated) => {
+                let delay = first_delay
+                    .saturating_mul(1u32 << failures.min(16))
+                    .min(MAX_RETRY_DELAY);
+                pending.retry = Some(Retry {
+                    at: Instant::now() + delay,
+                    failures: failures.saturating_add(1),
+                    unvalidated: unvalidated.clone(),
+                });
+                Err(unvalidated)
+            }
+        };
+        drop(pending);
+        drop(finish);
+        outcome
+    }
 }
 pub(crate) type Snapshot = arc_swap::Guard<Arc<HashMap<Box<str>, Arc<Slot>>>>;
 

@@ -9,8 +9,9 @@ mod outcome;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
-use self::cache::{Cache, Entry, Slot};
+use self::cache::{Cache, Compile, Entry};
 use self::metrics::SchemaKeys;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
 use crate::error::{clip, Error};
@@ -65,6 +66,7 @@ struct Inner {
     unvalidated: AtomicU64,
     unvalidated_keys: [::metrics::Key; 5],
     on_fail_open: Option<Box<FailOpenHook>>,
+    retry_after: Duration,
 }
 
 impl fmt::Debug for Guard {
@@ -84,7 +86,12 @@ pub struct GuardBuilder {
     fallback: Option<Box<dyn Resolver>>,
     options: Options,
     on_fail_open: Option<Box<FailOpenHook>>,
+    retry_after: Duration,
 }
+
+/// The default first retry delay of a schema whose compile failed for a
+/// passing reason: see [`GuardBuilder::retry_after`].
+pub const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 impl GuardBuilder {
     /// A second resolver, consulted only when the first does not hold the
@@ -117,6 +124,20 @@ impl GuardBuilder {
         self
     }
 
+    /// How long a schema whose compile failed for a reason that may pass
+    /// is left alone before it is compiled again (default
+    /// [`DEFAULT_RETRY_AFTER`], 1 s). Such a failure is a `$ref` whose
+    /// registry is unreachable (`unreachable`) or a `$ref` to a URN nobody
+    /// holds yet (`unusable`): until the delay ends, messages of that URN
+    /// fail open with the same reason without a compile or a lookup. The
+    /// delay doubles with each consecutive failure, up to one minute, and
+    /// is forgotten once a compile succeeds. A failure that cannot pass
+    /// (the schema itself does not compile) is kept for good.
+    pub fn retry_after(mut self, delay: Duration) -> GuardBuilder {
+        self.retry_after = delay;
+        self
+    }
+
     /// The guard.
     pub fn build(self) -> Guard {
         Guard {
@@ -130,6 +151,7 @@ impl GuardBuilder {
                 unvalidated: AtomicU64::new(0),
                 unvalidated_keys: metrics::unvalidated_keys(),
                 on_fail_open: self.on_fail_open,
+                retry_after: self.retry_after,
             }),
         }
     }
@@ -148,6 +170,7 @@ impl Guard {
             fallback: None,
             options: Options::default(),
             on_fail_open: None,
+            retry_after: DEFAULT_RETRY_AFTER,
         }
     }
 
@@ -251,41 +274,37 @@ impl Guard {
         let slot = self.inner.cache.slot(&urn);
         let entry = match slot.entry.get() {
             Some(entry) => entry,
-            None => match self.compile_once(&slot, schema, urn) {
+            None => match slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn))
+            {
                 Ok(entry) => entry,
-                // Passing: fail open now (outside the slot's lock), compile
-                // again next time.
+                // Passing: fail open now, compile again after the delay.
                 Err(unvalidated) => return Ok(self.fail_open(dataschema, unvalidated)),
             },
         };
         self.verdict(dataschema, entry, check)
     }
 
-    /// Fills `slot` under its lock, unless another thread did first. A
-    /// compile that failed for a passing reason leaves it empty.
-    fn compile_once<'s>(
-        &self,
-        slot: &'s Slot,
-        schema: Schema,
-        urn: Urn,
-    ) -> Result<&'s Entry, Unvalidated> {
-        let _first = slot.init.lock();
-        if let Some(entry) = slot.entry.get() {
-            return Ok(entry);
-        }
+    /// Compiles a schema for the cache, sorting failures into those that
+    /// last (kept) and those that may pass (retried after a delay).
+    fn compile(&self, schema: Schema, urn: Urn) -> Compile {
         let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
-        let entry = match validate::compile(&schema, refs, self.inner.options) {
-            Ok(compiled) => Entry::Ready {
+        match validate::compile(&schema, refs, self.inner.options) {
+            Ok(compiled) => Compile::Lasting(Entry::Ready {
                 keys: SchemaKeys::new(urn.name()),
                 urn,
                 compiled,
-            },
+            }),
             Err(error @ Error::Unreachable { .. }) => {
-                return Err(Unvalidated::new(Reason::Unreachable, Arc::new(error)));
+                Compile::Passing(Unvalidated::new(Reason::Unreachable, Arc::new(error)))
             }
-            Err(error) => Entry::Failed(Unvalidated::new(Reason::of(&error), Arc::new(error))),
-        };
-        Ok(slot.entry.get_or_init(|| entry))
+            Err(error) if validate::is_missing_ref(&error) => {
+                Compile::Passing(Unvalidated::new(Reason::Unusable, Arc::new(error)))
+            }
+            Err(error) => Compile::Lasting(Entry::Failed(Unvalidated::new(
+                Reason::of(&error),
+                Arc::new(error),
+            ))),
+        }
     }
 
     #[inline]

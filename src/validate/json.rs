@@ -24,7 +24,15 @@ pub(crate) struct JsonValidator {
 /// compile failure is not taken for a property of the schema.
 struct UrnRetriever {
     resolver: Arc<dyn Resolver>,
-    transient: Arc<Mutex<Option<String>>>,
+    transient: Arc<Mutex<Option<Passing>>>,
+}
+
+/// A `$ref` resolution that failed for a reason that may pass.
+enum Passing {
+    /// The registry could not be asked.
+    Unreachable(String),
+    /// Nobody holds the URN yet.
+    Missing(Urn),
 }
 
 /// Why a JSON Schema did not compile.
@@ -33,6 +41,8 @@ pub(crate) enum CompileError {
     Unusable(BoxError),
     /// A `$ref`'s schema could not be fetched just now: try again later.
     Unreachable(BoxError),
+    /// A `$ref` names a URN nobody holds (yet): try again later.
+    MissingRef(Urn),
 }
 
 impl Retrieve for UrnRetriever {
@@ -45,9 +55,10 @@ impl Retrieve for UrnRetriever {
             )
         })?;
         let schema = self.resolver.resolve(&urn).inspect_err(|err| {
-            if !matches!(err, Error::NotFound { .. }) {
-                *self.transient.lock() = Some(format!("resolving $ref {urn}: {err}"));
-            }
+            *self.transient.lock() = Some(match err {
+                Error::NotFound { .. } => Passing::Missing(urn.clone()),
+                _ => Passing::Unreachable(format!("resolving $ref {urn}: {err}")),
+            });
         })?;
         if schema.language != Language::JsonSchema {
             return Err(format!(
@@ -81,7 +92,8 @@ impl JsonValidator {
         match built {
             Ok(validator) => Ok(JsonValidator { validator }),
             Err(err) => match transient.lock().take() {
-                Some(cause) => Err(CompileError::Unreachable(cause.into())),
+                Some(Passing::Unreachable(cause)) => Err(CompileError::Unreachable(cause.into())),
+                Some(Passing::Missing(urn)) => Err(CompileError::MissingRef(urn)),
                 None => Err(CompileError::Unusable(
                     format!("the schema does not compile: {err}").into(),
                 )),

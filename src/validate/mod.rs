@@ -86,6 +86,28 @@ impl fmt::Display for Violation {
 /// payload cannot make the report arbitrarily large.
 pub(crate) const MAX_VIOLATIONS: usize = 64;
 
+/// The cause of an [`Error::SchemaUnusable`] whose schema `$ref`s a URN
+/// no resolver holds: a state that passes once that URN is published, so
+/// a guard compiles such a schema again after a delay.
+#[derive(Debug)]
+pub(crate) struct MissingRef {
+    target: crate::urn::Urn,
+}
+
+impl fmt::Display for MissingRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "its $ref {} is not held by any resolver", self.target)
+    }
+}
+
+impl std::error::Error for MissingRef {}
+
+/// Whether `error` is a schema unusable only because a `$ref` it needs is
+/// not held (yet).
+pub(crate) fn is_missing_ref(error: &Error) -> bool {
+    matches!(error, Error::SchemaUnusable { source, .. } if source.is::<MissingRef>())
+}
+
 /// A compiled schema, ready to check payloads.
 pub(crate) enum Compiled {
     #[cfg(feature = "json")]
@@ -146,6 +168,7 @@ pub(crate) fn compile(
                     urn: schema.urn.clone(),
                     source,
                 },
+                json::CompileError::MissingRef(target) => unusable(Box::new(MissingRef { target })),
             }),
         #[cfg(feature = "protobuf")]
         Language::Protobuf => {
