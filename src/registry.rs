@@ -126,7 +126,17 @@ impl Registry {
             None => {}
         }
         let _one_at_a_time = self.inner.publishing.lock();
-        self.check_compiles(&schema)?;
+        // The candidate resolves as itself, as it will once stored (and as
+        // it does in `embed`): a schema may `$ref` its own URN.
+        let with_candidate = WithCandidate {
+            candidate: schema.clone(),
+            registry: self.clone(),
+        };
+        validate::compile(
+            &schema,
+            Arc::new(with_candidate),
+            validate::Options::default(),
+        )?;
         self.check_compatible(&schema, mode)?;
         self.inner.store.put(&schema)
     }
@@ -237,6 +247,21 @@ impl Registry {
 
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
         validate::compile(schema, Arc::new(self.clone()), validate::Options::default()).map(drop)
+    }
+}
+
+/// A registry, plus the schema being published under its own URN.
+struct WithCandidate {
+    candidate: Schema,
+    registry: Registry,
+}
+
+impl Resolver for WithCandidate {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        if *urn == self.candidate.urn {
+            return Ok(self.candidate.clone());
+        }
+        self.registry.resolve(urn)
     }
 }
 

@@ -140,3 +140,29 @@ fn lock_writes_the_lock_and_refuses_changed_urns() {
         lock
     );
 }
+
+#[test]
+fn lock_and_check_exit_2_on_a_folder_that_is_not_there() {
+    for command in ["check", "lock"] {
+        let out = dataschema(&[command, "/nonexistent/schemas"]);
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", text(&out));
+        assert!(
+            text(&out).contains("not a schemas folder"),
+            "{}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn diff_names_a_missing_file() {
+    for file in ["/nonexistent/x.proto", "/nonexistent/x.json"] {
+        let out = dataschema(&["diff", file, file]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(
+            text(&out).contains(&format!("{file}: no such file")),
+            "{}",
+            text(&out)
+        );
+    }
+}

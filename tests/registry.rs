@@ -338,3 +338,33 @@ mod never_panics {
         }
     }
 }
+
+#[cfg(feature = "json")]
+#[test]
+fn publish_and_embed_agree_on_a_schema_that_refs_its_own_urn() {
+    // A recursive schema naming itself by URN, without `$id`.
+    let tree = dataschema::Schema::json(
+        common::urn("urn:acme:schema:tree:1"),
+        r#"{"type": "object", "properties": {"children": {"type": "array",
+            "items": {"$ref": "urn:acme:schema:tree:1"}}}}"#,
+    );
+    dataschema::Registry::embed([tree.clone()]).expect("embed accepts it");
+    let registry = dataschema::Registry::new(dataschema::MemoryStore::new());
+    registry
+        .publish(tree, dataschema::Compatibility::Backward)
+        .expect("publish accepts it too");
+    let guard = dataschema::Guard::new(registry);
+    assert!(guard
+        .validate(
+            "urn:acme:schema:tree:1",
+            br#"{"children": [{"children": []}]}"#
+        )
+        .unwrap()
+        .is_validated());
+    assert!(guard
+        .validate(
+            "urn:acme:schema:tree:1",
+            br#"{"children": [{"children": 1}]}"#
+        )
+        .is_err());
+}

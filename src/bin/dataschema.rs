@@ -81,7 +81,9 @@ const EXIT_UNVALIDATED: u8 = 2;
 
 fn main() -> ExitCode {
     match Cli::parse().command {
-        Command::Check { dir } if !dir.join(build::MANIFEST_FILE).is_file() => {
+        Command::Check { dir } | Command::Lock { dir }
+            if !dir.join(build::MANIFEST_FILE).is_file() =>
+        {
             eprintln!(
                 "{}: no {} here: not a schemas folder",
                 dir.display(),
@@ -206,6 +208,9 @@ fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
     let placeholder: dataschema::Urn = "urn:cli:schema:file:1"
         .parse()
         .map_err(|e| format!("{e}"))?;
+    if !path.exists() {
+        return Err(format!("{}: no such file", path.display()));
+    }
     let extension = path
         .extension()
         .and_then(|e| e.to_str())
@@ -214,24 +219,7 @@ fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
         "json" => std::fs::read(path)
             .map(|bytes| Schema::json(placeholder, bytes))
             .map_err(|err| format!("cannot read {}: {err}", path.display())),
-        "proto" => {
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let file = path.file_name().unwrap_or_default();
-            let mut compiler =
-                protox::Compiler::new([dir]).map_err(|err| format!("{}: {err}", path.display()))?;
-            compiler.include_imports(true).include_source_info(false);
-            compiler
-                .open_file(file)
-                .map_err(|err| format!("{}: does not compile: {err}", path.display()))?;
-            Ok(Schema::protobuf(
-                placeholder,
-                compiler.encode_file_descriptor_set(),
-                "",
-            ))
-        }
+        "proto" => build::compile_proto(path).map(|bytes| Schema::protobuf(placeholder, bytes, "")),
         "binpb" | "pb" | "desc" => std::fs::read(path)
             .map(|bytes| Schema::protobuf(placeholder, bytes, ""))
             .map_err(|err| format!("cannot read {}: {err}", path.display())),

@@ -66,7 +66,9 @@ struct Retry {
     unvalidated: Unvalidated,
 }
 
-/// What a compile gave, as the slot keeps it.
+/// What a compile gave, as the slot keeps it. Built once per compile and
+/// moved straight into the slot: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Compile {
     /// A validator, or a failure that will not pass: kept for good.
     Lasting(Entry),

@@ -101,6 +101,7 @@ impl Manifest {
         &self,
         dir: &Path,
         sources: &[Source],
+        proto_stems: &std::collections::BTreeSet<String>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         let path = dir.join(MANIFEST_FILE);
@@ -120,16 +121,10 @@ impl Manifest {
                 ));
             }
         }
+        // Against the `.proto` files present, read or not: one that failed
+        // to compile has its own diagnostic already.
         for key in self.roots.keys() {
-            let named = sources.iter().any(|source| {
-                source.schema.language == Language::Protobuf
-                    && format!(
-                        "{}.v{}",
-                        source.schema.urn.name(),
-                        source.schema.urn.version()
-                    ) == *key
-            });
-            if !named {
+            if !proto_stems.contains(key) {
                 diagnostics.push(Diagnostic::new(
                     &path,
                     format!("[roots] names {key:?}, but there is no {key}.proto in the folder"),

@@ -21,8 +21,9 @@
 
 mod lock;
 mod manifest;
+mod proto;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 use self::manifest::Manifest;
 pub use self::manifest::MANIFEST_FILE;
+pub use self::proto::compile_proto;
 use crate::compat::Compatibility;
 use crate::registry::Registry;
 use crate::schema::{sha256_hex, Language, Schema};
@@ -166,10 +168,14 @@ pub fn read(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
 fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let manifest = Manifest::read(dir)?;
     let mut diagnostics = Vec::new();
-    let mut sources = discover(dir, &manifest, &mut diagnostics);
+    let (mut sources, proto_stems) = discover(dir, &manifest, &mut diagnostics);
     sources.sort_by(|a, b| a.schema.urn.cmp(&b.schema.urn));
+    // Names given twice for one URN (`x.v1.json` and `x.v1.proto`): one
+    // diagnostic, and no compatibility check between the two.
+    let mut duplicated = BTreeSet::new();
     for pair in sources.windows(2) {
         if pair[0].schema.urn == pair[1].schema.urn {
+            duplicated.insert(pair[0].schema.urn.name().to_owned());
             diagnostics.push(Diagnostic::new(
                 &pair[1].path,
                 format!(
@@ -180,7 +186,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             ));
         }
     }
-    manifest.check_roots(dir, &sources, &mut diagnostics);
+    manifest.check_roots(dir, &sources, &proto_stems, &mut diagnostics);
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
@@ -207,6 +213,9 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     if compatibility && compiled.iter().all(|ok| *ok) {
         for (index, source) in sources.iter().enumerate() {
             let urn = &source.schema.urn;
+            if duplicated.contains(urn.name()) {
+                continue;
+            }
             let mode = modes.get(urn.name()).copied().unwrap_or_default();
             let priors: Vec<Schema> = sources[..index]
                 .iter()
@@ -354,8 +363,20 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
     Ok(code)
 }
 
-/// Finds and reads the schema files of `dir`.
-fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) -> Vec<Source> {
+/// Finds and reads the schema files of `dir`, with the stems of the
+/// `.proto` files found (read or not).
+///
+/// Only regular files inside the folder are bundled: a symbolic link is
+/// followed only when its target lies inside the folder too. Anything that
+/// looks like a schema but cannot be one (a name that is not UTF-8, a
+/// dangling link, a directory named `x.v1.json`, `x.v1.JSON`) is a
+/// diagnostic, never skipped in silence.
+fn discover(
+    dir: &Path,
+    manifest: &Manifest,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> (Vec<Source>, BTreeSet<String>) {
+    let mut proto_stems = BTreeSet::new();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) => {
@@ -363,26 +384,53 @@ fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) 
                 dir,
                 format!("cannot read the folder: {err}"),
             ));
-            return Vec::new();
+            return (Vec::new(), proto_stems);
         }
     };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.is_file())
-        .collect();
+    let canonical_dir = fs::canonicalize(dir).ok();
+    let mut paths = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(entry) => paths.push(entry.path()),
+            Err(err) => diagnostics.push(Diagnostic::new(
+                dir,
+                format!("cannot read an entry of the folder: {err}"),
+            )),
+        }
+    }
     paths.sort();
     let mut sources = Vec::new();
     for path in paths {
         let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
+            diagnostics.push(Diagnostic::new(
+                &path,
+                "the file name is not UTF-8: a schema file is named <name>.v<version>.json \
+                 or .proto, in UTF-8",
+            ));
             continue;
         };
+        let lower = file_name.to_ascii_lowercase();
+        let looks_like_schema = lower.ends_with(".json") || lower.ends_with(".proto");
         let (stem, language) = if let Some(stem) = file_name.strip_suffix(".json") {
             (stem, Language::JsonSchema)
         } else if let Some(stem) = file_name.strip_suffix(".proto") {
             (stem, Language::Protobuf)
+        } else if looks_like_schema {
+            diagnostics.push(Diagnostic::new(
+                &path,
+                "the extension must be written in lower case: .json or .proto",
+            ));
+            continue;
         } else {
-            continue; // the manifest, the lock, a README...
+            continue; // the manifest, the lock, a README, a folder of imports...
         };
+        if let Err(message) = regular_file_inside(&path, canonical_dir.as_deref()) {
+            diagnostics.push(Diagnostic::new(&path, message));
+            continue;
+        }
+        if language == Language::Protobuf {
+            proto_stems.insert(stem.to_owned());
+        }
         let urn = match parse_stem(&manifest.namespace, stem) {
             Ok(urn) => urn,
             Err(message) => {
@@ -399,7 +447,40 @@ fn discover(dir: &Path, manifest: &Manifest, diagnostics: &mut Vec<Diagnostic>) 
             Err(message) => diagnostics.push(Diagnostic::new(&path, message)),
         }
     }
-    sources
+    (sources, proto_stems)
+}
+
+/// Whether `path` is a regular file, or a symbolic link to one inside
+/// `dir` (canonical); otherwise why not.
+fn regular_file_inside(path: &Path, dir: Option<&Path>) -> Result<(), String> {
+    let meta = fs::symlink_metadata(path).map_err(|err| format!("cannot read: {err}"))?;
+    if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(path).map_err(|err| {
+            format!("a dangling symbolic link (its target cannot be read: {err})")
+        })?;
+        if !dir.is_some_and(|dir| target.starts_with(dir)) {
+            return Err(format!(
+                "a symbolic link to {}, outside the schemas folder: a bundle holds only files \
+                 inside it (copy the schema in instead)",
+                target.display()
+            ));
+        }
+        return match fs::metadata(&target) {
+            Ok(meta) if meta.is_file() => Ok(()),
+            Ok(_) => Err(format!(
+                "a symbolic link to {}, which is not a file",
+                target.display()
+            )),
+            Err(err) => Err(format!("cannot read {}: {err}", target.display())),
+        };
+    }
+    if meta.is_dir() {
+        return Err("a directory, not a schema file".to_owned());
+    }
+    if !meta.is_file() {
+        return Err("not a regular file".to_owned());
+    }
+    Ok(())
 }
 
 /// `orders.created.v3` in namespace `acme` is `urn:acme:schema:orders.created:3`.
@@ -435,11 +516,10 @@ fn read_proto(
     urn: Urn,
     manifest: &Manifest,
 ) -> Result<Source, String> {
-    let mut compiler = protox::Compiler::new([dir]).map_err(|err| err.to_string())?;
-    compiler.include_imports(true).include_source_info(false);
+    let mut compiler = proto::compiler(dir);
     compiler
         .open_file(file_name)
-        .map_err(|err| format!("does not compile: {err}"))?;
+        .map_err(|err| format!("does not compile: {}", proto::explain(dir, &err)))?;
     // The digest covers the file and what it imports from the folder, by
     // source text, so it does not move when protox's output does.
     let mut hashed = Vec::new();
