@@ -10,7 +10,10 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// Everything that can go wrong at the crate's public boundary.
 ///
 /// Each variant names the URN (or the input) concerned; an underlying error,
-/// where there is one, is kept in [`source()`](std::error::Error::source).
+/// where there is one, is kept in [`source()`](std::error::Error::source)
+/// and is not repeated by `Display`, so a reporter that walks the chain
+/// prints each cause once. [`Error::chain`] prints the whole chain on one
+/// line.
 /// A payload that does not conform to its schema is not an `Error` but an
 /// [`Invalid`](crate::Invalid).
 #[derive(Debug, thiserror::Error)]
@@ -18,7 +21,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 pub enum Error {
     /// A string is not a URN of the schema grammar
     /// (`urn:<nid>:schema:<name>:<version>`).
-    #[error("invalid URN {input:?}: {reason}")]
+    #[error("invalid URN {input:?}")]
     InvalidUrn {
         /// The input (clipped to 100 characters).
         input: String,
@@ -62,16 +65,6 @@ pub enum Error {
         /// The URN asked for.
         urn: Urn,
     },
-    /// The registry cannot check this compatibility mode for this schema.
-    /// Every mode is checked for JSON Schema and protobuf today; the
-    /// variant stays for languages whose checker covers fewer modes.
-    #[error("compatibility mode {mode} is not supported (publishing {urn})")]
-    UnsupportedCompatibility {
-        /// The URN being published.
-        urn: Urn,
-        /// The mode asked for.
-        mode: Compatibility,
-    },
     /// The schema is not compatible with prior versions of its name under
     /// the mode asked for; the report lists every version checked and each
     /// breaking change, prefixed with the version it came from (`[v2] ...`).
@@ -102,7 +95,7 @@ pub enum Error {
     UnknownCompatibility(#[from] UnknownMode),
     /// The schema cannot be used: it does not compile, is not a descriptor
     /// set, its root message is missing, or a `$ref` it needs is not held.
-    #[error("schema {urn} is unusable: {source}")]
+    #[error("schema {urn} is unusable")]
     SchemaUnusable {
         /// The schema's URN.
         urn: Urn,
@@ -123,7 +116,7 @@ pub enum Error {
         language: Language,
     },
     /// A remote registry could not be asked, or answered nonsense.
-    #[error("registry unreachable while resolving {urn}: {source}")]
+    #[error("registry unreachable while resolving {urn}")]
     Unreachable {
         /// The URN being resolved.
         urn: Urn,
@@ -132,7 +125,7 @@ pub enum Error {
         source: BoxError,
     },
     /// A store failed (I/O, database).
-    #[error("schema store failed: {source}")]
+    #[error("schema store failed")]
     Store {
         /// The backend's error.
         #[source]
@@ -144,6 +137,13 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error and each of its causes, once each, separated by `: `
+    /// (`schema urn:acme:schema:x:1 is unusable: the schema does not
+    /// compile: ...`).
+    pub fn chain(&self) -> Chain<'_> {
+        Chain(self)
+    }
+
     /// The URN this error concerns, where it concerns one.
     pub fn urn(&self) -> Option<&Urn> {
         match self {
@@ -151,7 +151,6 @@ impl Error {
             | Error::MissingRoot { urn }
             | Error::Immutable { urn }
             | Error::NotFound { urn }
-            | Error::UnsupportedCompatibility { urn, .. }
             | Error::Incompatible { urn, .. }
             | Error::OutOfOrder { urn, .. }
             | Error::SchemaUnusable { urn, .. }
@@ -159,6 +158,29 @@ impl Error {
             | Error::Unreachable { urn, .. } => Some(urn),
             _ => None,
         }
+    }
+}
+
+/// An error and its causes on one line: see [`Error::chain`].
+#[derive(Debug, Clone, Copy)]
+pub struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl<'a> Chain<'a> {
+    /// The chain of any error.
+    pub fn of(error: &'a (dyn std::error::Error + 'static)) -> Chain<'a> {
+        Chain(error)
+    }
+}
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(error) = cause {
+            write!(f, ": {error}")?;
+            cause = error.source();
+        }
+        Ok(())
     }
 }
 

@@ -21,7 +21,7 @@ pub mod validate;
 pub use crate::bundle::build;
 pub use crate::bundle::Bundle;
 pub use crate::compat::mode::Compatibility;
-pub use crate::error::{BoxError, Error};
+pub use crate::error::{BoxError, Chain, Error};
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated};
 pub use crate::registry::Registry;
 pub use crate::resolver::Resolver;

@@ -179,9 +179,25 @@ impl Registry {
     }
 
     /// The versions held for `name` in any namespace, ascending; empty for
-    /// an unknown name.
+    /// an unknown name. [`versions_in`](Registry::versions_in) keeps to one
+    /// namespace, as compatibility checks do.
     pub fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
-        self.inner.store.versions(name)
+        let mut versions: Vec<u32> = self
+            .inner
+            .store
+            .list()?
+            .iter()
+            .filter(|urn| urn.name() == name)
+            .map(Urn::version)
+            .collect();
+        versions.sort_unstable();
+        versions.dedup();
+        Ok(versions)
+    }
+
+    /// The versions held for `name` in `namespace`, ascending.
+    pub fn versions_in(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        self.inner.store.versions(namespace, name)
     }
 
     /// Every URN held, ordered by namespace, name, then version.
@@ -203,11 +219,14 @@ impl Registry {
 
     /// The prior versions of `urn`'s name in its namespace, oldest first.
     pub fn priors(&self, urn: &Urn) -> Result<Vec<Schema>, Error> {
+        let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
+        self.schemas_below(urn, &versions)
+    }
+
+    /// The schemas of `urn`'s name at `versions` (ascending) below its own.
+    fn schemas_below(&self, urn: &Urn, versions: &[u32]) -> Result<Vec<Schema>, Error> {
         let mut priors = Vec::new();
-        for version in self.inner.store.versions(urn.name())? {
-            if version >= urn.version() {
-                break;
-            }
+        for &version in versions.iter().take_while(|&&v| v < urn.version()) {
             if let Some(prior) = self.inner.store.get(&urn.with_version(version)?)? {
                 priors.push(prior);
             }
@@ -222,18 +241,15 @@ impl Registry {
         // Versions are checked in order: a version below one already
         // published would never be checked against it.
         let urn = &schema.urn;
-        for version in self.inner.store.versions(urn.name())? {
-            if version > urn.version()
-                && self.inner.store.get(&urn.with_version(version)?)?.is_some()
-            {
-                return Err(Error::OutOfOrder {
-                    urn: urn.clone(),
-                    held: version,
-                    mode,
-                });
-            }
+        let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
+        if let Some(&held) = versions.iter().find(|&&v| v > urn.version()) {
+            return Err(Error::OutOfOrder {
+                urn: urn.clone(),
+                held,
+                mode,
+            });
         }
-        let priors = self.priors(urn)?;
+        let priors = self.schemas_below(urn, &versions)?;
         let report = crate::compat::check(mode, schema, &priors)?;
         if report.is_compatible() {
             Ok(())
@@ -246,7 +262,9 @@ impl Registry {
     }
 
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
-        validate::compile(schema, Arc::new(self.clone()), validate::Options::default()).map(drop)
+        validate::compile(schema, Arc::new(self.clone()), validate::Options::default())
+            .map(drop)
+            .map_err(Error::from)
     }
 }
 
@@ -268,5 +286,8 @@ impl Resolver for WithCandidate {
 impl Resolver for Registry {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         Registry::resolve(self, urn)
+    }
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        Registry::list(self)
     }
 }

@@ -15,17 +15,31 @@ use crate::urn::Urn;
 pub trait Resolver: Send + Sync {
     /// The schema held under `urn`.
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error>;
+
+    /// Every URN this resolver holds, for
+    /// [`Guard::prepare`](crate::Guard::prepare) to compile at start-up. The
+    /// default lists none: a remote resolver need not list what it could
+    /// fetch. [`Registry`](crate::Registry) lists everything it holds.
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        Ok(Vec::new())
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Arc<R> {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         (**self).resolve(urn)
     }
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        (**self).list()
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Box<R> {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         (**self).resolve(urn)
+    }
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        (**self).list()
     }
 }
 

@@ -36,7 +36,7 @@ pub fn conformance(store: Arc<dyn Store>) {
     copy.bytes.clear();
     assert_eq!(store.get(&a1.urn).unwrap().unwrap().bytes, a1.bytes);
 
-    // Versions ascending (numerically), any namespace; list ordered.
+    // Versions ascending (numerically), per namespace; list ordered.
     for text in [
         "urn:acme:schema:a:10",
         "urn:acme:schema:a:2",
@@ -45,8 +45,13 @@ pub fn conformance(store: Arc<dyn Store>) {
     ] {
         store.put(&schema(text, "{}")).unwrap();
     }
-    assert_eq!(store.versions("a").unwrap(), vec![1, 2, 3, 10]);
-    assert_eq!(store.versions("nothing").unwrap(), Vec::<u32>::new());
+    assert_eq!(store.versions("acme", "a").unwrap(), vec![1, 2, 10]);
+    assert_eq!(store.versions("zeta", "a").unwrap(), vec![3]);
+    assert_eq!(store.versions("ACME", "a").unwrap(), vec![1, 2, 10]);
+    assert_eq!(
+        store.versions("acme", "nothing").unwrap(),
+        Vec::<u32>::new()
+    );
     let listed: Vec<String> = store
         .list()
         .unwrap()

@@ -101,14 +101,15 @@ fn every_rejection_names_the_part() {
     assert_eq!(reason("urn:acme:schema:a:1#frag"), UrnError::Components);
     assert_eq!(reason("urn:acme:schema:a:1?=q"), UrnError::Components);
     assert_eq!(reason("urn:acme:schema:a:1?+r"), UrnError::Components);
-    let message = "urn:acme:schema:Orders:1"
-        .parse::<Urn>()
-        .unwrap_err()
-        .to_string();
+    let err = "urn:acme:schema:Orders:1".parse::<Urn>().unwrap_err();
+    let message = err.chain().to_string();
     assert!(
         message.contains("urn:acme:schema:Orders:1") && message.contains("start"),
         "{message}"
     );
+    // Each cause once: Display leaves the reason to the source chain.
+    assert!(!err.to_string().contains("start"), "{err}");
+    assert_eq!(message.matches("start").count(), 1, "{message}");
 }
 
 #[test]

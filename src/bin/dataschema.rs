@@ -292,11 +292,7 @@ fn validate(schemas: &std::path::Path, dataschema: &str, file: &std::path::Path)
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Ok(Outcome::Unvalidated(unvalidated)) => {
-            println!(
-                "unvalidated ({}): {}",
-                unvalidated.reason(),
-                unvalidated.error()
-            );
+            println!("{unvalidated}");
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Ok(other) => {
@@ -310,7 +306,7 @@ fn validate(schemas: &std::path::Path, dataschema: &str, file: &std::path::Path)
     }
 }
 
-fn bad_input(err: &dyn std::error::Error) -> ExitCode {
-    eprintln!("{err}");
+fn bad_input(err: &(dyn std::error::Error + 'static)) -> ExitCode {
+    eprintln!("{}", dataschema::Chain::of(err));
     ExitCode::from(EXIT_UNVALIDATED)
 }

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex};
 
-use super::metrics::SchemaKeys;
+use super::metrics::SchemaCounters;
 use super::outcome::Unvalidated;
 use crate::urn::Urn;
 use crate::validate::Compiled;
@@ -35,7 +35,7 @@ pub(crate) enum Entry {
     Ready {
         urn: Urn,
         compiled: Compiled,
-        keys: SchemaKeys,
+        counters: SchemaCounters,
     },
     Failed(Unvalidated),
 }

@@ -1,11 +1,14 @@
 //! The guard's counters, through the `metrics` crate.
 //!
-//! Keys are built once (per guard, and per cached schema) and incremented
-//! by reference, so counting allocates nothing on the hot path. Label values
-//! are bounded: a `reason`, or the name of a schema a resolver holds; never
-//! the raw `dataschema` string.
+//! Counter handles are bound once: the per-reason counters when a guard is
+//! built, a schema's validated and invalid counters when it is first
+//! compiled, each in the recorder installed at that moment. Counting a
+//! message is then one increment on a handle: no key is hashed or looked
+//! up in the recorder, and nothing is allocated. Install the exporter
+//! before building the guard. Label values are bounded: a `reason`, or the
+//! name of a schema a resolver holds; never the raw `dataschema` string.
 
-use metrics::{Key, Label, Level, Metadata};
+use metrics::{Counter, Key, Label, Level, Metadata};
 
 use super::outcome::Reason;
 
@@ -18,41 +21,35 @@ pub const UNVALIDATED: &str = "dataschema_unvalidated_total";
 
 static METADATA: Metadata<'static> = Metadata::new("dataschema", Level::INFO, Some(module_path!()));
 
-pub(crate) fn increment(key: &Key) {
-    metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA).increment(1));
+/// The counter under `key` in the recorder installed now (a no-op counter
+/// when none is).
+fn register(key: &Key) -> Counter {
+    metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA))
 }
 
-/// The `dataschema_unvalidated_total` key of each reason.
-pub(crate) fn unvalidated_keys() -> [Key; 5] {
-    Reason::ALL.map(|reason| Key::from_static_labels(UNVALIDATED, reason_labels(reason)))
+/// The `dataschema_unvalidated_total` counter of each reason, in
+/// [`Reason::ALL`] order.
+pub(crate) fn unvalidated_counters() -> [Counter; Reason::COUNT] {
+    Reason::ALL.map(|reason| {
+        register(&Key::from_parts(
+            UNVALIDATED,
+            vec![Label::from_static_parts("reason", reason.as_str())],
+        ))
+    })
 }
 
-fn reason_labels(reason: Reason) -> &'static [Label] {
-    static NOT_A_URN: [Label; 1] = [Label::from_static_parts("reason", "not_a_urn")];
-    static NOT_FOUND: [Label; 1] = [Label::from_static_parts("reason", "not_found")];
-    static UNREACHABLE: [Label; 1] = [Label::from_static_parts("reason", "unreachable")];
-    static NO_VALIDATOR: [Label; 1] = [Label::from_static_parts("reason", "no_validator")];
-    static UNUSABLE: [Label; 1] = [Label::from_static_parts("reason", "unusable")];
-    match reason {
-        Reason::NotAUrn => &NOT_A_URN,
-        Reason::NotFound => &NOT_FOUND,
-        Reason::Unreachable => &UNREACHABLE,
-        Reason::NoValidator => &NO_VALIDATOR,
-        Reason::Unusable => &UNUSABLE,
-    }
+/// The validated and invalid counters of one schema.
+pub(crate) struct SchemaCounters {
+    pub(crate) validated: Counter,
+    pub(crate) invalid: Counter,
 }
 
-/// The validated and invalid keys of one schema.
-pub(crate) struct SchemaKeys {
-    pub(crate) validated: Key,
-    pub(crate) invalid: Key,
-}
-
-impl SchemaKeys {
-    pub(crate) fn new(name: &str) -> SchemaKeys {
-        SchemaKeys {
-            validated: Key::from_parts(VALIDATED, vec![Label::new("schema", name.to_owned())]),
-            invalid: Key::from_parts(INVALID, vec![Label::new("schema", name.to_owned())]),
+impl SchemaCounters {
+    pub(crate) fn new(name: &str) -> SchemaCounters {
+        let labels = || vec![Label::new("schema", name.to_owned())];
+        SchemaCounters {
+            validated: register(&Key::from_parts(VALIDATED, labels())),
+            invalid: register(&Key::from_parts(INVALID, labels())),
         }
     }
 }

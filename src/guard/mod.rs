@@ -12,13 +12,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use self::cache::{Cache, Compile, Entry};
-use self::metrics::SchemaKeys;
+use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
 use crate::error::{clip, Error};
 use crate::resolver::{Chain, Resolver};
 use crate::schema::Schema;
 use crate::urn::{self, Urn};
-use crate::validate::{self, Options, Violation};
+use crate::validate::{self, CompileError, Options, Violation};
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 
@@ -64,7 +64,7 @@ struct Inner {
     options: Options,
     cache: Cache,
     unvalidated: AtomicU64,
-    unvalidated_keys: [::metrics::Key; 5],
+    unvalidated_counters: [::metrics::Counter; Reason::COUNT],
     on_fail_open: Option<Box<FailOpenHook>>,
     retry_after: Duration,
 }
@@ -149,7 +149,7 @@ impl GuardBuilder {
                 options: self.options,
                 cache: Cache::default(),
                 unvalidated: AtomicU64::new(0),
-                unvalidated_keys: metrics::unvalidated_keys(),
+                unvalidated_counters: metrics::unvalidated_counters(),
                 on_fail_open: self.on_fail_open,
                 retry_after: self.retry_after,
             }),
@@ -209,6 +209,46 @@ impl Guard {
         }
     }
 
+    /// Compiles every schema the primary resolver holds (its
+    /// [`Resolver::list`]), so that the first message of each type pays no
+    /// compile, and returns those that failed, each with its reason and
+    /// error: a broken bundle is visible at start-up, before traffic
+    /// arrives. Failures are kept as a message would leave them (lasting
+    /// ones for good, passing ones for the retry delay). Errors only when
+    /// the primary resolver cannot list what it holds.
+    ///
+    /// ```
+    /// use dataschema::{Guard, Registry, Schema, Urn};
+    ///
+    /// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+    /// let guard = Guard::new(Registry::embed([Schema::json(urn, r#"{"type": "string"}"#)])?);
+    /// assert!(guard.prepare()?.is_empty(), "everything compiled");
+    /// # Ok::<(), dataschema::Error>(())
+    /// ```
+    pub fn prepare(&self) -> Result<Vec<Unvalidated>, Error> {
+        let mut failed = Vec::new();
+        for urn in self.inner.resolver.primary.list()? {
+            let schema = match self.inner.resolver.primary.resolve(&urn) {
+                Ok(schema) => schema,
+                Err(error) => {
+                    failed.push(Unvalidated::new(Reason::Unreachable, Arc::new(error)));
+                    continue;
+                }
+            };
+            let slot = self.inner.cache.slot(&urn);
+            let entry = match slot.entry.get() {
+                Some(entry) => Ok(entry),
+                None => slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn)),
+            };
+            match entry {
+                Ok(Entry::Ready { .. }) => {}
+                Ok(Entry::Failed(unvalidated)) => failed.push(unvalidated.clone()),
+                Err(unvalidated) => failed.push(unvalidated),
+            }
+        }
+        Ok(failed)
+    }
+
     /// How many payloads this guard let through without validating them.
     pub fn unvalidated(&self) -> u64 {
         self.inner.unvalidated.load(Ordering::Relaxed)
@@ -264,8 +304,10 @@ impl Guard {
                 ));
             }
             Err(error) => {
-                let reason = match Reason::of(&error) {
-                    Reason::NotFound => Reason::NotFound,
+                // A resolver says NotFound for a URN it does not hold; any
+                // other error means it could not be asked.
+                let reason = match error {
+                    Error::NotFound { .. } => Reason::NotFound,
                     _ => Reason::Unreachable,
                 };
                 return Ok(self.fail_open(dataschema, Unvalidated::new(reason, Arc::new(error))));
@@ -288,22 +330,20 @@ impl Guard {
     /// last (kept) and those that may pass (retried after a delay).
     fn compile(&self, schema: Schema, urn: Urn) -> Compile {
         let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
+        let lasting = |reason, error| {
+            Compile::Lasting(Entry::Failed(Unvalidated::new(reason, Arc::new(error))))
+        };
+        let passing = |reason, error| Compile::Passing(Unvalidated::new(reason, Arc::new(error)));
         match validate::compile(&schema, refs, self.inner.options) {
             Ok(compiled) => Compile::Lasting(Entry::Ready {
-                keys: SchemaKeys::new(urn.name()),
+                counters: SchemaCounters::new(urn.name()),
                 urn,
                 compiled,
             }),
-            Err(error @ Error::Unreachable { .. }) => {
-                Compile::Passing(Unvalidated::new(Reason::Unreachable, Arc::new(error)))
-            }
-            Err(error) if validate::is_missing_ref(&error) => {
-                Compile::Passing(Unvalidated::new(Reason::Unusable, Arc::new(error)))
-            }
-            Err(error) => Compile::Lasting(Entry::Failed(Unvalidated::new(
-                Reason::of(&error),
-                Arc::new(error),
-            ))),
+            Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
+            Err(CompileError::Unusable(error)) => lasting(Reason::Unusable, error),
+            Err(CompileError::MissingRef(error)) => passing(Reason::Unusable, error),
+            Err(CompileError::Unreachable(error)) => passing(Reason::Unreachable, error),
         }
     }
 
@@ -318,14 +358,14 @@ impl Guard {
             Entry::Ready {
                 urn,
                 compiled,
-                keys,
+                counters,
             } => match check(compiled) {
                 Ok(()) => {
-                    metrics::increment(&keys.validated);
+                    counters.validated.increment(1);
                     Ok(Outcome::Validated)
                 }
                 Err(violations) => {
-                    metrics::increment(&keys.invalid);
+                    counters.invalid.increment(1);
                     Err(Invalid::new(urn.clone(), violations))
                 }
             },
@@ -336,7 +376,7 @@ impl Guard {
     #[cold]
     fn fail_open(&self, dataschema: &str, unvalidated: Unvalidated) -> Outcome {
         self.inner.unvalidated.fetch_add(1, Ordering::Relaxed);
-        metrics::increment(&self.inner.unvalidated_keys[unvalidated.reason().index()]);
+        self.inner.unvalidated_counters[unvalidated.reason().index()].increment(1);
         if let Some(callback) = &self.inner.on_fail_open {
             callback(dataschema, &unvalidated);
         }

@@ -29,65 +29,52 @@ impl Outcome {
     }
 }
 
-/// Why a payload was let through without being checked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Reason {
+/// Declares [`Reason`] once: each variant with its label, in the order of
+/// the outcome table; `ALL`, `as_str` and the metric index follow.
+macro_rules! reasons {
+    ($($(#[$doc:meta])* $variant:ident => $label:literal,)*) => {
+        /// Why a payload was let through without being checked.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Reason {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Reason {
+            /// How many reasons there are.
+            pub(crate) const COUNT: usize = [$($label),*].len();
+
+            /// Every reason, in the order of the outcome table.
+            pub const ALL: [Reason; Reason::COUNT] = [$(Reason::$variant),*];
+
+            /// The `reason` label value in `dataschema_unvalidated_total`.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Reason::$variant => $label,)*
+                }
+            }
+        }
+    };
+}
+
+reasons! {
     /// `dataschema` is not a URN of the schema grammar.
-    NotAUrn,
+    NotAUrn => "not_a_urn",
     /// No resolver holds the URN.
-    NotFound,
+    NotFound => "not_found",
     /// The fallback registry is down, slow, or answered garbage.
-    Unreachable,
+    Unreachable => "unreachable",
     /// No validator for the schema's language is compiled in.
-    NoValidator,
+    NoValidator => "no_validator",
     /// The schema was found but cannot be used (does not compile, not a
     /// descriptor set, root message missing, a `$ref` not held).
-    Unusable,
+    Unusable => "unusable",
 }
 
 impl Reason {
-    /// Every reason, in the order of the outcome table.
-    pub const ALL: [Reason; 5] = [
-        Reason::NotAUrn,
-        Reason::NotFound,
-        Reason::Unreachable,
-        Reason::NoValidator,
-        Reason::Unusable,
-    ];
-
-    /// The `reason` label value in `dataschema_unvalidated_total`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Reason::NotAUrn => "not_a_urn",
-            Reason::NotFound => "not_found",
-            Reason::Unreachable => "unreachable",
-            Reason::NoValidator => "no_validator",
-            Reason::Unusable => "unusable",
-        }
-    }
-
+    /// The position in [`Reason::ALL`].
     pub(crate) const fn index(self) -> usize {
-        match self {
-            Reason::NotAUrn => 0,
-            Reason::NotFound => 1,
-            Reason::Unreachable => 2,
-            Reason::NoValidator => 3,
-            Reason::Unusable => 4,
-        }
-    }
-
-    /// The reason a resolver or compile error stands for.
-    pub(crate) fn of(error: &Error) -> Reason {
-        match error {
-            Error::InvalidUrn { .. } => Reason::NotAUrn,
-            Error::NotFound { .. } => Reason::NotFound,
-            Error::NoValidator { .. } => Reason::NoValidator,
-            Error::SchemaUnusable { .. } | Error::Empty { .. } | Error::MissingRoot { .. } => {
-                Reason::Unusable
-            }
-            _ => Reason::Unreachable,
-        }
+        self as usize
     }
 }
 
@@ -127,7 +114,7 @@ impl Unvalidated {
 
 impl fmt::Display for Unvalidated {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unvalidated ({}): {}", self.reason, self.error)
+        write!(f, "unvalidated ({}): {}", self.reason, self.error.chain())
     }
 }
 

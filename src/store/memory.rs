@@ -42,12 +42,12 @@ impl Store for MemoryStore {
         }
     }
 
-    fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
         let mut versions: Vec<u32> = self
             .schemas
             .read()
             .keys()
-            .filter(|urn| urn.name() == name)
+            .filter(|urn| urn.name() == name && urn.namespace().eq_ignore_ascii_case(namespace))
             .map(Urn::version)
             .collect();
         versions.sort_unstable();

@@ -25,9 +25,11 @@ pub trait Store: Send + Sync {
     /// a different schema under a URN already held is [`Error::Immutable`].
     fn put(&self, schema: &Schema) -> Result<(), Error>;
 
-    /// The versions held for `name` (in any namespace), ascending; empty for
-    /// an unknown name.
-    fn versions(&self, name: &str) -> Result<Vec<u32>, Error>;
+    /// The versions held for `name` in `namespace` (compared as URNs
+    /// compare it: case-insensitively), ascending; empty for an unknown
+    /// name. Prior versions are per namespace: `urn:a:schema:x:1` is no
+    /// prior of `urn:b:schema:x:2`.
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error>;
 
     /// Every URN held, ordered by namespace, name, then version.
     fn list(&self) -> Result<Vec<Urn>, Error>;
@@ -40,8 +42,8 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     fn put(&self, schema: &Schema) -> Result<(), Error> {
         (**self).put(schema)
     }
-    fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
-        (**self).versions(name)
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        (**self).versions(namespace, name)
     }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         (**self).list()
@@ -55,8 +57,8 @@ impl<S: Store + ?Sized> Store for Box<S> {
     fn put(&self, schema: &Schema) -> Result<(), Error> {
         (**self).put(schema)
     }
-    fn versions(&self, name: &str) -> Result<Vec<u32>, Error> {
-        (**self).versions(name)
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        (**self).versions(namespace, name)
     }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         (**self).list()

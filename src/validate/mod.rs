@@ -102,10 +102,29 @@ impl fmt::Display for MissingRef {
 
 impl std::error::Error for MissingRef {}
 
-/// Whether `error` is a schema unusable only because a `$ref` it needs is
-/// not held (yet).
-pub(crate) fn is_missing_ref(error: &Error) -> bool {
-    matches!(error, Error::SchemaUnusable { source, .. } if source.is::<MissingRef>())
+/// Why a schema did not compile, sorted by what a guard does about it.
+#[derive(Debug)]
+pub(crate) enum CompileError {
+    /// No validator for the language is compiled in: lasting.
+    NoValidator(Error),
+    /// The schema itself cannot be used: lasting.
+    Unusable(Error),
+    /// A `$ref` names a URN no resolver holds (yet): passes once it is
+    /// published.
+    MissingRef(Error),
+    /// A `$ref`'s registry could not be asked: passes when it is back.
+    Unreachable(Error),
+}
+
+impl From<CompileError> for Error {
+    fn from(error: CompileError) -> Error {
+        match error {
+            CompileError::NoValidator(error)
+            | CompileError::Unusable(error)
+            | CompileError::MissingRef(error)
+            | CompileError::Unreachable(error) => error,
+        }
+    }
 }
 
 /// A compiled schema, ready to check payloads.
@@ -143,20 +162,23 @@ impl Compiled {
 /// Compiles `schema`. `refs` resolves the URNs a JSON Schema `$ref`
 /// names; nothing is ever fetched from the network or the filesystem.
 ///
-/// Errors: [`Error::NoValidator`] when the language's feature is off,
-/// [`Error::SchemaUnusable`] when the schema does not compile,
-/// [`Error::Unreachable`] when a `$ref`'s schema could not be fetched just
-/// now (not a property of the schema: not to be cached), and the shape
-/// errors ([`Error::Empty`], [`Error::MissingRoot`]).
+/// Errors, sorted as [`CompileError`]: [`Error::NoValidator`] when the
+/// language's feature is off; [`Error::SchemaUnusable`] when the schema does
+/// not compile, and the shape errors ([`Error::Empty`],
+/// [`Error::MissingRoot`]); [`Error::SchemaUnusable`] naming a `$ref` nobody
+/// holds yet; [`Error::Unreachable`] when a `$ref`'s schema could not be
+/// fetched just now. The last two are not properties of the schema.
 pub(crate) fn compile(
     schema: &Schema,
     refs: Arc<dyn Resolver>,
     options: Options,
-) -> Result<Compiled, Error> {
-    schema.check_shape()?;
-    let unusable = |source| Error::SchemaUnusable {
-        urn: schema.urn.clone(),
-        source,
+) -> Result<Compiled, CompileError> {
+    schema.check_shape().map_err(CompileError::Unusable)?;
+    let unusable = |source| {
+        CompileError::Unusable(Error::SchemaUnusable {
+            urn: schema.urn.clone(),
+            source,
+        })
     };
     match schema.language {
         #[cfg(feature = "json")]
@@ -164,11 +186,18 @@ pub(crate) fn compile(
             .map(Compiled::Json)
             .map_err(|err| match err {
                 json::CompileError::Unusable(source) => unusable(source),
-                json::CompileError::Unreachable(source) => Error::Unreachable {
-                    urn: schema.urn.clone(),
-                    source,
-                },
-                json::CompileError::MissingRef(target) => unusable(Box::new(MissingRef { target })),
+                json::CompileError::Unreachable(source) => {
+                    CompileError::Unreachable(Error::Unreachable {
+                        urn: schema.urn.clone(),
+                        source,
+                    })
+                }
+                json::CompileError::MissingRef(target) => {
+                    CompileError::MissingRef(Error::SchemaUnusable {
+                        urn: schema.urn.clone(),
+                        source: Box::new(MissingRef { target }),
+                    })
+                }
             }),
         #[cfg(feature = "protobuf")]
         Language::Protobuf => {
@@ -180,10 +209,10 @@ pub(crate) fn compile(
         #[allow(unreachable_patterns)]
         language => {
             let _ = (refs, unusable);
-            Err(Error::NoValidator {
+            Err(CompileError::NoValidator(Error::NoValidator {
                 urn: schema.urn.clone(),
                 language,
-            })
+            }))
         }
     }
 }

@@ -42,8 +42,9 @@ impl Manifest {
             return Err(BundleError::one(
                 &path,
                 format!(
-                    "namespace {:?} is not a URN namespace identifier ({err})",
-                    manifest.namespace
+                    "namespace {:?} is not a URN namespace identifier ({})",
+                    manifest.namespace,
+                    err.chain()
                 ),
             ));
         }

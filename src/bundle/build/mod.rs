@@ -198,7 +198,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             Ok(()) => compiled.push(true),
             Err(err) => {
                 compiled.push(false);
-                diagnostics.push(Diagnostic::new(&source.path, err.to_string()));
+                diagnostics.push(Diagnostic::new(&source.path, err.chain().to_string()));
             }
         }
     }
@@ -235,7 +235,10 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
                          [compatibility_overrides] for one name)"
                     ),
                 )),
-                Err(err) => diagnostics.push(Diagnostic::new(&source.path, err.to_string())),
+                Err(err) => diagnostics.push(Diagnostic::new(
+                    &source.path,
+                    crate::error::Chain::of(&err).to_string(),
+                )),
             }
         }
     }
@@ -494,7 +497,7 @@ fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) && !v.starts_with('0'))
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| format!("the version {version:?} is not an integer from 1: {EXPECTED}"))?;
-    Urn::new(namespace, name, version).map_err(|err| format!("{err} ({EXPECTED})"))
+    Urn::new(namespace, name, version).map_err(|err| format!("{} ({EXPECTED})", err.chain()))
 }
 
 fn read_json(path: &Path, urn: Urn) -> Result<Source, String> {

@@ -1,0 +1,127 @@
+//! The guard-against-bare benchmark groups, shared by `benches/guard.rs`
+//! (no metrics recorder) and `benches/metrics.rs` (a Prometheus recorder
+//! installed).
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput};
+use dataschema::{Guard, Registry};
+use prost::Message;
+use prost_reflect::{DescriptorPool, DynamicMessage, Value};
+
+const ORDER: &str = "urn:acme:schema:orders.created:1";
+const SHIPPED: &str = "urn:acme:schema:orders.shipped:1";
+
+fn registry() -> Registry {
+    Registry::from_bundle(dataschema::include_bundle!()).unwrap()
+}
+
+/// `<group>/bare` and `<group>/guard` on the 1 KB order event.
+pub fn json(c: &mut Criterion, group: &str) {
+    let registry = registry();
+    let schema_bytes = registry.resolve(&ORDER.parse().unwrap()).unwrap().bytes;
+    let schema: serde_json::Value = serde_json::from_slice(&schema_bytes).unwrap();
+    let bare = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let guard = Guard::new(registry);
+    let payload = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/order_1k.json"
+    ))
+    .unwrap();
+    assert!(guard.validate(ORDER, &payload).unwrap().is_validated());
+
+    let mut group = c.benchmark_group(group);
+    group.throughput(Throughput::Bytes(payload.len() as u64));
+    group.bench_function("bare", |b| {
+        b.iter(|| {
+            let value: serde_json::Value = serde_json::from_slice(black_box(&payload)).unwrap();
+            black_box(bare.is_valid(&value))
+        })
+    });
+    group.bench_function("guard", |b| {
+        b.iter(|| {
+            black_box(
+                guard
+                    .validate(black_box(ORDER), black_box(&payload))
+                    .is_ok(),
+            )
+        })
+    });
+    group.finish();
+}
+
+/// An `OrderShipped` with a destination and several parcels.
+fn shipped_payload(pool: &DescriptorPool) -> Vec<u8> {
+    let message = |name: &str| DynamicMessage::new(pool.get_message_by_name(name).unwrap());
+    let mut address = message("acme.common.v1.Address");
+    for (field, value) in [
+        ("street", "1 Main Street"),
+        ("city", "Utrecht"),
+        ("postcode", "3511 AB"),
+        ("country", "NL"),
+    ] {
+        address.set_field_by_name(field, Value::String(value.into()));
+    }
+    let parcels = (0..6)
+        .map(|i| {
+            let mut parcel = message("acme.orders.v1.Parcel");
+            parcel.set_field_by_name(
+                "tracking_number",
+                Value::String(format!("JD01460000628{i}")),
+            );
+            parcel.set_field_by_name(
+                "skus",
+                Value::List(
+                    (0..5)
+                        .map(|j| Value::String(format!("SKU-{i}{j:03}-BLUE")))
+                        .collect(),
+                ),
+            );
+            parcel.set_field_by_name("weight_grams", Value::U32(1200 + i));
+            Value::Message(parcel)
+        })
+        .collect();
+    let mut shipped = message("acme.orders.v1.OrderShipped");
+    shipped.set_field_by_name("order_id", Value::String("ord_a1b2c3d4".into()));
+    shipped.set_field_by_name("destination", Value::Message(address));
+    shipped.set_field_by_name("parcels", Value::List(parcels));
+    shipped.set_field_by_name("carrier", Value::String("DHL Parcel".into()));
+    shipped.encode_to_vec()
+}
+
+/// `<group>/bare` and `<group>/guard` on a 641 B `OrderShipped`.
+pub fn protobuf(c: &mut Criterion, group: &str) {
+    let registry = registry();
+    let schema = registry.resolve(&SHIPPED.parse().unwrap()).unwrap();
+    let pool = DescriptorPool::decode(schema.bytes.as_slice()).unwrap();
+    let descriptor = pool
+        .get_message_by_name("acme.orders.v1.OrderShipped")
+        .unwrap();
+    let payload = shipped_payload(&pool);
+    eprintln!("protobuf payload: {} bytes", payload.len());
+    let guard = Guard::new(registry);
+    assert!(guard.validate(SHIPPED, &payload).unwrap().is_validated());
+
+    let mut group = c.benchmark_group(group);
+    group.throughput(Throughput::Bytes(payload.len() as u64));
+    group.bench_function("bare", |b| {
+        b.iter(|| {
+            black_box(
+                DynamicMessage::decode(descriptor.clone(), black_box(payload.as_slice())).is_ok(),
+            )
+        })
+    });
+    group.bench_function("guard", |b| {
+        b.iter(|| {
+            black_box(
+                guard
+                    .validate(black_box(SHIPPED), black_box(&payload))
+                    .is_ok(),
+            )
+        })
+    });
+    group.finish();
+}
