@@ -2,14 +2,56 @@
 //!
 //! The corpus lies in `$DATASCHEMA_CONFORMANCE_DIR`, or else in
 //! `../shared/conformance` beside the repository. Where it is absent the
-//! test says so and passes. Agreement must be complete except for the cases
+//! test fails under `CI` and says it skips elsewhere. Each case is read
+//! into a struct that refuses unknown and missing keys, so a corpus change
+//! cannot pass unnoticed. Agreement must be complete except for the cases
 //! listed below, each documented in `docs/compatibility.md`; a listed case
 //! that agrees fails the test too, so the list stays true.
 
+mod common;
+
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use dataschema::compat::{json, Compatibility};
+use serde::Deserialize;
 use serde_json::Value;
+
+/// One case of a `*-compat.json` file (see the corpus README).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // provenance fields are read by people, not the test
+struct Case {
+    id: String,
+    source: String,
+    description: String,
+    #[serde(default)]
+    also_in: Vec<String>,
+    /// The old schema: JSON Schema as a value, protobuf as `.proto` text.
+    writer: Value,
+    /// The new schema.
+    reader: Value,
+    /// Confluent's `newSchema.isBackwardCompatible(oldSchema)`.
+    backward: bool,
+    /// Confluent's expected change list, where upstream gives one.
+    changes: Option<Vec<String>>,
+    /// The verdict under Confluent's LENIENT policy: not a mode here.
+    backward_lenient: Option<bool>,
+    /// A Karapace quirk (it types `true` and `{}` as object schemas).
+    note: Option<String>,
+    /// Confluent schema metadata: no bearing on compatibility.
+    writer_metadata: Option<Value>,
+    reader_metadata: Option<Value>,
+    /// Confluent subject references; their texts are in `*_dependencies`.
+    writer_references: Option<Vec<Value>>,
+    reader_references: Option<Vec<Value>>,
+    /// Imported `.proto` texts by name (`null`: a well-known type).
+    writer_dependencies: Option<BTreeMap<String, Option<String>>>,
+    reader_dependencies: Option<BTreeMap<String, Option<String>>>,
+    /// Where upstream keeps the `.proto` files.
+    writer_file: Option<String>,
+    reader_file: Option<String>,
+}
 
 /// Cases where the checker deliberately disagrees with the corpus, each
 /// with the rule (see `docs/compatibility.md`).
@@ -42,38 +84,16 @@ const EXPECTED_PROTO_DISAGREEMENTS: &[&str] = &[
 ];
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("DATASCHEMA_CONFORMANCE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: conformance corpus not found at {} (set DATASCHEMA_CONFORMANCE_DIR \
-             or place shared/conformance beside the repository)",
-            dir.display()
-        );
-        None
-    }
+    common::external_dir(
+        "DATASCHEMA_CONFORMANCE_DIR",
+        "../shared/conformance",
+        "the conformance corpus",
+    )
 }
 
-fn load(dir: &std::path::Path, file: &str) -> Vec<Value> {
+fn load(dir: &std::path::Path, file: &str) -> Vec<Case> {
     let text = std::fs::read(dir.join(file)).expect("corpus file readable");
-    serde_json::from_slice(&text).expect("corpus file is JSON")
-}
-
-fn str_field<'a>(case: &'a Value, key: &str) -> &'a str {
-    case[key].as_str().unwrap_or_default()
-}
-
-fn expected_changes(case: &Value) -> Option<Vec<String>> {
-    case.get("changes")?.as_array().map(|a| {
-        a.iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect()
-    })
+    serde_json::from_slice(&text).unwrap_or_else(|err| panic!("{file}: {err}"))
 }
 
 /// Tallies agreement and checks it against the expected disagreements.
@@ -138,13 +158,13 @@ fn jsonschema_corpus() {
     let Some(dir) = corpus_dir() else { return };
     let mut tally = Tally::new("jsonschema-compat.json", EXPECTED_JSON_DISAGREEMENTS);
     for case in load(&dir, "jsonschema-compat.json") {
-        let id = str_field(&case, "id");
-        if id.starts_with("karapace-") && case.get("note").is_some() {
+        let id = case.id.as_str();
+        if id.starts_with("karapace-") && case.note.is_some() {
             tally.skipped += 1;
             continue;
         }
-        let (writer, reader) = (&case["writer"], &case["reader"]);
-        let expected = case["backward"].as_bool().unwrap_or_default();
+        let (writer, reader) = (&case.writer, &case.reader);
+        let expected = case.backward;
         let report = json::check(Compatibility::Backward, reader, &[(1, writer)]);
         let problem = match report {
             Err(e) => Some(format!("error: {e}")),
@@ -161,8 +181,8 @@ fn jsonschema_corpus() {
                         report.is_compatible()
                     ))
                 } else if id.starts_with("confluent-") {
-                    match expected_changes(&case) {
-                        Some(want) if want != got => {
+                    match &case.changes {
+                        Some(want) if *want != got => {
                             Some(format!("changes: expected {want:?}, got {got:?}"))
                         }
                         _ => None,
@@ -197,15 +217,19 @@ mod proto {
 
     /// Compiles the main `.proto` text with its dependencies into a
     /// serialized `FileDescriptorSet`, the form the registry stores.
-    pub(super) fn compile(main: &str, deps: Option<&Value>) -> Result<Vec<u8>, String> {
+    pub(super) fn compile(
+        main: &Value,
+        deps: Option<&BTreeMap<String, Option<String>>>,
+    ) -> Result<Vec<u8>, String> {
+        let main = main
+            .as_str()
+            .ok_or("a protobuf case's schema is .proto text")?;
         let mut files = HashMap::new();
         files.insert("main.proto".to_owned(), main.to_owned());
-        if let Some(Value::Object(deps)) = deps {
-            for (name, text) in deps {
-                // `null` marks a well-known type: protox's Google resolver has it.
-                if let Some(text) = text.as_str() {
-                    files.insert(name.clone(), text.to_owned());
-                }
+        for (name, text) in deps.into_iter().flatten() {
+            // `null` marks a well-known type: protox's Google resolver has it.
+            if let Some(text) = text {
+                files.insert(name.clone(), text.clone());
             }
         }
         let mut chain = ChainFileResolver::new();
@@ -224,10 +248,10 @@ mod proto {
         let Some(dir) = corpus_dir() else { return };
         let mut tally = Tally::new("protobuf-compat.json", EXPECTED_PROTO_DISAGREEMENTS);
         for case in load(&dir, "protobuf-compat.json") {
-            let id = str_field(&case, "id");
-            let expected = case["backward"].as_bool().unwrap_or_default();
-            let writer = compile(str_field(&case, "writer"), case.get("writer_dependencies"));
-            let reader = compile(str_field(&case, "reader"), case.get("reader_dependencies"));
+            let id = case.id.as_str();
+            let expected = case.backward;
+            let writer = compile(&case.writer, case.writer_dependencies.as_ref());
+            let reader = compile(&case.reader, case.reader_dependencies.as_ref());
             let (writer, reader) = match (writer, reader) {
                 (Ok(w), Ok(r)) => (w, r),
                 (Err(e), _) | (_, Err(e)) => {
@@ -255,8 +279,8 @@ mod proto {
                             report.is_compatible()
                         ))
                     } else if id.starts_with("confluent-") {
-                        match expected_changes(&case) {
-                            Some(want) if want != got => {
+                        match &case.changes {
+                            Some(want) if *want != got => {
                                 Some(format!("changes: expected {want:?}, got {got:?}"))
                             }
                             _ => None,

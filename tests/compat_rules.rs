@@ -4,7 +4,28 @@
 use std::path::PathBuf;
 
 use dataschema::compat::{json, CompatError, Compatibility, Direction};
+use serde::Deserialize;
 use serde_json::{json, Value};
+
+/// One rule of `json-rules.json` / `proto-rules.json`: a change, and its
+/// verdict in each direction with the kinds the diff reports. Unknown and
+/// missing keys are refused.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rule<S> {
+    rule: String,
+    /// JSON Schema: a value; protobuf: `.proto` text.
+    old: S,
+    new: S,
+    backward: bool,
+    forward: bool,
+    kinds: Vec<String>,
+}
+
+fn read_rules<S: serde::de::DeserializeOwned>(path: &str) -> Vec<Rule<S>> {
+    let bytes = std::fs::read(data(path)).expect("fixture readable");
+    serde_json::from_slice(&bytes).unwrap_or_else(|err| panic!("{path}: {err}"))
+}
 
 fn data(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,20 +45,21 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
 
 #[test]
 fn json_rules_in_both_directions() {
-    let rules = read_json("json-rules.json");
-    for rule in rules.as_array().expect("rules are an array") {
-        let name = rule["rule"].as_str().unwrap_or_default();
-        let (old, new) = (&rule["old"], &rule["new"]);
+    let rules: Vec<Rule<Value>> = read_rules("json-rules.json");
+    assert!(!rules.is_empty());
+    for rule in &rules {
+        let name = &rule.rule;
+        let (old, new) = (&rule.old, &rule.new);
         let diff = json::diff(old, new);
         assert_eq!(
             diff.is_backward_compatible(),
-            rule["backward"].as_bool().unwrap_or_default(),
+            rule.backward,
             "{name}: backward\n{diff}"
         );
         let reverse = json::diff(new, old);
         assert_eq!(
             reverse.is_backward_compatible(),
-            rule["forward"].as_bool().unwrap_or_default(),
+            rule.forward,
             "{name}: forward\n{reverse}"
         );
         let kinds: Vec<String> = diff
@@ -45,15 +67,7 @@ fn json_rules_in_both_directions() {
             .iter()
             .map(|c| c.kind().name().to_owned())
             .collect();
-        let want: Vec<String> = rule["kinds"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(|k| k.as_str().map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
-        assert_eq!(sorted(kinds), sorted(want), "{name}: kinds");
+        assert_eq!(sorted(kinds), sorted(rule.kinds.clone()), "{name}: kinds");
         // The checker agrees with the diff in every mode.
         let full = json::check(Compatibility::Full, new, &[(1, old)]).expect("schemas");
         assert_eq!(
@@ -236,11 +250,12 @@ mod proto {
 
     #[test]
     fn proto_rules_in_both_directions() {
-        let rules = read_json("proto-rules.json");
-        for rule in rules.as_array().expect("rules are an array") {
-            let name = rule["rule"].as_str().unwrap_or_default();
-            let old = compile(rule["old"].as_str().unwrap_or_default());
-            let new = compile(rule["new"].as_str().unwrap_or_default());
+        let rules: Vec<Rule<String>> = read_rules("proto-rules.json");
+        assert!(!rules.is_empty());
+        for rule in &rules {
+            let name = &rule.rule;
+            let old = compile(&rule.old);
+            let new = compile(&rule.new);
             let (o, n) = (
                 protobuf::decode("old", &old).unwrap(),
                 protobuf::decode("new", &new).unwrap(),
@@ -248,13 +263,13 @@ mod proto {
             let diff = protobuf::diff(&o, &n);
             assert_eq!(
                 diff.is_backward_compatible(),
-                rule["backward"].as_bool().unwrap_or_default(),
+                rule.backward,
                 "{name}: backward\n{diff}"
             );
             let reverse = protobuf::diff(&n, &o);
             assert_eq!(
                 reverse.is_backward_compatible(),
-                rule["forward"].as_bool().unwrap_or_default(),
+                rule.forward,
                 "{name}: forward\n{reverse}"
             );
             let kinds: Vec<String> = diff
@@ -262,15 +277,7 @@ mod proto {
                 .iter()
                 .map(|c| c.kind().name().to_owned())
                 .collect();
-            let want: Vec<String> = rule["kinds"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|k| k.as_str().map(str::to_owned))
-                        .collect()
-                })
-                .unwrap_or_default();
-            assert_eq!(sorted(kinds), sorted(want), "{name}: kinds");
+            assert_eq!(sorted(kinds), sorted(rule.kinds.clone()), "{name}: kinds");
             let forward = protobuf::check(Compatibility::Forward, &new, &[(1, &old)]).unwrap();
             assert_eq!(
                 forward.is_compatible(),

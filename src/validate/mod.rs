@@ -90,6 +90,7 @@ pub(crate) const MAX_VIOLATIONS: usize = 64;
 /// no resolver holds: a state that passes once that URN is published, so
 /// a guard compiles such a schema again after a delay.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "json"), allow(dead_code))]
 pub(crate) struct MissingRef {
     target: crate::urn::Urn,
 }
@@ -104,6 +105,7 @@ impl std::error::Error for MissingRef {}
 
 /// Why a schema did not compile, sorted by what a guard does about it.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "json"), allow(dead_code))] // only `$ref`s pass
 pub(crate) enum CompileError {
     /// No validator for the language is compiled in: lasting.
     NoValidator(Error),

@@ -30,3 +30,26 @@ pub fn samples() -> Registry {
 pub fn json_schema(urn_text: &str, file: &str) -> Schema {
     Schema::json(urn(urn_text), read(&format!("schemas/{file}")))
 }
+
+/// A folder of test input kept outside the repository (the shared
+/// conformance corpus, the JSON Schema Test Suite): `$var`, or else
+/// `fallback` relative to the crate's root. Under `CI` its absence fails
+/// the test with a message; elsewhere the test says it skips.
+pub fn external_dir(var: &str, fallback: &str, what: &str) -> Option<PathBuf> {
+    let dir = match std::env::var_os(var) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(fallback),
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let message = format!(
+        "{what} not found at {} (set {var}, or place it at {fallback} beside the repository)",
+        dir.display()
+    );
+    if std::env::var_os("CI").is_some() {
+        panic!("{message}: under CI every test input must be present");
+    }
+    eprintln!("SKIPPED: {message}");
+    None
+}
