@@ -7,25 +7,20 @@
 extern crate self as dataschema;
 
 pub mod bundle;
-pub mod compat;
-mod error;
 pub mod guard;
 mod registry;
-mod resolver;
-mod schema;
 pub mod store;
-mod urn;
-pub mod validate;
 
+/// Bundling at `cargo build` (feature `build`): the `dataschema-build`
+/// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
-pub use crate::bundle::build;
+pub use dataschema_build as build;
+pub use dataschema_core::{compat, validate};
+pub use dataschema_core::{
+    BoxError, Chain, Compatibility, Error, Language, Resolver, Schema, Urn, UrnError, Violation,
+};
+
 pub use crate::bundle::Bundle;
-pub use crate::compat::mode::Compatibility;
-pub use crate::error::{BoxError, Chain, Error};
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated};
 pub use crate::registry::Registry;
-pub use crate::resolver::Resolver;
-pub use crate::schema::{Language, Schema};
 pub use crate::store::{MemoryStore, Store};
-pub use crate::urn::{Urn, UrnError};
-pub use crate::validate::Violation;

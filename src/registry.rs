@@ -6,13 +6,9 @@ use std::sync::Arc;
 use parking_lot::RwLock;
 
 use crate::bundle::Bundle;
-use crate::compat::Compatibility;
-use crate::error::{clip, Error};
-use crate::resolver::Resolver;
-use crate::schema::Schema;
 use crate::store::{MemoryStore, Store};
-use crate::urn::Urn;
-use crate::validate;
+use dataschema_core::__private::{self as core, clip};
+use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
 ///
@@ -132,11 +128,7 @@ impl Registry {
             candidate: schema.clone(),
             registry: self.clone(),
         };
-        validate::compile(
-            &schema,
-            Arc::new(with_candidate),
-            validate::Options::default(),
-        )?;
+        core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
         self.check_compatible(&schema, mode)?;
         self.inner.store.put(&schema)
     }
@@ -151,7 +143,7 @@ impl Registry {
     /// Sets the compatibility mode [`publish_default`](Registry::publish_default)
     /// uses for `name`.
     pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
-        crate::urn::check_name(name).map_err(|reason| Error::InvalidUrn {
+        core::check_name(name).map_err(|reason| Error::InvalidUrn {
             input: clip(name, 100),
             reason,
         })?;
@@ -205,18 +197,6 @@ impl Registry {
         self.inner.store.list()
     }
 
-    /// An in-memory registry holding `schemas` as they are, unchecked; the
-    /// bundle checker compiles each against all of them afterwards.
-    #[cfg(feature = "build")]
-    pub(crate) fn holding(schemas: impl IntoIterator<Item = Schema>) -> Registry {
-        let registry = Registry::new(MemoryStore::new());
-        for schema in schemas {
-            // Duplicates are reported by the caller, which knows the files.
-            let _ = registry.inner.store.put(&schema);
-        }
-        registry
-    }
-
     /// The prior versions of `urn`'s name in its namespace, oldest first.
     pub fn priors(&self, urn: &Urn) -> Result<Vec<Schema>, Error> {
         let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
@@ -250,7 +230,7 @@ impl Registry {
             });
         }
         let priors = self.schemas_below(urn, &versions)?;
-        let report = crate::compat::check(mode, schema, &priors)?;
+        let report = compat::check(mode, schema, &priors)?;
         if report.is_compatible() {
             Ok(())
         } else {
@@ -262,7 +242,7 @@ impl Registry {
     }
 
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
-        validate::compile(schema, Arc::new(self.clone()), validate::Options::default())
+        core::compile(schema, Arc::new(self.clone()), core::Options::default())
             .map(drop)
             .map_err(Error::from)
     }

@@ -1,18 +1,13 @@
 //! Schemas bundled into the binary at `cargo build`.
 //!
-//! A user's `build.rs` calls [`build::bundle`]
+//! A user's `build.rs` calls `dataschema::build::bundle`
 //! (feature `build`), which checks every schema in `schemas/` and writes a
 //! small Rust file into `OUT_DIR`; [`include_bundle!`](crate::include_bundle)
 //! includes it, and [`Registry::from_bundle`](crate::Registry::from_bundle)
 //! loads it. The schema bytes are embedded with `include_bytes!`, so a
 //! bundled registry resolves without touching the filesystem or network.
 
-#[cfg(feature = "build")]
-pub mod build;
-
-use crate::error::Error;
-use crate::schema::{Language, Schema};
-use crate::urn::Urn;
+use dataschema_core::{Error, Language, Schema, Urn};
 
 /// One bundled schema, as the generated code spells it.
 #[derive(Debug, Clone, Copy)]

@@ -24,8 +24,8 @@ use parking_lot::{Condvar, Mutex};
 
 use super::metrics::SchemaCounters;
 use super::outcome::Unvalidated;
-use crate::urn::Urn;
-use crate::validate::Compiled;
+use dataschema_core::__private::Compiled;
+use dataschema_core::Urn;
 
 /// What compiling a URN's schema gave: a validator, or why there is none.
 // One entry a URN, kept in its own `Arc`'d slot: its size does not matter,

@@ -3,6 +3,7 @@
 //! fails open (counted) when the schema cannot be used.
 
 mod cache;
+mod chain;
 pub mod metrics;
 mod outcome;
 
@@ -12,13 +13,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use self::cache::{Cache, Compile, Entry};
+use self::chain::Chain;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
-use crate::error::{clip, Error};
-use crate::resolver::{Chain, Resolver};
-use crate::schema::Schema;
-use crate::urn::{self, Urn};
-use crate::validate::{self, CompileError, Options, Violation};
+use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options};
+use dataschema_core::{Error, Resolver, Schema, Urn, Violation};
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 
@@ -257,12 +256,12 @@ impl Guard {
     fn run(
         &self,
         dataschema: &str,
-        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
     ) -> Result<Outcome, Invalid> {
         if dataschema.is_empty() {
             return Ok(Outcome::NoSchema);
         }
-        let parsed = match urn::parse(dataschema) {
+        let parsed = match core::parse_urn(dataschema) {
             Ok(parsed) => parsed,
             Err(reason) => {
                 let error = Error::InvalidUrn {
@@ -289,7 +288,7 @@ impl Guard {
         &self,
         dataschema: &str,
         urn: Urn,
-        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
     ) -> Result<Outcome, Invalid> {
         let schema = match self.inner.resolver.resolve(&urn) {
             Ok(schema) if schema.urn == urn => schema,
@@ -334,7 +333,7 @@ impl Guard {
             Compile::Lasting(Entry::Failed(Unvalidated::new(reason, Arc::new(error))))
         };
         let passing = |reason, error| Compile::Passing(Unvalidated::new(reason, Arc::new(error)));
-        match validate::compile(&schema, refs, self.inner.options) {
+        match core::compile(&schema, refs, self.inner.options) {
             Ok(compiled) => Compile::Lasting(Entry::Ready {
                 counters: SchemaCounters::new(urn.name()),
                 urn,
@@ -352,7 +351,7 @@ impl Guard {
         &self,
         dataschema: &str,
         entry: &Entry,
-        check: impl FnOnce(&validate::Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
     ) -> Result<Outcome, Invalid> {
         match entry {
             Entry::Ready {

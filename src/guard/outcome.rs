@@ -3,9 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::Error;
-use crate::urn::Urn;
-use crate::validate::Violation;
+use dataschema_core::{Error, Urn, Violation};
 
 /// The verdict on a message whose payload did not fail its schema.
 ///

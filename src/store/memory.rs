@@ -3,9 +3,7 @@ use std::collections::BTreeMap;
 use parking_lot::RwLock;
 
 use super::Store;
-use crate::error::Error;
-use crate::schema::Schema;
-use crate::urn::Urn;
+use dataschema_core::{Error, Schema, Urn};
 
 /// A [`Store`] in memory: what an embedded registry uses.
 ///

@@ -9,9 +9,7 @@ mod memory;
 
 pub use memory::MemoryStore;
 
-use crate::error::Error;
-use crate::schema::Schema;
-use crate::urn::Urn;
+use dataschema_core::{Error, Schema, Urn};
 
 /// A place that keeps schemas under immutable URNs, every version forever.
 ///

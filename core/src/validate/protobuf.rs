@@ -16,7 +16,7 @@ use super::scan::{Plan, ScanOptions};
 use super::{Options, Violation, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
-pub(crate) struct ProtobufValidator {
+pub struct ProtobufValidator {
     plan: Plan,
     message: MessageDescriptor,
     reject_unknown_fields: bool,

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{BundleError, Diagnostic, Source};
-use crate::urn::Urn;
+use crate::{BundleError, Diagnostic, Source};
+use dataschema_core::Urn;
 
 /// The lock's file name.
 pub const LOCK_FILE: &str = "dataschema.lock";

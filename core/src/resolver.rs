@@ -1,4 +1,4 @@
-//! The [`Resolver`] trait: what a [`Guard`](crate::Guard) reads schemas through.
+//! The [`Resolver`] trait: what a `dataschema::Guard` reads schemas through.
 
 use std::sync::Arc;
 
@@ -8,7 +8,7 @@ use crate::urn::Urn;
 
 /// Something that can hand out the schema held under a URN.
 ///
-/// [`Registry`](crate::Registry) implements it; so can a remote registry
+/// `dataschema::Registry` implements it; so can a remote registry
 /// client or a user's own source. Return [`Error::NotFound`] for a URN you do
 /// not hold (a guard then asks its fallback), [`Error::Unreachable`] when
 /// the source could not be asked, and put anything else in [`Error::Other`].
@@ -17,9 +17,9 @@ pub trait Resolver: Send + Sync {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error>;
 
     /// Every URN this resolver holds, for
-    /// [`Guard::prepare`](crate::Guard::prepare) to compile at start-up. The
-    /// default lists none: a remote resolver need not list what it could
-    /// fetch. [`Registry`](crate::Registry) lists everything it holds.
+    /// `Guard::prepare` to compile at start-up. The default lists none: a
+    /// remote resolver need not list what it could fetch. `Registry` lists
+    /// everything it holds.
     fn list(&self) -> Result<Vec<Urn>, Error> {
         Ok(Vec::new())
     }
@@ -40,21 +40,5 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
     }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         (**self).list()
-    }
-}
-
-/// A primary resolver and an optional fallback consulted only when the
-/// primary does not hold the URN.
-pub(crate) struct Chain {
-    pub(crate) primary: Box<dyn Resolver>,
-    pub(crate) fallback: Option<Box<dyn Resolver>>,
-}
-
-impl Resolver for Chain {
-    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
-        match (self.primary.resolve(urn), &self.fallback) {
-            (Err(Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),
-            (result, _) => result,
-        }
     }
 }

@@ -27,13 +27,14 @@ use crate::error::Error;
 use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
 
-/// How payloads are checked; set on [`GuardBuilder`](crate::GuardBuilder).
+/// How payloads are checked; set on `dataschema::GuardBuilder`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Options {
+#[doc(hidden)]
+pub struct Options {
     /// JSON Schema: assert `format` (dates, e-mail addresses, ...).
-    pub(crate) assert_formats: bool,
+    pub assert_formats: bool,
     /// Protobuf: a field number the descriptor does not know is a violation.
-    pub(crate) reject_unknown_fields: bool,
+    pub reject_unknown_fields: bool,
 }
 
 impl Default for Options {
@@ -106,7 +107,8 @@ impl std::error::Error for MissingRef {}
 /// Why a schema did not compile, sorted by what a guard does about it.
 #[derive(Debug)]
 #[cfg_attr(not(feature = "json"), allow(dead_code))] // only `$ref`s pass
-pub(crate) enum CompileError {
+#[doc(hidden)]
+pub enum CompileError {
     /// No validator for the language is compiled in: lasting.
     NoValidator(Error),
     /// The schema itself cannot be used: lasting.
@@ -130,7 +132,8 @@ impl From<CompileError> for Error {
 }
 
 /// A compiled schema, ready to check payloads.
-pub(crate) enum Compiled {
+#[doc(hidden)]
+pub enum Compiled {
     #[cfg(feature = "json")]
     Json(json::JsonValidator),
     #[cfg(feature = "protobuf")]
@@ -140,7 +143,7 @@ pub(crate) enum Compiled {
 impl Compiled {
     /// Checks a payload's bytes.
     #[inline]
-    pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+    pub fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.validate(payload),
@@ -151,7 +154,7 @@ impl Compiled {
 
     /// Checks a payload the caller has already parsed as JSON.
     #[inline]
-    pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
+    pub fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.validate_value(value),
@@ -170,7 +173,8 @@ impl Compiled {
 /// [`Error::MissingRoot`]); [`Error::SchemaUnusable`] naming a `$ref` nobody
 /// holds yet; [`Error::Unreachable`] when a `$ref`'s schema could not be
 /// fetched just now. The last two are not properties of the schema.
-pub(crate) fn compile(
+#[doc(hidden)]
+pub fn compile(
     schema: &Schema,
     refs: Arc<dyn Resolver>,
     options: Options,

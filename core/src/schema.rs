@@ -59,11 +59,8 @@ impl FromStr for Language {
 
 /// A schema: its URN, language, bytes and (for protobuf) root message.
 ///
-/// Constructors do not check anything; [`Registry::publish`] and
-/// [`Registry::embed`] do (bytes present, root named, the schema compiles).
-///
-/// [`Registry::publish`]: crate::Registry::publish
-/// [`Registry::embed`]: crate::Registry::embed
+/// Constructors do not check anything; `Registry::publish` and
+/// `Registry::embed` do (bytes present, root named, the schema compiles).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Schema {
     /// The schema's permanent identifier.
@@ -110,7 +107,8 @@ impl Schema {
     }
 
     /// The checks that need no validator: bytes present, protobuf root named.
-    pub(crate) fn check_shape(&self) -> Result<(), Error> {
+    #[doc(hidden)]
+    pub fn check_shape(&self) -> Result<(), Error> {
         if self.bytes.is_empty() {
             return Err(Error::Empty {
                 urn: self.urn.clone(),
@@ -139,7 +137,7 @@ impl fmt::Debug for Schema {
 }
 
 /// `sha256:<hex>` of some bytes.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");

@@ -98,19 +98,24 @@ impl UrnError {
 }
 
 /// The parts of a URN, borrowed from the canonical form.
-pub(crate) struct Parsed<'a> {
-    pub(crate) canonical: Cow<'a, str>,
-    pub(crate) nid_end: usize,
-    pub(crate) name_start: usize,
-    pub(crate) name_end: usize,
-    pub(crate) version: u32,
+pub struct Parsed<'a> {
+    /// The canonical form (`urn:` and the NID lowercased).
+    pub canonical: Cow<'a, str>,
+    /// Where the NID ends in `canonical`.
+    pub nid_end: usize,
+    /// Where the name starts in `canonical`.
+    pub name_start: usize,
+    /// Where the name ends in `canonical`.
+    pub name_end: usize,
+    /// The version.
+    pub version: u32,
 }
 
 /// Parses `input`, borrowing it when it is already canonical (the common
 /// case on the guard's hot path), allocating only when the prefix or NID
 /// had to be lowercased.
 #[inline]
-pub(crate) fn parse(input: &str) -> Result<Parsed<'_>, UrnError> {
+pub fn parse(input: &str) -> Result<Parsed<'_>, UrnError> {
     match parse_canonical(input) {
         Some(parsed) => Ok(parsed),
         None => parse_full(input),
@@ -211,7 +216,7 @@ fn parse_full(input: &str) -> Result<Parsed<'_>, UrnError> {
 }
 
 /// Checks a schema name against the grammar.
-pub(crate) fn check_name(name: &str) -> Result<(), UrnError> {
+pub fn check_name(name: &str) -> Result<(), UrnError> {
     let bytes = name.as_bytes();
     let first = *bytes.first().ok_or(UrnError::EmptyName)?;
     if bytes.len() > MAX_NAME_LEN {
@@ -277,7 +282,8 @@ impl Urn {
         Urn::new(self.namespace(), self.name(), version)
     }
 
-    pub(crate) fn from_parsed(parsed: Parsed<'_>) -> Urn {
+    #[doc(hidden)]
+    pub fn from_parsed(parsed: Parsed<'_>) -> Urn {
         Urn {
             text: parsed.canonical.into_owned().into_boxed_str(),
             nid_end: parsed.nid_end,

@@ -15,7 +15,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// prints each cause once. [`Error::chain`] prints the whole chain on one
 /// line.
 /// A payload that does not conform to its schema is not an `Error` but an
-/// [`Invalid`](crate::Invalid).
+/// `dataschema::Invalid`.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -185,7 +185,7 @@ impl std::fmt::Display for Chain<'_> {
 }
 
 /// Clips untrusted input for an error message: at most `max` characters.
-pub(crate) fn clip(input: &str, max: usize) -> String {
+pub fn clip(input: &str, max: usize) -> String {
     match input.char_indices().nth(max) {
         Some((end, _)) => format!("{}…", &input[..end]),
         None => input.to_owned(),

@@ -19,8 +19,11 @@
 //! The build never writes into the source tree; [`lock`] (and the
 //! `dataschema lock` command) does.
 
+#![warn(missing_docs)]
+
 mod lock;
 mod manifest;
+#[cfg(feature = "protobuf")]
 mod proto;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,11 +35,13 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 use self::manifest::Manifest;
 pub use self::manifest::MANIFEST_FILE;
+#[cfg(feature = "protobuf")]
 pub use self::proto::compile_proto;
-use crate::compat::Compatibility;
-use crate::registry::Registry;
-use crate::schema::{sha256_hex, Language, Schema};
-use crate::urn::Urn;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use dataschema_core::__private::{compile, sha256_hex, Options};
+use dataschema_core::{compat, Chain, Compatibility, Error, Language, Resolver, Schema, Urn};
 
 /// A schema found in the folder, with where it came from.
 #[derive(Debug, Clone)]
@@ -191,13 +196,19 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
     // another by URN), with the code the registry runs at publish.
-    let registry = Registry::holding(sources.iter().map(|s| s.schema.clone()));
+    let folder = Arc::new(Folder(
+        sources
+            .iter()
+            .map(|s| (s.schema.urn.clone(), s.schema.clone()))
+            .collect(),
+    ));
     let mut compiled = Vec::with_capacity(sources.len());
     for source in &sources {
-        match registry.check_compiles(&source.schema) {
-            Ok(()) => compiled.push(true),
+        match compile(&source.schema, folder.clone(), Options::default()) {
+            Ok(_) => compiled.push(true),
             Err(err) => {
                 compiled.push(false);
+                let err = Error::from(err);
                 diagnostics.push(Diagnostic::new(&source.path, err.chain().to_string()));
             }
         }
@@ -225,7 +236,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             if priors.is_empty() {
                 continue;
             }
-            match crate::compat::check(mode, &source.schema, &priors) {
+            match compat::check(mode, &source.schema, &priors) {
                 Ok(report) if report.is_compatible() => {}
                 Ok(report) => diagnostics.push(Diagnostic::new(
                     &source.path,
@@ -235,10 +246,9 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
                          [compatibility_overrides] for one name)"
                     ),
                 )),
-                Err(err) => diagnostics.push(Diagnostic::new(
-                    &source.path,
-                    crate::error::Chain::of(&err).to_string(),
-                )),
+                Err(err) => {
+                    diagnostics.push(Diagnostic::new(&source.path, Chain::of(&err).to_string()))
+                }
             }
         }
     }
@@ -278,8 +288,10 @@ pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
 /// `Registry::from_bundle(dataschema::include_bundle!())`.
 ///
 /// ```no_run
-/// // in build.rs, fn main():
-/// dataschema::build::bundle("schemas").unwrap();
+/// // in build.rs, fn main(), with dataschema's `build` feature:
+/// // dataschema::build::bundle("schemas").unwrap();
+/// // which is this function:
+/// dataschema_build::bundle("schemas").unwrap();
 /// ```
 ///
 /// A relative `dir` is taken from the crate's root (`CARGO_MANIFEST_DIR`).
@@ -318,7 +330,7 @@ pub fn bundle(dir: impl AsRef<Path>) -> Result<(), BundleError> {
         );
     }
     let code = generate(&checked, &out_dir)?;
-    let target = out_dir.join(crate::bundle::BUNDLE_FILE);
+    let target = out_dir.join(BUNDLE_FILE);
     fs::write(&target, code)
         .map_err(|err| BundleError::one(&target, format!("cannot write the bundle: {err}")))
 }
@@ -348,10 +360,8 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
             }
             _ => fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone()),
         };
-        let language = match schema.language {
-            Language::JsonSchema => "JsonSchema",
-            Language::Protobuf => "Protobuf",
-        };
+        // The variant's name, as the generated code spells it.
+        let language = format!("{:?}", schema.language);
         let root = match &schema.root {
             Some(root) => format!("Some({root:?})"),
             None => "None".to_owned(),
@@ -365,6 +375,23 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
     code.push_str("    ];\n    ::dataschema::bundle::Bundle::new(ENTRIES)\n}\n");
     Ok(code)
 }
+
+/// The folder's schemas, by URN: what a `$ref` by URN resolves to while
+/// the folder is checked (first wins; duplicates are reported apart).
+struct Folder(HashMap<Urn, Schema>);
+
+impl Resolver for Folder {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        self.0
+            .get(urn)
+            .cloned()
+            .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+    }
+}
+
+/// The file name [`bundle`] writes into `OUT_DIR`, which
+/// `dataschema::include_bundle!` includes.
+pub const BUNDLE_FILE: &str = "dataschema_bundle.rs";
 
 /// Finds and reads the schema files of `dir`, with the stems of the
 /// `.proto` files found (read or not).
@@ -441,9 +468,10 @@ fn discover(
                 continue;
             }
         };
-        let read = match language {
-            Language::JsonSchema => read_json(&path, urn),
-            Language::Protobuf => read_proto(dir, &path, file_name, stem, urn, manifest),
+        let read = if language == Language::Protobuf {
+            read_proto(dir, &path, file_name, stem, urn, manifest)
+        } else {
+            read_json(&path, urn)
         };
         match read {
             Ok(source) => sources.push(source),
@@ -511,6 +539,24 @@ fn read_json(path: &Path, urn: Urn) -> Result<Source, String> {
     })
 }
 
+/// Without the `protobuf` feature a `.proto` file cannot be compiled.
+#[cfg(not(feature = "protobuf"))]
+fn read_proto(
+    _dir: &Path,
+    _path: &Path,
+    _file_name: &str,
+    _stem: &str,
+    _urn: Urn,
+    _manifest: &Manifest,
+) -> Result<Source, String> {
+    Err(
+        "a .proto schema needs the `protobuf` feature of dataschema (or dataschema-build) \
+         in [build-dependencies] to be compiled and checked"
+            .to_owned(),
+    )
+}
+
+#[cfg(feature = "protobuf")]
 fn read_proto(
     dir: &Path,
     path: &Path,

@@ -14,7 +14,7 @@ use crate::resolver::Resolver;
 use crate::schema::Language;
 use crate::urn::Urn;
 
-pub(crate) struct JsonValidator {
+pub struct JsonValidator {
     validator: jsonschema::Validator,
 }
 

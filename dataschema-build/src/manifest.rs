@@ -3,9 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::{BundleError, Diagnostic, Source};
-use crate::compat::Compatibility;
-use crate::schema::Language;
+use crate::{BundleError, Diagnostic, Source};
+use dataschema_core::{Compatibility, Language};
 
 /// The manifest's file name.
 pub const MANIFEST_FILE: &str = "dataschema.toml";
@@ -38,7 +37,7 @@ impl Manifest {
         let manifest: Manifest =
             toml::from_str(&text).map_err(|err| BundleError::one(&path, err.to_string()))?;
         let probe = format!("urn:{}:schema:x:1", manifest.namespace);
-        if let Err(err) = probe.parse::<crate::Urn>() {
+        if let Err(err) = probe.parse::<dataschema_core::Urn>() {
             return Err(BundleError::one(
                 &path,
                 format!(
