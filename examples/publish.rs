@@ -29,10 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let v2 = v1.with_version(2)?;
     registry.publish(
-        Schema {
-            urn: v2.clone(),
-            ..changed
-        },
+        Schema::json(v2.clone(), changed.shared_bytes()),
         Compatibility::None,
     )?;
     println!("published the change as {v2}");

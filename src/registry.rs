@@ -116,9 +116,13 @@ impl Registry {
     /// compatibility is [`Error::Incompatible`], with the full report.
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
         schema.check_shape()?;
-        match self.inner.store.get(&schema.urn)? {
+        match self.inner.store.get(schema.urn())? {
             Some(held) if held == schema => return Ok(()),
-            Some(_) => return Err(Error::Immutable { urn: schema.urn }),
+            Some(_) => {
+                return Err(Error::Immutable {
+                    urn: schema.urn().clone(),
+                })
+            }
             None => {}
         }
         let _one_at_a_time = self.inner.publishing.lock();
@@ -136,7 +140,7 @@ impl Registry {
     /// Publishes `schema` under the mode set for its name (see
     /// [`set_compatibility`](Registry::set_compatibility)).
     pub fn publish_default(&self, schema: Schema) -> Result<(), Error> {
-        let mode = self.compatibility(schema.urn.name());
+        let mode = self.compatibility(schema.urn().name());
         self.publish(schema, mode)
     }
 
@@ -220,7 +224,7 @@ impl Registry {
         }
         // Versions are checked in order: a version below one already
         // published would never be checked against it.
-        let urn = &schema.urn;
+        let urn = schema.urn();
         let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
         if let Some(&held) = versions.iter().find(|&&v| v > urn.version()) {
             return Err(Error::OutOfOrder {
@@ -235,7 +239,7 @@ impl Registry {
             Ok(())
         } else {
             Err(Error::Incompatible {
-                urn: schema.urn.clone(),
+                urn: schema.urn().clone(),
                 report: Box::new(report),
             })
         }
@@ -256,7 +260,7 @@ struct WithCandidate {
 
 impl Resolver for WithCandidate {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
-        if *urn == self.candidate.urn {
+        if urn == self.candidate.urn() {
             return Ok(self.candidate.clone());
         }
         self.registry.resolve(urn)

@@ -27,13 +27,13 @@ fn the_bundle_holds_the_sample_schemas() {
     let shipped = samples()
         .resolve(&common::urn("urn:acme:schema:orders.shipped:1"))
         .unwrap();
-    assert_eq!(shipped.language, dataschema::Language::Protobuf);
-    assert_eq!(shipped.root.as_deref(), Some("acme.orders.v1.OrderShipped"));
+    assert_eq!(shipped.language(), dataschema::Language::Protobuf);
+    assert_eq!(shipped.root(), Some("acme.orders.v1.OrderShipped"));
     let json = samples()
         .resolve(&common::urn("urn:acme:schema:orders.created:1"))
         .unwrap();
     assert_eq!(
-        json.bytes,
+        json.bytes(),
         std::fs::read(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/schemas/orders.created.v1.json"
@@ -96,7 +96,7 @@ mod build {
         let urns: Vec<String> = checked
             .sources
             .iter()
-            .map(|s| s.schema.urn.to_string())
+            .map(|s| s.schema.urn().to_string())
             .collect();
         assert_eq!(
             urns,

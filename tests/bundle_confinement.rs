@@ -59,7 +59,7 @@ fn a_symlink_inside_the_folder_is_followed() {
     symlink("shared/base.json", dir.path().join("x.v1.json")).unwrap();
     let checked = build::check(dir.path()).unwrap();
     assert_eq!(checked.sources.len(), 1);
-    assert_eq!(checked.sources[0].schema.bytes, SCHEMA.as_bytes());
+    assert_eq!(checked.sources[0].schema.bytes(), SCHEMA.as_bytes());
 }
 
 #[test]

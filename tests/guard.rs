@@ -613,7 +613,7 @@ mod protobuf {
     fn a_bundled_proto_validates_decodable_payloads() {
         let registry = samples();
         let schema = registry.resolve(&urn(SHIPPED)).unwrap();
-        let pool = DescriptorPool::decode(schema.bytes.as_slice()).unwrap();
+        let pool = DescriptorPool::decode(schema.bytes()).unwrap();
         let mut message = DynamicMessage::new(
             pool.get_message_by_name("acme.orders.v1.OrderShipped")
                 .unwrap(),

@@ -21,7 +21,7 @@ const SHIPPED: &str = "urn:acme:schema:orders.shipped:1";
 fn validating_a_valid_protobuf_payload_allocates_nothing() {
     let registry = common::samples();
     let schema = registry.resolve(&common::urn(SHIPPED)).unwrap();
-    let pool = DescriptorPool::decode(schema.bytes.as_slice()).unwrap();
+    let pool = DescriptorPool::decode(schema.bytes()).unwrap();
     let message = |name: &str| DynamicMessage::new(pool.get_message_by_name(name).unwrap());
     let mut address = message("acme.common.v1.Address");
     address.set_field_by_name("city", Value::String("Utrecht".into()));

@@ -13,7 +13,10 @@ use common::{read, urn};
 use dataschema::{Compatibility, Error, Language, MemoryStore, Registry, Schema, Store};
 
 fn greeting(version: u32, body: &str) -> Schema {
-    Schema::json(urn(&format!("urn:acme:schema:greeting:{version}")), body)
+    Schema::json(
+        urn(&format!("urn:acme:schema:greeting:{version}")),
+        body.to_owned(),
+    )
 }
 
 #[cfg(feature = "json")]
@@ -39,7 +42,7 @@ fn same_bytes_again_is_fine_different_bytes_are_refused() {
         registry
             .resolve(&urn("urn:acme:schema:greeting:1"))
             .unwrap()
-            .bytes,
+            .bytes(),
         br#"{"type":"string"}"#
     );
 }
@@ -92,7 +95,7 @@ fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
         let held = registry
             .resolve(&urn("urn:acme:schema:greeting:1"))
             .unwrap();
-        assert_eq!(held.bytes, winners[0].as_bytes());
+        assert_eq!(held.bytes(), winners[0].as_bytes());
     }
 }
 
@@ -144,18 +147,17 @@ fn resolving_an_unknown_urn_is_not_found() {
 }
 
 #[test]
-fn reads_never_alias_the_stores_buffer() {
+fn reads_share_the_stored_bytes_which_nobody_can_change() {
+    // A schema is immutable (no `&mut` access to its bytes exists), so a
+    // read hands out the stored bytes themselves: no copy.
     let store = MemoryStore::new();
     let schema = greeting(1, r#"{"type":"string"}"#);
     store.put(&schema).unwrap();
-    let mut copy = store.get(&schema.urn).unwrap().unwrap();
-    copy.bytes[0] = b'X';
-    let again = store.get(&schema.urn).unwrap().unwrap();
-    assert_eq!(
-        again.bytes, schema.bytes,
-        "mutating a read copy changed the store"
-    );
-    assert_ne!(copy.bytes.as_ptr(), again.bytes.as_ptr());
+    let first = store.get(schema.urn()).unwrap().unwrap();
+    let again = store.get(schema.urn()).unwrap().unwrap();
+    assert_eq!(again.bytes(), schema.bytes());
+    assert_eq!(first.bytes().as_ptr(), again.bytes().as_ptr());
+    assert_eq!(first.bytes().as_ptr(), schema.bytes().as_ptr());
 }
 
 #[test]
@@ -165,7 +167,7 @@ fn empty_bytes_and_missing_roots_are_refused() {
         .publish(greeting(1, ""), Compatibility::None)
         .unwrap_err();
     assert!(matches!(err, Error::Empty { .. }), "{err}");
-    let mut no_root = Schema::protobuf(
+    let no_root = Schema::protobuf(
         urn("urn:acme:schema:env:1"),
         read("schemas/proto2.binpb"),
         "",
@@ -174,7 +176,12 @@ fn empty_bytes_and_missing_roots_are_refused() {
         registry.publish(no_root.clone(), Compatibility::None),
         Err(Error::MissingRoot { .. })
     ));
-    no_root.root = None;
+    let no_root = Schema::new(
+        no_root.urn().clone(),
+        no_root.language(),
+        no_root.shared_bytes(),
+        None::<String>,
+    );
     let err = registry.publish(no_root, Compatibility::None).unwrap_err();
     assert!(matches!(err, Error::MissingRoot { .. }));
     assert!(err.to_string().contains("urn:acme:schema:env:1"));

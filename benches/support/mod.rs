@@ -19,7 +19,10 @@ fn registry() -> Registry {
 /// `<group>/bare` and `<group>/guard` on the 1 KB order event.
 pub fn json(c: &mut Criterion, group: &str) {
     let registry = registry();
-    let schema_bytes = registry.resolve(&ORDER.parse().unwrap()).unwrap().bytes;
+    let schema_bytes = registry
+        .resolve(&ORDER.parse().unwrap())
+        .unwrap()
+        .shared_bytes();
     let schema: serde_json::Value = serde_json::from_slice(&schema_bytes).unwrap();
     let bare = jsonschema::options()
         .should_validate_formats(true)
@@ -96,7 +99,7 @@ fn shipped_payload(pool: &DescriptorPool) -> Vec<u8> {
 pub fn protobuf(c: &mut Criterion, group: &str) {
     let registry = registry();
     let schema = registry.resolve(&SHIPPED.parse().unwrap()).unwrap();
-    let pool = DescriptorPool::decode(schema.bytes.as_slice()).unwrap();
+    let pool = DescriptorPool::decode(schema.bytes()).unwrap();
     let descriptor = pool
         .get_message_by_name("acme.orders.v1.OrderShipped")
         .unwrap();

@@ -2,7 +2,9 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Arc, OnceLock};
 
+pub use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::error::{clip, Error};
@@ -59,66 +61,128 @@ impl FromStr for Language {
 
 /// A schema: its URN, language, bytes and (for protobuf) root message.
 ///
+/// Immutable and cheap to clone: everything sits behind one `Arc`, and the
+/// bytes are a [`Bytes`] that a bundled schema points at the binary's own
+/// static data with (nothing is copied out of it). A registry hands out
+/// clones of the schema it holds, so resolving copies no schema bytes.
+///
 /// Constructors do not check anything; `Registry::publish` and
 /// `Registry::embed` do (bytes present, root named, the schema compiles).
-#[derive(Clone, PartialEq, Eq)]
+///
+/// ```
+/// use dataschema::{Language, Schema, Urn};
+///
+/// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+/// let schema = Schema::json(urn, r#"{"type": "string"}"#);
+/// assert_eq!(schema.language(), Language::JsonSchema);
+/// assert_eq!(schema.bytes(), br#"{"type": "string"}"#);
+/// assert_eq!(schema.root(), None);
+/// assert!(schema.digest().starts_with("sha256:"));
+/// # Ok::<(), dataschema::Error>(())
+/// ```
+#[derive(Clone)]
 pub struct Schema {
-    /// The schema's permanent identifier.
-    pub urn: Urn,
-    /// The language its bytes are written in.
-    pub language: Language,
-    /// JSON Schema: the JSON document. Protobuf: a serialized
-    /// `FileDescriptorSet` holding the root message and its dependencies.
-    pub bytes: Vec<u8>,
-    /// Protobuf: the fully-qualified name of the message a payload is
-    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema.
-    pub root: Option<String>,
+    inner: Arc<Inner>,
 }
 
+struct Inner {
+    urn: Urn,
+    language: Language,
+    bytes: Bytes,
+    root: Option<Box<str>>,
+    digest: OnceLock<String>,
+}
+
+impl PartialEq for Schema {
+    /// Two schemas are the same when URN, language, bytes and root are.
+    fn eq(&self, other: &Schema) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+            || (self.inner.urn == other.inner.urn
+                && self.inner.language == other.inner.language
+                && self.inner.bytes == other.inner.bytes
+                && self.inner.root == other.inner.root)
+    }
+}
+
+impl Eq for Schema {}
+
 impl Schema {
-    /// A JSON Schema.
-    pub fn json(urn: Urn, bytes: impl Into<Vec<u8>>) -> Schema {
+    /// A schema of any language. `root` names the root message of a
+    /// protobuf schema; `None` for JSON Schema.
+    pub fn new(
+        urn: Urn,
+        language: Language,
+        bytes: impl Into<Bytes>,
+        root: Option<impl Into<String>>,
+    ) -> Schema {
         Schema {
-            urn,
-            language: Language::JsonSchema,
-            bytes: bytes.into(),
-            root: None,
+            inner: Arc::new(Inner {
+                urn,
+                language,
+                bytes: bytes.into(),
+                root: root.map(|root| root.into().into_boxed_str()),
+                digest: OnceLock::new(),
+            }),
         }
+    }
+
+    /// A JSON Schema. Static bytes (`&'static str`, `&'static [u8]`) are
+    /// not copied.
+    pub fn json(urn: Urn, bytes: impl Into<Bytes>) -> Schema {
+        Schema::new(urn, Language::JsonSchema, bytes, None::<String>)
     }
 
     /// A protobuf schema: a serialized `FileDescriptorSet` and the
     /// fully-qualified name of the root message.
-    pub fn protobuf(
-        urn: Urn,
-        descriptor_set: impl Into<Vec<u8>>,
-        root: impl Into<String>,
-    ) -> Schema {
-        Schema {
-            urn,
-            language: Language::Protobuf,
-            bytes: descriptor_set.into(),
-            root: Some(root.into()),
-        }
+    pub fn protobuf(urn: Urn, descriptor_set: impl Into<Bytes>, root: impl Into<String>) -> Schema {
+        Schema::new(urn, Language::Protobuf, descriptor_set, Some(root))
     }
 
-    /// `sha256:<hex>` of the bytes.
-    pub fn digest(&self) -> String {
-        sha256_hex(&self.bytes)
+    /// The schema's permanent identifier.
+    pub fn urn(&self) -> &Urn {
+        &self.inner.urn
+    }
+
+    /// The language its bytes are written in.
+    pub fn language(&self) -> Language {
+        self.inner.language
+    }
+
+    /// JSON Schema: the JSON document. Protobuf: a serialized
+    /// `FileDescriptorSet` holding the root message and its dependencies.
+    pub fn bytes(&self) -> &[u8] {
+        &self.inner.bytes
+    }
+
+    /// The bytes as a shared [`Bytes`] (a reference count, not a copy).
+    pub fn shared_bytes(&self) -> Bytes {
+        self.inner.bytes.clone()
+    }
+
+    /// Protobuf: the fully-qualified name of the message a payload is
+    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema.
+    pub fn root(&self) -> Option<&str> {
+        self.inner.root.as_deref()
+    }
+
+    /// `sha256:<hex>` of the bytes, computed once.
+    pub fn digest(&self) -> &str {
+        self.inner
+            .digest
+            .get_or_init(|| sha256_hex(&self.inner.bytes))
     }
 
     /// The checks that need no validator: bytes present, protobuf root named.
     #[doc(hidden)]
     pub fn check_shape(&self) -> Result<(), Error> {
-        if self.bytes.is_empty() {
+        if self.bytes().is_empty() {
             return Err(Error::Empty {
-                urn: self.urn.clone(),
+                urn: self.urn().clone(),
             });
         }
-        if self.language == Language::Protobuf
-            && self.root.as_deref().is_none_or(|root| root.is_empty())
-        {
+        if self.language() == Language::Protobuf && self.root().is_none_or(str::is_empty) {
             return Err(Error::MissingRoot {
-                urn: self.urn.clone(),
+                urn: self.urn().clone(),
             });
         }
         Ok(())
@@ -128,10 +192,10 @@ impl Schema {
 impl fmt::Debug for Schema {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Schema")
-            .field("urn", &self.urn)
-            .field("language", &self.language)
-            .field("bytes", &format_args!("<{} bytes>", self.bytes.len()))
-            .field("root", &self.root)
+            .field("urn", self.urn())
+            .field("language", &self.language())
+            .field("bytes", &format_args!("<{} bytes>", self.bytes().len()))
+            .field("root", &self.root())
             .finish()
     }
 }

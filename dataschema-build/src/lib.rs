@@ -174,18 +174,18 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let manifest = Manifest::read(dir)?;
     let mut diagnostics = Vec::new();
     let (mut sources, proto_stems) = discover(dir, &manifest, &mut diagnostics);
-    sources.sort_by(|a, b| a.schema.urn.cmp(&b.schema.urn));
+    sources.sort_by(|a, b| a.schema.urn().cmp(b.schema.urn()));
     // Names given twice for one URN (`x.v1.json` and `x.v1.proto`): one
     // diagnostic, and no compatibility check between the two.
     let mut duplicated = BTreeSet::new();
     for pair in sources.windows(2) {
-        if pair[0].schema.urn == pair[1].schema.urn {
-            duplicated.insert(pair[0].schema.urn.name().to_owned());
+        if pair[0].schema.urn() == pair[1].schema.urn() {
+            duplicated.insert(pair[0].schema.urn().name().to_owned());
             diagnostics.push(Diagnostic::new(
                 &pair[1].path,
                 format!(
                     "{} is also given by {}",
-                    pair[1].schema.urn,
+                    pair[1].schema.urn(),
                     pair[0].path.display()
                 ),
             ));
@@ -199,7 +199,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let folder = Arc::new(Folder(
         sources
             .iter()
-            .map(|s| (s.schema.urn.clone(), s.schema.clone()))
+            .map(|s| (s.schema.urn().clone(), s.schema.clone()))
             .collect(),
     ));
     let mut compiled = Vec::with_capacity(sources.len());
@@ -223,14 +223,14 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     // Each version against the versions of its name before it, in order.
     if compatibility && compiled.iter().all(|ok| *ok) {
         for (index, source) in sources.iter().enumerate() {
-            let urn = &source.schema.urn;
+            let urn = source.schema.urn();
             if duplicated.contains(urn.name()) {
                 continue;
             }
             let mode = modes.get(urn.name()).copied().unwrap_or_default();
             let priors: Vec<Schema> = sources[..index]
                 .iter()
-                .filter(|prior| prior.schema.urn.name() == urn.name())
+                .filter(|prior| prior.schema.urn().name() == urn.name())
                 .map(|prior| prior.schema.clone())
                 .collect();
             if priors.is_empty() {
@@ -347,29 +347,29 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
     );
     for source in &checked.sources {
         let schema = &source.schema;
-        let bytes_path = match schema.language {
+        let bytes_path = match schema.language() {
             Language::Protobuf => {
                 let file = blobs.join(format!(
                     "{}.v{}.binpb",
-                    schema.urn.name(),
-                    schema.urn.version()
+                    schema.urn().name(),
+                    schema.urn().version()
                 ));
-                fs::write(&file, &schema.bytes)
+                fs::write(&file, schema.bytes())
                     .map_err(|err| BundleError::one(&file, format!("cannot write: {err}")))?;
                 file
             }
             _ => fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone()),
         };
         // The variant's name, as the generated code spells it.
-        let language = format!("{:?}", schema.language);
-        let root = match &schema.root {
+        let language = format!("{:?}", schema.language());
+        let root = match &schema.root() {
             Some(root) => format!("Some({root:?})"),
             None => "None".to_owned(),
         };
         let path = bytes_path.to_string_lossy();
         code.push_str(&format!(
             "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})),\n",
-            schema.urn.as_str()
+            schema.urn().as_str()
         ));
     }
     code.push_str("    ];\n    ::dataschema::bundle::Bundle::new(ENTRIES)\n}\n");

@@ -41,23 +41,23 @@ impl Lock {
         diagnostics: &mut Vec<Diagnostic>,
     ) {
         for source in sources {
-            match self.schemas.get(&source.schema.urn) {
+            match self.schemas.get(source.schema.urn()) {
                 Some(digest) if *digest == source.digest => {}
                 Some(digest) => diagnostics.push(Diagnostic::new(
                     &source.path,
                     format!(
                         "{} changed since it was published (locked {digest}, now {}): a published URN \
                          never changes; restore the file and publish the change as version {} instead",
-                        source.schema.urn,
+                        source.schema.urn(),
                         source.digest,
-                        source.schema.urn.version().saturating_add(1),
+                        source.schema.urn().version().saturating_add(1),
                     ),
                 )),
-                None => unlocked.push(source.schema.urn.clone()),
+                None => unlocked.push(source.schema.urn().clone()),
             }
         }
         for urn in self.schemas.keys() {
-            if !sources.iter().any(|source| source.schema.urn == *urn) {
+            if !sources.iter().any(|source| source.schema.urn() == urn) {
                 diagnostics.push(Diagnostic::new(
                     dir.join(LOCK_FILE),
                     format!(
@@ -75,10 +75,10 @@ impl Lock {
     pub(super) fn record(&mut self, sources: &[Source]) -> Vec<Urn> {
         let mut added = Vec::new();
         for source in sources {
-            if !self.schemas.contains_key(&source.schema.urn) {
+            if !self.schemas.contains_key(source.schema.urn()) {
                 self.schemas
-                    .insert(source.schema.urn.clone(), source.digest.clone());
-                added.push(source.schema.urn.clone());
+                    .insert(source.schema.urn().clone(), source.digest.clone());
+                added.push(source.schema.urn().clone());
             }
         }
         added

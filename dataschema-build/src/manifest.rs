@@ -75,7 +75,7 @@ impl Manifest {
             .unwrap_or_default();
         let mut modes: BTreeMap<String, Compatibility> = sources
             .iter()
-            .map(|source| (source.schema.urn.name().to_owned(), default))
+            .map(|source| (source.schema.urn().name().to_owned(), default))
             .collect();
         for (name, text) in &self.compatibility_overrides {
             let Some(mode) = parse(
@@ -108,10 +108,10 @@ impl Manifest {
         for source in sources {
             let stem = format!(
                 "{}.v{}",
-                source.schema.urn.name(),
-                source.schema.urn.version()
+                source.schema.urn().name(),
+                source.schema.urn().version()
             );
-            if source.schema.language == Language::Protobuf && !self.roots.contains_key(&stem) {
+            if source.schema.language() == Language::Protobuf && !self.roots.contains_key(&stem) {
                 diagnostics.push(Diagnostic::new(
                     &source.path,
                     format!(

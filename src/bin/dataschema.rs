@@ -97,8 +97,8 @@ fn main() -> ExitCode {
                     let versions: Vec<String> = checked
                         .sources
                         .iter()
-                        .filter(|source| source.schema.urn.name() == name)
-                        .map(|source| format!("v{}", source.schema.urn.version()))
+                        .filter(|source| source.schema.urn().name() == name)
+                        .map(|source| format!("v{}", source.schema.urn().version()))
                         .collect();
                     println!("ok  {name}  {}  ({mode}: compatible)", versions.join(", "));
                 }
@@ -157,17 +157,18 @@ fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
             return ExitCode::from(EXIT_UNVALIDATED);
         }
     };
-    if old.language != new.language {
+    if old.language() != new.language() {
         eprintln!(
             "cannot diff a {} schema against a {} schema",
-            old.language, new.language
+            old.language(),
+            new.language()
         );
         return ExitCode::from(EXIT_UNVALIDATED);
     }
-    let (report, compatible) = match old.language {
+    let (report, compatible) = match old.language() {
         dataschema::Language::JsonSchema => {
             let parse =
-                |schema: &Schema, what: &str| dataschema::compat::json::parse(what, &schema.bytes);
+                |schema: &Schema, what: &str| dataschema::compat::json::parse(what, schema.bytes());
             match (parse(&old, "OLD"), parse(&new, "NEW")) {
                 (Ok(old), Ok(new)) => {
                     let diff = dataschema::compat::json::diff(&old, &new);
@@ -181,7 +182,7 @@ fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
         }
         _ => {
             let decode = |schema: &Schema, what: &str| {
-                dataschema::compat::protobuf::decode(what, &schema.bytes)
+                dataschema::compat::protobuf::decode(what, schema.bytes())
             };
             match (decode(&old, "OLD"), decode(&new, "NEW")) {
                 (Ok(old), Ok(new)) => {
@@ -241,7 +242,7 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     let mut versions: Vec<Schema> = checked
         .schemas()
         .into_iter()
-        .filter(|schema| schema.urn.name() == name)
+        .filter(|schema| schema.urn().name() == name)
         .collect();
     let Some(newest) = versions.pop() else {
         eprintln!("no schema named {name:?} in {}", dir.display());
@@ -249,7 +250,7 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     };
     match dataschema::compat::check(mode, &newest, &versions) {
         Ok(report) => {
-            println!("{}: {report}", newest.urn);
+            println!("{}: {report}", newest.urn());
             if report.is_compatible() {
                 ExitCode::SUCCESS
             } else {

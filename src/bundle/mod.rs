@@ -7,7 +7,7 @@
 //! loads it. The schema bytes are embedded with `include_bytes!`, so a
 //! bundled registry resolves without touching the filesystem or network.
 
-use dataschema_core::{Error, Language, Schema, Urn};
+use dataschema_core::{Bytes, Error, Language, Schema, Urn};
 
 /// One bundled schema, as the generated code spells it.
 #[derive(Debug, Clone, Copy)]
@@ -36,12 +36,13 @@ impl Entry {
     }
 
     fn schema(&self) -> Result<Schema, Error> {
-        Ok(Schema {
-            urn: self.urn.parse::<Urn>()?,
-            language: self.language,
-            bytes: self.bytes.to_vec(),
-            root: self.root.map(str::to_owned),
-        })
+        // The bytes point at the binary's static data: nothing is copied.
+        Ok(Schema::new(
+            self.urn.parse::<Urn>()?,
+            self.language,
+            Bytes::from_static(self.bytes),
+            self.root,
+        ))
     }
 }
 

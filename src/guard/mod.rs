@@ -291,10 +291,11 @@ impl Guard {
         check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
     ) -> Result<Outcome, Invalid> {
         let schema = match self.inner.resolver.resolve(&urn) {
-            Ok(schema) if schema.urn == urn => schema,
+            Ok(schema) if *schema.urn() == urn => schema,
             Ok(schema) => {
                 let error = Error::Unreachable {
-                    source: format!("asked for {urn}, the resolver answered {}", schema.urn).into(),
+                    source: format!("asked for {urn}, the resolver answered {}", schema.urn())
+                        .into(),
                     urn,
                 };
                 return Ok(self.fail_open(

@@ -28,13 +28,13 @@ impl Store for MemoryStore {
 
     fn put(&self, schema: &Schema) -> Result<(), Error> {
         let mut schemas = self.schemas.write();
-        match schemas.get(&schema.urn) {
+        match schemas.get(schema.urn()) {
             Some(held) if held == schema => Ok(()),
             Some(_) => Err(Error::Immutable {
-                urn: schema.urn.clone(),
+                urn: schema.urn().clone(),
             }),
             None => {
-                schemas.insert(schema.urn.clone(), schema.clone());
+                schemas.insert(schema.urn().clone(), schema.clone());
                 Ok(())
             }
         }

@@ -19,7 +19,7 @@ pub fn check(
     priors: &[Schema],
 ) -> Result<CompatReport, Error> {
     let mut priors: Vec<&Schema> = priors.iter().collect();
-    priors.sort_by_key(|schema| schema.urn.version());
+    priors.sort_by_key(|schema| schema.urn().version());
     if !mode.is_transitive() {
         priors.drain(..priors.len().saturating_sub(1));
     }
@@ -28,7 +28,7 @@ pub fn check(
     }
     let (same, other): (Vec<&Schema>, Vec<&Schema>) = priors
         .into_iter()
-        .partition(|prior| prior.language == candidate.language);
+        .partition(|prior| prior.language() == candidate.language());
     let mut report = by_language(mode, candidate, &same)?;
     let directions: Vec<Direction> = [
         (mode.checks_backward(), Direction::Backward),
@@ -38,13 +38,14 @@ pub fn check(
     .filter_map(|(on, direction)| on.then_some(direction))
     .collect();
     for prior in other {
-        let version = prior.urn.version();
+        let version = prior.urn().version();
         report.insert(VersionReport::failed(
             version,
             directions.clone(),
             format!(
                 "[v{version}] the language changed from {} to {}",
-                prior.language, candidate.language
+                prior.language(),
+                candidate.language()
             ),
         ));
     }
@@ -57,21 +58,21 @@ fn by_language(
     priors: &[&Schema],
 ) -> Result<CompatReport, Error> {
     let unusable = |schema: &Schema| {
-        let urn = schema.urn.clone();
+        let urn = schema.urn().clone();
         move |err: super::CompatError| Error::SchemaUnusable {
             urn,
             source: Box::new(err),
         }
     };
-    match candidate.language {
+    match candidate.language() {
         Language::JsonSchema => {
             let new =
-                super::json::parse("the schema", &candidate.bytes).map_err(unusable(candidate))?;
+                super::json::parse("the schema", candidate.bytes()).map_err(unusable(candidate))?;
             let old = priors
                 .iter()
                 .map(|prior| {
-                    super::json::parse("the schema", &prior.bytes)
-                        .map(|value| (prior.urn.version(), value))
+                    super::json::parse("the schema", prior.bytes())
+                        .map(|value| (prior.urn().version(), value))
                         .map_err(unusable(prior))
                 })
                 .collect::<Result<Vec<_>, Error>>()?;
@@ -83,13 +84,13 @@ fn by_language(
         Language::Protobuf => {
             let old: Vec<(u32, &[u8])> = priors
                 .iter()
-                .map(|prior| (prior.urn.version(), prior.bytes.as_slice()))
+                .map(|prior| (prior.urn().version(), prior.bytes()))
                 .collect();
-            super::protobuf::check(mode, &candidate.bytes, &old).map_err(unusable(candidate))
+            super::protobuf::check(mode, candidate.bytes(), &old).map_err(unusable(candidate))
         }
         #[allow(unreachable_patterns)]
         language => Err(Error::NoValidator {
-            urn: candidate.urn.clone(),
+            urn: candidate.urn().clone(),
             language,
         }),
     }

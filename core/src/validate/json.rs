@@ -60,14 +60,14 @@ impl Retrieve for UrnRetriever {
                 _ => Passing::Unreachable(format!("resolving $ref {urn}: {err}")),
             });
         })?;
-        if schema.language != Language::JsonSchema {
+        if schema.language() != Language::JsonSchema {
             return Err(format!(
                 "$ref {urn} names a {} schema, not a JSON Schema",
-                schema.language
+                schema.language()
             )
             .into());
         }
-        Ok(serde_json::from_slice(&schema.bytes)?)
+        Ok(serde_json::from_slice(schema.bytes())?)
     }
 }
 

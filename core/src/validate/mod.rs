@@ -182,33 +182,33 @@ pub fn compile(
     schema.check_shape().map_err(CompileError::Unusable)?;
     let unusable = |source| {
         CompileError::Unusable(Error::SchemaUnusable {
-            urn: schema.urn.clone(),
+            urn: schema.urn().clone(),
             source,
         })
     };
-    match schema.language {
+    match schema.language() {
         #[cfg(feature = "json")]
-        Language::JsonSchema => json::JsonValidator::compile(&schema.bytes, refs, options)
+        Language::JsonSchema => json::JsonValidator::compile(schema.bytes(), refs, options)
             .map(Compiled::Json)
             .map_err(|err| match err {
                 json::CompileError::Unusable(source) => unusable(source),
                 json::CompileError::Unreachable(source) => {
                     CompileError::Unreachable(Error::Unreachable {
-                        urn: schema.urn.clone(),
+                        urn: schema.urn().clone(),
                         source,
                     })
                 }
                 json::CompileError::MissingRef(target) => {
                     CompileError::MissingRef(Error::SchemaUnusable {
-                        urn: schema.urn.clone(),
+                        urn: schema.urn().clone(),
                         source: Box::new(MissingRef { target }),
                     })
                 }
             }),
         #[cfg(feature = "protobuf")]
         Language::Protobuf => {
-            let root = schema.root.as_deref().unwrap_or_default();
-            protobuf::ProtobufValidator::compile(&schema.bytes, root, options)
+            let root = schema.root().unwrap_or_default();
+            protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
                 .map(Compiled::Protobuf)
                 .map_err(unusable)
         }
@@ -216,7 +216,7 @@ pub fn compile(
         language => {
             let _ = (refs, unusable);
             Err(CompileError::NoValidator(Error::NoValidator {
-                urn: schema.urn.clone(),
+                urn: schema.urn().clone(),
                 language,
             }))
         }
