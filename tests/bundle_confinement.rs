@@ -7,7 +7,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
-use dataschema::build;
+use dataschema::build::{self, DiagnosticKind as Kind};
 
 const MANIFEST: &str = "namespace = \"acme\"\n";
 const SCHEMA: &str = r#"{"type": "object"}"#;
@@ -18,8 +18,8 @@ fn folder() -> tempfile::TempDir {
     dir
 }
 
-/// Every diagnostic, as `file: message` lines.
-fn problems(dir: &Path) -> Vec<(String, String)> {
+/// Every diagnostic: its file, kind and message.
+fn problems(dir: &Path) -> Vec<(String, Kind, String)> {
     match build::check(dir) {
         Ok(checked) => panic!("expected problems, got {} schema(s)", checked.sources.len()),
         Err(err) => err
@@ -27,17 +27,19 @@ fn problems(dir: &Path) -> Vec<(String, String)> {
             .iter()
             .map(|d| {
                 let file = d.path().file_name().unwrap().to_string_lossy().into_owned();
-                (file, d.message().to_owned())
+                (file, d.kind(), d.message().to_owned())
             })
             .collect(),
     }
 }
 
-fn one_problem(dir: &Path, file: &str, says: &str) {
+fn one_problem(dir: &Path, file: &str, kind: Kind, says: &str) {
     let found = problems(dir);
     assert!(
-        found.iter().any(|(f, m)| f == file && m.contains(says)),
-        "expected {file}: ...{says}..., got {found:#?}"
+        found
+            .iter()
+            .any(|(f, k, m)| f == file && *k == kind && m.contains(says)),
+        "expected {kind:?} in {file}: ...{says}..., got {found:#?}"
     );
 }
 
@@ -48,7 +50,12 @@ fn a_symlink_to_a_file_outside_the_folder_is_refused() {
     fs::write(&secret, r#"{"password": "hunter2"}"#).unwrap();
     let dir = folder();
     symlink(&secret, dir.path().join("x.v1.json")).unwrap();
-    one_problem(dir.path(), "x.v1.json", "outside the schemas folder");
+    one_problem(
+        dir.path(),
+        "x.v1.json",
+        Kind::NotAFile,
+        "outside the schemas folder",
+    );
 }
 
 #[test]
@@ -88,7 +95,12 @@ fn a_proto_import_that_is_a_symlink_outside_the_folder_is_refused() {
          message Ping { x.Secret s = 1; }\n",
     )
     .unwrap();
-    one_problem(dir.path(), "ping.v1.proto", "outside");
+    one_problem(
+        dir.path(),
+        "ping.v1.proto",
+        Kind::ProtoDoesNotCompile,
+        "outside",
+    );
 }
 
 #[test]
@@ -107,8 +119,9 @@ fn a_proto_import_with_dot_dot_names_the_import_and_no_spurious_roots_note() {
     let found = problems(dir.path());
     assert_eq!(found.len(), 1, "one problem, no [roots] note: {found:#?}");
     assert_eq!(found[0].0, "ping.v1.proto");
+    assert_eq!(found[0].1, Kind::ProtoDoesNotCompile);
     assert!(
-        found[0].1.contains("\"../x.proto\"") && found[0].1.contains("leaves"),
+        found[0].2.contains("\"../x.proto\"") && found[0].2.contains("leaves"),
         "{found:#?}"
     );
 }
@@ -117,24 +130,29 @@ fn a_proto_import_with_dot_dot_names_the_import_and_no_spurious_roots_note() {
 fn a_dangling_symlink_is_a_diagnostic() {
     let dir = folder();
     symlink("/nonexistent/x.json", dir.path().join("x.v1.json")).unwrap();
-    one_problem(dir.path(), "x.v1.json", "dangling symbolic link");
+    one_problem(
+        dir.path(),
+        "x.v1.json",
+        Kind::NotAFile,
+        "dangling symbolic link",
+    );
 }
 
 #[test]
 fn a_directory_named_like_a_schema_is_a_diagnostic() {
     let dir = folder();
     fs::create_dir(dir.path().join("x.v1.json")).unwrap();
-    one_problem(dir.path(), "x.v1.json", "a directory");
+    one_problem(dir.path(), "x.v1.json", Kind::NotAFile, "a directory");
 }
 
 #[test]
 fn an_upper_case_extension_is_a_diagnostic() {
     let dir = folder();
     fs::write(dir.path().join("x.v1.JSON"), SCHEMA).unwrap();
-    one_problem(dir.path(), "x.v1.JSON", "lower case");
+    one_problem(dir.path(), "x.v1.JSON", Kind::FileName, "lower case");
     let dir = folder();
     fs::write(dir.path().join("x.v1.Proto"), SCHEMA).unwrap();
-    one_problem(dir.path(), "x.v1.Proto", "lower case");
+    one_problem(dir.path(), "x.v1.Proto", Kind::FileName, "lower case");
 }
 
 #[test]
@@ -150,7 +168,9 @@ fn a_name_that_is_not_utf8_is_a_diagnostic() {
     }
     let found = problems(dir.path());
     assert!(
-        found.iter().any(|(_, m)| m.contains("not UTF-8")),
+        found
+            .iter()
+            .any(|(_, k, m)| *k == Kind::FileName && m.contains("not UTF-8")),
         "{found:#?}"
     );
 }
@@ -172,5 +192,5 @@ fn a_json_and_proto_pair_for_one_urn_is_one_problem_not_a_compatibility_break() 
     .unwrap();
     let found = problems(dir.path());
     assert_eq!(found.len(), 1, "{found:#?}");
-    assert!(found[0].1.contains("is also given by"), "{found:#?}");
+    assert_eq!(found[0].1, Kind::Duplicate, "{found:#?}");
 }

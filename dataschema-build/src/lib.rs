@@ -58,19 +58,73 @@ pub struct Source {
     pub digest: String,
 }
 
-/// One problem found in a schemas folder: the file, and what is wrong.
+/// What kind of problem a [`Diagnostic`] reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// A file or the folder could not be read or written.
+    Io,
+    /// `bundle` was called outside a build script (no `OUT_DIR`).
+    NotInBuildScript,
+    /// The manifest is missing or invalid, or names a file or a name the
+    /// folder does not hold.
+    Manifest,
+    /// A file name does not name a schema version
+    /// (`<name>.v<version>.json` or `.proto`, in UTF-8, the extension in
+    /// lower case).
+    FileName,
+    /// Not a regular file inside the folder: a symbolic link out of it or
+    /// dangling, a directory, a device.
+    NotAFile,
+    /// Two files give the same URN.
+    Duplicate,
+    /// A `.json` file is not JSON.
+    NotJson,
+    /// A `.proto` file does not compile, or imports a file outside the
+    /// folder.
+    ProtoDoesNotCompile,
+    /// A `.proto` file, and the `protobuf` feature is off.
+    NoProtobuf,
+    /// A protobuf schema has no root message in the manifest.
+    MissingRoot,
+    /// The schema does not compile with the validator its language has
+    /// (or a `$ref` it needs is not in the folder).
+    Unusable,
+    /// The lock cannot be read.
+    Lock,
+    /// A locked URN's bytes changed.
+    Changed,
+    /// A locked URN's file is gone.
+    Removed,
+    /// A version breaks compatibility with the versions before it.
+    Incompatible,
+}
+
+/// One problem found in a schemas folder: the file, the kind, and what is
+/// wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    kind: DiagnosticKind,
     path: PathBuf,
     message: String,
 }
 
 impl Diagnostic {
-    fn new(path: impl Into<PathBuf>, message: impl Into<String>) -> Diagnostic {
+    fn new(
+        kind: DiagnosticKind,
+        path: impl Into<PathBuf>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic {
+            kind,
             path: path.into(),
             message: message.into(),
         }
+    }
+
+    /// What kind of problem it is.
+    pub fn kind(&self) -> DiagnosticKind {
+        self.kind
     }
 
     /// The file concerned.
@@ -100,9 +154,13 @@ pub struct BundleError {
 }
 
 impl BundleError {
-    fn one(path: impl Into<PathBuf>, message: impl Into<String>) -> BundleError {
+    fn one(
+        kind: DiagnosticKind,
+        path: impl Into<PathBuf>,
+        message: impl Into<String>,
+    ) -> BundleError {
         BundleError {
-            diagnostics: vec![Diagnostic::new(path, message)],
+            diagnostics: vec![Diagnostic::new(kind, path, message)],
         }
     }
 
@@ -182,6 +240,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
         if pair[0].schema.urn() == pair[1].schema.urn() {
             duplicated.insert(pair[0].schema.urn().name().to_owned());
             diagnostics.push(Diagnostic::new(
+                DiagnosticKind::Duplicate,
                 &pair[1].path,
                 format!(
                     "{} is also given by {}",
@@ -209,7 +268,11 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             Err(err) => {
                 compiled.push(false);
                 let err = Error::from(err);
-                diagnostics.push(Diagnostic::new(&source.path, err.chain().to_string()));
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Unusable,
+                    &source.path,
+                    err.chain().to_string(),
+                ));
             }
         }
     }
@@ -239,6 +302,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             match compat::check(mode, &source.schema, &priors) {
                 Ok(report) if report.is_compatible() => {}
                 Ok(report) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Incompatible,
                     &source.path,
                     format!(
                         "{urn} breaks compatibility with the versions before it: {report}\n    \
@@ -246,9 +310,11 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
                          [compatibility_overrides] for one name)"
                     ),
                 )),
-                Err(err) => {
-                    diagnostics.push(Diagnostic::new(&source.path, Chain::of(&err).to_string()))
-                }
+                Err(err) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Unusable,
+                    &source.path,
+                    Chain::of(&err).to_string(),
+                )),
             }
         }
     }
@@ -309,6 +375,7 @@ pub fn bundle(dir: impl AsRef<Path>) -> Result<(), BundleError> {
         .map(PathBuf::from)
         .ok_or_else(|| {
             BundleError::one(
+                DiagnosticKind::NotInBuildScript,
                 &dir,
                 "OUT_DIR is not set: call bundle() from a build script",
             )
@@ -331,16 +398,22 @@ pub fn bundle(dir: impl AsRef<Path>) -> Result<(), BundleError> {
     }
     let code = generate(&checked, &out_dir)?;
     let target = out_dir.join(BUNDLE_FILE);
-    fs::write(&target, code)
-        .map_err(|err| BundleError::one(&target, format!("cannot write the bundle: {err}")))
+    fs::write(&target, code).map_err(|err| {
+        BundleError::one(
+            DiagnosticKind::Io,
+            &target,
+            format!("cannot write the bundle: {err}"),
+        )
+    })
 }
 
 /// Writes protobuf descriptor sets next to the generated code and returns
 /// the code: a `Bundle` expression over `include_bytes!`.
 fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
     let blobs = out_dir.join("dataschema");
-    fs::create_dir_all(&blobs)
-        .map_err(|err| BundleError::one(&blobs, format!("cannot create: {err}")))?;
+    fs::create_dir_all(&blobs).map_err(|err| {
+        BundleError::one(DiagnosticKind::Io, &blobs, format!("cannot create: {err}"))
+    })?;
     let mut code = String::from(
         "// Generated by dataschema::build::bundle. Do not edit.\n{\n    \
          static ENTRIES: &[::dataschema::bundle::Entry] = &[\n",
@@ -354,8 +427,9 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
                     schema.urn().name(),
                     schema.urn().version()
                 ));
-                fs::write(&file, schema.bytes())
-                    .map_err(|err| BundleError::one(&file, format!("cannot write: {err}")))?;
+                fs::write(&file, schema.bytes()).map_err(|err| {
+                    BundleError::one(DiagnosticKind::Io, &file, format!("cannot write: {err}"))
+                })?;
                 file
             }
             _ => fs::canonicalize(&source.path).unwrap_or_else(|_| source.path.clone()),
@@ -411,6 +485,7 @@ fn discover(
         Ok(entries) => entries,
         Err(err) => {
             diagnostics.push(Diagnostic::new(
+                DiagnosticKind::Io,
                 dir,
                 format!("cannot read the folder: {err}"),
             ));
@@ -423,6 +498,7 @@ fn discover(
         match entry {
             Ok(entry) => paths.push(entry.path()),
             Err(err) => diagnostics.push(Diagnostic::new(
+                DiagnosticKind::Io,
                 dir,
                 format!("cannot read an entry of the folder: {err}"),
             )),
@@ -433,6 +509,7 @@ fn discover(
     for path in paths {
         let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
             diagnostics.push(Diagnostic::new(
+                DiagnosticKind::FileName,
                 &path,
                 "the file name is not UTF-8: a schema file is named <name>.v<version>.json \
                  or .proto, in UTF-8",
@@ -447,6 +524,7 @@ fn discover(
             (stem, Language::Protobuf)
         } else if looks_like_schema {
             diagnostics.push(Diagnostic::new(
+                DiagnosticKind::FileName,
                 &path,
                 "the extension must be written in lower case: .json or .proto",
             ));
@@ -455,7 +533,7 @@ fn discover(
             continue; // the manifest, the lock, a README, a folder of imports...
         };
         if let Err(message) = regular_file_inside(&path, canonical_dir.as_deref()) {
-            diagnostics.push(Diagnostic::new(&path, message));
+            diagnostics.push(Diagnostic::new(DiagnosticKind::NotAFile, &path, message));
             continue;
         }
         if language == Language::Protobuf {
@@ -464,7 +542,7 @@ fn discover(
         let urn = match parse_stem(&manifest.namespace, stem) {
             Ok(urn) => urn,
             Err(message) => {
-                diagnostics.push(Diagnostic::new(&path, message));
+                diagnostics.push(Diagnostic::new(DiagnosticKind::FileName, &path, message));
                 continue;
             }
         };
@@ -475,7 +553,7 @@ fn discover(
         };
         match read {
             Ok(source) => sources.push(source),
-            Err(message) => diagnostics.push(Diagnostic::new(&path, message)),
+            Err((kind, message)) => diagnostics.push(Diagnostic::new(kind, &path, message)),
         }
     }
     (sources, proto_stems)
@@ -528,10 +606,14 @@ fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
     Urn::new(namespace, name, version).map_err(|err| format!("{} ({EXPECTED})", err.chain()))
 }
 
-fn read_json(path: &Path, urn: Urn) -> Result<Source, String> {
-    let bytes = fs::read(path).map_err(|err| format!("cannot read: {err}"))?;
+/// A problem reading one schema file: its kind and message.
+type Problem = (DiagnosticKind, String);
+
+fn read_json(path: &Path, urn: Urn) -> Result<Source, Problem> {
+    let bytes =
+        fs::read(path).map_err(|err| (DiagnosticKind::Io, format!("cannot read: {err}")))?;
     serde_json::from_slice::<serde_json::Value>(&bytes)
-        .map_err(|err| format!("not JSON: {err}"))?;
+        .map_err(|err| (DiagnosticKind::NotJson, format!("not JSON: {err}")))?;
     Ok(Source {
         digest: sha256_hex(&bytes),
         schema: Schema::json(urn, bytes),
@@ -548,12 +630,13 @@ fn read_proto(
     _stem: &str,
     _urn: Urn,
     _manifest: &Manifest,
-) -> Result<Source, String> {
-    Err(
+) -> Result<Source, Problem> {
+    Err((
+        DiagnosticKind::NoProtobuf,
         "a .proto schema needs the `protobuf` feature of dataschema (or dataschema-build) \
          in [build-dependencies] to be compiled and checked"
             .to_owned(),
-    )
+    ))
 }
 
 #[cfg(feature = "protobuf")]
@@ -564,11 +647,14 @@ fn read_proto(
     stem: &str,
     urn: Urn,
     manifest: &Manifest,
-) -> Result<Source, String> {
+) -> Result<Source, Problem> {
     let mut compiler = proto::compiler(dir);
-    compiler
-        .open_file(file_name)
-        .map_err(|err| format!("does not compile: {}", proto::explain(dir, &err)))?;
+    compiler.open_file(file_name).map_err(|err| {
+        (
+            DiagnosticKind::ProtoDoesNotCompile,
+            format!("does not compile: {}", proto::explain(dir, &err)),
+        )
+    })?;
     // The digest covers the file and what it imports from the folder, by
     // source text, so it does not move when protox's output does.
     let mut hashed = Vec::new();
@@ -578,8 +664,12 @@ fn read_proto(
         hashed.extend_from_slice(file.name().as_bytes());
         hashed.push(0);
         if let Some(source_path) = file.path() {
-            let source = fs::read(source_path)
-                .map_err(|err| format!("cannot read {}: {err}", source_path.display()))?;
+            let source = fs::read(source_path).map_err(|err| {
+                (
+                    DiagnosticKind::Io,
+                    format!("cannot read {}: {err}", source_path.display()),
+                )
+            })?;
             hashed.extend_from_slice(&source);
         }
         hashed.push(0);

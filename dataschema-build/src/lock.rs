@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::{BundleError, Diagnostic, Source};
+use crate::{BundleError, Diagnostic, DiagnosticKind, Source};
 use dataschema_core::Urn;
 
 /// The lock's file name.
@@ -25,9 +25,13 @@ impl Lock {
         match std::fs::read_to_string(&path) {
             Ok(text) => toml::from_str(&text)
                 .map(Some)
-                .map_err(|err| BundleError::one(&path, err.to_string())),
+                .map_err(|err| BundleError::one(DiagnosticKind::Lock, &path, err.to_string())),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(BundleError::one(&path, format!("cannot read: {err}"))),
+            Err(err) => Err(BundleError::one(
+                DiagnosticKind::Io,
+                &path,
+                format!("cannot read: {err}"),
+            )),
         }
     }
 
@@ -44,6 +48,7 @@ impl Lock {
             match self.schemas.get(source.schema.urn()) {
                 Some(digest) if *digest == source.digest => {}
                 Some(digest) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Changed,
                     &source.path,
                     format!(
                         "{} changed since it was published (locked {digest}, now {}): a published URN \
@@ -59,6 +64,7 @@ impl Lock {
         for urn in self.schemas.keys() {
             if !sources.iter().any(|source| source.schema.urn() == urn) {
                 diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Removed,
                     dir.join(LOCK_FILE),
                     format!(
                         "{urn} is published but its file ({}.v{}.json or .proto) is gone: every \
@@ -86,8 +92,10 @@ impl Lock {
 
     pub(super) fn write(&self, dir: &Path) -> Result<(), BundleError> {
         let path = dir.join(LOCK_FILE);
-        let body = toml::to_string(self).map_err(|err| BundleError::one(&path, err.to_string()))?;
-        std::fs::write(&path, format!("{HEADER}{body}"))
-            .map_err(|err| BundleError::one(&path, format!("cannot write: {err}")))
+        let body = toml::to_string(self)
+            .map_err(|err| BundleError::one(DiagnosticKind::Io, &path, err.to_string()))?;
+        std::fs::write(&path, format!("{HEADER}{body}")).map_err(|err| {
+            BundleError::one(DiagnosticKind::Io, &path, format!("cannot write: {err}"))
+        })
     }
 }

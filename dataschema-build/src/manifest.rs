@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::{BundleError, Diagnostic, Source};
+use crate::{BundleError, Diagnostic, DiagnosticKind, Source};
 use dataschema_core::{Compatibility, Language};
 
 /// The manifest's file name.
@@ -30,15 +30,17 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         let text = std::fs::read_to_string(&path).map_err(|err| {
             BundleError::one(
+                DiagnosticKind::Manifest,
                 &path,
                 format!("cannot read the manifest ({err}); it must give at least `namespace = \"acme\"`"),
             )
         })?;
-        let manifest: Manifest =
-            toml::from_str(&text).map_err(|err| BundleError::one(&path, err.to_string()))?;
+        let manifest: Manifest = toml::from_str(&text)
+            .map_err(|err| BundleError::one(DiagnosticKind::Manifest, &path, err.to_string()))?;
         let probe = format!("urn:{}:schema:x:1", manifest.namespace);
         if let Err(err) = probe.parse::<dataschema_core::Urn>() {
             return Err(BundleError::one(
+                DiagnosticKind::Manifest,
                 &path,
                 format!(
                     "namespace {:?} is not a URN namespace identifier ({})",
@@ -64,7 +66,11 @@ impl Manifest {
         ) {
             Ok(mode) => Some(mode),
             Err(err) => {
-                diagnostics.push(Diagnostic::new(&path, format!("{key}: {err}")));
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!("{key}: {err}"),
+                ));
                 None
             }
         };
@@ -88,6 +94,7 @@ impl Manifest {
             match modes.get_mut(name) {
                 Some(slot) => *slot = mode,
                 None => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
                     &path,
                     format!("[compatibility_overrides] names {name:?}, but no schema in the folder has that name"),
                 )),
@@ -113,6 +120,7 @@ impl Manifest {
             );
             if source.schema.language() == Language::Protobuf && !self.roots.contains_key(&stem) {
                 diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::MissingRoot,
                     &source.path,
                     format!(
                         "no root message: add `\"{stem}\" = \"<package>.<Message>\"` under [roots] in {}",
@@ -126,6 +134,7 @@ impl Manifest {
         for key in self.roots.keys() {
             if !proto_stems.contains(key) {
                 diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
                     &path,
                     format!("[roots] names {key:?}, but there is no {key}.proto in the folder"),
                 ));
