@@ -1,67 +1,9 @@
-//! Arbitrary bytes through the protobuf scanner, against a fixed descriptor
-//! set (the test fixtures, compiled into `scan_descriptors.binpb`).
-//!
-//! The first byte picks the message type and whether unknown fields are
-//! refused; the rest is the payload. Checks: no panic, no out-of-bounds read
-//! (the scanner has no `unsafe`; run under ASan by `cargo fuzz` anyway),
-//! `violations()` empty exactly when `is_valid()`, and the verdict equal to
-//! the reference (`DynamicMessage::decode` plus the required-field check).
-//!
-//! `cargo +nightly fuzz run scan`
+//! See `bodies/scan.rs`: the same function runs over the committed seed
+//! corpus as an ordinary test on stable (`tests/fuzz_corpus.rs`).
 #![no_main]
 
-use std::sync::OnceLock;
+#[path = "../bodies/mod.rs"]
+#[allow(dead_code)]
+mod bodies;
 
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
-use libfuzzer_sys::fuzz_target;
-use prost_reflect::{DescriptorPool, MessageDescriptor};
-
-const MESSAGES: &[&str] = &[
-    "scan.scalars.Scalars",
-    "scan.legacy.Holder",
-    "scan.recursive.Node",
-    "shop.orders.Order",
-];
-
-struct Target {
-    desc: MessageDescriptor,
-    plans: [Plan; 2],
-}
-
-fn targets() -> &'static [Target] {
-    static TARGETS: OnceLock<Vec<Target>> = OnceLock::new();
-    TARGETS.get_or_init(|| {
-        let pool = DescriptorPool::decode(&include_bytes!("../scan_descriptors.binpb")[..])
-            .expect("embedded descriptor set");
-        MESSAGES
-            .iter()
-            .map(|name| {
-                let desc = pool.get_message_by_name(name).expect("fixture message");
-                let plans = [
-                    Plan::compile(&desc, ScanOptions::default()),
-                    Plan::compile(
-                        &desc,
-                        ScanOptions::default().with_reject_unknown_fields(true),
-                    ),
-                ];
-                Target { desc, plans }
-            })
-            .collect()
-    })
-}
-
-fuzz_target!(|data: &[u8]| {
-    let Some((&selector, payload)) = data.split_first() else {
-        return;
-    };
-    let targets = targets();
-    let target = &targets[usize::from(selector >> 1) % targets.len()];
-    let plan = &target.plans[usize::from(selector & 1)];
-    let valid = plan.is_valid(payload);
-    assert_eq!(valid, plan.violations(payload).is_empty());
-    assert_eq!(
-        valid,
-        reference_is_valid(&target.desc, payload, plan.options()),
-        "verdict differs from the reference"
-    );
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::scan::run(data));

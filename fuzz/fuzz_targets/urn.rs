@@ -1,17 +1,9 @@
-//! Arbitrary strings through the URN parser: no panic, and whatever parses
-//! displays to a canonical form that parses back to the same URN.
-//!
-//! `cargo +nightly fuzz run urn`
+//! See `bodies/urn.rs`: the same function runs over the committed seed
+//! corpus as an ordinary test on stable (`tests/fuzz_corpus.rs`).
 #![no_main]
 
-use dataschema::Urn;
-use libfuzzer_sys::fuzz_target;
+#[path = "../bodies/mod.rs"]
+#[allow(dead_code)]
+mod bodies;
 
-fuzz_target!(|input: &str| {
-    if let Ok(urn) = input.parse::<Urn>() {
-        let shown = urn.to_string();
-        let again: Urn = shown.parse().expect("a displayed URN parses");
-        assert_eq!(again, urn);
-        assert_eq!(again.to_string(), shown);
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::urn::run(data));
