@@ -1,7 +1,7 @@
 //! `Plan::is_valid` allocates nothing on valid messages: a counting global
 //! allocator watches the calls.
 
-#[path = "data/scan/support.rs"]
+#[path = "common/scan.rs"]
 mod support;
 
 #[path = "common/counting_alloc.rs"]

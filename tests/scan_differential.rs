@@ -5,7 +5,7 @@
 //!
 //! Cases: 100,000 by default; set `DATASCHEMA_SCAN_CASES` for more.
 
-#[path = "data/scan/support.rs"]
+#[path = "common/scan.rs"]
 mod support;
 
 use std::sync::OnceLock;

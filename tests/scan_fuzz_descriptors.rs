@@ -2,7 +2,7 @@
 //! (`fuzz/scan_descriptors.binpb`); this keeps it in step with the `.proto`
 //! files. Regenerate with `DATASCHEMA_REGENERATE=1 cargo test --test scan_fuzz_descriptors`.
 
-#[path = "data/scan/support.rs"]
+#[path = "common/scan.rs"]
 mod support;
 
 #[test]

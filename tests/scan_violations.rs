@@ -1,7 +1,7 @@
 //! What `violations()` says, and where: paths and messages for specific
 //! payloads, plus the edge cases of the verdict checked one by one.
 
-#[path = "data/scan/support.rs"]
+#[path = "common/scan.rs"]
 mod support;
 
 use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions, ViolationKind};

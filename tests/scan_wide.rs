@@ -3,7 +3,7 @@
 //! within the body they count (a regression: they once descended again at
 //! every level, doubling the work per level).
 
-#[path = "data/scan/support.rs"]
+#[path = "common/scan.rs"]
 mod support;
 
 use std::sync::mpsc;
