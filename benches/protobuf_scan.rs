@@ -4,7 +4,7 @@
 //!
 //! `cargo bench --bench protobuf_scan`
 
-#[path = "../tests/data/scan/support.rs"]
+#[path = "../tests/common/scan.rs"]
 mod support;
 
 use std::hint::black_box;
