@@ -78,6 +78,39 @@ fn an_unchanged_large_any_of_inside_a_changed_object_is_unchanged() {
     );
 }
 
+/// An expression language: 400 operators, each of whose operands is the
+/// whole schema again (`$ref` to `#`).
+fn expressions(title: &str, last_max: u32) -> Value {
+    let mut ops: Vec<Value> = (0..400)
+        .map(|i| {
+            json!({
+                "type": "object",
+                "properties": {format!("op{i}"): {"type": "array", "items": {"$ref": "#"}}},
+                "required": [format!("op{i}")],
+                "additionalProperties": false
+            })
+        })
+        .collect();
+    ops.push(json!({"type": "string", "maxLength": last_max}));
+    json!({"title": title, "anyOf": ops})
+}
+
+#[test]
+fn a_large_recursive_any_of_whose_title_changes_has_only_the_title_change() {
+    assert_eq!(
+        changes(&expressions("v1", 10), &expressions("v2", 10)),
+        [change("TITLE_CHANGED", "#/")]
+    );
+    assert_eq!(
+        changes(&expressions("v1", 10), &expressions("v1", 20)),
+        [change("MAX_LENGTH_INCREASED", "#/anyOf/400/maxLength")]
+    );
+    assert_eq!(
+        changes(&expressions("v1", 20), &expressions("v1", 10)),
+        [change("COMBINED_TYPE_SUBSCHEMAS_CHANGED", "#/")]
+    );
+}
+
 #[test]
 fn a_real_change_inside_a_large_any_of_has_its_own_kind() {
     let old = any_of("t", consts(400));

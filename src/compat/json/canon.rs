@@ -16,8 +16,9 @@
 //! * compare `enum` values, `const`s and annotations as numbers, and
 //!   de-duplicate members by their JSON, with hash sets.
 //!
-//! A node that reaches a recursive cycle has no structural id (the
-//! comparison walks it as before); its JSON still has one.
+//! Nodes that reach a recursive cycle (`$ref`s back up the schema) get their
+//! ids by partition refinement over both models, bounded in rounds and work;
+//! where that does not settle they have none, and the comparison walks them.
 
 use std::collections::HashMap;
 
@@ -91,15 +92,35 @@ impl Interner {
 pub(super) struct Canon {
     full: Vec<Option<u64>>,
     shape: Vec<Option<u64>>,
+    sketch: Vec<u64>,
 }
 
+/// Rounds of partition refinement tried on nodes that reach a cycle before
+/// they are left without structural ids (compared in full instead).
+const MAX_ROUNDS: usize = 64;
+
+/// The most node visits the refinement makes in all its rounds.
+const MAX_REFINE_WORK: usize = 4_000_000;
+
 impl Canon {
-    /// Structural ids for every node of `model`, from the shared `interner`.
-    pub(super) fn of(model: &Model<'_>, interner: &mut Interner) -> Canon {
+    /// Structural ids for every node of both models, from one `interner`.
+    pub(super) fn pair(old: &Model<'_>, new: &Model<'_>, interner: &mut Interner) -> [Canon; 2] {
+        let mut canon = [Canon::acyclic(old, interner), Canon::acyclic(new, interner)];
+        let models = [old, new];
+        for annotations in [true, false] {
+            refine(models, &mut canon, annotations, interner);
+        }
+        sketch(models, &mut canon, interner);
+        canon
+    }
+
+    /// Structural ids for the nodes of `model` that reach no cycle.
+    fn acyclic(model: &Model<'_>, interner: &mut Interner) -> Canon {
         let n = model.nodes.len();
         let mut canon = Canon {
             full: vec![None; n],
             shape: vec![None; n],
+            sketch: Vec::new(),
         };
         #[derive(Clone, Copy, PartialEq)]
         enum State {
@@ -163,6 +184,117 @@ impl Canon {
     /// annotation changes only, all compatible.
     pub(super) fn shape(&self, model: &Model<'_>, id: Id) -> Option<u64> {
         self.shape[model.resolve(id)]
+    }
+
+    /// The structure without annotations down to [`SKETCH_DEPTH`] levels
+    /// (through cycles too): members of a large combined schema with the
+    /// same sketch are likely the same member, changed.
+    pub(super) fn sketch(&self, model: &Model<'_>, id: Id) -> u64 {
+        self.sketch[model.resolve(id)]
+    }
+}
+
+/// Gives ids to the nodes that reach a cycle (recursive `$ref`s), in both
+/// models at once, by partition refinement: every such node starts in one
+/// class, and each round splits classes by the nodes' own keys with their
+/// children's classes of the round before, until a round splits nothing.
+/// Then nodes of one class are bisimilar (same keys, children pairwise in
+/// one class), which is what comparing them sees: no change. A refinement
+/// that does not settle within its rounds leaves those nodes without ids.
+fn refine(models: [&Model<'_>; 2], canon: &mut [Canon; 2], annotations: bool, interner: &mut Interner) {
+    let pick = |c: &Canon| -> Vec<Option<u64>> {
+        if annotations {
+            c.full.clone()
+        } else {
+            c.shape.clone()
+        }
+    };
+    // The nodes without an id (not references, which take their target's).
+    let open: [Vec<Id>; 2] = [0, 1].map(|m| {
+        let model = models[m];
+        let current = if annotations { &canon[m].full } else { &canon[m].shape };
+        (0..model.nodes.len())
+            .filter(|&id| model.resolve(id) == id && current[id].is_none())
+            .collect()
+    });
+    let size = open[0].len() + open[1].len();
+    if size == 0 {
+        return;
+    }
+    // Round 0: one class for all. Class numbers have the top bit set, apart
+    // from the interner's ids (which count from 0) that children without a
+    // cycle carry.
+    const CLASS: u64 = 1 << 63;
+    let mut current = [pick(&canon[0]), pick(&canon[1])];
+    for m in 0..2 {
+        for &id in &open[m] {
+            current[m][id] = Some(CLASS);
+        }
+    }
+    let mut classes = 1;
+    let mut work = 0usize;
+    for _ in 0..MAX_ROUNDS {
+        let mut round: HashMap<Vec<u8>, u64> = HashMap::new();
+        let mut next = [current[0].clone(), current[1].clone()];
+        for m in 0..2 {
+            for &id in &open[m] {
+                let key = label(models[m], id, &current[m], annotations, interner);
+                let Some(key) = key else { return };
+                let fresh = CLASS | round.len() as u64;
+                next[m][id] = Some(*round.entry(key).or_insert(fresh));
+            }
+        }
+        work = work.saturating_add(size + current[0].len() + current[1].len());
+        let settled = round.len() == classes;
+        classes = round.len();
+        current = next;
+        if settled {
+            // Ids of this diff's classes, apart from every other id.
+            for m in 0..2 {
+                let target = if annotations { &mut canon[m].full } else { &mut canon[m].shape };
+                for &id in &open[m] {
+                    if let Some(class) = current[m][id] {
+                        let mut key = vec![if annotations { 0xF1 } else { 0xE1 }];
+                        key.extend(class.to_le_bytes());
+                        target[id] = Some(interner.intern(key));
+                    }
+                }
+            }
+            return;
+        }
+        if work > MAX_REFINE_WORK {
+            return;
+        }
+    }
+}
+
+/// How many levels of nodes a sketch holds.
+pub(super) const SKETCH_DEPTH: usize = 3;
+
+/// Sketches of every node of both models: [`SKETCH_DEPTH`] rounds of keys
+/// without annotations, each with its children's keys of the round before.
+fn sketch(models: [&Model<'_>; 2], canon: &mut [Canon; 2], interner: &mut Interner) {
+    const CLASS: u64 = 1 << 63;
+    let mut current: [Vec<Option<u64>>; 2] = [0, 1].map(|m| vec![Some(CLASS); models[m].nodes.len()]);
+    for _ in 0..SKETCH_DEPTH {
+        let mut round: HashMap<Vec<u8>, u64> = HashMap::new();
+        let mut next = [current[0].clone(), current[1].clone()];
+        for m in 0..2 {
+            let model = models[m];
+            for id in 0..model.nodes.len() {
+                if model.resolve(id) != id {
+                    continue;
+                }
+                if let Some(key) = label(model, id, &current[m], false, interner) {
+                    let fresh = CLASS | round.len() as u64;
+                    next[m][id] = Some(*round.entry(key).or_insert(fresh));
+                }
+            }
+        }
+        current = next;
+    }
+    for m in 0..2 {
+        canon[m].sketch = current[m].iter().map(|c| c.unwrap_or(CLASS)).collect();
     }
 }
 

@@ -96,6 +96,11 @@ pub(super) struct Comparer<'m, 'a> {
 /// Subschemas of the same structure compare as unchanged at no cost.
 pub(super) const MAX_WORK: usize = 10_000_000;
 
+/// Past this many pairs of members left unpaired by structure, members of a
+/// combined schema that look alike (the same sketch) pair first, when they
+/// compare compatibly, instead of trying every pair.
+const MAX_EXACT_PAIRS: usize = 2_500;
+
 /// The steps one comparison of a pair of subschemas costs.
 pub(super) const COMPARISON_COST: usize = 100;
 
@@ -107,7 +112,7 @@ const MAX_DEPTH: usize = 128;
 impl<'m, 'a> Comparer<'m, 'a> {
     pub(super) fn new(old: &'m Model<'a>, new: &'m Model<'a>) -> Self {
         let mut interner = Interner::default();
-        let canon = [Canon::of(old, &mut interner), Canon::of(new, &mut interner)];
+        let canon = Canon::pair(old, new, &mut interner);
         Comparer {
             models: [old, new],
             memo: HashMap::new(),
@@ -397,6 +402,29 @@ impl<'m, 'a> Comparer<'m, 'a> {
         }
         if !self.charge(osubs.len().saturating_add(usubs.len())) {
             return;
+        }
+        // Too many left to try every pair (members that reach a recursive
+        // `$ref` have no structural id, and a change below one changes them
+        // all): members with the same sketch pair up when they compare
+        // compatibly.
+        let unpaired = |partner: &[Option<(usize, Rc<[Rel]>)>], taken: &[bool]| {
+            partner.iter().filter(|p| p.is_none()).count() * taken.iter().filter(|t| !**t).count()
+        };
+        if unpaired(&partner, &taken) > MAX_EXACT_PAIRS {
+            let sketch = |canon: &Canon, model: &Model<'a>, ids: &[Id]| -> Vec<Option<u64>> {
+                ids.iter().map(|&id| Some(canon.sketch(model, id))).collect()
+            };
+            let (okeys, ukeys) = (
+                sketch(&self.canon[oi], om, &osubs),
+                sketch(&self.canon[ui], um, &usubs),
+            );
+            for (i, j) in equal_pairs(&okeys, &ukeys, &partner, &taken) {
+                let sub = self.compare(side, Some(osubs[i]), Some(usubs[j]));
+                if compatible(&sub) {
+                    partner[i] = Some((j, sub));
+                    taken[j] = true;
+                }
+            }
         }
         // The rest is matched: compatible pairs (original member, update
         // member) with their changes, and a maximum matching over them.
