@@ -165,7 +165,10 @@ fn bench_json_large(c: &mut Criterion) {
         bench.iter(|| json::diff(black_box(&a), black_box(&b)))
     });
 
-    let (a, b) = (required_object(20_000, None), required_object(20_000, Some(7)));
+    let (a, b) = (
+        required_object(20_000, None),
+        required_object(20_000, Some(7)),
+    );
     group.bench_function("required_20000_one_dropped", |bench| {
         bench.iter(|| json::diff(black_box(&a), black_box(&b)))
     });

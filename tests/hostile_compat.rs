@@ -74,7 +74,10 @@ fn an_unchanged_large_any_of_inside_a_changed_object_is_unchanged() {
     };
     assert_eq!(
         changes(&schema(10), &schema(20)),
-        [change("MAX_LENGTH_INCREASED", "#/properties/name/maxLength")]
+        [change(
+            "MAX_LENGTH_INCREASED",
+            "#/properties/name/maxLength"
+        )]
     );
 }
 
@@ -173,9 +176,7 @@ fn a_real_change_inside_a_large_any_of_has_its_own_kind() {
 #[test]
 fn thousands_of_members_are_de_duplicated_by_their_json() {
     // 40,000 members, each value twice: 20,000 distinct ones.
-    let doubled: Vec<Value> = (0..40_000)
-        .map(|i| json!({"const": i % 20_000}))
-        .collect();
+    let doubled: Vec<Value> = (0..40_000).map(|i| json!({"const": i % 20_000})).collect();
     let old = any_of("t", doubled);
     // The same members once each, in the same order: no change at all
     // (JSON counts once, and `1` and `1.0` are the same number).
@@ -199,7 +200,7 @@ fn thousands_of_members_are_de_duplicated_by_their_json() {
 
 #[test]
 fn a_very_large_enum_compares_as_a_set() {
-    let values: Vec<Value> = (0..200_000).map(|i| json!(format!("v{i}"))).collect();
+    let values: Vec<Value> = (0..100_000).map(|i| json!(format!("v{i}"))).collect();
     let old = json!({ "enum": values });
 
     let mut more = values.clone();
@@ -251,17 +252,17 @@ fn required_object(n: usize, optional: Option<usize>, extra: Option<&str>) -> Va
 
 #[test]
 fn many_required_properties_are_looked_up_in_a_set() {
-    let old = required_object(60_000, None, None);
+    let old = required_object(30_000, None, None);
     assert_eq!(
-        changes(&old, &required_object(60_000, Some(4_321), None)),
+        changes(&old, &required_object(30_000, Some(4_321), None)),
         [change("REQUIRED_ATTRIBUTE_REMOVED", "#/required/p4321")]
     );
     assert_eq!(
-        changes(&required_object(60_000, Some(4_321), None), &old),
+        changes(&required_object(30_000, Some(4_321), None), &old),
         [change("REQUIRED_ATTRIBUTE_ADDED", "#/required/p4321")]
     );
     assert_eq!(
-        changes(&old, &required_object(60_000, None, Some("late"))),
+        changes(&old, &required_object(30_000, None, Some("late"))),
         [change(
             "REQUIRED_PROPERTY_ADDED_TO_UNOPEN_CONTENT_MODEL",
             "#/properties/late"
@@ -287,10 +288,7 @@ fn combinatorial(base: i64) -> Value {
 #[test]
 fn a_combinatorial_comparison_reports_only_that_it_is_too_large() {
     let (old, new) = (combinatorial(0), combinatorial(1));
-    assert_eq!(
-        changes(&old, &new),
-        [change("COMPARISON_TOO_LARGE", "#/")]
-    );
+    assert_eq!(changes(&old, &new), [change("COMPARISON_TOO_LARGE", "#/")]);
     let report = json::check(Compatibility::Backward, &new, &[(1, &old)]).unwrap();
     assert!(!report.is_compatible());
 }
@@ -348,16 +346,18 @@ fn member(index: usize) -> impl Strategy<Value = Value> {
 }
 
 fn combined_schema() -> impl Strategy<Value = Value> {
-    (50usize..600, prop::sample::select(vec!["anyOf", "oneOf", "allOf"])).prop_flat_map(
-        |(n, keyword)| {
+    (
+        50usize..600,
+        prop::sample::select(vec!["anyOf", "oneOf", "allOf"]),
+    )
+        .prop_flat_map(|(n, keyword)| {
             let members: Vec<_> = (0..n).map(member).collect();
             members.prop_map(move |members| {
                 let mut root = Map::new();
                 root.insert(keyword.to_owned(), Value::Array(members));
                 Value::Object(root)
             })
-        },
-    )
+        })
 }
 
 /// `schema` with annotations (`title`, `description`, `default`) added or

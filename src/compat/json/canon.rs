@@ -56,7 +56,9 @@ impl Interner {
                 key.push(2);
                 match n.as_f64() {
                     // -0 and 0 are the same number.
-                    Some(f) => key.extend((if f == 0.0 { 0.0f64 } else { f }).to_bits().to_le_bytes()),
+                    Some(f) => {
+                        key.extend((if f == 0.0 { 0.0f64 } else { f }).to_bits().to_le_bytes())
+                    }
                     None => key.extend(n.to_string().as_bytes()),
                 }
             }
@@ -72,8 +74,10 @@ impl Interner {
             }
             Value::Object(map) => {
                 key.push(5);
-                let mut entries: Vec<(&str, u64)> =
-                    map.iter().map(|(k, x)| (k.as_str(), self.value(x))).collect();
+                let mut entries: Vec<(&str, u64)> = map
+                    .iter()
+                    .map(|(k, x)| (k.as_str(), self.value(x)))
+                    .collect();
                 entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
                 for (k, id) in entries {
                     push_str(&mut key, k);
@@ -110,8 +114,21 @@ impl Canon {
         for annotations in [true, false] {
             refine(models, &mut canon, annotations, interner);
         }
-        sketch(models, &mut canon, interner);
         canon
+    }
+
+    /// Computes both models' sketches, once; returns the node visits it took
+    /// (0 when they were there already).
+    pub(super) fn sketch_pair(
+        models: [&Model<'_>; 2],
+        canon: &mut [Canon; 2],
+        interner: &mut Interner,
+    ) -> usize {
+        if !canon[0].sketch.is_empty() {
+            return 0;
+        }
+        sketch(models, canon, interner);
+        SKETCH_DEPTH * (models[0].nodes.len() + models[1].nodes.len())
     }
 
     /// Structural ids for the nodes of `model` that reach no cycle.
@@ -188,9 +205,10 @@ impl Canon {
 
     /// The structure without annotations down to [`SKETCH_DEPTH`] levels
     /// (through cycles too): members of a large combined schema with the
-    /// same sketch are likely the same member, changed.
+    /// same sketch are likely the same member, changed. Only after
+    /// [`Canon::sketch_pair`].
     pub(super) fn sketch(&self, model: &Model<'_>, id: Id) -> u64 {
-        self.sketch[model.resolve(id)]
+        self.sketch.get(model.resolve(id)).copied().unwrap_or(0)
     }
 }
 
@@ -201,7 +219,12 @@ impl Canon {
 /// Then nodes of one class are bisimilar (same keys, children pairwise in
 /// one class), which is what comparing them sees: no change. A refinement
 /// that does not settle within its rounds leaves those nodes without ids.
-fn refine(models: [&Model<'_>; 2], canon: &mut [Canon; 2], annotations: bool, interner: &mut Interner) {
+fn refine(
+    models: [&Model<'_>; 2],
+    canon: &mut [Canon; 2],
+    annotations: bool,
+    interner: &mut Interner,
+) {
     let pick = |c: &Canon| -> Vec<Option<u64>> {
         if annotations {
             c.full.clone()
@@ -212,7 +235,11 @@ fn refine(models: [&Model<'_>; 2], canon: &mut [Canon; 2], annotations: bool, in
     // The nodes without an id (not references, which take their target's).
     let open: [Vec<Id>; 2] = [0, 1].map(|m| {
         let model = models[m];
-        let current = if annotations { &canon[m].full } else { &canon[m].shape };
+        let current = if annotations {
+            &canon[m].full
+        } else {
+            &canon[m].shape
+        };
         (0..model.nodes.len())
             .filter(|&id| model.resolve(id) == id && current[id].is_none())
             .collect()
@@ -251,7 +278,11 @@ fn refine(models: [&Model<'_>; 2], canon: &mut [Canon; 2], annotations: bool, in
         if settled {
             // Ids of this diff's classes, apart from every other id.
             for m in 0..2 {
-                let target = if annotations { &mut canon[m].full } else { &mut canon[m].shape };
+                let target = if annotations {
+                    &mut canon[m].full
+                } else {
+                    &mut canon[m].shape
+                };
                 for &id in &open[m] {
                     if let Some(class) = current[m][id] {
                         let mut key = vec![if annotations { 0xF1 } else { 0xE1 }];
@@ -275,19 +306,20 @@ pub(super) const SKETCH_DEPTH: usize = 3;
 /// without annotations, each with its children's keys of the round before.
 fn sketch(models: [&Model<'_>; 2], canon: &mut [Canon; 2], interner: &mut Interner) {
     const CLASS: u64 = 1 << 63;
-    let mut current: [Vec<Option<u64>>; 2] = [0, 1].map(|m| vec![Some(CLASS); models[m].nodes.len()]);
+    let mut current: [Vec<Option<u64>>; 2] =
+        [0, 1].map(|m| vec![Some(CLASS); models[m].nodes.len()]);
     for _ in 0..SKETCH_DEPTH {
         let mut round: HashMap<Vec<u8>, u64> = HashMap::new();
         let mut next = [current[0].clone(), current[1].clone()];
-        for m in 0..2 {
+        for (m, next) in next.iter_mut().enumerate() {
             let model = models[m];
-            for id in 0..model.nodes.len() {
+            for (id, slot) in next.iter_mut().enumerate() {
                 if model.resolve(id) != id {
                     continue;
                 }
                 if let Some(key) = label(model, id, &current[m], false, interner) {
                     let fresh = CLASS | round.len() as u64;
-                    next[m][id] = Some(*round.entry(key).or_insert(fresh));
+                    *slot = Some(*round.entry(key).or_insert(fresh));
                 }
             }
         }

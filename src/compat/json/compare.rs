@@ -407,12 +407,18 @@ impl<'m, 'a> Comparer<'m, 'a> {
         // `$ref` have no structural id, and a change below one changes them
         // all): members with the same sketch pair up when they compare
         // compatibly.
-        let unpaired = |partner: &[Option<(usize, Rc<[Rel]>)>], taken: &[bool]| {
-            partner.iter().filter(|p| p.is_none()).count() * taken.iter().filter(|t| !**t).count()
-        };
-        if unpaired(&partner, &taken) > MAX_EXACT_PAIRS {
+        let unpaired =
+            partner.iter().filter(|p| p.is_none()).count() * taken.iter().filter(|t| !**t).count();
+        if unpaired > MAX_EXACT_PAIRS {
+            let visits = Canon::sketch_pair(self.models, &mut self.canon, &mut self.interner);
+            if !self.charge(visits) {
+                return;
+            }
+            let (om, um) = self.pair(side);
             let sketch = |canon: &Canon, model: &Model<'a>, ids: &[Id]| -> Vec<Option<u64>> {
-                ids.iter().map(|&id| Some(canon.sketch(model, id))).collect()
+                ids.iter()
+                    .map(|&id| Some(canon.sketch(model, id)))
+                    .collect()
             };
             let (okeys, ukeys) = (
                 sketch(&self.canon[oi], om, &osubs),
@@ -664,7 +670,10 @@ impl<'m, 'a> Comparer<'m, 'a> {
         let ukeys: Vec<&str> = u.property_dependencies.iter().map(|(k, _)| *k).collect();
         let odeps = first_by_key(&o.property_dependencies);
         let udeps = first_by_key(&u.property_dependencies);
-        let names = o.property_dependencies.iter().chain(&u.property_dependencies);
+        let names = o
+            .property_dependencies
+            .iter()
+            .chain(&u.property_dependencies);
         if !self.charge(names.map(|(_, n)| n.len() + 1).sum()) {
             return;
         }
@@ -1064,7 +1073,8 @@ fn set_change<T: Copy + Eq + std::hash::Hash>(
     narrowed: K,
     changed: K,
 ) -> Option<K> {
-    let (sa, sb): (HashSet<T>, HashSet<T>) = (a.iter().copied().collect(), b.iter().copied().collect());
+    let (sa, sb): (HashSet<T>, HashSet<T>) =
+        (a.iter().copied().collect(), b.iter().copied().collect());
     let a_in_b = sa.iter().all(|x| sb.contains(x));
     let b_in_a = sb.iter().all(|y| sa.contains(y));
     match (a_in_b, b_in_a) {
@@ -1094,7 +1104,10 @@ fn equal_pairs<T>(
         if partner[i].is_some() {
             continue;
         }
-        if let Some(j) = key.and_then(|k| by_key.get_mut(&k)).and_then(VecDeque::pop_front) {
+        if let Some(j) = key
+            .and_then(|k| by_key.get_mut(&k))
+            .and_then(VecDeque::pop_front)
+        {
             pairs.push((i, j));
         }
     }
