@@ -320,7 +320,7 @@ fn publish_accepts_a_title_change_to_a_large_any_of_and_names_a_too_large_one() 
 
 /// A member of a generated combined schema: distinct from every other
 /// member by its index (so annotation changes never merge two members),
-/// with optional annotations and nesting.
+/// nested or recursive (`$ref` to `#`).
 fn member(index: usize) -> impl Strategy<Value = Value> {
     let i = index as i64;
     let leaf = prop_oneof![
@@ -335,6 +335,8 @@ fn member(index: usize) -> impl Strategy<Value = Value> {
         })),
         Just(json!({"type": "array", "items": {"const": i}})),
         Just(json!({"anyOf": [{"const": i}, {"type": "null"}]})),
+        // Recursive: the member holds the whole schema again.
+        Just(json!({"type": "array", "items": {"$ref": "#"}, "maxItems": i})),
     ];
     (leaf, any::<bool>()).prop_map(move |(schema, wrapped)| {
         if wrapped {
