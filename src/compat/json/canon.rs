@@ -534,3 +534,54 @@ fn label(
     }
     Some(key)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn equal_json_has_one_id() {
+        let mut interner = Interner::default();
+        let (a, b) = (
+            json!({"x": [1, "s"], "y": null}),
+            json!({"y": null, "x": [1.0, "s"]}),
+        );
+        assert_eq!(interner.value(&a), interner.value(&b));
+        assert_ne!(
+            interner.value(&a),
+            interner.value(&json!({"x": [2, "s"], "y": null}))
+        );
+        assert_eq!(interner.value(&json!(0.0)), interner.value(&json!(-0.0)));
+    }
+
+    #[test]
+    fn recursive_schemas_of_one_structure_have_one_id() {
+        let tree = |title: &str, max: u32| {
+            json!({"title": title, "anyOf": [
+                {"type": "string", "maxLength": max},
+                {"type": "array", "items": {"$ref": "#"}}
+            ]})
+        };
+        let ids = |a: &Value, b: &Value| {
+            let (a, b) = (Model::load(a), Model::load(b));
+            let mut interner = Interner::default();
+            let [ca, cb] = Canon::pair(&a, &b, &mut interner);
+            (
+                (ca.full(&a, 0), cb.full(&b, 0)),
+                (ca.shape(&a, 0), cb.shape(&b, 0)),
+            )
+        };
+        let ((fa, fb), (sa, sb)) = ids(&tree("t", 5), &tree("t", 5));
+        assert!(fa.is_some());
+        assert_eq!((fa, sa), (fb, sb));
+        // A title: another structure, the same shape.
+        let ((fa, fb), (sa, sb)) = ids(&tree("t", 5), &tree("u", 5));
+        assert_ne!(fa, fb);
+        assert!(sa.is_some());
+        assert_eq!(sa, sb);
+        // A bound: another shape.
+        let (_, (sa, sb)) = ids(&tree("t", 5), &tree("t", 6));
+        assert_ne!(sa, sb);
+    }
+}
