@@ -4,6 +4,12 @@
 //! Each group also measures the bare baseline in the same run: one JSON diff
 //! against one prior version, and decoding the protobuf descriptor sets
 //! without comparing them.
+//!
+//! `json_large` measures the inputs that used to be quadratic or to exhaust
+//! the comparison budget: a 400-member `anyOf` whose title changes, 8,000
+//! `anyOf` members to de-duplicate, a 40,000-value `enum` that gains a value,
+//! 20,000 required properties one of which stops being required, and a
+//! genuinely combinatorial nesting that ends in `COMPARISON_TOO_LARGE`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dataschema::compat::{json, protobuf, Compatibility};
@@ -103,6 +109,77 @@ fn bench_json(c: &mut Criterion) {
     group.finish();
 }
 
+/// `{"title": title, "anyOf": [{"const": 0}, ..]}` with `members` members.
+fn const_any_of(title: &str, members: usize) -> Value {
+    let subs: Vec<Value> = (0..members).map(|i| json!({ "const": i })).collect();
+    json!({"title": title, "anyOf": subs})
+}
+
+/// An object of `n` properties, every one required but `optional`.
+fn required_object(n: usize, optional: Option<usize>) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for i in 0..n {
+        props.insert(format!("p{i}"), json!({"type": "integer", "minimum": i}));
+        if Some(i) != optional {
+            required.push(Value::String(format!("p{i}")));
+        }
+    }
+    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+}
+
+/// Sixty `anyOf`s of sixty integer ranges, shifted by `base`: every member
+/// differs, so every member is compared with every member.
+fn combinatorial(base: i64) -> Value {
+    let outer: Vec<Value> = (0..60)
+        .map(|i| {
+            let inner: Vec<Value> = (0..60)
+                .map(|k| json!({"type": "integer", "minimum": base + i * 100 + k}))
+                .collect();
+            json!({ "anyOf": inner })
+        })
+        .collect();
+    json!({ "anyOf": outer })
+}
+
+fn bench_json_large(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_large");
+    group.sample_size(10);
+
+    let (a, b) = (const_any_of("a", 400), const_any_of("b", 400));
+    group.bench_function("any_of_400_const_title_changed", |bench| {
+        bench.iter(|| json::diff(black_box(&a), black_box(&b)))
+    });
+
+    let (a, b) = (const_any_of("a", 8_000), const_any_of("b", 8_000));
+    group.bench_function("any_of_8000_members_dedup_title_changed", |bench| {
+        bench.iter(|| json::diff(black_box(&a), black_box(&b)))
+    });
+
+    let values: Vec<Value> = (0..40_000).map(|i| json!(i)).collect();
+    let a = json!({ "enum": values });
+    let mut more = values.clone();
+    more.push(json!(40_000));
+    let b = json!({ "enum": more });
+    group.bench_function("enum_40000_values_one_added", |bench| {
+        bench.iter(|| json::diff(black_box(&a), black_box(&b)))
+    });
+
+    let (a, b) = (
+        required_object(20_000, None),
+        required_object(20_000, Some(7)),
+    );
+    group.bench_function("required_20000_one_dropped", |bench| {
+        bench.iter(|| json::diff(black_box(&a), black_box(&b)))
+    });
+
+    let (a, b) = (combinatorial(0), combinatorial(1));
+    group.bench_function("combinatorial_60x60_too_large", |bench| {
+        bench.iter(|| json::diff(black_box(&a), black_box(&b)))
+    });
+    group.finish();
+}
+
 fn bench_proto(c: &mut Criterion) {
     let old = proto_version(0);
     let new = proto_version(1);
@@ -131,5 +208,5 @@ fn bench_proto(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_json, bench_proto);
+criterion_group!(benches, bench_json, bench_json_large, bench_proto);
 criterion_main!(benches);

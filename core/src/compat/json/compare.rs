@@ -1,10 +1,11 @@
 //! Comparing two JSON Schema models, after Confluent's rules.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::canon::{Canon, Interner};
 use super::kind::JsonChangeKind as K;
 use super::model::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
 use crate::compat::java_order::{map_order, union_order};
@@ -58,6 +59,14 @@ impl Side {
             Side::Reversed => Side::Forward,
         }
     }
+
+    /// The indices (in `Comparer::models`) of the original and the update.
+    fn indices(self) -> (usize, usize) {
+        match self {
+            Side::Forward => (0, 1),
+            Side::Reversed => (1, 0),
+        }
+    }
 }
 
 pub(super) struct Comparer<'m, 'a> {
@@ -65,16 +74,35 @@ pub(super) struct Comparer<'m, 'a> {
     memo: HashMap<(Side, Id, Id), Rc<[Rel]>>,
     in_progress: HashSet<(Side, Id, Id)>,
     regexes: HashMap<&'a str, Option<Regex>>,
+    /// Ids of JSON values and node structures, shared by both models.
+    interner: Interner,
+    /// The structural ids of each model's nodes.
+    canon: [Canon; 2],
+    /// Each combined node's members without duplicates, per model.
+    deduped: HashMap<(usize, Id), Rc<[Id]>>,
     /// How many comparisons are open on the stack.
     depth: usize,
-    /// How many pairs of subschemas have been compared.
+    /// The work done so far, in steps (see [`MAX_WORK`]).
     work: usize,
+    /// Whether the work ran past [`MAX_WORK`]: the diff is then only
+    /// [`K::ComparisonTooLarge`].
+    exhausted: bool,
 }
 
-/// The most pairs of subschemas one diff compares before it reports
-/// [`K::ComparisonTooLarge`]: large combined schemas nested in each other
-/// compare every member with every member.
-const MAX_WORK: usize = 100_000;
+/// The most work one diff does before it stops and reports only
+/// [`K::ComparisonTooLarge`], in steps: comparing a pair of subschemas costs
+/// [`COMPARISON_COST`] steps (so at most 100,000 comparisons), and every
+/// value, member or name hashed, looked up or matched costs one.
+/// Subschemas of the same structure compare as unchanged at no cost.
+pub(super) const MAX_WORK: usize = 10_000_000;
+
+/// Past this many pairs of members left unpaired by structure, members of a
+/// combined schema that look alike (the same sketch) pair first, when they
+/// compare compatibly, instead of trying every pair.
+const MAX_EXACT_PAIRS: usize = 2_500;
+
+/// The steps one comparison of a pair of subschemas costs.
+pub(super) const COMPARISON_COST: usize = 100;
 
 /// The deepest the comparison follows nested schemas (through `$ref`s,
 /// which JSON's own nesting limit does not bound) before it reports
@@ -83,13 +111,38 @@ const MAX_DEPTH: usize = 128;
 
 impl<'m, 'a> Comparer<'m, 'a> {
     pub(super) fn new(old: &'m Model<'a>, new: &'m Model<'a>) -> Self {
+        let mut interner = Interner::default();
+        let canon = Canon::pair(old, new, &mut interner);
         Comparer {
             models: [old, new],
             memo: HashMap::new(),
             in_progress: HashSet::new(),
             regexes: HashMap::new(),
+            interner,
+            canon,
+            deduped: HashMap::new(),
             depth: 0,
             work: 0,
+            exhausted: false,
+        }
+    }
+
+    /// Counts `steps` of work; false (and the diff exhausted) once the
+    /// budget is spent.
+    fn charge(&mut self, steps: usize) -> bool {
+        self.work = self.work.saturating_add(steps);
+        if self.work > MAX_WORK {
+            self.exhausted = true;
+        }
+        !self.exhausted
+    }
+
+    /// Whether two optional JSON values are equal (`1` and `1.0` alike).
+    fn same(&mut self, a: Option<&'a Value>, b: Option<&'a Value>) -> bool {
+        match (a, b) {
+            (None, None) => true,
+            (Some(a), Some(b)) => self.interner.value(a) == self.interner.value(b),
+            _ => false,
         }
     }
 
@@ -101,9 +154,15 @@ impl<'m, 'a> Comparer<'m, 'a> {
         }
     }
 
-    /// Compares the root schemas.
+    /// Compares the root schemas. A comparison that ran out of budget is
+    /// only [`K::ComparisonTooLarge`]: what it found before cannot be told
+    /// from what it did not get to.
     pub(super) fn root(&mut self) -> Vec<Rel> {
-        self.compare(Side::Forward, Some(0), Some(0)).to_vec()
+        let changes = self.compare(Side::Forward, Some(0), Some(0)).to_vec();
+        if self.exhausted {
+            return vec![rel(K::ComparisonTooLarge, "")];
+        }
+        changes
     }
 
     /// Compares an optional original against an optional update.
@@ -115,6 +174,16 @@ impl<'m, 'a> Comparer<'m, 'a> {
             (Some(_), None) => return Rc::from([rel(K::SchemaRemoved, "")]),
             (Some(o), Some(u)) => (om.resolve(o), um.resolve(u)),
         };
+        if self.exhausted {
+            return Rc::from([rel(K::ComparisonTooLarge, "")]);
+        }
+        // The same structure (annotations included) has no change, whatever
+        // its size.
+        let (oi, ui) = side.indices();
+        let (of, uf) = (self.canon[oi].full(om, o), self.canon[ui].full(um, u));
+        if of.is_some() && of == uf {
+            return Rc::from([]);
+        }
         let key = (side, o, u);
         if let Some(found) = self.memo.get(&key) {
             return Rc::clone(found);
@@ -128,11 +197,10 @@ impl<'m, 'a> Comparer<'m, 'a> {
             self.in_progress.remove(&key);
             return Rc::from([rel(K::ComparisonTooDeep, "")]);
         }
-        if self.work >= MAX_WORK {
+        if !self.charge(COMPARISON_COST) {
             self.in_progress.remove(&key);
             return Rc::from([rel(K::ComparisonTooLarge, "")]);
         }
-        self.work += 1;
         self.depth += 1;
         let result: Rc<[Rel]> = Rc::from(self.compare_resolved(side, o, u));
         self.depth -= 1;
@@ -192,25 +260,31 @@ impl<'m, 'a> Comparer<'m, 'a> {
         }
         let mut out = Vec::new();
         let (oc, uc) = (&os.common, &us.common);
-        if !same(oc.id, uc.id) {
+        if !self.same(oc.id, uc.id) {
             out.push(rel(K::IdChanged, ""));
         }
-        if !same(oc.title, uc.title) {
+        if !self.same(oc.title, uc.title) {
             out.push(rel(K::TitleChanged, ""));
         }
-        if !same(oc.description, uc.description) {
+        if !self.same(oc.description, uc.description) {
             out.push(rel(K::DescriptionChanged, ""));
         }
-        if !same(oc.default, uc.default) {
+        if !self.same(oc.default, uc.default) {
             out.push(rel(K::DefaultChanged, ""));
         }
         match (&os.node, &us.node) {
             (Node::String(a), Node::String(b)) => strings(&mut out, a, b),
             (Node::Number(a), Node::Number(b)) => numbers(&mut out, a, b),
             (Node::Enum(a), Node::Enum(b)) => {
+                if !self.charge(a.len().saturating_add(b.len())) {
+                    return out;
+                }
+                let interner = &mut self.interner;
+                let a: Vec<u64> = a.iter().map(|v| interner.value(v)).collect();
+                let b: Vec<u64> = b.iter().map(|v| interner.value(v)).collect();
                 if let Some(kind) = set_change(
-                    a,
-                    b,
+                    &a,
+                    &b,
                     K::EnumArrayExtended,
                     K::EnumArrayNarrowed,
                     K::EnumArrayChanged,
@@ -218,14 +292,14 @@ impl<'m, 'a> Comparer<'m, 'a> {
                     out.push(rel(kind, "enum"));
                 }
             }
-            (Node::Const(a), Node::Const(b)) if !json_eq(a, b) => {
+            (Node::Const(a), Node::Const(b)) if !self.same(Some(a), Some(b)) => {
                 out.push(rel(K::EnumArrayChanged, "const"));
             }
             (Node::ExternalRef(a), Node::ExternalRef(b)) if a != b => {
                 out.push(rel(K::TypeChanged, ""));
             }
             (Node::Combined(ac, asubs), Node::Combined(bc, bsubs)) => {
-                self.combined(side, &mut out, (*ac, asubs), (*bc, bsubs));
+                self.combined(side, &mut out, (o, *ac, asubs), (u, *bc, bsubs));
             }
             (Node::Not(a), Node::Not(b)) => {
                 // The negated schemas compare the other way round.
@@ -250,8 +324,8 @@ impl<'m, 'a> Comparer<'m, 'a> {
         &mut self,
         side: Side,
         out: &mut Vec<Rel>,
-        (oc, osubs): (Criterion, &[Id]),
-        (uc, usubs): (Criterion, &[Id]),
+        (o, oc, osubs): (Id, Criterion, &[Id]),
+        (u, uc, usubs): (Id, Criterion, &[Id]),
     ) {
         let criterion_change = if oc == uc {
             None
@@ -269,9 +343,12 @@ impl<'m, 'a> Comparer<'m, 'a> {
                 return;
             }
         }
-        let (om, um) = self.pair(side);
-        let osubs = dedup(om, osubs);
-        let usubs = dedup(um, usubs);
+        let (oi, ui) = side.indices();
+        let osubs = self.dedup(oi, o, osubs);
+        let usubs = self.dedup(ui, u, usubs);
+        if self.exhausted {
+            return;
+        }
         if osubs.len() < usubs.len() {
             out.push(rel(
                 if uc == Criterion::All {
@@ -291,31 +368,192 @@ impl<'m, 'a> Comparer<'m, 'a> {
                 "",
             ));
         }
-        // Compatible pairs (original member, update member) with their changes.
-        let mut edges: Vec<Vec<(usize, Rc<[Rel]>)>> = Vec::with_capacity(osubs.len());
-        for &os in &osubs {
-            let mut row = Vec::new();
-            for (j, &us) in usubs.iter().enumerate() {
-                let sub = self.compare(side, Some(os), Some(us));
+        // Each original member's partner in the update, with its changes.
+        let mut partner: Vec<Option<(usize, Rc<[Rel]>)>> = vec![None; osubs.len()];
+        let mut taken = vec![false; usubs.len()];
+        let (om, um) = self.pair(side);
+        // Members of the same structure pair up, unchanged, uncompared.
+        let full = |canon: &Canon, model: &Model<'a>, ids: &[Id]| -> Vec<Option<u64>> {
+            ids.iter().map(|&id| canon.full(model, id)).collect()
+        };
+        let (okeys, ukeys) = (
+            full(&self.canon[oi], om, &osubs),
+            full(&self.canon[ui], um, &usubs),
+        );
+        for (i, j) in equal_pairs(&okeys, &ukeys, &partner, &taken) {
+            partner[i] = Some((j, Rc::from([])));
+            taken[j] = true;
+        }
+        // Members that differ only in annotations pair up next: their
+        // changes are compatible, whatever else they could pair with.
+        let shape = |canon: &Canon, model: &Model<'a>, ids: &[Id]| -> Vec<Option<u64>> {
+            ids.iter().map(|&id| canon.shape(model, id)).collect()
+        };
+        let (okeys, ukeys) = (
+            shape(&self.canon[oi], om, &osubs),
+            shape(&self.canon[ui], um, &usubs),
+        );
+        for (i, j) in equal_pairs(&okeys, &ukeys, &partner, &taken) {
+            let sub = self.compare(side, Some(osubs[i]), Some(usubs[j]));
+            if compatible(&sub) {
+                partner[i] = Some((j, sub));
+                taken[j] = true;
+            }
+        }
+        if !self.charge(osubs.len().saturating_add(usubs.len())) {
+            return;
+        }
+        // Too many left to try every pair (members that reach a recursive
+        // `$ref` have no structural id, and a change below one changes them
+        // all): members with the same sketch pair up when they compare
+        // compatibly.
+        let unpaired =
+            partner.iter().filter(|p| p.is_none()).count() * taken.iter().filter(|t| !**t).count();
+        if unpaired > MAX_EXACT_PAIRS {
+            let visits = Canon::sketch_pair(self.models, &mut self.canon, &mut self.interner);
+            if !self.charge(visits) {
+                return;
+            }
+            let (om, um) = self.pair(side);
+            let sketch = |canon: &Canon, model: &Model<'a>, ids: &[Id]| -> Vec<Option<u64>> {
+                ids.iter()
+                    .map(|&id| Some(canon.sketch(model, id)))
+                    .collect()
+            };
+            let (okeys, ukeys) = (
+                sketch(&self.canon[oi], om, &osubs),
+                sketch(&self.canon[ui], um, &usubs),
+            );
+            for (i, j) in equal_pairs(&okeys, &ukeys, &partner, &taken) {
+                let sub = self.compare(side, Some(osubs[i]), Some(usubs[j]));
                 if compatible(&sub) {
-                    row.push((j, sub));
+                    partner[i] = Some((j, sub));
+                    taken[j] = true;
+                }
+            }
+        }
+        // The rest is matched: compatible pairs (original member, update
+        // member) with their changes, and a maximum matching over them.
+        let rest_o: Vec<usize> = (0..osubs.len()).filter(|&i| partner[i].is_none()).collect();
+        let rest_u: Vec<usize> = (0..usubs.len()).filter(|&j| !taken[j]).collect();
+        let mut edges: Vec<Vec<(usize, Rc<[Rel]>)>> = Vec::with_capacity(rest_o.len());
+        for &i in &rest_o {
+            let mut row = Vec::new();
+            for (c, &j) in rest_u.iter().enumerate() {
+                let sub = self.compare(side, Some(osubs[i]), Some(usubs[j]));
+                if self.exhausted {
+                    return;
+                }
+                if compatible(&sub) {
+                    row.push((c, sub));
                 }
             }
             edges.push(row);
         }
-        let matched = maximum_matching(&edges, usubs.len());
-        let mut count = 0;
-        for (i, j) in matched.iter().enumerate() {
-            if let Some(j) = j {
-                count += 1;
-                if let Some((_, sub)) = edges[i].iter().find(|(jj, _)| jj == j) {
-                    extend_under(out, &format!("{}/{i}", oc.keyword()), sub);
+        let Some(matched) = self.maximum_matching(&edges, rest_u.len()) else {
+            return;
+        };
+        for (r, c) in matched.into_iter().enumerate() {
+            if let Some(c) = c {
+                if let Some((_, sub)) = edges[r].iter().find(|(cc, _)| *cc == c) {
+                    partner[rest_o[r]] = Some((rest_u[c], Rc::clone(sub)));
                 }
+            }
+        }
+        let mut count = 0;
+        for (i, p) in partner.iter().enumerate() {
+            if let Some((_, sub)) = p {
+                count += 1;
+                extend_under(out, &format!("{}/{i}", oc.keyword()), sub);
             }
         }
         if count < osubs.len().min(usubs.len()) {
             out.push(rel(K::CombinedTypeSubschemasChanged, ""));
         }
+    }
+
+    /// The members `subs` of combined node `node` in model `m`, members
+    /// with the same JSON counted once (first occurrence kept), as
+    /// Confluent's `LinkedHashSet` does.
+    fn dedup(&mut self, m: usize, node: Id, subs: &[Id]) -> Rc<[Id]> {
+        let model = self.models[m];
+        let key = (m, node);
+        if let Some(found) = self.deduped.get(&key) {
+            return Rc::clone(found);
+        }
+        if !self.charge(subs.len()) {
+            return Rc::from([]);
+        }
+        let mut seen = HashSet::with_capacity(subs.len());
+        let kept: Rc<[Id]> = subs
+            .iter()
+            .copied()
+            .filter(|&s| match model.nodes[s].source {
+                Some(src) => seen.insert(self.interner.value(src)),
+                None => true,
+            })
+            .collect();
+        self.deduped.insert(key, Rc::clone(&kept));
+        kept
+    }
+
+    /// A maximum matching of a bipartite graph (augmenting paths); `edges[i]`
+    /// lists the right-hand nodes left node `i` may take. Returns each left
+    /// node's partner, or `None` when the budget ran out.
+    fn maximum_matching<T>(
+        &mut self,
+        edges: &[Vec<(usize, T)>],
+        right: usize,
+    ) -> Option<Vec<Option<usize>>> {
+        /// Whether left node `i` finds a partner; `Err` once `steps` run out.
+        fn augment<T>(
+            i: usize,
+            edges: &[Vec<(usize, T)>],
+            seen: &mut [bool],
+            owner: &mut [Option<usize>],
+            steps: &mut usize,
+        ) -> Result<bool, ()> {
+            for (j, _) in &edges[i] {
+                *steps = steps.checked_sub(1).ok_or(())?;
+                if seen[*j] {
+                    continue;
+                }
+                seen[*j] = true;
+                let free = match owner[*j] {
+                    None => true,
+                    Some(k) => augment(k, edges, seen, owner, steps)?,
+                };
+                if free {
+                    owner[*j] = Some(i);
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        }
+        let budget = MAX_WORK.saturating_sub(self.work);
+        let mut steps = budget;
+        let mut owner: Vec<Option<usize>> = vec![None; right];
+        let mut seen = vec![false; right];
+        let mut failed = false;
+        for i in 0..edges.len() {
+            seen.iter_mut().for_each(|s| *s = false);
+            if augment(i, edges, &mut seen, &mut owner, &mut steps).is_err() {
+                failed = true;
+                break;
+            }
+        }
+        // Clearing `seen` costs no more than building the rows did.
+        if !self.charge(budget - steps) || failed {
+            self.exhausted = true;
+            return None;
+        }
+        let mut partner = vec![None; edges.len()];
+        for (j, o) in owner.iter().enumerate() {
+            if let Some(i) = o {
+                partner[*i] = Some(j);
+            }
+        }
+        Some(partner)
     }
 
     fn objects(&mut self, side: Side, out: &mut Vec<Rel>, o: &ObjectNode<'a>, u: &ObjectNode<'a>) {
@@ -328,12 +566,18 @@ impl<'m, 'a> Comparer<'m, 'a> {
         let uprop = |k: &str| uprops.get(k).copied();
         let okeys_ordered = map_order(&okeys);
         let ukeys_ordered = map_order(&ukeys);
+        let orequired: HashSet<&str> = o.required.iter().copied().collect();
+        let urequired: HashSet<&str> = u.required.iter().copied().collect();
+        let names = okeys.len() + ukeys.len() + o.required.len() + u.required.len();
+        if !self.charge(names) {
+            return;
+        }
 
         // required
         for &key in &okeys_ordered {
             let Some(up) = uprop(key) else { continue };
-            let was = o.required.contains(&key);
-            let is = u.required.contains(&key);
+            let was = orequired.contains(key);
+            let is = urequired.contains(key);
             let path = format!("required/{key}");
             if was && !is {
                 out.push(rel(K::RequiredAttributeRemoved, &path));
@@ -377,7 +621,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
                     }
                 }
                 (None, Some(up)) => {
-                    let required = u.required.contains(&key);
+                    let required = urequired.contains(key);
                     let with_default = um.has_default(up);
                     if object_is_open(o) {
                         let kind = if matches!(um.schema(up).node, Node::Empty) {
@@ -424,14 +668,21 @@ impl<'m, 'a> Comparer<'m, 'a> {
         // dependencies
         let okeys: Vec<&str> = o.property_dependencies.iter().map(|(k, _)| *k).collect();
         let ukeys: Vec<&str> = u.property_dependencies.iter().map(|(k, _)| *k).collect();
+        let odeps = first_by_key(&o.property_dependencies);
+        let udeps = first_by_key(&u.property_dependencies);
+        let names = o
+            .property_dependencies
+            .iter()
+            .chain(&u.property_dependencies);
+        if !self.charge(names.map(|(_, n)| n.len() + 1).sum()) {
+            return;
+        }
         for key in union_order(&map_order(&okeys), &map_order(&ukeys)) {
             let path = format!("dependencies/{key}");
-            let od = o.property_dependencies.iter().find(|(k, _)| *k == key);
-            let ud = u.property_dependencies.iter().find(|(k, _)| *k == key);
-            match (od, ud) {
+            match (odeps.get(key), udeps.get(key)) {
                 (_, None) => out.push(rel(K::DependencyArrayRemoved, &path)),
                 (None, Some(_)) => out.push(rel(K::DependencyArrayAdded, &path)),
-                (Some((_, a)), Some((_, b))) => {
+                (Some(a), Some(b)) => {
                     if let Some(kind) = set_change(
                         a,
                         b,
@@ -446,19 +697,14 @@ impl<'m, 'a> Comparer<'m, 'a> {
         }
         let okeys: Vec<&str> = o.schema_dependencies.iter().map(|(k, _)| *k).collect();
         let ukeys: Vec<&str> = u.schema_dependencies.iter().map(|(k, _)| *k).collect();
+        let odeps = first_by_key(&o.schema_dependencies);
+        let udeps = first_by_key(&u.schema_dependencies);
+        if !self.charge(okeys.len() + ukeys.len()) {
+            return;
+        }
         for key in union_order(&map_order(&okeys), &map_order(&ukeys)) {
             let path = format!("dependencies/{key}");
-            let od = o
-                .schema_dependencies
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, id)| *id);
-            let ud = u
-                .schema_dependencies
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, id)| *id);
-            match (od, ud) {
+            match (odeps.get(key).map(|id| **id), udeps.get(key).map(|id| **id)) {
                 (_, None) => out.push(rel(K::DependencySchemaRemoved, &path)),
                 (None, Some(_)) => out.push(rel(K::DependencySchemaAdded, &path)),
                 (Some(a), Some(b)) => {
@@ -518,6 +764,9 @@ impl<'m, 'a> Comparer<'m, 'a> {
     /// the first matching `patternProperties` entry, else `additionalProperties`.
     fn partial_schema(&mut self, o: &ObjectNode<'a>, key: &str) -> Option<Id> {
         for &(pattern, id) in &o.pattern_properties {
+            if !self.charge(1) {
+                return None;
+            }
             let regex = self
                 .regexes
                 .entry(pattern)
@@ -806,16 +1055,28 @@ fn is_multiple(a: f64, b: f64) -> bool {
     (q - q.round()).abs() < 1e-9 * q.abs().max(1.0)
 }
 
+/// Each key's first value: a later duplicate (`dependencies` and
+/// `dependentRequired` naming the same property) does not count.
+fn first_by_key<'a, 'b, T>(entries: &'b [(&'a str, T)]) -> HashMap<&'a str, &'b T> {
+    let mut map = HashMap::with_capacity(entries.len());
+    for (k, v) in entries {
+        map.entry(*k).or_insert(v);
+    }
+    map
+}
+
 /// How a set changed: `None` when equal.
-fn set_change<T: Copy + SetItem>(
+fn set_change<T: Copy + Eq + std::hash::Hash>(
     a: &[T],
     b: &[T],
     extended: K,
     narrowed: K,
     changed: K,
 ) -> Option<K> {
-    let a_in_b = a.iter().all(|x| b.iter().any(|y| x.same(y)));
-    let b_in_a = b.iter().all(|y| a.iter().any(|x| x.same(y)));
+    let (sa, sb): (HashSet<T>, HashSet<T>) =
+        (a.iter().copied().collect(), b.iter().copied().collect());
+    let a_in_b = sa.iter().all(|x| sb.contains(x));
+    let b_in_a = sb.iter().all(|y| sa.contains(y));
     match (a_in_b, b_in_a) {
         (true, true) => None,
         (true, false) => Some(extended),
@@ -824,101 +1085,33 @@ fn set_change<T: Copy + SetItem>(
     }
 }
 
-trait SetItem {
-    fn same(&self, other: &Self) -> bool;
-}
-
-impl SetItem for &Value {
-    fn same(&self, other: &Self) -> bool {
-        json_eq(self, other)
-    }
-}
-
-impl SetItem for &str {
-    fn same(&self, other: &Self) -> bool {
-        self == other
-    }
-}
-
-fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
-    match (a, b) {
-        (None, None) => true,
-        (Some(a), Some(b)) => json_eq(a, b),
-        _ => false,
-    }
-}
-
-/// JSON equality where `1` and `1.0` are the same number.
-fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => {
-            x == y || matches!((x.as_f64(), y.as_f64()), (Some(p), Some(q)) if p == q)
-        }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_eq(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Members with the same JSON count once, first occurrence kept.
-fn dedup(model: &Model<'_>, subs: &[Id]) -> Vec<Id> {
-    let mut kept: Vec<Id> = Vec::with_capacity(subs.len());
-    for &s in subs {
-        let source = model.nodes[s].source;
-        let duplicate = source.is_some_and(|src| {
-            kept.iter().any(|&k| {
-                model.nodes[k]
-                    .source
-                    .is_some_and(|other| json_eq(src, other))
-            })
-        });
-        if !duplicate {
-            kept.push(s);
+/// Pairs of (original, update) indices with the same key, among those not
+/// paired yet (`partner`, `taken`): each key's members pair in order.
+fn equal_pairs<T>(
+    okeys: &[Option<u64>],
+    ukeys: &[Option<u64>],
+    partner: &[Option<T>],
+    taken: &[bool],
+) -> Vec<(usize, usize)> {
+    let mut by_key: HashMap<u64, VecDeque<usize>> = HashMap::new();
+    for (j, key) in ukeys.iter().enumerate() {
+        if let (Some(key), false) = (key, taken[j]) {
+            by_key.entry(*key).or_default().push_back(j);
         }
     }
-    kept
-}
-
-/// A maximum matching of a bipartite graph (augmenting paths); `edges[i]`
-/// lists the right-hand nodes left node `i` may take. Returns each left
-/// node's partner.
-fn maximum_matching<T>(edges: &[Vec<(usize, T)>], right: usize) -> Vec<Option<usize>> {
-    fn augment<T>(
-        i: usize,
-        edges: &[Vec<(usize, T)>],
-        seen: &mut [bool],
-        owner: &mut [Option<usize>],
-    ) -> bool {
-        for (j, _) in &edges[i] {
-            if seen[*j] {
-                continue;
-            }
-            seen[*j] = true;
-            if owner[*j].is_none_or(|k| augment(k, edges, seen, owner)) {
-                owner[*j] = Some(i);
-                return true;
-            }
+    let mut pairs = Vec::new();
+    for (i, key) in okeys.iter().enumerate() {
+        if partner[i].is_some() {
+            continue;
         }
-        false
-    }
-    let mut owner: Vec<Option<usize>> = vec![None; right];
-    for i in 0..edges.len() {
-        let mut seen = vec![false; right];
-        augment(i, edges, &mut seen, &mut owner);
-    }
-    let mut partner = vec![None; edges.len()];
-    for (j, o) in owner.iter().enumerate() {
-        if let Some(i) = o {
-            partner[*i] = Some(j);
+        if let Some(j) = key
+            .and_then(|k| by_key.get_mut(&k))
+            .and_then(VecDeque::pop_front)
+        {
+            pairs.push((i, j));
         }
     }
-    partner
+    pairs
 }
 
 #[cfg(test)]
@@ -942,7 +1135,12 @@ mod tests {
         let (old, new) = (nested(0), nested(1));
         let (old, new) = (Model::load(&old), Model::load(&new));
         let mut comparer = Comparer::new(&old, &new);
-        let _ = comparer.root();
-        assert_eq!(comparer.work, MAX_WORK);
+        let changes = comparer.root();
+        assert!(comparer.exhausted);
+        assert!(comparer.work > MAX_WORK);
+        // The work stops within one charge of the budget.
+        assert!(comparer.work <= MAX_WORK + COMPARISON_COST);
+        let kinds: Vec<K> = changes.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [K::ComparisonTooLarge]);
     }
 }

@@ -260,9 +260,11 @@ pub enum JsonChangeKind {
     /// proven.
     ComparisonTooDeep,
     /// `COMPARISON_TOO_LARGE` (breaking): dataschema's own, not Confluent's.
-    /// Comparing the two schemas took more than 100,000 pairwise
-    /// comparisons of subschemas (large `anyOf`/`oneOf` nested in each
-    /// other), so the comparison stopped: compatibility is not proven.
+    /// Comparing the two schemas took more work than one diff is allowed
+    /// (about 100,000 pairwise comparisons of changed subschemas, as large
+    /// `anyOf`/`oneOf`s of changed members nested in each other need), so
+    /// the comparison stopped: compatibility is not proven. It is then the
+    /// diff's only change, at `#/`.
     ComparisonTooLarge,
 }
 

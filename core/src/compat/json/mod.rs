@@ -19,6 +19,7 @@
 //! assert!(!diff.is_backward_compatible());
 //! ```
 
+mod canon;
 mod compare;
 mod kind;
 mod model;

@@ -253,22 +253,40 @@ impl<'a> Model<'a> {
     }
 
     /// Points every reference at the first node that is not a reference; a
-    /// cycle of references only reads as the empty schema.
+    /// cycle of references only reads as the empty schema. Each chain is
+    /// walked once (its nodes then point at its end), so a long chain of
+    /// `$ref`s costs linear time.
     fn collapse_refs(&mut self) {
+        // The end of each node's chain, once known: `Some(Some(t))` a node
+        // that is not a reference, `Some(None)` a cycle of references.
+        let mut end: Vec<Option<Option<Id>>> = vec![None; self.nodes.len()];
+        let mut on_path = vec![false; self.nodes.len()];
+        let mut path = Vec::new();
         for id in 0..self.nodes.len() {
-            let mut target = id;
-            let mut steps = 0;
-            while let Node::Ref(next) = self.nodes[target].node {
-                target = next;
-                steps += 1;
-                if steps > self.nodes.len() {
-                    break;
+            let mut at = id;
+            let found = loop {
+                if let Some(known) = end[at] {
+                    break known;
                 }
+                match self.nodes[at].node {
+                    Node::Ref(_) if on_path[at] => break None,
+                    Node::Ref(next) => {
+                        on_path[at] = true;
+                        path.push(at);
+                        at = next;
+                    }
+                    _ => break Some(at),
+                }
+            };
+            for node in path.drain(..) {
+                on_path[node] = false;
+                end[node] = Some(found);
             }
-            if matches!(self.nodes[target].node, Node::Ref(_)) {
-                self.nodes[id].node = Node::Empty;
-            } else if let Node::Ref(_) = self.nodes[id].node {
-                self.nodes[id].node = Node::Ref(target);
+            if let Node::Ref(_) = self.nodes[id].node {
+                self.nodes[id].node = match found {
+                    Some(target) => Node::Ref(target),
+                    None => Node::Empty,
+                };
             }
         }
     }
