@@ -12,7 +12,7 @@ use prost_reflect::{
     ReflectMessage, Value,
 };
 
-use super::scan::{Plan, ScanOptions};
+use super::scan::{check_descriptors, Plan, ScanOptions};
 use super::{Options, Violation, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
@@ -30,10 +30,14 @@ impl ProtobufValidator {
     ) -> Result<ProtobufValidator, BoxError> {
         let pool = DescriptorPool::decode(bytes)
             .map_err(|err| format!("the schema is not a valid FileDescriptorSet: {err}"))?;
+        // Before anything else touches the descriptors: `prost-reflect`
+        // panics on some shapes `decode` accepts.
+        check_descriptors(&pool)
+            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
-        let plan = Plan::compile(
+        let plan = Plan::compile_checked(
             &message,
             ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
         );

@@ -52,11 +52,20 @@ type P = ProtoChangeKind;
 
 /// Decodes a serialized `FileDescriptorSet`, naming the input (`what`) in
 /// the error. The set must hold its dependencies (as `protoc
-/// --include_imports` or `protox` write it).
+/// --include_imports` or `protox` write it), and only shapes `protoc`
+/// writes ([`check_descriptors`](crate::validate::scan::check_descriptors)):
+/// a set that links but holds, say, a map entry without a `value` field is
+/// [`CompatError::UnusableDescriptor`].
 pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
     let pool = DescriptorPool::decode(bytes).map_err(|source| CompatError::NotADescriptorSet {
         what: what.to_owned(),
         source,
+    })?;
+    crate::validate::scan::check_descriptors(&pool).map_err(|source| {
+        CompatError::UnusableDescriptor {
+            what: what.to_owned(),
+            source,
+        }
     })?;
     if pool.files().len() == 0 {
         return Err(CompatError::NoSuchFile {
@@ -613,9 +622,18 @@ impl Comparer {
                 }
             }
             FieldKind::Map => {
+                // `get_field`, not `map_entry_key_field`, which panics on
+                // a malformed entry: `diff` takes pools built by anyone.
                 if let (Kind::Message(a), Kind::Message(b)) = (old.kind(), new.kind()) {
-                    self.field_type(&a.map_entry_key_field(), &b.map_entry_key_field());
-                    self.field_type(&a.map_entry_value_field(), &b.map_entry_value_field());
+                    for number in [1, 2] {
+                        match (a.get_field(number), b.get_field(number)) {
+                            (Some(x), Some(y)) => {
+                                self.field_type(&x, &y);
+                            }
+                            (None, None) => {}
+                            _ => self.push(P::FieldKindChanged),
+                        }
+                    }
                 }
             }
         }

@@ -65,7 +65,7 @@
 //! #     DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: vec![file] }).unwrap()
 //! # }
 //! let item = pool().get_message_by_name("shop.Item").unwrap();
-//! let plan = Plan::compile(&item, ScanOptions::default());
+//! let plan = Plan::compile(&item, ScanOptions::default()).expect("a usable descriptor");
 //!
 //! assert!(plan.is_valid(b"\x0a\x03abc"));
 //! assert!(!plan.is_valid(b"\x0a\x02\xff\xfe"));
@@ -79,6 +79,7 @@ mod detail;
 mod fast;
 mod plan;
 mod reference;
+mod sound;
 mod wire;
 
 use std::fmt;
@@ -87,6 +88,7 @@ use prost_reflect::{DynamicMessage, MessageDescriptor};
 
 #[doc(hidden)]
 pub use self::reference::{has_unknown_fields, reference_is_valid};
+pub use self::sound::{check_descriptors, UnusableDescriptor};
 
 /// Options fixed when a [`Plan`] is compiled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -128,7 +130,18 @@ pub struct Plan {
 impl Plan {
     /// Compiles the plan for `message` and every message type reachable from
     /// it (fields, extensions, map values, groups).
-    pub fn compile(message: &MessageDescriptor, options: ScanOptions) -> Plan {
+    ///
+    /// Errors: the descriptor's pool holds a shape `protoc` never writes and
+    /// `prost-reflect` cannot decode safely (see [`check_descriptors`]), such
+    /// as a map entry without a `value` field.
+    pub fn compile(message: &MessageDescriptor, options: ScanOptions) -> Result<Plan, UnusableDescriptor> {
+        check_descriptors(message.parent_pool())?;
+        Ok(Plan::compile_checked(message, options))
+    }
+
+    /// [`compile`](Plan::compile) for a descriptor whose pool has passed
+    /// [`check_descriptors`].
+    pub(crate) fn compile_checked(message: &MessageDescriptor, options: ScanOptions) -> Plan {
         Plan {
             tables: self::plan::compile(message),
             options,

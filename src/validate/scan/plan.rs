@@ -261,10 +261,13 @@ fn compile_message(
     }
     sparse.sort_unstable();
 
+    // `get_field(2)`, not `map_entry_value_field()`, which panics on a
+    // malformed entry (the plan is only built for checked descriptors, but
+    // nothing here relies on it).
     let entry_value_needs_fields = desc.is_map_entry()
         && matches!(
-            desc.map_entry_value_field().kind(),
-            Kind::Message(value) if value.fields().any(|f| f.cardinality() == Cardinality::Required)
+            desc.get_field(2).map(|value| value.kind()),
+            Some(Kind::Message(value)) if value.fields().any(|f| f.cardinality() == Cardinality::Required)
         );
 
     Message {
