@@ -686,3 +686,35 @@ proptest! {
         drive(&mutated(&edits), &mutated(&others), &payload)?;
     }
 }
+
+/// Writes the seed corpus of the `descriptors` fuzz target
+/// (`fuzz/descriptors_seeds/`): the base set, its cases here, and the scan
+/// fixtures, each followed by a payload. A tool, not a check.
+#[test]
+#[ignore = "writes fuzz/descriptors_seeds: run with --ignored to regenerate"]
+fn write_fuzz_seeds() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/descriptors_seeds");
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = set(with_entry(vec![key(Type::String, ""), value(Type::Int32, "")]));
+    let fixtures = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/scan_descriptors.binpb"),
+    )
+    .unwrap();
+    let mut sets = vec![
+        ("base".to_owned(), set(base())),
+        ("good".to_owned(), good),
+        ("fixtures".to_owned(), fixtures),
+    ];
+    for (case, bytes) in all_unusable() {
+        sets.push((case.replace(' ', "-"), bytes));
+    }
+    for (name, bytes) in sets {
+        for (i, payload) in PAYLOADS.iter().enumerate().take(3) {
+            let len = u16::try_from(bytes.len()).unwrap();
+            let mut seed = len.to_le_bytes().to_vec();
+            seed.extend_from_slice(&bytes);
+            seed.extend_from_slice(payload);
+            std::fs::write(dir.join(format!("{name}-{i}")), seed).unwrap();
+        }
+    }
+}
