@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use dataschema::compat::protobuf as compat;
 use dataschema::compat::CompatError;
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::scan::{check_descriptor_set, reference_is_valid, Plan, ScanOptions};
 use dataschema::{Compatibility, Error, Guard, MemoryStore, Outcome, Reason, Registry, Resolver};
 use dataschema::{Schema, Urn};
 use proptest::prelude::*;
@@ -288,6 +288,38 @@ fn every_case_links() {
     }
 }
 
+/// A file whose `syntax` is neither proto2 nor proto3: `prost-reflect`'s
+/// linker panics (an index out of bounds labelling its own error), so the
+/// set is refused before it is linked. Found by the `descriptors` fuzz
+/// target.
+#[test]
+fn an_unknown_syntax_is_refused_before_linking() {
+    for syntax in ["prots2", "editions", "", "proto3 "] {
+        let mut file = with_entry(vec![key(Type::String, ""), value(Type::Int32, "")]);
+        file.syntax = Some(syntax.into());
+        let bytes = set(file);
+        let error = check_descriptor_set(&bytes).unwrap_err();
+        assert!(error.rule().contains("syntax"), "{error}");
+        assert!(
+            matches!(Registry::embed([schema(&bytes)]), Err(Error::SchemaUnusable { .. })),
+            "{syntax:?}"
+        );
+        let registry = Registry::new(MemoryStore::new());
+        assert!(matches!(
+            registry.publish(schema(&bytes), Compatibility::None),
+            Err(Error::SchemaUnusable { .. })
+        ));
+        let guard = guard_over(&bytes);
+        assert_unusable_outcome(guard.validate(URN, &[0x10, 0x01]), syntax);
+        assert_unusable_outcome(guard.validate_json(URN, &json!({"req": 1})), syntax);
+        let result = compat::check(Compatibility::Full, &bytes, &[(1, &bytes)]);
+        assert!(
+            matches!(result, Err(CompatError::UnusableDescriptor { .. })),
+            "{result:?}"
+        );
+    }
+}
+
 #[test]
 fn embed_refuses_unusable_descriptors() {
     for (case, bytes) in all_unusable() {
@@ -420,7 +452,7 @@ enum Edit {
     Proto3Optional { message: usize, field: usize },
     JsonName { message: usize, field: usize, name: usize },
     Default { message: usize, field: usize, value: usize },
-    Syntax { proto3: bool },
+    Syntax { syntax: usize },
 }
 
 const TARGETS: &[&str] = &[
@@ -432,6 +464,7 @@ const TARGETS: &[&str] = &[
     "",
 ];
 const JSON_NAMES: &[&str] = &["m", "req", "x", "value", "key", "X"];
+const SYNTAXES: &[&str] = &["proto2", "proto3", "proto3", "editions", "", "proto4"];
 const DEFAULTS: &[&str] = &["", "1", "-1", "x", "true", "E0", "1.5", "nan", "-inf", "\\x00"];
 
 fn edit() -> impl Strategy<Value = Edit> {
@@ -454,7 +487,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (m.clone(), f.clone()).prop_map(|(message, field)| Edit::Proto3Optional { message, field }),
         (m.clone(), f.clone(), 0..JSON_NAMES.len()).prop_map(|(message, field, name)| Edit::JsonName { message, field, name }),
         (m, f, 0..DEFAULTS.len()).prop_map(|(message, field, value)| Edit::Default { message, field, value }),
-        any::<bool>().prop_map(|proto3| Edit::Syntax { proto3 }),
+        (0..SYNTAXES.len()).prop_map(|syntax| Edit::Syntax { syntax }),
     ]
 }
 
@@ -577,8 +610,8 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 f.default_value = Some(DEFAULTS[value].into());
             }
         }
-        Edit::Syntax { proto3 } => {
-            file.syntax = Some(if proto3 { "proto3" } else { "proto2" }.into());
+        Edit::Syntax { syntax } => {
+            file.syntax = Some(SYNTAXES[syntax].into());
         }
     }
 }
@@ -617,6 +650,13 @@ fn json_values() -> Vec<serde_json::Value> {
     ]
 }
 
+/// Links a set the way the crate does: never handing `prost-reflect`'s
+/// linker a set it panics on.
+fn link(bytes: &[u8]) -> Option<DescriptorPool> {
+    check_descriptor_set(bytes).ok()?;
+    DescriptorPool::decode(bytes).ok()
+}
+
 /// Drives one descriptor set through every entry point; the assertion is
 /// that nothing panics, plus agreement between the paths that must agree.
 fn drive(bytes: &[u8], other: &[u8], payload: &[u8]) -> Result<(), TestCaseError> {
@@ -636,7 +676,7 @@ fn drive(bytes: &[u8], other: &[u8], payload: &[u8]) -> Result<(), TestCaseError
         let _ = guard.validate_json(URN, &value);
     }
     // The scanner against the reference, on descriptors the checker accepts.
-    if let Ok(pool) = DescriptorPool::decode(bytes) {
+    if let Some(pool) = link(bytes) {
         for message in pool.all_messages() {
             if let Ok(plan) = Plan::compile(&message, ScanOptions::default()) {
                 for p in PAYLOADS.iter().copied().chain([payload]) {
@@ -656,7 +696,7 @@ fn drive(bytes: &[u8], other: &[u8], payload: &[u8]) -> Result<(), TestCaseError
     for (candidate, prior) in [(bytes, other), (other, bytes), (bytes, bytes)] {
         let _ = compat::check(Compatibility::FullTransitive, candidate, &[(1, prior)]);
     }
-    if let (Ok(a), Ok(b)) = (DescriptorPool::decode(bytes), DescriptorPool::decode(other)) {
+    if let (Some(a), Some(b)) = (link(bytes), link(other)) {
         let _ = compat::diff(&a, &b);
         let _ = compat::diff(&b, &a);
     }

@@ -16,7 +16,9 @@
 #![no_main]
 
 use dataschema::compat::protobuf as compat;
-use dataschema::validate::scan::{check_descriptors, reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::scan::{
+    check_descriptor_set, check_descriptors, reference_is_valid, Plan, ScanOptions,
+};
 use dataschema::{Compatibility, Guard, Registry, Schema, Urn};
 use libfuzzer_sys::fuzz_target;
 use prost::Message as _;
@@ -40,11 +42,19 @@ fuzz_target!(|data: &[u8]| {
     };
     let split = usize::from(u16::from_le_bytes(*head)).min(rest.len());
     let (descriptors, payload) = rest.split_at(split);
+    let urn: Urn = "urn:fuzz:schema:descriptors:1".parse().unwrap();
+    if check_descriptor_set(descriptors).is_err() {
+        // Not to be linked at all (prost-reflect's linker would panic):
+        // every entry point refuses it.
+        let schema = Schema::protobuf(urn, descriptors.to_vec(), "a.B");
+        assert!(Registry::embed([schema]).is_err());
+        assert!(compat::check(Compatibility::Full, descriptors, &[(1, descriptors)]).is_err());
+        return;
+    }
     let Ok(pool) = DescriptorPool::decode(descriptors) else {
         return;
     };
     let usable = check_descriptors(&pool).is_ok();
-    let urn: Urn = "urn:fuzz:schema:descriptors:1".parse().unwrap();
     for message in pool.all_messages().take(MAX_MESSAGES) {
         let schema = Schema::protobuf(urn.clone(), descriptors.to_vec(), message.full_name());
         let embedded = Registry::embed([schema]);
@@ -78,7 +88,11 @@ fuzz_target!(|data: &[u8]| {
     if let Some(previous) = previous_version(descriptors) {
         let _ = compat::check(Compatibility::FullTransitive, descriptors, &[(1, &previous)]);
         let _ = compat::check(Compatibility::Full, &previous, &[(1, descriptors)]);
-        if let Ok(old) = DescriptorPool::decode(previous.as_slice()) {
+        let linkable = check_descriptor_set(&previous).is_ok();
+        if let Some(old) = linkable
+            .then(|| DescriptorPool::decode(previous.as_slice()).ok())
+            .flatten()
+        {
             // `diff` on pools nobody checked.
             let _ = compat::diff(&old, &pool);
             let _ = compat::diff(&pool, &old);

@@ -12,7 +12,7 @@ use prost_reflect::{
     ReflectMessage, Value,
 };
 
-use super::scan::{check_descriptors, Plan, ScanOptions};
+use super::scan::{check_descriptor_set, check_descriptors, Plan, ScanOptions};
 use super::{Options, Violation, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
@@ -28,10 +28,13 @@ impl ProtobufValidator {
         root: &str,
         options: Options,
     ) -> Result<ProtobufValidator, BoxError> {
+        // Before anything else touches the bytes: `prost-reflect` panics on
+        // some shapes, while linking (`check_descriptor_set`) and after
+        // (`check_descriptors`).
+        check_descriptor_set(bytes)
+            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
         let pool = DescriptorPool::decode(bytes)
             .map_err(|err| format!("the schema is not a valid FileDescriptorSet: {err}"))?;
-        // Before anything else touches the descriptors: `prost-reflect`
-        // panics on some shapes `decode` accepts.
         check_descriptors(&pool)
             .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
         let message = pool.get_message_by_name(root).ok_or_else(|| {

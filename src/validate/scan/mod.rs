@@ -94,7 +94,7 @@ use prost_reflect::MessageDescriptor;
 
 #[doc(hidden)]
 pub use self::reference::{has_unknown_fields, reference_is_valid};
-pub use self::sound::{check_descriptors, UnusableDescriptor};
+pub use self::sound::{check_descriptor_set, check_descriptors, UnusableDescriptor};
 
 /// Options fixed when a [`Plan`] is compiled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -59,6 +59,38 @@ impl std::error::Error for UnusableDescriptor {}
 
 type Check = Result<(), UnusableDescriptor>;
 
+/// Checks the serialized set before `DescriptorPool::decode` links it:
+/// `prost-reflect` 0.16's linker itself panics (an index out of bounds
+/// while labelling its own error) on a file whose `syntax` is neither
+/// `proto2` nor `proto3`, so such a set is refused here, unlinked. Bytes
+/// that do not decode as a `FileDescriptorSet` at all are left for the
+/// linker to report: its decoder reads the same message definitions
+/// (`descriptor.proto`) and refuses the same bytes.
+///
+/// Call it before every `DescriptorPool::decode` of outside bytes, then
+/// [`check_descriptors`] on the pool.
+pub fn check_descriptor_set(bytes: &[u8]) -> Check {
+    use prost::Message as _;
+    let Ok(set) = prost_reflect::prost_types::FileDescriptorSet::decode(bytes) else {
+        return Ok(());
+    };
+    for file in &set.file {
+        match file.syntax.as_deref() {
+            None | Some("proto2" | "proto3") => {}
+            Some(other) => {
+                return Err(UnusableDescriptor::new(
+                    file.name(),
+                    format!(
+                        "syntax {:?} is not supported (proto2 and proto3 are)",
+                        crate::error::clip(other, 40)
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks every message, field and extension of `pool` (not only those a
 /// root reaches: the compatibility engine compares whole files).
 pub fn check_descriptors(pool: &DescriptorPool) -> Check {
