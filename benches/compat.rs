@@ -147,16 +147,15 @@ fn large_proto(messages: usize, oneofs: usize, v: usize) -> Vec<u8> {
         DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
         OneofDescriptorProto,
     };
-    let field = |name: String, number: usize, ty: Type, type_name: Option<String>| {
-        FieldDescriptorProto {
+    let field =
+        |name: String, number: usize, ty: Type, type_name: Option<String>| FieldDescriptorProto {
             name: Some(name),
             number: Some(number as i32),
             label: Some(Label::Optional as i32),
             r#type: Some(ty as i32),
             type_name,
             ..Default::default()
-        }
-    };
+        };
     let mut types = Vec::with_capacity(messages + 1);
     for m in 0..messages {
         let mut fields = vec![
@@ -192,7 +191,11 @@ fn large_proto(messages: usize, oneofs: usize, v: usize) -> Vec<u8> {
             (format!("{renamed}{k}"), 2 * k + 2, Type::String),
         ] {
             // 19000 to 19999 are reserved for protobuf's own use.
-            let number = if number >= 19_000 { number + 1_000 } else { number };
+            let number = if number >= 19_000 {
+                number + 1_000
+            } else {
+                number
+            };
             let mut f = field(name, number, ty, None);
             f.oneof_index = Some(k as i32);
             wide.field.push(f);
@@ -212,10 +215,7 @@ fn large_proto(messages: usize, oneofs: usize, v: usize) -> Vec<u8> {
 fn bench_proto_large(c: &mut Criterion) {
     let mut group = c.benchmark_group("protobuf_large");
     group.sample_size(10);
-    for (name, messages, oneofs) in [
-        ("20000_messages", 20_000, 0),
-        ("18000_oneofs", 1, 18_000),
-    ] {
+    for (name, messages, oneofs) in [("20000_messages", 20_000, 0), ("18000_oneofs", 1, 18_000)] {
         let old = large_proto(messages, oneofs, 0);
         let new = large_proto(messages, oneofs, 1);
         let (o, n) = (

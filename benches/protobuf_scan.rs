@@ -29,7 +29,8 @@ fn bench(c: &mut Criterion) {
     let strict = Plan::compile(
         &order,
         ScanOptions::default().with_reject_unknown_fields(true),
-    ).expect("a usable descriptor");
+    )
+    .expect("a usable descriptor");
 
     let mut group = c.benchmark_group("protobuf_order");
     group.throughput(Throughput::Elements(payloads.len() as u64));

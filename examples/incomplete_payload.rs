@@ -46,7 +46,13 @@ fn descriptors() -> Vec<u8> {
     };
     let index = DescriptorProto {
         name: Some("Index".into()),
-        field: vec![field("items", 1, Label::Repeated, Type::Message, ".m.Index.ItemsEntry")],
+        field: vec![field(
+            "items",
+            1,
+            Label::Repeated,
+            Type::Message,
+            ".m.Index.ItemsEntry",
+        )],
         nested_type: vec![DescriptorProto {
             name: Some("ItemsEntry".into()),
             field: vec![
@@ -107,7 +113,10 @@ fn main() {
     let started = Instant::now();
     let outcome = guard.validate(urn, &payload);
     let elapsed = started.elapsed();
-    let violations = outcome.as_ref().err().map_or(0, |invalid| invalid.violations().len());
+    let violations = outcome
+        .as_ref()
+        .err()
+        .map_or(0, |invalid| invalid.violations().len());
     println!(
         "{shape}: {} bytes, valid: {}, {violations} violations reported, {:.3} s",
         payload.len(),

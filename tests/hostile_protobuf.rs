@@ -111,14 +111,26 @@ fn malformed_entries() -> Vec<(&'static str, FileDescriptorProto)> {
         ("no value field", with_entry(vec![string_key()])),
         ("no key field", with_entry(vec![int_value()])),
         ("no fields", with_entry(vec![])),
-        ("bytes key", with_entry(vec![key(Type::Bytes, ""), int_value()])),
-        ("double key", with_entry(vec![key(Type::Double, ""), int_value()])),
-        ("float key", with_entry(vec![key(Type::Float, ""), int_value()])),
+        (
+            "bytes key",
+            with_entry(vec![key(Type::Bytes, ""), int_value()]),
+        ),
+        (
+            "double key",
+            with_entry(vec![key(Type::Double, ""), int_value()]),
+        ),
+        (
+            "float key",
+            with_entry(vec![key(Type::Float, ""), int_value()]),
+        ),
         (
             "message key",
             with_entry(vec![key(Type::Message, ".h.Other"), int_value()]),
         ),
-        ("enum key", with_entry(vec![key(Type::Enum, ".h.E"), int_value()])),
+        (
+            "enum key",
+            with_entry(vec![key(Type::Enum, ".h.E"), int_value()]),
+        ),
         (
             "repeated value",
             with_entry(vec![
@@ -213,13 +225,13 @@ fn other_unusable_shapes() -> Vec<(&'static str, FileDescriptorProto)> {
 
     // A required extension (the scanner's verdict would differ from decode's).
     let mut extension = good();
-    extension.message_type[1]
-        .extension_range
-        .push(prost_reflect::prost_types::descriptor_proto::ExtensionRange {
+    extension.message_type[1].extension_range.push(
+        prost_reflect::prost_types::descriptor_proto::ExtensionRange {
             start: Some(100),
             end: Some(200),
             options: None,
-        });
+        },
+    );
     let mut ext = field("ext", 100, Label::Required, Type::Int32, "");
     ext.extendee = Some(".h.Other".into());
     extension.extension.push(ext);
@@ -301,7 +313,10 @@ fn an_unknown_syntax_is_refused_before_linking() {
         let error = check_descriptor_set(&bytes).unwrap_err();
         assert!(error.rule().contains("syntax"), "{error}");
         assert!(
-            matches!(Registry::embed([schema(&bytes)]), Err(Error::SchemaUnusable { .. })),
+            matches!(
+                Registry::embed([schema(&bytes)]),
+                Err(Error::SchemaUnusable { .. })
+            ),
             "{syntax:?}"
         );
         let registry = Registry::new(MemoryStore::new());
@@ -365,7 +380,10 @@ fn a_fallback_answer_that_is_unusable_fails_open() {
 
 #[test]
 fn compat_refuses_unusable_descriptors() {
-    let good = set(with_entry(vec![key(Type::String, ""), value(Type::Int32, "")]));
+    let good = set(with_entry(vec![
+        key(Type::String, ""),
+        value(Type::Int32, ""),
+    ]));
     for (case, bytes) in all_unusable() {
         for (candidate, prior) in [(&bytes, &bytes), (&bytes, &good), (&good, &bytes)] {
             let result = compat::check(Compatibility::Full, candidate, &[(1, prior)]);
@@ -375,14 +393,20 @@ fn compat_refuses_unusable_descriptors() {
             );
         }
         let error = compat::decode("NEW", &bytes).unwrap_err();
-        assert!(error.to_string().starts_with("NEW is not a usable"), "{error}");
+        assert!(
+            error.to_string().starts_with("NEW is not a usable"),
+            "{error}"
+        );
     }
 }
 
 #[test]
 fn diff_of_pools_built_elsewhere_never_panics() {
     // `compat::protobuf::diff` takes pools its caller decoded, unchecked.
-    let good = set(with_entry(vec![key(Type::String, ""), value(Type::Int32, "")]));
+    let good = set(with_entry(vec![
+        key(Type::String, ""),
+        value(Type::Int32, ""),
+    ]));
     let good = DescriptorPool::decode(good.as_slice()).unwrap();
     for (_, bytes) in all_unusable() {
         let bad = DescriptorPool::decode(bytes.as_slice()).unwrap();
@@ -440,53 +464,142 @@ fn well_formed_maps_still_validate() {
 /// One edit to a descriptor set; applied in sequence to a base file.
 #[derive(Clone, Debug)]
 enum Edit {
-    FieldType { message: usize, field: usize, ty: i32 },
-    TypeName { message: usize, field: usize, target: usize },
-    Label { message: usize, field: usize, label: i32 },
-    MapEntry { message: usize, on: bool },
-    OneofIndex { message: usize, field: usize, index: i32 },
-    AddOneof { message: usize },
-    AddField { message: usize, number: i32, ty: i32, label: i32, target: usize },
-    RemoveField { message: usize, field: usize },
-    Extension { extendee: usize, number: i32, ty: i32, label: i32, target: usize },
-    Proto3Optional { message: usize, field: usize },
-    JsonName { message: usize, field: usize, name: usize },
-    Default { message: usize, field: usize, value: usize },
-    Syntax { syntax: usize },
+    FieldType {
+        message: usize,
+        field: usize,
+        ty: i32,
+    },
+    TypeName {
+        message: usize,
+        field: usize,
+        target: usize,
+    },
+    Label {
+        message: usize,
+        field: usize,
+        label: i32,
+    },
+    MapEntry {
+        message: usize,
+        on: bool,
+    },
+    OneofIndex {
+        message: usize,
+        field: usize,
+        index: i32,
+    },
+    AddOneof {
+        message: usize,
+    },
+    AddField {
+        message: usize,
+        number: i32,
+        ty: i32,
+        label: i32,
+        target: usize,
+    },
+    RemoveField {
+        message: usize,
+        field: usize,
+    },
+    Extension {
+        extendee: usize,
+        number: i32,
+        ty: i32,
+        label: i32,
+        target: usize,
+    },
+    Proto3Optional {
+        message: usize,
+        field: usize,
+    },
+    JsonName {
+        message: usize,
+        field: usize,
+        name: usize,
+    },
+    Default {
+        message: usize,
+        field: usize,
+        value: usize,
+    },
+    Syntax {
+        syntax: usize,
+    },
 }
 
-const TARGETS: &[&str] = &[
-    ".h.R",
-    ".h.R.MEntry",
-    ".h.Other",
-    ".h.E",
-    ".h.R.Group",
-    "",
-];
+const TARGETS: &[&str] = &[".h.R", ".h.R.MEntry", ".h.Other", ".h.E", ".h.R.Group", ""];
 const JSON_NAMES: &[&str] = &["m", "req", "x", "value", "key", "X"];
 const SYNTAXES: &[&str] = &["proto2", "proto3", "proto3", "editions", "", "proto4"];
-const DEFAULTS: &[&str] = &["", "1", "-1", "x", "true", "E0", "1.5", "nan", "-inf", "\\x00"];
+const DEFAULTS: &[&str] = &[
+    "", "1", "-1", "x", "true", "E0", "1.5", "nan", "-inf", "\\x00",
+];
 
 fn edit() -> impl Strategy<Value = Edit> {
     let m = 0usize..4;
     let f = 0usize..4;
     prop_oneof![
-        (m.clone(), f.clone(), 1i32..=18).prop_map(|(message, field, ty)| Edit::FieldType { message, field, ty }),
-        (m.clone(), f.clone(), 0..TARGETS.len()).prop_map(|(message, field, target)| Edit::TypeName { message, field, target }),
-        (m.clone(), f.clone(), 1i32..=3).prop_map(|(message, field, label)| Edit::Label { message, field, label }),
+        (m.clone(), f.clone(), 1i32..=18).prop_map(|(message, field, ty)| Edit::FieldType {
+            message,
+            field,
+            ty
+        }),
+        (m.clone(), f.clone(), 0..TARGETS.len()).prop_map(|(message, field, target)| {
+            Edit::TypeName {
+                message,
+                field,
+                target,
+            }
+        }),
+        (m.clone(), f.clone(), 1i32..=3).prop_map(|(message, field, label)| Edit::Label {
+            message,
+            field,
+            label
+        }),
         (m.clone(), any::<bool>()).prop_map(|(message, on)| Edit::MapEntry { message, on }),
-        (m.clone(), f.clone(), -1i32..3).prop_map(|(message, field, index)| Edit::OneofIndex { message, field, index }),
+        (m.clone(), f.clone(), -1i32..3).prop_map(|(message, field, index)| Edit::OneofIndex {
+            message,
+            field,
+            index
+        }),
         m.clone().prop_map(|message| Edit::AddOneof { message }),
         (m.clone(), 1i32..8, 1i32..=18, 1i32..=3, 0..TARGETS.len()).prop_map(
-            |(message, number, ty, label, target)| Edit::AddField { message, number, ty, label, target }
+            |(message, number, ty, label, target)| Edit::AddField {
+                message,
+                number,
+                ty,
+                label,
+                target
+            }
         ),
         (m.clone(), f.clone()).prop_map(|(message, field)| Edit::RemoveField { message, field }),
-        (m.clone(), 100i32..103, 1i32..=18, 1i32..=3, 0..TARGETS.len()).prop_map(
-            |(extendee, number, ty, label, target)| Edit::Extension { extendee, number, ty, label, target }
-        ),
+        (
+            m.clone(),
+            100i32..103,
+            1i32..=18,
+            1i32..=3,
+            0..TARGETS.len()
+        )
+            .prop_map(|(extendee, number, ty, label, target)| Edit::Extension {
+                extendee,
+                number,
+                ty,
+                label,
+                target
+            }),
         (m.clone(), f.clone()).prop_map(|(message, field)| Edit::Proto3Optional { message, field }),
-        (m.clone(), f.clone(), 0..JSON_NAMES.len()).prop_map(|(message, field, name)| Edit::JsonName { message, field, name }),
-        (m, f, 0..DEFAULTS.len()).prop_map(|(message, field, value)| Edit::Default { message, field, value }),
+        (m.clone(), f.clone(), 0..JSON_NAMES.len()).prop_map(|(message, field, name)| {
+            Edit::JsonName {
+                message,
+                field,
+                name,
+            }
+        }),
+        (m, f, 0..DEFAULTS.len()).prop_map(|(message, field, value)| Edit::Default {
+            message,
+            field,
+            value
+        }),
         (0..SYNTAXES.len()).prop_map(|syntax| Edit::Syntax { syntax }),
     ]
 }
@@ -495,14 +608,23 @@ fn edit() -> impl Strategy<Value = Edit> {
 /// optional group Group = 3 { optional int32 g = 1; } }`, `Other`, `E`,
 /// with extension ranges on `R` and `Other`.
 fn base() -> FileDescriptorProto {
-    let mut file = with_entry(vec![key(Type::String, ""), value(Type::Message, ".h.Other")]);
+    let mut file = with_entry(vec![
+        key(Type::String, ""),
+        value(Type::Message, ".h.Other"),
+    ]);
     let range = prost_reflect::prost_types::descriptor_proto::ExtensionRange {
         start: Some(100),
         end: Some(200),
         options: None,
     };
     let r = &mut file.message_type[0];
-    r.field.push(field("group", 3, Label::Optional, Type::Group, ".h.R.Group"));
+    r.field.push(field(
+        "group",
+        3,
+        Label::Optional,
+        Type::Group,
+        ".h.R.Group",
+    ));
     r.nested_type.push(DescriptorProto {
         name: Some("Group".into()),
         field: vec![field("g", 1, Label::Optional, Type::Int32, "")],
@@ -545,12 +667,20 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 f.r#type = Some(ty);
             }
         }
-        Edit::TypeName { message, field, target } => {
+        Edit::TypeName {
+            message,
+            field,
+            target,
+        } => {
             if let Some(f) = field_mut(file, message, field) {
                 f.type_name = (!TARGETS[target].is_empty()).then(|| TARGETS[target].into());
             }
         }
-        Edit::Label { message, field, label } => {
+        Edit::Label {
+            message,
+            field,
+            label,
+        } => {
             if let Some(f) = field_mut(file, message, field) {
                 f.label = Some(label);
             }
@@ -561,7 +691,11 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 ..Default::default()
             });
         }
-        Edit::OneofIndex { message, field, index } => {
+        Edit::OneofIndex {
+            message,
+            field,
+            index,
+        } => {
             if let Some(f) = field_mut(file, message, field) {
                 f.oneof_index = (index >= 0).then_some(index);
             }
@@ -574,9 +708,21 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 ..Default::default()
             });
         }
-        Edit::AddField { message, number, ty, label, target } => {
+        Edit::AddField {
+            message,
+            number,
+            ty,
+            label,
+            target,
+        } => {
             let m = message_mut(file, message);
-            let mut f = field(&format!("f{number}"), number, Label::Optional, Type::Int32, TARGETS[target]);
+            let mut f = field(
+                &format!("f{number}"),
+                number,
+                Label::Optional,
+                Type::Int32,
+                TARGETS[target],
+            );
             f.r#type = Some(ty);
             f.label = Some(label);
             m.field.push(f);
@@ -588,8 +734,20 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 fields.remove(field % len);
             }
         }
-        Edit::Extension { extendee, number, ty, label, target } => {
-            let mut f = field(&format!("e{number}"), number, Label::Optional, Type::Int32, TARGETS[target]);
+        Edit::Extension {
+            extendee,
+            number,
+            ty,
+            label,
+            target,
+        } => {
+            let mut f = field(
+                &format!("e{number}"),
+                number,
+                Label::Optional,
+                Type::Int32,
+                TARGETS[target],
+            );
             f.r#type = Some(ty);
             f.label = Some(label);
             f.extendee = Some(EXTENDEES[extendee].into());
@@ -600,12 +758,20 @@ fn apply(file: &mut FileDescriptorProto, edit: &Edit) {
                 f.proto3_optional = Some(true);
             }
         }
-        Edit::JsonName { message, field, name } => {
+        Edit::JsonName {
+            message,
+            field,
+            name,
+        } => {
             if let Some(f) = field_mut(file, message, field) {
                 f.json_name = Some(JSON_NAMES[name].into());
             }
         }
-        Edit::Default { message, field, value } => {
+        Edit::Default {
+            message,
+            field,
+            value,
+        } => {
             if let Some(f) = field_mut(file, message, field) {
                 f.default_value = Some(DEFAULTS[value].into());
             }
@@ -702,7 +868,11 @@ fn drive(bytes: &[u8], other: &[u8], payload: &[u8]) -> Result<(), TestCaseError
     }
     let registry = Registry::new(MemoryStore::new());
     let _ = registry.publish(schema(other), Compatibility::None);
-    let next = Schema::protobuf("urn:acme:schema:hostile:2".parse().unwrap(), bytes.to_vec(), ROOT);
+    let next = Schema::protobuf(
+        "urn:acme:schema:hostile:2".parse().unwrap(),
+        bytes.to_vec(),
+        ROOT,
+    );
     let _ = registry.publish(next, Compatibility::Full);
     Ok(())
 }
@@ -735,7 +905,10 @@ proptest! {
 fn write_fuzz_seeds() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/descriptors_seeds");
     std::fs::create_dir_all(&dir).unwrap();
-    let good = set(with_entry(vec![key(Type::String, ""), value(Type::Int32, "")]));
+    let good = set(with_entry(vec![
+        key(Type::String, ""),
+        value(Type::Int32, ""),
+    ]));
     let fixtures = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/scan_descriptors.binpb"),
     )

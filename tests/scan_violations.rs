@@ -328,7 +328,8 @@ fn extensions_are_known_fields() {
     let strict = Plan::compile(
         &desc(name),
         ScanOptions::default().with_reject_unknown_fields(true),
-    ).expect("a usable descriptor");
+    )
+    .expect("a usable descriptor");
     let ok = encode(
         name,
         r#"main { sku: "m" qty: 1 } [scan.legacy.ext_label]: "hi""#,
@@ -383,7 +384,8 @@ fn unknown_fields_skipped_or_refused() {
     let strict = Plan::compile(
         &desc(name),
         ScanOptions::default().with_reject_unknown_fields(true),
-    ).expect("a usable descriptor");
+    )
+    .expect("a usable descriptor");
     assert!(!strict.is_valid(&payload));
     let violations = strict.violations(&payload);
     assert_eq!(violations.len(), 5);
@@ -395,7 +397,8 @@ fn unknown_fields_skipped_or_refused() {
     let strict = Plan::compile(
         &desc("scan.scalars.Scalars"),
         ScanOptions::default().with_reject_unknown_fields(true),
-    ).expect("a usable descriptor");
+    )
+    .expect("a usable descriptor");
     let violations = strict.violations(&nested);
     assert_eq!(violations.len(), 1);
     assert_eq!(violations[0].path(), "r_inner[0]");

@@ -249,8 +249,7 @@ impl Shape {
     }
 
     fn any_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_field(tag)
-            .or_else(|| self.member_by_tag.get(&tag))
+        self.top_field(tag).or_else(|| self.member_by_tag.get(&tag))
     }
 
     fn has(&self, tag: u32) -> bool {

@@ -140,7 +140,10 @@ impl Plan {
     /// Errors: the descriptor's pool holds a shape `protoc` never writes and
     /// `prost-reflect` cannot decode safely (see [`check_descriptors`]), such
     /// as a map entry without a `value` field.
-    pub fn compile(message: &MessageDescriptor, options: ScanOptions) -> Result<Plan, UnusableDescriptor> {
+    pub fn compile(
+        message: &MessageDescriptor,
+        options: ScanOptions,
+    ) -> Result<Plan, UnusableDescriptor> {
         check_descriptors(message.parent_pool())?;
         Ok(Plan::compile_checked(message, options))
     }

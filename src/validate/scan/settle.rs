@@ -7,16 +7,19 @@
 //! entry replaces an earlier one with the same key, and setting a oneof
 //! member clears the member set before it. When some occurrence lacked a
 //! required field, this walk computes the decoded tree's required fields
-//! exactly, as `DynamicMessage::decode` would leave them, but over byte
-//! spans of the payload: a merged message is the list of spans of its
-//! occurrences, in order, and is walked once, one level at a time.
+//! exactly, as `DynamicMessage::decode` would leave them, without decoding
+//! a value: merging is reading occurrences one after the other, so each
+//! occurrence of a singular message field is walked into one state per
+//! merged message (required-field bits, its own children), a list element
+//! is settled as it is read, and a map keeps each key's last entry, settled
+//! at the end.
 //!
 //! Only structurally valid payloads reach it (the fast scan accepted the
 //! framing), and it descends only into messages that can lack a required
-//! field ([`Message::can_fail`]). Cost: time linear in the payload (a group
-//! body is read once more to find its end); memory, one span per occurrence
-//! of a singular message field below such messages and one key per map
-//! entry, never a decoded value.
+//! field (`Message::can_fail`). Cost: time linear in the payload, one read
+//! of each byte; memory, one state per merged message alive at once (bounded
+//! by the nesting, not by the payload), one key and span per distinct map
+//! key, and at most the report's limit of violations per list.
 
 use std::collections::HashMap;
 
@@ -79,14 +82,12 @@ pub(super) fn is_complete(tables: &Tables, payload: &[u8]) -> bool {
         buf: payload,
         report: None,
     };
-    match tables.messages.first() {
-        Some(root) => walk.message(root, &[(0, payload.len())]).is_ok(),
-        None => false,
-    }
+    walk.root().is_ok()
 }
 
 /// The required fields missing from the decoded tree, with their paths, at
-/// most `limit`.
+/// most `limit`, in the order the decoded tree lists them (a message's own
+/// fields, then its fields' values in field-number order, extensions last).
 pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<ScanViolation> {
     let mut walk = Settle {
         tables,
@@ -97,10 +98,7 @@ pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<Scan
             limit,
         }),
     };
-    let result = match tables.messages.first() {
-        Some(root) => walk.message(root, &[(0, payload.len())]),
-        None => Err(Stop::Broken),
-    };
+    let result = walk.root();
     let mut found = walk.report.map(|r| r.found).unwrap_or_default();
     if let Err(Stop::Broken) = result {
         found.push(ScanViolation::new(
@@ -121,7 +119,7 @@ struct Report {
 struct Settle<'a> {
     tables: &'a Tables,
     buf: &'a [u8],
-    /// `None`: the verdict only, stopping at the first missing field.
+    /// `None`: the verdict only.
     report: Option<Report>,
 }
 
@@ -162,22 +160,43 @@ impl Seen {
     }
 }
 
-/// What one merged message's walk collects for later, per field index.
-enum Child<'a> {
-    /// A singular message (or group) field: the spans of its occurrences,
-    /// which merge.
-    Singular(Vec<Span>),
-    /// A list of messages (or groups): one span per element.
-    List(Vec<Span>),
-    /// A map: each key's last entry (its body).
-    Map(HashMap<Key<'a>, Span>),
-}
-
-#[derive(Default)]
-struct Pending<'a> {
+/// One merged message being settled: its occurrences are walked into it as
+/// they come (merging is reading them one after the other), so it holds no
+/// span of its own.
+struct State<'a> {
+    seen: Seen,
+    /// By field index.
     children: HashMap<usize, Child<'a>>,
     /// Oneof index -> the field index set last.
     oneofs: HashMap<u32, usize>,
+    /// Verdict mode: a list element below was incomplete. Remembered, not
+    /// returned at once: a oneof member set later can clear this message.
+    failed: bool,
+}
+
+enum Child<'a> {
+    /// A singular message (or group) field: every occurrence merges into it.
+    Singular(Box<State<'a>>),
+    /// A list of messages: each element is settled when read. In report
+    /// mode, the first violations of its elements, in order (at most the
+    /// limit: later ones could never be reported).
+    List {
+        count: usize,
+        found: Vec<ScanViolation>,
+    },
+    /// A map: each key's last entry (its body); a later entry replaces.
+    Map(HashMap<Key<'a>, Span>),
+}
+
+impl<'a> State<'a> {
+    fn new(msg: &Message) -> State<'a> {
+        State {
+            seen: Seen::new(msg.required_count),
+            children: HashMap::new(),
+            oneofs: HashMap::new(),
+            failed: false,
+        }
+    }
 }
 
 impl<'a> Settle<'a> {
@@ -185,26 +204,15 @@ impl<'a> Settle<'a> {
         self.tables.messages.get(index as usize).ok_or(Stop::Broken)
     }
 
-    /// Records a missing required field; `Done` when that settles it.
-    fn missing(&mut self, name: &str) -> Walk<()> {
-        let Some(report) = self.report.as_mut() else {
-            return Err(Stop::Done);
-        };
-        let mut path = report.path.clone();
-        push_name(&mut path, name);
-        report.found.push(ScanViolation::new(
-            path,
-            ViolationKind::RequiredMissing,
-            "required field missing".to_owned(),
-        ));
-        if report.found.len() >= report.limit {
-            return Err(Stop::Done);
-        }
-        Ok(())
+    fn root(&mut self) -> Walk<()> {
+        let root = self.tables.messages.first().ok_or(Stop::Broken)?;
+        let mut state = State::new(root);
+        self.walk(root, &mut state, 0, self.buf.len(), 0)?;
+        self.finish(root, state)
     }
 
     /// Runs `inner` one path segment down (in report mode).
-    fn nested(&mut self, segment: &str, inner: impl FnOnce(&mut Self) -> Walk<()>) -> Walk<()> {
+    fn nested<T>(&mut self, segment: &str, inner: impl FnOnce(&mut Self) -> Walk<T>) -> Walk<T> {
         let at = match self.report.as_mut() {
             Some(report) => {
                 let at = report.path.len();
@@ -224,29 +232,229 @@ impl<'a> Settle<'a> {
         result
     }
 
-    /// Settles one merged message: the occurrences `spans`, in order.
-    fn message(&mut self, msg: &'a Message, spans: &[Span]) -> Walk<()> {
-        if !msg.can_fail {
-            return Ok(());
+    /// Records a violation; `Done` when that settles the verdict or fills
+    /// the report.
+    fn record(&mut self, violation: impl FnOnce(&str) -> ScanViolation) -> Walk<()> {
+        let Some(report) = self.report.as_mut() else {
+            return Err(Stop::Done);
+        };
+        if report.found.len() >= report.limit {
+            return Err(Stop::Done);
         }
-        let mut seen = Seen::new(msg.required_count);
-        let mut pending = Pending::default();
-        for &(start, end) in spans {
-            self.occurrence(msg, start, end, &mut seen, &mut pending)?;
+        let violation = violation(&report.path);
+        report.found.push(violation);
+        if report.found.len() >= report.limit {
+            return Err(Stop::Done);
+        }
+        Ok(())
+    }
+
+    /// Walks one occurrence of `msg` into `state`: from `pos` to `end`, or,
+    /// for a group (`group` its field number), up to and including its
+    /// end-group tag. Returns the position after it.
+    fn walk(
+        &mut self,
+        msg: &'a Message,
+        state: &mut State<'a>,
+        mut pos: usize,
+        end: usize,
+        group: u32,
+    ) -> Walk<usize> {
+        let buf: &'a [u8] = self.buf.get(..end).ok_or(Stop::Broken)?;
+        loop {
+            if pos >= end {
+                return if group == 0 {
+                    Ok(pos)
+                } else {
+                    Err(Stop::Broken)
+                };
+            }
+            let (number, wire_type, next) = read_key(buf, pos)?;
+            pos = next;
+            if wire_type == 4 {
+                return if number == group {
+                    Ok(pos)
+                } else {
+                    Err(Stop::Broken)
+                };
+            }
+            let Some((index, field)) = msg.lookup(number) else {
+                pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?;
+                continue;
+            };
+            let field = *field;
+            if field.oneof != NO_ONEOF {
+                // Setting a member clears the one set before it.
+                match state.oneofs.insert(field.oneof, index) {
+                    Some(previous) if previous != index => {
+                        state.children.remove(&previous);
+                    }
+                    _ => {}
+                }
+            }
+            if field.required != NOT_REQUIRED {
+                state.seen.set(field.required);
+            }
+            match (field.shape, wire_type) {
+                (Shape::Message, 2) | (Shape::Group, 3) => {
+                    let target = self.plan(field.target)?;
+                    let (start, stop, inner_group) = if wire_type == 2 {
+                        let (start, stop) = read_len(buf, pos)?;
+                        (start, stop, 0)
+                    } else {
+                        (pos, end, number)
+                    };
+                    if !target.can_fail {
+                        pos = if wire_type == 2 {
+                            stop
+                        } else {
+                            // Framed by its plan (a map entry inside reads
+                            // as length-delimited whatever its tag), into a
+                            // state nobody looks at.
+                            let mut ignored = State::new(target);
+                            self.walk(target, &mut ignored, pos, end, number)?
+                        };
+                        continue;
+                    }
+                    let name = msg.info.get(index).map_or("", |info| &info.name);
+                    pos = if field.repeated {
+                        self.element(target, state, index, name, start, stop, inner_group)?
+                    } else {
+                        let child = state
+                            .children
+                            .entry(index)
+                            .or_insert_with(|| Child::Singular(Box::new(State::new(target))));
+                        let Child::Singular(child) = child else {
+                            return Err(Stop::Broken);
+                        };
+                        self.nested(name, |walk| {
+                            walk.walk(target, child, start, stop, inner_group)
+                        })?
+                    };
+                    if wire_type == 2 {
+                        pos = stop;
+                    }
+                }
+                (Shape::Map, _) => {
+                    // Any tag reads as a length-delimited entry.
+                    let (start, stop) = read_len(buf, pos)?;
+                    pos = stop;
+                    let entry = self.plan(field.target)?;
+                    if entry.can_fail {
+                        let key = self.entry_key(entry, start, stop)?;
+                        let child = state
+                            .children
+                            .entry(index)
+                            .or_insert_with(|| Child::Map(HashMap::new()));
+                        if let Child::Map(entries) = child {
+                            entries.insert(key, (start, stop));
+                        }
+                    }
+                }
+                _ => pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?,
+            }
+        }
+    }
+
+    /// Settles one list element (a message of its own) as it is read;
+    /// returns the position after it.
+    #[allow(clippy::too_many_arguments)]
+    fn element(
+        &mut self,
+        target: &'a Message,
+        state: &mut State<'a>,
+        index: usize,
+        name: &str,
+        start: usize,
+        stop: usize,
+        group: u32,
+    ) -> Walk<usize> {
+        let child = state.children.entry(index).or_insert_with(|| Child::List {
+            count: 0,
+            found: Vec::new(),
+        });
+        let Child::List { count, found } = child else {
+            return Err(Stop::Broken);
+        };
+        let element = *count;
+        *count += 1;
+        if group == 0 {
+            // Nothing this element holds can change the outcome any more.
+            let settled = match self.report.as_ref() {
+                None => state.failed,
+                Some(report) => found.len() >= report.limit,
+            };
+            if settled {
+                return Ok(stop);
+            }
+        }
+        let mut inner = State::new(target);
+        let Some(report) = self.report.as_mut() else {
+            // Verdict mode.
+            let after = self.walk(target, &mut inner, start, stop, group)?;
+            match self.finish(target, inner) {
+                Ok(()) => {}
+                Err(Stop::Done) => state.failed = true,
+                Err(Stop::Broken) => return Err(Stop::Broken),
+            }
+            return Ok(after);
+        };
+        // Report mode: the element reports into the list's own buffer.
+        let full = found.len() >= report.limit;
+        let mut path = report.path.clone();
+        push_name(&mut path, &format!("{name}[{element}]"));
+        let outer = std::mem::replace(
+            report,
+            Report {
+                path,
+                found: std::mem::take(found),
+                limit: report.limit,
+            },
+        );
+        let result = self
+            .walk(target, &mut inner, start, stop, group)
+            .and_then(|after| {
+                if !full {
+                    match self.finish(target, inner) {
+                        Ok(()) | Err(Stop::Done) => {}
+                        Err(Stop::Broken) => return Err(Stop::Broken),
+                    }
+                }
+                Ok(after)
+            });
+        let report = self.report.as_mut().ok_or(Stop::Broken)?;
+        let buffer = std::mem::replace(report, outer).found;
+        if let Some(Child::List { found, .. }) = state.children.get_mut(&index) {
+            *found = buffer;
+        }
+        result
+    }
+
+    /// Settles a merged message once all its occurrences are read: its
+    /// required fields, then its children in field-number order.
+    fn finish(&mut self, msg: &'a Message, state: State<'a>) -> Walk<()> {
+        if state.failed {
+            return Err(Stop::Done);
         }
         for (index, name) in msg.required_names.iter().enumerate() {
             let index = u32::try_from(index).unwrap_or(NOT_REQUIRED);
-            if !seen.has(index) {
-                self.missing(name)?;
+            if !state.seen.has(index) {
+                self.record(|path| {
+                    let mut path = path.to_owned();
+                    push_name(&mut path, name);
+                    ScanViolation::new(
+                        path,
+                        ViolationKind::RequiredMissing,
+                        "required field missing".to_owned(),
+                    )
+                })?;
             }
         }
-        // Fields in number order, then extensions, as the decoded tree
-        // lists its values.
-        let mut children: Vec<(usize, Child<'a>)> = pending.children.into_iter().collect();
+        let mut children: Vec<(usize, Child<'a>)> = state.children.into_iter().collect();
         children.sort_unstable_by_key(|(index, _)| {
-            let number = msg.info.get(*index).map_or(0, |info| info.number);
-            let extension = msg.info.get(*index).is_some_and(|info| info.name.starts_with('['));
-            (extension, number)
+            let info = msg.info.get(*index);
+            let extension = info.is_some_and(|info| info.name.starts_with('['));
+            (extension, info.map_or(0, |info| info.number))
         });
         for (index, child) in children {
             let (Some(field), Some(info)) = (msg.fields.get(index), msg.info.get(index)) else {
@@ -254,17 +462,12 @@ impl<'a> Settle<'a> {
             };
             let target = self.plan(field.target)?;
             match child {
-                Child::Singular(spans) => {
-                    self.nested(&info.name, |walk| walk.message(target, &spans))?;
+                Child::Singular(child) => {
+                    self.nested(&info.name, |walk| walk.finish(target, *child))?;
                 }
-                Child::List(spans) => {
-                    for (element, span) in spans.into_iter().enumerate() {
-                        let segment = if self.report.is_some() {
-                            format!("{}[{element}]", info.name)
-                        } else {
-                            String::new()
-                        };
-                        self.nested(&segment, |walk| walk.message(target, &[span]))?;
+                Child::List { found, .. } => {
+                    for violation in found {
+                        self.record(|_| violation)?;
                     }
                 }
                 Child::Map(entries) => {
@@ -278,130 +481,6 @@ impl<'a> Settle<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Walks one occurrence of `msg`: marks required fields, settles list
-    /// elements, collects singular messages and map entries.
-    fn occurrence(
-        &mut self,
-        msg: &'a Message,
-        start: usize,
-        end: usize,
-        seen: &mut Seen,
-        pending: &mut Pending<'a>,
-    ) -> Walk<()> {
-        let buf = self.buf.get(..end).ok_or(Stop::Broken)?;
-        let mut pos = start;
-        while pos < end {
-            let (number, wire_type, next) = read_key(buf, pos)?;
-            pos = next;
-            let Some((index, field)) = msg.lookup(number) else {
-                pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?;
-                continue;
-            };
-            let field = *field;
-            if field.oneof != NO_ONEOF {
-                // Setting a member clears the one set before it.
-                match pending.oneofs.insert(field.oneof, index) {
-                    Some(previous) if previous != index => {
-                        pending.children.remove(&previous);
-                    }
-                    _ => {}
-                }
-            }
-            if field.required != NOT_REQUIRED {
-                seen.set(field.required);
-            }
-            let body = match (field.shape, wire_type) {
-                (Shape::Message, 2) => {
-                    let (body_start, body_end) = read_len(buf, pos)?;
-                    pos = body_end;
-                    Some((body_start, body_end))
-                }
-                (Shape::Group, 3) => {
-                    let target = self.plan(field.target)?;
-                    let (body_end, after) = self.group_end(target, buf, pos, number)?;
-                    let body = (pos, body_end);
-                    pos = after;
-                    Some(body)
-                }
-                (Shape::Map, _) => {
-                    // Any tag reads as a length-delimited entry.
-                    let (body_start, body_end) = read_len(buf, pos)?;
-                    pos = body_end;
-                    let entry = self.plan(field.target)?;
-                    if entry.can_fail {
-                        let key = self.entry_key(entry, body_start, body_end)?;
-                        let child = pending
-                            .children
-                            .entry(index)
-                            .or_insert_with(|| Child::Map(HashMap::new()));
-                        if let Child::Map(entries) = child {
-                            entries.insert(key, (body_start, body_end));
-                        }
-                    }
-                    None
-                }
-                _ => {
-                    pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?;
-                    None
-                }
-            };
-            let Some(body) = body else {
-                continue;
-            };
-            let target = self.plan(field.target)?;
-            if !target.can_fail {
-                continue;
-            }
-            let child = pending.children.entry(index).or_insert_with(|| {
-                if field.repeated {
-                    Child::List(Vec::new())
-                } else {
-                    Child::Singular(Vec::new())
-                }
-            });
-            match child {
-                Child::Singular(spans) | Child::List(spans) => spans.push(body),
-                Child::Map(_) => {}
-            }
-        }
-        if pos != end {
-            return Err(Stop::Broken);
-        }
-        Ok(())
-    }
-
-    /// Finds the end of a group body starting at `pos`: the position of its
-    /// end-group tag and the position after it. Known fields are framed as
-    /// the decoder frames them (a map entry is length-delimited whatever its
-    /// tag; a known group by its own plan).
-    fn group_end(
-        &self,
-        msg: &'a Message,
-        buf: &[u8],
-        mut pos: usize,
-        group: u32,
-    ) -> Walk<(usize, usize)> {
-        loop {
-            let at = pos;
-            let (number, wire_type, next) = read_key(buf, pos)?;
-            pos = next;
-            if wire_type == 4 {
-                if number == group {
-                    return Ok((at, pos));
-                }
-                return Err(Stop::Broken);
-            }
-            pos = match msg.lookup(number) {
-                Some((_, field)) if field.shape == Shape::Map => read_len(buf, pos)?.1,
-                Some((_, field)) if field.shape == Shape::Group && wire_type == 3 => {
-                    let target = self.plan(field.target)?;
-                    self.group_end(target, buf, pos, number)?.1
-                }
-                _ => skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?,
-            };
-        }
     }
 
     /// The key of a map entry, as the decoder keeps it: its last key field,
@@ -443,7 +522,8 @@ impl<'a> Settle<'a> {
         Ok(key)
     }
 
-    /// Settles the value of one map entry (the entry's value fields merge).
+    /// Settles the value of one map entry: the entry's value fields merge;
+    /// an entry without one holds an empty message.
     fn map_value(&mut self, entry: &'a Message, (start, end): Span) -> Walk<()> {
         let Some((_, value_field)) = entry.lookup(2) else {
             return Ok(());
@@ -454,26 +534,27 @@ impl<'a> Settle<'a> {
         }
         let value = self.plan(value_field.target)?;
         let buf = self.buf.get(..end).ok_or(Stop::Broken)?;
-        let mut spans = Vec::new();
-        let mut pos = start;
-        while pos < end {
-            let (number, wire_type, next) = read_key(buf, pos)?;
-            pos = next;
-            if number == 2 && wire_type == 2 {
-                let (s, e) = read_len(buf, pos)?;
-                spans.push((s, e));
-                pos = e;
-            } else {
-                pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?;
-            }
-        }
         let label = if self.report.is_some() {
             key_label(entry, buf.get(start..end).ok_or(Stop::Broken)?)
         } else {
             String::new()
         };
-        // An entry without a value holds an empty message.
-        self.nested(&label, |walk| walk.message(value, &spans))
+        self.nested(&label, |walk| {
+            let mut state = State::new(value);
+            let mut pos = start;
+            while pos < end {
+                let (number, wire_type, next) = read_key(buf, pos)?;
+                pos = next;
+                if number == 2 && wire_type == 2 {
+                    let (s, e) = read_len(buf, pos)?;
+                    walk.walk(value, &mut state, s, e, 0)?;
+                    pos = e;
+                } else {
+                    pos = skip(buf, pos, number, wire_type, 100, Budget::GroupsOnly)?;
+                }
+            }
+            walk.finish(value, state)
+        })
     }
 }
 

@@ -119,10 +119,14 @@ fn check_message(message: &MessageDescriptor) -> Check {
 fn check_map_entry(entry: &MessageDescriptor) -> Check {
     let refuse = |rule: &str| Err(UnusableDescriptor::new(entry.full_name(), rule));
     if entry.fields().len() != 2 {
-        return refuse("a map entry (options.map_entry) has exactly two fields, key = 1 and value = 2");
+        return refuse(
+            "a map entry (options.map_entry) has exactly two fields, key = 1 and value = 2",
+        );
     }
     let (Some(key), Some(value)) = (entry.get_field(1), entry.get_field(2)) else {
-        return refuse("a map entry (options.map_entry) has exactly two fields, key = 1 and value = 2");
+        return refuse(
+            "a map entry (options.map_entry) has exactly two fields, key = 1 and value = 2",
+        );
     };
     if entry.oneofs().len() != 0 {
         return refuse("a map entry has no oneof (nor proto3 optional fields)");
