@@ -1,5 +1,8 @@
 //! Compatibility-check cost: a 200-property JSON Schema against 50 prior
-//! versions under `BackwardTransitive`, and a 100-message protobuf file.
+//! versions under `BackwardTransitive`, a 100-message protobuf file, and two
+//! large generated protobuf files (20,000 messages; one message of 18,000
+//! oneofs), which show whether the protobuf engine is near-linear in schema
+//! size.
 //!
 //! Each group also measures the bare baseline in the same run: one JSON diff
 //! against one prior version, and decoding the protobuf descriptor sets
@@ -208,5 +211,114 @@ fn bench_proto(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_json, bench_json_large, bench_proto);
+/// A large generated protobuf file, as a `FileDescriptorSet`: `messages`
+/// messages `M<i> { int32 a = 1; M<i+1> next = 2; }`, then one message
+/// `Wide` of `oneofs` oneofs `o<k> { int32 x<k> = 2k+1; string y<k> = 2k+2; }` (numbers
+/// from 19000 shifted past protobuf's reserved range).
+/// Version 1 adds a field to every tenth message and renames every tenth
+/// oneof member.
+fn large_proto(messages: usize, oneofs: usize, v: usize) -> Vec<u8> {
+    use prost::Message as _;
+    use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
+    use prost_reflect::prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+        OneofDescriptorProto,
+    };
+    let field =
+        |name: String, number: usize, ty: Type, type_name: Option<String>| FieldDescriptorProto {
+            name: Some(name),
+            number: Some(number as i32),
+            label: Some(Label::Optional as i32),
+            r#type: Some(ty as i32),
+            type_name,
+            ..Default::default()
+        };
+    let mut types = Vec::with_capacity(messages + 1);
+    for m in 0..messages {
+        let mut fields = vec![
+            field("a".into(), 1, Type::Int32, None),
+            field(
+                "next".into(),
+                2,
+                Type::Message,
+                Some(format!(".big.M{}", (m + 1) % messages)),
+            ),
+        ];
+        if v > 0 && m % 10 == 0 {
+            fields.push(field("added".into(), 3, Type::String, None));
+        }
+        types.push(DescriptorProto {
+            name: Some(format!("M{m}")),
+            field: fields,
+            ..Default::default()
+        });
+    }
+    let mut wide = DescriptorProto {
+        name: Some("Wide".into()),
+        ..Default::default()
+    };
+    for k in 0..oneofs {
+        wide.oneof_decl.push(OneofDescriptorProto {
+            name: Some(format!("o{k}")),
+            ..Default::default()
+        });
+        let renamed = if v > 0 && k % 10 == 0 { "z" } else { "y" };
+        for (name, number, ty) in [
+            (format!("x{k}"), 2 * k + 1, Type::Int32),
+            (format!("{renamed}{k}"), 2 * k + 2, Type::String),
+        ] {
+            // 19000 to 19999 are reserved for protobuf's own use.
+            let number = if number >= 19_000 {
+                number + 1_000
+            } else {
+                number
+            };
+            let mut f = field(name, number, ty, None);
+            f.oneof_index = Some(k as i32);
+            wide.field.push(f);
+        }
+    }
+    types.push(wide);
+    let file = FileDescriptorProto {
+        name: Some("big.proto".into()),
+        package: Some("big".into()),
+        syntax: Some("proto3".into()),
+        message_type: types,
+        ..Default::default()
+    };
+    FileDescriptorSet { file: vec![file] }.encode_to_vec()
+}
+
+fn bench_proto_large(c: &mut Criterion) {
+    let mut group = c.benchmark_group("protobuf_large");
+    group.sample_size(10);
+    for (name, messages, oneofs) in [("20000_messages", 20_000, 0), ("18000_oneofs", 1, 18_000)] {
+        let old = large_proto(messages, oneofs, 0);
+        let new = large_proto(messages, oneofs, 1);
+        let (o, n) = (
+            protobuf::decode("old", &old).unwrap(),
+            protobuf::decode("new", &new).unwrap(),
+        );
+        group.bench_function(format!("{name}/baseline_decode_both"), |b| {
+            b.iter(|| {
+                (
+                    protobuf::decode("old", black_box(&old)).map(|p| p.files().len()),
+                    protobuf::decode("new", black_box(&new)).map(|p| p.files().len()),
+                )
+            })
+        });
+        group.bench_function(format!("{name}/diff_decoded"), |b| {
+            b.iter(|| protobuf::diff(black_box(&o), black_box(&n)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_json,
+    bench_json_large,
+    bench_proto,
+    bench_proto_large
+);
 criterion_main!(benches);

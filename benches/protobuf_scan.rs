@@ -25,11 +25,12 @@ fn orders() -> (prost_reflect::MessageDescriptor, Vec<Vec<u8>>) {
 fn bench(c: &mut Criterion) {
     let (order, payloads) = orders();
     let bytes: usize = payloads.iter().map(Vec::len).sum();
-    let plan = Plan::compile(&order, ScanOptions::default());
+    let plan = Plan::compile(&order, ScanOptions::default()).expect("a usable descriptor");
     let strict = Plan::compile(
         &order,
         ScanOptions::default().with_reject_unknown_fields(true),
-    );
+    )
+    .expect("a usable descriptor");
 
     let mut group = c.benchmark_group("protobuf_order");
     group.throughput(Throughput::Elements(payloads.len() as u64));

@@ -25,7 +25,7 @@ fn is_valid_allocates_nothing_on_valid_messages() {
         ScanOptions::default(),
         ScanOptions::default().with_reject_unknown_fields(true),
     ] {
-        let plan = Plan::compile(&order, options);
+        let plan = Plan::compile(&order, options).expect("a usable descriptor");
         let mut valid = 0;
         let count = allocations_during(|| {
             for payload in &orders {
@@ -45,7 +45,7 @@ fn is_valid_allocates_nothing_on_valid_messages() {
         "scan.recursive.Node",
     ] {
         let desc = support::message(&pool, name);
-        let plan = Plan::compile(&desc, ScanOptions::default());
+        let plan = Plan::compile(&desc, ScanOptions::default()).expect("a usable descriptor");
         let mut checked = 0;
         for _ in 0..2_000 {
             let payload = support::random_message(&desc, &mut rng, 0).encode_to_vec();
@@ -66,7 +66,7 @@ fn is_valid_allocates_nothing_on_valid_messages() {
 
     // Deep nesting right at the limit.
     let node = support::message(&pool, "scan.recursive.Node");
-    let plan = Plan::compile(&node, ScanOptions::default());
+    let plan = Plan::compile(&node, ScanOptions::default()).expect("a usable descriptor");
     let mut deep = vec![0x20, 0x01];
     for _ in 0..100 {
         let mut outer = vec![0x0a];

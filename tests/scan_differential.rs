@@ -43,11 +43,13 @@ fn targets() -> &'static [Target] {
                 let desc = message(&pool, name);
                 Target {
                     numbers: field_numbers(&desc),
-                    accept: Plan::compile(&desc, ScanOptions::default()),
+                    accept: Plan::compile(&desc, ScanOptions::default())
+                        .expect("a usable descriptor"),
                     reject: Plan::compile(
                         &desc,
                         ScanOptions::default().with_reject_unknown_fields(true),
-                    ),
+                    )
+                    .expect("a usable descriptor"),
                     desc,
                 }
             })

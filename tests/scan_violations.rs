@@ -18,7 +18,7 @@ fn desc(name: &str) -> MessageDescriptor {
 }
 
 fn plan(name: &str) -> Plan {
-    Plan::compile(&desc(name), ScanOptions::default())
+    Plan::compile(&desc(name), ScanOptions::default()).expect("a usable descriptor")
 }
 
 /// Builds a message from protobuf text format and encodes it.
@@ -328,7 +328,8 @@ fn extensions_are_known_fields() {
     let strict = Plan::compile(
         &desc(name),
         ScanOptions::default().with_reject_unknown_fields(true),
-    );
+    )
+    .expect("a usable descriptor");
     let ok = encode(
         name,
         r#"main { sku: "m" qty: 1 } [scan.legacy.ext_label]: "hi""#,
@@ -383,7 +384,8 @@ fn unknown_fields_skipped_or_refused() {
     let strict = Plan::compile(
         &desc(name),
         ScanOptions::default().with_reject_unknown_fields(true),
-    );
+    )
+    .expect("a usable descriptor");
     assert!(!strict.is_valid(&payload));
     let violations = strict.violations(&payload);
     assert_eq!(violations.len(), 5);
@@ -395,7 +397,8 @@ fn unknown_fields_skipped_or_refused() {
     let strict = Plan::compile(
         &desc("scan.scalars.Scalars"),
         ScanOptions::default().with_reject_unknown_fields(true),
-    );
+    )
+    .expect("a usable descriptor");
     let violations = strict.violations(&nested);
     assert_eq!(violations.len(), 1);
     assert_eq!(violations[0].path(), "r_inner[0]");
@@ -519,7 +522,7 @@ fn more_than_64_required_fields() {
     let pool = DescriptorPool::from_file_descriptor_set(FileDescriptorSet { file: vec![file] })
         .expect("valid descriptor");
     let wide = pool.get_message_by_name("wide.Wide").expect("Wide");
-    let plan = Plan::compile(&wide, ScanOptions::default());
+    let plan = Plan::compile(&wide, ScanOptions::default()).expect("a usable descriptor");
     let all: Vec<u32> = (1..=150).collect();
     let encode = |numbers: &[u32]| {
         let mut out = Vec::new();

@@ -48,7 +48,7 @@ fn wide_required_masks_nested_to_the_depth_limit() {
     std::thread::spawn(move || {
         let pool = pool();
         let wide = pool.get_message_by_name("scan.wide.Wide").unwrap();
-        let plan = Plan::compile(&wide, ScanOptions::default());
+        let plan = Plan::compile(&wide, ScanOptions::default()).expect("a usable descriptor");
         for (depth, skip_at) in [(100, None), (100, Some(0)), (100, Some(99)), (102, None)] {
             let payload = chain(&pool, depth, skip_at);
             let expected = reference_is_valid(&wide, &payload, ScanOptions::default());
@@ -77,7 +77,7 @@ fn wide_required_masks_nested_to_the_depth_limit() {
 fn the_report_is_bounded_whatever_the_payload() {
     let pool = pool();
     let wide = pool.get_message_by_name("scan.wide.Wide").unwrap();
-    let plan = Plan::compile(&wide, ScanOptions::default());
+    let plan = Plan::compile(&wide, ScanOptions::default()).expect("a usable descriptor");
     // 100,000 length-delimited values for the int32 field 1: each one a
     // wire-type mismatch.
     let payload: Vec<u8> = [0x0a, 0x00].repeat(100_000);

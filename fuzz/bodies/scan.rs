@@ -36,11 +36,12 @@ fn targets() -> &'static [Target] {
             .map(|name| {
                 let desc = pool.get_message_by_name(name).expect("fixture message");
                 let plans = [
-                    Plan::compile(&desc, ScanOptions::default()),
+                    Plan::compile(&desc, ScanOptions::default()).expect("a usable descriptor"),
                     Plan::compile(
                         &desc,
                         ScanOptions::default().with_reject_unknown_fields(true),
-                    ),
+                    )
+                    .expect("a usable descriptor"),
                 ];
                 Target { desc, plans }
             })

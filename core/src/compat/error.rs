@@ -35,6 +35,18 @@ pub enum CompatError {
         #[source]
         source: prost_reflect::DescriptorError,
     },
+    /// The descriptor set links, but holds a shape `protoc` never writes and
+    /// the engine cannot compare safely (a map entry without a `value`
+    /// field, a `bytes` map key, a proto3 `required` field, ...).
+    #[cfg(feature = "protobuf")]
+    #[error("{what} is not a usable protobuf FileDescriptorSet: {source}")]
+    UnusableDescriptor {
+        /// Which input was wrong.
+        what: String,
+        /// The element and the rule it breaks.
+        #[source]
+        source: crate::validate::scan::UnusableDescriptor,
+    },
     /// A descriptor set holds no file, or not the file that was asked for.
     #[cfg(feature = "protobuf")]
     #[error("{what} has no file {file:?} to compare")]

@@ -12,7 +12,7 @@ use prost_reflect::{
     ReflectMessage, Value,
 };
 
-use super::scan::{Plan, ScanOptions};
+use super::scan::{check_descriptor_set, check_descriptors, Plan, ScanOptions};
 use super::{Options, Violation, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
@@ -28,12 +28,19 @@ impl ProtobufValidator {
         root: &str,
         options: Options,
     ) -> Result<ProtobufValidator, BoxError> {
+        // Before anything else touches the bytes: `prost-reflect` panics on
+        // some shapes, while linking (`check_descriptor_set`) and after
+        // (`check_descriptors`).
+        check_descriptor_set(bytes)
+            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
         let pool = DescriptorPool::decode(bytes)
             .map_err(|err| format!("the schema is not a valid FileDescriptorSet: {err}"))?;
+        check_descriptors(&pool)
+            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
-        let plan = Plan::compile(
+        let plan = Plan::compile_checked(
             &message,
             ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
         );

@@ -52,12 +52,21 @@ type P = ProtoChangeKind;
 
 /// Decodes a serialized `FileDescriptorSet`, naming the input (`what`) in
 /// the error. The set must hold its dependencies (as `protoc
-/// --include_imports` or `protox` write it).
+/// --include_imports` or `protox` write it), and only shapes `protoc`
+/// writes ([`check_descriptors`](crate::validate::scan::check_descriptors)):
+/// a set that links but holds, say, a map entry without a `value` field is
+/// [`CompatError::UnusableDescriptor`].
 pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
+    let unusable = |source| CompatError::UnusableDescriptor {
+        what: what.to_owned(),
+        source,
+    };
+    crate::validate::scan::check_descriptor_set(bytes).map_err(unusable)?;
     let pool = DescriptorPool::decode(bytes).map_err(|source| CompatError::NotADescriptorSet {
         what: what.to_owned(),
         source,
     })?;
+    crate::validate::scan::check_descriptors(&pool).map_err(unusable)?;
     if pool.files().len() == 0 {
         return Err(CompatError::NoSuchFile {
             what: what.to_owned(),
@@ -177,49 +186,92 @@ struct Comparer {
 const MAX_DEPTH: usize = 128;
 
 /// A message's fields the way a `.proto` file declares them: top-level
-/// fields (proto3 `optional` included) and real oneofs.
+/// fields (proto3 `optional` included) and real oneofs, with the lookups the
+/// comparison makes (by number, by oneof name) in hash maps, so that a
+/// message of many fields or oneofs compares in time linear in its size.
 struct Shape {
     top: Vec<FieldDescriptor>,
     oneofs: Vec<(String, Vec<FieldDescriptor>)>,
+    /// Field number -> index into `top` (the first field with the number).
+    top_by_tag: HashMap<u32, usize>,
+    /// Field number -> index into `oneofs` of the first oneof holding it.
+    oneof_by_tag: HashMap<u32, usize>,
+    /// Field number -> the member of that oneof with it.
+    member_by_tag: HashMap<u32, FieldDescriptor>,
+    /// Oneof name -> index into `oneofs` (the first oneof with the name).
+    oneof_by_name: HashMap<String, usize>,
 }
 
 impl Shape {
     fn of(message: &MessageDescriptor) -> Shape {
-        let top = message
+        let top: Vec<FieldDescriptor> = message
             .fields()
             .filter(|f| f.containing_oneof().is_none_or(|o| o.is_synthetic()))
             .collect();
-        let oneofs = message
+        let oneofs: Vec<(String, Vec<FieldDescriptor>)> = message
             .oneofs()
             .filter(|o| !o.is_synthetic())
             .map(|o| (o.name().to_owned(), o.fields().collect()))
             .collect();
-        Shape { top, oneofs }
+        let mut top_by_tag = HashMap::with_capacity(top.len());
+        for (at, f) in top.iter().enumerate() {
+            top_by_tag.entry(f.number()).or_insert(at);
+        }
+        let mut oneof_by_tag = HashMap::new();
+        let mut member_by_tag = HashMap::new();
+        let mut oneof_by_name = HashMap::with_capacity(oneofs.len());
+        for (at, (name, fields)) in oneofs.iter().enumerate() {
+            oneof_by_name.entry(name.clone()).or_insert(at);
+            for f in fields {
+                oneof_by_tag.entry(f.number()).or_insert(at);
+                member_by_tag.entry(f.number()).or_insert_with(|| f.clone());
+            }
+        }
+        Shape {
+            top,
+            oneofs,
+            top_by_tag,
+            oneof_by_tag,
+            member_by_tag,
+            oneof_by_name,
+        }
     }
 
     fn oneof_of(&self, tag: u32) -> Option<&str> {
-        self.oneofs
-            .iter()
-            .find(|(_, fields)| fields.iter().any(|f| f.number() == tag))
+        self.oneof_by_tag
+            .get(&tag)
+            .and_then(|&at| self.oneofs.get(at))
             .map(|(name, _)| name.as_str())
     }
 
     fn top_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top.iter().find(|f| f.number() == tag)
+        self.top_by_tag.get(&tag).and_then(|&at| self.top.get(at))
     }
 
     fn any_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_field(tag).or_else(|| {
-            self.oneofs
-                .iter()
-                .flat_map(|(_, fields)| fields.iter())
-                .find(|f| f.number() == tag)
-        })
+        self.top_field(tag).or_else(|| self.member_by_tag.get(&tag))
     }
 
     fn has(&self, tag: u32) -> bool {
         self.any_field(tag).is_some()
     }
+
+    /// The members of the oneof named `name`.
+    fn oneof(&self, name: &str) -> Option<&[FieldDescriptor]> {
+        self.oneof_by_name
+            .get(name)
+            .and_then(|&at| self.oneofs.get(at))
+            .map(|(_, fields)| fields.as_slice())
+    }
+}
+
+/// Fields by number (the first with each number).
+fn by_tag(fields: &[FieldDescriptor]) -> HashMap<u32, &FieldDescriptor> {
+    let mut map = HashMap::with_capacity(fields.len());
+    for f in fields {
+        map.entry(f.number()).or_insert(f);
+    }
+    map
 }
 
 fn tags(fields: &[FieldDescriptor]) -> Vec<i32> {
@@ -276,14 +328,6 @@ fn scalar_group(kind: &Kind) -> Option<ScalarGroup> {
 }
 
 /// A message's name without its file's package (`outer.Inner`).
-/// The name of the field numbered `tag` among `fields` (empty if none).
-fn field_name(fields: &[FieldDescriptor], tag: u32) -> &str {
-    fields
-        .iter()
-        .find(|f| f.number() == tag)
-        .map_or("", |f| f.name())
-}
-
 fn local_name(m: &MessageDescriptor) -> &str {
     let package = m.package_name();
     let full = m.full_name();
@@ -294,6 +338,15 @@ fn local_name(m: &MessageDescriptor) -> &str {
             .and_then(|s| s.strip_prefix('.'))
             .unwrap_or(full)
     }
+}
+
+/// Name -> index of its last occurrence.
+fn last_index<'a>(names: &[&'a str]) -> HashMap<&'a str, usize> {
+    let mut map = HashMap::with_capacity(names.len());
+    for (at, name) in names.iter().enumerate() {
+        map.insert(*name, at);
+    }
+    map
 }
 
 impl Comparer {
@@ -334,10 +387,11 @@ impl Comparer {
     ) {
         let old_names: Vec<&str> = old_messages.iter().map(|m| m.name()).collect();
         let new_names: Vec<&str> = new_messages.iter().map(|m| m.name()).collect();
+        let (old_at, new_at) = (last_index(&old_names), last_index(&new_names));
         for name in union_order(&map_order(&old_names), &map_order(&new_names)) {
             // The last declaration of a name wins, as in a Java map.
-            let old = old_messages.iter().rposition(|m| m.name() == name);
-            let new = new_messages.iter().rposition(|m| m.name() == name);
+            let old = old_at.get(name).copied();
+            let new = new_at.get(name).copied();
             self.enter(name, name);
             match (old, new) {
                 (Some(_), None) => self.push(P::MessageRemoved),
@@ -354,9 +408,10 @@ impl Comparer {
         }
         let old_names: Vec<&str> = old_enums.iter().map(|e| e.name()).collect();
         let new_names: Vec<&str> = new_enums.iter().map(|e| e.name()).collect();
+        let (old_at, new_at) = (last_index(&old_names), last_index(&new_names));
         for name in union_order(&map_order(&old_names), &map_order(&new_names)) {
-            let old = old_enums.iter().rfind(|e| e.name() == name);
-            let new = new_enums.iter().rfind(|e| e.name() == name);
+            let old = old_at.get(name).map(|&at| &old_enums[at]);
+            let new = new_at.get(name).map(|&at| &new_enums[at]);
             self.enter(name, name);
             match (old, new) {
                 (Some(_), None) => self.push(P::EnumRemoved),
@@ -419,15 +474,13 @@ impl Comparer {
         //    be set independently of the others in the original.
         for (name, fields) in &u.oneofs {
             let mut moved = 0;
-            let mut groups: Vec<&str> = Vec::new();
+            let mut groups: HashSet<&str> = HashSet::new();
             for f in fields {
                 if o.top_field(f.number()).is_some() {
                     moved += 1;
                     moved_into_oneof.insert(f.number());
                 } else if let Some(group) = o.oneof_of(f.number()) {
-                    if !groups.contains(&group) {
-                        groups.push(group);
-                    }
+                    groups.insert(group);
                 }
             }
             if moved > 1 {
@@ -442,14 +495,15 @@ impl Comparer {
         let new_names: Vec<&str> = u.oneofs.iter().map(|(n, _)| n.as_str()).collect();
         // The original's oneofs first, then those only the update has.
         let mut names = map_order(&old_names);
+        let old_set: HashSet<&str> = old_names.iter().copied().collect();
         names.extend(
             map_order(&new_names)
                 .into_iter()
-                .filter(|n| !old_names.contains(n)),
+                .filter(|n| !old_set.contains(n)),
         );
         for &name in &names {
-            let of = o.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
-            let uf = u.oneofs.iter().find(|(n, _)| n == name).map(|(_, f)| f);
+            let of = o.oneof(name);
+            let uf = u.oneof(name);
             self.enter(name, name);
             match (of, uf) {
                 (Some(_), None) => self.push(P::OneofRemoved),
@@ -461,8 +515,9 @@ impl Comparer {
                         .filter(|t| !o.has(*t))
                         .collect();
                     new_tags.sort_unstable();
+                    let members = by_tag(uf);
                     for tag in new_tags {
-                        let label = field_name(uf, tag);
+                        let label = members.get(&tag).map_or("", |f| f.name());
                         self.push_at(&tag.to_string(), label, P::OneofFieldAdded);
                     }
                 }
@@ -471,9 +526,10 @@ impl Comparer {
                         of.iter().chain(uf).map(FieldDescriptor::number).collect();
                     all.sort_unstable();
                     all.dedup();
+                    let (old_members, new_members) = (by_tag(of), by_tag(uf));
                     for tag in all {
-                        let a = of.iter().find(|f| f.number() == tag);
-                        let b = uf.iter().find(|f| f.number() == tag);
+                        let a = old_members.get(&tag).copied();
+                        let b = new_members.get(&tag).copied();
                         let label = a.or(b).map_or("", |f| f.name());
                         self.enter(tag.to_string(), label);
                         match (a, b) {
@@ -491,21 +547,22 @@ impl Comparer {
         }
         // Fields deleted together with their oneof.
         for &name in &names {
-            if u.oneofs.iter().any(|(n, _)| n == name) {
+            if u.oneof(name).is_some() {
                 continue;
             }
-            if let Some((_, fields)) = o.oneofs.iter().find(|(n, _)| n == name) {
+            if let Some(fields) = o.oneof(name) {
                 let mut gone: Vec<u32> = fields
                     .iter()
                     .map(FieldDescriptor::number)
                     .filter(|t| !u.has(*t))
                     .collect();
                 gone.sort_unstable();
+                let members = by_tag(fields);
                 for tag in gone {
                     self.enter(name, name);
                     self.push_at(
                         &tag.to_string(),
-                        field_name(fields, tag),
+                        members.get(&tag).map_or("", |f| f.name()),
                         P::OneofFieldRemoved,
                     );
                     self.leave();
@@ -520,9 +577,10 @@ impl Comparer {
             .filter(|f| !moved_into_oneof.contains(&f.number()))
             .cloned()
             .collect();
+        let old_top_by_tag = by_tag(&old_top);
         for tag in int_union_order(&tags(&old_top), &tags(&u.top)) {
             let tag = tag as u32;
-            let a = old_top.iter().find(|f| f.number() == tag);
+            let a = old_top_by_tag.get(&tag).copied();
             let b = u.top_field(tag);
             self.enter(tag.to_string(), a.or(b).map_or("", |f| f.name()));
             match (a, b) {
@@ -613,9 +671,18 @@ impl Comparer {
                 }
             }
             FieldKind::Map => {
+                // `get_field`, not `map_entry_key_field`, which panics on
+                // a malformed entry: `diff` takes pools built by anyone.
                 if let (Kind::Message(a), Kind::Message(b)) = (old.kind(), new.kind()) {
-                    self.field_type(&a.map_entry_key_field(), &b.map_entry_key_field());
-                    self.field_type(&a.map_entry_value_field(), &b.map_entry_value_field());
+                    for number in [1, 2] {
+                        match (a.get_field(number), b.get_field(number)) {
+                            (Some(x), Some(y)) => {
+                                self.field_type(&x, &y);
+                            }
+                            (None, None) => {}
+                            _ => self.push(P::FieldKindChanged),
+                        }
+                    }
                 }
             }
         }

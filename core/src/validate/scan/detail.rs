@@ -246,7 +246,7 @@ impl<'a> Detail<'a> {
                 let body = buf.get(start..end)?;
                 let entry = self.message(field.target)?;
                 let at = self.path.len();
-                self.path.push_str(&self.key_label(entry, body));
+                self.path.push_str(&key_label(entry, body));
                 self.map_entry(entry, body, depth);
                 self.path.truncate(at);
                 Some(end)
@@ -374,37 +374,6 @@ impl<'a> Detail<'a> {
         }
     }
 
-    /// `["key"]` or `[key]` for a map entry, from its last well-formed key
-    /// (the key prost keeps); the key type's default when there is none.
-    fn key_label(&self, entry: &Message, body: &[u8]) -> String {
-        let kind = entry
-            .lookup(1)
-            .and_then(|(index, _)| entry.info.get(index))
-            .map_or(KeyKind::None, |info| info.key);
-        let mut label = match kind {
-            KeyKind::Str => "[\"\"]".to_owned(),
-            KeyKind::Bool => "[false]".to_owned(),
-            _ => "[0]".to_owned(),
-        };
-        let mut pos = 0;
-        while pos < body.len() {
-            let Ok((number, wire_type, next)) = read_key(body, pos) else {
-                break;
-            };
-            pos = next;
-            if number == 1 {
-                if let Some(found) = decode_key(kind, wire_type, body, pos) {
-                    label = found;
-                }
-            }
-            match skip(body, pos, number, wire_type, 100, Budget::GroupsOnly) {
-                Ok(next) => pos = next,
-                Err(_) => break,
-            }
-        }
-        label
-    }
-
     fn varint(&mut self, buf: &[u8], pos: usize) -> Option<usize> {
         match skip_varint(buf, pos) {
             Ok(next) => Some(next),
@@ -436,6 +405,37 @@ impl<'a> Detail<'a> {
             }
         }
     }
+}
+
+/// `["key"]` or `[key]` for a map entry, from its last well-formed key
+/// (the key prost keeps); the key type's default when there is none.
+pub(super) fn key_label(entry: &Message, body: &[u8]) -> String {
+    let kind = entry
+        .lookup(1)
+        .and_then(|(index, _)| entry.info.get(index))
+        .map_or(KeyKind::None, |info| info.key);
+    let mut label = match kind {
+        KeyKind::Str => "[\"\"]".to_owned(),
+        KeyKind::Bool => "[false]".to_owned(),
+        _ => "[0]".to_owned(),
+    };
+    let mut pos = 0;
+    while pos < body.len() {
+        let Ok((number, wire_type, next)) = read_key(body, pos) else {
+            break;
+        };
+        pos = next;
+        if number == 1 {
+            if let Some(found) = decode_key(kind, wire_type, body, pos) {
+                label = found;
+            }
+        }
+        match skip(body, pos, number, wire_type, 100, Budget::GroupsOnly) {
+            Ok(next) => pos = next,
+            Err(_) => break,
+        }
+    }
+    label
 }
 
 /// Decodes a map key for a path; `None` if the wire type does not fit.

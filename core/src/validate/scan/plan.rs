@@ -42,13 +42,21 @@ pub(super) struct Field {
     pub(super) packable: bool,
     /// A repeated field (list or map): paths carry an index or a key.
     pub(super) repeated: bool,
+    /// Index of the oneof (real or synthetic) this field belongs to, or
+    /// [`NO_ONEOF`]: setting it clears the oneof's other member.
+    pub(super) oneof: u32,
 }
+
+/// Marker for "this field is in no oneof".
+pub(super) const NO_ONEOF: u32 = u32::MAX;
 
 /// Cold per-field data, used only to describe violations.
 #[derive(Clone, Debug)]
 pub(super) struct FieldInfo {
     /// The field's name as it appears in a path (`[pkg.ext]` for extensions).
     pub(super) name: Box<str>,
+    /// The field's number.
+    pub(super) number: u32,
     /// The field's declared type, as written in a `.proto` file.
     pub(super) type_name: &'static str,
     /// For map entries' key fields: how to print a key.
@@ -104,6 +112,10 @@ pub(super) struct Message {
     /// For a map entry: its value is a message with required fields, so an
     /// entry without a value (which decodes as an empty message) is incomplete.
     pub(super) entry_value_needs_fields: bool,
+    /// Some decoded instance of this message can lack a required field: it
+    /// has required fields, or a field (list element, map value, group)
+    /// whose message can. Merging only needs settling below such messages.
+    pub(super) can_fail: bool,
 }
 
 impl Message {
@@ -154,14 +166,50 @@ pub(super) fn compile(root: &MessageDescriptor) -> Tables {
         };
         messages.push(compile_message(&desc, &mut intern));
     }
+    mark_can_fail(&mut messages);
     Tables {
         messages: messages.into_boxed_slice(),
+    }
+}
+
+/// Sets `can_fail` on every message with required fields and on every
+/// message that reaches one through its fields: a walk over reversed edges,
+/// linear in the number of fields.
+fn mark_can_fail(messages: &mut [Message]) {
+    let mut parents: Vec<Vec<u32>> = vec![Vec::new(); messages.len()];
+    let mut queue: Vec<usize> = Vec::new();
+    for (at, message) in messages.iter_mut().enumerate() {
+        for field in message.fields.iter() {
+            if matches!(field.shape, Shape::Message | Shape::Group | Shape::Map) {
+                if let Some(list) = parents.get_mut(field.target as usize) {
+                    list.push(u32::try_from(at).unwrap_or(u32::MAX));
+                }
+            }
+        }
+        if message.required_count > 0 {
+            message.can_fail = true;
+            queue.push(at);
+        }
+    }
+    while let Some(at) = queue.pop() {
+        let Some(list) = parents.get(at) else {
+            continue;
+        };
+        for &parent in list {
+            if let Some(message) = messages.get_mut(parent as usize) {
+                if !message.can_fail {
+                    message.can_fail = true;
+                    queue.push(parent as usize);
+                }
+            }
+        }
     }
 }
 
 /// A field or an extension, seen through what the plan needs.
 struct Source {
     number: u32,
+    oneof: u32,
     name: String,
     kind: Kind,
     cardinality: Cardinality,
@@ -174,6 +222,11 @@ impl Source {
     fn field(field: &FieldDescriptor) -> Source {
         Source {
             number: field.number(),
+            oneof: field
+                .field_descriptor_proto()
+                .oneof_index
+                .and_then(|index| u32::try_from(index).ok())
+                .unwrap_or(NO_ONEOF),
             name: field.name().to_owned(),
             kind: field.kind(),
             cardinality: field.cardinality(),
@@ -186,6 +239,7 @@ impl Source {
     fn extension(ext: &ExtensionDescriptor) -> Source {
         Source {
             number: ext.number(),
+            oneof: NO_ONEOF,
             name: format!("[{}]", ext.full_name()),
             kind: ext.kind(),
             cardinality: ext.cardinality(),
@@ -234,9 +288,11 @@ fn compile_message(
             packable: source.is_list
                 && matches!(shape, Shape::Varint | Shape::Fixed32 | Shape::Fixed64),
             repeated: source.cardinality == Cardinality::Repeated,
+            oneof: source.oneof,
         });
         info.push(FieldInfo {
             name: source.name.clone().into_boxed_str(),
+            number: source.number,
             type_name,
             key,
         });
@@ -261,10 +317,13 @@ fn compile_message(
     }
     sparse.sort_unstable();
 
+    // `get_field(2)`, not `map_entry_value_field()`, which panics on a
+    // malformed entry (the plan is only built for checked descriptors, but
+    // nothing here relies on it).
     let entry_value_needs_fields = desc.is_map_entry()
         && matches!(
-            desc.map_entry_value_field().kind(),
-            Kind::Message(value) if value.fields().any(|f| f.cardinality() == Cardinality::Required)
+            desc.get_field(2).map(|value| value.kind()),
+            Some(Kind::Message(value)) if value.fields().any(|f| f.cardinality() == Cardinality::Required)
         );
 
     Message {
@@ -275,6 +334,7 @@ fn compile_message(
         required_count: u32::try_from(required_names.len()).unwrap_or(u32::MAX),
         required_names: required_names.into_boxed_slice(),
         entry_value_needs_fields,
+        can_fail: false,
     }
 }
 

@@ -18,11 +18,17 @@ use super::{ScanOptions, ScanViolation, ViolationKind};
 ///
 /// [`Plan::is_valid`](super::Plan::is_valid) must agree with this on every
 /// payload; the differential tests hold it to that. It allocates freely.
+///
+/// A descriptor that fails [`check_descriptors`](super::check_descriptors)
+/// has no valid payload (and is never handed to the decoder).
 pub fn reference_is_valid(
     message: &MessageDescriptor,
     payload: &[u8],
     options: ScanOptions,
 ) -> bool {
+    if super::check_descriptors(message.parent_pool()).is_err() {
+        return false;
+    }
     match DynamicMessage::decode(message.clone(), payload) {
         Ok(decoded) => {
             // One problem settles the verdict.
