@@ -117,6 +117,17 @@ impl GuardBuilder {
         self
     }
 
+    /// JSON: whether a payload whose object names a key twice is refused as
+    /// not JSON (default `false`: the last value is kept, as serde_json
+    /// keeps it). Turn it on when a consumer's own parser may keep the
+    /// first value, which would then never have been checked. Costs nothing
+    /// when off; applies to [`Guard::validate`] (a parsed
+    /// `serde_json::Value` cannot hold duplicates).
+    pub fn reject_duplicate_keys(mut self, yes: bool) -> GuardBuilder {
+        self.options.reject_duplicate_keys = yes;
+        self
+    }
+
     /// The guard.
     pub fn build(self) -> Guard {
         Guard {
