@@ -104,7 +104,10 @@ impl GuardBuilder {
         self
     }
 
-    /// JSON Schema: whether `format` is asserted (default `true`).
+    /// JSON Schema: whether `format` is asserted (default `true`). The
+    /// formats asserted, `idn-email` and `idn-hostname` among them, are
+    /// listed in the crate docs ("JSON payloads: exactly what is checked");
+    /// any other `format` never makes a payload invalid.
     pub fn assert_formats(mut self, yes: bool) -> GuardBuilder {
         self.options.assert_formats = yes;
         self

@@ -246,37 +246,50 @@ struct Shape {
 }
 
 impl Shape {
+    /// Walks `value` with one iterator per open array or object (memory
+    /// in proportion to the depth, stopping once it reaches the limit).
     fn of(value: &Value) -> Shape {
+        enum Members<'a> {
+            Array(std::slice::Iter<'a, Value>),
+            Object(serde_json::map::Iter<'a>),
+        }
         let mut shape = Shape {
             values: 0,
             depth: 0,
             bytes: 0,
         };
-        let mut stack = vec![(value, 0usize)];
-        while let Some((value, depth)) = stack.pop() {
-            shape.values += 1;
-            shape.bytes += 4;
-            match value {
-                Value::Array(items) => {
-                    shape.depth = shape.depth.max(depth + 1);
-                    stack.extend(items.iter().map(|item| (item, depth + 1)));
+        let mut open: Vec<Members<'_>> = Vec::new();
+        let mut next = Some(value);
+        loop {
+            if let Some(value) = next.take() {
+                shape.values += 1;
+                shape.bytes += 4;
+                match value {
+                    Value::Array(items) => open.push(Members::Array(items.iter())),
+                    Value::Object(map) => open.push(Members::Object(map.iter())),
+                    Value::String(text) => shape.bytes += text.len() as u64,
+                    _ => shape.bytes += 8,
                 }
-                Value::Object(map) => {
-                    shape.depth = shape.depth.max(depth + 1);
-                    for (key, item) in map {
-                        shape.bytes += key.len() as u64 + 3;
-                        stack.push((item, depth + 1));
-                    }
+                shape.depth = shape.depth.max(open.len());
+                if shape.depth >= MAX_NESTING {
+                    // Deep enough to refuse; the rest need not be measured.
+                    return shape;
                 }
-                Value::String(text) => shape.bytes += text.len() as u64,
-                _ => shape.bytes += 8,
             }
-            if shape.depth >= MAX_NESTING {
-                // Deep enough to refuse; the rest need not be measured.
-                break;
+            let Some(members) = open.last_mut() else {
+                return shape;
+            };
+            next = match members {
+                Members::Array(items) => items.next(),
+                Members::Object(map) => map.next().map(|(key, item)| {
+                    shape.bytes += key.len() as u64 + 3;
+                    item
+                }),
+            };
+            if next.is_none() {
+                open.pop();
             }
         }
-        shape
     }
 }
 
