@@ -578,12 +578,12 @@ fn errors_per_value(graph: &Graph, component: &[usize], components: &[Vec<usize>
             break;
         }
         let mut next = vec![0u64; n];
-        for v in 0..n {
-            if count[v] == 0 {
+        for (&times, targets) in count.iter().zip(&graph.descend) {
+            if times == 0 {
                 continue;
             }
-            for &w in &graph.descend[v] {
-                next[w] = next[w].saturating_add(count[v]);
+            for &w in targets {
+                next[w] = next[w].saturating_add(times);
             }
         }
         if next.iter().all(|&c| c == 0) {
