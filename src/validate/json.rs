@@ -295,26 +295,36 @@ impl Shape {
 
 /// `err`'s message, cut at [`MAX_MESSAGE`] bytes without formatting the rest.
 fn bounded(err: &dyn fmt::Display) -> String {
-    struct Cut(String);
+    struct Cut {
+        text: String,
+        full: bool,
+    }
     impl fmt::Write for Cut {
         fn write_str(&mut self, text: &str) -> fmt::Result {
-            let room = MAX_MESSAGE - self.0.len();
+            if self.full {
+                return Err(fmt::Error);
+            }
+            let room = MAX_MESSAGE.saturating_sub(self.text.len());
             if text.len() <= room {
-                self.0.push_str(text);
+                self.text.push_str(text);
                 return Ok(());
             }
             let mut end = room;
             while !text.is_char_boundary(end) {
                 end -= 1;
             }
-            self.0.push_str(&text[..end]);
-            self.0.push('…');
+            self.text.push_str(&text[..end]);
+            self.text.push('…');
+            self.full = true;
             Err(fmt::Error)
         }
     }
-    let mut cut = Cut(String::new());
+    let mut cut = Cut {
+        text: String::new(),
+        full: false,
+    };
     let _ = write!(cut, "{err}");
-    cut.0
+    cut.text
 }
 
 /// A JSON value parsed as `serde_json::Value` is, refusing an object that
