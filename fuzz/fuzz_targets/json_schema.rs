@@ -13,7 +13,7 @@
 #![no_main]
 
 use dataschema::{Error, Guard, Outcome, Reason, Registry, Resolver, Schema, Urn};
-use libfuzzer_sys::arbitrary::{self, Arbitrary, Unstructured};
+use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use serde_json::{json, Map, Value};
 
