@@ -110,7 +110,10 @@ impl GuardBuilder {
         self
     }
 
-    /// JSON Schema: whether `format` is asserted (default `true`).
+    /// JSON Schema: whether `format` is asserted (default `true`). The
+    /// formats asserted, `idn-email` and `idn-hostname` among them, are
+    /// listed in the crate docs ("JSON payloads: exactly what is checked");
+    /// any other `format` never makes a payload invalid.
     pub fn assert_formats(mut self, yes: bool) -> GuardBuilder {
         self.options.assert_formats = yes;
         self
@@ -134,6 +137,17 @@ impl GuardBuilder {
     /// (the schema itself does not compile) is kept for good.
     pub fn retry_after(mut self, delay: Duration) -> GuardBuilder {
         self.retry_after = delay;
+        self
+    }
+
+    /// JSON: whether a payload whose object names a key twice is refused as
+    /// not JSON (default `false`: the last value is kept, as serde_json
+    /// keeps it). Turn it on when a consumer's own parser may keep the
+    /// first value, which would then never have been checked. Costs nothing
+    /// when off; applies to [`Guard::validate`] (a parsed
+    /// `serde_json::Value` cannot hold duplicates).
+    pub fn reject_duplicate_keys(mut self, yes: bool) -> GuardBuilder {
+        self.options.reject_duplicate_keys = yes;
         self
     }
 

@@ -35,6 +35,9 @@ pub struct Options {
     pub assert_formats: bool,
     /// Protobuf: a field number the descriptor does not know is a violation.
     pub reject_unknown_fields: bool,
+    /// JSON: an object naming a key twice makes the payload not JSON (by
+    /// default the last value is kept, as serde_json does).
+    pub reject_duplicate_keys: bool,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
         Options {
             assert_formats: true,
             reject_unknown_fields: false,
+            reject_duplicate_keys: false,
         }
     }
 }
