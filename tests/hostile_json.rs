@@ -4,6 +4,8 @@
 //! meets it through a fallback; a payload is never refused because of an
 //! engine limit.
 
+#![cfg(feature = "json")]
+
 mod common;
 
 use dataschema::{Error, Guard, Outcome, Reason, Registry, Resolver, Schema, Urn};

@@ -3,6 +3,8 @@
 //! tracks the peak of live bytes watches the guard (one test in this file,
 //! so nothing else allocates meanwhile).
 
+#![cfg(feature = "json")]
+
 mod common;
 
 use std::alloc::{GlobalAlloc, Layout, System};

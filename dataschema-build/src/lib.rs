@@ -23,7 +23,7 @@
 
 mod lock;
 mod manifest;
-#[cfg(feature = "protobuf")]
+#[cfg(feature = "protox")]
 mod proto;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -35,12 +35,12 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 use self::manifest::Manifest;
 pub use self::manifest::MANIFEST_FILE;
-#[cfg(feature = "protobuf")]
+#[cfg(feature = "protox")]
 pub use self::proto::compile_proto;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use dataschema_core::__private::{compile, sha256_hex, Options};
+use dataschema_core::__private::{compile, sha256_hex, CompileError, Options};
 use dataschema_core::{compat, Chain, Compatibility, Error, Language, Resolver, Schema, Urn};
 
 /// A schema found in the folder, with where it came from.
@@ -265,6 +265,11 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     for source in &sources {
         match compile(&source.schema, folder.clone(), Options::default()) {
             Ok(_) => compiled.push(true),
+            // The internal `unchecked` feature: a schema whose validator is
+            // not compiled in is bundled unchecked (the binary fails open
+            // on it with `no_validator`).
+            #[cfg(feature = "unchecked")]
+            Err(CompileError::NoValidator(_)) => compiled.push(true),
             Err(err) => {
                 compiled.push(false);
                 let err = Error::from(err);
@@ -622,7 +627,7 @@ fn read_json(path: &Path, urn: Urn) -> Result<Source, Problem> {
 }
 
 /// Without the `protobuf` feature a `.proto` file cannot be compiled.
-#[cfg(not(feature = "protobuf"))]
+#[cfg(not(feature = "protox"))]
 fn read_proto(
     _dir: &Path,
     _path: &Path,
@@ -639,7 +644,7 @@ fn read_proto(
     ))
 }
 
-#[cfg(feature = "protobuf")]
+#[cfg(feature = "protox")]
 fn read_proto(
     dir: &Path,
     path: &Path,
