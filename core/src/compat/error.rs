@@ -1,9 +1,15 @@
 //! Errors of the compatibility engine.
 
+use crate::schema::Language;
+use crate::urn::Urn;
+
 /// An input the compatibility engine could not use.
 ///
 /// Diffing itself never fails; these errors come from turning bytes into a
-/// schema (JSON text, a serialized `FileDescriptorSet`).
+/// schema (JSON text, a serialized `FileDescriptorSet`). The entry points
+/// over [`Schema`](crate::Schema)s ([`compat::diff`](crate::compat::diff()),
+/// [`compat::check`](crate::compat::check)) wrap the cause in
+/// [`CompatError::Unusable`], naming the schema's URN.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompatError {
@@ -44,4 +50,37 @@ pub enum CompatError {
         /// The file looked for (empty when the set holds no file at all).
         file: String,
     },
+    /// A schema given by URN cannot be read for comparison; the cause (in
+    /// `source()`) says why.
+    #[error("schema {urn} is unusable")]
+    Unusable {
+        /// The schema's URN.
+        urn: Urn,
+        /// Why it cannot be read.
+        #[source]
+        source: Box<CompatError>,
+    },
+    /// The comparison engine of the schema's language is not compiled in.
+    #[error(
+        "no compatibility check for {language} schemas is compiled in (schema {urn}): \
+         enable dataschema's `{}` feature",
+        language.feature()
+    )]
+    NoComparer {
+        /// The schema's URN.
+        urn: Urn,
+        /// The schema's language.
+        language: Language,
+    },
+}
+
+impl CompatError {
+    /// The URN of the schema concerned, when the error came from an entry
+    /// point over [`Schema`](crate::Schema)s.
+    pub fn urn(&self) -> Option<&Urn> {
+        match self {
+            CompatError::Unusable { urn, .. } | CompatError::NoComparer { urn, .. } => Some(urn),
+            _ => None,
+        }
+    }
 }

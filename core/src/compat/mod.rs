@@ -36,14 +36,16 @@ mod check;
 mod diff;
 mod error;
 mod java_order;
+mod kind;
 pub mod json;
 pub mod mode;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
 mod schemas;
 
-pub use check::{check_with, CompatReport, Direction, VersionReport};
-pub use diff::{Change, ChangeKind, SchemaDiff};
+pub use check::{check_with, CompatReport, Direction, VersionChange, VersionReport};
+pub use diff::{Change, SchemaDiff};
 pub use error::CompatError;
+pub use kind::{AnyChangeKind, ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
-pub use schemas::check;
+pub use schemas::{check, diff};
