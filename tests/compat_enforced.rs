@@ -245,6 +245,24 @@ mod bundle {
         assert_eq!(problems.len(), 1, "{problems:#?}");
         assert!(problems[0].contains("price.v2.json"), "{}", problems[0]);
         assert!(problems[0].contains("[v1] backward"), "{}", problems[0]);
+        // The diagnostic is typed: its kind, its file, and the report.
+        let problem = &err.diagnostics()[0];
+        assert_eq!(problem.kind(), build::DiagnosticKind::Incompatible);
+        assert_eq!(problem.path().file_name().unwrap(), "price.v2.json");
+        let report = problem.report().expect("an incompatible diagnostic has its report");
+        let breaking: Vec<_> = report
+            .breaking()
+            .map(|c| (c.version(), c.direction(), c.kind(), c.path().to_owned()))
+            .collect();
+        assert_eq!(
+            breaking,
+            [(
+                1,
+                dataschema::compat::Direction::Backward,
+                dataschema::compat::json::JsonChangeKind::TypeNarrowed.into(),
+                "#/".to_owned()
+            )]
+        );
     }
 
     #[test]
