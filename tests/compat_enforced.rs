@@ -249,7 +249,9 @@ mod bundle {
         let problem = &err.diagnostics()[0];
         assert_eq!(problem.kind(), build::DiagnosticKind::Incompatible);
         assert_eq!(problem.path().file_name().unwrap(), "price.v2.json");
-        let report = problem.report().expect("an incompatible diagnostic has its report");
+        let report = problem
+            .report()
+            .expect("an incompatible diagnostic has its report");
         let breaking: Vec<_> = report
             .breaking()
             .map(|c| (c.version(), c.direction(), c.kind(), c.path().to_owned()))

@@ -170,13 +170,19 @@ fn a_language_change_is_one_typed_change() {
 #[test]
 fn diff_serves_json_schemas() {
     let diff = compat::diff(&price(1), &price(2)).unwrap();
-    let changes: Vec<(AnyChangeKind, &str)> =
-        diff.changes().iter().map(|c| (c.kind(), c.path())).collect();
+    let changes: Vec<(AnyChangeKind, &str)> = diff
+        .changes()
+        .iter()
+        .map(|c| (c.kind(), c.path()))
+        .collect();
     assert_eq!(
         changes,
         [(AnyChangeKind::Json(JsonChangeKind::TypeNarrowed), "#/")]
     );
-    assert_eq!(diff.changes()[0].kind().as_json(), Some(JsonChangeKind::TypeNarrowed));
+    assert_eq!(
+        diff.changes()[0].kind().as_json(),
+        Some(JsonChangeKind::TypeNarrowed)
+    );
     assert!(compat::diff(&price(1), &price(1)).unwrap().is_empty());
 }
 
@@ -229,7 +235,12 @@ fn compile_proto(path: &std::path::Path) -> Vec<u8> {
 fn an_unreadable_schema_is_named_by_its_urn() {
     let broken = Schema::json(urn("urn:acme:schema:price:1"), "{ nope");
     // The prior is the broken one: the error names it, not the candidate.
-    let err = compat::check(Compatibility::Backward, &price(2), &[broken.clone()]).unwrap_err();
+    let err = compat::check(
+        Compatibility::Backward,
+        &price(2),
+        std::slice::from_ref(&broken),
+    )
+    .unwrap_err();
     let CompatError::Unusable { urn: named, source } = &err else {
         panic!("{err}")
     };
@@ -248,16 +259,25 @@ fn an_unreadable_schema_is_named_by_its_urn() {
 
     // At the crate's boundary it is SchemaUnusable, the cause kept once.
     let err = dataschema::Error::from(err);
-    assert!(matches!(err, dataschema::Error::SchemaUnusable { .. }), "{err}");
+    assert!(
+        matches!(err, dataschema::Error::SchemaUnusable { .. }),
+        "{err}"
+    );
     assert_eq!(err.urn().map(|u| u.version()), Some(1));
-    assert!(err.chain().to_string().contains("the new schema is not JSON"));
+    assert!(err
+        .chain()
+        .to_string()
+        .contains("the new schema is not JSON"));
 }
 
 #[test]
 fn json_kinds_are_one_table() {
     let all = JsonChangeKind::ALL;
     assert_eq!(all.len(), 124);
-    assert_eq!(all.iter().filter(|k| k.is_backward_compatible()).count(), 61);
+    assert_eq!(
+        all.iter().filter(|k| k.is_backward_compatible()).count(),
+        61
+    );
     for &kind in all {
         assert_eq!(kind.name().parse::<JsonChangeKind>(), Ok(kind));
         assert_eq!(kind.to_string(), kind.name());

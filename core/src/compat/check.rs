@@ -152,7 +152,9 @@ impl VersionReport {
     /// Whether the candidate passed against this version: no change breaks
     /// compatibility in the direction it was found in.
     pub fn passed(&self) -> bool {
-        self.changes.iter().all(VersionChange::is_backward_compatible)
+        self.changes
+            .iter()
+            .all(VersionChange::is_backward_compatible)
     }
 
     /// Every change found against this version, compatible or not: the

@@ -6,9 +6,9 @@ use std::fmt;
 
 use crate::schema::Language;
 
+use super::json::JsonChangeKind;
 #[cfg(feature = "protobuf")]
 use super::protobuf::ProtoChangeKind;
-use super::json::JsonChangeKind;
 
 /// The kind of one change, per language (JSON Schema, protobuf).
 ///

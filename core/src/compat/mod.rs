@@ -36,8 +36,8 @@ mod check;
 mod diff;
 mod error;
 mod java_order;
-mod kind;
 pub mod json;
+mod kind;
 pub mod mode;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
