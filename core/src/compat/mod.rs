@@ -7,6 +7,13 @@
 //! a path, and whether it breaks backward compatibility. The checkers
 //! ([`json::check`], [`protobuf::check`]) run those diffs under a mode against
 //! prior versions through one language-agnostic driver, [`check_with`].
+//! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check`]
+//! share one per-language dispatch; their kinds are [`AnyChangeKind`].
+//!
+//! Reports are typed: a [`CompatReport`] holds a [`VersionReport`] per
+//! prior version checked, each with every [`VersionChange`] found (its
+//! version, [`Direction`], kind, path and verdict). Text comes from
+//! `Display` only.
 //!
 //! | mode | what is checked |
 //! |---|---|

@@ -91,7 +91,7 @@ impl Parsed {
 /// let diff = compat::diff(&old, &new).unwrap();
 /// let change = &diff.changes()[0];
 /// assert_eq!(change.kind(), JsonChangeKind::TypeNarrowed);
-/// assert_eq!(change.path(), "#/properties/id/type");
+/// assert_eq!(change.path(), "#/properties/id");
 /// assert!(!diff.is_backward_compatible());
 /// ```
 pub fn diff(old: &Schema, new: &Schema) -> Result<SchemaDiff<AnyChangeKind>, CompatError> {
