@@ -264,10 +264,13 @@ fn an_unreadable_schema_is_named_by_its_urn() {
         "{err}"
     );
     assert_eq!(err.urn().map(|u| u.version()), Some(1));
-    assert!(err
-        .chain()
-        .to_string()
-        .contains("the new schema is not JSON"));
+    let chain = err.chain().to_string();
+    assert!(chain.contains("the new schema is not JSON: "), "{chain}");
+    // Each cause once: the parser's message is not repeated.
+    let parser = serde_json::from_str::<serde_json::Value>("{ nope")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(chain.matches(&parser).count(), 1, "{chain}");
 }
 
 #[test]

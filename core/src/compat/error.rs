@@ -9,12 +9,14 @@ use crate::urn::Urn;
 /// schema (JSON text, a serialized `FileDescriptorSet`). The entry points
 /// over [`Schema`](crate::Schema)s ([`compat::diff`](crate::compat::diff()),
 /// [`compat::check`](crate::compat::check)) wrap the cause in
-/// [`CompatError::Unusable`], naming the schema's URN.
+/// [`CompatError::Unusable`], naming the schema's URN. `Display` does not
+/// repeat the cause kept in `source()`: print the chain
+/// ([`Chain`](crate::Chain)) for the whole story.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompatError {
     /// The bytes of a JSON Schema are not JSON.
-    #[error("{what} is not JSON: {source}")]
+    #[error("{what} is not JSON")]
     NotJson {
         /// Which input was wrong (`"candidate"`, `"version 3"`, ...).
         what: String,
@@ -33,7 +35,7 @@ pub enum CompatError {
     /// The bytes of a protobuf schema are not a serialized `FileDescriptorSet`
     /// (or the set does not link: a missing import, a duplicate name).
     #[cfg(feature = "protobuf")]
-    #[error("{what} is not a usable protobuf FileDescriptorSet: {source}")]
+    #[error("{what} is not a usable protobuf FileDescriptorSet")]
     NotADescriptorSet {
         /// Which input was wrong.
         what: String,
