@@ -247,6 +247,9 @@ impl fmt::Display for CompatReport {
 /// non-transitive mode checks only the latest prior version, a transitive one
 /// every prior version, oldest first. `None`, or no prior version, checks
 /// nothing and passes.
+///
+/// Each change found is kept in the report as a [`VersionChange`], its kind
+/// made an [`AnyChangeKind`] (so `K` is one of the crate's kinds).
 pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
     mode: Compatibility,
     candidate: &S,
