@@ -7,6 +7,7 @@
 mod common;
 
 use common::{read, urn};
+use dataschema::compat::Direction;
 use dataschema::{Compatibility, Error, MemoryStore, Registry, Schema};
 
 fn price(version: u32) -> Schema {
@@ -42,10 +43,13 @@ mod publish {
         };
         assert_eq!(urn.version(), 2);
         assert!(!report.is_compatible());
-        let messages: Vec<&str> = report.messages().collect();
+        let breaking: Vec<_> = report.breaking().collect();
+        assert!(!breaking.is_empty(), "{report}");
         assert!(
-            messages.iter().all(|m| m.starts_with("[v1] backward: ")),
-            "{messages:?}"
+            breaking
+                .iter()
+                .all(|c| c.version() == 1 && c.direction() == Direction::Backward),
+            "{report}"
         );
         assert!(err.to_string().contains("[v1]"), "{err}");
         assert_eq!(
@@ -241,6 +245,26 @@ mod bundle {
         assert_eq!(problems.len(), 1, "{problems:#?}");
         assert!(problems[0].contains("price.v2.json"), "{}", problems[0]);
         assert!(problems[0].contains("[v1] backward"), "{}", problems[0]);
+        // The diagnostic is typed: its kind, its file, and the report.
+        let problem = &err.diagnostics()[0];
+        assert_eq!(problem.kind(), build::DiagnosticKind::Incompatible);
+        assert_eq!(problem.path().file_name().unwrap(), "price.v2.json");
+        let report = problem
+            .report()
+            .expect("an incompatible diagnostic has its report");
+        let breaking: Vec<_> = report
+            .breaking()
+            .map(|c| (c.version(), c.direction(), c.kind(), c.path().to_owned()))
+            .collect();
+        assert_eq!(
+            breaking,
+            [(
+                1,
+                dataschema::compat::Direction::Backward,
+                dataschema::compat::json::JsonChangeKind::TypeNarrowed.into(),
+                "#/".to_owned()
+            )]
+        );
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! schema never differs from itself, every mode accepts it against itself,
 //! and nothing panics on arbitrary pairs or arbitrary bytes.
 
-use dataschema::compat::{protobuf, Compatibility};
+use dataschema::compat::protobuf::{self, ProtoChangeKind};
+use dataschema::compat::Compatibility;
 use proptest::prelude::*;
 use prost::Message as _;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
@@ -223,7 +224,7 @@ fn imported_messages_are_compared_once_per_pair() {
         done.send((
             same.is_compatible(),
             changed.is_compatible(),
-            changed.messages().count(),
+            changed.breaking().count(),
         ))
         .unwrap();
     });
@@ -248,7 +249,9 @@ fn a_very_deep_import_chain_is_reported_not_overflowed() {
     let report = protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
     assert!(!report.is_compatible());
     assert!(
-        report.messages().any(|m| m.contains("COMPARISON_TOO_DEEP")),
+        report
+            .breaking()
+            .any(|c| c.kind() == ProtoChangeKind::ComparisonTooDeep),
         "{report}"
     );
 }
@@ -276,5 +279,10 @@ fn the_schema_file_is_found_in_any_order() {
     let new = reorder(&import_chain(2, 1, Type::String));
     let report = protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
     assert!(!report.is_compatible(), "{report}");
-    assert!(report.messages().any(|m| m.contains("L2")), "{report}");
+    assert!(
+        report
+            .breaking()
+            .any(|c| c.label().is_some_and(|l| l.contains("L2"))),
+        "{report}"
+    );
 }

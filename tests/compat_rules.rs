@@ -101,7 +101,7 @@ fn transitive_modes_check_every_prior_version() {
         .collect();
     assert_eq!(versions, [(1, false), (2, true)]);
     assert_eq!(
-        all.messages().collect::<Vec<_>>(),
+        all.breaking().map(ToString::to_string).collect::<Vec<_>>(),
         ["[v1] backward: TYPE_NARROWED at #/"]
     );
 
@@ -298,7 +298,7 @@ mod proto {
         let all = protobuf::check(Compatibility::BackwardTransitive, &v3, &priors).unwrap();
         assert!(!all.is_compatible());
         assert_eq!(
-            all.messages().collect::<Vec<_>>(),
+            all.breaking().map(ToString::to_string).collect::<Vec<_>>(),
             ["[v1] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/2 (Order.quantity)"]
         );
         assert!(protobuf::diff(

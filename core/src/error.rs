@@ -1,6 +1,6 @@
 //! The crate's error type.
 
-use crate::compat::{CompatReport, Compatibility, UnknownMode};
+use crate::compat::{CompatError, CompatReport, Compatibility, UnknownMode};
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
 
@@ -67,7 +67,8 @@ pub enum Error {
     },
     /// The schema is not compatible with prior versions of its name under
     /// the mode asked for; the report lists every version checked and each
-    /// breaking change, prefixed with the version it came from (`[v2] ...`).
+    /// change found, typed ([`CompatReport::breaking`]); its `Display`
+    /// prefixes each breaking change with its version (`[v2] ...`).
     #[error("{urn} is incompatible with prior versions: {report}")]
     Incompatible {
         /// The URN being published.
@@ -157,6 +158,20 @@ impl Error {
             | Error::NoValidator { urn, .. }
             | Error::Unreachable { urn, .. } => Some(urn),
             _ => None,
+        }
+    }
+}
+
+impl From<CompatError> for Error {
+    /// A schema the compatibility engine cannot read is
+    /// [`Error::SchemaUnusable`] (its cause kept as the source); an engine
+    /// not compiled in is [`Error::NoValidator`]; an error that names no
+    /// schema is [`Error::Other`].
+    fn from(err: CompatError) -> Self {
+        match err {
+            CompatError::Unusable { urn, source } => Error::SchemaUnusable { urn, source },
+            CompatError::NoComparer { urn, language } => Error::NoValidator { urn, language },
+            other => Error::Other(Box::new(other)),
         }
     }
 }

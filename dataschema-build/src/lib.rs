@@ -107,6 +107,7 @@ pub struct Diagnostic {
     kind: DiagnosticKind,
     path: PathBuf,
     message: String,
+    report: Option<Box<compat::CompatReport>>,
 }
 
 impl Diagnostic {
@@ -119,7 +120,14 @@ impl Diagnostic {
             kind,
             path: path.into(),
             message: message.into(),
+            report: None,
         }
+    }
+
+    /// The same diagnostic with the compatibility report that caused it.
+    fn with_report(mut self, report: compat::CompatReport) -> Diagnostic {
+        self.report = Some(Box::new(report));
+        self
     }
 
     /// What kind of problem it is.
@@ -135,6 +143,13 @@ impl Diagnostic {
     /// What is wrong with it.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// For [`DiagnosticKind::Incompatible`], the typed report: each
+    /// version checked and each change found, with its kind, path and
+    /// direction (the message prints it).
+    pub fn report(&self) -> Option<&compat::CompatReport> {
+        self.report.as_deref()
     }
 }
 
@@ -306,15 +321,18 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             }
             match compat::check(mode, &source.schema, &priors) {
                 Ok(report) if report.is_compatible() => {}
-                Ok(report) => diagnostics.push(Diagnostic::new(
-                    DiagnosticKind::Incompatible,
-                    &source.path,
-                    format!(
-                        "{urn} breaks compatibility with the versions before it: {report}\n    \
-                         (the mode comes from {MANIFEST_FILE}: `compatibility`, or \
-                         [compatibility_overrides] for one name)"
-                    ),
-                )),
+                Ok(report) => diagnostics.push(
+                    Diagnostic::new(
+                        DiagnosticKind::Incompatible,
+                        &source.path,
+                        format!(
+                            "{urn} breaks compatibility with the versions before it: {report}\n    \
+                             (the mode comes from {MANIFEST_FILE}: `compatibility`, or \
+                             [compatibility_overrides] for one name)"
+                        ),
+                    )
+                    .with_report(report),
+                ),
                 Err(err) => diagnostics.push(Diagnostic::new(
                     DiagnosticKind::Unusable,
                     &source.path,

@@ -165,37 +165,20 @@ fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
         );
         return ExitCode::from(EXIT_UNVALIDATED);
     }
-    let (report, compatible) = match old.language() {
-        dataschema::Language::JsonSchema => {
-            let parse =
-                |schema: &Schema, what: &str| dataschema::compat::json::parse(what, schema.bytes());
-            match (parse(&old, "OLD"), parse(&new, "NEW")) {
-                (Ok(old), Ok(new)) => {
-                    let diff = dataschema::compat::json::diff(&old, &new);
-                    (diff.to_string(), diff.is_backward_compatible())
-                }
-                (Err(err), _) | (_, Err(err)) => {
-                    eprintln!("{err}");
-                    return ExitCode::from(EXIT_UNVALIDATED);
-                }
-            }
-        }
-        _ => {
-            let decode = |schema: &Schema, what: &str| {
-                dataschema::compat::protobuf::decode(what, schema.bytes())
+    let diff = match dataschema::compat::diff(&old, &new) {
+        Ok(diff) => diff,
+        Err(err) => {
+            // The files have a placeholder URN: name the file's role
+            // (`the old schema ...`) and the cause, not the URN.
+            let cause: &(dyn std::error::Error + 'static) = match &err {
+                dataschema::compat::CompatError::Unusable { source, .. } => source.as_ref(),
+                other => other,
             };
-            match (decode(&old, "OLD"), decode(&new, "NEW")) {
-                (Ok(old), Ok(new)) => {
-                    let diff = dataschema::compat::protobuf::diff(&old, &new);
-                    (diff.to_string(), diff.is_backward_compatible())
-                }
-                (Err(err), _) | (_, Err(err)) => {
-                    eprintln!("{err}");
-                    return ExitCode::from(EXIT_UNVALIDATED);
-                }
-            }
+            eprintln!("{}", dataschema::Chain::of(cause));
+            return ExitCode::from(EXIT_UNVALIDATED);
         }
     };
+    let (report, compatible) = (diff.to_string(), diff.is_backward_compatible());
     println!("{report}");
     if compatible {
         ExitCode::SUCCESS
@@ -258,7 +241,7 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
             }
         }
         Err(err) => {
-            eprintln!("{err}");
+            eprintln!("{}", dataschema::Chain::of(&err));
             ExitCode::from(EXIT_UNVALIDATED)
         }
     }

@@ -2,8 +2,10 @@
 
 use std::fmt;
 
-use super::diff::{ChangeKind, SchemaDiff};
+use super::diff::{Change, SchemaDiff};
+use super::kind::{AnyChangeKind, ChangeKind};
 use super::mode::Compatibility;
+use crate::schema::Language;
 
 /// Which way a check reads data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,25 +32,110 @@ impl fmt::Display for Direction {
     }
 }
 
+/// One change a check found against a prior version: the version, the
+/// direction it was found in, and the change itself.
+///
+/// `Display` writes the line a report prints for it:
+/// `[v2] backward: TYPE_NARROWED at #/properties/id`, or
+/// `[v2] the language changed from jsonschema to protobuf`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VersionChange {
+    version: u32,
+    direction: Direction,
+    change: Change<AnyChangeKind>,
+}
+
+impl VersionChange {
+    /// The prior version the change was found against.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The direction it was found in: `Backward` for `diff(prior,
+    /// candidate)`, `Forward` for `diff(candidate, prior)`. A change of
+    /// language is reported once, in the first direction the mode checks.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// What changed.
+    pub fn kind(&self) -> AnyChangeKind {
+        self.change.kind()
+    }
+
+    /// Where it changed (see [`Change::path`]).
+    pub fn path(&self) -> &str {
+        self.change.path()
+    }
+
+    /// The readable location, where it differs from the path (see
+    /// [`Change::label`]).
+    pub fn label(&self) -> Option<&str> {
+        self.change.label()
+    }
+
+    /// Whether the change keeps compatibility in its direction.
+    pub fn is_backward_compatible(&self) -> bool {
+        self.change.is_backward_compatible()
+    }
+
+    /// Whether the change breaks compatibility in its direction.
+    pub fn is_breaking(&self) -> bool {
+        self.change.is_breaking()
+    }
+
+    /// The change, as the diff in its direction listed it.
+    pub fn change(&self) -> &Change<AnyChangeKind> {
+        &self.change
+    }
+}
+
+impl fmt::Display for VersionChange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let version = self.version;
+        if let AnyChangeKind::LanguageChanged { from, to } = self.kind() {
+            return write!(f, "[v{version}] the language changed from {from} to {to}");
+        }
+        write!(
+            f,
+            "[v{version}] {}: {} at {}",
+            self.direction,
+            self.kind().name(),
+            self.path()
+        )?;
+        if let Some(label) = self.label() {
+            write!(f, " ({label})")?;
+        }
+        Ok(())
+    }
+}
+
 /// The result of checking the candidate against one prior version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VersionReport {
     version: u32,
     directions: Vec<Direction>,
-    breaking: Vec<String>,
+    changes: Vec<VersionChange>,
 }
 
 impl VersionReport {
-    /// A version that fails with one message, whatever the diff says.
-    pub(crate) fn failed(
+    /// A version whose language differs from the candidate's: it fails with
+    /// one [`AnyChangeKind::LanguageChanged`] change, whatever else differs.
+    pub(crate) fn language_changed(
         version: u32,
         directions: Vec<Direction>,
-        message: String,
+        from: Language,
+        to: Language,
     ) -> VersionReport {
+        let change = VersionChange {
+            version,
+            direction: directions.first().copied().unwrap_or(Direction::Backward),
+            change: Change::new(AnyChangeKind::LanguageChanged { from, to }, "#/"),
+        };
         VersionReport {
             version,
             directions,
-            breaking: vec![message],
+            changes: vec![change],
         }
     }
 
@@ -62,14 +149,23 @@ impl VersionReport {
         &self.directions
     }
 
-    /// Whether the candidate passed against this version.
+    /// Whether the candidate passed against this version: no change breaks
+    /// compatibility in the direction it was found in.
     pub fn passed(&self) -> bool {
-        self.breaking.is_empty()
+        self.changes
+            .iter()
+            .all(VersionChange::is_backward_compatible)
     }
 
-    /// The breaking changes found, each prefixed `[vN] ` with this version.
-    pub fn breaking(&self) -> &[String] {
-        &self.breaking
+    /// Every change found against this version, compatible or not: the
+    /// backward diff's changes, then the forward diff's.
+    pub fn changes(&self) -> &[VersionChange] {
+        &self.changes
+    }
+
+    /// The changes that break compatibility, in order.
+    pub fn breaking(&self) -> impl Iterator<Item = &VersionChange> {
+        self.changes.iter().filter(|c| c.is_breaking())
     }
 }
 
@@ -109,11 +205,9 @@ impl CompatReport {
         &self.versions
     }
 
-    /// Every breaking change over all versions, each prefixed `[vN] `.
-    pub fn messages(&self) -> impl Iterator<Item = &str> {
-        self.versions
-            .iter()
-            .flat_map(|v| v.breaking.iter().map(String::as_str))
+    /// Every breaking change over all versions, oldest version first.
+    pub fn breaking(&self) -> impl Iterator<Item = &VersionChange> {
+        self.versions.iter().flat_map(VersionReport::breaking)
     }
 }
 
@@ -137,8 +231,8 @@ impl fmt::Display for CompatReport {
                 v.version,
                 directions.join(" and ")
             )?;
-            for message in &v.breaking {
-                write!(f, "\n    {message}")?;
+            for change in v.breaking() {
+                write!(f, "\n    {change}")?;
             }
         }
         Ok(())
@@ -153,7 +247,10 @@ impl fmt::Display for CompatReport {
 /// non-transitive mode checks only the latest prior version, a transitive one
 /// every prior version, oldest first. `None`, or no prior version, checks
 /// nothing and passes.
-pub fn check_with<S: ?Sized, K: ChangeKind>(
+///
+/// Each change found is kept in the report as a [`VersionChange`], its kind
+/// made an [`AnyChangeKind`] (so `K` is one of the crate's kinds).
+pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
     mode: Compatibility,
     candidate: &S,
     priors: &[(u32, &S)],
@@ -176,25 +273,22 @@ pub fn check_with<S: ?Sized, K: ChangeKind>(
     let versions = checked
         .iter()
         .map(|&(version, prior)| {
-            let mut breaking = Vec::new();
+            let mut changes = Vec::new();
             for &direction in &directions {
                 let d = match direction {
                     Direction::Backward => diff(prior, candidate),
                     Direction::Forward => diff(candidate, prior),
                 };
-                breaking.extend(d.breaking_changes().map(|c| {
-                    let label = c.label().map(|l| format!(" ({l})")).unwrap_or_default();
-                    format!(
-                        "[v{version}] {direction}: {} at {}{label}",
-                        c.kind().name(),
-                        c.path()
-                    )
+                changes.extend(d.into_changes().into_iter().map(|change| VersionChange {
+                    version,
+                    direction,
+                    change: change.into_any(),
                 }));
             }
             VersionReport {
                 version,
                 directions: directions.clone(),
-                breaking,
+                changes,
             }
         })
         .collect();

@@ -2,19 +2,7 @@
 
 use std::fmt;
 
-/// The kind of one change, per language (JSON Schema, protobuf).
-///
-/// Kinds are named after Confluent Schema Registry's difference types, and a
-/// kind alone decides whether a change breaks backward compatibility, as in
-/// Confluent.
-pub trait ChangeKind: Copy + Eq + fmt::Debug {
-    /// Confluent's name of the kind (`TYPE_EXTENDED`, `FIELD_KIND_CHANGED`, ...).
-    fn name(self) -> &'static str;
-
-    /// Whether a new schema with this change still reads data written with
-    /// the old one.
-    fn is_backward_compatible(self) -> bool;
-}
+use super::kind::{AnyChangeKind, ChangeKind};
 
 /// One change between an old and a new schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +50,24 @@ impl<K: ChangeKind> Change<K> {
     /// Whether the new schema still reads data written with the old one.
     pub fn is_backward_compatible(&self) -> bool {
         self.kind.is_backward_compatible()
+    }
+
+    /// Whether the change breaks backward compatibility (the opposite of
+    /// [`Change::is_backward_compatible`]).
+    pub fn is_breaking(&self) -> bool {
+        !self.is_backward_compatible()
+    }
+
+    /// The same change with its kind made language-agnostic.
+    pub fn into_any(self) -> Change<AnyChangeKind>
+    where
+        K: Into<AnyChangeKind>,
+    {
+        Change {
+            kind: self.kind.into(),
+            path: self.path,
+            label: self.label,
+        }
     }
 }
 
@@ -120,6 +126,15 @@ impl<K: ChangeKind> SchemaDiff<K> {
     /// Consumes the diff into its changes.
     pub fn into_changes(self) -> Vec<Change<K>> {
         self.changes
+    }
+
+    /// The same diff with its kinds made language-agnostic: what
+    /// [`compat::diff`](crate::compat::diff()) returns.
+    pub fn into_any(self) -> SchemaDiff<AnyChangeKind>
+    where
+        K: Into<AnyChangeKind>,
+    {
+        SchemaDiff::new(self.changes.into_iter().map(Change::into_any).collect())
     }
 }
 

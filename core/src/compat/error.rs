@@ -1,14 +1,22 @@
 //! Errors of the compatibility engine.
 
+use crate::schema::Language;
+use crate::urn::Urn;
+
 /// An input the compatibility engine could not use.
 ///
 /// Diffing itself never fails; these errors come from turning bytes into a
-/// schema (JSON text, a serialized `FileDescriptorSet`).
+/// schema (JSON text, a serialized `FileDescriptorSet`). The entry points
+/// over [`Schema`](crate::Schema)s ([`compat::diff`](crate::compat::diff()),
+/// [`compat::check`](crate::compat::check)) wrap the cause in
+/// [`CompatError::Unusable`], naming the schema's URN. `Display` does not
+/// repeat the cause kept in `source()`: print the chain
+/// ([`Chain`](crate::Chain)) for the whole story.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompatError {
     /// The bytes of a JSON Schema are not JSON.
-    #[error("{what} is not JSON: {source}")]
+    #[error("{what} is not JSON")]
     NotJson {
         /// Which input was wrong (`"candidate"`, `"version 3"`, ...).
         what: String,
@@ -27,7 +35,7 @@ pub enum CompatError {
     /// The bytes of a protobuf schema are not a serialized `FileDescriptorSet`
     /// (or the set does not link: a missing import, a duplicate name).
     #[cfg(feature = "protobuf")]
-    #[error("{what} is not a usable protobuf FileDescriptorSet: {source}")]
+    #[error("{what} is not a usable protobuf FileDescriptorSet")]
     NotADescriptorSet {
         /// Which input was wrong.
         what: String,
@@ -56,4 +64,37 @@ pub enum CompatError {
         /// The file looked for (empty when the set holds no file at all).
         file: String,
     },
+    /// A schema given by URN cannot be read for comparison; the cause (in
+    /// `source()`) says why.
+    #[error("schema {urn} is unusable")]
+    Unusable {
+        /// The schema's URN.
+        urn: Urn,
+        /// Why it cannot be read.
+        #[source]
+        source: Box<CompatError>,
+    },
+    /// The comparison engine of the schema's language is not compiled in.
+    #[error(
+        "no compatibility check for {language} schemas is compiled in (schema {urn}): \
+         enable dataschema's `{}` feature",
+        language.feature()
+    )]
+    NoComparer {
+        /// The schema's URN.
+        urn: Urn,
+        /// The schema's language.
+        language: Language,
+    },
+}
+
+impl CompatError {
+    /// The URN of the schema concerned, when the error came from an entry
+    /// point over [`Schema`](crate::Schema)s.
+    pub fn urn(&self) -> Option<&Urn> {
+        match self {
+            CompatError::Unusable { urn, .. } | CompatError::NoComparer { urn, .. } => Some(urn),
+            _ => None,
+        }
+    }
 }

@@ -7,6 +7,13 @@
 //! a path, and whether it breaks backward compatibility. The checkers
 //! ([`json::check`], [`protobuf::check`]) run those diffs under a mode against
 //! prior versions through one language-agnostic driver, [`check_with`].
+//! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check`]
+//! share one per-language dispatch; their kinds are [`AnyChangeKind`].
+//!
+//! Reports are typed: a [`CompatReport`] holds a [`VersionReport`] per
+//! prior version checked, each with every [`VersionChange`] found (its
+//! version, [`Direction`], kind, path and verdict). Text comes from
+//! `Display` only.
 //!
 //! | mode | what is checked |
 //! |---|---|
@@ -37,13 +44,15 @@ mod diff;
 mod error;
 mod java_order;
 pub mod json;
+mod kind;
 pub mod mode;
 #[cfg(feature = "protobuf")]
 pub mod protobuf;
 mod schemas;
 
-pub use check::{check_with, CompatReport, Direction, VersionReport};
-pub use diff::{Change, ChangeKind, SchemaDiff};
+pub use check::{check_with, CompatReport, Direction, VersionChange, VersionReport};
+pub use diff::{Change, SchemaDiff};
 pub use error::CompatError;
+pub use kind::{AnyChangeKind, ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
-pub use schemas::check;
+pub use schemas::{check, diff};

@@ -1,23 +1,118 @@
-//! Checking a [`Schema`] against prior versions of its name: the entry the
-//! registry, the bundler and the command line share.
+//! Comparing [`Schema`]s: the one per-language dispatch behind
+//! [`diff`](fn@diff) and [`check`], which the registry, the bundler and the
+//! command line share.
 
-use super::check::{CompatReport, Direction, VersionReport};
+use serde_json::Value;
+
+use super::check::{check_with, CompatReport, Direction, VersionReport};
+use super::diff::SchemaDiff;
+use super::error::CompatError;
+use super::kind::AnyChangeKind;
 use super::mode::Compatibility;
-use crate::error::Error;
 use crate::schema::{Language, Schema};
 
-/// Checks `candidate` against `priors` (prior versions of its name, in any
-/// order) under `mode`: the language's checker on each prior version the
-/// mode looks at. A prior version in another language fails the check.
+/// A schema read for comparison, in its language.
+enum Parsed {
+    Json(Value),
+    #[cfg(feature = "protobuf")]
+    Protobuf(prost_reflect::DescriptorPool),
+}
+
+impl Parsed {
+    /// Reads `schema` in its language; `what` names it inside the error.
+    fn read(schema: &Schema, what: &str) -> Result<Parsed, CompatError> {
+        let unusable = |source| CompatError::Unusable {
+            urn: schema.urn().clone(),
+            source: Box::new(source),
+        };
+        match schema.language() {
+            Language::JsonSchema => super::json::parse(what, schema.bytes())
+                .map(Parsed::Json)
+                .map_err(unusable),
+            #[cfg(feature = "protobuf")]
+            Language::Protobuf => super::protobuf::decode(what, schema.bytes())
+                .map(Parsed::Protobuf)
+                .map_err(unusable),
+            #[allow(unreachable_patterns)]
+            language => Err(CompatError::NoComparer {
+                urn: schema.urn().clone(),
+                language,
+            }),
+        }
+    }
+
+    fn language(&self) -> Language {
+        match self {
+            Parsed::Json(_) => Language::JsonSchema,
+            #[cfg(feature = "protobuf")]
+            Parsed::Protobuf(_) => Language::Protobuf,
+        }
+    }
+
+    /// The language's diff; schemas of two languages differ by one
+    /// [`AnyChangeKind::LanguageChanged`] at `#/`.
+    fn diff(old: &Parsed, new: &Parsed) -> SchemaDiff<AnyChangeKind> {
+        match (old, new) {
+            (Parsed::Json(old), Parsed::Json(new)) => super::json::diff(old, new).into_any(),
+            #[cfg(feature = "protobuf")]
+            (Parsed::Protobuf(old), Parsed::Protobuf(new)) => {
+                super::protobuf::diff(old, new).into_any()
+            }
+            #[allow(unreachable_patterns)]
+            (old, new) => SchemaDiff::new(vec![super::Change::new(
+                AnyChangeKind::LanguageChanged {
+                    from: old.language(),
+                    to: new.language(),
+                },
+                "#/",
+            )]),
+        }
+    }
+}
+
+/// Every change between two schemas, whatever their language, in
+/// Confluent's order: [`json::diff`](super::json::diff) or
+/// [`protobuf::diff`](super::protobuf::diff) (feature `protobuf`) with the
+/// kinds made [`AnyChangeKind`]. Two schemas of different languages differ
+/// by one breaking [`AnyChangeKind::LanguageChanged`] at `#/`.
 ///
-/// Errors: [`Error::SchemaUnusable`] when a schema cannot be read (not JSON,
-/// not a descriptor set), [`Error::NoValidator`] when the language's checker
-/// is not compiled in.
+/// Errors: [`CompatError::Unusable`] when a schema cannot be read (not JSON,
+/// not a JSON Schema, not a descriptor set; the cause names `the old schema`
+/// or `the new schema`), [`CompatError::NoComparer`] when the language's
+/// engine is not compiled in.
+///
+/// ```
+/// use dataschema::compat::{self, json::JsonChangeKind};
+/// use dataschema::{Schema, Urn};
+///
+/// let urn: Urn = "urn:acme:schema:order:1".parse().unwrap();
+/// let old = Schema::json(urn.clone(), r#"{"properties": {"id": {"type": "number"}}}"#);
+/// let new = Schema::json(urn, r#"{"properties": {"id": {"type": "integer"}}}"#);
+/// let diff = compat::diff(&old, &new).unwrap();
+/// let change = &diff.changes()[0];
+/// assert_eq!(change.kind(), JsonChangeKind::TypeNarrowed);
+/// assert_eq!(change.path(), "#/properties/id");
+/// assert!(!diff.is_backward_compatible());
+/// ```
+pub fn diff(old: &Schema, new: &Schema) -> Result<SchemaDiff<AnyChangeKind>, CompatError> {
+    let old = Parsed::read(old, "the old schema")?;
+    let new = Parsed::read(new, "the new schema")?;
+    Ok(Parsed::diff(&old, &new))
+}
+
+/// Checks `candidate` against `priors` (prior versions of its name, in any
+/// order) under `mode`: the language's diff, as [`diff`](fn@diff) runs it,
+/// on each prior version the mode looks at, through [`check_with`]. A prior
+/// version in another language fails the check with one
+/// [`AnyChangeKind::LanguageChanged`] change.
+///
+/// Errors: as [`diff`](fn@diff), for the candidate or any prior version the
+/// mode looks at (the cause names `the schema`).
 pub fn check(
     mode: Compatibility,
     candidate: &Schema,
     priors: &[Schema],
-) -> Result<CompatReport, Error> {
+) -> Result<CompatReport, CompatError> {
     let mut priors: Vec<&Schema> = priors.iter().collect();
     priors.sort_by_key(|schema| schema.urn().version());
     if !mode.is_transitive() {
@@ -29,7 +124,13 @@ pub fn check(
     let (same, other): (Vec<&Schema>, Vec<&Schema>) = priors
         .into_iter()
         .partition(|prior| prior.language() == candidate.language());
-    let mut report = by_language(mode, candidate, &same)?;
+    let new = Parsed::read(candidate, "the schema")?;
+    let old = same
+        .iter()
+        .map(|prior| Ok((prior.urn().version(), Parsed::read(prior, "the schema")?)))
+        .collect::<Result<Vec<_>, CompatError>>()?;
+    let old: Vec<(u32, &Parsed)> = old.iter().map(|(v, parsed)| (*v, parsed)).collect();
+    let mut report = check_with(mode, &new, &old, Parsed::diff);
     let directions: Vec<Direction> = [
         (mode.checks_backward(), Direction::Backward),
         (mode.checks_forward(), Direction::Forward),
@@ -38,60 +139,12 @@ pub fn check(
     .filter_map(|(on, direction)| on.then_some(direction))
     .collect();
     for prior in other {
-        let version = prior.urn().version();
-        report.insert(VersionReport::failed(
-            version,
+        report.insert(VersionReport::language_changed(
+            prior.urn().version(),
             directions.clone(),
-            format!(
-                "[v{version}] the language changed from {} to {}",
-                prior.language(),
-                candidate.language()
-            ),
+            prior.language(),
+            candidate.language(),
         ));
     }
     Ok(report)
-}
-
-fn by_language(
-    mode: Compatibility,
-    candidate: &Schema,
-    priors: &[&Schema],
-) -> Result<CompatReport, Error> {
-    let unusable = |schema: &Schema| {
-        let urn = schema.urn().clone();
-        move |err: super::CompatError| Error::SchemaUnusable {
-            urn,
-            source: Box::new(err),
-        }
-    };
-    match candidate.language() {
-        Language::JsonSchema => {
-            let new =
-                super::json::parse("the schema", candidate.bytes()).map_err(unusable(candidate))?;
-            let old = priors
-                .iter()
-                .map(|prior| {
-                    super::json::parse("the schema", prior.bytes())
-                        .map(|value| (prior.urn().version(), value))
-                        .map_err(unusable(prior))
-                })
-                .collect::<Result<Vec<_>, Error>>()?;
-            let old: Vec<(u32, &serde_json::Value)> =
-                old.iter().map(|(v, value)| (*v, value)).collect();
-            super::json::check(mode, &new, &old).map_err(unusable(candidate))
-        }
-        #[cfg(feature = "protobuf")]
-        Language::Protobuf => {
-            let old: Vec<(u32, &[u8])> = priors
-                .iter()
-                .map(|prior| (prior.urn().version(), prior.bytes()))
-                .collect();
-            super::protobuf::check(mode, candidate.bytes(), &old).map_err(unusable(candidate))
-        }
-        #[allow(unreachable_patterns)]
-        language => Err(Error::NoValidator {
-            urn: candidate.urn().clone(),
-            language,
-        }),
-    }
 }

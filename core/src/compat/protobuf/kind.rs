@@ -1,43 +1,16 @@
-//! The kinds of change in a protobuf diff.
+//! The kinds of change in a protobuf diff, declared once.
 
-use crate::compat::ChangeKind;
+use crate::compat::kind::change_kinds;
+use crate::schema::Language;
 
-macro_rules! proto_kinds {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $compatible:literal; )*) => {
-        /// What changed in a protobuf file, one variant per Confluent
-        /// protobuf `Difference.Type`.
-        ///
-        /// [`ProtoChangeKind::name`] gives Confluent's name; a kind is
-        /// backward compatible exactly when it is in Confluent's
-        /// `COMPATIBLE_CHANGES` for protobuf.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum ProtoChangeKind {
-            $( $(#[$doc])* $variant, )*
-        }
-
-        impl ProtoChangeKind {
-            /// Every kind.
-            pub const ALL: &'static [ProtoChangeKind] = &[$( ProtoChangeKind::$variant, )*];
-
-            /// Confluent's name of the kind (`FIELD_KIND_CHANGED`, ...).
-            pub const fn name(self) -> &'static str {
-                match self {
-                    $( ProtoChangeKind::$variant => $name, )*
-                }
-            }
-
-            /// Whether the kind is in Confluent's compatible set.
-            pub const fn is_backward_compatible(self) -> bool {
-                match self {
-                    $( ProtoChangeKind::$variant => $compatible, )*
-                }
-            }
-        }
-    };
-}
-
-proto_kinds! {
+change_kinds! {
+    /// What changed in a protobuf file, one variant per Confluent
+    /// protobuf `Difference.Type`.
+    ///
+    /// [`ProtoChangeKind::name`] gives Confluent's name (`FromStr` reads it
+    /// back); a kind is backward compatible exactly when it is in Confluent's
+    /// `COMPATIBLE_CHANGES` for protobuf.
+    pub enum ProtoChangeKind for Language::Protobuf;
     /// The file's package changed (breaking).
     PackageChanged = "PACKAGE_CHANGED", false;
     /// A message was added (compatible).
@@ -94,14 +67,4 @@ proto_kinds! {
     /// deeper than the comparison follows (128 levels), so compatibility
     /// below that depth is not proven.
     ComparisonTooDeep = "COMPARISON_TOO_DEEP", false;
-}
-
-impl ChangeKind for ProtoChangeKind {
-    fn name(self) -> &'static str {
-        ProtoChangeKind::name(self)
-    }
-
-    fn is_backward_compatible(self) -> bool {
-        ProtoChangeKind::is_backward_compatible(self)
-    }
 }

@@ -27,9 +27,11 @@
 //! assert!(protobuf::check(Compatibility::Backward, &v2, &[(1, &v1)])?.is_compatible());
 //! let report = protobuf::check(Compatibility::Backward, &v3, &[(2, &v2)])?;
 //! assert!(!report.is_compatible());
+//! let change = report.breaking().next().unwrap();
+//! assert_eq!(change.kind(), protobuf::ProtoChangeKind::FieldScalarKindChanged);
 //! assert_eq!(
-//!     report.messages().next(),
-//!     Some("[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1 (Order.id)")
+//!     change.to_string(),
+//!     "[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1 (Order.id)"
 //! );
 //! # Ok(())
 //! # }
