@@ -17,7 +17,8 @@ pub mod store;
 pub use dataschema_build as build;
 pub use dataschema_core::{compat, validate};
 pub use dataschema_core::{
-    BoxError, Chain, Compatibility, Error, Language, Resolver, Schema, Urn, UrnError, Violation,
+    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Resolver, Schema, Urn,
+    UrnError, Violation,
 };
 
 pub use crate::bundle::Bundle;

@@ -180,7 +180,7 @@ fn empty_bytes_and_missing_roots_are_refused() {
         no_root.urn().clone(),
         no_root.language(),
         no_root.shared_bytes(),
-        None::<String>,
+        None,
     );
     let err = registry.publish(no_root, Compatibility::None).unwrap_err();
     assert!(matches!(err, Error::MissingRoot { .. }));

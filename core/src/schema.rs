@@ -93,6 +93,75 @@ struct Inner {
     digest: OnceLock<String>,
 }
 
+/// What a [`Schema`] constructor takes as bytes: owned buffers are moved
+/// in ([`Vec<u8>`], [`String`], [`Bytes`], `Box<[u8]>`), borrowed ones are
+/// copied once ( `&[u8]`, `&str`, byte arrays and string literals). To
+/// point at static data without a copy, pass `Bytes::from_static(..)`.
+pub trait IntoSchemaBytes {
+    /// The bytes, shared.
+    fn into_schema_bytes(self) -> Bytes;
+}
+
+impl IntoSchemaBytes for Bytes {
+    fn into_schema_bytes(self) -> Bytes {
+        self
+    }
+}
+
+impl IntoSchemaBytes for Vec<u8> {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::from(self)
+    }
+}
+
+impl IntoSchemaBytes for String {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::from(self)
+    }
+}
+
+impl IntoSchemaBytes for Box<[u8]> {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::from(self)
+    }
+}
+
+impl IntoSchemaBytes for &[u8] {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self)
+    }
+}
+
+impl IntoSchemaBytes for &str {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self.as_bytes())
+    }
+}
+
+impl IntoSchemaBytes for &String {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self.as_bytes())
+    }
+}
+
+impl IntoSchemaBytes for &Vec<u8> {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self)
+    }
+}
+
+impl<const N: usize> IntoSchemaBytes for [u8; N] {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(&self)
+    }
+}
+
+impl<const N: usize> IntoSchemaBytes for &[u8; N] {
+    fn into_schema_bytes(self) -> Bytes {
+        Bytes::copy_from_slice(self)
+    }
+}
+
 impl PartialEq for Schema {
     /// Two schemas are the same when URN, language, bytes and root are.
     fn eq(&self, other: &Schema) -> bool {
@@ -112,30 +181,33 @@ impl Schema {
     pub fn new(
         urn: Urn,
         language: Language,
-        bytes: impl Into<Bytes>,
-        root: Option<impl Into<String>>,
+        bytes: impl IntoSchemaBytes,
+        root: Option<&str>,
     ) -> Schema {
         Schema {
             inner: Arc::new(Inner {
                 urn,
                 language,
-                bytes: bytes.into(),
-                root: root.map(|root| root.into().into_boxed_str()),
+                bytes: bytes.into_schema_bytes(),
+                root: root.map(Box::from),
                 digest: OnceLock::new(),
             }),
         }
     }
 
-    /// A JSON Schema. Static bytes (`&'static str`, `&'static [u8]`) are
-    /// not copied.
-    pub fn json(urn: Urn, bytes: impl Into<Bytes>) -> Schema {
-        Schema::new(urn, Language::JsonSchema, bytes, None::<String>)
+    /// A JSON Schema.
+    pub fn json(urn: Urn, bytes: impl IntoSchemaBytes) -> Schema {
+        Schema::new(urn, Language::JsonSchema, bytes, None)
     }
 
     /// A protobuf schema: a serialized `FileDescriptorSet` and the
     /// fully-qualified name of the root message.
-    pub fn protobuf(urn: Urn, descriptor_set: impl Into<Bytes>, root: impl Into<String>) -> Schema {
-        Schema::new(urn, Language::Protobuf, descriptor_set, Some(root))
+    pub fn protobuf(
+        urn: Urn,
+        descriptor_set: impl IntoSchemaBytes,
+        root: impl AsRef<str>,
+    ) -> Schema {
+        Schema::new(urn, Language::Protobuf, descriptor_set, Some(root.as_ref()))
     }
 
     /// The schema's permanent identifier.
