@@ -225,7 +225,9 @@ impl JsonValidator {
                 .validator
                 .iter_errors(value)
                 .take(MAX_VIOLATIONS)
-                .map(|err| Violation::new(err.instance_path().as_str(), kind_of(&err), bounded(&err)))
+                .map(|err| {
+                    Violation::new(err.instance_path().as_str(), kind_of(&err), bounded(&err))
+                })
                 .collect();
         }
         if !self.has_context {

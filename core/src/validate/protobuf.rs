@@ -91,7 +91,12 @@ impl ProtobufValidator {
                     )]
                 })?;
         let mut violations = Vec::new();
-        check_tree(&message, &mut String::new(), &mut violations, MAX_VIOLATIONS);
+        check_tree(
+            &message,
+            &mut String::new(),
+            &mut violations,
+            MAX_VIOLATIONS,
+        );
         if violations.is_empty() {
             Ok(())
         } else {

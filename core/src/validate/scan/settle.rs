@@ -180,10 +180,7 @@ enum Child<'a> {
     /// A list of messages: each element is settled when read. In report
     /// mode, the first violations of its elements, in order (at most the
     /// limit: later ones could never be reported).
-    List {
-        count: usize,
-        found: Vec<Violation>,
-    },
+    List { count: usize, found: Vec<Violation> },
     /// A map: each key's last entry (its body); a later entry replaces.
     Map(HashMap<Key<'a>, Span>),
 }
