@@ -52,7 +52,7 @@ impl Default for Options {
 
 /// One way a payload fails its schema: where, what kind of problem, and
 /// what was wrong in words. Both validators produce it: the JSON Schema
-/// validator and the protobuf scanner ([`scan::Plan::violations`]) alike.
+/// validator and the protobuf scanner (`scan::Plan::violations`) alike.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     path: String,
