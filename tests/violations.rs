@@ -221,6 +221,12 @@ mod protobuf {
                 Required,
                 "by_key[\"k\"].sku",
             ),
+            // [violations.v1.extra].sku missing (extension field 50).
+            (
+                with_id(b"\x92\x03\x00"),
+                Required,
+                "[violations.v1.extra].sku",
+            ),
         ];
         for (bytes, kind, path) in cases {
             assert_eq!(
@@ -276,6 +282,12 @@ mod protobuf {
                 json!({"id": "r", "byKey": {"k": {}}}),
                 Required,
                 "by_key[\"k\"].sku",
+            ),
+            // Extensions too: the walk is the scanner's, which visits them.
+            (
+                json!({"id": "r", "[violations.v1.extra]": {}}),
+                Required,
+                "[violations.v1.extra].sku",
             ),
             (json!({"id": "r", "count": "four"}), Mapping, ""),
             (json!(["not", "a", "message"]), Mapping, ""),
