@@ -180,8 +180,9 @@ impl Plan {
         }
     }
 
-    /// Every problem found in `payload`, each with its path and what was
-    /// wrong; empty exactly when [`is_valid`](Plan::is_valid) is true.
+    /// Every problem found in `payload`, each a [`Violation`] (the type the
+    /// JSON validator reports too) with its path, [`ViolationKind`] and what
+    /// was wrong; empty exactly when [`is_valid`](Plan::is_valid) is true.
     ///
     /// This is the slow path, meant for payloads `is_valid` refused: it
     /// allocates freely. After a problem that loses the framing (a truncated
