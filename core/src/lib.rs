@@ -23,7 +23,7 @@ pub use crate::error::{BoxError, Chain, Error};
 pub use crate::resolver::Resolver;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema};
 pub use crate::urn::{Urn, UrnError};
-pub use crate::validate::Violation;
+pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
 
 /// What `dataschema` and `dataschema-build` share with this crate beyond
 /// its public API. Not part of it: no semver guarantee.

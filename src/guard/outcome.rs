@@ -117,7 +117,8 @@ impl fmt::Display for Unvalidated {
 }
 
 /// A payload that was checked against its schema and does not conform:
-/// the URN and every violation (up to 64), each with its path and message.
+/// the URN and every violation (up to [`MAX_VIOLATIONS`](crate::MAX_VIOLATIONS),
+/// for either language), each with its path, kind and message.
 #[derive(Debug, Clone)]
 pub struct Invalid {
     urn: Urn,
@@ -134,7 +135,10 @@ impl Invalid {
         &self.urn
     }
 
-    /// What was wrong, and where.
+    /// What was wrong, and where: each [`Violation`] has a
+    /// [`path`](Violation::path), a [`kind`](Violation::kind) to match on
+    /// ([`ViolationKind`](crate::ViolationKind)) and a message for people.
+    /// Never empty; at most [`MAX_VIOLATIONS`](crate::MAX_VIOLATIONS).
     pub fn violations(&self) -> &[Violation] {
         &self.violations
     }

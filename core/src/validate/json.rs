@@ -34,7 +34,7 @@ mod analysis;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
-use super::{Options, Violation, MAX_VIOLATIONS};
+use super::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
@@ -177,6 +177,7 @@ impl JsonValidator {
             Ok(value) => self.check(&value),
             Err(err) => Err(vec![Violation::new(
                 "",
+                parse_error_kind(&err),
                 format!("the payload is not JSON: {err}"),
             )]),
         }
@@ -190,6 +191,7 @@ impl JsonValidator {
         if shape.depth >= MAX_NESTING {
             return Err(vec![Violation::new(
                 "",
+                ViolationKind::TooDeep,
                 format!(
                     "the payload is not JSON: arrays and objects nested {MAX_NESTING} deep \
                      or more (serde_json's recursion limit, kept on both guard paths)"
@@ -223,7 +225,9 @@ impl JsonValidator {
                 .validator
                 .iter_errors(value)
                 .take(MAX_VIOLATIONS)
-                .map(|err| Violation::new(err.instance_path().as_str(), bounded(&err)))
+                .map(|err| {
+                    Violation::new(err.instance_path().as_str(), kind_of(&err), bounded(&err))
+                })
                 .collect();
         }
         if !self.has_context {
@@ -232,6 +236,7 @@ impl JsonValidator {
             if let Err(err) = self.validator.validate(value) {
                 return vec![Violation::new(
                     err.instance_path().as_str(),
+                    kind_of(&err),
                     format!(
                         "{} (only the first violation is reported for a payload this large)",
                         bounded(&err)
@@ -241,10 +246,66 @@ impl JsonValidator {
         }
         vec![Violation::new(
             "",
+            ViolationKind::Other,
             "the payload does not conform to the schema (where is not reported: for a payload \
              this large against a schema with anyOf/oneOf, the report would cost memory \
              out of proportion to the payload)",
         )]
+    }
+}
+
+/// The kind of a payload that did not parse. serde_json reports a
+/// duplicate key (the only error [`Strict`] raises itself) as a data error,
+/// and its recursion limit as a syntax error of its own wording; everything
+/// else is a syntax, end-of-input or I/O error.
+fn parse_error_kind(err: &serde_json::Error) -> ViolationKind {
+    if err.is_data() {
+        ViolationKind::DuplicateKey
+    } else if err.is_syntax() && err.to_string().starts_with("recursion limit exceeded") {
+        ViolationKind::TooDeep
+    } else {
+        ViolationKind::NotJson
+    }
+}
+
+/// The kind of one `jsonschema` error.
+fn kind_of(err: &jsonschema::ValidationError<'_>) -> ViolationKind {
+    use jsonschema::error::ValidationErrorKind as K;
+    match err.kind() {
+        K::Type { .. } => ViolationKind::Type,
+        K::Required { .. } => ViolationKind::Required,
+        K::Format { .. }
+        | K::ContentEncoding { .. }
+        | K::ContentMediaType { .. }
+        | K::FromUtf8 { .. } => ViolationKind::Format,
+        K::Pattern { .. } | K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. } => {
+            ViolationKind::Pattern
+        }
+        K::Enum { .. } | K::Constant { .. } => ViolationKind::Enum,
+        K::Minimum { .. }
+        | K::Maximum { .. }
+        | K::ExclusiveMinimum { .. }
+        | K::ExclusiveMaximum { .. }
+        | K::MultipleOf { .. }
+        | K::MinLength { .. }
+        | K::MaxLength { .. }
+        | K::MinItems { .. }
+        | K::MaxItems { .. }
+        | K::MinProperties { .. }
+        | K::MaxProperties { .. }
+        | K::UniqueItems
+        | K::Contains => ViolationKind::Bounds,
+        K::AdditionalProperties { .. }
+        | K::UnevaluatedProperties { .. }
+        | K::AdditionalItems { .. }
+        | K::UnevaluatedItems { .. }
+        | K::PropertyNames { .. } => ViolationKind::Additional,
+        K::AnyOf { .. }
+        | K::OneOfNotValid { .. }
+        | K::OneOfMultipleValid { .. }
+        | K::Not { .. }
+        | K::FalseSchema => ViolationKind::Composition,
+        K::Custom { .. } | K::Referencing(_) => ViolationKind::Other,
     }
 }
 

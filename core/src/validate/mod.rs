@@ -50,28 +50,45 @@ impl Default for Options {
     }
 }
 
-/// One way a payload fails its schema: where, and what was wrong.
+/// One way a payload fails its schema: where, what kind of problem, and
+/// what was wrong in words. Both validators produce it: the JSON Schema
+/// validator and the protobuf scanner (`scan::Plan::violations`) alike.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
     path: String,
+    kind: ViolationKind,
     message: String,
 }
 
 impl Violation {
-    pub(crate) fn new(path: impl Into<String>, message: impl Into<String>) -> Violation {
+    pub(crate) fn new(
+        path: impl Into<String>,
+        kind: ViolationKind,
+        message: impl Into<String>,
+    ) -> Violation {
         Violation {
             path: path.into(),
+            kind,
             message: message.into(),
         }
     }
 
-    /// Where in the payload: a JSON pointer (`/items/3/sku`) for JSON, a
-    /// field path (`items[3].sku`) for protobuf; empty for the whole payload.
+    /// Where in the payload: a JSON pointer (`/items/3/sku`) for JSON; for
+    /// protobuf, field names joined by `.`, a list index in brackets
+    /// (`items[3].sku`), a map key in brackets, quoted when it is a string
+    /// (`labels["env"]`, `counts[7]`), an extension by its full name in
+    /// brackets (`[shop.note]`). Empty for the whole payload.
     pub fn path(&self) -> &str {
         &self.path
     }
 
-    /// What was wrong.
+    /// What kind of problem this is, to match on (the message is for people
+    /// and may change).
+    pub fn kind(&self) -> ViolationKind {
+        self.kind
+    }
+
+    /// What was wrong, in words (`invalid UTF-8 in string field`).
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -87,9 +104,68 @@ impl fmt::Display for Violation {
     }
 }
 
-/// At most this many violations are reported for one payload, so a hostile
-/// payload cannot make the report arbitrarily large.
-pub(crate) const MAX_VIOLATIONS: usize = 64;
+/// What kind of problem a [`Violation`] reports.
+///
+/// One set for both languages; each variant says which validator reports
+/// it. New kinds may be added (a `match` needs a wildcard arm).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ViolationKind {
+    /// JSON: the payload is not JSON (a syntax error, invalid UTF-8, a
+    /// truncated document).
+    NotJson,
+    /// JSON: an object names a key twice, with duplicate keys refused
+    /// (`GuardBuilder::reject_duplicate_keys`).
+    DuplicateKey,
+    /// Arrays and objects nested 128 deep or more (JSON, serde_json's
+    /// recursion limit), or messages nested deeper than 100 levels
+    /// (protobuf, prost's limit).
+    TooDeep,
+    /// JSON Schema `type`: a value of the wrong JSON type.
+    Type,
+    /// A required member is absent: a JSON Schema `required` property, or a
+    /// proto2 `required` field (the path names the missing member).
+    Required,
+    /// JSON Schema `format`, `contentEncoding` or `contentMediaType`: a
+    /// string that is not what its format says (a date, an e-mail address).
+    Format,
+    /// JSON Schema `pattern`: a string the pattern does not match.
+    Pattern,
+    /// JSON Schema `enum` or `const`: a value not among those allowed.
+    Enum,
+    /// A JSON Schema bound: `minimum`, `maximum`, `exclusiveMinimum`,
+    /// `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`,
+    /// `minItems`, `maxItems`, `minProperties`, `maxProperties`,
+    /// `uniqueItems`, `contains`.
+    Bounds,
+    /// JSON Schema `additionalProperties`, `unevaluatedProperties`,
+    /// `additionalItems`, `unevaluatedItems` or `propertyNames`: a property
+    /// or item the schema does not allow.
+    Additional,
+    /// JSON Schema `anyOf`, `oneOf`, `not` or a `false` subschema: the value
+    /// fails a combination of subschemas.
+    Composition,
+    /// Protobuf: the bytes are not well-formed protobuf (a bad varint, tag
+    /// or length, a truncated value, an unterminated group), or a known field
+    /// arrived with a wire type its type cannot have.
+    Wire,
+    /// Protobuf: a `string` field holds bytes that are not UTF-8.
+    Utf8,
+    /// Protobuf: a field number the descriptor does not declare, refused by
+    /// the options (`GuardBuilder::reject_unknown_fields`).
+    UnknownField,
+    /// Protobuf, JSON input (`Guard::validate_json`): the value is not the
+    /// message in protobuf's JSON mapping (a wrong type, a bad enum name, an
+    /// unknown field name with unknown fields refused).
+    Mapping,
+    /// Anything else: a JSON payload too large to say where it fails, a
+    /// custom keyword, a `$ref` that could not be followed.
+    Other,
+}
+
+/// At most this many violations are reported for one payload, by either
+/// validator, so a hostile payload cannot make the report arbitrarily large.
+pub const MAX_VIOLATIONS: usize = 64;
 
 /// The cause of an [`Error::SchemaUnusable`] whose schema `$ref`s a URN
 /// no resolver holds: a state that passes once that URN is published, so

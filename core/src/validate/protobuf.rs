@@ -7,13 +7,10 @@
 //! for a payload it refuses. A JSON value (`Guard::validate_json`) is read
 //! in protobuf's JSON mapping with `prost-reflect`.
 
-use prost_reflect::{
-    Cardinality, DescriptorPool, DeserializeOptions, DynamicMessage, MapKey, MessageDescriptor,
-    ReflectMessage, Value,
-};
+use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, MessageDescriptor};
 
-use super::scan::{check_descriptor_set, check_descriptors, Plan, ScanOptions};
-use super::{Options, Violation, MAX_VIOLATIONS};
+use super::scan::{check_descriptor_set, check_descriptors, check_tree, Plan, ScanOptions};
+use super::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
 use crate::error::BoxError;
 
 pub struct ProtobufValidator {
@@ -61,24 +58,24 @@ impl ProtobufValidator {
 
     #[cold]
     fn explain(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
-        let mut violations: Vec<Violation> = self
-            .plan
-            .violations(payload)
-            .into_iter()
-            .take(MAX_VIOLATIONS)
-            .map(|v| Violation::new(v.path(), v.message()))
-            .collect();
+        let mut violations = self.plan.violations(payload);
         if violations.is_empty() {
             // The scanner explains every refusal; never report an invalid
             // payload without a reason, all the same.
             violations.push(Violation::new(
                 "",
+                ViolationKind::Other,
                 format!("the payload is not a valid {}", self.message.full_name()),
             ));
         }
         Err(violations)
     }
 
+    /// A JSON value in protobuf's JSON mapping: decoded with
+    /// `prost-reflect` (refusing unknown field names when unknown fields are
+    /// refused), then checked for required fields by the scanner's own walk
+    /// over a decoded tree ([`check_tree`]). A message decoded from JSON holds
+    /// no unknown field numbers, so there is nothing else to check.
     pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
         let options = DeserializeOptions::new().deny_unknown_fields(self.reject_unknown_fields);
         let message =
@@ -86,114 +83,24 @@ impl ProtobufValidator {
                 .map_err(|err| {
                     vec![Violation::new(
                         "",
+                        ViolationKind::Mapping,
                         format!(
                             "the JSON value is not {} in protobuf's JSON mapping: {err}",
                             self.message.full_name()
                         ),
                     )]
                 })?;
-        self.check(&message)
-    }
-
-    fn check(&self, message: &DynamicMessage) -> Result<(), Vec<Violation>> {
         let mut violations = Vec::new();
-        let mut path = String::new();
-        check_message(
-            message,
-            self.reject_unknown_fields,
-            &mut path,
+        check_tree(
+            &message,
+            &mut String::new(),
             &mut violations,
+            MAX_VIOLATIONS,
         );
         if violations.is_empty() {
             Ok(())
         } else {
-            violations.truncate(MAX_VIOLATIONS);
             Err(violations)
         }
-    }
-}
-
-/// Required fields present and (optionally) no unknown fields, recursively.
-fn check_message(
-    message: &DynamicMessage,
-    reject_unknown: bool,
-    path: &mut String,
-    violations: &mut Vec<Violation>,
-) {
-    let descriptor = message.descriptor();
-    for field in descriptor.fields() {
-        if field.cardinality() == Cardinality::Required && !message.has_field(&field) {
-            violations.push(Violation::new(
-                join(path, field.name()),
-                "required field missing",
-            ));
-        }
-    }
-    if reject_unknown {
-        for unknown in message.unknown_fields() {
-            violations.push(Violation::new(
-                path.clone(),
-                format!(
-                    "unknown field number {} in {}",
-                    unknown.number(),
-                    descriptor.full_name()
-                ),
-            ));
-        }
-    }
-    for (field, value) in message.fields() {
-        let len = path.len();
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(field.name());
-        check_value(value, reject_unknown, path, violations);
-        path.truncate(len);
-    }
-}
-
-fn check_value(
-    value: &Value,
-    reject_unknown: bool,
-    path: &mut String,
-    violations: &mut Vec<Violation>,
-) {
-    if violations.len() >= MAX_VIOLATIONS {
-        return;
-    }
-    match value {
-        Value::Message(message) => check_message(message, reject_unknown, path, violations),
-        Value::List(items) => {
-            for (index, item) in items.iter().enumerate() {
-                let len = path.len();
-                path.push_str(&format!("[{index}]"));
-                check_value(item, reject_unknown, path, violations);
-                path.truncate(len);
-            }
-        }
-        Value::Map(entries) => {
-            for (key, item) in entries {
-                let len = path.len();
-                match key {
-                    MapKey::String(key) => path.push_str(&format!("[{key:?}]")),
-                    MapKey::Bool(key) => path.push_str(&format!("[{key}]")),
-                    MapKey::I32(key) => path.push_str(&format!("[{key}]")),
-                    MapKey::I64(key) => path.push_str(&format!("[{key}]")),
-                    MapKey::U32(key) => path.push_str(&format!("[{key}]")),
-                    MapKey::U64(key) => path.push_str(&format!("[{key}]")),
-                }
-                check_value(item, reject_unknown, path, violations);
-                path.truncate(len);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{path}.{name}")
     }
 }

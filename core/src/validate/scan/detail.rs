@@ -8,7 +8,7 @@ use super::reference::push_name;
 use super::wire::{
     read_key, read_len, read_varint, skip_varint, wire_type_name, KeyError, LenError, VarintError,
 };
-use super::{ScanViolation, ViolationKind};
+use super::{Violation, ViolationKind};
 
 /// A problem found while skipping a value.
 type Problem = (ViolationKind, String);
@@ -21,9 +21,9 @@ pub(super) struct Detail<'a> {
     /// The declared type of the field whose value is being read.
     type_name: &'static str,
     /// Problems that make the payload undecodable (or refused unknown fields).
-    pub(super) structural: Vec<ScanViolation>,
+    pub(super) structural: Vec<Violation>,
     /// Required fields missing from one occurrence of a message.
-    pub(super) required: Vec<ScanViolation>,
+    pub(super) required: Vec<Violation>,
 }
 
 impl<'a> Detail<'a> {
@@ -44,11 +44,11 @@ impl<'a> Detail<'a> {
         // memory behind it) as large as itself.
         if self.structural.len() < super::MAX_VIOLATIONS {
             self.structural
-                .push(ScanViolation::new(self.path.clone(), kind, message));
+                .push(Violation::new(self.path.clone(), kind, message));
         }
     }
 
-    fn push_required(&mut self, violation: ScanViolation) {
+    fn push_required(&mut self, violation: Violation) {
         if self.required.len() < super::MAX_VIOLATIONS {
             self.required.push(violation);
         }
@@ -82,7 +82,7 @@ impl<'a> Detail<'a> {
             if pos >= buf.len() {
                 if group != 0 {
                     self.push(
-                        ViolationKind::Malformed,
+                        ViolationKind::Wire,
                         format!("group not terminated: no end-group tag for field {group}"),
                     );
                     return None;
@@ -92,7 +92,7 @@ impl<'a> Detail<'a> {
             let (number, wire_type, next) = match read_key(buf, pos) {
                 Ok(key) => key,
                 Err(error) => {
-                    self.push(ViolationKind::Malformed, key_error_text(error));
+                    self.push(ViolationKind::Wire, key_error_text(error));
                     return None;
                 }
             };
@@ -102,7 +102,7 @@ impl<'a> Detail<'a> {
                     break;
                 }
                 self.push(
-                    ViolationKind::Malformed,
+                    ViolationKind::Wire,
                     format!("end-group tag for field {number} inside group field {group}"),
                 );
                 return None;
@@ -148,9 +148,9 @@ impl<'a> Detail<'a> {
             if !present {
                 let mut path = self.path.clone();
                 push_name(&mut path, name);
-                self.push_required(ScanViolation::new(
+                self.push_required(Violation::new(
                     path,
-                    ViolationKind::RequiredMissing,
+                    ViolationKind::Required,
                     "required field missing".to_owned(),
                 ));
             }
@@ -209,7 +209,7 @@ impl<'a> Detail<'a> {
                 let (start, end) = self.len(buf, pos)?;
                 if std::str::from_utf8(buf.get(start..end)?).is_err() {
                     self.push(
-                        ViolationKind::InvalidUtf8,
+                        ViolationKind::Utf8,
                         "invalid UTF-8 in string field".to_owned(),
                     );
                 }
@@ -260,7 +260,7 @@ impl<'a> Detail<'a> {
                         Ok(next) => at = next,
                         Err(error) => {
                             self.push(
-                                ViolationKind::Malformed,
+                                ViolationKind::Wire,
                                 format!("{} in packed field (element {count})", varint_text(error)),
                             );
                             return Some(end);
@@ -276,7 +276,7 @@ impl<'a> Detail<'a> {
                 let len = end - start;
                 if len % width != 0 {
                     self.push(
-                        ViolationKind::Malformed,
+                        ViolationKind::Wire,
                         format!("packed field length {len} is not a multiple of {width} bytes"),
                     );
                 }
@@ -286,7 +286,7 @@ impl<'a> Detail<'a> {
             _ => {
                 let type_name = self.type_name;
                 self.push(
-                    ViolationKind::WireTypeMismatch,
+                    ViolationKind::Wire,
                     format!("wire type {wire_type} does not match field type {type_name}"),
                 );
                 skip(buf, pos, number, wire_type, depth, Budget::GroupsOnly).ok()
@@ -304,7 +304,7 @@ impl<'a> Detail<'a> {
                 Ok(key) => key,
                 Err(error) => {
                     self.push(
-                        ViolationKind::Malformed,
+                        ViolationKind::Wire,
                         format!("in map entry: {}", key_error_text(error)),
                     );
                     return;
@@ -364,9 +364,9 @@ impl<'a> Detail<'a> {
                 for name in value_plan.required_names.iter() {
                     let mut path = self.path.clone();
                     push_name(&mut path, name);
-                    self.push_required(ScanViolation::new(
+                    self.push_required(Violation::new(
                         path,
-                        ViolationKind::RequiredMissing,
+                        ViolationKind::Required,
                         "required field missing".to_owned(),
                     ));
                 }
@@ -378,7 +378,7 @@ impl<'a> Detail<'a> {
         match skip_varint(buf, pos) {
             Ok(next) => Some(next),
             Err(error) => {
-                self.push(ViolationKind::Malformed, varint_text(error).to_owned());
+                self.push(ViolationKind::Wire, varint_text(error).to_owned());
                 None
             }
         }
@@ -388,7 +388,7 @@ impl<'a> Detail<'a> {
         let left = buf.len().saturating_sub(pos);
         if left < width {
             self.push(
-                ViolationKind::Malformed,
+                ViolationKind::Wire,
                 format!("truncated {}-bit value: {left} of {width} bytes", width * 8),
             );
             return None;
@@ -400,7 +400,7 @@ impl<'a> Detail<'a> {
         match read_len(buf, pos) {
             Ok(span) => Some(span),
             Err(error) => {
-                self.push(ViolationKind::Malformed, len_error_text(error));
+                self.push(ViolationKind::Wire, len_error_text(error));
                 None
             }
         }
@@ -490,7 +490,7 @@ fn skip(
     if budget == Budget::EveryField && depth == 0 {
         return Err(too_deep());
     }
-    let malformed = |message: String| (ViolationKind::Malformed, message);
+    let malformed = |message: String| (ViolationKind::Wire, message);
     match wire_type {
         0 => skip_varint(buf, pos).map_err(|e| malformed(varint_text(e).to_owned())),
         1 | 5 => {

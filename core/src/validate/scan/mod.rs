@@ -88,13 +88,13 @@ mod settle;
 mod sound;
 mod wire;
 
-use std::fmt;
-
 use prost_reflect::MessageDescriptor;
 
+pub(crate) use self::reference::check_tree;
 #[doc(hidden)]
 pub use self::reference::{has_unknown_fields, reference_is_valid};
 pub use self::sound::{check_descriptor_set, check_descriptors, UnusableDescriptor};
+pub use super::{Violation, ViolationKind, MAX_VIOLATIONS};
 
 /// Options fixed when a [`Plan`] is compiled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -180,8 +180,9 @@ impl Plan {
         }
     }
 
-    /// Every problem found in `payload`, each with its path and what was
-    /// wrong; empty exactly when [`is_valid`](Plan::is_valid) is true.
+    /// Every problem found in `payload`, each a [`Violation`] (the type the
+    /// JSON validator reports too) with its path, [`ViolationKind`] and what
+    /// was wrong; empty exactly when [`is_valid`](Plan::is_valid) is true.
     ///
     /// This is the slow path, meant for payloads `is_valid` refused: it
     /// allocates freely. After a problem that loses the framing (a truncated
@@ -190,7 +191,7 @@ impl Plan {
     /// next.
     ///
     /// At most [`MAX_VIOLATIONS`] problems are reported.
-    pub fn violations(&self, payload: &[u8]) -> Vec<ScanViolation> {
+    pub fn violations(&self, payload: &[u8]) -> Vec<Violation> {
         let mut walk = self::detail::Detail::new(&self.tables, self.options.reject_unknown_fields);
         walk.root(payload);
         let mut found = walk.structural;
@@ -208,72 +209,5 @@ impl Plan {
         found = self::settle::explain(&self.tables, payload, MAX_VIOLATIONS);
         found.truncate(MAX_VIOLATIONS);
         found
-    }
-}
-
-/// The most problems [`Plan::violations`] reports for one payload.
-pub const MAX_VIOLATIONS: usize = 64;
-
-/// What kind of problem a [`ScanViolation`] reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ViolationKind {
-    /// The bytes are not well-formed protobuf: a bad varint, tag or length,
-    /// a truncated value, an unterminated group.
-    Malformed,
-    /// A known field arrived with a wire type its type cannot have.
-    WireTypeMismatch,
-    /// A `string` field holds bytes that are not UTF-8.
-    InvalidUtf8,
-    /// A proto2 `required` field is absent.
-    RequiredMissing,
-    /// Messages nest deeper than 100 levels.
-    TooDeep,
-    /// A field the descriptor does not declare, refused by the options.
-    UnknownField,
-}
-
-/// One problem in a payload: where, and what.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScanViolation {
-    path: String,
-    kind: ViolationKind,
-    message: String,
-}
-
-impl ScanViolation {
-    fn new(path: String, kind: ViolationKind, message: String) -> ScanViolation {
-        ScanViolation {
-            path,
-            kind,
-            message,
-        }
-    }
-
-    /// Where in the payload: field names joined by `.`, a list index in
-    /// brackets (`items[3].sku`), a map key in brackets, quoted when it is a
-    /// string (`labels["env"]`, `counts[7]`); empty for the top-level message.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// What kind of problem this is.
-    pub fn kind(&self) -> ViolationKind {
-        self.kind
-    }
-
-    /// What was wrong, in words (`invalid UTF-8 in string field`).
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-impl fmt::Display for ScanViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.path, self.message)
-        }
     }
 }

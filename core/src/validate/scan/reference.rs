@@ -6,7 +6,7 @@
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use prost_reflect::{DynamicMessage, Kind, MapKey, MessageDescriptor, ReflectMessage, Value};
 
-use super::{ScanOptions, ScanViolation, ViolationKind};
+use super::{ScanOptions, Violation, ViolationKind};
 
 /// The reference verdict, computed by decoding into a [`DynamicMessage`].
 ///
@@ -99,10 +99,14 @@ fn unknown_in(
 
 /// Walks a decoded message, recording missing required fields with their
 /// paths, until `limit` are recorded (a hostile payload can hold millions).
-pub(super) fn check_tree(
+///
+/// The one required-field walk over a decoded tree: the reference verdict
+/// uses it, and so does the protobuf validator for a JSON value
+/// (`validate_json`), which it decodes in protobuf's JSON mapping first.
+pub(crate) fn check_tree(
     msg: &DynamicMessage,
     path: &mut String,
-    out: &mut Vec<ScanViolation>,
+    out: &mut Vec<Violation>,
     limit: usize,
 ) {
     if out.len() >= limit {
@@ -116,9 +120,9 @@ pub(super) fn check_tree(
         if field.is_required() && !msg.has_field(&field) {
             let at = path.len();
             push_name(path, field.name());
-            out.push(ScanViolation::new(
+            out.push(Violation::new(
                 path.clone(),
-                ViolationKind::RequiredMissing,
+                ViolationKind::Required,
                 "required field missing".to_owned(),
             ));
             path.truncate(at);
@@ -136,7 +140,7 @@ fn visit_value(
     value: &Value,
     name: &str,
     path: &mut String,
-    out: &mut Vec<ScanViolation>,
+    out: &mut Vec<Violation>,
     limit: usize,
 ) {
     if out.len() >= limit {

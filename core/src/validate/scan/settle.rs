@@ -28,7 +28,7 @@ use super::fast::{skip, Budget, Fail};
 use super::plan::{KeyKind, Message, Shape, Tables, NOT_REQUIRED, NO_ONEOF};
 use super::reference::push_name;
 use super::wire::{read_key, read_len, read_varint};
-use super::{ScanViolation, ViolationKind};
+use super::{Violation, ViolationKind};
 
 /// A byte range of the payload: a message body (a group's, without its
 /// end-group tag).
@@ -88,7 +88,7 @@ pub(super) fn is_complete(tables: &Tables, payload: &[u8]) -> bool {
 /// The required fields missing from the decoded tree, with their paths, at
 /// most `limit`, in the order the decoded tree lists them (a message's own
 /// fields, then its fields' values in field-number order, extensions last).
-pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<ScanViolation> {
+pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<Violation> {
     let mut walk = Settle {
         tables,
         buf: payload,
@@ -101,9 +101,9 @@ pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<Scan
     let result = walk.root();
     let mut found = walk.report.map(|r| r.found).unwrap_or_default();
     if let Err(Stop::Broken) = result {
-        found.push(ScanViolation::new(
+        found.push(Violation::new(
             String::new(),
-            ViolationKind::Malformed,
+            ViolationKind::Wire,
             "the payload does not decode".to_owned(),
         ));
     }
@@ -112,7 +112,7 @@ pub(super) fn explain(tables: &Tables, payload: &[u8], limit: usize) -> Vec<Scan
 
 struct Report {
     path: String,
-    found: Vec<ScanViolation>,
+    found: Vec<Violation>,
     limit: usize,
 }
 
@@ -180,10 +180,7 @@ enum Child<'a> {
     /// A list of messages: each element is settled when read. In report
     /// mode, the first violations of its elements, in order (at most the
     /// limit: later ones could never be reported).
-    List {
-        count: usize,
-        found: Vec<ScanViolation>,
-    },
+    List { count: usize, found: Vec<Violation> },
     /// A map: each key's last entry (its body); a later entry replaces.
     Map(HashMap<Key<'a>, Span>),
 }
@@ -234,7 +231,7 @@ impl<'a> Settle<'a> {
 
     /// Records a violation; `Done` when that settles the verdict or fills
     /// the report.
-    fn record(&mut self, violation: impl FnOnce(&str) -> ScanViolation) -> Walk<()> {
+    fn record(&mut self, violation: impl FnOnce(&str) -> Violation) -> Walk<()> {
         let Some(report) = self.report.as_mut() else {
             return Err(Stop::Done);
         };
@@ -442,9 +439,9 @@ impl<'a> Settle<'a> {
                 self.record(|path| {
                     let mut path = path.to_owned();
                     push_name(&mut path, name);
-                    ScanViolation::new(
+                    Violation::new(
                         path,
-                        ViolationKind::RequiredMissing,
+                        ViolationKind::Required,
                         "required field missing".to_owned(),
                     )
                 })?;
