@@ -59,3 +59,14 @@ fn scan_corpus() {
 fn compat_json_corpus() {
     run_all("compat_json", bodies::compat_json::run);
 }
+
+#[test]
+fn descriptors_corpus() {
+    run_all("descriptors", bodies::descriptors::run);
+}
+
+#[test]
+fn json_schema_corpus() {
+    // The target checks on a 2 MiB stack, as tokio's workers have.
+    run_all("json_schema", bodies::json_schema::run);
+}

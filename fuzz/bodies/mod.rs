@@ -3,6 +3,8 @@
 //! each over its committed seeds (`seeds/<target>/`) on stable.
 
 pub mod compat_json;
+pub mod descriptors;
 pub mod guard;
+pub mod json_schema;
 pub mod scan;
 pub mod urn;
