@@ -203,6 +203,19 @@ mod build {
     }
 
     #[test]
+    fn a_locked_file_that_broke_is_one_problem_not_also_gone() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::write(dir.path().join("address.v1.json"), "{ broken").unwrap();
+        let found = problems(dir.path());
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].1, Kind::NotJson, "{found:#?}");
+    }
+
+    #[test]
     fn manifest_problems_name_the_manifest() {
         let dir = folder(&[("address.v1.json", ADDRESS)]);
         assert_problem(dir.path(), "dataschema.toml", Kind::Manifest, "namespace");

@@ -246,7 +246,7 @@ pub fn read(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
 fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let manifest = Manifest::read(dir)?;
     let mut diagnostics = Vec::new();
-    let (mut sources, proto_stems) = discover(dir, &manifest, &mut diagnostics);
+    let (mut sources, found) = discover(dir, &manifest, &mut diagnostics);
     sources.sort_by(|a, b| a.schema.urn().cmp(b.schema.urn()));
     // Names given twice for one URN (`x.v1.json` and `x.v1.proto`): one
     // diagnostic, and no compatibility check between the two.
@@ -265,7 +265,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             ));
         }
     }
-    manifest.check_roots(dir, &sources, &proto_stems, &mut diagnostics);
+    manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
@@ -300,7 +300,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let lock = Lock::read(dir)?;
     let mut unlocked = Vec::new();
     if let Some(lock) = &lock {
-        lock.check(dir, &sources, &mut unlocked, &mut diagnostics);
+        lock.check(dir, &sources, &found.all, &mut unlocked, &mut diagnostics);
     }
 
     // Each version against the versions of its name before it, in order.
@@ -473,6 +473,16 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
     Ok(code)
 }
 
+/// The stems (`<name>.v<version>`) of the schema files a folder holds,
+/// read or not.
+#[derive(Default)]
+struct Stems {
+    /// Every schema file.
+    all: BTreeSet<String>,
+    /// The `.proto` files that are regular files.
+    proto: BTreeSet<String>,
+}
+
 /// The folder's schemas, by URN: what a `$ref` by URN resolves to while
 /// the folder is checked (first wins; duplicates are reported apart).
 struct Folder(HashMap<Urn, Schema>);
@@ -502,8 +512,8 @@ fn discover(
     dir: &Path,
     manifest: &Manifest,
     diagnostics: &mut Vec<Diagnostic>,
-) -> (Vec<Source>, BTreeSet<String>) {
-    let mut proto_stems = BTreeSet::new();
+) -> (Vec<Source>, Stems) {
+    let mut found = Stems::default();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(err) => {
@@ -512,7 +522,7 @@ fn discover(
                 dir,
                 format!("cannot read the folder: {err}"),
             ));
-            return (Vec::new(), proto_stems);
+            return (Vec::new(), found);
         }
     };
     let canonical_dir = fs::canonicalize(dir).ok();
@@ -555,12 +565,15 @@ fn discover(
         } else {
             continue; // the manifest, the lock, a README, a folder of imports...
         };
+        // Present, whatever happens next: a file with its own problem is
+        // not also reported as gone or unnamed.
+        found.all.insert(stem.to_owned());
         if let Err(message) = regular_file_inside(&path, canonical_dir.as_deref()) {
             diagnostics.push(Diagnostic::new(DiagnosticKind::NotAFile, &path, message));
             continue;
         }
         if language == Language::Protobuf {
-            proto_stems.insert(stem.to_owned());
+            found.proto.insert(stem.to_owned());
         }
         let urn = match parse_stem(&manifest.namespace, stem) {
             Ok(urn) => urn,
@@ -579,7 +592,7 @@ fn discover(
             Err((kind, message)) => diagnostics.push(Diagnostic::new(kind, &path, message)),
         }
     }
-    (sources, proto_stems)
+    (sources, found)
 }
 
 /// Whether `path` is a regular file, or a symbolic link to one inside

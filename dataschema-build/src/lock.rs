@@ -41,6 +41,7 @@ impl Lock {
         &self,
         dir: &Path,
         sources: &[Source],
+        present: &std::collections::BTreeSet<String>,
         unlocked: &mut Vec<Urn>,
         diagnostics: &mut Vec<Diagnostic>,
     ) {
@@ -62,7 +63,10 @@ impl Lock {
             }
         }
         for urn in self.schemas.keys() {
-            if !sources.iter().any(|source| source.schema.urn() == urn) {
+            // A file that is there but has a problem of its own is not gone.
+            let stem = format!("{}.v{}", urn.name(), urn.version());
+            if !sources.iter().any(|source| source.schema.urn() == urn) && !present.contains(&stem)
+            {
                 diagnostics.push(Diagnostic::new(
                     DiagnosticKind::Removed,
                     dir.join(LOCK_FILE),

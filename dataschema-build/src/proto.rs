@@ -45,26 +45,34 @@ impl FileResolver for FolderResolver {
                 self.folder.display()
             )));
         }
-        let file = self.inner.open_file(name)?;
-        if let (Some(path), Some(folder)) = (file.path(), &self.canonical) {
-            match path.canonicalize() {
-                Ok(real) if real.starts_with(folder) => {}
-                Ok(real) => {
-                    return Err(protox::Error::new(format!(
-                        "{name:?} is a symbolic link to {}, outside {}: a bundle holds only \
-                         files inside the schemas folder",
-                        real.display(),
-                        self.folder.display()
-                    )))
-                }
-                Err(err) => {
-                    return Err(protox::Error::new(format!(
-                        "cannot resolve {}: {err}",
-                        path.display()
-                    )))
-                }
+        // Checked before anything is opened: a file outside the folder is
+        // never read, so none of it can reach an error message.
+        let candidate = self.folder.join(name);
+        if std::fs::symlink_metadata(&candidate).is_ok() {
+            let Some(folder) = &self.canonical else {
+                return Err(protox::Error::new(format!(
+                    "cannot resolve {}: the schemas folder has no canonical path",
+                    self.folder.display()
+                )));
+            };
+            let real = candidate.canonicalize().map_err(|err| {
+                protox::Error::new(format!("cannot resolve {}: {err}", candidate.display()))
+            })?;
+            if !real.starts_with(folder) {
+                return Err(protox::Error::new(format!(
+                    "{name:?} is a symbolic link to {}, outside {}: a bundle holds only \
+                     files inside the schemas folder",
+                    real.display(),
+                    self.folder.display()
+                )));
+            }
+            if !real.is_file() {
+                return Err(protox::Error::new(format!(
+                    "{name:?} is not a regular file"
+                )));
             }
         }
+        let file = self.inner.open_file(name)?;
         Ok(file)
     }
 }
