@@ -209,3 +209,86 @@ fn a_schema_that_cannot_compile_is_not_retried() {
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1, "a lasting failure is kept");
 }
+
+/// Holds `outer:1` and `inner:1`; counts lookups of each; `inner:1` is down
+/// and, while `gate` is set, each lookup of it blocks until released.
+struct Gated {
+    registry: Registry,
+    outer_lookups: Arc<AtomicUsize>,
+    inner_lookups: Arc<AtomicUsize>,
+    gate: Arc<(std::sync::Mutex<bool>, std::sync::Condvar)>,
+}
+
+impl Resolver for Gated {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        if urn.name() == "outer" {
+            self.outer_lookups.fetch_add(1, Ordering::SeqCst);
+            return self.registry.resolve(urn);
+        }
+        self.inner_lookups.fetch_add(1, Ordering::SeqCst);
+        let (lock, released) = &*self.gate;
+        let mut closed = lock.lock().unwrap();
+        while *closed {
+            let (next, timeout) = released
+                .wait_timeout(closed, Duration::from_secs(10))
+                .unwrap();
+            closed = next;
+            assert!(!timeout.timed_out(), "the gate was never opened");
+        }
+        Err(Error::Unreachable {
+            urn: urn.clone(),
+            source: "timed out".into(),
+        })
+    }
+}
+
+#[test]
+fn a_fallback_urn_in_its_retry_window_is_not_looked_up_and_a_retry_blocks_nobody() {
+    let store = dataschema::MemoryStore::new();
+    dataschema::Store::put(&store, &outer()).unwrap();
+    let (outer_lookups, inner_lookups) =
+        (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let gate = Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let guard = Guard::builder(Registry::new(dataschema::MemoryStore::new()))
+        .fallback(Gated {
+            registry: Registry::new(store),
+            outer_lookups: Arc::clone(&outer_lookups),
+            inner_lookups: Arc::clone(&inner_lookups),
+            gate: Arc::clone(&gate),
+        })
+        .retry_after(Duration::from_millis(200))
+        .build();
+    assert_eq!(reason_of(guard.validate(OUTER, b"{}")), Reason::Unreachable);
+    assert_eq!(outer_lookups.load(Ordering::SeqCst), 1);
+    for _ in 0..20 {
+        assert_eq!(reason_of(guard.validate(OUTER, b"{}")), Reason::Unreachable);
+    }
+    assert_eq!(
+        outer_lookups.load(Ordering::SeqCst),
+        1,
+        "no lookup of the fallback's URN within the retry delay"
+    );
+
+    // After the delay, one caller retries and blocks in the registry; the
+    // others keep getting the kept failure meanwhile.
+    thread::sleep(Duration::from_millis(250));
+    *gate.0.lock().unwrap() = true;
+    let retrying = {
+        let guard = guard.clone();
+        thread::spawn(move || reason_of(guard.validate(OUTER, b"{}")))
+    };
+    while inner_lookups.load(Ordering::SeqCst) < 2 {
+        thread::yield_now();
+    }
+    for _ in 0..5 {
+        assert_eq!(reason_of(guard.validate(OUTER, b"{}")), Reason::Unreachable);
+    }
+    assert_eq!(
+        inner_lookups.load(Ordering::SeqCst),
+        2,
+        "one retry at a time"
+    );
+    *gate.0.lock().unwrap() = false;
+    gate.1.notify_all();
+    assert_eq!(retrying.join().unwrap(), Reason::Unreachable);
+}

@@ -97,6 +97,12 @@ impl Slot {
                 return Ok(entry);
             }
             if pending.compiling {
+                // A retry is running: the failure kept so far stands until
+                // it ends (callers do not queue behind a slow registry).
+                if let Some(retry) = &pending.retry {
+                    return Err(retry.unvalidated.clone());
+                }
+                // A first compile: wait for it and share its result.
                 self.done.wait(&mut pending);
                 // Share what that compile gave.
                 if let Some(entry) = self.entry.get() {
@@ -170,6 +176,11 @@ impl Cache {
     #[inline]
     pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
         snapshot.get(canonical).and_then(|slot| slot.entry.get())
+    }
+
+    /// The slot of a URN that has one already.
+    pub(crate) fn existing(&self, urn: &Urn) -> Option<Arc<Slot>> {
+        self.map.load().get(urn.as_str()).cloned()
     }
 
     /// The slot for a URN a resolver holds, created empty when absent.

@@ -151,7 +151,9 @@ impl GuardBuilder {
         self
     }
 
-    /// The guard.
+    /// The guard. Its counters are bound here, to the `metrics` recorder
+    /// installed now (a schema's own counters when it is first compiled):
+    /// install the exporter before building the guard.
     pub fn build(self) -> Guard {
         Guard {
             inner: Arc::new(Inner {
@@ -304,28 +306,24 @@ impl Guard {
         urn: Urn,
         check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
     ) -> Result<Outcome, Invalid> {
-        let schema = match self.inner.resolver.resolve(&urn) {
-            Ok(schema) if *schema.urn() == urn => schema,
-            Ok(schema) => {
-                let error = Error::Unreachable {
-                    source: format!("asked for {urn}, the resolver answered {}", schema.urn())
-                        .into(),
-                    urn,
-                };
-                return Ok(self.fail_open(
-                    dataschema,
-                    Unvalidated::new(Reason::Unreachable, Arc::new(error)),
-                ));
-            }
-            Err(error) => {
-                // A resolver says NotFound for a URN it does not hold; any
-                // other error means it could not be asked.
-                let reason = match error {
-                    Error::NotFound { .. } => Reason::NotFound,
-                    _ => Reason::Unreachable,
-                };
-                return Ok(self.fail_open(dataschema, Unvalidated::new(reason, Arc::new(error))));
-            }
+        // A URN seen before whose compile failed for a passing reason: the
+        // slot decides (its retry delay covers the lookup too).
+        if let Some(slot) = self.inner.cache.existing(&urn) {
+            let retry_after = self.inner.retry_after;
+            let outcome = slot.get_or_compile(retry_after, || match self.resolve_checked(&urn) {
+                Ok(schema) => self.compile(schema, urn.clone()),
+                Err(unvalidated) => Compile::Passing(unvalidated),
+            });
+            return match outcome {
+                Ok(entry) => self.verdict(dataschema, entry, check),
+                Err(unvalidated) => Ok(self.fail_open(dataschema, unvalidated)),
+            };
+        }
+        // A new URN gets a slot only once a resolver holds it, so hostile
+        // `dataschema` strings cannot grow the cache.
+        let schema = match self.resolve_checked(&urn) {
+            Ok(schema) => schema,
+            Err(unvalidated) => return Ok(self.fail_open(dataschema, unvalidated)),
         };
         let slot = self.inner.cache.slot(&urn);
         let entry = match slot.entry.get() {
@@ -338,6 +336,32 @@ impl Guard {
             },
         };
         self.verdict(dataschema, entry, check)
+    }
+
+    /// The schema the resolver chain holds under `urn`, or why it cannot be
+    /// used: not held (`not_found`), or the resolver could not be asked or
+    /// answered for another URN (`unreachable`).
+    fn resolve_checked(&self, urn: &Urn) -> Result<Schema, Unvalidated> {
+        match self.inner.resolver.resolve(urn) {
+            Ok(schema) if schema.urn() == urn => Ok(schema),
+            Ok(schema) => {
+                let error = Error::Unreachable {
+                    source: format!("asked for {urn}, the resolver answered {}", schema.urn())
+                        .into(),
+                    urn: urn.clone(),
+                };
+                Err(Unvalidated::new(Reason::Unreachable, Arc::new(error)))
+            }
+            Err(error) => {
+                // A resolver says NotFound for a URN it does not hold; any
+                // other error means it could not be asked.
+                let reason = match error {
+                    Error::NotFound { .. } => Reason::NotFound,
+                    _ => Reason::Unreachable,
+                };
+                Err(Unvalidated::new(reason, Arc::new(error)))
+            }
+        }
     }
 
     /// Compiles a schema for the cache, sorting failures into those that
