@@ -24,8 +24,15 @@ pub fn json(c: &mut Criterion, group: &str) {
         .unwrap()
         .shared_bytes();
     let schema: serde_json::Value = serde_json::from_slice(&schema_bytes).unwrap();
+    // The same options as the guard's: formats asserted, patterns on the
+    // linear-time `regex` engine with its limits.
     let bare = jsonschema::options()
         .should_validate_formats(true)
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(2 << 20)
+                .dfa_size_limit(2 << 20),
+        )
         .build(&schema)
         .unwrap();
     let guard = Guard::new(registry);

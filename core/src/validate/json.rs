@@ -169,7 +169,7 @@ impl JsonValidator {
     #[inline]
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         let parsed = if self.reject_duplicate_keys {
-            serde_json::from_slice::<Strict>(payload).map(|strict| strict.0)
+            parse_strict(payload)
         } else {
             serde_json::from_slice::<Value>(payload)
         };
@@ -468,4 +468,12 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
         }
         Ok(Value::Object(object))
     }
+}
+
+/// The payload parsed refusing duplicate keys: out of line, so the default
+/// path's parse stays as the bare `serde_json::from_slice` compiles it.
+#[cold]
+#[inline(never)]
+fn parse_strict(payload: &[u8]) -> Result<Value, serde_json::Error> {
+    serde_json::from_slice::<Strict>(payload).map(|strict| strict.0)
 }
