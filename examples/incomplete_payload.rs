@@ -16,19 +16,12 @@ use dataschema::{Guard, Registry, Schema};
 use prost::Message as _;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
 use prost_reflect::prost_types::{
-    DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet, MessageOptions,
+    DescriptorProto, FileDescriptorProto, FileDescriptorSet, MessageOptions,
 };
 
-fn field(name: &str, number: i32, label: Label, ty: Type, type_name: &str) -> FieldDescriptorProto {
-    FieldDescriptorProto {
-        name: Some(name.into()),
-        number: Some(number),
-        label: Some(label as i32),
-        r#type: Some(ty as i32),
-        type_name: (!type_name.is_empty()).then(|| type_name.into()),
-        ..Default::default()
-    }
-}
+#[path = "../tests/common/descriptor.rs"]
+mod descriptor;
+use descriptor::field;
 
 fn descriptors() -> Vec<u8> {
     let item = DescriptorProto {

@@ -30,16 +30,9 @@ use serde_json::json;
 const URN: &str = "urn:acme:schema:hostile:1";
 const ROOT: &str = "h.R";
 
-fn field(name: &str, number: i32, label: Label, ty: Type, type_name: &str) -> FieldDescriptorProto {
-    FieldDescriptorProto {
-        name: Some(name.into()),
-        number: Some(number),
-        label: Some(label as i32),
-        r#type: Some(ty as i32),
-        type_name: (!type_name.is_empty()).then(|| type_name.into()),
-        ..Default::default()
-    }
-}
+#[path = "common/descriptor.rs"]
+mod descriptor;
+use descriptor::field;
 
 fn map_entry(name: &str, fields: Vec<FieldDescriptorProto>) -> DescriptorProto {
     DescriptorProto {

@@ -11,7 +11,7 @@ use dataschema::{Guard, Registry, Schema};
 use prost::Message as _;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
 use prost_reflect::prost_types::{
-    DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet, MessageOptions,
+    DescriptorProto, FileDescriptorProto, FileDescriptorSet, MessageOptions,
 };
 
 struct Peak;
@@ -59,16 +59,9 @@ fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     (value, usize::try_from(peak - base).unwrap_or(0))
 }
 
-fn field(name: &str, number: i32, label: Label, ty: Type, type_name: &str) -> FieldDescriptorProto {
-    FieldDescriptorProto {
-        name: Some(name.into()),
-        number: Some(number),
-        label: Some(label as i32),
-        r#type: Some(ty as i32),
-        type_name: (!type_name.is_empty()).then(|| type_name.into()),
-        ..Default::default()
-    }
-}
+#[path = "common/descriptor.rs"]
+mod descriptor;
+use descriptor::field;
 
 /// `Item { required int32 id = 1; optional string note = 2; }`,
 /// `Batch { repeated Item items = 1; optional Item item = 2; map<int32, Item> index = 3; }`.
