@@ -891,12 +891,12 @@ proptest! {
 }
 
 /// Writes the seed corpus of the `descriptors` fuzz target
-/// (`fuzz/descriptors_seeds/`): the base set, its cases here, and the scan
+/// (`fuzz/seeds/descriptors/`): the base set, its cases here, and the scan
 /// fixtures, each followed by a payload. A tool, not a check.
 #[test]
-#[ignore = "writes fuzz/descriptors_seeds: run with --ignored to regenerate"]
+#[ignore = "writes fuzz/seeds/descriptors: run with --ignored to regenerate"]
 fn write_fuzz_seeds() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/descriptors_seeds");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/descriptors");
     std::fs::create_dir_all(&dir).unwrap();
     let good = set(with_entry(vec![
         key(Type::String, ""),
