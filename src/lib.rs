@@ -24,4 +24,4 @@ pub use dataschema_core::{
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated};
 pub use crate::registry::Registry;
-pub use crate::store::{MemoryStore, Store};
+pub use crate::store::{MemoryStore, SchemaId, Store};

@@ -1,12 +1,9 @@
 //! The [`Registry`]: publish, resolve, versions, list.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::RwLock;
-
 use crate::bundle::Bundle;
-use crate::store::{MemoryStore, Store};
+use crate::store::{MemoryStore, SchemaId, Store, Stored, Version};
 use dataschema_core::__private::{self as core, clip};
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
@@ -40,11 +37,6 @@ pub struct Registry {
 
 struct Inner {
     store: Box<dyn Store>,
-    /// Publishes run one at a time, so a compatibility check and the write
-    /// it allows see the same versions.
-    publishing: parking_lot::Mutex<()>,
-    /// Per-name compatibility defaults.
-    modes: RwLock<HashMap<String, Compatibility>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -59,8 +51,6 @@ impl Registry {
         Registry {
             inner: Arc::new(Inner {
                 store: Box::new(store),
-                publishing: parking_lot::Mutex::new(()),
-                modes: RwLock::new(HashMap::new()),
             }),
         }
     }
@@ -106,7 +96,10 @@ impl Registry {
     /// a name has nothing to check against and passes. Under any mode but
     /// [`Compatibility::None`], versions are published in order: a version
     /// below one already held is refused, since it was never checked
-    /// against it. Publishes through one registry run one at a time.
+    /// against it. The check and the insert it allows run under the store's
+    /// lock on the name, so concurrent publishers (threads, or replicas over
+    /// one database) are each checked against every version stored before
+    /// theirs.
     ///
     /// Publishing the same schema again succeeds (start-up and CI
     /// registration stay idempotent); different bytes under a URN already
@@ -115,55 +108,136 @@ impl Registry {
     /// language's validator is not compiled in); one that breaks
     /// compatibility is [`Error::Incompatible`], with the full report.
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
+        self.register(schema, mode).map(drop)
+    }
+
+    /// [`publish`](Registry::publish), answering where the schema is held
+    /// and its content's id.
+    pub fn register(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
+        self.store_checked(schema, mode, Version::Exact)
+    }
+
+    /// Publishes `schema` as the next version of its name in its namespace
+    /// (one above the highest held, or 1), chosen under the store's lock:
+    /// the version of `schema`'s URN is ignored. When a version of the name
+    /// already holds the same content, that version is answered and nothing
+    /// is stored (Confluent's register behaves so). Checked as
+    /// [`publish`](Registry::publish) checks.
+    pub fn register_next(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
+        self.store_checked(schema, mode, Version::Next)
+    }
+
+    fn store_checked(
+        &self,
+        schema: Schema,
+        mode: Compatibility,
+        version: Version,
+    ) -> Result<Stored, Error> {
         schema.check_shape()?;
-        match self.inner.store.get(schema.urn())? {
-            Some(held) if held == schema => return Ok(()),
-            Some(_) => {
-                return Err(Error::Immutable {
-                    urn: schema.urn().clone(),
-                })
+        if version == Version::Exact {
+            if let Some(held) = self.inner.store.get(schema.urn())? {
+                if held != schema {
+                    return Err(Error::Immutable {
+                        urn: schema.urn().clone(),
+                    });
+                }
+                // Held already: no compile, no check.
+                return self.inner.store.publish(&schema, version, &|_, _| Ok(()));
             }
-            None => {}
         }
-        let _one_at_a_time = self.inner.publishing.lock();
-        // The candidate resolves as itself, as it will once stored (and as
-        // it does in `embed`): a schema may `$ref` its own URN.
+        // Compiled before the store's lock is taken: a schema's `$ref`s by
+        // URN name other schemas, which never change. The candidate
+        // resolves as itself, as it will once stored (and as it does in
+        // `embed`): a schema may `$ref` its own URN.
         let with_candidate = WithCandidate {
             candidate: schema.clone(),
             registry: self.clone(),
         };
         core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
-        self.check_compatible(&schema, mode)?;
-        self.inner.store.put(&schema)
+        self.inner.store.publish(&schema, version, &|schema, held| {
+            check_compatible(schema, mode, held)
+        })
     }
 
     /// Publishes `schema` under the mode set for its name (see
     /// [`set_compatibility`](Registry::set_compatibility)).
     pub fn publish_default(&self, schema: Schema) -> Result<(), Error> {
-        let mode = self.compatibility(schema.urn().name());
+        let mode = self.compatibility_for(schema.urn().name())?;
         self.publish(schema, mode)
     }
 
     /// Sets the compatibility mode [`publish_default`](Registry::publish_default)
-    /// uses for `name`.
+    /// uses for `name`. Kept by the store: a persistent store keeps it
+    /// across restarts and shares it between replicas.
     pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
-        core::check_name(name).map_err(|reason| Error::InvalidUrn {
-            input: clip(name, 100),
-            reason,
-        })?;
-        self.inner.modes.write().insert(name.to_owned(), mode);
-        Ok(())
+        check_name(name)?;
+        self.inner.store.set_compatibility(Some(name), Some(mode))
     }
 
-    /// The compatibility mode for `name`: the one set, else
-    /// [`Compatibility::Backward`] as in Confluent Schema Registry.
+    /// Clears the mode set for `name`: it follows the default again.
+    pub fn clear_compatibility(&self, name: &str) -> Result<(), Error> {
+        check_name(name)?;
+        self.inner.store.set_compatibility(Some(name), None)
+    }
+
+    /// Sets the mode for names that have none of their own (else
+    /// [`Compatibility::Backward`], as in Confluent Schema Registry).
+    pub fn set_default_compatibility(&self, mode: Compatibility) -> Result<(), Error> {
+        self.inner.store.set_compatibility(None, Some(mode))
+    }
+
+    /// The mode set for `name` (`Some`), or for the default (`None`), if
+    /// one was set.
+    pub fn compatibility_setting(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Option<Compatibility>, Error> {
+        self.inner.store.compatibility(name)
+    }
+
+    /// The compatibility mode for `name`: its own, else the default set,
+    /// else [`Compatibility::Backward`] as in Confluent Schema Registry.
+    pub fn compatibility_for(&self, name: &str) -> Result<Compatibility, Error> {
+        if let Some(mode) = self.inner.store.compatibility(Some(name))? {
+            return Ok(mode);
+        }
+        Ok(self.inner.store.compatibility(None)?.unwrap_or_default())
+    }
+
+    /// The compatibility mode for `name`, as
+    /// [`compatibility_for`](Registry::compatibility_for); when the store
+    /// cannot be read, [`Compatibility::Backward`] (a publish then fails
+    /// on the same store anyway).
     pub fn compatibility(&self, name: &str) -> Compatibility {
+        self.compatibility_for(name).unwrap_or_default()
+    }
+
+    /// The id of the schema content held under `urn`: a small positive
+    /// integer the store assigned when the content was first stored,
+    /// shared by every URN holding the same content (language, bytes and
+    /// root), and stable forever (for the persistent stores, across
+    /// restarts and replicas). It is the id Confluent-framed payloads
+    /// carry. [`Error::NotFound`] for a URN not held.
+    pub fn id_of(&self, urn: &Urn) -> Result<SchemaId, Error> {
         self.inner
-            .modes
-            .read()
-            .get(name)
-            .copied()
-            .unwrap_or_default()
+            .store
+            .id_of(urn)?
+            .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+    }
+
+    /// The schema whose content has id `id` (see
+    /// [`id_of`](Registry::id_of)), under the first URN holding it
+    /// (ordered as [`list`](Registry::list)): names may differ from the
+    /// URN it was published under first. [`Error::IdNotFound`] for an id
+    /// no schema has.
+    pub fn schema_by_id(&self, id: SchemaId) -> Result<Schema, Error> {
+        self.inner.store.by_id(id)?.ok_or(Error::IdNotFound { id })
+    }
+
+    /// Every URN holding the content `id` names, ordered as
+    /// [`list`](Registry::list); empty for an unknown id.
+    pub fn urns_of_id(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
+        self.inner.store.urns_of(id)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].
@@ -218,38 +292,50 @@ impl Registry {
         Ok(priors)
     }
 
-    fn check_compatible(&self, schema: &Schema, mode: Compatibility) -> Result<(), Error> {
-        if mode == Compatibility::None {
-            return Ok(());
-        }
-        // Versions are checked in order: a version below one already
-        // published would never be checked against it.
-        let urn = schema.urn();
-        let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
-        if let Some(&held) = versions.iter().find(|&&v| v > urn.version()) {
-            return Err(Error::OutOfOrder {
-                urn: urn.clone(),
-                held,
-                mode,
-            });
-        }
-        let priors = self.schemas_below(urn, &versions)?;
-        let report = compat::check(mode, schema, &priors)?;
-        if report.is_compatible() {
-            Ok(())
-        } else {
-            Err(Error::Incompatible {
-                urn: schema.urn().clone(),
-                report: Box::new(report),
-            })
-        }
-    }
-
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
         core::compile(schema, Arc::new(self.clone()), core::Options::default())
             .map(drop)
             .map_err(Error::from)
     }
+}
+
+/// The check a publish runs under the store's lock: versions in order
+/// (under a checked mode), then compatibility with the priors.
+fn check_compatible(schema: &Schema, mode: Compatibility, held: &[Schema]) -> Result<(), Error> {
+    if mode == Compatibility::None {
+        return Ok(());
+    }
+    // Versions are checked in order: a version below one already
+    // published would never be checked against it.
+    let urn = schema.urn();
+    if let Some(later) = held.iter().find(|h| h.urn().version() > urn.version()) {
+        return Err(Error::OutOfOrder {
+            urn: urn.clone(),
+            held: later.urn().version(),
+            mode,
+        });
+    }
+    let priors: Vec<Schema> = held
+        .iter()
+        .filter(|h| h.urn().version() < urn.version())
+        .cloned()
+        .collect();
+    let report = compat::check(mode, schema, &priors)?;
+    if report.is_compatible() {
+        Ok(())
+    } else {
+        Err(Error::Incompatible {
+            urn: urn.clone(),
+            report: Box::new(report),
+        })
+    }
+}
+
+fn check_name(name: &str) -> Result<(), Error> {
+    core::check_name(name).map_err(|reason| Error::InvalidUrn {
+        input: clip(name, 100),
+        reason,
+    })
 }
 
 /// A registry, plus the schema being published under its own URN.

@@ -116,6 +116,19 @@ pub enum Error {
         /// The schema's language.
         language: Language,
     },
+    /// No schema has the id (see `Registry::schema_by_id`).
+    #[error("no schema has id {id}")]
+    IdNotFound {
+        /// The id asked for.
+        id: u32,
+    },
+    /// The publish surface of the server was mounted without an
+    /// authentication layer: publishing must be authenticated.
+    #[error(
+        "the publish routes need an authentication layer: give one, or mount the read-only \
+         routes alone"
+    )]
+    NoAuthentication,
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {

@@ -1,17 +1,30 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 
-use super::Store;
-use dataschema_core::{Error, Schema, Urn};
+use super::{content_digest, Check, SchemaId, Store, Stored, Version};
+use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// A [`Store`] in memory: what an embedded registry uses.
 ///
-/// Reads take a shared lock and never wait on each other; `put` takes the
-/// write lock for the check-and-insert, so immutability holds under races.
+/// Reads take a shared lock and never wait on each other, nor on a
+/// publish's compatibility check: publishes run one at a time under a
+/// mutex of their own, and take the write lock only to insert. Ids count
+/// from 1 in the order contents were first stored (a memory store lives as
+/// long as its process, and so do its ids).
 #[derive(Debug, Default)]
 pub struct MemoryStore {
-    schemas: RwLock<BTreeMap<Urn, Schema>>,
+    publishing: Mutex<()>,
+    state: RwLock<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    schemas: BTreeMap<Urn, (Schema, SchemaId)>,
+    ids: HashMap<String, SchemaId>,
+    /// By id - 1: the URNs holding each content.
+    urns: Vec<Vec<Urn>>,
+    modes: HashMap<Option<String>, Compatibility>,
 }
 
 impl MemoryStore {
@@ -21,39 +34,146 @@ impl MemoryStore {
     }
 }
 
+impl State {
+    /// Every version of `name` in `namespace`, ascending.
+    fn versions(&self, namespace: &str, name: &str) -> Vec<&Schema> {
+        // URNs order by namespace, name, then version: one range holds them.
+        let Ok(low) = Urn::new(namespace, name, 1) else {
+            return Vec::new();
+        };
+        self.schemas
+            .range(low..)
+            .take_while(|(urn, _)| urn.namespace() == namespace && urn.name() == name)
+            .map(|(_, (schema, _))| schema)
+            .collect()
+    }
+}
+
 impl Store for MemoryStore {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
-        Ok(self.schemas.read().get(urn).cloned())
+        Ok(self
+            .state
+            .read()
+            .schemas
+            .get(urn)
+            .map(|(schema, _)| schema.clone()))
     }
 
-    fn put(&self, schema: &Schema) -> Result<(), Error> {
-        let mut schemas = self.schemas.write();
-        match schemas.get(schema.urn()) {
-            Some(held) if held == schema => Ok(()),
-            Some(_) => Err(Error::Immutable {
-                urn: schema.urn().clone(),
-            }),
-            None => {
-                schemas.insert(schema.urn().clone(), schema.clone());
-                Ok(())
+    fn publish(
+        &self,
+        schema: &Schema,
+        version: Version,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let _one_at_a_time = self.publishing.lock();
+        let urn = schema.urn();
+        let digest = content_digest(schema);
+        let (schema, held) = {
+            let state = self.state.read();
+            let held: Vec<Schema> = state
+                .versions(urn.namespace(), urn.name())
+                .into_iter()
+                .cloned()
+                .collect();
+            let schema = match version {
+                Version::Exact => schema.clone(),
+                Version::Next => {
+                    if let Some(same) = held.iter().find(|h| content_digest(h) == digest) {
+                        let id = state.schemas[same.urn()].1;
+                        return Ok(Stored::new(same.urn().clone(), id, false));
+                    }
+                    let next = held.last().map_or(1, |last| last.urn().version() + 1);
+                    with_urn(schema, urn.with_version(next)?)
+                }
+            };
+            if let Some((existing, id)) = state.schemas.get(schema.urn()) {
+                return if *existing == schema {
+                    Ok(Stored::new(schema.urn().clone(), *id, false))
+                } else {
+                    Err(Error::Immutable {
+                        urn: schema.urn().clone(),
+                    })
+                };
             }
-        }
+            (schema, held)
+        };
+        check(&schema, &held)?;
+        let mut state = self.state.write();
+        let id = match state.ids.get(&digest) {
+            Some(&id) => id,
+            None => {
+                let id = SchemaId::try_from(state.urns.len() + 1)
+                    .ok()
+                    .filter(|&id| id <= i32::MAX as u32)
+                    .ok_or_else(|| Error::Store {
+                        source: "the memory store ran out of schema ids".into(),
+                    })?;
+                state.ids.insert(digest, id);
+                state.urns.push(Vec::new());
+                id
+            }
+        };
+        let urn = schema.urn().clone();
+        let holders = &mut state.urns[id as usize - 1];
+        let at = holders.partition_point(|held| *held < urn);
+        holders.insert(at, urn.clone());
+        state.schemas.insert(urn.clone(), (schema, id));
+        Ok(Stored::new(urn, id, true))
     }
 
     fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
-        let mut versions: Vec<u32> = self
-            .schemas
+        let namespace = namespace.to_ascii_lowercase();
+        Ok(self
+            .state
             .read()
-            .keys()
-            .filter(|urn| urn.name() == name && urn.namespace().eq_ignore_ascii_case(namespace))
-            .map(Urn::version)
-            .collect();
-        versions.sort_unstable();
-        versions.dedup();
-        Ok(versions)
+            .versions(&namespace, name)
+            .into_iter()
+            .map(|schema| schema.urn().version())
+            .collect())
     }
 
     fn list(&self) -> Result<Vec<Urn>, Error> {
-        Ok(self.schemas.read().keys().cloned().collect())
+        Ok(self.state.read().schemas.keys().cloned().collect())
     }
+
+    fn id_of(&self, urn: &Urn) -> Result<Option<SchemaId>, Error> {
+        Ok(self.state.read().schemas.get(urn).map(|(_, id)| *id))
+    }
+
+    fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
+        let state = self.state.read();
+        Ok(id
+            .checked_sub(1)
+            .and_then(|index| state.urns.get(index as usize))
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
+        Ok(self
+            .state
+            .read()
+            .modes
+            .get(&name.map(str::to_owned))
+            .copied())
+    }
+
+    fn set_compatibility(
+        &self,
+        name: Option<&str>,
+        mode: Option<Compatibility>,
+    ) -> Result<(), Error> {
+        let mut state = self.state.write();
+        let key = name.map(str::to_owned);
+        match mode {
+            Some(mode) => state.modes.insert(key, mode),
+            None => state.modes.remove(&key),
+        };
+        Ok(())
+    }
+}
+
+/// `schema` under another URN (its bytes shared, not copied).
+pub(crate) fn with_urn(schema: &Schema, urn: Urn) -> Schema {
+    Schema::new(urn, schema.language(), schema.shared_bytes(), schema.root())
 }
