@@ -7,7 +7,8 @@
 //! cannot grow the cache.
 //!
 //! Reads load a snapshot of the map without taking a lock (`arc-swap`);
-//! the rare insert copies the map under a mutex. Each entry is a `OnceLock`
+//! new URNs go to a second, locked map that is merged into the snapshot
+//! each time it doubles it, so inserts cost amortized O(1). Each entry is a `OnceLock`
 //! filled by one compile at a time per URN: callers that arrive while a
 //! compile runs wait for it and share its result, failure included.
 //! Failures that may pass (a `$ref`'s registry down, a `$ref` not published
@@ -20,7 +21,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
-use parking_lot::{Condvar, Mutex};
+use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::metrics::SchemaCounters;
 use super::outcome::Unvalidated;
@@ -157,22 +158,35 @@ impl Slot {
         outcome
     }
 }
-pub(crate) type Snapshot = arc_swap::Guard<Arc<HashMap<Box<str>, Arc<Slot>>>>;
+pub(crate) type Map = HashMap<Box<str>, Arc<Slot>>;
+pub(crate) type Snapshot = arc_swap::Guard<Arc<Map>>;
 
+/// The slots of every URN seen, in two generations: `frozen`, read without
+/// a lock, and `young`, the slots created since `frozen` was last rebuilt.
+/// When `young` grows as large as `frozen` (and past a few entries), both
+/// are merged into a new `frozen`: each slot is copied O(1) times on
+/// average, so tens of thousands of URNs (a fallback registry's) cost
+/// linear time in all, not a copy of the map per insert.
 #[derive(Default)]
 pub(crate) struct Cache {
-    map: ArcSwap<HashMap<Box<str>, Arc<Slot>>>,
-    insert: Mutex<()>,
+    frozen: ArcSwap<Map>,
+    young: RwLock<Map>,
 }
 
+/// `young` is merged into `frozen` once it holds this many slots, or as
+/// many as `frozen` if more.
+const YOUNG_MIN: usize = 32;
+
 impl Cache {
-    /// A snapshot of the map, for [`Cache::get`]. Lock-free.
+    /// A snapshot of the frozen map, for [`Cache::get`]. Lock-free.
     #[inline]
     pub(crate) fn snapshot(&self) -> Snapshot {
-        self.map.load()
+        self.frozen.load()
     }
 
     /// The entry for a canonical URN in a snapshot, if compiled already.
+    /// A URN whose slot is still young is not found here; callers then take
+    /// [`Cache::slot`].
     #[inline]
     pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
         snapshot.get(canonical).and_then(|slot| slot.entry.get())
@@ -180,28 +194,44 @@ impl Cache {
 
     /// The slot of a URN that has one already.
     pub(crate) fn existing(&self, urn: &Urn) -> Option<Arc<Slot>> {
-        self.map.load().get(urn.as_str()).cloned()
+        if let Some(slot) = self.frozen.load().get(urn.as_str()) {
+            return Some(Arc::clone(slot));
+        }
+        // Under the read lock `frozen` cannot change: a merge that moved the
+        // slot after the load above is seen here.
+        let young = self.young.read();
+        let frozen = self.frozen.load();
+        frozen
+            .get(urn.as_str())
+            .or_else(|| young.get(urn.as_str()))
+            .cloned()
     }
 
     /// The slot for a URN a resolver holds, created empty when absent.
     pub(crate) fn slot(&self, urn: &Urn) -> Arc<Slot> {
-        if let Some(slot) = self.map.load().get(urn.as_str()) {
-            return Arc::clone(slot);
+        if let Some(slot) = self.existing(urn) {
+            return slot;
         }
-        let _guard = self.insert.lock();
-        let current = self.map.load_full();
-        if let Some(slot) = current.get(urn.as_str()) {
+        let mut young = self.young.write();
+        // Checked again under the write lock: `frozen` only changes under it.
+        let frozen = self.frozen.load_full();
+        if let Some(slot) = frozen.get(urn.as_str()).or_else(|| young.get(urn.as_str())) {
             return Arc::clone(slot);
         }
         let slot = Arc::new(Slot::default());
-        let mut next = HashMap::clone(&current);
-        next.insert(urn.as_str().into(), Arc::clone(&slot));
-        self.map.store(Arc::new(next));
+        young.insert(urn.as_str().into(), Arc::clone(&slot));
+        if young.len() >= YOUNG_MIN.max(frozen.len()) {
+            let mut merged = Map::with_capacity(frozen.len() + young.len());
+            merged.extend(frozen.iter().map(|(k, v)| (k.clone(), Arc::clone(v))));
+            merged.extend(young.drain());
+            self.frozen.store(Arc::new(merged));
+        }
         slot
     }
 
     /// How many URNs have an entry.
     pub(crate) fn len(&self) -> usize {
-        self.map.load().len()
+        let young = self.young.read();
+        self.frozen.load().len() + young.len()
     }
 }
