@@ -1,4 +1,4 @@
-//! The guard's validated protobuf path allocates nothing per message: a
+//! The guard's validated paths allocate nothing per message: a
 //! counting global allocator watches `Guard::validate` on valid payloads
 //! (URN parse, cache lookup, scan, counter), once the URN is compiled.
 
@@ -47,4 +47,31 @@ fn validating_a_valid_protobuf_payload_allocates_nothing() {
     });
     assert_eq!(validated, 1_000);
     assert_eq!(allocations, 0, "allocations over 1,000 validated messages");
+}
+
+const ORDER: &str = "urn:acme:schema:orders.created:1";
+
+/// `validate_json` on a value the caller parsed: the nesting check walks
+/// the value without allocating, and `is_valid` collects nothing.
+#[test]
+fn validating_a_valid_json_value_allocates_nothing() {
+    let payload = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/data/order_1k.json"
+    ))
+    .unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+    let guard = Guard::new(common::samples());
+    assert!(guard.validate_json(ORDER, &value).unwrap().is_validated());
+
+    let mut validated = 0;
+    let allocations = allocations_during(|| {
+        for _ in 0..1_000 {
+            if let Ok(Outcome::Validated) = guard.validate_json(ORDER, &value) {
+                validated += 1;
+            }
+        }
+    });
+    assert_eq!(validated, 1_000);
+    assert_eq!(allocations, 0, "allocations over 1,000 validated values");
 }

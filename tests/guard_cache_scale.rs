@@ -51,6 +51,16 @@ fn twenty_thousand_fallback_urns_cost_the_same_per_urn() {
         late < early * 1.5,
         "allocations per new URN grew from {early:.0} (first 2,000) to {late:.0} (16,000-20,000)"
     );
+    // The newest URNs (not yet merged into the lock-free snapshot) are
+    // validated from the cache without allocating, like the oldest.
+    for urn in ["urn:many:schema:s19999:1", "urn:many:schema:s0:1"] {
+        let allocations = allocations_during(|| {
+            for _ in 0..100 {
+                assert!(guard.validate(urn, b"1").unwrap().is_validated());
+            }
+        });
+        assert_eq!(allocations, 0, "allocations validating {urn} 100 times");
+    }
     // Every URN still validates from the cache.
     for i in (0..20_000).step_by(997) {
         let urn = format!("urn:many:schema:s{i}:1");

@@ -7,7 +7,7 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput};
 use dataschema::{Guard, Registry};
 use prost::Message;
-use prost_reflect::{DescriptorPool, DynamicMessage, Value};
+use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor, Value};
 
 const ORDER: &str = "urn:acme:schema:orders.created:1";
 const SHIPPED: &str = "urn:acme:schema:orders.shipped:1";
@@ -16,8 +16,9 @@ fn registry() -> Registry {
     Registry::from_bundle(dataschema::include_bundle!()).unwrap()
 }
 
-/// `<group>/bare` and `<group>/guard` on the 1 KB order event.
-pub fn json(c: &mut Criterion, group: &str) {
+/// The JSON rows' parts: the bare validator (built with the guard's
+/// options), a guard over the bundle, and the 1 KB order event.
+pub fn json_parts() -> (jsonschema::Validator, Guard, Vec<u8>) {
     let registry = registry();
     let schema_bytes = registry
         .resolve(&ORDER.parse().unwrap())
@@ -42,24 +43,29 @@ pub fn json(c: &mut Criterion, group: &str) {
     ))
     .unwrap();
     assert!(guard.validate(ORDER, &payload).unwrap().is_validated());
+    (bare, guard, payload)
+}
 
+/// One bare JSON validation: parse, then `is_valid`.
+#[inline]
+pub fn json_bare(bare: &jsonschema::Validator, payload: &[u8]) -> bool {
+    let value: serde_json::Value = serde_json::from_slice(black_box(payload)).unwrap();
+    black_box(bare.is_valid(&value))
+}
+
+/// One guarded JSON validation.
+#[inline]
+pub fn json_guard(guard: &Guard, payload: &[u8]) -> bool {
+    black_box(guard.validate(black_box(ORDER), black_box(payload)).is_ok())
+}
+
+/// `<group>/bare` and `<group>/guard` on the 1 KB order event.
+pub fn json(c: &mut Criterion, group: &str) {
+    let (bare, guard, payload) = json_parts();
     let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Bytes(payload.len() as u64));
-    group.bench_function("bare", |b| {
-        b.iter(|| {
-            let value: serde_json::Value = serde_json::from_slice(black_box(&payload)).unwrap();
-            black_box(bare.is_valid(&value))
-        })
-    });
-    group.bench_function("guard", |b| {
-        b.iter(|| {
-            black_box(
-                guard
-                    .validate(black_box(ORDER), black_box(&payload))
-                    .is_ok(),
-            )
-        })
-    });
+    group.bench_function("bare", |b| b.iter(|| json_bare(&bare, &payload)));
+    group.bench_function("guard", |b| b.iter(|| json_guard(&guard, &payload)));
     group.finish();
 }
 
@@ -102,8 +108,9 @@ fn shipped_payload(pool: &DescriptorPool) -> Vec<u8> {
     shipped.encode_to_vec()
 }
 
-/// `<group>/bare` and `<group>/guard` on a 641 B `OrderShipped`.
-pub fn protobuf(c: &mut Criterion, group: &str) {
+/// The protobuf rows' parts: the root message's descriptor, a guard over
+/// the bundle, and a 641 B `OrderShipped`.
+pub fn protobuf_parts() -> (MessageDescriptor, Guard, Vec<u8>) {
     let registry = registry();
     let schema = registry.resolve(&SHIPPED.parse().unwrap()).unwrap();
     let pool = DescriptorPool::decode(schema.bytes()).unwrap();
@@ -111,27 +118,34 @@ pub fn protobuf(c: &mut Criterion, group: &str) {
         .get_message_by_name("acme.orders.v1.OrderShipped")
         .unwrap();
     let payload = shipped_payload(&pool);
-    eprintln!("protobuf payload: {} bytes", payload.len());
     let guard = Guard::new(registry);
     assert!(guard.validate(SHIPPED, &payload).unwrap().is_validated());
+    (descriptor, guard, payload)
+}
 
+/// One bare protobuf validation: a full decode.
+#[inline]
+pub fn protobuf_bare(descriptor: &MessageDescriptor, payload: &[u8]) -> bool {
+    black_box(DynamicMessage::decode(descriptor.clone(), black_box(payload)).is_ok())
+}
+
+/// One guarded protobuf validation.
+#[inline]
+pub fn protobuf_guard(guard: &Guard, payload: &[u8]) -> bool {
+    black_box(
+        guard
+            .validate(black_box(SHIPPED), black_box(payload))
+            .is_ok(),
+    )
+}
+
+/// `<group>/bare` and `<group>/guard` on a 641 B `OrderShipped`.
+pub fn protobuf(c: &mut Criterion, group: &str) {
+    let (descriptor, guard, payload) = protobuf_parts();
+    eprintln!("protobuf payload: {} bytes", payload.len());
     let mut group = c.benchmark_group(group);
     group.throughput(Throughput::Bytes(payload.len() as u64));
-    group.bench_function("bare", |b| {
-        b.iter(|| {
-            black_box(
-                DynamicMessage::decode(descriptor.clone(), black_box(payload.as_slice())).is_ok(),
-            )
-        })
-    });
-    group.bench_function("guard", |b| {
-        b.iter(|| {
-            black_box(
-                guard
-                    .validate(black_box(SHIPPED), black_box(&payload))
-                    .is_ok(),
-            )
-        })
-    });
+    group.bench_function("bare", |b| b.iter(|| protobuf_bare(&descriptor, &payload)));
+    group.bench_function("guard", |b| b.iter(|| protobuf_guard(&guard, &payload)));
     group.finish();
 }

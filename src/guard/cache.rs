@@ -173,9 +173,11 @@ pub(crate) struct Cache {
     young: RwLock<Map>,
 }
 
-/// `young` is merged into `frozen` once it holds this many slots, or as
-/// many as `frozen` if more.
-const YOUNG_MIN: usize = 32;
+/// Below this many slots in all, every new slot is merged into `frozen` at
+/// once (copying a small map is cheap, and a bundle's URNs then all take
+/// the lock-free path); past it, `young` is merged once it holds as many
+/// slots as `frozen`.
+const SMALL: usize = 1024;
 
 impl Cache {
     /// A snapshot of the frozen map, for [`Cache::get`]. Lock-free.
@@ -190,6 +192,13 @@ impl Cache {
     #[inline]
     pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
         snapshot.get(canonical).and_then(|slot| slot.entry.get())
+    }
+
+    /// The slot of a canonical URN that is still young (a URN in no
+    /// snapshot yet): one read lock, no allocation.
+    #[inline]
+    pub(crate) fn young(&self, canonical: &str) -> Option<Arc<Slot>> {
+        self.young.read().get(canonical).cloned()
     }
 
     /// The slot of a URN that has one already.
@@ -220,7 +229,7 @@ impl Cache {
         }
         let slot = Arc::new(Slot::default());
         young.insert(urn.as_str().into(), Arc::clone(&slot));
-        if young.len() >= YOUNG_MIN.max(frozen.len()) {
+        if frozen.len() < SMALL || young.len() >= frozen.len() {
             let mut merged = Map::with_capacity(frozen.len() + young.len());
             merged.extend(frozen.iter().map(|(k, v)| (k.clone(), Arc::clone(v))));
             merged.extend(young.drain());

@@ -296,6 +296,13 @@ impl Guard {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
+        // Compiled, but not yet merged into the snapshot (a fallback's many
+        // URNs): still no allocation.
+        if let Some(slot) = self.inner.cache.young(&parsed.canonical) {
+            if let Some(entry) = slot.entry.get() {
+                return self.verdict(dataschema, entry, check);
+            }
+        }
         self.miss(dataschema, Urn::from_parsed(parsed), check)
     }
 

@@ -187,8 +187,7 @@ impl JsonValidator {
     /// on the bytes path (checked without recursion).
     #[inline]
     pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
-        let shape = Shape::of(value);
-        if shape.depth >= MAX_NESTING {
+        if nests_too_deep(value, 0) {
             return Err(vec![Violation::new(
                 "",
                 ViolationKind::TooDeep,
@@ -201,7 +200,7 @@ impl JsonValidator {
         if self.validator.is_valid(value) {
             return Ok(());
         }
-        Err(self.report(value, &shape))
+        Err(self.report(value, &Shape::of(value)))
     }
 
     #[inline]
@@ -310,6 +309,19 @@ fn kind_of(err: &jsonschema::ValidationError<'_>) -> ViolationKind {
 }
 
 /// The size of a payload value, measured without recursion.
+/// Whether arrays and objects nest [`MAX_NESTING`] deep or more below
+/// `value` (at `depth`). Recursive, but never deeper than the limit, and
+/// allocation-free: the valid path of `validate_value` allocates nothing.
+fn nests_too_deep(value: &Value, depth: usize) -> bool {
+    let below = |child: &Value| nests_too_deep(child, depth + 1);
+    match value {
+        Value::Array(_) | Value::Object(_) if depth + 1 >= MAX_NESTING => true,
+        Value::Array(items) => items.iter().any(below),
+        Value::Object(map) => map.values().any(below),
+        _ => false,
+    }
+}
+
 struct Shape {
     /// Values (scalars, arrays, objects), the root included.
     values: u64,
