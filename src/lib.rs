@@ -22,6 +22,6 @@ pub use dataschema_core::{
 };
 
 pub use crate::bundle::Bundle;
-pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated};
+pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
 pub use crate::registry::Registry;
 pub use crate::store::{MemoryStore, SchemaId, Store};

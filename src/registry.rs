@@ -37,6 +37,10 @@ pub struct Registry {
 
 struct Inner {
     store: Box<dyn Store>,
+    /// Whether the store's ids are a registry's ids, which framed payloads
+    /// carry (not so for `embed` and `from_bundle`, whose memory store
+    /// numbers contents in load order).
+    registry_ids: bool,
 }
 
 impl std::fmt::Debug for Registry {
@@ -48,8 +52,13 @@ impl std::fmt::Debug for Registry {
 impl Registry {
     /// A registry over `store`.
     pub fn new(store: impl Store + 'static) -> Registry {
+        Registry::over(store, true)
+    }
+
+    fn over(store: impl Store + 'static, registry_ids: bool) -> Registry {
         Registry {
             inner: Arc::new(Inner {
+                registry_ids,
                 store: Box::new(store),
             }),
         }
@@ -59,8 +68,13 @@ impl Registry {
     /// [`publish`](Registry::publish) checks it (with
     /// [`Compatibility::None`]). A schema may `$ref` another of the same
     /// batch by URN, whatever their order.
+    ///
+    /// Its ids number the schemas in load order and name nothing outside
+    /// the process: as a [`Resolver`] it answers no id
+    /// ([`Resolver::resolve_id`]), so framed payloads are resolved by a
+    /// registry's ids only.
     pub fn embed(schemas: impl IntoIterator<Item = Schema>) -> Result<Registry, Error> {
-        let registry = Registry::new(MemoryStore::new());
+        let registry = Registry::over(MemoryStore::new(), false);
         let schemas: Vec<Schema> = schemas.into_iter().collect();
         // Store first, so `$ref`s between schemas of the batch resolve; then
         // compile each. On error the half-built registry is dropped.
@@ -81,8 +95,11 @@ impl Registry {
     /// again here: a binary built without a language's validator still
     /// loads its bundle, and its guard fails open (`no_validator`) on those
     /// schemas, as the outcome table says.
+    ///
+    /// As for [`embed`](Registry::embed), its ids are not a registry's: as a
+    /// [`Resolver`] it answers no id.
     pub fn from_bundle(bundle: Bundle) -> Result<Registry, Error> {
-        let registry = Registry::new(MemoryStore::new());
+        let registry = Registry::over(MemoryStore::new(), false);
         for schema in bundle.schemas() {
             let schema = schema?;
             schema.check_shape()?;
@@ -359,5 +376,11 @@ impl Resolver for Registry {
     }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         Registry::list(self)
+    }
+    fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
+        if !self.inner.registry_ids {
+            return Err(Error::IdNotFound { id });
+        }
+        self.schema_by_id(id)
     }
 }

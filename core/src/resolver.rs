@@ -23,6 +23,13 @@ pub trait Resolver: Send + Sync {
     fn list(&self) -> Result<Vec<Urn>, Error> {
         Ok(Vec::new())
     }
+
+    /// The schema whose content has the registry-assigned id `id` (the id
+    /// a Confluent-framed payload carries), under a URN holding it. The
+    /// default holds no ids: [`Error::IdNotFound`].
+    fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
+        Err(Error::IdNotFound { id })
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Arc<R> {
@@ -32,6 +39,9 @@ impl<R: Resolver + ?Sized> Resolver for Arc<R> {
     fn list(&self) -> Result<Vec<Urn>, Error> {
         (**self).list()
     }
+    fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
+        (**self).resolve_id(id)
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Box<R> {
@@ -40,5 +50,8 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
     }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         (**self).list()
+    }
+    fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
+        (**self).resolve_id(id)
     }
 }

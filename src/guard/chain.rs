@@ -16,4 +16,11 @@ impl Resolver for Chain {
             (result, _) => result,
         }
     }
+
+    fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
+        match (self.primary.resolve_id(id), &self.fallback) {
+            (Err(Error::IdNotFound { .. }), Some(fallback)) => fallback.resolve_id(id),
+            (result, _) => result,
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 mod cache;
 mod chain;
+mod framed;
 pub mod metrics;
 mod outcome;
 
@@ -14,6 +15,7 @@ use std::time::Duration;
 
 use self::cache::{Cache, Compile, Entry};
 use self::chain::Chain;
+pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
 use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options};
@@ -66,6 +68,8 @@ struct Inner {
     unvalidated_counters: [::metrics::Counter; Reason::COUNT],
     on_fail_open: Option<Box<FailOpenHook>>,
     retry_after: Duration,
+    /// Schema ids resolved so far (`validate_framed`).
+    ids: parking_lot::RwLock<std::collections::HashMap<u32, Urn>>,
 }
 
 impl fmt::Debug for Guard {
@@ -167,6 +171,7 @@ impl GuardBuilder {
                 unvalidated_counters: metrics::unvalidated_counters(),
                 on_fail_open: self.on_fail_open,
                 retry_after: self.retry_after,
+                ids: Default::default(),
             }),
         }
     }

@@ -13,6 +13,7 @@
     allow(unused_imports, unused_variables, dead_code)
 )]
 
+mod frame;
 #[cfg(feature = "json")]
 mod json;
 #[cfg(feature = "protobuf")]
@@ -220,6 +221,12 @@ pub enum Compiled {
     Protobuf(protobuf::ProtobufValidator),
 }
 
+/// A [`Violation`] (for the crates above this one).
+#[doc(hidden)]
+pub fn violation(path: &str, kind: ViolationKind, message: impl Into<String>) -> Violation {
+    Violation::new(path, kind, message)
+}
+
 impl Compiled {
     /// Checks a payload's bytes.
     #[inline]
@@ -230,6 +237,48 @@ impl Compiled {
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => v.validate(payload),
         }
+    }
+
+    /// Whether this is a protobuf validator (whose Confluent frames carry
+    /// message indexes).
+    pub fn is_protobuf(&self) -> bool {
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(_) => false,
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(_) => true,
+        }
+    }
+
+    /// Protobuf: whether Confluent message indexes name the root message
+    /// (see `Guard::validate_framed`); `Err` says what they name. `None`
+    /// for a JSON Schema, which takes no indexes.
+    pub fn check_indexes(&self, indexes: &[u64]) -> Option<Result<(), String>> {
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(_) => {
+                let _ = indexes;
+                None
+            }
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => Some(v.check_indexes(indexes)),
+        }
+    }
+
+    /// Checks what follows the schema id in a Confluent frame: for
+    /// protobuf, the message indexes (which must name the root message),
+    /// then the body; for JSON Schema, the body.
+    pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Vec<Violation>> {
+        if !self.is_protobuf() {
+            return self.validate(rest);
+        }
+        let mut inline = [0u64; frame::INLINE_INDEXES];
+        let mut heap = Vec::new();
+        let (indexes, body) = frame::read_indexes(rest, &mut inline, &mut heap)?;
+        if let Some(Err(why)) = self.check_indexes(indexes) {
+            return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
+        }
+        self.validate(body)
     }
 
     /// Checks a payload the caller has already parsed as JSON.

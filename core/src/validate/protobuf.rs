@@ -49,6 +49,42 @@ impl ProtobufValidator {
     }
 
     #[inline]
+    /// Whether Confluent message indexes (the path of a message type in
+    /// the file that defines the root: top-level index, then nested
+    /// indexes) name the root message; `Err` names what they name instead.
+    pub(crate) fn check_indexes(&self, indexes: &[u64]) -> Result<(), String> {
+        let file = self.message.parent_file();
+        let mut named: Option<MessageDescriptor> = None;
+        for (depth, &index) in indexes.iter().enumerate() {
+            let next = match &named {
+                None => usize::try_from(index)
+                    .ok()
+                    .and_then(|i| file.messages().nth(i)),
+                Some(parent) => usize::try_from(index)
+                    .ok()
+                    .and_then(|i| parent.child_messages().nth(i)),
+            };
+            named = Some(next.ok_or_else(|| {
+                format!(
+                    "the frame's message indexes {indexes:?} name no message of {} (index {} \
+                     of {index} is out of range)",
+                    file.name(),
+                    depth
+                )
+            })?);
+        }
+        match named {
+            Some(message) if message.full_name() == self.message.full_name() => Ok(()),
+            Some(message) => Err(format!(
+                "the frame names message {}, and the schema's root is {}: only the root is \
+                 validated",
+                message.full_name(),
+                self.message.full_name()
+            )),
+            None => Err("the frame's message index list is empty".into()),
+        }
+    }
+
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         if self.plan.is_valid(payload) {
             return Ok(());

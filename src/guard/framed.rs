@@ -1,0 +1,88 @@
+//! Confluent-framed payloads: `Guard::validate_framed`.
+//!
+//! The frame (Confluent's wire format, version 0): byte `0x00`, the schema
+//! id as 4 bytes big-endian, then, for protobuf, the message indexes (a
+//! zigzag-varint count, then that many zigzag-varint indexes; a count of 0
+//! means `[0]`, the first message), then the body.
+
+use std::sync::Arc;
+
+use dataschema_core::__private as core;
+use dataschema_core::{Error, Resolver as _, Urn, ViolationKind};
+
+use super::outcome::{Invalid, Outcome, Reason, Unvalidated};
+use super::Guard;
+
+/// The URN an [`Invalid`] names when the frame itself is broken (too
+/// short, or a magic byte other than 0), so no schema is named at all.
+pub const FRAME_URN: &str = "urn:confluent:schema:frame:1";
+
+impl Guard {
+    /// Validates a Confluent-framed payload (as Kafka serializers write
+    /// it) against the schema its id names, with the outcome table of
+    /// [`validate`](Guard::validate):
+    ///
+    /// * a frame shorter than 5 bytes, a magic byte other than 0, or (for a
+    ///   protobuf schema) a message-index list that is truncated, too long,
+    ///   or names another message than the schema's root, is
+    ///   [`Invalid`] (for a broken frame, under [`FRAME_URN`]);
+    /// * an id held by no resolver fails open as `not_found`, counted; a
+    ///   resolver that could not be asked, as `unreachable`;
+    /// * otherwise the body is validated against the schema.
+    ///
+    /// Ids come from the resolvers' [`Resolver::resolve_id`](crate::Resolver::resolve_id):
+    /// a [`Registry`](crate::Registry) over a store answers its store's
+    /// ids; an embedded registry (`embed`, `from_bundle`) answers none, and
+    /// a fallback registry is asked. An id once resolved is remembered for
+    /// the life of the guard (an id's content never changes).
+    pub fn validate_framed(&self, payload: &[u8]) -> Result<Outcome, Invalid> {
+        if payload.len() < 5 {
+            return Err(frame_invalid(format!(
+                "a Confluent frame is at least 5 bytes (magic byte 0, a 4-byte schema id); \
+                 this payload has {}",
+                payload.len()
+            )));
+        }
+        if payload[0] != 0 {
+            return Err(frame_invalid(format!(
+                "the frame's magic byte is 0x{:02x}, not 0 (Confluent wire format v0)",
+                payload[0]
+            )));
+        }
+        let id = u32::from_be_bytes([payload[1], payload[2], payload[3], payload[4]]);
+        let rest = &payload[5..];
+        let urn = match self.urn_of_id(id) {
+            Ok(urn) => urn,
+            Err(unvalidated) => {
+                return Ok(self.fail_open(&format!("schema id {id}"), unvalidated));
+            }
+        };
+        self.run(urn.as_str(), |compiled| compiled.validate_framed_body(rest))
+    }
+
+    /// The URN of a schema id, from the guard's memory or its resolvers.
+    fn urn_of_id(&self, id: u32) -> Result<Urn, Unvalidated> {
+        if let Some(urn) = self.inner.ids.read().get(&id) {
+            return Ok(urn.clone());
+        }
+        match self.inner.resolver.resolve_id(id) {
+            Ok(schema) => {
+                let urn = schema.urn().clone();
+                self.inner.ids.write().insert(id, urn.clone());
+                Ok(urn)
+            }
+            Err(error) => {
+                let reason = match error {
+                    Error::IdNotFound { .. } | Error::NotFound { .. } => Reason::NotFound,
+                    _ => Reason::Unreachable,
+                };
+                Err(Unvalidated::new(reason, Arc::new(error)))
+            }
+        }
+    }
+}
+
+fn frame_invalid(message: String) -> Invalid {
+    let urn: Urn = FRAME_URN.parse().expect("FRAME_URN is a URN");
+    Invalid::new(urn, vec![core::violation("", ViolationKind::Wire, message)])
+}
