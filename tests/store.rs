@@ -141,8 +141,12 @@ fn ids(store: &dyn Store) {
     assert!(new.id >= 1);
     // A protobuf content with the same bytes and another root is another
     // content.
-    let proto = store.id_of(&urn("urn:acme:schema:proto:1")).unwrap().unwrap();
-    let proto_other_root = Schema::protobuf(urn("urn:acme:schema:proto:2"), &b"\x0a\x00"[..], "x.B");
+    let proto = store
+        .id_of(&urn("urn:acme:schema:proto:1"))
+        .unwrap()
+        .unwrap();
+    let proto_other_root =
+        Schema::protobuf(urn("urn:acme:schema:proto:2"), &b"\x0a\x00"[..], "x.B");
     let other_root = store
         .publish(&proto_other_root, Version::Exact, &no_check)
         .unwrap();
@@ -170,7 +174,11 @@ fn ids(store: &dyn Store) {
         let held = store.get(&urn).unwrap().unwrap();
         let id = store.id_of(&urn).unwrap().unwrap();
         assert!(id >= 1);
-        let content = (held.language(), held.root().map(str::to_owned), held.bytes().to_vec());
+        let content = (
+            held.language(),
+            held.root().map(str::to_owned),
+            held.bytes().to_vec(),
+        );
         assert_eq!(*by_content.entry(content).or_insert(id), id, "{urn}");
     }
     let distinct: HashSet<SchemaId> = by_content.values().copied().collect();
@@ -180,16 +188,32 @@ fn ids(store: &dyn Store) {
 fn next_versions(store: &dyn Store) {
     let v = |body: &str| schema("urn:acme:schema:next:77", body);
     // The first: version 1, whatever the URN's version.
-    let one = store.publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check).unwrap();
-    assert_eq!((one.urn.to_string().as_str(), one.created), ("urn:acme:schema:next:1", true));
-    let two = store.publish(&v(r#"{"title":"2"}"#), Version::Next, &no_check).unwrap();
+    let one = store
+        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!(
+        (one.urn.to_string().as_str(), one.created),
+        ("urn:acme:schema:next:1", true)
+    );
+    let two = store
+        .publish(&v(r#"{"title":"2"}"#), Version::Next, &no_check)
+        .unwrap();
     assert_eq!(two.urn, urn("urn:acme:schema:next:2"));
     // Same content again: the version holding it, nothing stored.
-    let again = store.publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check).unwrap();
-    assert_eq!((again.urn.clone(), again.id, again.created), (one.urn.clone(), one.id, false));
+    let again = store
+        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!(
+        (again.urn.clone(), again.id, again.created),
+        (one.urn.clone(), one.id, false)
+    );
     // max + 1 even past a gap.
-    store.put(&schema("urn:acme:schema:next:9", r#"{"title":"9"}"#)).unwrap();
-    let ten = store.publish(&v(r#"{"title":"10"}"#), Version::Next, &no_check).unwrap();
+    store
+        .put(&schema("urn:acme:schema:next:9", r#"{"title":"9"}"#))
+        .unwrap();
+    let ten = store
+        .publish(&v(r#"{"title":"10"}"#), Version::Next, &no_check)
+        .unwrap();
     assert_eq!(ten.urn, urn("urn:acme:schema:next:10"));
     assert_eq!(store.versions("acme", "next").unwrap(), vec![1, 2, 9, 10]);
     // The check sees the schema under its final URN and every version held.
@@ -199,7 +223,9 @@ fn next_versions(store: &dyn Store) {
         *seen.lock() = Some((schema.urn().clone(), versions));
         Ok(())
     };
-    store.publish(&v(r#"{"title":"11"}"#), Version::Next, &record).unwrap();
+    store
+        .publish(&v(r#"{"title":"11"}"#), Version::Next, &record)
+        .unwrap();
     assert_eq!(
         seen.lock().take(),
         Some((urn("urn:acme:schema:next:11"), vec![1, 2, 9, 10]))
@@ -215,13 +241,24 @@ fn next_versions(store: &dyn Store) {
         Err(Error::NotFound { .. })
     ));
     assert!(matches!(
-        store.publish(&schema("urn:acme:schema:next:50", "{}"), Version::Exact, &refuse),
+        store.publish(
+            &schema("urn:acme:schema:next:50", "{}"),
+            Version::Exact,
+            &refuse
+        ),
         Err(Error::NotFound { .. })
     ));
-    assert_eq!(store.versions("acme", "next").unwrap(), vec![1, 2, 9, 10, 11]);
+    assert_eq!(
+        store.versions("acme", "next").unwrap(),
+        vec![1, 2, 9, 10, 11]
+    );
     // A held URN is answered without running the check.
     let held = store
-        .publish(&schema("urn:acme:schema:next:9", r#"{"title":"9"}"#), Version::Exact, &refuse)
+        .publish(
+            &schema("urn:acme:schema:next:9", r#"{"title":"9"}"#),
+            Version::Exact,
+            &refuse,
+        )
         .unwrap();
     assert!(!held.created);
 }
@@ -229,10 +266,20 @@ fn next_versions(store: &dyn Store) {
 fn modes(store: &dyn Store) {
     assert_eq!(store.compatibility(None).unwrap(), None);
     assert_eq!(store.compatibility(Some("m")).unwrap(), None);
-    store.set_compatibility(Some("m"), Some(Compatibility::Full)).unwrap();
-    store.set_compatibility(None, Some(Compatibility::None)).unwrap();
-    assert_eq!(store.compatibility(Some("m")).unwrap(), Some(Compatibility::Full));
-    assert_eq!(store.compatibility(None).unwrap(), Some(Compatibility::None));
+    store
+        .set_compatibility(Some("m"), Some(Compatibility::Full))
+        .unwrap();
+    store
+        .set_compatibility(None, Some(Compatibility::None))
+        .unwrap();
+    assert_eq!(
+        store.compatibility(Some("m")).unwrap(),
+        Some(Compatibility::Full)
+    );
+    assert_eq!(
+        store.compatibility(None).unwrap(),
+        Some(Compatibility::None)
+    );
     store
         .set_compatibility(Some("m"), Some(Compatibility::ForwardTransitive))
         .unwrap();
@@ -243,7 +290,10 @@ fn modes(store: &dyn Store) {
     store.set_compatibility(Some("m"), None).unwrap();
     store.set_compatibility(Some("never.set"), None).unwrap();
     assert_eq!(store.compatibility(Some("m")).unwrap(), None);
-    assert_eq!(store.compatibility(None).unwrap(), Some(Compatibility::None));
+    assert_eq!(
+        store.compatibility(None).unwrap(),
+        Some(Compatibility::None)
+    );
     store.set_compatibility(None, None).unwrap();
     assert_eq!(store.compatibility(None).unwrap(), None);
     for mode in Compatibility::ALL {
@@ -265,7 +315,11 @@ fn reads_do_not_wait_for_a_publish(store: &Arc<dyn Store>) {
                 let _ = wait_go.lock().recv_timeout(Duration::from_secs(60));
                 Ok(())
             };
-            store.publish(&schema("urn:acme:schema:slow:1", "{}"), Version::Exact, &check)
+            store.publish(
+                &schema("urn:acme:schema:slow:1", "{}"),
+                Version::Exact,
+                &check,
+            )
         })
     };
     wait_in_check.recv_timeout(Duration::from_secs(60)).unwrap();
@@ -315,10 +369,13 @@ fn one_of_many_wins(open: Open<'_>) {
         1,
         "{results:?}"
     );
-    assert!(results
-        .iter()
-        .filter_map(|r| r.as_ref().err())
-        .all(|e| matches!(e, Error::Immutable { .. })), "{results:?}");
+    assert!(
+        results
+            .iter()
+            .filter_map(|r| r.as_ref().err())
+            .all(|e| matches!(e, Error::Immutable { .. })),
+        "{results:?}"
+    );
 }
 
 /// A store that records, for each version a publish's check ran for,
@@ -333,7 +390,12 @@ impl<S: Store> Store for Recording<S> {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
         self.inner.get(urn)
     }
-    fn publish(&self, schema: &Schema, version: Version, check: Check<'_>) -> Result<Stored, Error> {
+    fn publish(
+        &self,
+        schema: &Schema,
+        version: Version,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
         let record = |schema: &Schema, held: &[Schema]| {
             let versions = held.iter().map(|h| h.urn().version()).collect();
             self.checked.lock().insert(schema.urn().version(), versions);
@@ -356,7 +418,11 @@ impl<S: Store> Store for Recording<S> {
     fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
         self.inner.compatibility(name)
     }
-    fn set_compatibility(&self, name: Option<&str>, mode: Option<Compatibility>) -> Result<(), Error> {
+    fn set_compatibility(
+        &self,
+        name: Option<&str>,
+        mode: Option<Compatibility>,
+    ) -> Result<(), Error> {
         self.inner.set_compatibility(name, mode)
     }
 }
@@ -444,6 +510,7 @@ fn store_child_process() {
     }
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 /// The bytes the durability child publishes under version `version`:
 /// large enough that a kill lands mid-write now and then.
 fn durable_bytes(version: u32) -> String {
@@ -472,7 +539,14 @@ fn durable_child(store: &dyn Store) {
 fn child(mode: &str, extra: &[(&str, String)]) -> std::process::Child {
     let mut command = std::process::Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "store_child_process", "--ignored", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "store_child_process",
+            "--ignored",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env("DATASCHEMA_STORE_CHILD", mode)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::inherit());
@@ -492,7 +566,9 @@ fn run_and_kill(mode: &str, count: usize) -> Vec<Urn> {
     let mut reported = Vec::new();
     for line in std::io::BufReader::new(stdout).lines() {
         let line = line.unwrap();
-        if let Some(text) = line.strip_prefix("PUBLISHED ") {
+        // (libtest may print `test store_child_process ... ` before the
+        // first line.)
+        if let Some(text) = line.split_once("PUBLISHED ").map(|(_, text)| text) {
             reported.push(urn(text));
             if reported.len() == count {
                 child.kill().unwrap();
@@ -502,7 +578,11 @@ fn run_and_kill(mode: &str, count: usize) -> Vec<Urn> {
     }
     let status = child.wait().unwrap();
     assert!(!status.success(), "the child was killed: {status:?}");
-    assert_eq!(reported.len(), count, "the child reported {count} publishes");
+    assert_eq!(
+        reported.len(),
+        count,
+        "the child reported {count} publishes"
+    );
     reported
 }
 
@@ -511,8 +591,15 @@ fn run_and_kill(mode: &str, count: usize) -> Vec<Urn> {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 fn assert_durable(store: &dyn Store, reported: &[Urn]) {
     for urn in reported {
-        let held = store.get(urn).unwrap().unwrap_or_else(|| panic!("{urn} lost"));
-        assert_eq!(held.bytes(), durable_bytes(urn.version()).as_bytes(), "{urn}");
+        let held = store
+            .get(urn)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{urn} lost"));
+        assert_eq!(
+            held.bytes(),
+            durable_bytes(urn.version()).as_bytes(),
+            "{urn}"
+        );
     }
     let versions = store.versions("acme", "durable").unwrap();
     assert!(versions.len() >= reported.len());
@@ -520,7 +607,11 @@ fn assert_durable(store: &dyn Store, reported: &[Urn]) {
     for version in versions {
         let urn = Urn::new("acme", "durable", version).unwrap();
         let held = store.get(&urn).unwrap().unwrap();
-        assert_eq!(held.bytes(), durable_bytes(version).as_bytes(), "{urn} is whole");
+        assert_eq!(
+            held.bytes(),
+            durable_bytes(version).as_bytes(),
+            "{urn} is whole"
+        );
         let id = store.id_of(&urn).unwrap().unwrap();
         assert_eq!(store.urns_of(id).unwrap(), vec![urn]);
     }
@@ -540,12 +631,23 @@ mod sqlite {
         assert!(path.exists(), "created on first start");
         conformance(&|| Arc::new(SqliteStore::open(&path).unwrap()));
         // Ids and modes survive a restart.
-        let id = first.id_of(&urn("urn:acme:schema:ids.x:1")).unwrap().unwrap();
-        first.set_compatibility(Some("kept"), Some(Compatibility::Full)).unwrap();
+        let id = first
+            .id_of(&urn("urn:acme:schema:ids.x:1"))
+            .unwrap()
+            .unwrap();
+        first
+            .set_compatibility(Some("kept"), Some(Compatibility::Full))
+            .unwrap();
         drop(first);
         let reopened = SqliteStore::open(&path).unwrap();
-        assert_eq!(reopened.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(), Some(id));
-        assert_eq!(reopened.compatibility(Some("kept")).unwrap(), Some(Compatibility::Full));
+        assert_eq!(
+            reopened.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(),
+            Some(id)
+        );
+        assert_eq!(
+            reopened.compatibility(Some("kept")).unwrap(),
+            Some(Compatibility::Full)
+        );
         // A new content after the restart gets a new id, above all before.
         let before: HashSet<SchemaId> = reopened
             .list()
@@ -554,9 +656,16 @@ mod sqlite {
             .map(|u| reopened.id_of(u).unwrap().unwrap())
             .collect();
         let new = reopened
-            .publish(&schema("urn:acme:schema:after:1", r#"{"title":"after"}"#), Version::Exact, &no_check)
+            .publish(
+                &schema("urn:acme:schema:after:1", r#"{"title":"after"}"#),
+                Version::Exact,
+                &no_check,
+            )
             .unwrap();
-        assert!(before.iter().all(|&old| old < new.id), "ids are never reused");
+        assert!(
+            before.iter().all(|&old| old < new.id),
+            "ids are never reused"
+        );
     }
 
     #[test]
@@ -620,7 +729,10 @@ mod sqlite {
         let err = SqliteStore::open(&target).unwrap_err();
         assert!(matches!(err, Error::Store { .. }), "{err:?}");
         let message = err.chain().to_string();
-        assert!(message.contains("cannot open or create the file"), "{message}");
+        assert!(
+            message.contains("cannot open or create the file"),
+            "{message}"
+        );
         assert!(message.contains("registry.db"), "{message}");
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
@@ -644,21 +756,36 @@ mod postgres {
 
     #[test]
     fn postgres_store() {
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         let first = PostgresStore::connect(&db.url).unwrap();
         conformance(&|| Arc::new(PostgresStore::connect(&db.url).unwrap()));
         // Ids and modes survive a new connection (a restart, a replica).
-        let id = first.id_of(&urn("urn:acme:schema:ids.x:1")).unwrap().unwrap();
-        first.set_compatibility(Some("kept"), Some(Compatibility::Full)).unwrap();
+        let id = first
+            .id_of(&urn("urn:acme:schema:ids.x:1"))
+            .unwrap()
+            .unwrap();
+        first
+            .set_compatibility(Some("kept"), Some(Compatibility::Full))
+            .unwrap();
         drop(first);
         let replica = PostgresStore::connect(&db.url).unwrap();
-        assert_eq!(replica.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(), Some(id));
-        assert_eq!(replica.compatibility(Some("kept")).unwrap(), Some(Compatibility::Full));
+        assert_eq!(
+            replica.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(),
+            Some(id)
+        );
+        assert_eq!(
+            replica.compatibility(Some("kept")).unwrap(),
+            Some(Compatibility::Full)
+        );
     }
 
     #[test]
     fn postgres_replicas_migrate_once_when_started_at_once() {
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         let threads = 8;
         let barrier = Arc::new(Barrier::new(threads));
         let handles: Vec<_> = (0..threads)
@@ -682,12 +809,17 @@ mod postgres {
             .get(0);
         assert_eq!(migrations, 1);
         let store = PostgresStore::connect(&db.url).unwrap();
-        assert_eq!(store.versions("acme", "start").unwrap(), (1..=8).collect::<Vec<u32>>());
+        assert_eq!(
+            store.versions("acme", "start").unwrap(),
+            (1..=8).collect::<Vec<u32>>()
+        );
     }
 
     #[test]
     fn postgres_from_spawn_blocking_on_a_multi_thread_runtime() {
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()
@@ -721,7 +853,10 @@ mod postgres {
             }
             let listed = {
                 let store = Arc::clone(&store);
-                tokio::task::spawn_blocking(move || store.list()).await.unwrap().unwrap()
+                tokio::task::spawn_blocking(move || store.list())
+                    .await
+                    .unwrap()
+                    .unwrap()
             };
             assert_eq!(listed.len(), 16);
             // Dropped on a worker thread of the runtime: no panic.
@@ -741,7 +876,9 @@ mod postgres {
 
     #[test]
     fn postgres_database_dropped_midway_is_a_store_error() {
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         let store = PostgresStore::connect(&db.url).unwrap();
         let held = schema("urn:acme:schema:gone:1", "{}");
         store.put(&held).unwrap();
@@ -764,7 +901,9 @@ mod postgres {
 
     #[test]
     fn postgres_survives_kill_9() {
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         PostgresStore::connect(&db.url).unwrap();
         let reported = run_and_kill(&format!("durable-postgres:{}", db.url), 40);
         let store = PostgresStore::connect(&db.url).unwrap();
@@ -781,7 +920,9 @@ mod postgres {
     #[test]
     fn postgres_several_processes() {
         use std::io::BufRead;
-        let Some(db) = TestDatabase::create() else { return };
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
         PostgresStore::connect(&db.url).unwrap();
         let start = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -806,20 +947,32 @@ mod postgres {
             let stdout = child.stdout.take().unwrap();
             for line in std::io::BufReader::new(stdout).lines() {
                 let line = line.unwrap();
-                let words: Vec<&str> = line.split_whitespace().collect();
+                // (libtest may print `test store_child_process ... `
+                // before the first line.)
+                let words: Vec<&str> = line
+                    .split_whitespace()
+                    .skip_while(|word| !matches!(*word, "RACE" | "CHECKED" | "STORED"))
+                    .collect();
                 match words.as_slice() {
                     ["RACE", "won"] => winners += 1,
                     ["RACE", "immutable"] => {}
                     ["CHECKED", version, held] => {
                         let held: Vec<u32> = held
+                            .trim_matches(['[', ']'])
                             .split(',')
                             .filter(|v| !v.is_empty())
                             .map(|v| v.parse().unwrap())
                             .collect();
-                        assert!(checked.insert(version.parse::<u32>().unwrap(), held).is_none());
+                        assert!(checked
+                            .insert(version.parse::<u32>().unwrap(), held)
+                            .is_none());
                     }
                     ["STORED", urn, id] => {
-                        assert!(ids.insert(id.parse::<u32>().unwrap(), urn.to_string()).is_none(), "{line}");
+                        assert!(
+                            ids.insert(id.parse::<u32>().unwrap(), urn.to_string())
+                                .is_none(),
+                            "{line}"
+                        );
                     }
                     _ => {}
                 }
@@ -838,8 +991,14 @@ mod postgres {
     /// One process of `postgres_several_processes`.
     #[cfg(feature = "json")]
     pub(super) fn race_child(url: &str) {
-        let index: usize = std::env::var("DATASCHEMA_CHILD_INDEX").unwrap().parse().unwrap();
-        let start: u128 = std::env::var("DATASCHEMA_CHILD_START").unwrap().parse().unwrap();
+        let index: usize = std::env::var("DATASCHEMA_CHILD_INDEX")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let start: u128 = std::env::var("DATASCHEMA_CHILD_START")
+            .unwrap()
+            .parse()
+            .unwrap();
         let checked = Arc::new(Mutex::new(BTreeMap::new()));
         let registries: Vec<Registry> = (0..PER_PROCESS)
             .map(|_| {
@@ -868,7 +1027,8 @@ mod postgres {
                     } else {
                         None
                     };
-                    let stored = registry.register_next(next_schema("procs", i), Compatibility::Backward);
+                    let stored =
+                        registry.register_next(next_schema("procs", i), Compatibility::Backward);
                     (race, stored)
                 })
             })
@@ -885,7 +1045,7 @@ mod postgres {
             println!("STORED {} {}", stored.urn, stored.id);
             let held = checked.lock().get(&stored.urn.version()).cloned().unwrap();
             let held: Vec<String> = held.iter().map(u32::to_string).collect();
-            println!("CHECKED {} {}", stored.urn.version(), held.join(","));
+            println!("CHECKED {} [{}]", stored.urn.version(), held.join(","));
         }
     }
 }

@@ -229,8 +229,11 @@ pub(crate) fn urn_from_row(
     name: &str,
     version: i64,
 ) -> Result<Urn, Error> {
-    let version = u32::try_from(version)
-        .map_err(|_| corrupt(format!("{what}: a stored version is out of range: {version}")))?;
+    let version = u32::try_from(version).map_err(|_| {
+        corrupt(format!(
+            "{what}: a stored version is out of range: {version}"
+        ))
+    })?;
     Urn::new(namespace, name, version).map_err(|err| {
         failure(
             format!("{what}: a stored URN is unreadable ({namespace}/{name}/{version})"),
@@ -275,19 +278,21 @@ pub(crate) fn plan(
             }
             let next = match held.last() {
                 None => 1,
-                Some((last, _, _)) => last.urn().version().checked_add(1).ok_or_else(|| {
-                    Error::InvalidUrn {
-                        input: last.urn().to_string(),
-                        reason: dataschema_core::UrnError::Version,
-                    }
-                })?,
+                Some((last, _, _)) => {
+                    last.urn()
+                        .version()
+                        .checked_add(1)
+                        .ok_or_else(|| Error::InvalidUrn {
+                            input: last.urn().to_string(),
+                            reason: dataschema_core::UrnError::Version,
+                        })?
+                }
             };
             memory::with_urn(schema, schema.urn().with_version(next)?)
         }
     };
     let version = schema.urn().version();
-    if let Some((_, held_digest, id)) = held.iter().find(|(h, _, _)| h.urn().version() == version)
-    {
+    if let Some((_, held_digest, id)) = held.iter().find(|(h, _, _)| h.urn().version() == version) {
         return if held_digest == digest {
             Ok(Plan::Held(Stored::new(schema.urn().clone(), *id, false)))
         } else {

@@ -290,7 +290,11 @@ impl PostgresStore {
                 row.try_get(2)?,
                 row.try_get(3)?,
             )?;
-            held.push((schema, row.try_get(4)?, id_from_row(&self.what, row.try_get(5)?)?));
+            held.push((
+                schema,
+                row.try_get(4)?,
+                id_from_row(&self.what, row.try_get(5)?)?,
+            ));
         }
         Ok(held)
     }
@@ -447,7 +451,8 @@ impl Store for PostgresStore {
     fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
         let key = name.unwrap_or("");
         self.run("reading a compatibility mode", |client| {
-            let row = client.query_opt("SELECT mode FROM dataschema_modes WHERE name = $1", &[&key])?;
+            let row =
+                client.query_opt("SELECT mode FROM dataschema_modes WHERE name = $1", &[&key])?;
             let Some(row) = row else { return Ok(None) };
             let mode: String = row.try_get(0)?;
             let mode = mode.parse().map_err(|err| {

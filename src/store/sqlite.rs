@@ -199,7 +199,12 @@ fn connect(path: &Path, what: &str) -> Result<Connection, Error> {
     // here ("file is not a database").
     let mode: String = connection
         .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-        .map_err(|err| failure(format!("{what}: cannot use the file as a SQLite database"), err))?;
+        .map_err(|err| {
+            failure(
+                format!("{what}: cannot use the file as a SQLite database"),
+                err,
+            )
+        })?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(super::corrupt(format!(
             "{what}: the file cannot be put in WAL mode (journal mode {mode})"
@@ -253,18 +258,18 @@ fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
 
 impl Store for SqliteStore {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
-        let row: Option<(String, Option<String>, Vec<u8>)> = self.read("reading a schema", |c| {
-            c.prepare_cached(
-                "SELECT c.language, c.root, c.bytes
+        let row: Option<(String, Option<String>, Vec<u8>)> =
+            self.read("reading a schema", |c| {
+                c.prepare_cached(
+                    "SELECT c.language, c.root, c.bytes
                  FROM urns u JOIN contents c ON c.id = u.content_id
                  WHERE u.namespace = ?1 AND u.name = ?2 AND u.version = ?3",
-            )?
-            .query_row(
-                params![urn.namespace(), urn.name(), urn.version()],
-                |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-            )
-            .optional()
-        })?;
+                )?
+                .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })
+                .optional()
+            })?;
         row.map(|(language, root, bytes)| {
             schema_from_row(
                 &self.what,
@@ -378,10 +383,9 @@ impl Store for SqliteStore {
             c.prepare_cached(
                 "SELECT content_id FROM urns WHERE namespace = ?1 AND name = ?2 AND version = ?3",
             )?
-            .query_row(
-                params![urn.namespace(), urn.name(), urn.version()],
-                |row| row.get(0),
-            )
+            .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                row.get(0)
+            })
             .optional()
         })?;
         id.map(|id| id_from_row(&self.what, id)).transpose()
@@ -390,7 +394,9 @@ impl Store for SqliteStore {
     fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
         let rows = self.read("listing the URNs of an id", |c| {
             c.prepare_cached("SELECT namespace, name, version FROM urns WHERE content_id = ?1")?
-                .query_map(params![id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+                .query_map(params![id], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })?
                 .collect()
         })?;
         self.urns(rows)
