@@ -43,6 +43,7 @@ pub fn conformance(open: Open<'_>) {
     modes(&*store);
     reads_do_not_wait_for_a_publish(&store);
     one_of_many_wins(open);
+    one_content_many_names(open);
     #[cfg(feature = "json")]
     next_versions_race(open);
 }
@@ -376,6 +377,38 @@ fn one_of_many_wins(open: Open<'_>) {
             .all(|e| matches!(e, Error::Immutable { .. })),
         "{results:?}"
     );
+}
+
+/// One content published under many names at once, each on its own
+/// handle: every publish succeeds, with one id.
+fn one_content_many_names(open: Open<'_>) {
+    let threads = 8;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|i| {
+            let (store, barrier) = (open(), Arc::clone(&barrier));
+            std::thread::spawn(move || {
+                barrier.wait();
+                store.publish(
+                    &schema(
+                        &format!("urn:acme:schema:shared.{i}:1"),
+                        r#"{"title":"shared"}"#,
+                    ),
+                    Version::Exact,
+                    &no_check,
+                )
+            })
+        })
+        .collect();
+    let stored: Vec<Stored> = handles
+        .into_iter()
+        .map(|h| h.join().unwrap().unwrap())
+        .collect();
+    let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
+    assert_eq!(ids.len(), 1, "{stored:?}");
+    assert!(stored.iter().all(|s| s.created));
+    let id = stored[0].id;
+    assert_eq!(open().urns_of(id).unwrap().len(), threads);
 }
 
 /// A store that records, for each version a publish's check ran for,

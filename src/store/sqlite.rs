@@ -44,6 +44,9 @@ CREATE TABLE modes (
 ) WITHOUT ROWID;
 ";
 
+/// A version held: version, language, root, bytes, digest, content id.
+type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64);
+
 /// A [`Store`] in one SQLite file: the registry server's embedded default.
 ///
 /// [`open`](SqliteStore::open) creates the file and its tables on first
@@ -135,7 +138,7 @@ impl SqliteStore {
         connection: &Connection,
         urn: &Urn,
     ) -> Result<Vec<(Schema, String, SchemaId)>, Error> {
-        let rows: Vec<(i64, String, Option<String>, Vec<u8>, String, i64)> = (|| {
+        let rows: Vec<HeldRow> = (|| {
             let mut statement = connection.prepare_cached(
                 "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
                  FROM urns u JOIN contents c ON c.id = u.content_id
