@@ -539,7 +539,7 @@ fn store_child_process() {
         }
         #[cfg(all(feature = "postgres", feature = "json"))]
         "race-postgres" => postgres::race_child(target),
-        other => panic!("unknown child mode {other}"),
+        other => panic!("unknown child mode {other} (for {target})"),
     }
 }
 

@@ -25,7 +25,9 @@ pub use postgres::PostgresStore;
 pub use sqlite::SqliteStore;
 
 use dataschema_core::__private::sha256_hex;
-use dataschema_core::{BoxError, Compatibility, Error, Schema, Urn};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use dataschema_core::BoxError;
+use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// A schema id: a small positive integer (at most `i32::MAX`, as in
 /// Confluent's wire format), assigned once by the store to a schema
