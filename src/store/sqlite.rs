@@ -191,8 +191,7 @@ impl SqliteStore {
 fn connect(path: &Path, what: &str) -> Result<Connection, Error> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = Connection::open_with_flags(path, flags)
         .map_err(|err| failure(format!("{what}: cannot open or create the file"), err))?;
     connection
