@@ -24,4 +24,8 @@ pub use dataschema_core::{
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
 pub use crate::registry::Registry;
+#[cfg(feature = "postgres")]
+pub use crate::store::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use crate::store::SqliteStore;
 pub use crate::store::{MemoryStore, SchemaId, Store};

@@ -13,10 +13,20 @@
 //! that holds the same content, as Confluent Schema Registry does.
 
 mod memory;
+#[cfg(feature = "postgres")]
+mod postgres;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 pub use memory::MemoryStore;
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresStore;
+#[cfg(feature = "sqlite")]
+pub use sqlite::SqliteStore;
 
 use dataschema_core::__private::sha256_hex;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use dataschema_core::BoxError;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// A schema id: a small positive integer (at most `i32::MAX`, as in
@@ -145,6 +155,155 @@ pub fn content_digest(schema: &Schema) -> String {
         input.extend_from_slice(part);
     }
     sha256_hex(&input)
+}
+
+/// A persistent store's failure: what it was doing, and the backend's
+/// error as the source. Travels inside [`Error::Store`].
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[derive(Debug)]
+pub(crate) struct Failure {
+    what: String,
+    source: Option<BoxError>,
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl std::error::Error for Failure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|source| source as &(dyn std::error::Error + 'static))
+    }
+}
+
+/// [`Error::Store`] saying what failed, with `source` as its cause.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn failure(what: impl Into<String>, source: impl Into<BoxError>) -> Error {
+    Error::Store {
+        source: Box::new(Failure {
+            what: what.into(),
+            source: Some(source.into()),
+        }),
+    }
+}
+
+/// [`Error::Store`] with no cause below it (a row the store cannot read
+/// back, an id out of range).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn corrupt(what: impl Into<String>) -> Error {
+    Error::Store {
+        source: Box::new(Failure {
+            what: what.into(),
+            source: None,
+        }),
+    }
+}
+
+/// A stored row back into a schema: `what` names the store in errors.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn schema_from_row(
+    what: &str,
+    namespace: &str,
+    name: &str,
+    version: i64,
+    language: &str,
+    root: Option<&str>,
+    bytes: Vec<u8>,
+) -> Result<Schema, Error> {
+    let urn = urn_from_row(what, namespace, name, version)?;
+    let language: dataschema_core::Language = language
+        .parse()
+        .map_err(|err| failure(format!("{what}: a stored row of {urn} is unreadable"), err))?;
+    Ok(Schema::new(urn, language, bytes, root))
+}
+
+/// A stored row's URN.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn urn_from_row(
+    what: &str,
+    namespace: &str,
+    name: &str,
+    version: i64,
+) -> Result<Urn, Error> {
+    let version = u32::try_from(version).map_err(|_| {
+        corrupt(format!(
+            "{what}: a stored version is out of range: {version}"
+        ))
+    })?;
+    Urn::new(namespace, name, version).map_err(|err| {
+        failure(
+            format!("{what}: a stored URN is unreadable ({namespace}/{name}/{version})"),
+            err,
+        )
+    })
+}
+
+/// A stored id as a [`SchemaId`].
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn id_from_row(what: &str, id: i64) -> Result<SchemaId, Error> {
+    u32::try_from(id)
+        .ok()
+        .filter(|&id| id >= 1 && id <= i32::MAX as u32)
+        .ok_or_else(|| corrupt(format!("{what}: schema id {id} is out of range 1..=2^31-1")))
+}
+
+/// What a publish does once the versions held for the name are known.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) enum Plan {
+    /// The schema is held already: answer this, store nothing.
+    Held(Stored),
+    /// Check this (the schema under its final URN), then insert it.
+    Insert(Schema),
+}
+
+/// The steps 1 and 2 of [`Store::publish`], shared by the persistent
+/// stores: `held` is every version of the name (ascending) with its
+/// content's digest and id.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn plan(
+    schema: &Schema,
+    version: Version,
+    digest: &str,
+    held: &[(Schema, String, SchemaId)],
+) -> Result<Plan, Error> {
+    let schema = match version {
+        Version::Exact => schema.clone(),
+        Version::Next => {
+            if let Some((same, _, id)) = held.iter().find(|(_, d, _)| d == digest) {
+                return Ok(Plan::Held(Stored::new(same.urn().clone(), *id, false)));
+            }
+            let next = match held.last() {
+                None => 1,
+                Some((last, _, _)) => {
+                    last.urn()
+                        .version()
+                        .checked_add(1)
+                        .ok_or_else(|| Error::InvalidUrn {
+                            input: last.urn().to_string(),
+                            reason: dataschema_core::UrnError::Version,
+                        })?
+                }
+            };
+            memory::with_urn(schema, schema.urn().with_version(next)?)
+        }
+    };
+    let version = schema.urn().version();
+    if let Some((_, held_digest, id)) = held.iter().find(|(h, _, _)| h.urn().version() == version) {
+        return if held_digest == digest {
+            Ok(Plan::Held(Stored::new(schema.urn().clone(), *id, false)))
+        } else {
+            Err(Error::Immutable {
+                urn: schema.urn().clone(),
+            })
+        };
+    }
+    Ok(Plan::Insert(schema))
 }
 
 macro_rules! forward_store {

@@ -53,3 +53,93 @@ pub fn external_dir(var: &str, fallback: &str, what: &str) -> Option<PathBuf> {
     eprintln!("SKIPPED: {message}");
     None
 }
+
+/// A PostgreSQL database of its own for one test, dropped when the value
+/// is: created from env `DATASCHEMA_POSTGRES_URL` (else
+/// `postgres://postgres@127.0.0.1:5432/test`) as
+/// `dataschema_test_<pid>_<n>`. When the server cannot be reached: under
+/// `CI` the test fails with a message; elsewhere it says it skips (`None`).
+#[cfg(feature = "postgres")]
+pub struct TestDatabase {
+    admin: String,
+    /// The database's name.
+    pub name: String,
+    /// A URL of the database.
+    pub url: String,
+}
+
+#[cfg(feature = "postgres")]
+impl TestDatabase {
+    pub fn create() -> Option<TestDatabase> {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let admin = std::env::var("DATASCHEMA_POSTGRES_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+        let mut client = match postgres::Client::connect(&admin, postgres::NoTls) {
+            Ok(client) => client,
+            Err(err) => {
+                let message = format!(
+                    "PostgreSQL not reachable at {admin} (set DATASCHEMA_POSTGRES_URL): {err}"
+                );
+                if std::env::var_os("CI").is_some() {
+                    panic!("{message}: under CI the PostgreSQL tests must run");
+                }
+                eprintln!("SKIPPED: {message}");
+                return None;
+            }
+        };
+        let name = format!(
+            "dataschema_test_{}_{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        // CREATE DATABASE copies template1 and fails while another one
+        // does ("being accessed by other users"): one at a time here, and
+        // a few tries against other processes.
+        static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _one_at_a_time = CREATING.lock().unwrap_or_else(|poison| poison.into_inner());
+        let mut tries = 0;
+        // (Two statements: together they would be one transaction, which
+        // CREATE DATABASE refuses.)
+        while let Err(err) = client
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+            .and_then(|()| client.batch_execute(&format!("CREATE DATABASE {name}")))
+        {
+            tries += 1;
+            if tries == 20 {
+                panic!("creating database {name}: {err:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let url = with_database(&admin, &name);
+        Some(TestDatabase { admin, name, url })
+    }
+
+    /// Drops the database now, closing its connections.
+    pub fn drop_now(&self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+            let _ = client.batch_execute(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ));
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        self.drop_now();
+    }
+}
+
+/// `url` (a `postgres://` URL) naming database `name` instead.
+#[cfg(feature = "postgres")]
+pub fn with_database(url: &str, name: &str) -> String {
+    let after_scheme = url.find("://").map_or(0, |at| at + 3);
+    let path = url[after_scheme..]
+        .find(['/', '?'])
+        .map_or(url.len(), |at| after_scheme + at);
+    let query = url[path..].find('?').map_or("", |at| &url[path + at..]);
+    format!("{}/{name}{query}", &url[..path])
+}

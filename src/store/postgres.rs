@@ -1,0 +1,503 @@
+//! [`PostgresStore`]: schemas in PostgreSQL, shared by several replicas.
+
+use std::time::Duration;
+
+use parking_lot::{Condvar, Mutex};
+use postgres::error::SqlState;
+use postgres::{Client, Config, GenericClient, NoTls};
+
+use super::{
+    content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row, Check,
+    Plan, SchemaId, Store, Stored, Version,
+};
+use dataschema_core::__private::sha256_hex;
+use dataschema_core::{Compatibility, Error, Schema, Urn};
+
+/// The key of the advisory lock migrations run under ("dataschema" in
+/// ASCII, truncated to 8 bytes).
+const MIGRATION_LOCK: i64 = 0x6461_7461_7363_6865;
+
+/// How many times a transaction that failed for a reason worth retrying
+/// (serialization failure, deadlock, unique violation, a pooled connection
+/// found closed) is run in all.
+const ATTEMPTS: u32 = 5;
+
+/// The default number of connections a store opens at most.
+const DEFAULT_POOL: usize = 8;
+
+/// The migrations, in order: each runs once, in the transaction that
+/// records it in `dataschema_migrations`.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE dataschema_contents (
+    id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY CHECK (id BETWEEN 1 AND 2147483647),
+    digest TEXT NOT NULL UNIQUE,
+    language TEXT NOT NULL,
+    root TEXT,
+    bytes BYTEA NOT NULL
+);
+CREATE TABLE dataschema_urns (
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version BIGINT NOT NULL CHECK (version BETWEEN 1 AND 4294967295),
+    content_id BIGINT NOT NULL REFERENCES dataschema_contents (id),
+    published_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (namespace, name, version)
+);
+CREATE INDEX dataschema_urns_by_content ON dataschema_urns (content_id);
+CREATE TABLE dataschema_modes (
+    name TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
+"];
+
+/// A [`Store`] in PostgreSQL: several registry servers (replicas) over
+/// one database share it, and see one history.
+///
+/// [`connect`](PostgresStore::connect) applies the schema migrations under
+/// an advisory lock (`pg_advisory_xact_lock`), so replicas starting at once
+/// migrate once; the tables are `dataschema_contents`, `dataschema_urns`,
+/// `dataschema_modes` and `dataschema_migrations`.
+///
+/// Ids come from an identity column of `dataschema_contents` (a database
+/// sequence) under a `UNIQUE` content digest: one content has one id
+/// across replicas and restarts, and an id is never reused. A publish is
+/// one transaction that first takes `pg_advisory_xact_lock` on a hash of
+/// the namespace and name (released at commit), so the compatibility check
+/// and the insert it allows cannot interleave with another replica's
+/// publish of the same name; the URN's primary key refuses a second insert
+/// whatever happens. A transaction failing with a serialization failure,
+/// a deadlock or a unique violation (two replicas inserting one content at
+/// once) is retried, 5 attempts in all.
+///
+/// Connections: the sync `postgres` client, in a pool of at most 8 (see
+/// [`connect_with_pool`](PostgresStore::connect_with_pool)); a caller
+/// waits for a free one. The sync client runs a small runtime of its own
+/// per connection, so from async code call the store through
+/// `tokio::task::spawn_blocking` (as the server does), never directly on
+/// a runtime's worker thread. Dropping the store anywhere is fine: its
+/// connections are closed on a thread of their own.
+pub struct PostgresStore {
+    config: Config,
+    what: String,
+    pool: Mutex<Pool>,
+    freed: Condvar,
+    max: usize,
+}
+
+struct Pool {
+    idle: Vec<Client>,
+    open: usize,
+}
+
+impl std::fmt::Debug for PostgresStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PostgresStore")
+            .field("database", &self.what)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why one attempt of a transaction ended.
+enum Attempt {
+    /// The database failed: maybe worth another attempt.
+    Database(postgres::Error),
+    /// A final answer (immutability, a refused check, an unreadable row).
+    Final(Error),
+}
+
+impl From<postgres::Error> for Attempt {
+    fn from(err: postgres::Error) -> Attempt {
+        Attempt::Database(err)
+    }
+}
+
+impl From<Error> for Attempt {
+    fn from(err: Error) -> Attempt {
+        Attempt::Final(err)
+    }
+}
+
+impl PostgresStore {
+    /// Connects to the database at `url` (a `postgres://` URL or a
+    /// `key=value` connection string), and applies the migrations it
+    /// lacks. A server that cannot be reached, refused credentials or a
+    /// database that does not exist is [`Error::Store`]. Without a
+    /// `connect_timeout` in the URL, connecting gives up after 10 s.
+    pub fn connect(url: &str) -> Result<PostgresStore, Error> {
+        PostgresStore::connect_with_pool(url, DEFAULT_POOL)
+    }
+
+    /// [`connect`](PostgresStore::connect), with at most `max_connections`
+    /// connections open at once (at least 1).
+    pub fn connect_with_pool(url: &str, max_connections: usize) -> Result<PostgresStore, Error> {
+        let mut config: Config = url
+            .parse()
+            .map_err(|err| failure("PostgreSQL store: the connection URL is not valid", err))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(Duration::from_secs(10));
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("dataschema");
+        }
+        let what = format!(
+            "PostgreSQL store (database {:?})",
+            config.get_dbname().unwrap_or("")
+        );
+        let store = PostgresStore {
+            config,
+            what,
+            pool: Mutex::new(Pool {
+                idle: Vec::new(),
+                open: 0,
+            }),
+            freed: Condvar::new(),
+            max: max_connections.max(1),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn failed(&self, doing: &str, err: impl Into<dataschema_core::BoxError>) -> Error {
+        failure(format!("{}: {doing}", self.what), err)
+    }
+
+    /// A connection: an idle one (`true`), else a new one when fewer than
+    /// the maximum are open, else the next one freed.
+    fn take(&self) -> Result<(Client, bool), Error> {
+        let mut pool = self.pool.lock();
+        loop {
+            if let Some(client) = pool.idle.pop() {
+                return Ok((client, true));
+            }
+            if pool.open < self.max {
+                pool.open += 1;
+                drop(pool);
+                return match self.config.connect(NoTls) {
+                    Ok(client) => Ok((client, false)),
+                    Err(err) => {
+                        self.pool.lock().open -= 1;
+                        self.freed.notify_one();
+                        Err(self.failed("connecting", err))
+                    }
+                };
+            }
+            self.freed.wait(&mut pool);
+        }
+    }
+
+    /// Gives `client` back (or, when its connection is closed, forgets it).
+    fn give_back(&self, client: Client) {
+        let mut pool = self.pool.lock();
+        if client.is_closed() {
+            pool.open -= 1;
+            drop(pool);
+            drop(client);
+        } else {
+            pool.idle.push(client);
+        }
+        self.freed.notify_one();
+    }
+
+    /// Runs `attempt` on a pooled connection, again (up to [`ATTEMPTS`] in
+    /// all) when it failed for a reason a new attempt can cure.
+    fn run<T>(
+        &self,
+        doing: &str,
+        mut attempt: impl FnMut(&mut Client) -> Result<T, Attempt>,
+    ) -> Result<T, Error> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let (mut client, pooled) = self.take()?;
+            let result = attempt(&mut client);
+            self.give_back(client);
+            match result {
+                Ok(value) => return Ok(value),
+                Err(Attempt::Final(err)) => return Err(err),
+                Err(Attempt::Database(err)) => {
+                    // A pooled connection the server closed (a restart, an
+                    // idle timeout) is worth one more try on a new one.
+                    let again = matches!(
+                        err.code(),
+                        Some(&SqlState::T_R_SERIALIZATION_FAILURE)
+                            | Some(&SqlState::T_R_DEADLOCK_DETECTED)
+                            | Some(&SqlState::UNIQUE_VIOLATION)
+                    ) || (pooled && err.is_closed());
+                    if !again || tries >= ATTEMPTS {
+                        return Err(self.failed(doing, err));
+                    }
+                    std::thread::sleep(Duration::from_millis(5 << tries));
+                }
+            }
+        }
+    }
+
+    /// Applies the migrations this database lacks, under an advisory lock
+    /// held until the transaction commits.
+    fn migrate(&self) -> Result<(), Error> {
+        self.run("applying migrations", |client| {
+            let mut transaction = client.transaction()?;
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+            transaction.batch_execute(
+                "CREATE TABLE IF NOT EXISTS dataschema_migrations (
+                     version INTEGER PRIMARY KEY,
+                     applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                 )",
+            )?;
+            let applied: Option<i32> = transaction
+                .query_one("SELECT max(version) FROM dataschema_migrations", &[])?
+                .get(0);
+            let applied = applied.unwrap_or(0);
+            let known = MIGRATIONS.len() as i32;
+            if applied > known {
+                return Err(Attempt::Final(corrupt(format!(
+                    "{}: the database has migration {applied}, newer than this version \
+                     of dataschema knows ({known}): upgrade dataschema",
+                    self.what
+                ))));
+            }
+            for (version, sql) in (1..).zip(MIGRATIONS).skip(applied as usize) {
+                transaction.batch_execute(sql)?;
+                transaction.execute(
+                    "INSERT INTO dataschema_migrations (version) VALUES ($1)",
+                    &[&version],
+                )?;
+            }
+            transaction.commit()?;
+            Ok(())
+        })
+    }
+
+    fn held(
+        &self,
+        client: &mut impl GenericClient,
+        urn: &Urn,
+    ) -> Result<Vec<(Schema, String, SchemaId)>, Attempt> {
+        let rows = client.query(
+            "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
+             FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+             WHERE u.namespace = $1 AND u.name = $2 ORDER BY u.version",
+            &[&urn.namespace(), &urn.name()],
+        )?;
+        let mut held = Vec::with_capacity(rows.len());
+        for row in rows {
+            let schema = schema_from_row(
+                &self.what,
+                urn.namespace(),
+                urn.name(),
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+                row.try_get(3)?,
+            )?;
+            held.push((
+                schema,
+                row.try_get(4)?,
+                id_from_row(&self.what, row.try_get(5)?)?,
+            ));
+        }
+        Ok(held)
+    }
+
+    fn urns(&self, rows: Vec<postgres::Row>) -> Result<Vec<Urn>, Attempt> {
+        let mut urns = Vec::with_capacity(rows.len());
+        for row in rows {
+            urns.push(urn_from_row(
+                &self.what,
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+            )?);
+        }
+        // Ordered as `Urn` orders, whatever the database's collation.
+        urns.sort_unstable();
+        Ok(urns)
+    }
+}
+
+/// The advisory lock key of a name: the first 8 bytes of a SHA-256 of it
+/// (the same on every replica and every PostgreSQL version).
+fn name_lock(namespace: &str, name: &str) -> i64 {
+    let digest = sha256_hex(format!("dataschema publish {namespace}/{name}").as_bytes());
+    let hex = digest.trim_start_matches("sha256:");
+    u64::from_str_radix(&hex[..16], 16).map_or(0, |key| key as i64)
+}
+
+impl Store for PostgresStore {
+    fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
+        self.run("reading a schema", |client| {
+            let row = client.query_opt(
+                "SELECT c.language, c.root, c.bytes
+                 FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+                 WHERE u.namespace = $1 AND u.name = $2 AND u.version = $3",
+                &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
+            )?;
+            let Some(row) = row else { return Ok(None) };
+            Ok(Some(schema_from_row(
+                &self.what,
+                urn.namespace(),
+                urn.name(),
+                i64::from(urn.version()),
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+            )?))
+        })
+    }
+
+    fn publish(
+        &self,
+        schema: &Schema,
+        version: Version,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let digest = content_digest(schema);
+        let lock = name_lock(schema.urn().namespace(), schema.urn().name());
+        self.run("publishing", |client| {
+            let mut transaction = client.transaction()?;
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])?;
+            let held = self.held(&mut transaction, schema.urn())?;
+            let schema = match plan(schema, version, &digest, &held)? {
+                // Dropping the transaction rolls it back.
+                Plan::Held(stored) => return Ok(stored),
+                Plan::Insert(schema) => schema,
+            };
+            let held: Vec<Schema> = held.into_iter().map(|(schema, _, _)| schema).collect();
+            check(&schema, &held)?;
+            let inserted = transaction.query_opt(
+                "INSERT INTO dataschema_contents (digest, language, root, bytes)
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING id",
+                &[
+                    &digest,
+                    &schema.language().as_str(),
+                    &schema.root(),
+                    &schema.bytes(),
+                ],
+            )?;
+            let id: i64 = match inserted {
+                Some(row) => row.try_get(0)?,
+                None => transaction
+                    .query_one(
+                        "SELECT id FROM dataschema_contents WHERE digest = $1",
+                        &[&digest],
+                    )?
+                    .try_get(0)?,
+            };
+            let id = id_from_row(&self.what, id)?;
+            let urn = schema.urn();
+            transaction.execute(
+                "INSERT INTO dataschema_urns (namespace, name, version, content_id)
+                 VALUES ($1, $2, $3, $4)",
+                &[
+                    &urn.namespace(),
+                    &urn.name(),
+                    &i64::from(urn.version()),
+                    &i64::from(id),
+                ],
+            )?;
+            transaction.commit()?;
+            Ok(Stored::new(urn.clone(), id, true))
+        })
+    }
+
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_ascii_lowercase();
+        self.run("listing versions", |client| {
+            let rows = client.query(
+                "SELECT version FROM dataschema_urns
+                 WHERE namespace = $1 AND name = $2 ORDER BY version",
+                &[&namespace, &name],
+            )?;
+            let mut versions = Vec::with_capacity(rows.len());
+            for row in rows {
+                let urn = urn_from_row(&self.what, &namespace, name, row.try_get(0)?)?;
+                versions.push(urn.version());
+            }
+            Ok(versions)
+        })
+    }
+
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        self.run("listing URNs", |client| {
+            let rows = client.query("SELECT namespace, name, version FROM dataschema_urns", &[])?;
+            self.urns(rows)
+        })
+    }
+
+    fn id_of(&self, urn: &Urn) -> Result<Option<SchemaId>, Error> {
+        self.run("reading an id", |client| {
+            let row = client.query_opt(
+                "SELECT content_id FROM dataschema_urns
+                 WHERE namespace = $1 AND name = $2 AND version = $3",
+                &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
+            )?;
+            match row {
+                Some(row) => Ok(Some(id_from_row(&self.what, row.try_get(0)?)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
+        self.run("listing the URNs of an id", |client| {
+            let rows = client.query(
+                "SELECT namespace, name, version FROM dataschema_urns WHERE content_id = $1",
+                &[&i64::from(id)],
+            )?;
+            self.urns(rows)
+        })
+    }
+
+    fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
+        let key = name.unwrap_or("");
+        self.run("reading a compatibility mode", |client| {
+            let row =
+                client.query_opt("SELECT mode FROM dataschema_modes WHERE name = $1", &[&key])?;
+            let Some(row) = row else { return Ok(None) };
+            let mode: String = row.try_get(0)?;
+            let mode = mode.parse().map_err(|err| {
+                self.failed(
+                    &format!("the stored mode of {key:?} is unreadable"),
+                    format!("{err}"),
+                )
+            })?;
+            Ok(Some(mode))
+        })
+    }
+
+    fn set_compatibility(
+        &self,
+        name: Option<&str>,
+        mode: Option<Compatibility>,
+    ) -> Result<(), Error> {
+        let key = name.unwrap_or("");
+        self.run("setting a compatibility mode", |client| {
+            match mode {
+                Some(mode) => client.execute(
+                    "INSERT INTO dataschema_modes (name, mode) VALUES ($1, $2)
+                     ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
+                    &[&key, &mode.as_str()],
+                )?,
+                None => client.execute("DELETE FROM dataschema_modes WHERE name = $1", &[&key])?,
+            };
+            Ok(())
+        })
+    }
+}
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        // A sync client closes its connection by blocking on its own
+        // runtime, which panics on an async runtime's worker thread: close
+        // them on a thread of their own.
+        let idle = std::mem::take(&mut self.pool.get_mut().idle);
+        if !idle.is_empty() {
+            let closing = std::thread::Builder::new()
+                .name("dataschema-postgres-close".into())
+                .spawn(move || drop(idle));
+            if let Ok(closing) = closing {
+                let _ = closing.join();
+            }
+        }
+    }
+}

@@ -1,0 +1,443 @@
+//! [`SqliteStore`]: schemas in one SQLite file.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+
+use super::{
+    content_digest, failure, id_from_row, plan, schema_from_row, urn_from_row, Check, Plan,
+    SchemaId, Store, Stored, Version,
+};
+use dataschema_core::{Compatibility, Error, Schema, Urn};
+
+/// The layout this code writes, kept in the file's `user_version`.
+const LAYOUT: i64 = 1;
+
+/// How long a connection waits for another one's write lock (another
+/// publish, possibly from another process) before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Idle read connections kept open.
+const IDLE_READERS: usize = 8;
+
+const SCHEMA_V1: &str = "
+CREATE TABLE contents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    digest TEXT NOT NULL UNIQUE,
+    language TEXT NOT NULL,
+    root TEXT,
+    bytes BLOB NOT NULL
+);
+CREATE TABLE urns (
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL CHECK (version BETWEEN 1 AND 4294967295),
+    content_id INTEGER NOT NULL REFERENCES contents (id),
+    PRIMARY KEY (namespace, name, version)
+) WITHOUT ROWID;
+CREATE INDEX urns_by_content ON urns (content_id);
+CREATE TABLE modes (
+    name TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+) WITHOUT ROWID;
+";
+
+/// A version held: version, language, root, bytes, digest, content id.
+type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64);
+
+/// A [`Store`] in one SQLite file: the registry server's embedded default.
+///
+/// [`open`](SqliteStore::open) creates the file and its tables on first
+/// start. The file is in WAL mode with `synchronous = FULL`: a publish that
+/// returned `Ok` is on disk, and one interrupted (even by `kill -9` or a
+/// power cut) left nothing behind, since each publish is one transaction.
+///
+/// Writers: each publish runs in a `BEGIN IMMEDIATE` transaction, which
+/// takes the database's write lock before reading the versions held, so
+/// the compatibility check and the insert it allows cannot interleave with
+/// another publish, whether from this store, another `SqliteStore` on the
+/// same file, or another process. A writer waits up to 30 s for the lock
+/// (SQLite's busy timeout), then fails with [`Error::Store`].
+///
+/// Readers: a small pool of read connections (one per concurrent reader,
+/// up to 8 kept idle). Under WAL, a read never waits for a publish in
+/// progress, and sees only committed publishes.
+///
+/// Tables: `contents(id INTEGER PRIMARY KEY AUTOINCREMENT, digest UNIQUE,
+/// language, root, bytes)` (ids are never reused, even for a publish rolled
+/// back), `urns(namespace, name, version, content_id)` keyed by the URN, and
+/// `modes(name, mode)` where the name `''` holds the store-wide default.
+/// The layout's version is the file's `user_version`; a file of a newer
+/// layout is refused rather than misread.
+pub struct SqliteStore {
+    path: PathBuf,
+    what: String,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteStore {
+    /// Opens the store in the SQLite file at `path`, creating the file and
+    /// its tables if there is none (the directory must exist). A file that
+    /// is not a SQLite database, a directory the file cannot be created
+    /// in, or a file of a newer layout is [`Error::Store`], saying which.
+    pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, Error> {
+        let path = path.as_ref().to_path_buf();
+        let what = format!("SQLite store {}", path.display());
+        let writer = connect(&path, &what)?;
+        migrate(&writer, &what)?;
+        Ok(SqliteStore {
+            path,
+            what,
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The file this store is kept in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `read` on a read connection from the pool (a new one when none
+    /// is idle), then gives the connection back.
+    fn read<T>(
+        &self,
+        doing: &str,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, Error> {
+        let idle = self.readers.lock().pop();
+        let connection = match idle {
+            Some(connection) => connection,
+            None => connect(&self.path, &self.what)?,
+        };
+        let result = read(&connection).map_err(|err| self.failed(doing, err));
+        let mut readers = self.readers.lock();
+        if readers.len() < IDLE_READERS {
+            readers.push(connection);
+        }
+        result
+    }
+
+    fn failed(&self, doing: &str, err: rusqlite::Error) -> Error {
+        failure(format!("{}: {doing}", self.what), err)
+    }
+
+    fn held(
+        &self,
+        connection: &Connection,
+        urn: &Urn,
+    ) -> Result<Vec<(Schema, String, SchemaId)>, Error> {
+        let rows: Vec<HeldRow> = (|| {
+            let mut statement = connection.prepare_cached(
+                "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
+                 FROM urns u JOIN contents c ON c.id = u.content_id
+                 WHERE u.namespace = ?1 AND u.name = ?2 ORDER BY u.version",
+            )?;
+            let rows = statement
+                .query_map(params![urn.namespace(), urn.name()], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                    ))
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })()
+        .map_err(|err| self.failed("reading the versions held", err))?;
+        rows.into_iter()
+            .map(|(version, language, root, bytes, digest, id)| {
+                let schema = schema_from_row(
+                    &self.what,
+                    urn.namespace(),
+                    urn.name(),
+                    version,
+                    &language,
+                    root.as_deref(),
+                    bytes,
+                )?;
+                Ok((schema, digest, id_from_row(&self.what, id)?))
+            })
+            .collect()
+    }
+
+    fn urns(&self, rows: Vec<(String, String, i64)>) -> Result<Vec<Urn>, Error> {
+        let mut urns = rows
+            .into_iter()
+            .map(|(namespace, name, version)| urn_from_row(&self.what, &namespace, &name, version))
+            .collect::<Result<Vec<Urn>, Error>>()?;
+        // Ordered as `Urn` orders (numeric versions), whatever SQLite's
+        // collation.
+        urns.sort_unstable();
+        Ok(urns)
+    }
+}
+
+/// A connection to the file, with the store's settings.
+fn connect(path: &Path, what: &str) -> Result<Connection, Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection = Connection::open_with_flags(path, flags)
+        .map_err(|err| failure(format!("{what}: cannot open or create the file"), err))?;
+    connection
+        .busy_timeout(BUSY_TIMEOUT)
+        .map_err(|err| failure(format!("{what}: setting the busy timeout"), err))?;
+    // The first statement reads the file: one that is not a database fails
+    // here ("file is not a database").
+    let mode: String = connection
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        .map_err(|err| {
+            failure(
+                format!("{what}: cannot use the file as a SQLite database"),
+                err,
+            )
+        })?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(super::corrupt(format!(
+            "{what}: the file cannot be put in WAL mode (journal mode {mode})"
+        )));
+    }
+    connection
+        .execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
+        .map_err(|err| failure(format!("{what}: setting the connection up"), err))?;
+    Ok(connection)
+}
+
+/// Creates the tables on first start; refuses a newer layout.
+fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
+    let failed = |err| failure(format!("{what}: creating the tables"), err);
+    // The write lock first: two processes opening a new file at once
+    // create its tables once.
+    connection
+        .execute_batch("BEGIN IMMEDIATE")
+        .map_err(failed)?;
+    let result = (|| {
+        let layout: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(failed)?;
+        if layout > LAYOUT {
+            return Err(super::corrupt(format!(
+                "{what}: the file has layout {layout}, newer than this version of \
+                 dataschema knows ({LAYOUT}): upgrade dataschema"
+            )));
+        }
+        if layout == 0 {
+            let tables: i64 = connection
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+                .map_err(failed)?;
+            if tables != 0 {
+                return Err(super::corrupt(format!(
+                    "{what}: the file is a SQLite database of something else \
+                     (it has tables, and no dataschema layout)"
+                )));
+            }
+            connection.execute_batch(SCHEMA_V1).map_err(failed)?;
+            connection
+                .pragma_update(None, "user_version", LAYOUT)
+                .map_err(failed)?;
+        }
+        Ok(())
+    })();
+    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+    let ended = connection.execute_batch(end).map_err(failed);
+    result.and(ended)
+}
+
+impl Store for SqliteStore {
+    fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
+        let row: Option<(String, Option<String>, Vec<u8>)> =
+            self.read("reading a schema", |c| {
+                c.prepare_cached(
+                    "SELECT c.language, c.root, c.bytes
+                 FROM urns u JOIN contents c ON c.id = u.content_id
+                 WHERE u.namespace = ?1 AND u.name = ?2 AND u.version = ?3",
+                )?
+                .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })
+                .optional()
+            })?;
+        row.map(|(language, root, bytes)| {
+            schema_from_row(
+                &self.what,
+                urn.namespace(),
+                urn.name(),
+                i64::from(urn.version()),
+                &language,
+                root.as_deref(),
+                bytes,
+            )
+        })
+        .transpose()
+    }
+
+    fn publish(
+        &self,
+        schema: &Schema,
+        version: Version,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let digest = content_digest(schema);
+        let connection = self.writer.lock();
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|err| self.failed("taking the write lock", err))?;
+        let result = (|| {
+            let held = self.held(&connection, schema.urn())?;
+            let schema = match plan(schema, version, &digest, &held)? {
+                Plan::Held(stored) => return Ok(stored),
+                Plan::Insert(schema) => schema,
+            };
+            let held: Vec<Schema> = held.into_iter().map(|(schema, _, _)| schema).collect();
+            check(&schema, &held)?;
+            let insert = || -> rusqlite::Result<i64> {
+                connection
+                    .prepare_cached(
+                        "INSERT INTO contents (digest, language, root, bytes)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT (digest) DO NOTHING",
+                    )?
+                    .execute(params![
+                        digest,
+                        schema.language().as_str(),
+                        schema.root(),
+                        schema.bytes()
+                    ])?;
+                let id: i64 = connection
+                    .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
+                    .query_row(params![digest], |row| row.get(0))?;
+                Ok(id)
+            };
+            let id = insert().map_err(|err| self.failed("storing the schema's content", err))?;
+            let id = id_from_row(&self.what, id)?;
+            let urn = schema.urn();
+            connection
+                .prepare_cached(
+                    "INSERT INTO urns (namespace, name, version, content_id)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .and_then(|mut statement| {
+                    statement.execute(params![urn.namespace(), urn.name(), urn.version(), id])
+                })
+                .map_err(|err| self.failed("storing the schema's URN", err))?;
+            Ok(Stored::new(urn.clone(), id, true))
+        })();
+        match result {
+            Ok(stored) if stored.created => {
+                connection
+                    .execute_batch("COMMIT")
+                    .map_err(|err| self.failed("committing the publish", err))?;
+                Ok(stored)
+            }
+            other => {
+                // Nothing was written (or it is undone): end the
+                // transaction, keeping the first error.
+                let ended = connection
+                    .execute_batch("ROLLBACK")
+                    .map_err(|err| self.failed("ending the publish", err));
+                match other {
+                    Ok(stored) => ended.map(|()| stored),
+                    Err(err) => Err(err),
+                }
+            }
+        }
+    }
+
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_ascii_lowercase();
+        let rows: Vec<i64> = self.read("listing versions", |c| {
+            c.prepare_cached(
+                "SELECT version FROM urns WHERE namespace = ?1 AND name = ?2 ORDER BY version",
+            )?
+            .query_map(params![namespace, name], |row| row.get(0))?
+            .collect()
+        })?;
+        rows.into_iter()
+            .map(|version| urn_from_row(&self.what, &namespace, name, version).map(|u| u.version()))
+            .collect()
+    }
+
+    fn list(&self) -> Result<Vec<Urn>, Error> {
+        let rows = self.read("listing URNs", |c| {
+            c.prepare_cached("SELECT namespace, name, version FROM urns")?
+                .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+                .collect()
+        })?;
+        self.urns(rows)
+    }
+
+    fn id_of(&self, urn: &Urn) -> Result<Option<SchemaId>, Error> {
+        let id: Option<i64> = self.read("reading an id", |c| {
+            c.prepare_cached(
+                "SELECT content_id FROM urns WHERE namespace = ?1 AND name = ?2 AND version = ?3",
+            )?
+            .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                row.get(0)
+            })
+            .optional()
+        })?;
+        id.map(|id| id_from_row(&self.what, id)).transpose()
+    }
+
+    fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
+        let rows = self.read("listing the URNs of an id", |c| {
+            c.prepare_cached("SELECT namespace, name, version FROM urns WHERE content_id = ?1")?
+                .query_map(params![id], |row| {
+                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                })?
+                .collect()
+        })?;
+        self.urns(rows)
+    }
+
+    fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
+        let key = name.unwrap_or("");
+        let mode: Option<String> = self.read("reading a compatibility mode", |c| {
+            c.prepare_cached("SELECT mode FROM modes WHERE name = ?1")?
+                .query_row(params![key], |row| row.get(0))
+                .optional()
+        })?;
+        mode.map(|mode| {
+            mode.parse().map_err(|err| {
+                failure(
+                    format!("{}: the stored mode of {key:?} is unreadable", self.what),
+                    format!("{err}"),
+                )
+            })
+        })
+        .transpose()
+    }
+
+    fn set_compatibility(
+        &self,
+        name: Option<&str>,
+        mode: Option<Compatibility>,
+    ) -> Result<(), Error> {
+        let key = name.unwrap_or("");
+        let connection = self.writer.lock();
+        match mode {
+            Some(mode) => connection.execute(
+                "INSERT INTO modes (name, mode) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
+                params![key, mode.as_str()],
+            ),
+            None => connection.execute("DELETE FROM modes WHERE name = ?1", params![key]),
+        }
+        .map(drop)
+        .map_err(|err| self.failed("setting a compatibility mode", err))
+    }
+}
