@@ -78,7 +78,10 @@ fn publish_then_read_with_immutable_caching() {
     assert_eq!(list.json(), serde_json::json!([URN]));
     let versions = get(&running.url("/names/acme/orders.created/versions"));
     assert_eq!(versions.json(), serde_json::json!([1]));
-    assert_eq!(get(&running.url("/names/acme/nothing/versions")).status, 404);
+    assert_eq!(
+        get(&running.url("/names/acme/nothing/versions")).status,
+        404
+    );
     assert_eq!(get(&running.url("/names/acme/Bad/versions")).status, 400);
 }
 
@@ -92,7 +95,12 @@ fn publish_refusals_name_their_reason() {
     assert_eq!(immutable.json()["error"], "immutable");
 
     let v2 = "urn:acme:schema:orders.created:2";
-    let incompatible = publish(&running, v2, V2_NARROWED, &[("Dataschema-Mode", "backward")]);
+    let incompatible = publish(
+        &running,
+        v2,
+        V2_NARROWED,
+        &[("Dataschema-Mode", "backward")],
+    );
     assert_eq!(incompatible.status, 409, "{}", incompatible.text());
     let body = incompatible.json();
     assert_eq!(body["error"], "incompatible");
@@ -101,7 +109,10 @@ fn publish_refusals_name_their_reason() {
     assert_eq!(report["compatible"], false);
     let change = &report["versions"][0]["changes"][0];
     assert_eq!(report["versions"][0]["version"], 1);
-    assert!(change["kind"].as_str().unwrap().starts_with("TYPE_"), "{change}");
+    assert!(
+        change["kind"].as_str().unwrap().starts_with("TYPE_"),
+        "{change}"
+    );
     assert_eq!(change["breaking"], true);
     assert!(change["path"].as_str().unwrap().contains("id"), "{change}");
     assert_eq!(change["direction"], "backward");
@@ -136,12 +147,25 @@ fn publish_refusals_name_their_reason() {
     let bad_urn = publish(&running, "urn:acme:schema:Orders:1", V1, &[]);
     assert_eq!(bad_urn.status, 400);
     assert_eq!(bad_urn.json()["error"], "invalid_urn");
-    let bad_language = publish(&running, "urn:acme:schema:x:1", V1, &[("Dataschema-Language", "avro")]);
+    let bad_language = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Language", "avro")],
+    );
     assert_eq!(bad_language.status, 400);
-    let bad_mode = publish(&running, "urn:acme:schema:x:1", V1, &[("Dataschema-Mode", "sideways")]);
+    let bad_mode = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Mode", "sideways")],
+    );
     assert_eq!(bad_mode.status, 400);
     assert_eq!(bad_mode.json()["error"], "invalid_mode");
-    assert_eq!(get(&running.url("/schemas/urn:acme:schema:missing:1")).status, 404);
+    assert_eq!(
+        get(&running.url("/schemas/urn:acme:schema:missing:1")).status,
+        404
+    );
     assert_eq!(get(&running.url("/schemas/not-a-urn")).status, 400);
 }
 
@@ -156,7 +180,9 @@ fn protobuf_descriptor_sets_publish_and_read_with_their_root() {
     let urn = "urn:acme:schema:envelope:1";
     let created = call(
         "PUT",
-        &running.url(&format!("/publish/schemas/{urn}?language=protobuf&root=test.v1.Envelope")),
+        &running.url(&format!(
+            "/publish/schemas/{urn}?language=protobuf&root=test.v1.Envelope"
+        )),
         &[("Authorization", &bearer())],
         &descriptor,
     );
@@ -196,24 +222,44 @@ fn publishing_needs_the_credential_as_bearer_or_basic_password() {
             .iter()
             .map(|v| v.to_str().unwrap())
             .collect();
-        assert!(challenges.iter().any(|c| c.starts_with("Bearer")), "{challenges:?}");
-        assert!(challenges.iter().any(|c| c.starts_with("Basic")), "{challenges:?}");
+        assert!(
+            challenges.iter().any(|c| c.starts_with("Bearer")),
+            "{challenges:?}"
+        );
+        assert!(
+            challenges.iter().any(|c| c.starts_with("Basic")),
+            "{challenges:?}"
+        );
         assert_eq!(reply.code(), 40101);
     }
     assert!(running.registry.list().unwrap().is_empty());
-    let by_basic = call("PUT", &url, &[("Authorization", &basic(&format!("anyone:{TOKEN}")))], V1.as_bytes());
+    let by_basic = call(
+        "PUT",
+        &url,
+        &[("Authorization", &basic(&format!("anyone:{TOKEN}")))],
+        V1.as_bytes(),
+    );
     assert_eq!(by_basic.status, 201, "{}", by_basic.text());
     let by_bearer = call("PUT", &url, &[("Authorization", &bearer())], V1.as_bytes());
     assert_eq!(by_bearer.status, 200);
 
     // The Confluent writes sit behind the same check.
     for (method, path, body) in [
-        ("POST", "/subjects/orders/versions", r#"{"schema": "{}", "schemaType": "JSON"}"#),
+        (
+            "POST",
+            "/subjects/orders/versions",
+            r#"{"schema": "{}", "schemaType": "JSON"}"#,
+        ),
         ("PUT", "/config", r#"{"compatibility": "NONE"}"#),
         ("PUT", "/config/orders", r#"{"compatibility": "NONE"}"#),
         ("DELETE", "/config/orders", ""),
     ] {
-        let reply = call(method, &running.url(path), &[("Authorization", "Bearer nope")], body.as_bytes());
+        let reply = call(
+            method,
+            &running.url(path),
+            &[("Authorization", "Bearer nope")],
+            body.as_bytes(),
+        );
         assert_eq!(reply.status, 401, "{method} {path}");
     }
     assert_eq!(running.registry.list().unwrap().len(), 1);
@@ -278,7 +324,10 @@ fn path_tricks_never_reach_publish() {
         body.len()
     );
     assert_eq!(raw(running.addr, absolute.as_bytes()).0, 401);
-    assert!(running.registry.list().unwrap().is_empty(), "nothing stored");
+    assert!(
+        running.registry.list().unwrap().is_empty(),
+        "nothing stored"
+    );
     assert_eq!(running.registry.compatibility_setting(None).unwrap(), None);
 }
 
@@ -305,12 +354,21 @@ fn a_read_only_server_refuses_writes_clearly() {
     assert_eq!(native.status, 405);
     assert_eq!(native.json()["error"], "read_only");
     for (method, path, body) in [
-        ("POST", "/subjects/orders/versions", r#"{"schema": "{}", "schemaType": "JSON"}"#),
+        (
+            "POST",
+            "/subjects/orders/versions",
+            r#"{"schema": "{}", "schemaType": "JSON"}"#,
+        ),
         ("PUT", "/config", r#"{"compatibility": "NONE"}"#),
         ("PUT", "/config/orders", r#"{"compatibility": "NONE"}"#),
         ("DELETE", "/config/orders", ""),
     ] {
-        let reply = call(method, &running.url(path), &[("Authorization", &bearer())], body.as_bytes());
+        let reply = call(
+            method,
+            &running.url(path),
+            &[("Authorization", &bearer())],
+            body.as_bytes(),
+        );
         assert_eq!(reply.status, 422, "{method} {path}");
         assert_eq!(reply.code(), 42205, "{method} {path}");
         assert!(reply.text().contains("read-only"), "{}", reply.text());
@@ -324,7 +382,9 @@ fn a_read_only_server_refuses_writes_clearly() {
 #[test]
 fn bodies_and_schemas_over_their_caps_are_413() {
     let running = start_with(
-        config().with_max_body_bytes(4096).with_max_schema_bytes(1024),
+        config()
+            .with_max_body_bytes(4096)
+            .with_max_schema_bytes(1024),
         false,
     );
     let big_schema = format!(r#"{{"description": "{}"}}"#, "x".repeat(2000));
@@ -349,7 +409,9 @@ fn bodies_and_schemas_over_their_caps_are_413() {
     assert_eq!(confluent_huge.code(), 42209);
     // Without a Content-Length (chunked), the cap holds as the body is read.
     let mut stream = TcpStream::connect(running.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     write!(
         stream,
         "PUT /publish/schemas/{URN} HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
@@ -371,7 +433,9 @@ fn bodies_and_schemas_over_their_caps_are_413() {
 /// concurrency slot) until the rest is sent.
 fn slow_publish(running: &Running, urn: &str) -> TcpStream {
     let mut stream = TcpStream::connect(running.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     write!(
         stream,
         "PUT /publish/schemas/{urn} HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
@@ -420,11 +484,19 @@ fn the_concurrency_limit_makes_requests_wait_for_a_slot() {
         reply
     });
     std::thread::sleep(Duration::from_millis(500));
-    assert!(answer.try_recv().is_err(), "the read was answered while the slot was held");
+    assert!(
+        answer.try_recv().is_err(),
+        "the read was answered while the slot was held"
+    );
     let published = finish(stream);
     assert!(published.starts_with("HTTP/1.1 201"), "{published}");
     let read = reader.join().unwrap();
-    assert_eq!(read.status, 200, "the read ran after the publish: {}", read.text());
+    assert_eq!(
+        read.status,
+        200,
+        "the read ran after the publish: {}",
+        read.text()
+    );
     assert_eq!(read.text(), V1);
 }
 
@@ -478,8 +550,12 @@ fn a_connection_that_does_not_finish_its_headers_is_closed() {
         false,
     );
     let mut stream = TcpStream::connect(running.addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-    stream.write_all(b"GET /schemas HTTP/1.1\r\nHost: x\r\n").unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(b"GET /schemas HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
     let mut reply = Vec::new();
     let closed = stream.read_to_end(&mut reply);
     // Closed by the server (EOF or reset), not by our 20 s read timeout.

@@ -221,6 +221,7 @@ fn serve(args: Serve) -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let setup = || -> Result<(Config, Option<Auth>, Registry), String> {
         let auth = match (&args.token_file, args.read_only) {
@@ -235,8 +236,8 @@ fn serve(args: Serve) -> ExitCode {
                     .to_owned())
             }
         };
-        let mut config = Config::new(&args.namespace)
-            .map_err(|err| format!("--namespace: {}", err.chain()))?;
+        let mut config =
+            Config::new(&args.namespace).map_err(|err| format!("--namespace: {}", err.chain()))?;
         if let Some(bytes) = args.max_schema_bytes {
             config = config.with_max_schema_bytes(bytes);
         }

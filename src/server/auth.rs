@@ -67,11 +67,7 @@ impl Auth {
         for value in headers.get_all(header::AUTHORIZATION) {
             if let Some(given) = credential(value) {
                 // Every header is compared: no early exit on a match.
-                accepted |= bool::from(
-                    sha256_hex(&given)
-                        .as_bytes()
-                        .ct_eq(self.digest.as_bytes()),
-                );
+                accepted |= bool::from(sha256_hex(&given).as_bytes().ct_eq(self.digest.as_bytes()));
             }
         }
         accepted

@@ -75,9 +75,10 @@ fn ok(value: &Value) -> Response {
 /// A schema string as its raw answer (`.../schema` routes).
 fn raw(text: String) -> Response {
     let mut response = Response::new(Body::from(text));
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONFLUENT_JSON));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(CONFLUENT_JSON),
+    );
     response
 }
 
@@ -184,7 +185,11 @@ fn urn(state: &AppState, subject: &str, version: u32) -> Result<Urn, ApiError> {
     format!("urn:{}:schema:{subject}:{version}", state.namespace())
         .parse()
         .map_err(|err: Error| {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, 42208, err.chain().to_string())
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                42208,
+                err.chain().to_string(),
+            )
         })
 }
 
@@ -234,13 +239,19 @@ fn from_error(err: Error) -> ApiError {
             err.chain().to_string(),
         ),
         Error::UnknownCompatibility(_) => invalid_level(err.chain().to_string()),
-        Error::IdNotFound { id } => {
-            ApiError::new(StatusCode::NOT_FOUND, 40403, format!("Schema {id} not found"))
-        }
+        Error::IdNotFound { id } => ApiError::new(
+            StatusCode::NOT_FOUND,
+            40403,
+            format!("Schema {id} not found"),
+        ),
         Error::NotFound { urn } => ApiError::new(
             StatusCode::NOT_FOUND,
             40402,
-            format!("Version {} not found for subject '{}'.", urn.version(), urn.name()),
+            format!(
+                "Version {} not found for subject '{}'.",
+                urn.version(),
+                urn.name()
+            ),
         ),
         _ => ApiError::store(&err),
     }
@@ -266,7 +277,9 @@ fn json_body<T: for<'de> Deserialize<'de>>(
         }
     })?;
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("the request has no body: expected a JSON object"));
+        return Err(ApiError::bad_request(
+            "the request has no body: expected a JSON object",
+        ));
     }
     serde_json::from_slice(&body).map_err(|err| {
         ApiError::bad_request(format!(

@@ -106,8 +106,8 @@ use std::time::Duration;
 use axum::Router;
 
 pub use self::auth::Auth;
-pub use self::limits::{serve, shutdown_signal};
 use self::cache::Cache;
+pub use self::limits::{serve, shutdown_signal};
 use crate::Registry;
 use dataschema_core::{Error, Urn};
 
@@ -282,7 +282,11 @@ impl AppState {
         let registry = self.inner.registry.clone();
         tokio::task::spawn_blocking(move || f(&registry))
             .await
-            .unwrap_or_else(|join| Err(Error::Store { source: Box::new(join) }))
+            .unwrap_or_else(|join| {
+                Err(Error::Store {
+                    source: Box::new(join),
+                })
+            })
     }
 }
 

@@ -38,7 +38,10 @@ pub(crate) fn reads(state: AppState) -> Router {
 
 pub(crate) fn publishes(state: AppState) -> Router {
     Router::new()
-        .route("/publish/schemas/{key}", axum::routing::put(publish).post(publish))
+        .route(
+            "/publish/schemas/{key}",
+            axum::routing::put(publish).post(publish),
+        )
         .with_state(state)
 }
 
@@ -104,15 +107,20 @@ impl IntoResponse for NativeError {
             body["report"] = report;
         }
         let mut response = json_response(self.status, &body);
-        response
-            .headers_mut()
-            .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
         response
     }
 }
 
 fn path_error(rejection: PathRejection) -> NativeError {
-    NativeError::new(StatusCode::BAD_REQUEST, "invalid_path", rejection.body_text())
+    NativeError::new(
+        StatusCode::BAD_REQUEST,
+        "invalid_path",
+        rejection.body_text(),
+    )
 }
 
 fn body_error(rejection: BytesRejection) -> NativeError {
@@ -123,7 +131,11 @@ fn body_error(rejection: BytesRejection) -> NativeError {
             "the request body is larger than this server accepts",
         )
     } else {
-        NativeError::new(StatusCode::BAD_REQUEST, "invalid_body", rejection.body_text())
+        NativeError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_body",
+            rejection.body_text(),
+        )
     }
 }
 
@@ -139,9 +151,10 @@ async fn list(State(state): State<AppState>) -> Result<Response, NativeError> {
 
 fn json_of(value: &Value) -> Response {
     let mut response = json_response(StatusCode::OK, value);
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -234,9 +247,10 @@ fn matches_etag(value: &HeaderValue, etag: &str) -> bool {
     let Ok(value) = value.to_str() else {
         return false;
     };
-    value.split(',').map(str::trim).any(|tag| {
-        tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag
-    })
+    value
+        .split(',')
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
 }
 
 async fn not_publishing(method: Method) -> Response {
@@ -322,9 +336,10 @@ async fn publish(
         status,
         &json!({"urn": stored.urn.to_string(), "id": stored.id, "created": stored.created}),
     );
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     Ok(response)
 }
 
@@ -335,9 +350,20 @@ mod tests {
     #[test]
     fn if_none_match_forms() {
         let etag = "\"sha256:ab\"";
-        for value in ["\"sha256:ab\"", "W/\"sha256:ab\"", "*", "\"x\", \"sha256:ab\""] {
-            assert!(matches_etag(&HeaderValue::from_static(value), etag), "{value}");
+        for value in [
+            "\"sha256:ab\"",
+            "W/\"sha256:ab\"",
+            "*",
+            "\"x\", \"sha256:ab\"",
+        ] {
+            assert!(
+                matches_etag(&HeaderValue::from_static(value), etag),
+                "{value}"
+            );
         }
-        assert!(!matches_etag(&HeaderValue::from_static("\"sha256:cd\""), etag));
+        assert!(!matches_etag(
+            &HeaderValue::from_static("\"sha256:cd\""),
+            etag
+        ));
     }
 }

@@ -59,7 +59,11 @@ impl ApiError {
     /// worth keeping from the operator, and it is logged too).
     pub(crate) fn store(err: &Error) -> ApiError {
         tracing::error!(error = %err.chain(), "store failed");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, 50001, err.chain().to_string())
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            50001,
+            err.chain().to_string(),
+        )
     }
 }
 
@@ -150,7 +154,9 @@ impl Query {
         match self.get(key) {
             None => Ok(default),
             Some(value) if value.eq_ignore_ascii_case("true") || value == "1" => Ok(true),
-            Some(value) if value.eq_ignore_ascii_case("false") || value == "0" || value.is_empty() => {
+            Some(value)
+                if value.eq_ignore_ascii_case("false") || value == "0" || value.is_empty() =>
+            {
                 Ok(false)
             }
             Some(value) => Err(ApiError::bad_request(format!(
@@ -162,7 +168,11 @@ impl Query {
 
     /// A non-negative integer (absent is `default`; Confluent's `-1` means
     /// no limit, read as `None`).
-    pub(crate) fn count(&self, key: &str, default: Option<usize>) -> Result<Option<usize>, ApiError> {
+    pub(crate) fn count(
+        &self,
+        key: &str,
+        default: Option<usize>,
+    ) -> Result<Option<usize>, ApiError> {
         match self.get(key) {
             None | Some("") => Ok(default),
             Some(value) => match value.parse::<i64>() {
@@ -201,12 +211,16 @@ mod tests {
 
     #[test]
     fn query_keys_and_flags_ignore_case_and_underscores() {
-        let query = Query::parse(Some("normalize=False&deleted_only=TRUE&verbose=True&limit=-1"));
+        let query = Query::parse(Some(
+            "normalize=False&deleted_only=TRUE&verbose=True&limit=-1",
+        ));
         assert!(!query.flag("normalize", true).unwrap());
         assert!(query.flag("deletedOnly", false).unwrap());
         assert!(query.flag("VERBOSE", false).unwrap());
         assert_eq!(query.count("limit", Some(3)).unwrap(), None);
-        assert!(Query::parse(Some("verbose=maybe")).flag("verbose", false).is_err());
+        assert!(Query::parse(Some("verbose=maybe"))
+            .flag("verbose", false)
+            .is_err());
         assert!(!Query::parse(None).flag("verbose", false).unwrap());
     }
 }
