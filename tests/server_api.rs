@@ -288,7 +288,7 @@ fn path_tricks_never_reach_publish() {
         format!("/publish/schemas/{urn}/"),
         format!("/publish/schemas/{urn}?x=/../"),
         format!("/%2Fpublish/schemas/{urn}"),
-        format!("/subjects/trick/versions/../versions"),
+        "/subjects/trick/versions/../versions".to_owned(),
         "/subjects/trick%2Fversions".to_owned(),
         "//subjects/trick/versions".to_owned(),
         "/SUBJECTS/trick/versions".to_owned(),
@@ -449,7 +449,7 @@ fn slow_publish(running: &Running, urn: &str) -> TcpStream {
 }
 
 fn finish(mut stream: TcpStream) -> String {
-    let _ = stream.write_all(V1[10..].as_bytes());
+    let _ = stream.write_all(&V1.as_bytes()[10..]);
     let mut reply = String::new();
     let _ = stream.read_to_string(&mut reply);
     reply

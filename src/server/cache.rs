@@ -60,7 +60,7 @@ impl Cache {
     /// Counts `schema` in, starting over when it would not fit; `false`
     /// for a schema larger than the whole cache.
     fn make_room(&self, inner: &mut Inner, schema: &Schema) -> bool {
-        let size = schema.bytes().len() + schema.urn().to_string().len();
+        let size = schema.bytes().len() + schema.urn().as_ref().len();
         if size > self.max_bytes {
             return false;
         }

@@ -91,7 +91,13 @@
 //! * Nothing is ever deleted: `DELETE` of a subject or a version is `42205`,
 //!   because a stored message's schema must resolve for ever.
 //! * Flags in the query are read case-insensitively (`normalize=False`,
-//!   `verbose=True`), and `deleted_only`/`deletedOnly` alike.
+//!   `verbose=True`), and `deleted_only`/`deletedOnly` alike; `offset` and
+//!   `limit` page the lists.
+//! * `GET /schemas` is the native list of URNs, not Confluent's list of
+//!   schema objects (which clients do not need to resolve or register).
+//! * `GET /config/{s}` without a subject-level mode is `40408`, unless
+//!   `defaultToGlobal=true`; `DELETE /config/{s}` answers the mode it
+//!   cleared.
 
 mod auth;
 mod cache;

@@ -224,7 +224,7 @@ async fn schema(
     }
     insert(out, header::ETAG, &etag);
     out.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
-    insert(out, URN, &schema.urn().to_string());
+    insert(out, URN, schema.urn().as_ref());
     insert(out, LANGUAGE, schema.language().as_str());
     if let Some(root) = schema.root() {
         insert(out, ROOT, root);
