@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn stays_within_its_bytes() {
-        let cache = Cache::new(100);
+        let cache = Cache::new(150);
         let schema = |v: u32| {
             Schema::json(
                 format!("urn:acme:schema:x:{v}").parse().unwrap(),
