@@ -598,3 +598,67 @@ fn unknown_routes_are_json_404() {
     let reply = get(&running.url(&format!("/publish/schemas/{URN}")));
     assert_eq!(reply.status, 405);
 }
+
+#[test]
+fn the_routers_alone_answer_without_a_socket() {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use dataschema::server::read_router;
+    use dataschema::{Compatibility, Schema};
+    use tower::ServiceExt;
+
+    let registry = Registry::new(MemoryStore::new());
+    registry
+        .publish(Schema::json(URN.parse().unwrap(), V1), Compatibility::None)
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let reads = read_router(registry.clone(), &config());
+        let read = reads
+            .clone()
+            .oneshot(
+                Request::get(format!("/schemas/{URN}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(read.status(), StatusCode::OK);
+        let refused = reads
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
+
+        let publishes =
+            publish_router(registry.clone(), &config(), Some(Auth::new(TOKEN).unwrap())).unwrap();
+        let without = publishes
+            .clone()
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(without.status(), StatusCode::UNAUTHORIZED);
+        let with = publishes
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .header("authorization", bearer())
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(with.status(), StatusCode::CREATED);
+    });
+    assert_eq!(registry.list().unwrap().len(), 2);
+}
