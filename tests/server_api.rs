@@ -154,6 +154,14 @@ fn publish_refusals_name_their_reason() {
         &[("Dataschema-Language", "avro")],
     );
     assert_eq!(bad_language.status, 400);
+    let json_root = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Root", "a.B")],
+    );
+    assert_eq!(json_root.status, 400);
+    assert_eq!(json_root.json()["error"], "invalid_root");
     let bad_mode = publish(
         &running,
         "urn:acme:schema:x:1",

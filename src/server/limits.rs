@@ -101,6 +101,8 @@ pub async fn serve(
                         continue;
                     }
                 };
+                // Answers are small and written whole: no Nagle delay.
+                let _ = stream.set_nodelay(true);
                 let io = hyper_util::rt::TokioIo::new(stream);
                 let service = hyper_util::service::TowerToHyperService::new(router.clone());
                 let connection = graceful.watch(builder.serve_connection(io, service));

@@ -62,7 +62,12 @@
 //! "message": ...}`: `immutable`, `incompatible` (with the full `report`:
 //! per prior version, each change's `kind`, `path`, `direction` and
 //! `breaking`) and `out_of_order` are `409`; an unusable schema is `422`; a
-//! bad URN, language or mode is `400`; a body over the cap is `413`.
+//! bad URN, language or mode is `400` (so is a root for a JSON Schema); a
+//! body over the cap is `413`.
+//!
+//! A publish that outlives the request timeout answers `503` while the
+//! store may still complete it; publishing is idempotent, so the client's
+//! retry answers `200` (held already) or the refusal.
 //!
 //! # The Confluent API
 //!

@@ -313,6 +313,13 @@ async fn publish(
         None => Language::JsonSchema,
     };
     let root = setting(&query, &headers, "root", &ROOT).filter(|root| !root.is_empty());
+    if language == Language::JsonSchema && root.is_some() {
+        return Err(NativeError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_root",
+            "a JSON Schema has no root message: give a root for protobuf schemas only",
+        ));
+    }
     let mode = match setting(&query, &headers, "mode", &MODE) {
         Some(mode) => Some(mode.parse::<Compatibility>().map_err(Error::from)?),
         None => None,
