@@ -497,3 +497,38 @@ fn store_failures_are_50001_never_not_found() {
     assert_eq!(native.status, 500);
     assert_eq!(native.json()["error"], "store");
 }
+
+#[test]
+fn requests_in_either_content_type_and_any_accept_are_served() {
+    let running = start();
+    let body = json_schema(V1).to_string();
+    for (content_type, accept) in [
+        ("application/vnd.schemaregistry.v1+json", "*/*"),
+        (
+            "application/vnd.schemaregistry+json",
+            "application/vnd.schemaregistry.v1+json",
+        ),
+        ("application/json", "application/json"),
+        (
+            "application/octet-stream",
+            "application/vnd.schemaregistry.v1+json, application/json",
+        ),
+    ] {
+        let reply = call(
+            "POST",
+            &running.url("/subjects/orders-value/versions"),
+            &[
+                ("Content-Type", content_type),
+                ("Accept", accept),
+                ("Authorization", &bearer()),
+            ],
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, 200, "{content_type}: {}", reply.text());
+        assert_eq!(reply.json()["version"], 1);
+        assert_eq!(
+            reply.header("content-type"),
+            Some("application/vnd.schemaregistry.v1+json")
+        );
+    }
+}
