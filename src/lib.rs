@@ -9,6 +9,9 @@ extern crate self as dataschema;
 pub mod bundle;
 pub mod guard;
 mod registry;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod server;
 pub mod store;
 
 /// Bundling at `cargo build` (feature `build`): the `dataschema-build`

@@ -6,6 +6,7 @@
 //! dataschema validate --schemas DIR DATASCHEMA FILE      exit 0 valid, 1 invalid, 2 unvalidated
 //! dataschema diff OLD NEW                                every change; exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME                 newest version of NAME against the earlier ones
+//! dataschema serve [--listen ADDR] [--namespace NID] (--token-file FILE | --read-only)
 //! ```
 
 use std::path::PathBuf;
@@ -74,6 +75,51 @@ enum Command {
         /// The schema name (`orders.created`).
         name: String,
     },
+    /// Run the registry server: the native API and the Confluent Schema
+    /// Registry API (see `dataschema::server`). Stops on SIGTERM or
+    /// ctrl-c after finishing the requests in flight. Logs one line per
+    /// request to standard error (`RUST_LOG` filters, default `info`).
+    Serve(Serve),
+}
+
+#[derive(clap::Args)]
+struct Serve {
+    /// Where schemas are kept: `sqlite:PATH` (one file, created on first
+    /// start; the default is `dataschema.db` in the working directory),
+    /// `postgres://...` (several replicas over one database), or `memory`
+    /// (this process only, lost at exit: for trying the server out).
+    #[arg(long, default_value = "sqlite:dataschema.db")]
+    store: String,
+    /// The address to listen on (8081 is Confluent Schema Registry's port).
+    #[arg(long, default_value = "127.0.0.1:8081")]
+    listen: std::net::SocketAddr,
+    /// The namespace (URN NID) of Confluent subjects: subject S version V is
+    /// urn:NAMESPACE:schema:S:V.
+    #[arg(long, default_value = "default")]
+    namespace: String,
+    /// A file holding the publish credential (a bearer token, or the
+    /// password of HTTP Basic auth). Required unless --read-only.
+    #[arg(long)]
+    token_file: Option<PathBuf>,
+    /// Serve reads only: every write is refused, no credential needed.
+    #[arg(long)]
+    read_only: bool,
+    /// The largest schema published, in bytes (default 1 MiB).
+    #[arg(long)]
+    max_schema_bytes: Option<usize>,
+    /// The largest request body, in bytes (default 2 MiB + 64 KiB).
+    #[arg(long)]
+    max_body_bytes: Option<usize>,
+    /// How long one request may take, in seconds (default 30).
+    #[arg(long)]
+    request_timeout: Option<f64>,
+    /// How long a connection may take to send its headers, in seconds
+    /// (default 10).
+    #[arg(long)]
+    header_read_timeout: Option<f64>,
+    /// How many requests are handled at once (default 256).
+    #[arg(long)]
+    concurrency: Option<usize>,
 }
 
 /// Exit code for bad input and unvalidated payloads.
@@ -143,6 +189,139 @@ fn main() -> ExitCode {
         } => validate(&schemas, &dataschema, &file),
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
+        Command::Serve(args) => serve(args),
+    }
+}
+
+/// Opens the store `--store` names.
+fn open_store(spec: &str) -> Result<Box<dyn dataschema::Store>, String> {
+    match spec {
+        "memory" => Ok(Box::new(dataschema::MemoryStore::new())),
+        _ if spec.starts_with("sqlite:") => {
+            let path = &spec["sqlite:".len()..];
+            if path.is_empty() {
+                return Err("--store sqlite:PATH: the path is empty".into());
+            }
+            dataschema::store::SqliteStore::open(path)
+                .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
+                .map_err(|err| format!("--store {spec}: {}", err.chain()))
+        }
+        _ if spec.starts_with("postgres://") || spec.starts_with("postgresql://") => {
+            dataschema::store::PostgresStore::connect(spec)
+                .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
+                // The URL may hold a password: not repeated here.
+                .map_err(|err| format!("--store postgres://...: {}", err.chain()))
+        }
+        _ => Err(format!(
+            "--store {spec:?}: expected memory, sqlite:PATH or postgres://..."
+        )),
+    }
+}
+
+fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(value)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("{flag} {value}: expected a positive number of seconds"))
+}
+
+fn serve(args: Serve) -> ExitCode {
+    use dataschema::server::{self, Auth, Config};
+
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let setup = || -> Result<(Config, Option<Auth>, Registry), String> {
+        let auth = match (&args.token_file, args.read_only) {
+            (Some(path), _) => Some(
+                Auth::from_file(path)
+                    .map_err(|err| format!("--token-file {}: {}", path.display(), err.chain()))?,
+            ),
+            (None, true) => None,
+            (None, false) => {
+                return Err("refusing to start: publishing needs a credential: give \
+                     --token-file FILE, or serve with --read-only"
+                    .to_owned())
+            }
+        };
+        let mut config =
+            Config::new(&args.namespace).map_err(|err| format!("--namespace: {}", err.chain()))?;
+        if let Some(bytes) = args.max_schema_bytes {
+            config = config.with_max_schema_bytes(bytes);
+        }
+        if let Some(bytes) = args.max_body_bytes {
+            config = config.with_max_body_bytes(bytes);
+        }
+        if let Some(secs) = args.request_timeout {
+            config = config.with_request_timeout(seconds(secs, "--request-timeout")?);
+        }
+        if let Some(secs) = args.header_read_timeout {
+            config = config.with_header_read_timeout(seconds(secs, "--header-read-timeout")?);
+        }
+        if let Some(limit) = args.concurrency {
+            config = config.with_concurrency_limit(limit);
+        }
+        let registry = Registry::new(open_store(&args.store)?);
+        Ok((config, auth, registry))
+    };
+    let (config, auth, registry) = match setup() {
+        Ok(setup) => setup,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(EXIT_UNVALIDATED);
+        }
+    };
+    let app = match server::router(registry, &config, auth, args.read_only) {
+        Ok(app) => app,
+        Err(err) => {
+            eprintln!("{}", err.chain());
+            return ExitCode::from(EXIT_UNVALIDATED);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("cannot start the runtime: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|err| format!("cannot listen on {}: {err}", args.listen))?;
+        let local = listener
+            .local_addr()
+            .map_err(|err| format!("cannot listen on {}: {err}", args.listen))?;
+        // The first line on standard output: tests and scripts read the
+        // port from it (with --listen 127.0.0.1:0).
+        println!("listening on http://{local}");
+        tracing::info!(
+            address = %local,
+            namespace = config.namespace(),
+            store = %args.store,
+            read_only = args.read_only,
+            "dataschema serve started"
+        );
+        server::serve(listener, app, &config, server::shutdown_signal())
+            .await
+            .map_err(|err| format!("server failed: {err}"))
+    });
+    match result {
+        Ok(()) => {
+            tracing::info!("dataschema serve stopped");
+            ExitCode::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
     }
 }
 

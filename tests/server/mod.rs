@@ -1,0 +1,209 @@
+//! Helpers for the server tests: a real server on 127.0.0.1:0 in its own
+//! runtime, an HTTP client, raw requests.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use dataschema::server::{self, Auth, Config};
+use dataschema::{MemoryStore, Registry, Store};
+
+pub const TOKEN: &str = "pa:ss w0rd!";
+
+/// A server running on loopback until dropped (or [`Running::stop`]).
+pub struct Running {
+    pub addr: SocketAddr,
+    pub registry: Registry,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Asks the server to stop; the requests in flight finish first.
+    pub fn begin_stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Stops and waits for the serve loop to return.
+    pub fn stop(mut self) {
+        self.begin_stop();
+        if let Some(thread) = self.thread.take() {
+            thread.join().expect("the server thread ends cleanly");
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.begin_stop();
+    }
+}
+
+pub fn config() -> Config {
+    Config::new("acme").unwrap()
+}
+
+/// A publishing server over a new memory store.
+pub fn start() -> Running {
+    start_with(config(), false)
+}
+
+pub fn start_with(config: Config, read_only: bool) -> Running {
+    start_over(Registry::new(MemoryStore::new()), config, read_only)
+}
+
+pub fn start_on(store: impl Store + 'static, config: Config) -> Running {
+    start_over(Registry::new(store), config, false)
+}
+
+fn start_over(registry: Registry, config: Config, read_only: bool) -> Running {
+    let auth = Some(Auth::new(TOKEN).unwrap());
+    let app = server::router(registry.clone(), &config, auth, read_only).unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (addr_tx, addr_rx) = mpsc::channel();
+    let thread = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            addr_tx.send(listener.local_addr().unwrap()).unwrap();
+            server::serve(listener, app, &config, async {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+        });
+    });
+    let addr = addr_rx.recv().expect("the server starts");
+    Running {
+        addr,
+        registry,
+        stop: Some(stop),
+        thread: Some(thread),
+    }
+}
+
+/// An answer: status, headers, body.
+pub struct Reply {
+    pub status: u16,
+    pub headers: ureq::http::HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Reply {
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|err| panic!("not JSON ({err}): {}", self.text()))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The Confluent error code of the body.
+    pub fn code(&self) -> i64 {
+        self.json()["error_code"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("no error_code: {}", self.text()))
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+/// One request with `headers` and, for POST and PUT, `body`.
+pub fn call(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Reply {
+    let mut builder = ureq::http::Request::builder().method(method).uri(url);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    let response = if method == "POST" || method == "PUT" {
+        agent().run(builder.body(body.to_vec()).unwrap())
+    } else {
+        agent().run(builder.body(()).unwrap())
+    };
+    let mut response = response.unwrap_or_else(|err| panic!("{method} {url}: {err}"));
+    Reply {
+        status: response.status().as_u16(),
+        headers: response.headers().clone(),
+        body: response
+            .body_mut()
+            .with_config()
+            .limit(64 * 1024 * 1024)
+            .read_to_vec()
+            .unwrap(),
+    }
+}
+
+pub fn get(url: &str) -> Reply {
+    call("GET", url, &[], b"")
+}
+
+pub fn bearer() -> String {
+    format!("Bearer {TOKEN}")
+}
+
+/// A Confluent client's request: its content type, `Accept: */*`, the
+/// credential as HTTP Basic.
+pub fn confluent(method: &str, url: &str, body: &serde_json::Value) -> Reply {
+    use base64::Engine as _;
+    let basic = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("client:{TOKEN}"))
+    );
+    let body = if body.is_null() {
+        Vec::new()
+    } else {
+        body.to_string().into_bytes()
+    };
+    call(
+        method,
+        url,
+        &[
+            ("Content-Type", "application/vnd.schemaregistry.v1+json"),
+            ("Accept", "*/*"),
+            ("Authorization", &basic),
+        ],
+        &body,
+    )
+}
+
+/// Sends `request` as written on a new connection and answers the status
+/// code of the reply and the whole reply.
+pub fn raw(addr: SocketAddr, request: &[u8]) -> (u16, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    stream.write_all(request).unwrap();
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    let reply = String::from_utf8_lossy(&reply).into_owned();
+    let status = reply
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or(0);
+    (status, reply)
+}
