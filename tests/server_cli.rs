@@ -2,6 +2,7 @@
 //! driving it.
 #![cfg(feature = "cli")]
 
+mod common;
 mod server;
 
 use std::io::{BufRead, BufReader, Read};
@@ -330,4 +331,68 @@ fn publishes_survive_kill_9_of_the_server_on_the_default_store() {
     }
     let (exit, log) = serve.terminate();
     assert!(exit.success(), "{log}");
+}
+
+/// Two `dataschema serve` processes over one PostgreSQL database, taking
+/// Confluent registrations of one subject at once (each the next version,
+/// checked under BACKWARD): one gap-free history, each content one id, and
+/// both replicas answer the same.
+#[test]
+fn two_servers_over_one_postgres_keep_one_history() {
+    let Some(db) = common::TestDatabase::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let token = token_file(dir.path());
+    let args = ["--token-file", token.as_str(), "--store", db.url.as_str()];
+    let replicas = [Serve::start(&args), Serve::start(&args)];
+    let auth = format!("Bearer {TOKEN}");
+    let per_thread = 6;
+    let threads = 4;
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (replicas, auth) = (&replicas, &auth);
+            scope.spawn(move || {
+                for i in 0..per_thread {
+                    let serve = &replicas[(t + i) % 2];
+                    let schema = format!(r#"{{"type": "object", "title": "t{t} i{i}"}}"#);
+                    let body = serde_json::json!({"schema": schema, "schemaType": "JSON"});
+                    let reply = call(
+                        "POST",
+                        &serve.url("/subjects/orders.created/versions"),
+                        &[
+                            ("Authorization", auth.as_str()),
+                            ("Content-Type", "application/vnd.schemaregistry.v1+json"),
+                        ],
+                        body.to_string().as_bytes(),
+                    );
+                    assert_eq!(reply.status, 200, "{}", reply.text());
+                }
+            });
+        }
+    });
+    let total = threads * per_thread;
+    let versions = get(&replicas[0].url("/subjects/orders.created/versions")).json();
+    let expected: Vec<usize> = (1..=total).collect();
+    assert_eq!(versions, serde_json::json!(expected), "gap-free, in order");
+    assert_eq!(
+        get(&replicas[1].url("/subjects/orders.created/versions")).json(),
+        versions,
+        "both replicas answer one history"
+    );
+    let mut ids = std::collections::BTreeSet::new();
+    for version in 1..=total {
+        let path = format!("/subjects/orders.created/versions/{version}");
+        let a = get(&replicas[0].url(&path)).json();
+        let b = get(&replicas[1].url(&path)).json();
+        assert_eq!(a, b, "version {version} is the same on both replicas");
+        assert!(
+            ids.insert(a["id"].as_u64().unwrap()),
+            "a new id for each content"
+        );
+    }
+    for serve in replicas {
+        let (exit, log) = serve.terminate();
+        assert!(exit.success(), "{log}");
+    }
 }
