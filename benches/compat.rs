@@ -13,9 +13,16 @@
 //! `anyOf` members to de-duplicate, a 40,000-value `enum` that gains a value,
 //! 20,000 required properties one of which stops being required, and a
 //! genuinely combinatorial nesting that ends in `COMPARISON_TOO_LARGE`.
+//!
+//! `protobuf_cap` and `json_cap` check schemas of about
+//! [`MAX_SCHEMA_BYTES`] (1 MiB; each row's name gives its size in KiB)
+//! against one prior version, from bytes as a publish would: decoding (or
+//! parsing) both versions, comparing, and freeing them. Each group's
+//! baseline decodes (or parses) the two versions without comparing them.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dataschema::compat::{json, protobuf, Compatibility};
+use dataschema::MAX_SCHEMA_BYTES;
 use serde_json::{json, Map, Value};
 use std::hint::black_box;
 
@@ -314,11 +321,127 @@ fn bench_proto_large(c: &mut Criterion) {
     group.finish();
 }
 
+/// Asserts that a generated schema is near the size cap (90% to 100% of
+/// it), and names it by its size in KiB.
+fn at_cap(bytes: &[u8], what: &str) -> String {
+    assert!(
+        bytes.len() <= MAX_SCHEMA_BYTES && bytes.len() * 10 >= MAX_SCHEMA_BYTES * 9,
+        "{what}: {} bytes is not near the {MAX_SCHEMA_BYTES}-byte cap",
+        bytes.len()
+    );
+    format!("{}KiB_{what}", bytes.len() / 1024)
+}
+
+fn bench_proto_cap(c: &mut Criterion) {
+    let mut group = c.benchmark_group("protobuf_cap");
+    group.sample_size(10);
+    for (what, messages, oneofs) in [("21500_messages", 21_500, 0), ("20900_oneofs", 1, 20_900)] {
+        let old = large_proto(messages, oneofs, 0);
+        let new = large_proto(messages, oneofs, 1);
+        let name = at_cap(&new, what);
+        let report = protobuf::check(Compatibility::Backward, &new, &[(1, &old)]).unwrap();
+        // Every tenth oneof member renamed: compatible; fields added: compatible.
+        assert!(report.is_compatible());
+        group.bench_function(format!("{name}/baseline_decode_both"), |b| {
+            b.iter(|| {
+                (
+                    protobuf::decode("old", black_box(&old)).map(|p| p.files().len()),
+                    protobuf::decode("new", black_box(&new)).map(|p| p.files().len()),
+                )
+            })
+        });
+        group.bench_function(format!("{name}/backward_check_one_prior"), |b| {
+            b.iter(|| protobuf::check(Compatibility::Backward, black_box(&new), &[(1, &old)]))
+        });
+    }
+    group.finish();
+}
+
+/// An object schema of `n` properties of every kind (strings with bounds,
+/// integers, arrays, nested objects), half of them required; version 1
+/// adds an optional property and widens every string bound.
+fn wide_json(n: usize, v: usize) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for i in 0..n {
+        let schema = match i % 4 {
+            0 => json!({"type": "string", "maxLength": 10 + v}),
+            1 => json!({"type": "integer", "minimum": i}),
+            2 => json!({"type": "array", "items": {"type": "string"}}),
+            _ => json!({"type": "object", "properties": {"x": {"type": "boolean"}}}),
+        };
+        props.insert(format!("p{i}"), schema);
+        if i % 2 == 0 {
+            required.push(Value::String(format!("p{i}")));
+        }
+    }
+    if v > 0 {
+        props.insert("added".into(), json!({"type": "string"}));
+    }
+    json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": false
+    })
+}
+
+fn bench_json_cap(c: &mut Criterion) {
+    let mut group = c.benchmark_group("json_cap");
+    group.sample_size(10);
+    let cases = [
+        (
+            "19000_properties_one_added",
+            wide_json(19_000, 0),
+            wide_json(19_000, 1),
+        ),
+        (
+            "20000_required_one_dropped",
+            required_object(20_000, None),
+            required_object(20_000, Some(7)),
+        ),
+    ];
+    for (what, old, new) in cases {
+        let (old, new) = (
+            serde_json::to_vec(&old).unwrap(),
+            serde_json::to_vec(&new).unwrap(),
+        );
+        let name = at_cap(&new, what);
+        let check = |old: &[u8], new: &[u8]| {
+            let old = json::parse("old", old)?;
+            let new = json::parse("new", new)?;
+            json::check(Compatibility::Backward, &new, &[(1, &old)])
+        };
+        let report = check(&old, &new).unwrap();
+        let changes: usize = report.versions().iter().map(|v| v.changes().len()).sum();
+        assert!(changes > 0, "{name}: the versions differ");
+        eprintln!(
+            "json_cap/{name}: compatible {}, {changes} changes",
+            report.is_compatible()
+        );
+        group.bench_function(format!("{name}/baseline_parse_both"), |b| {
+            b.iter(|| {
+                (
+                    json::parse("old", black_box(&old)).is_ok(),
+                    json::parse("new", black_box(&new)).is_ok(),
+                )
+            })
+        });
+        group.bench_function(format!("{name}/backward_check_one_prior"), |b| {
+            b.iter(|| check(black_box(&old), black_box(&new)))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_json,
     bench_json_large,
     bench_proto,
-    bench_proto_large
+    bench_proto_large,
+    bench_proto_cap,
+    bench_json_cap
 );
 criterion_main!(benches);

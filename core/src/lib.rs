@@ -21,7 +21,7 @@ pub mod validate;
 pub use crate::compat::mode::Compatibility;
 pub use crate::error::{BoxError, Chain, Error};
 pub use crate::resolver::Resolver;
-pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema};
+pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};
 pub use crate::urn::{Urn, UrnError};
 pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
 

@@ -10,6 +10,17 @@ use sha2::{Digest, Sha256};
 use crate::error::{clip, Error};
 use crate::urn::Urn;
 
+/// The largest schema, in bytes, a registry is meant to accept for
+/// publishing: 1 MiB of JSON Schema text or of serialized protobuf
+/// `FileDescriptorSet`.
+///
+/// The compatibility checks are near-linear in schema size; what a check
+/// of a schema at this size against a prior version costs is measured by
+/// `benches/compat.rs` (groups `protobuf_cap` and `json_cap`; figures in
+/// `BENCHMARKS.md`). Nothing enforces the cap yet: paths that take schemas
+/// from outside are to compare against it.
+pub const MAX_SCHEMA_BYTES: usize = 1 << 20;
+
 /// The language a schema is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]

@@ -29,6 +29,10 @@ fn table_size_for(n: usize) -> usize {
     n.max(1).next_power_of_two()
 }
 
+/// Up to this many distinct keys, [`java_order`] de-duplicates without a
+/// hash set.
+const SMALL: usize = 16;
+
 /// The order in which Java iterates a hash set filled with `keys` in this
 /// order (duplicates are dropped), starting from a table of `initial_capacity`.
 pub(crate) fn java_order<K: Eq + std::hash::Hash + Clone>(
@@ -37,10 +41,20 @@ pub(crate) fn java_order<K: Eq + std::hash::Hash + Clone>(
     hash: impl Fn(&K) -> i32,
 ) -> Vec<K> {
     let mut unique: Vec<K> = Vec::new();
+    // Small sets (a message's few fields, most often) are de-duplicated by
+    // a scan of the few keys kept so far; larger ones through a hash set.
     let mut seen = std::collections::HashSet::new();
     let mut capacity = table_size_for(initial_capacity);
     for key in keys {
-        if !seen.insert(key.clone()) {
+        if unique.len() < SMALL {
+            if unique.contains(&key) {
+                continue;
+            }
+            if unique.len() + 1 == SMALL {
+                seen.extend(unique.iter().cloned());
+                seen.insert(key.clone());
+            }
+        } else if !seen.insert(key.clone()) {
             continue;
         }
         unique.push(key);

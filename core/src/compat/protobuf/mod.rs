@@ -175,7 +175,11 @@ struct Comparer {
     /// name.
     path: Vec<(String, String)>,
     out: Vec<Change<ProtoChangeKind>>,
-    in_progress: HashSet<(String, String)>,
+    /// Pairs of messages being compared, one inside the other, by the
+    /// addresses of their full names in their pools (each name is stored
+    /// once per pool, and the pools outlive the comparison): a key that
+    /// costs no allocation.
+    in_progress: HashSet<(usize, usize)>,
     /// Imported message pairs already compared, and whether they broke.
     imported: HashMap<(String, String), bool>,
     /// Imported messages being compared, one inside the other.
@@ -189,19 +193,41 @@ const MAX_DEPTH: usize = 128;
 
 /// A message's fields the way a `.proto` file declares them: top-level
 /// fields (proto3 `optional` included) and real oneofs, with the lookups the
-/// comparison makes (by number, by oneof name) in hash maps, so that a
-/// message of many fields or oneofs compares in time linear in its size.
+/// comparison makes (by number, by oneof name) in sorted indexes searched by
+/// bisection, so that a message of many fields or oneofs compares in time
+/// near-linear in its size, and a message of a few fields allocates no hash
+/// table.
 struct Shape {
     top: Vec<FieldDescriptor>,
     oneofs: Vec<(String, Vec<FieldDescriptor>)>,
     /// Field number -> index into `top` (the first field with the number).
-    top_by_tag: HashMap<u32, usize>,
-    /// Field number -> index into `oneofs` of the first oneof holding it.
-    oneof_by_tag: HashMap<u32, usize>,
-    /// Field number -> the member of that oneof with it.
-    member_by_tag: HashMap<u32, FieldDescriptor>,
-    /// Oneof name -> index into `oneofs` (the first oneof with the name).
-    oneof_by_name: HashMap<String, usize>,
+    top_by_tag: TagIndex<usize>,
+    /// Field number -> (index into `oneofs`, index among its members) of
+    /// the first oneof member with the number.
+    oneof_by_tag: TagIndex<(usize, usize)>,
+    /// Indexes into `oneofs`, sorted by name, the first oneof of each name
+    /// only.
+    oneof_by_name: Vec<usize>,
+}
+
+/// Field number -> a value, the first value given for each number, sorted
+/// by number for bisection.
+struct TagIndex<V>(Vec<(u32, V)>);
+
+impl<V: Copy> TagIndex<V> {
+    fn new(mut entries: Vec<(u32, V)>) -> Self {
+        // Stable: among equal numbers the first given stays first.
+        entries.sort_by_key(|(tag, _)| *tag);
+        entries.dedup_by_key(|(tag, _)| *tag);
+        TagIndex(entries)
+    }
+
+    fn get(&self, tag: u32) -> Option<V> {
+        self.0
+            .binary_search_by_key(&tag, |(t, _)| *t)
+            .ok()
+            .map(|at| self.0[at].1)
+    }
 }
 
 impl Shape {
@@ -215,43 +241,53 @@ impl Shape {
             .filter(|o| !o.is_synthetic())
             .map(|o| (o.name().to_owned(), o.fields().collect()))
             .collect();
-        let mut top_by_tag = HashMap::with_capacity(top.len());
-        for (at, f) in top.iter().enumerate() {
-            top_by_tag.entry(f.number()).or_insert(at);
-        }
-        let mut oneof_by_tag = HashMap::new();
-        let mut member_by_tag = HashMap::new();
-        let mut oneof_by_name = HashMap::with_capacity(oneofs.len());
-        for (at, (name, fields)) in oneofs.iter().enumerate() {
-            oneof_by_name.entry(name.clone()).or_insert(at);
-            for f in fields {
-                oneof_by_tag.entry(f.number()).or_insert(at);
-                member_by_tag.entry(f.number()).or_insert_with(|| f.clone());
-            }
-        }
+        let top_by_tag = TagIndex::new(
+            top.iter()
+                .enumerate()
+                .map(|(at, f)| (f.number(), at))
+                .collect(),
+        );
+        let oneof_by_tag = TagIndex::new(
+            oneofs
+                .iter()
+                .enumerate()
+                .flat_map(|(at, (_, fields))| {
+                    fields
+                        .iter()
+                        .enumerate()
+                        .map(move |(member, f)| (f.number(), (at, member)))
+                })
+                .collect(),
+        );
+        let mut oneof_by_name: Vec<usize> = (0..oneofs.len()).collect();
+        oneof_by_name.sort_by(|&a, &b| oneofs[a].0.cmp(&oneofs[b].0));
+        oneof_by_name.dedup_by(|a, b| oneofs[*a].0 == oneofs[*b].0);
         Shape {
             top,
             oneofs,
             top_by_tag,
             oneof_by_tag,
-            member_by_tag,
             oneof_by_name,
         }
     }
 
     fn oneof_of(&self, tag: u32) -> Option<&str> {
         self.oneof_by_tag
-            .get(&tag)
-            .and_then(|&at| self.oneofs.get(at))
+            .get(tag)
+            .and_then(|(at, _)| self.oneofs.get(at))
             .map(|(name, _)| name.as_str())
     }
 
     fn top_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_by_tag.get(&tag).and_then(|&at| self.top.get(at))
+        self.top_by_tag.get(tag).and_then(|at| self.top.get(at))
     }
 
     fn any_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_field(tag).or_else(|| self.member_by_tag.get(&tag))
+        self.top_field(tag).or_else(|| {
+            self.oneof_by_tag
+                .get(tag)
+                .and_then(|(at, member)| self.oneofs.get(at)?.1.get(member))
+        })
     }
 
     fn has(&self, tag: u32) -> bool {
@@ -261,19 +297,36 @@ impl Shape {
     /// The members of the oneof named `name`.
     fn oneof(&self, name: &str) -> Option<&[FieldDescriptor]> {
         self.oneof_by_name
-            .get(name)
-            .and_then(|&at| self.oneofs.get(at))
-            .map(|(_, fields)| fields.as_slice())
+            .binary_search_by(|&at| self.oneofs[at].0.as_str().cmp(name))
+            .ok()
+            .map(|found| self.oneofs[self.oneof_by_name[found]].1.as_slice())
     }
 }
 
 /// Fields by number (the first with each number).
-fn by_tag(fields: &[FieldDescriptor]) -> HashMap<u32, &FieldDescriptor> {
-    let mut map = HashMap::with_capacity(fields.len());
-    for f in fields {
-        map.entry(f.number()).or_insert(f);
+fn by_tag(fields: &[FieldDescriptor]) -> Members<'_> {
+    Members {
+        fields,
+        index: TagIndex::new(
+            fields
+                .iter()
+                .enumerate()
+                .map(|(at, f)| (f.number(), at))
+                .collect(),
+        ),
     }
-    map
+}
+
+/// A list of fields with its index by number.
+struct Members<'a> {
+    fields: &'a [FieldDescriptor],
+    index: TagIndex<usize>,
+}
+
+impl<'a> Members<'a> {
+    fn get(&self, tag: &u32) -> Option<&'a FieldDescriptor> {
+        self.index.get(*tag).map(|at| &self.fields[at])
+    }
 }
 
 fn tags(fields: &[FieldDescriptor]) -> Vec<i32> {
@@ -387,6 +440,13 @@ impl Comparer {
         new_messages: &[MessageDescriptor],
         new_enums: &[EnumDescriptor],
     ) {
+        if old_messages.is_empty()
+            && old_enums.is_empty()
+            && new_messages.is_empty()
+            && new_enums.is_empty()
+        {
+            return;
+        }
         let old_names: Vec<&str> = old_messages.iter().map(|m| m.name()).collect();
         let new_names: Vec<&str> = new_messages.iter().map(|m| m.name()).collect();
         let (old_at, new_at) = (last_index(&old_names), last_index(&new_names));
@@ -451,8 +511,11 @@ impl Comparer {
     }
 
     fn message(&mut self, old: &MessageDescriptor, new: &MessageDescriptor) {
-        let key = (old.full_name().to_owned(), new.full_name().to_owned());
-        if self.in_progress.insert(key.clone()) {
+        let key = (
+            old.full_name().as_ptr() as usize,
+            new.full_name().as_ptr() as usize,
+        );
+        if self.in_progress.insert(key) {
             self.fields(old, new);
             self.in_progress.remove(&key);
         }
@@ -530,8 +593,8 @@ impl Comparer {
                     all.dedup();
                     let (old_members, new_members) = (by_tag(of), by_tag(uf));
                     for tag in all {
-                        let a = old_members.get(&tag).copied();
-                        let b = new_members.get(&tag).copied();
+                        let a = old_members.get(&tag);
+                        let b = new_members.get(&tag);
                         let label = a.or(b).map_or("", |f| f.name());
                         self.enter(tag.to_string(), label);
                         match (a, b) {
@@ -582,7 +645,7 @@ impl Comparer {
         let old_top_by_tag = by_tag(&old_top);
         for tag in int_union_order(&tags(&old_top), &tags(&u.top)) {
             let tag = tag as u32;
-            let a = old_top_by_tag.get(&tag).copied();
+            let a = old_top_by_tag.get(&tag);
             let b = u.top_field(tag);
             self.enter(tag.to_string(), a.or(b).map_or("", |f| f.name()));
             match (a, b) {
