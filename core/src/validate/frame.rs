@@ -57,8 +57,8 @@ pub(crate) fn read_indexes<'a, 'b>(
                 "the frame's message index {i} is {index}: indexes are not negative"
             )));
         }
-        if count <= INLINE_INDEXES {
-            inline[i] = index as u64;
+        if let Some(slot) = inline.get_mut(i).filter(|_| count <= INLINE_INDEXES) {
+            *slot = index as u64;
         } else {
             heap.push(index as u64);
         }
