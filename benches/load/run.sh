@@ -80,7 +80,7 @@ echo "== build"
 bin="${CARGO_TARGET_DIR:-$repo/target}/release/dataschema"
 
 token="$(head -c 32 /dev/urandom | base64)"
-printf '%s\n' "$token" >"$tmp/token"
+(umask 077 && printf '%s\n' "$token" >"$tmp/token")
 
 # Starts `dataschema serve --store $1` on a free port; sets $server.
 start_server() {
@@ -113,6 +113,10 @@ publish urn:acme:schema:orders.created:1 "$repo/schemas/orders.created.v1.json"
 publish urn:acme:schema:orders.created:2 "$repo/schemas/orders.created.v2.json"
 urn=urn:acme:schema:orders.created:2
 mkdir -p "$tmp/www"
+# nginx's workers run as an unprivileged user: they may traverse $tmp and
+# read www/, nothing else.
+chmod 711 "$tmp"
+chmod 755 "$tmp/www"
 curl -sf -D "$tmp/headers" -o "$tmp/www/schema.json" "$server/schemas/$urn"
 cmp "$tmp/www/schema.json" "$repo/schemas/orders.created.v2.json"
 id="$(tr -d '\r' <"$tmp/headers" | awk -F': ' 'tolower($1) == "dataschema-id" { print $2 }')"
