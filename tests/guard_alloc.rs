@@ -49,10 +49,12 @@ fn validating_a_valid_protobuf_payload_allocates_nothing() {
     assert_eq!(allocations, 0, "allocations over 1,000 validated messages");
 }
 
+#[cfg(feature = "json")]
 const ORDER: &str = "urn:acme:schema:orders.created:1";
 
 /// `validate_json` on a value the caller parsed: the nesting check walks
 /// the value without allocating, and `is_valid` collects nothing.
+#[cfg(feature = "json")]
 #[test]
 fn validating_a_valid_json_value_allocates_nothing() {
     let payload = std::fs::read(concat!(
