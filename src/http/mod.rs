@@ -35,7 +35,8 @@
 //!   that is not what the API answers, a refused answer) is never
 //!   remembered as a miss: it answers [`Error::Unreachable`], and the URN
 //!   is asked again after [`HttpResolverBuilder::retry_after`] (250 ms,
-//!   doubling up to 10 s), in a map bounded the same way.
+//!   doubling up to 10 s, plus up to a quarter at random), in a map
+//!   bounded the same way.
 //!
 //! # What it sends
 //!
@@ -322,8 +323,8 @@ impl HttpResolverBuilder {
                 state: Mutex::new(State {
                     schemas: HashMap::new(),
                     ids: HashMap::new(),
-                    misses: Marks::new(self.max_misses),
-                    failures: Marks::new(self.max_misses),
+                    misses: Marks::new(self.max_misses, false),
+                    failures: Marks::new(self.max_misses, true),
                     flights: HashSet::new(),
                     bucket: Bucket {
                         per_second: f64::from(self.budget),
@@ -435,6 +436,9 @@ struct Marks {
     order: VecDeque<(Key, u64)>,
     cap: usize,
     seq: u64,
+    /// Adds up to a quarter of the delay at random, so that the clients of
+    /// a registry that was down do not all come back at once.
+    jitter: bool,
 }
 
 struct Mark {
@@ -445,12 +449,13 @@ struct Mark {
 }
 
 impl Marks {
-    fn new(cap: usize) -> Marks {
+    fn new(cap: usize, jitter: bool) -> Marks {
         Marks {
             map: HashMap::new(),
             order: VecDeque::new(),
             cap,
             seq: 0,
+            jitter,
         }
     }
 
@@ -466,10 +471,15 @@ impl Marks {
         };
         self.seq += 1;
         let seq = self.seq;
+        let extra = if self.jitter {
+            delay.mul_f64(random_unit() / 4.0)
+        } else {
+            Duration::ZERO
+        };
         self.map.insert(
             key.clone(),
             Mark {
-                until: now + delay,
+                until: now + delay + extra,
                 delay,
                 seq,
                 why,
@@ -498,6 +508,14 @@ impl Marks {
     fn len(&self) -> usize {
         self.map.len()
     }
+}
+
+/// A number in `[0, 1)`, from the standard library's random hash keys.
+fn random_unit() -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(0);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// Why a fetch did not bring a schema.
@@ -907,7 +925,7 @@ mod tests {
 
     #[test]
     fn marks_stay_under_their_cap_and_double() {
-        let mut marks = Marks::new(3);
+        let mut marks = Marks::new(3, false);
         let now = Instant::now();
         for id in 0..100 {
             marks.insert(
