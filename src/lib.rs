@@ -8,6 +8,9 @@ extern crate self as dataschema;
 
 pub mod bundle;
 pub mod guard;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod http;
 mod registry;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]

@@ -28,6 +28,7 @@ pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
         .route("/schemas", get(list))
         .route("/schemas/{key}", get(schema))
+        .route("/ids/{id}", get(schema_of_id))
         .route("/names/{namespace}/{name}/versions", get(versions))
         .route(
             "/publish/schemas/{key}",
@@ -202,6 +203,42 @@ async fn schema(
     let Path(key) = path.map_err(path_error)?;
     let urn = parse_urn(&key)?;
     let (schema, id) = cached(&state, urn).await?;
+    Ok(schema_response(&schema, id, &headers))
+}
+
+/// `GET /ids/{id}`: the schema of a registry-assigned id, answered as
+/// `GET /schemas/{urn}` answers it (under one of its URNs in the server's
+/// namespace).
+async fn schema_of_id(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, NativeError> {
+    let Path(key) = path.map_err(path_error)?;
+    let id: SchemaId = match key.parse() {
+        Ok(id) if !key.starts_with('+') => id,
+        _ => {
+            return Err(NativeError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_id",
+                "a schema id is a decimal number",
+            ))
+        }
+    };
+    let namespace = state.namespace().to_owned();
+    let urn = state
+        .blocking(move |registry| {
+            let urns = registry.urns_of_id(id)?;
+            urns.into_iter()
+                .find(|urn| urn.namespace() == namespace)
+                .ok_or(Error::IdNotFound { id })
+        })
+        .await?;
+    let (schema, id) = cached(&state, urn).await?;
+    Ok(schema_response(&schema, id, &headers))
+}
+
+fn schema_response(schema: &Schema, id: SchemaId, headers: &HeaderMap) -> Response {
     let etag = format!("\"{}\"", schema.digest());
     let not_modified = headers
         .get_all(header::IF_NONE_MATCH)
@@ -231,7 +268,7 @@ async fn schema(
     }
     insert(out, DIGEST, schema.digest());
     insert(out, ID, &id.to_string());
-    Ok(response)
+    response
 }
 
 fn insert(headers: &mut HeaderMap, name: HeaderName, value: &str) {
