@@ -113,3 +113,17 @@ fn an_invalid_payload_is_reported_by_jsonschema() {
     let paths: Vec<&str> = invalid.violations().iter().map(|v| v.path()).collect();
     assert_eq!(paths, ["/kind"], "{invalid}");
 }
+
+#[test]
+fn a_ref_by_urn_is_scanned_too() {
+    const V2: &str = "urn:acme:schema:orders.created:2";
+    let guard = Guard::new(common::samples());
+    let payload = br#"{"order_id":"ord_a1b2c3d4","customer_id":"cus_1","placed_at":"2026-11-30T08:15:00Z",
+        "currency":"EUR","items":[{"sku":"S","quantity":1,"unit_price":3.5}],
+        "shipping_address":{"street":"1 Main Street","city":"Utrecht","postcode":"3511 AB","country":"NL"}}"#;
+    assert_no_allocations(&guard, V2, payload);
+    let bad = String::from_utf8_lossy(payload).replace("\"NL\"", "\"nl\"");
+    let invalid = guard.validate(V2, bad.as_bytes()).unwrap_err();
+    let paths: Vec<&str> = invalid.violations().iter().map(|v| v.path()).collect();
+    assert_eq!(paths, ["/shipping_address/country"], "{invalid}");
+}

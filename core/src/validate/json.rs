@@ -140,6 +140,11 @@ impl JsonValidator {
             Refusal::Unreachable(why) => CompileError::Unreachable(why.into()),
             Refusal::Missing(urn) => CompileError::MissingRef(urn),
         })?;
+        let plan = if options.reject_duplicate_keys {
+            None
+        } else {
+            plan::JsonPlan::compile_with(&schema, options.assert_formats, &facts.fetched).ok()
+        };
         let transient = Arc::new(Mutex::new(None));
         let retriever = UrnRetriever {
             resolver: refs,
@@ -157,11 +162,7 @@ impl JsonValidator {
         match built {
             Ok(validator) => Ok(JsonValidator {
                 validator,
-                plan: if options.reject_duplicate_keys {
-                    None
-                } else {
-                    plan::JsonPlan::compile(&schema, options.assert_formats).ok()
-                },
+                plan,
                 reject_duplicate_keys: options.reject_duplicate_keys,
                 errors_per_value: facts.errors_per_value,
                 has_context: facts.has_context,

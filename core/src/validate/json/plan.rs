@@ -270,20 +270,32 @@ impl JsonPlan {
     /// The schema should be one `jsonschema` compiles: the guard asks only
     /// then, and a malformed keyword may be refused or read loosely here.
     pub fn compile(schema: &Value, assert_formats: bool) -> Result<JsonPlan, PlanRefusal> {
+        JsonPlan::compile_with(schema, assert_formats, &HashMap::new())
+    }
+
+    /// [`JsonPlan::compile`], with the registry schemas `schema` may `$ref`
+    /// by URN (as the analysis fetched them).
+    pub(crate) fn compile_with(
+        schema: &Value,
+        assert_formats: bool,
+        fetched: &HashMap<String, Value>,
+    ) -> Result<JsonPlan, PlanRefusal> {
         let (draft, schema_uri) = match schema.get("$schema") {
             None => (Draft::D2020, None),
             Some(Value::String(uri)) => (draft_of(uri)?, Some(Value::String(uri.clone()))),
             Some(_) => return Err(PlanRefusal::new("`$schema` is not a string")),
         };
         let mut builder = Builder {
-            root: schema,
+            docs: vec![schema],
+            uris: Vec::new(),
+            fetched,
             draft,
             schema_uri,
             assert_formats,
             nodes: Vec::new(),
             at: HashMap::new(),
         };
-        let root = builder.node(String::new(), schema)?;
+        let root = builder.node(0, String::new(), schema)?;
         let plan = JsonPlan {
             nodes: builder.nodes,
             root,
@@ -347,13 +359,18 @@ fn draft_of(uri: &str) -> Built<Draft> {
 }
 
 struct Builder<'s> {
-    root: &'s Value,
+    /// The documents: the root, then the registry schemas it `$ref`s.
+    docs: Vec<&'s Value>,
+    /// The URN of each document after the root.
+    uris: Vec<String>,
+    /// The registry schemas the analysis fetched, by URI.
+    fetched: &'s HashMap<String, Value>,
     draft: Draft,
     schema_uri: Option<Value>,
     assert_formats: bool,
     nodes: Vec<Node>,
-    /// Node of each subschema compiled so far, by JSON pointer.
-    at: HashMap<String, u32>,
+    /// Node of each subschema compiled so far, by document and JSON pointer.
+    at: HashMap<(usize, String), u32>,
 }
 
 /// Keywords `jsonschema` acts on that the scanner does not cover.
@@ -371,8 +388,8 @@ fn uncovered(draft: Draft, key: &str) -> bool {
 }
 
 impl Builder<'_> {
-    fn node(&mut self, pointer: String, value: &Value) -> Built<u32> {
-        if let Some(&id) = self.at.get(&pointer) {
+    fn node(&mut self, doc: usize, pointer: String, value: &Value) -> Built<u32> {
+        if let Some(&id) = self.at.get(&(doc, pointer.clone())) {
             return Ok(id);
         }
         if self.nodes.len() > u32::MAX as usize / 2 {
@@ -380,27 +397,27 @@ impl Builder<'_> {
         }
         let id = self.nodes.len() as u32;
         self.nodes.push(Node::new(Kind::Any));
-        self.at.insert(pointer.clone(), id);
+        self.at.insert((doc, pointer.clone()), id);
         let node = match value {
             Value::Bool(true) => Node::new(Kind::Any),
             Value::Bool(false) => Node::new(Kind::Never),
-            Value::Object(map) => self.keywords(&pointer, map)?,
+            Value::Object(map) => self.keywords(doc, &pointer, map)?,
             _ => return Err(PlanRefusal::new(format!("{pointer:?} is not a schema"))),
         };
         self.nodes[id as usize] = node;
         Ok(id)
     }
 
-    fn child(&mut self, pointer: &str, path: &[&str], value: &Value) -> Built<u32> {
+    fn child(&mut self, doc: usize, pointer: &str, path: &[&str], value: &Value) -> Built<u32> {
         let mut at = pointer.to_owned();
         for token in path {
             at.push('/');
             at.push_str(&token.replace('~', "~0").replace('/', "~1"));
         }
-        self.node(at, value)
+        self.node(doc, at, value)
     }
 
-    fn keywords(&mut self, pointer: &str, map: &Map<String, Value>) -> Built<Node> {
+    fn keywords(&mut self, doc: usize, pointer: &str, map: &Map<String, Value>) -> Built<Node> {
         let draft = self.draft;
         if !pointer.is_empty() {
             let id = if draft == Draft::D4 { "id" } else { "$id" };
@@ -416,7 +433,7 @@ impl Builder<'_> {
         // Drafts 4 to 7 ignore every sibling of `$ref`.
         if draft <= Draft::D7 {
             if let Some(reference) = map.get("$ref") {
-                node.all_of.push(self.reference(reference)?);
+                node.all_of.push(self.reference(doc, reference)?);
                 return Ok(node);
             }
         }
@@ -429,7 +446,7 @@ impl Builder<'_> {
             }
             match key.as_str() {
                 "$ref" => {
-                    let target = self.reference(value)?;
+                    let target = self.reference(doc, value)?;
                     node.all_of.push(target);
                 }
                 "type" => node.types = types(value)?,
@@ -438,7 +455,7 @@ impl Builder<'_> {
                         return Err(PlanRefusal::new("`properties` is not an object"));
                     };
                     for (name, schema) in properties {
-                        let id = self.child(pointer, &["properties", name], schema)?;
+                        let id = self.child(doc, pointer, &["properties", name], schema)?;
                         member(&mut node, name).schema = Some(id);
                     }
                 }
@@ -450,17 +467,17 @@ impl Builder<'_> {
                         return Err(PlanRefusal::new("too many `patternProperties`"));
                     }
                     for (pattern, schema) in patterns {
-                        let id = self.child(pointer, &["patternProperties", pattern], schema)?;
+                        let id = self.child(doc, pointer, &["patternProperties", pattern], schema)?;
                         let mut keywords = Map::new();
                         keywords.insert("pattern".into(), Value::String(pattern.clone()));
                         node.patterns.push((self.mini(keywords)?, id));
                     }
                 }
                 "additionalProperties" => {
-                    node.additional = Some(self.child(pointer, &[key], value)?);
+                    node.additional = Some(self.child(doc, pointer, &[key], value)?);
                 }
                 "propertyNames" if draft >= Draft::D6 => {
-                    node.names = Some(self.child(pointer, &[key], value)?);
+                    node.names = Some(self.child(doc, pointer, &[key], value)?);
                 }
                 "required" => {
                     let Value::Array(names) = value else {
@@ -486,7 +503,7 @@ impl Builder<'_> {
                         return Err(PlanRefusal::new("`dependentSchemas` is not an object"));
                     };
                     for (trigger, schema) in deps {
-                        let id = self.child(pointer, &[key, trigger], schema)?;
+                        let id = self.child(doc, pointer, &[key, trigger], schema)?;
                         let bit = tracked(&mut node, trigger)?;
                         node.dependent_schemas.push((bit, id));
                     }
@@ -499,7 +516,7 @@ impl Builder<'_> {
                         if dep.is_array() {
                             dependent_required(&mut node, trigger, dep)?;
                         } else {
-                            let id = self.child(pointer, &[key, trigger], dep)?;
+                            let id = self.child(doc, pointer, &[key, trigger], dep)?;
                             let bit = tracked(&mut node, trigger)?;
                             node.dependent_schemas.push((bit, id));
                         }
@@ -539,7 +556,7 @@ impl Builder<'_> {
                     };
                     let mut ids = Vec::with_capacity(schemas.len());
                     for (i, schema) in schemas.iter().enumerate() {
-                        ids.push(self.child(pointer, &[key, &i.to_string()], schema)?);
+                        ids.push(self.child(doc, pointer, &[key, &i.to_string()], schema)?);
                     }
                     match key.as_str() {
                         "allOf" => node.all_of.extend(ids),
@@ -547,15 +564,15 @@ impl Builder<'_> {
                         _ => node.one_of = ids,
                     }
                 }
-                "not" => node.not = Some(self.child(pointer, &[key], value)?),
+                "not" => node.not = Some(self.child(doc, pointer, &[key], value)?),
                 "if" if draft >= Draft::D7 => {
-                    let condition = self.child(pointer, &[key], value)?;
+                    let condition = self.child(doc, pointer, &[key], value)?;
                     let then = match map.get("then") {
-                        Some(schema) => Some(self.child(pointer, &["then"], schema)?),
+                        Some(schema) => Some(self.child(doc, pointer, &["then"], schema)?),
                         None => None,
                     };
                     let otherwise = match map.get("else") {
-                        Some(schema) => Some(self.child(pointer, &["else"], schema)?),
+                        Some(schema) => Some(self.child(doc, pointer, &["else"], schema)?),
                         None => None,
                     };
                     if then.is_some() || otherwise.is_some() {
@@ -569,7 +586,7 @@ impl Builder<'_> {
                 _ => {}
             }
         }
-        self.items(pointer, map, &mut node)?;
+        self.items(doc, pointer, map, &mut node)?;
         if !numeric.is_empty() {
             node.numeric = Some(self.mini(numeric)?);
         }
@@ -589,7 +606,13 @@ impl Builder<'_> {
     /// them: an array `items` is a tuple followed by `additionalItems` (in
     /// every draft); otherwise `items` covers what `prefixItems` (2020-12)
     /// leaves.
-    fn items(&mut self, pointer: &str, map: &Map<String, Value>, node: &mut Node) -> Built<()> {
+    fn items(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+        node: &mut Node,
+    ) -> Built<()> {
         let prefix_items = match map.get("prefixItems") {
             Some(Value::Array(prefix)) if self.draft == Draft::D2020 => Some(prefix),
             Some(_) if self.draft == Draft::D2020 => {
@@ -603,26 +626,26 @@ impl Builder<'_> {
                     return Err(PlanRefusal::new("both `prefixItems` and an array `items`"));
                 }
                 for (i, schema) in tuple.iter().enumerate() {
-                    let id = self.child(pointer, &["items", &i.to_string()], schema)?;
+                    let id = self.child(doc, pointer, &["items", &i.to_string()], schema)?;
                     node.prefix.push(id);
                 }
                 if let Some(rest) = map.get("additionalItems") {
-                    node.rest = Some(self.child(pointer, &["additionalItems"], rest)?);
+                    node.rest = Some(self.child(doc, pointer, &["additionalItems"], rest)?);
                 }
             }
             Some(schema) => {
                 if let Some(prefix) = prefix_items {
                     for (i, schema) in prefix.iter().enumerate() {
-                        let id = self.child(pointer, &["prefixItems", &i.to_string()], schema)?;
+                        let id = self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
                         node.prefix.push(id);
                     }
                 }
-                node.rest = Some(self.child(pointer, &["items"], schema)?);
+                node.rest = Some(self.child(doc, pointer, &["items"], schema)?);
             }
             None => {
                 if let Some(prefix) = prefix_items {
                     for (i, schema) in prefix.iter().enumerate() {
-                        let id = self.child(pointer, &["prefixItems", &i.to_string()], schema)?;
+                        let id = self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
                         node.prefix.push(id);
                     }
                 }
@@ -648,22 +671,29 @@ impl Builder<'_> {
         Err(PlanRefusal::new(format!("`{key}` is not a size")))
     }
 
-    /// The node a `$ref` names: a JSON pointer into this document.
-    fn reference(&mut self, reference: &Value) -> Built<u32> {
+    /// The node a `$ref` names: a JSON pointer into this document, or
+    /// into a registry schema named by its URN (one the analysis fetched,
+    /// of the same draft).
+    fn reference(&mut self, doc: usize, reference: &Value) -> Built<u32> {
         let Value::String(reference) = reference else {
             return Err(PlanRefusal::new("`$ref` is not a string"));
         };
-        let Some(fragment) = reference.strip_prefix('#') else {
-            return Err(PlanRefusal::new(format!(
-                "`$ref` {reference:?} is not a pointer into the same document"
-            )));
+        let (uri, fragment) = match reference.split_once('#') {
+            Some((uri, fragment)) => (uri, fragment),
+            None => (reference.as_str(), ""),
+        };
+        let doc = if uri.is_empty() {
+            doc
+        } else {
+            self.document(uri)
+                .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not covered")))?
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
             return Err(PlanRefusal::new(format!("`$ref` {reference:?} names an anchor")));
         }
         let fragment = percent_decode(fragment)
             .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not UTF-8")))?;
-        let mut target = self.root;
+        let mut target = self.docs[doc];
         let mut pointer = String::new();
         for token in fragment.split('/').skip(1) {
             let token = token.replace("~1", "/").replace("~0", "~");
@@ -676,7 +706,25 @@ impl Builder<'_> {
             pointer.push('/');
             pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
         }
-        self.node(pointer, target)
+        self.node(doc, pointer, target)
+    }
+
+    /// The index of the registry document `uri` names, if the analysis
+    /// fetched it and it has the root's `$schema`.
+    fn document(&mut self, uri: &str) -> Option<usize> {
+        if uri.parse::<crate::urn::Urn>().is_err() {
+            return None;
+        }
+        if let Some(at) = self.uris.iter().position(|u| u == uri) {
+            return Some(at + 1);
+        }
+        let value = self.fetched.get(uri)?;
+        if value.get("$schema") != self.schema_uri.as_ref() {
+            return None;
+        }
+        self.uris.push(uri.to_owned());
+        self.docs.push(value);
+        Some(self.docs.len() - 1)
     }
 
     /// A `jsonschema` validator for a few keywords of one subschema, with
