@@ -454,3 +454,45 @@ fn the_scanner_verdict_is_jsonschemas() {
     assert!(planned * 10 >= schemas as usize * 7, "too few schemas planned: {planned}");
     assert!(valid * 10 >= planned * PAYLOADS_PER_SCHEMA, "too few valid payloads: {valid}");
 }
+
+/// Deep payloads against recursive schemas and deep schemas, on a 2 MiB
+/// stack (tokio's default): the scanner answers as `jsonschema` does, or,
+/// past its own depth budget, leaves the answer to it.
+#[test]
+fn deep_schemas_and_payloads_stay_on_a_small_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let recursive = [
+                json!({"$defs": {"n": {"type": ["object", "string"], "properties": {"a": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}),
+                json!({"$defs": {"n": {"anyOf": [{"type": "string"}, {"items": {"$ref": "#/$defs/n"}}]}}, "$ref": "#/$defs/n"}),
+            ];
+            let mut chain = json!({"type": "string"});
+            for _ in 0..60 {
+                chain = json!({"allOf": [{"not": {"not": chain}}]});
+            }
+            for schema in recursive.iter().chain([&chain]) {
+                let validator = reference(schema).expect("compiles");
+                let Ok(plan) = JsonPlan::compile(schema, true) else {
+                    continue;
+                };
+                for depth in [1, 10, 64, 126, 127, 128, 200] {
+                    for payload in [
+                        format!("{}\"x\"{}", "{\"a\":".repeat(depth), "}".repeat(depth)),
+                        format!("{}\"x\"{}", "[".repeat(depth), "]".repeat(depth)),
+                        format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
+                    ] {
+                        let expected = serde_json::from_slice::<Value>(payload.as_bytes())
+                            .map(|v| validator.is_valid(&v))
+                            .unwrap_or(false);
+                        if let Some(verdict) = plan.scan(payload.as_bytes()) {
+                            assert_eq!(verdict, expected, "{schema} at depth {depth}");
+                        }
+                    }
+                }
+            }
+        })
+        .expect("a thread")
+        .join()
+        .expect("no overflow, no panic");
+}

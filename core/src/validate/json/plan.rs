@@ -45,6 +45,11 @@ use super::PATTERN_SIZE_LIMIT;
 /// this many per subschema, one bit each.
 const MAX_TRACKED: usize = 64;
 
+/// The deepest subschemas are compiled nested in one another (following
+/// `$ref`s too): compiling recurses, and a deeper schema is left to
+/// `jsonschema`, whose depth the analysis bounds.
+const MAX_COMPILE_DEPTH: usize = 64;
+
 /// The most `patternProperties` one subschema may have (one bit each).
 const MAX_PATTERNS: usize = 64;
 
@@ -289,6 +294,7 @@ impl JsonPlan {
             docs: vec![schema],
             uris: Vec::new(),
             fetched,
+            depth: 0,
             draft,
             schema_uri,
             assert_formats,
@@ -369,6 +375,8 @@ struct Builder<'s> {
     schema_uri: Option<Value>,
     assert_formats: bool,
     nodes: Vec<Node>,
+    /// Subschemas being compiled, nested.
+    depth: usize,
     /// Node of each subschema compiled so far, by document and JSON pointer.
     at: HashMap<(usize, String), u32>,
 }
@@ -395,17 +403,26 @@ impl Builder<'_> {
         if self.nodes.len() > u32::MAX as usize / 2 {
             return Err(PlanRefusal::new("too many subschemas"));
         }
+        if self.depth >= MAX_COMPILE_DEPTH {
+            return Err(PlanRefusal::new("subschemas nested too deep for the scanner"));
+        }
         let id = self.nodes.len() as u32;
         self.nodes.push(Node::new(Kind::Any));
         self.at.insert((doc, pointer.clone()), id);
-        let node = match value {
+        self.depth += 1;
+        let node = self.compile_value(doc, &pointer, value);
+        self.depth -= 1;
+        self.nodes[id as usize] = node?;
+        Ok(id)
+    }
+
+    fn compile_value(&mut self, doc: usize, pointer: &str, value: &Value) -> Built<Node> {
+        Ok(match value {
             Value::Bool(true) => Node::new(Kind::Any),
             Value::Bool(false) => Node::new(Kind::Never),
-            Value::Object(map) => self.keywords(doc, &pointer, map)?,
+            Value::Object(map) => self.keywords(doc, pointer, map)?,
             _ => return Err(PlanRefusal::new(format!("{pointer:?} is not a schema"))),
-        };
-        self.nodes[id as usize] = node;
-        Ok(id)
+        })
     }
 
     fn child(&mut self, doc: usize, pointer: &str, path: &[&str], value: &Value) -> Built<u32> {

@@ -40,6 +40,13 @@ enum Stop {
 
 type Scan<T> = Result<T, Stop>;
 
+/// The most subschemas one scan checks nested in one another (in place or
+/// through the payload's nesting). A debug build takes at most about
+/// 1.5 KiB of stack a subschema (`check`, `own`, `object`, `member`), so
+/// this keeps a scan under about 400 KiB; a deeper path is answered by
+/// `jsonschema`, within the analysis' bound.
+const MAX_FRAMES: usize = 256;
+
 /// Buffers one thread reuses from payload to payload: after the first use
 /// (and the longest escaped string), a scan allocates nothing.
 struct Scratch {
@@ -47,6 +54,8 @@ struct Scratch {
     text: Value,
     /// Bytes of look-ahead left for duplicate keys.
     budget: usize,
+    /// Subschemas being checked, nested.
+    frames: usize,
 }
 
 impl Scratch {
@@ -63,7 +72,7 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { text: Value::Null, budget: 0 })
+        RefCell::new(Scratch { text: Value::Null, budget: 0, frames: 0 })
     };
 }
 
@@ -403,6 +412,7 @@ impl JsonPlan {
     pub fn scan(&self, payload: &[u8]) -> Option<bool> {
         let run = |scratch: &mut Scratch| {
             scratch.budget = payload.len().saturating_mul(4).saturating_add(4096);
+            scratch.frames = 0;
             let mut cur = Cursor {
                 bytes: payload,
                 pos: 0,
@@ -431,6 +441,24 @@ impl JsonPlan {
     /// Reads one value (the cursor on its first byte) and says whether it
     /// conforms to node `id`.
     fn check(&self, id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch, depth: usize) -> Scan<bool> {
+        // The stack this scan may use: past it, `jsonschema` (whose depth
+        // the analysis bounds) answers instead.
+        if sc.frames >= MAX_FRAMES {
+            return Err(Stop::Unsure);
+        }
+        sc.frames += 1;
+        let verdict = self.check_node(id, cur, sc, depth);
+        sc.frames -= 1;
+        verdict
+    }
+
+    fn check_node(
+        &self,
+        id: u32,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
         let node = &self.nodes[id as usize];
         match node.kind {
             Kind::Any => return cur.skip(depth).map(|()| true),
@@ -456,7 +484,7 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
     ) -> Scan<bool> {
-        let again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| {
+        let again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
             cur.pos = start;
             self.check(id, cur, sc, depth)
         };
@@ -762,5 +790,6 @@ fn new_scratch() -> Scratch {
     Scratch {
         text: Value::String(String::new()),
         budget: 0,
+        frames: 0,
     }
 }
