@@ -83,7 +83,10 @@ fn assert_no_allocations(guard: &Guard, urn: &str, payload: &[u8]) {
         }
     });
     assert_eq!(validated, 1_000);
-    assert_eq!(allocations, 0, "{urn}: allocations over 1,000 validated messages");
+    assert_eq!(
+        allocations, 0,
+        "{urn}: allocations over 1,000 validated messages"
+    );
 }
 
 #[test]

@@ -145,7 +145,9 @@ fn schema(rng: &mut Rng, depth: usize) -> Value {
 
 fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
     let sub = |rng: &mut Rng| schema(rng, depth.saturating_sub(1));
-    let types = ["null", "boolean", "integer", "number", "string", "array", "object"];
+    let types = [
+        "null", "boolean", "integer", "number", "string", "array", "object",
+    ];
     let top = if depth == 0 { 14 } else { 30 };
     match rng.below(top) {
         0 => {
@@ -159,7 +161,10 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert(key.into(), number(rng.pick(NUMBERS)));
         }
         3 => {
-            map.insert("multipleOf".into(), number(rng.pick(&["2", "0.5", "3", "0.1", "1e-2"])));
+            map.insert(
+                "multipleOf".into(),
+                number(rng.pick(&["2", "0.5", "3", "0.1", "1e-2"])),
+            );
         }
         4 => {
             let key = rng.pick(&["minLength", "maxLength", "minItems", "maxItems"]);
@@ -171,8 +176,17 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
         }
         6 => {
             let format = rng.pick(&[
-                "date", "date-time", "time", "email", "ipv4", "ipv6", "hostname", "uri", "uuid",
-                "duration", "unknown-format",
+                "date",
+                "date-time",
+                "time",
+                "email",
+                "ipv4",
+                "ipv6",
+                "hostname",
+                "uri",
+                "uuid",
+                "duration",
+                "unknown-format",
             ]);
             map.insert("format".into(), json!(format));
         }
@@ -198,10 +212,16 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert("required".into(), json!(keys));
         }
         12 => {
-            map.insert("dependentRequired".into(), json!({ rng.pick(KEYS): [rng.pick(KEYS)] }));
+            map.insert(
+                "dependentRequired".into(),
+                json!({ rng.pick(KEYS): [rng.pick(KEYS)] }),
+            );
         }
         13 => {
-            map.insert("dependencies".into(), json!({ rng.pick(KEYS): [rng.pick(KEYS)] }));
+            map.insert(
+                "dependencies".into(),
+                json!({ rng.pick(KEYS): [rng.pick(KEYS)] }),
+            );
         }
         14..=16 => {
             let mut properties = Map::new();
@@ -248,7 +268,10 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert("propertyNames".into(), sub(rng));
         }
         26 => {
-            map.insert("dependentSchemas".into(), json!({ rng.pick(KEYS): sub(rng) }));
+            map.insert(
+                "dependentSchemas".into(),
+                json!({ rng.pick(KEYS): sub(rng) }),
+            );
         }
         27 => {
             map.insert("dependencies".into(), json!({ rng.pick(KEYS): sub(rng) }));
@@ -264,7 +287,10 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert("$defs".into(), json!({
                 "node": {"type": ["object", "integer"], "properties": {"a": {"$ref": "#/$defs/node"}}}
             }));
-            map.insert("properties".into(), json!({ "b": {"$ref": "#/$defs/node"} }));
+            map.insert(
+                "properties".into(),
+                json!({ "b": {"$ref": "#/$defs/node"} }),
+            );
         }
     }
 }
@@ -447,12 +473,16 @@ fn the_scanner_verdict_is_jsonschemas() {
         })
         .unwrap_or_else(|err| panic!("{err}"));
     let (planned, valid, unsure) = totals.get();
-    eprintln!(
-        "{schemas} schemas, {planned} planned, {valid} valid payloads, {unsure} undecided"
-    );
+    eprintln!("{schemas} schemas, {planned} planned, {valid} valid payloads, {unsure} undecided");
     // The generator must exercise the scanner, not the refusal path.
-    assert!(planned * 10 >= schemas as usize * 7, "too few schemas planned: {planned}");
-    assert!(valid * 10 >= planned * PAYLOADS_PER_SCHEMA, "too few valid payloads: {valid}");
+    assert!(
+        planned * 10 >= schemas as usize * 7,
+        "too few schemas planned: {planned}"
+    );
+    assert!(
+        valid * 10 >= planned * PAYLOADS_PER_SCHEMA,
+        "too few valid payloads: {valid}"
+    );
 }
 
 /// Deep payloads against recursive schemas and deep schemas, on a 2 MiB

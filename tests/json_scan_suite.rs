@@ -59,7 +59,11 @@ fn the_scanner_answers_what_jsonschema_answers_on_the_test_suite() {
     let mut mismatches = Vec::new();
     let mut deviations = Vec::new();
     for path in &paths {
-        let name = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         let text = std::fs::read(path).expect("readable");
         let Ok(Value::Array(file_groups)) = serde_json::from_slice::<Value>(&text) else {
             panic!("{name}: not an array of groups");

@@ -294,10 +294,8 @@ impl Guard {
             Some(entry) => entry,
             None => {
                 let schema = self.resolve_checked(urn).ok()?;
-                slot.get_or_compile(self.inner.retry_after, || {
-                    self.compile(schema, urn.clone())
-                })
-                .ok()?
+                slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn.clone()))
+                    .ok()?
             }
         };
         match entry {

@@ -319,10 +319,8 @@ impl JsonPlan {
             if state[start] != 0 {
                 continue;
             }
-            let mut stack: Vec<(u32, Vec<u32>)> = vec![(
-                start as u32,
-                self.nodes[start].in_place_edges().collect(),
-            )];
+            let mut stack: Vec<(u32, Vec<u32>)> =
+                vec![(start as u32, self.nodes[start].in_place_edges().collect())];
             state[start] = 1;
             while let Some((id, edges)) = stack.last_mut() {
                 match edges.pop() {
@@ -360,7 +358,9 @@ fn draft_of(uri: &str) -> Built<Draft> {
         "http://json-schema.org/draft-07/schema" => Ok(Draft::D7),
         "https://json-schema.org/draft/2019-09/schema" => Ok(Draft::D2019),
         "https://json-schema.org/draft/2020-12/schema" => Ok(Draft::D2020),
-        _ => Err(PlanRefusal::new(format!("`$schema` {uri:?} is not a known draft"))),
+        _ => Err(PlanRefusal::new(format!(
+            "`$schema` {uri:?} is not a known draft"
+        ))),
     }
 }
 
@@ -404,7 +404,9 @@ impl Builder<'_> {
             return Err(PlanRefusal::new("too many subschemas"));
         }
         if self.depth >= MAX_COMPILE_DEPTH {
-            return Err(PlanRefusal::new("subschemas nested too deep for the scanner"));
+            return Err(PlanRefusal::new(
+                "subschemas nested too deep for the scanner",
+            ));
         }
         let id = self.nodes.len() as u32;
         self.nodes.push(Node::new(Kind::Any));
@@ -484,7 +486,8 @@ impl Builder<'_> {
                         return Err(PlanRefusal::new("too many `patternProperties`"));
                     }
                     for (pattern, schema) in patterns {
-                        let id = self.child(doc, pointer, &["patternProperties", pattern], schema)?;
+                        let id =
+                            self.child(doc, pointer, &["patternProperties", pattern], schema)?;
                         let mut keywords = Map::new();
                         keywords.insert("pattern".into(), Value::String(pattern.clone()));
                         node.patterns.push((self.mini(keywords)?, id));
@@ -653,7 +656,8 @@ impl Builder<'_> {
             Some(schema) => {
                 if let Some(prefix) = prefix_items {
                     for (i, schema) in prefix.iter().enumerate() {
-                        let id = self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
+                        let id =
+                            self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
                         node.prefix.push(id);
                     }
                 }
@@ -662,7 +666,8 @@ impl Builder<'_> {
             None => {
                 if let Some(prefix) = prefix_items {
                     for (i, schema) in prefix.iter().enumerate() {
-                        let id = self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
+                        let id =
+                            self.child(doc, pointer, &["prefixItems", &i.to_string()], schema)?;
                         node.prefix.push(id);
                     }
                 }
@@ -706,7 +711,9 @@ impl Builder<'_> {
                 .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not covered")))?
         };
         if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(PlanRefusal::new(format!("`$ref` {reference:?} names an anchor")));
+            return Err(PlanRefusal::new(format!(
+                "`$ref` {reference:?} names an anchor"
+            )));
         }
         let fragment = percent_decode(fragment)
             .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not UTF-8")))?;

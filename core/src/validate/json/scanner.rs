@@ -312,9 +312,7 @@ impl<'a> Cursor<'a> {
         self.pos = i;
         let text = &bytes[start..i];
         if plain && text[0] != b'-' && text.len() <= 19 {
-            let n = text
-                .iter()
-                .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+            let n = text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
             return Ok(Number::from(n));
         }
         // Negative, fractional, exponent or long: serde_json's own reading
@@ -598,7 +596,13 @@ impl JsonPlan {
             && node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text))
     }
 
-    fn array(&self, node: &Node, cur: &mut Cursor<'_>, sc: &mut Scratch, depth: usize) -> Scan<bool> {
+    fn array(
+        &self,
+        node: &Node,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
         let depth = enter(depth)?;
         cur.pos += 1;
         cur.ws();
@@ -630,7 +634,13 @@ impl JsonPlan {
         Ok(ok && count >= node.min_items && count <= node.max_items)
     }
 
-    fn object(&self, node: &Node, cur: &mut Cursor<'_>, sc: &mut Scratch, depth: usize) -> Scan<bool> {
+    fn object(
+        &self,
+        node: &Node,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
         let start = cur.pos;
         let depth = enter(depth)?;
         cur.pos += 1;
@@ -759,7 +769,13 @@ impl JsonPlan {
     /// Whether a later member of the object (the cursor after the current
     /// member's value) has the key `key`: the current one then does not
     /// count. Reads ahead within the scratch budget.
-    fn overridden(&self, key: Str<'_>, cur: &Cursor<'_>, sc: &mut Scratch, depth: usize) -> Scan<bool> {
+    fn overridden(
+        &self,
+        key: Str<'_>,
+        cur: &Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
         let mut ahead = cur.clone();
         let found = loop {
             if !ahead.next_or_close(b'}')? {
