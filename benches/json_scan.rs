@@ -88,7 +88,7 @@ fn event(rng: &mut Rng, broken: u64) -> Vec<u8> {
     let items: Vec<Value> = (0..1 + rng.below(8))
         .map(|i| {
             serde_json::json!({
-                "sku": format!("SKU-{:04}-{}", rng.below(10_000), ["BLUE", "RED", "GRÜN"][i as usize % 3]),
+                "sku": (format!("SKU-{:04}-{}", rng.below(10_000), ["BLUE", "RED", "GRÜN"][i as usize % 3])),
                 "quantity": 1 + rng.below(9),
                 "unit_price": (1 + rng.below(99_999)) as f64 / 100.0,
             })
@@ -105,9 +105,9 @@ fn event(rng: &mut Rng, broken: u64) -> Vec<u8> {
     if rng.below(2) == 0 {
         order["shipping_address"] = serde_json::json!({
             "street": format!("{} Main Street", 1 + rng.below(300)),
-            "city": ["Utrecht", "Zürich", "Lyon"][rng.below(3) as usize],
+            "city": (["Utrecht", "Zürich", "Lyon"][rng.below(3) as usize]),
             "postcode": "3511 AB",
-            "country": ["NL", "CH", "FR"][rng.below(3) as usize],
+            "country": (["NL", "CH", "FR"][rng.below(3) as usize]),
         });
     }
     if rng.below(3) == 0 {

@@ -73,6 +73,30 @@ pub(super) const ARRAY: u8 = 32;
 pub(super) const OBJECT: u8 = 64;
 const ALL_TYPES: u8 = 127;
 
+/// A numeric bound [`Node::bounds`] checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Bound {
+    Minimum,
+    Maximum,
+    ExclusiveMinimum,
+    ExclusiveMaximum,
+}
+
+/// 2^53: integers up to it in magnitude are exactly `f64`s.
+pub(super) const EXACT: u64 = 1 << 53;
+
+/// `value` as an `f64` holding exactly the same number, if there is one
+/// (floats as serde_json read them, integers up to 2^53).
+pub(super) fn exact_f64(value: &serde_json::Number) -> Option<f64> {
+    if let Some(n) = value.as_u64() {
+        return (n <= EXACT).then_some(n as f64);
+    }
+    if let Some(n) = value.as_i64() {
+        return (n.unsigned_abs() <= EXACT).then_some(n as f64);
+    }
+    value.as_f64()
+}
+
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -101,6 +125,12 @@ pub(super) struct Node {
     pub(super) draft4_integers: bool,
     /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
     pub(super) numeric: Option<jsonschema::Validator>,
+    /// The same bounds checked here, when they are only `minimum`,
+    /// `maximum` and (drafts 6 on) numeric `exclusive*`, each exactly an
+    /// `f64`: (kind, limit). Used for numbers exactly an `f64` too (any
+    /// float serde_json reads, integers up to 2^53), where comparing `f64`s
+    /// is comparing the values; other numbers ask [`Node::numeric`].
+    pub(super) bounds: Option<Vec<(Bound, f64)>>,
     /// `pattern` and `format`: asked about strings.
     pub(super) text: Option<jsonschema::Validator>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
@@ -142,6 +172,7 @@ impl Node {
             types: ALL_TYPES,
             draft4_integers: false,
             numeric: None,
+            bounds: None,
             text: None,
             choice: None,
             min_length: 0,
@@ -503,10 +534,16 @@ impl Builder<'_> {
                     let Value::Array(names) = value else {
                         return Err(PlanRefusal::new("`required` is not an array"));
                     };
-                    for name in names {
+                    for (i, name) in names.iter().enumerate() {
                         let Value::String(name) = name else {
                             return Err(PlanRefusal::new("`required` holds a non-string"));
                         };
+                        // `jsonschema` counts a repeated name twice (an
+                        // object then needs as many members): its verdict,
+                        // not the scanner's, for such a schema.
+                        if names[..i].iter().any(|other| other.as_str() == Some(name)) {
+                            return Err(PlanRefusal::new("`required` repeats a name"));
+                        }
                         node.required |= tracked(&mut node, name)?;
                     }
                 }
@@ -608,6 +645,7 @@ impl Builder<'_> {
         }
         self.items(doc, pointer, map, &mut node)?;
         if !numeric.is_empty() {
+            node.bounds = self.bounds(&numeric);
             node.numeric = Some(self.mini(numeric)?);
         }
         if !text.is_empty() {
@@ -674,6 +712,29 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The numeric keywords as [`Node::bounds`], when they all can be.
+    fn bounds(&self, numeric: &Map<String, Value>) -> Option<Vec<(Bound, f64)>> {
+        if self.draft == Draft::D4 {
+            return None;
+        }
+        numeric
+            .iter()
+            .map(|(key, value)| {
+                let kind = match key.as_str() {
+                    "minimum" => Bound::Minimum,
+                    "maximum" => Bound::Maximum,
+                    "exclusiveMinimum" => Bound::ExclusiveMinimum,
+                    "exclusiveMaximum" => Bound::ExclusiveMaximum,
+                    _ => return None,
+                };
+                match value {
+                    Value::Number(limit) => Some((kind, exact_f64(limit)?)),
+                    _ => None,
+                }
+            })
+            .collect()
     }
 
     /// A non-negative integer bound, read as `jsonschema` reads it (later
@@ -803,10 +864,13 @@ fn dependent_required(node: &mut Node, trigger: &str, names: &Value) -> Built<()
     };
     let bit = tracked(node, trigger)?;
     let mut mask = 0;
-    for name in names {
+    for (i, name) in names.iter().enumerate() {
         let Value::String(name) = name else {
             return Err(PlanRefusal::new("a dependency holds a non-string"));
         };
+        if names[..i].iter().any(|other| other.as_str() == Some(name)) {
+            return Err(PlanRefusal::new("a dependency repeats a name"));
+        }
         mask |= tracked(node, name)?;
     }
     node.dependent_required.push((bit, mask));

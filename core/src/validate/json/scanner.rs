@@ -27,7 +27,9 @@ use std::cell::RefCell;
 use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
-use super::plan::{JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
+use super::plan::{
+    exact_f64, Bound, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+};
 use super::MAX_NESTING;
 
 /// Why a scan stopped before its verdict.
@@ -559,9 +561,20 @@ impl JsonPlan {
                 if node.numeric.is_none() && node.choice.is_none() {
                     return Ok(true);
                 }
-                let value = Value::Number(n);
-                Ok(node.numeric.as_ref().is_none_or(|v| v.is_valid(&value))
-                    && node.choice.as_ref().is_none_or(|v| v.is_valid(&value)))
+                let bounded = match (&node.bounds, exact_f64(&n)) {
+                    (Some(bounds), Some(x)) => within(bounds, x),
+                    _ => {
+                        let value = Value::Number(n.clone());
+                        node.numeric.as_ref().is_none_or(|v| v.is_valid(&value))
+                    }
+                };
+                if !bounded {
+                    return Ok(false);
+                }
+                Ok(node
+                    .choice
+                    .as_ref()
+                    .is_none_or(|v| v.is_valid(&Value::Number(n))))
             }
             Some(b't') => {
                 cur.literal(b"true")?;
@@ -794,6 +807,17 @@ impl JsonPlan {
         sc.budget -= read;
         Ok(found)
     }
+}
+
+/// `x` within exact bounds.
+#[inline]
+fn within(bounds: &[(Bound, f64)], x: f64) -> bool {
+    bounds.iter().all(|&(kind, limit)| match kind {
+        Bound::Minimum => x >= limit,
+        Bound::Maximum => x <= limit,
+        Bound::ExclusiveMinimum => x > limit,
+        Bound::ExclusiveMaximum => x < limit,
+    })
 }
 
 /// A null or a boolean against `type` and `enum`/`const`.
