@@ -227,12 +227,14 @@ impl<'a> Cursor<'a> {
         let start = self.pos + 1;
         let mut i = start;
         let mut escaped = false;
+        let mut ascii = true;
         loop {
-            while let Some(&b) = bytes.get(i) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
+            // Eight bytes at a time while none needs a look.
+            while let Some(word) = bytes.get(i..i + 8) {
+                if special(word) {
                     break;
                 }
-                i += 1;
+                i += 8;
             }
             match bytes.get(i) {
                 Some(b'"') => break,
@@ -261,11 +263,22 @@ impl<'a> Cursor<'a> {
                         _ => return Err(Stop::NotJson),
                     }
                 }
+                Some(&b) if b >= 0x20 => {
+                    ascii &= b < 0x80;
+                    i += 1;
+                }
                 // A control character, or the end of the input.
                 _ => return Err(Stop::NotJson),
             }
         }
-        let body = std::str::from_utf8(&bytes[start..i]).map_err(|_| Stop::NotJson)?;
+        let raw = &bytes[start..i];
+        let body = if ascii {
+            // SAFETY: every byte of `raw` was checked to be below 0x80
+            // (ASCII), and ASCII is valid UTF-8.
+            unsafe { std::str::from_utf8_unchecked(raw) }
+        } else {
+            std::str::from_utf8(raw).map_err(|_| Stop::NotJson)?
+        };
         self.pos = i + 1;
         Ok(Str { body, escaped })
     }
@@ -380,6 +393,23 @@ impl<'a> Cursor<'a> {
         self.ws();
         Ok(key)
     }
+}
+
+/// Whether one of eight string bytes needs a look: a quote, a backslash, a
+/// control character or a non-ASCII byte (exact, by the usual bit tricks:
+/// a byte below `n` sets its high bit in `w - n` where it is clear in `w`).
+#[inline]
+fn special(word: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(word);
+    let w = u64::from_le_bytes(bytes);
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    (quote | backslash | control | (w & HIGH)) != 0
 }
 
 /// One more level of nesting, refused at serde_json's limit.
