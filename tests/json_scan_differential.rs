@@ -106,6 +106,12 @@ const NUMBERS: &[&str] = &[
     "-9223372036854775809",
     "12345678901234567890123",
     "3.0000000000000001",
+    "123.456",
+    "-0.001",
+    "999999999999.999",
+    "9007199254740.993",
+    "0.1000000000000001",
+    "12.99",
 ];
 
 fn number(text: &str) -> Value {
@@ -525,4 +531,44 @@ fn deep_schemas_and_payloads_stay_on_a_small_stack() {
         .expect("a thread")
         .join()
         .expect("no overflow, no panic");
+}
+
+/// Decimals the scanner reads itself (at most 15 digits, no exponent) read
+/// as serde_json reads them: each equals its own `const`, and sits on its
+/// own `minimum` and `maximum`.
+#[test]
+fn short_decimals_read_as_serde_json_reads_them() {
+    let mut rng = Rng(11);
+    for _ in 0..5_000 {
+        let digits = 1 + rng.below(15);
+        let point = 1 + rng.below(digits);
+        let mut text = String::new();
+        if rng.chance(30) {
+            text.push('-');
+        }
+        for i in 0..digits {
+            if i == point {
+                text.push('.');
+            }
+            let digit = if i == 0 && point > 1 {
+                1 + rng.below(9)
+            } else {
+                rng.below(10)
+            };
+            text.push(char::from(b'0' + digit as u8));
+        }
+        if point == digits {
+            text.push_str(".0");
+        }
+        let parsed: Value = serde_json::from_str(&text).expect("a decimal");
+        for keyword in ["const", "minimum", "maximum"] {
+            let schema = json!({ keyword: parsed });
+            let plan = JsonPlan::compile(&schema, true).expect("planned");
+            assert_eq!(
+                plan.scan(text.as_bytes()),
+                Some(true),
+                "{text} against {schema}"
+            );
+        }
+    }
 }

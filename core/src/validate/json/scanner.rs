@@ -301,8 +301,10 @@ impl<'a> Cursor<'a> {
             _ => return Err(Stop::NotJson),
         }
         let mut plain = true;
+        let mut fraction_only = false;
         if bytes.get(i) == Some(&b'.') {
             plain = false;
+            fraction_only = true;
             i += 1;
             if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
                 return Err(Stop::NotJson);
@@ -313,6 +315,7 @@ impl<'a> Cursor<'a> {
         }
         if matches!(bytes.get(i), Some(b'e' | b'E')) {
             plain = false;
+            fraction_only = false;
             i += 1;
             if matches!(bytes.get(i), Some(b'+' | b'-')) {
                 i += 1;
@@ -326,6 +329,29 @@ impl<'a> Cursor<'a> {
         }
         self.pos = i;
         let text = &bytes[start..i];
+        if fraction_only && text.len() - 1 - usize::from(text[0] == b'-') <= 15 {
+            // At most 15 digits and a fraction, no exponent: the significand
+            // and the power of ten are exact `f64`s, and one division rounds
+            // correctly, which is what serde_json's parser gives (with or
+            // without its `float_roundtrip` feature, and std's `parse`).
+            let negative = text[0] == b'-';
+            let mut significand: u64 = 0;
+            let mut decimals = 0;
+            let mut after_point = false;
+            for &b in &text[usize::from(negative)..] {
+                if b == b'.' {
+                    after_point = true;
+                } else {
+                    significand = significand * 10 + u64::from(b - b'0');
+                    decimals += usize::from(after_point);
+                }
+            }
+            let value = significand as f64 / POW10[decimals];
+            let value = if negative { -value } else { value };
+            if let Some(n) = Number::from_f64(value) {
+                return Ok(n);
+            }
+        }
         if plain && text[0] != b'-' && text.len() <= 19 {
             let n = text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
             return Ok(Number::from(n));
@@ -411,6 +437,11 @@ fn special(word: &[u8]) -> bool {
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
     (quote | backslash | control | (w & HIGH)) != 0
 }
+
+/// Powers of ten exactly representable as `f64`.
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
 
 /// One more level of nesting, refused at serde_json's limit.
 #[inline]
