@@ -27,7 +27,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dataschema::validate::JsonEngine;
-use dataschema::{BoxError, Guard, Registry, Resolver as _};
+use dataschema::{BoxError, Guard, Registry};
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
