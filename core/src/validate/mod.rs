@@ -24,6 +24,17 @@ pub mod scan;
 /// bytes without building a `serde_json::Value` (feature `json`). The guard
 /// uses it on its own; it is public for the differential tests and for
 /// those who want the verdict alone.
+///
+/// Covered: drafts 4 to 2020-12; boolean schemas, `type`, `properties`,
+/// `patternProperties`, `additionalProperties`, `required`,
+/// `dependentRequired`, `dependentSchemas`, `dependencies`,
+/// `propertyNames`, `items`/`prefixItems`/`additionalItems`,
+/// `minItems`/`maxItems`, `minLength`/`maxLength`, `pattern`, `format`,
+/// scalar `enum`/`const`, numeric bounds, `multipleOf`,
+/// `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
+/// pointer in the document or to a registry schema by URN. Anything else
+/// `jsonschema` acts on makes [`JsonPlan::compile`](json_plan::JsonPlan::compile)
+/// refuse the schema, which the guard then validates with `jsonschema`.
 #[cfg(feature = "json")]
 pub mod json_plan {
     pub use super::json::plan::{JsonPlan, PlanRefusal};
@@ -34,7 +45,7 @@ pub mod json_plan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum JsonEngine {
-    /// The validating scanner ([`json_plan::JsonPlan`](crate::validate)):
+    /// The validating scanner (`json_plan::JsonPlan`):
     /// a valid payload is accepted without building a `serde_json::Value`;
     /// one it refuses is parsed and reported by `jsonschema`, so verdict
     /// and violations are `jsonschema`'s.

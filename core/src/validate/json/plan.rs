@@ -301,7 +301,7 @@ impl JsonPlan {
     /// Compiles `schema` (a JSON Schema document, as `jsonschema` reads it)
     /// for the scanner, asserting `format` when `assert_formats` is set (the
     /// guard's `assert_formats`). Refuses a schema using anything the
-    /// scanner does not cover ([module docs](self)).
+    /// scanner does not cover (see `validate::json_plan`).
     ///
     /// The schema should be one `jsonschema` compiles: the guard asks only
     /// then, and a malformed keyword may be refused or read loosely here.
