@@ -70,3 +70,8 @@ fn json_schema_corpus() {
     // The target checks on a 2 MiB stack, as tokio's workers have.
     run_all("json_schema", bodies::json_schema::run);
 }
+
+#[test]
+fn json_scan_corpus() {
+    run_all("json_scan", bodies::json_scan::run);
+}

@@ -5,6 +5,7 @@
 pub mod compat_json;
 pub mod descriptors;
 pub mod guard;
+pub mod json_scan;
 pub mod json_schema;
 pub mod scan;
 pub mod urn;

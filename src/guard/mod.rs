@@ -269,6 +269,46 @@ impl Guard {
         Ok(failed)
     }
 
+    /// Which engine checks the payload bytes of the JSON Schema `urn`
+    /// names: the validating scanner, or `serde_json` and `jsonschema` for
+    /// a schema the scanner does not cover. Compiles the schema as a first
+    /// message would (and caches it); counts nothing. `None` when the
+    /// schema is not a JSON Schema or cannot be used (its message would
+    /// fail open).
+    ///
+    /// ```
+    /// use dataschema::validate::JsonEngine;
+    /// use dataschema::{Guard, Registry, Schema, Urn};
+    ///
+    /// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+    /// let guard = Guard::new(Registry::embed([Schema::json(urn.clone(), r#"{"type": "string"}"#)])?);
+    /// assert_eq!(guard.json_engine(&urn), Some(JsonEngine::Scanner));
+    /// # Ok::<(), dataschema::Error>(())
+    /// ```
+    #[cfg(feature = "json")]
+    pub fn json_engine(&self, urn: &Urn) -> Option<dataschema_core::validate::JsonEngine> {
+        // A slot only for a URN a resolver holds, as for a message.
+        let slot = match self.inner.cache.existing(urn) {
+            Some(slot) => slot,
+            None => {
+                self.resolve_checked(urn).ok()?;
+                self.inner.cache.slot(urn)
+            }
+        };
+        let entry = match slot.entry.get() {
+            Some(entry) => entry,
+            None => {
+                let schema = self.resolve_checked(urn).ok()?;
+                slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn.clone()))
+                    .ok()?
+            }
+        };
+        match entry {
+            Entry::Ready { compiled, .. } => compiled.json_engine(),
+            Entry::Failed(_) => None,
+        }
+    }
+
     /// How many payloads this guard let through without validating them.
     pub fn unvalidated(&self) -> u64 {
         self.inner.unvalidated.load(Ordering::Relaxed)

@@ -31,10 +31,12 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 mod analysis;
+pub(crate) mod plan;
+mod scanner;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
-use super::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
+use super::{JsonEngine, Options, Violation, ViolationKind, MAX_VIOLATIONS};
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
@@ -58,6 +60,9 @@ const MAX_MESSAGE: usize = 1_000;
 
 pub struct JsonValidator {
     validator: jsonschema::Validator,
+    /// The scanner's plan, when it covers the schema (and duplicate keys
+    /// are not refused, which only the `Value` path checks).
+    plan: Option<plan::JsonPlan>,
     reject_duplicate_keys: bool,
     errors_per_value: u64,
     has_context: bool,
@@ -135,6 +140,11 @@ impl JsonValidator {
             Refusal::Unreachable(why) => CompileError::Unreachable(why.into()),
             Refusal::Missing(urn) => CompileError::MissingRef(urn),
         })?;
+        let plan = if options.reject_duplicate_keys {
+            None
+        } else {
+            plan::JsonPlan::compile_with(&schema, options.assert_formats, &facts.fetched).ok()
+        };
         let transient = Arc::new(Mutex::new(None));
         let retriever = UrnRetriever {
             resolver: refs,
@@ -152,6 +162,7 @@ impl JsonValidator {
         match built {
             Ok(validator) => Ok(JsonValidator {
                 validator,
+                plan,
                 reject_duplicate_keys: options.reject_duplicate_keys,
                 errors_per_value: facts.errors_per_value,
                 has_context: facts.has_context,
@@ -166,8 +177,29 @@ impl JsonValidator {
         }
     }
 
+    /// Which engine checks payload bytes.
+    pub(crate) fn engine(&self) -> JsonEngine {
+        if self.plan.is_some() {
+            JsonEngine::Scanner
+        } else {
+            JsonEngine::Jsonschema
+        }
+    }
+
+    /// Checks payload bytes: with a plan, the scanner accepts a valid
+    /// payload without building a `Value`; anything it does not accept is
+    /// parsed and checked by `jsonschema`, whose verdict and report stand.
     #[inline]
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+        if let Some(plan) = &self.plan {
+            if plan.scan(payload) == Some(true) {
+                return Ok(());
+            }
+        }
+        self.parse_and_check(payload)
+    }
+
+    fn parse_and_check(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         let parsed = if self.reject_duplicate_keys {
             parse_strict(payload)
         } else {

@@ -21,6 +21,41 @@ mod protobuf;
 #[cfg(feature = "protobuf")]
 pub mod scan;
 
+/// The JSON scanner's compiled plan: a JSON Schema checked on the payload
+/// bytes without building a `serde_json::Value` (feature `json`). The guard
+/// uses it on its own; it is public for the differential tests and for
+/// those who want the verdict alone.
+///
+/// Covered: drafts 4 to 2020-12; boolean schemas, `type`, `properties`,
+/// `patternProperties`, `additionalProperties`, `required`,
+/// `dependentRequired`, `dependentSchemas`, `dependencies`,
+/// `propertyNames`, `items`/`prefixItems`/`additionalItems`,
+/// `minItems`/`maxItems`, `minLength`/`maxLength`, `pattern`, `format`,
+/// scalar `enum`/`const`, numeric bounds, `multipleOf`,
+/// `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
+/// pointer in the document or to a registry schema by URN. Anything else
+/// `jsonschema` acts on makes [`JsonPlan::compile`](json_plan::JsonPlan::compile)
+/// refuse the schema, which the guard then validates with `jsonschema`.
+#[cfg(feature = "json")]
+pub mod json_plan {
+    pub use super::json::plan::{JsonPlan, PlanRefusal};
+}
+
+/// Which engine checks the payload bytes of a JSON Schema
+/// (`Guard::json_engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum JsonEngine {
+    /// The validating scanner (`json_plan::JsonPlan`):
+    /// a valid payload is accepted without building a `serde_json::Value`;
+    /// one it refuses is parsed and reported by `jsonschema`, so verdict
+    /// and violations are `jsonschema`'s.
+    Scanner,
+    /// `serde_json` and `jsonschema`, for a schema using something the
+    /// scanner does not cover (or with duplicate keys refused).
+    Jsonschema,
+}
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -279,6 +314,17 @@ impl Compiled {
             return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
         }
         self.validate(body)
+    }
+
+    /// For a JSON Schema, which engine checks payload bytes; `None` for
+    /// another language.
+    pub fn json_engine(&self) -> Option<JsonEngine> {
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(ref v) => Some(v.engine()),
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(_) => None,
+        }
     }
 
     /// Checks a payload the caller has already parsed as JSON.

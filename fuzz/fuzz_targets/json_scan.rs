@@ -1,0 +1,9 @@
+//! See `bodies/json_scan.rs`: the same function runs over the committed seeds
+//! as an ordinary test on stable (`tests/fuzz_corpus.rs`).
+#![no_main]
+
+#[path = "../bodies/mod.rs"]
+#[allow(dead_code)]
+mod bodies;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::json_scan::run(data));
