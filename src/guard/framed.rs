@@ -83,6 +83,8 @@ impl Guard {
 }
 
 fn frame_invalid(message: String) -> Invalid {
+    // A constant, tested to parse (tests/guard_framed.rs): not reachable
+    // from input.
     let urn: Urn = FRAME_URN.parse().expect("FRAME_URN is a URN");
     Invalid::new(urn, vec![core::violation("", ViolationKind::Wire, message)])
 }

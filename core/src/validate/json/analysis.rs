@@ -139,6 +139,12 @@ fn child(pointer: &str, key: &str) -> String {
 }
 
 fn percent_decode(text: &str) -> String {
+    String::from_utf8_lossy(&percent_decoded(text)).into_owned()
+}
+
+/// The bytes of a JSON-pointer fragment with its `%XX` escapes decoded
+/// (an escape that is not two hex digits is kept as written).
+pub(super) fn percent_decoded(text: &str) -> Vec<u8> {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -154,7 +160,7 @@ fn percent_decode(text: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
 /// Every subschema below `value` (at `pointer`), each with the keyword kind
