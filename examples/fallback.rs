@@ -13,7 +13,7 @@
 //! server stops. v1 still validates (a fetched schema is immutable, kept
 //! for good); v2, never fetched, fails open as `unreachable` and is counted
 //! in `dataschema_unvalidated_total{reason="unreachable"}`, read back from
-//! a Prometheus recorder. It exits non-zero if any of that does not happen
+//! the Prometheus recorder it installs. It exits non-zero if any of that does not happen
 //! (`tests/fallback_example.rs` runs it).
 
 use std::time::{Duration, Instant};
@@ -31,7 +31,8 @@ const V1: &str = r#"{
     "refund_id": { "type": "string", "pattern": "^ref_" },
     "amount": { "type": "number", "exclusiveMinimum": 0 }
   },
-  "required": ["refund_id", "amount"]
+  "required": ["refund_id", "amount"],
+  "additionalProperties": false
 }"#;
 const V2: &str = r#"{
   "type": "object",
@@ -40,7 +41,8 @@ const V2: &str = r#"{
     "amount": { "type": "number", "exclusiveMinimum": 0 },
     "reason": { "type": "string" }
   },
-  "required": ["refund_id", "amount"]
+  "required": ["refund_id", "amount"],
+  "additionalProperties": false
 }"#;
 const V1_URN: &str = "urn:acme:schema:refunds.issued:1";
 const V2_URN: &str = "urn:acme:schema:refunds.issued:2";
@@ -133,16 +135,18 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     server.publish(V1_URN, V1)?;
     server.publish(V2_URN, V2)?;
 
-    // A recorder of this guard's own: its counters are read back below.
+    // The recorder is installed before the guard is built (the guard binds
+    // its counters in the recorder installed then; a schema's, when it is
+    // first compiled); its counts are read back below.
     let recorder = PrometheusBuilder::new().build_recorder();
     let metrics = recorder.handle();
+    metrics::set_global_recorder(recorder)
+        .map_err(|err| format!("installing the Prometheus recorder: {err}"))?;
     let fallback = HttpResolver::builder(server.url.clone())
         .timeout(Duration::from_millis(500))
         .build()?;
     let bundle = Registry::from_bundle(dataschema::include_bundle!())?;
-    let guard = metrics::with_local_recorder(&recorder, || {
-        Guard::builder(bundle).fallback(fallback.clone()).build()
-    });
+    let guard = Guard::builder(bundle).fallback(fallback.clone()).build();
 
     let good = br#"{"refund_id": "ref_1", "amount": 12.5}"#;
     let bad = br#"{"refund_id": "R-1", "amount": 0}"#;
@@ -157,7 +161,7 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     expect("v2, registry down (never fetched)", &unreachable, "unvalidated (unreachable)")?;
     if let Ok(Outcome::Unvalidated(u)) = &unreachable {
         assert_eq!(u.reason(), Reason::Unreachable);
-        println!("  because: {}", u.error());
+        println!("  {u}");
     }
 
     let rendered = metrics.render();
