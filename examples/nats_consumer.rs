@@ -35,14 +35,17 @@
 //! "double acks": each waits for the server's confirmation.
 //!
 //! The dead letter keeps the body and the headers of the original (except
-//! `Nats-*` headers) and adds, all bounded in size (at most 16
-//! `Dataschema-Violation` values of at most 300 bytes each; values are
-//! printable ASCII, anything else escaped):
+//! `Nats-*` headers) and adds, all bounded in size (at most 16 violation
+//! headers of at most 300 bytes each; values are printable ASCII, anything
+//! else escaped):
 //!
 //! * `Dataschema-Verdict`: `invalid` or `unreadable`;
 //! * `Dataschema-Urn`: the schema the payload failed (invalid);
 //! * `Dataschema-Violation-Count`: how many violations (at most 64);
-//! * `Dataschema-Violation`: one value per violation, `PATH (KIND): MESSAGE`;
+//! * `Dataschema-Violation-1` to `-16`: the first violations, one header
+//!   each, `PATH (KIND): MESSAGE` (numbered headers rather than one
+//!   repeated header: some NATS clients keep only the last value of a
+//!   repeated header, async-nats' `get_raw_message` among them);
 //! * `Dataschema-Error`: why an unreadable message could not be read;
 //! * `Dataschema-Source-Stream`, `Dataschema-Source-Subject`,
 //!   `Dataschema-Source-Sequence`: where it came from.
@@ -119,7 +122,7 @@ use metrics_exporter_prometheus::{BuildError, PrometheusBuilder};
 use dataschema::http::{Api, HttpResolver};
 use dataschema::{Guard, Invalid, Outcome, Reason, Registry};
 
-/// At most this many `Dataschema-Violation` header values per dead letter.
+/// At most this many `Dataschema-Violation-N` headers per dead letter.
 const MAX_VIOLATION_HEADERS: usize = 16;
 /// At most this many bytes in one header value we write.
 const MAX_HEADER_VALUE: usize = 300;
@@ -443,14 +446,19 @@ fn dead_letter_headers(
                 "Dataschema-Violation-Count",
                 invalid.violations().len().to_string(),
             );
-            for violation in invalid.violations().iter().take(MAX_VIOLATION_HEADERS) {
+            for (number, violation) in invalid
+                .violations()
+                .iter()
+                .take(MAX_VIOLATION_HEADERS)
+                .enumerate()
+            {
                 let path = if violation.path().is_empty() {
                     "(root)"
                 } else {
                     violation.path()
                 };
-                headers.append(
-                    "Dataschema-Violation",
+                headers.insert(
+                    format!("Dataschema-Violation-{}", number + 1),
                     header_value(&format!(
                         "{path} ({:?}): {}",
                         violation.kind(),
