@@ -12,9 +12,12 @@
 //! (without a `--test` filter), but `cargo test --test nats_consumer` does
 //! not, and an old binary would be tested silently: so the test runs
 //! `cargo build --example nats_consumer` itself (cargo's `CARGO`), with
-//! exactly this test's features, into this test's target directory. When
-//! the binary is up to date that is a no-op of a second; otherwise only
-//! the example compiles (the library is shared with this test's build).
+//! this test's features (`--all-features` when it has them all, as
+//! `.ci/test` runs), into this test's target directory. When the binary
+//! is up to date that is a no-op of a second; otherwise only the example
+//! compiles (the library is shared with this test's build; a run with
+//! another package selection, such as `-p dataschema`, unifies features
+//! differently and may rebuild a few dependencies once).
 #![cfg(all(
     feature = "http",
     feature = "server",
@@ -96,7 +99,7 @@ fn consumer_binary() -> PathBuf {
             let target_dir = profile_dir
                 .parent()
                 .ok_or("no target directory above the profile directory")?;
-            let features: Vec<&str> = [
+            let features: Vec<(&str, bool)> = [
                 ("json", cfg!(feature = "json")),
                 ("protobuf", cfg!(feature = "protobuf")),
                 ("build", cfg!(feature = "build")),
@@ -108,15 +111,47 @@ fn consumer_binary() -> PathBuf {
                 ("postgres", cfg!(feature = "postgres")),
                 ("samples", cfg!(feature = "samples")),
             ]
-            .into_iter()
-            .filter_map(|(name, on)| on.then_some(name))
-            .collect();
+            .into();
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let mut build = Command::new(cargo);
+            build.args(["build", "--example", "nats_consumer"]);
+            // Cargo sets these for a running test; a build script watching
+            // one (ring's watches CARGO_MANIFEST_DIR and OUT_DIR) would rerun, and
+            // everything above it rebuild, on each flip between the two.
+            for (name, _) in std::env::vars_os() {
+                let name = name.to_string_lossy();
+                if name.starts_with("CARGO_PKG_")
+                    || name.starts_with("CARGO_BIN_EXE_")
+                    || [
+                        "CARGO_MANIFEST_DIR",
+                        "CARGO_MANIFEST_PATH",
+                        "CARGO_CRATE_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                        "CARGO_RUSTC_CURRENT_DIR",
+                        "OUT_DIR",
+                    ]
+                    .contains(&name.as_ref())
+                {
+                    build.env_remove(name.as_ref());
+                }
+            }
+            if features.iter().all(|(_, on)| *on) {
+                // As `cargo test --all-features` (.ci/test) selected the
+                // workspace's default members: the same feature
+                // unification, so the dependencies are not rebuilt.
+                build.arg("--all-features");
+            } else {
+                let on: Vec<&str> = features
+                    .iter()
+                    .filter_map(|(name, on)| on.then_some(*name))
+                    .collect();
+                build
+                    .arg("--no-default-features")
+                    .arg("--features")
+                    .arg(on.join(","));
+            }
             build
-                .args(["build", "--example", "nats_consumer", "--no-default-features"])
-                .arg("--features")
-                .arg(features.join(","))
                 .arg("--manifest-path")
                 .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
                 .arg("--target-dir")
