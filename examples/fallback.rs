@@ -150,15 +150,31 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let good = br#"{"refund_id": "ref_1", "amount": 12.5}"#;
     let bad = br#"{"refund_id": "R-1", "amount": 0}"#;
-    expect("v1, registry up", &guard.validate(V1_URN, good), "validated")?;
-    expect("v1 invalid, registry up", &guard.validate(V1_URN, bad), "invalid")?;
+    expect(
+        "v1, registry up",
+        &guard.validate(V1_URN, good),
+        "validated",
+    )?;
+    expect(
+        "v1 invalid, registry up",
+        &guard.validate(V1_URN, bad),
+        "invalid",
+    )?;
     println!("schemas fetched so far: {}", fallback.cached_len());
 
     server.stop()?;
     println!("registry server stopped");
-    expect("v1, registry down (cached)", &guard.validate(V1_URN, good), "validated")?;
+    expect(
+        "v1, registry down (cached)",
+        &guard.validate(V1_URN, good),
+        "validated",
+    )?;
     let unreachable = guard.validate(V2_URN, good);
-    expect("v2, registry down (never fetched)", &unreachable, "unvalidated (unreachable)")?;
+    expect(
+        "v2, registry down (never fetched)",
+        &unreachable,
+        "unvalidated (unreachable)",
+    )?;
     if let Ok(Outcome::Unvalidated(u)) = &unreachable {
         assert_eq!(u.reason(), Reason::Unreachable);
         println!("  {u}");
@@ -178,7 +194,11 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
             r#"schema="refunds.issued""#,
             2.0,
         ),
-        ("dataschema_invalid_total", r#"schema="refunds.issued""#, 1.0),
+        (
+            "dataschema_invalid_total",
+            r#"schema="refunds.issued""#,
+            1.0,
+        ),
         (
             "dataschema_unvalidated_total",
             r#"reason="unreachable""#,
@@ -191,7 +211,9 @@ pub fn main() -> Result<(), Box<dyn std::error::Error>> {
         let value = series(name, label);
         println!("  {name}{{{label}}} = {value:?}");
         if value != Some(wanted) {
-            return Err(format!("{name}{{{label}}} is {value:?}, wanted {wanted}\n{rendered}").into());
+            return Err(
+                format!("{name}{{{label}}} is {value:?}, wanted {wanted}\n{rendered}").into(),
+            );
         }
     }
     println!(

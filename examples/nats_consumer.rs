@@ -193,9 +193,7 @@ impl Config {
             };
             let value = match inline {
                 Some(value) => value,
-                None => args
-                    .next()
-                    .ok_or_else(|| format!("{flag} needs a value"))?,
+                None => args.next().ok_or_else(|| format!("{flag} needs a value"))?,
             };
             given.push((flag, value));
         }
@@ -262,7 +260,10 @@ impl Config {
             }
         }
         if !valid_subject(&self.subject, true) {
-            return Err(format!("--subject {:?}: not a subject filter", self.subject));
+            return Err(format!(
+                "--subject {:?}: not a subject filter",
+                self.subject
+            ));
         }
         match &self.dead_letter {
             Some(subject) => {
@@ -503,8 +504,13 @@ fn install_exporter(addr: SocketAddr) -> Result<SocketAddr, Box<dyn std::error::
                 metrics::set_global_recorder(recorder)?;
                 return Ok(chosen);
             }
-            Err(BuildError::FailedToCreateHTTPListener(why)) if addr.port() == 0 && attempts < 5 => {
-                eprintln!("metrics port {} was taken ({why}); trying another", chosen.port());
+            Err(BuildError::FailedToCreateHTTPListener(why))
+                if addr.port() == 0 && attempts < 5 =>
+            {
+                eprintln!(
+                    "metrics port {} was taken ({why}); trying another",
+                    chosen.port()
+                );
                 attempts += 1;
             }
             Err(err) => return Err(format!("the metrics listener on {chosen}: {err}").into()),
@@ -677,8 +683,13 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
                 Err(err) => Err(err.to_string()),
             };
             if let Err(err) = stored {
-                eprintln!("message {seq}: dead letter to {target} not stored ({err}): redelivered later");
-                if let Err(err) = message.ack_with(AckKind::Nak(Some(Duration::from_secs(5)))).await {
+                eprintln!(
+                    "message {seq}: dead letter to {target} not stored ({err}): redelivered later"
+                );
+                if let Err(err) = message
+                    .ack_with(AckKind::Nak(Some(Duration::from_secs(5))))
+                    .await
+                {
                     eprintln!("message {seq}: nak failed: {err}");
                 }
                 continue;

@@ -86,7 +86,10 @@ fn exported() -> (BTreeSet<String>, BTreeSet<String>, BTreeSet<String>) {
     let mut names = BTreeSet::new();
     let mut labelled = BTreeSet::new();
     let mut reasons = BTreeSet::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let (series, _value) = line.rsplit_once(' ').unwrap();
         let (name, labels) = match series.split_once('{') {
             Some((name, labels)) => (name, labels.trim_end_matches('}')),
@@ -136,7 +139,10 @@ fn the_rules_name_what_a_guard_exports() {
     );
     let every_reason: BTreeSet<String> =
         Reason::ALL.iter().map(|r| r.as_str().to_owned()).collect();
-    assert_eq!(reasons, every_reason, "every reason is exported, from the start");
+    assert_eq!(
+        reasons, every_reason,
+        "every reason is exported, from the start"
+    );
     assert!(labelled.contains("dataschema_unvalidated_total/reason"));
     assert!(labelled.contains("dataschema_validated_total/schema"));
     assert!(labelled.contains("dataschema_invalid_total/schema"));
@@ -144,10 +150,7 @@ fn the_rules_name_what_a_guard_exports() {
     for file in [RULES, TESTS] {
         let text = std::fs::read_to_string(dir().join(file)).unwrap();
         let used = metric_names(&text);
-        assert!(
-            used.len() >= 3,
-            "{file} names the three counters: {used:?}"
-        );
+        assert!(used.len() >= 3, "{file} names the three counters: {used:?}");
         for name in &used {
             assert!(
                 names.contains(name),
@@ -160,11 +163,17 @@ fn the_rules_name_what_a_guard_exports() {
             if value.starts_with("{{") {
                 continue; // a template in an annotation
             }
-            assert!(every_reason.contains(value), "{file}: reason {value:?} is not a Reason");
+            assert!(
+                every_reason.contains(value),
+                "{file}: reason {value:?} is not a Reason"
+            );
         }
         for piece in text.split("reason: ").skip(1) {
             let value = piece.split_whitespace().next().unwrap();
-            assert!(every_reason.contains(value), "{file}: reason {value:?} is not a Reason");
+            assert!(
+                every_reason.contains(value),
+                "{file}: reason {value:?} is not a Reason"
+            );
         }
     }
 }

@@ -53,7 +53,10 @@ fn confluents_json_serializer_frames_what_validate_framed_checks() {
     let Some(python) = python() else { return };
     let running = server::start();
     let out_dir = tempfile::tempdir().unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/python/confluent_framed.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/confluent_framed.py"
+    );
     let out = Command::new(&python)
         .arg(script)
         .arg(running.url(""))

@@ -59,7 +59,8 @@ async fn nats() -> Option<async_nats::Client> {
     match connected {
         Ok(client) => Some(client),
         Err(err) => {
-            let message = format!("NATS with JetStream at {url} (DATASCHEMA_NATS_URL) is unreachable: {err}");
+            let message =
+                format!("NATS with JetStream at {url} (DATASCHEMA_NATS_URL) is unreachable: {err}");
             if std::env::var_os("CI").is_some() {
                 panic!("{message}; under CI it must run (.ci/setup exports its URL)");
             }
@@ -156,7 +157,10 @@ fn consumer_binary() -> PathBuf {
                 .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
                 .arg("--target-dir")
                 .arg(target_dir);
-            if profile_dir.file_name().is_some_and(|name| name == "release") {
+            if profile_dir
+                .file_name()
+                .is_some_and(|name| name == "release")
+            {
                 build.arg("--release");
             }
             let out = build.output().map_err(|e| format!("running cargo: {e}"))?;
@@ -314,7 +318,9 @@ fn dataschema_series(text: &str) -> BTreeMap<String, f64> {
 }
 
 fn scrape(url: &str) -> String {
-    let mut reply = ureq::get(url).call().unwrap_or_else(|err| panic!("GET {url}: {err}"));
+    let mut reply = ureq::get(url)
+        .call()
+        .unwrap_or_else(|err| panic!("GET {url}: {err}"));
     assert_eq!(reply.status().as_u16(), 200);
     reply.body_mut().read_to_string().unwrap()
 }
@@ -328,6 +334,10 @@ async fn publish(js: &jetstream::Context, subject: &str, headers: HeaderMap, bod
         .unwrap()
         .sequence
 }
+
+/// A message sent: subject, headers, body, the consumer's line for it,
+/// whether it is dead-lettered.
+type Sent<'a> = (String, HeaderMap, String, &'a str, bool);
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).map(|v| v.as_str())
@@ -364,8 +374,14 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     let refunds = format!("{prefix}.refunds");
     let v1 = "urn:acme:schema:orders.created:1";
     // (subject, headers, body, the consumer's line, dead-lettered)
-    let mut sent: Vec<(String, HeaderMap, String, &str, bool)> = Vec::new();
-    sent.push((orders.clone(), binary_event(Some(v1), "e1"), ORDER_V1.into(), "validated", false));
+    let mut sent: Vec<Sent> = Vec::new();
+    sent.push((
+        orders.clone(),
+        binary_event(Some(v1), "e1"),
+        ORDER_V1.into(),
+        "validated",
+        false,
+    ));
     let (h, b) = structured_event("urn:acme:schema:orders.created:2", "e2", ORDER_V2);
     sent.push((orders.clone(), h, b, "validated", false));
     sent.push((
@@ -397,7 +413,13 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         "unvalidated (not_found)",
         false,
     ));
-    sent.push((orders.clone(), binary_event(None, "e7"), ORDER_V1.into(), "no schema", false));
+    sent.push((
+        orders.clone(),
+        binary_event(None, "e7"),
+        ORDER_V1.into(),
+        "no schema",
+        false,
+    ));
     sent.push((
         orders.clone(),
         binary_event(Some(v1), "e8"),
@@ -407,7 +429,13 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     ));
     let mut plain = HeaderMap::new();
     plain.insert("Content-Type", "application/cloudevents+json");
-    sent.push((orders.clone(), plain, "this is not a CloudEvent".into(), "unreadable", true));
+    sent.push((
+        orders.clone(),
+        plain,
+        "this is not a CloudEvent".into(),
+        "unreadable",
+        true,
+    ));
     sent.push((
         orders.clone(),
         binary_event(Some("https://acme.example/orders.json"), "e10"),
@@ -458,22 +486,37 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     let info = stream_handle.consumer_info(&consumer_name).await.unwrap();
     assert_eq!(info.delivered.stream_sequence, sent.len() as u64);
     assert_eq!(info.ack_floor.stream_sequence, sent.len() as u64);
-    assert_eq!((info.num_pending, info.num_ack_pending, info.num_redelivered), (0, 0, 0));
+    assert_eq!(
+        (info.num_pending, info.num_ack_pending, info.num_redelivered),
+        (0, 0, 0)
+    );
 
     // The dead letters: the invalid and the unreadable, with headers.
     let mut dlq = js.get_stream(&dlq_name).await.unwrap();
-    let dead: Vec<(usize, &(String, HeaderMap, String, &str, bool))> =
-        sent.iter().enumerate().filter(|(_, m)| m.4).collect();
+    let dead: Vec<(usize, &Sent)> = sent.iter().enumerate().filter(|(_, m)| m.4).collect();
     assert_eq!(dlq.info().await.unwrap().state.messages, dead.len() as u64);
     for (n, (number, (subject, original, body, _, _))) in dead.iter().enumerate() {
         let letter = dlq.get_raw_message(n as u64 + 1).await.unwrap();
         let h = &letter.headers;
         assert_eq!(letter.subject.as_str(), format!("{subject}.dlq"));
-        assert_eq!(letter.payload.as_ref(), body.as_bytes(), "the original body");
-        assert_eq!(header(h, "Dataschema-Source-Stream"), Some(stream_name.as_str()));
-        assert_eq!(header(h, "Dataschema-Source-Subject"), Some(subject.as_str()));
+        assert_eq!(
+            letter.payload.as_ref(),
+            body.as_bytes(),
+            "the original body"
+        );
+        assert_eq!(
+            header(h, "Dataschema-Source-Stream"),
+            Some(stream_name.as_str())
+        );
+        assert_eq!(
+            header(h, "Dataschema-Source-Subject"),
+            Some(subject.as_str())
+        );
         let source_sequence = (number + 1).to_string();
-        assert_eq!(header(h, "Dataschema-Source-Sequence"), Some(source_sequence.as_str()));
+        assert_eq!(
+            header(h, "Dataschema-Source-Sequence"),
+            Some(source_sequence.as_str())
+        );
         // The original headers travel along.
         assert_eq!(header(h, "ce-id"), header(original, "ce-id"));
         assert_eq!(header(h, "Content-Type"), header(original, "Content-Type"));
@@ -481,30 +524,48 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
             .map_while(|n| header(h, &format!("Dataschema-Violation-{n}")))
             .collect();
         for value in &violations {
-            assert!(value.len() <= 300 && value.bytes().all(|b| (32..127).contains(&b)), "{value:?}");
+            assert!(
+                value.len() <= 300 && value.bytes().all(|b| (32..127).contains(&b)),
+                "{value:?}"
+            );
         }
         match number + 1 {
             3 => {
                 assert_eq!(header(h, "Dataschema-Verdict"), Some("invalid"));
                 assert_eq!(header(h, "Dataschema-Urn"), Some(v1));
                 assert_eq!(header(h, "Dataschema-Violation-Count"), Some("3"));
-                let paths: Vec<&str> = violations.iter().map(|v| v.split(' ').next().unwrap()).collect();
-                assert_eq!(paths, ["/items", "/order_id", "/placed_at"], "{violations:?}");
+                let paths: Vec<&str> = violations
+                    .iter()
+                    .map(|v| v.split(' ').next().unwrap())
+                    .collect();
+                assert_eq!(
+                    paths,
+                    ["/items", "/order_id", "/placed_at"],
+                    "{violations:?}"
+                );
             }
             5 => {
                 assert_eq!(header(h, "Dataschema-Urn"), Some(REFUND_URN));
                 assert_eq!(header(h, "Dataschema-Violation-Count"), Some("2"));
-                let mut paths: Vec<&str> = violations.iter().map(|v| v.split(' ').next().unwrap()).collect();
+                let mut paths: Vec<&str> = violations
+                    .iter()
+                    .map(|v| v.split(' ').next().unwrap())
+                    .collect();
                 paths.sort();
                 assert_eq!(paths, ["/amount", "/refund_id"], "{violations:?}");
             }
             8 => {
                 assert_eq!(header(h, "Dataschema-Violation-Count"), Some("1"));
-                assert!(violations[0].starts_with("(root) (NotJson): "), "{violations:?}");
+                assert!(
+                    violations[0].starts_with("(root) (NotJson): "),
+                    "{violations:?}"
+                );
             }
             9 => {
                 assert_eq!(header(h, "Dataschema-Verdict"), Some("unreadable"));
-                assert!(header(h, "Dataschema-Error").unwrap().contains("not a JSON CloudEvent"));
+                assert!(header(h, "Dataschema-Error")
+                    .unwrap()
+                    .contains("not a JSON CloudEvent"));
                 assert!(header(h, "Dataschema-Urn").is_none());
             }
             other => panic!("message {other} was not to be dead-lettered"),
@@ -520,12 +581,21 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         }
     }
     for reason in dataschema::Reason::ALL {
-        wanted.insert(format!("dataschema_unvalidated_total{{reason=\"{reason}\"}}"), 0.0);
+        wanted.insert(
+            format!("dataschema_unvalidated_total{{reason=\"{reason}\"}}"),
+            0.0,
+        );
     }
     for (series, value) in [
-        (r#"dataschema_validated_total{schema="orders.created"}"#, 2.0),
+        (
+            r#"dataschema_validated_total{schema="orders.created"}"#,
+            2.0,
+        ),
         (r#"dataschema_invalid_total{schema="orders.created"}"#, 2.0),
-        (r#"dataschema_validated_total{schema="refunds.issued"}"#, 1.0),
+        (
+            r#"dataschema_validated_total{schema="refunds.issued"}"#,
+            1.0,
+        ),
         (r#"dataschema_invalid_total{schema="refunds.issued"}"#, 1.0),
         (r#"dataschema_unvalidated_total{reason="not_found"}"#, 1.0),
         (r#"dataschema_unvalidated_total{reason="not_a_urn"}"#, 1.0),
@@ -543,9 +613,16 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         .unwrap();
     assert!(status.success());
     let exit = consumer.exit(Duration::from_secs(20)).await;
-    assert!(exit.success(), "exit {exit:?}; stderr:\n{}", consumer.stderr.lock().unwrap());
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
     let rest = consumer.rest().await;
-    assert_eq!(rest, [format!("stopped after {} messages (signal)", sent.len())]);
+    assert_eq!(
+        rest,
+        [format!("stopped after {} messages (signal)", sent.len())]
+    );
 
     js.delete_stream(&stream_name).await.unwrap();
     js.delete_stream(&dlq_name).await.unwrap();
@@ -579,13 +656,23 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
         "--max-messages=2".into(),
     ]);
     let exit = consumer.exit(Duration::from_secs(60)).await;
-    assert!(exit.success(), "exit {exit:?}; stderr:\n{}", consumer.stderr.lock().unwrap());
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
     let lines = consumer.rest().await;
     assert_eq!(lines.len(), 5, "{lines:?}");
-    assert!(lines[0].starts_with("metrics on http://127.0.0.1:"), "{lines:?}");
+    assert!(
+        lines[0].starts_with("metrics on http://127.0.0.1:"),
+        "{lines:?}"
+    );
     assert_eq!(lines[2], format!("message 1 {prefix}.orders: validated"));
     assert_eq!(lines[3], format!("message 2 {prefix}.orders: validated"));
-    assert_eq!(lines[4], "stopped after 2 messages (--max-messages reached)");
+    assert_eq!(
+        lines[4],
+        "stopped after 2 messages (--max-messages reached)"
+    );
     let info = js
         .get_stream(&stream_name)
         .await
@@ -594,9 +681,15 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
         .await
         .unwrap();
     assert_eq!(info.ack_floor.stream_sequence, 2);
-    assert_eq!(info.num_pending + info.num_ack_pending as u64, 1, "{info:?}");
+    assert_eq!(
+        info.num_pending + info.num_ack_pending as u64,
+        1,
+        "{info:?}"
+    );
     js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ")).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
 }
 
 #[test]
