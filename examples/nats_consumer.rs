@@ -1,0 +1,745 @@
+//! A NATS JetStream consumer that validates every CloudEvent with a guard,
+//! dead-letters the invalid ones and exports the guard's counters to
+//! Prometheus.
+//!
+//! ```text
+//! cargo run --example nats_consumer --features http,json,cloudevents -- \
+//!     --nats nats://127.0.0.1:4222 --stream EVENTS --subject 'events.*' \
+//!     --registry http://127.0.0.1:8081 --metrics 127.0.0.1:9464
+//! ```
+//!
+//! # What it does with a message
+//!
+//! A message is read as a CloudEvent in either content mode of the
+//! CloudEvents NATS binding:
+//!
+//! * **binary mode**, when it has a `ce-specversion` header: the schema is
+//!   the `ce-dataschema` header (none: the event claims no schema) and the
+//!   payload is the message body, checked as it is (`Guard::validate`);
+//! * **structured mode** otherwise: the body is a JSON CloudEvent
+//!   (`application/cloudevents+json`), whose `dataschema` and `data` (or
+//!   `data_base64`) are checked (`Guard::validate_event`).
+//!
+//! Then:
+//!
+//! | verdict | what happens |
+//! |---|---|
+//! | validated, no schema, unvalidated (any reason) | acknowledged |
+//! | invalid | published to the dead-letter subject with the violations in headers, then acknowledged |
+//! | unreadable (no `ce-specversion` header and not a JSON CloudEvent) | dead-lettered the same way (`Dataschema-Verdict: unreadable`), counted in `dataschema_consumer_unreadable_total` |
+//!
+//! A dead letter is published through JetStream and the original is
+//! acknowledged only once the server has stored it; if the publish fails
+//! the original is not acknowledged but negatively acknowledged
+//! (redelivered after 5 s), so nothing is lost. Acknowledgements are
+//! "double acks": each waits for the server's confirmation.
+//!
+//! The dead letter keeps the body and the headers of the original (except
+//! `Nats-*` headers) and adds, all bounded in size (at most 16 violation
+//! headers of at most 300 bytes each; values are printable ASCII, anything
+//! else escaped):
+//!
+//! * `Dataschema-Verdict`: `invalid` or `unreadable`;
+//! * `Dataschema-Urn`: the schema the payload failed (invalid);
+//! * `Dataschema-Violation-Count`: how many violations (at most 64);
+//! * `Dataschema-Violation-1` to `-16`: the first violations, one header
+//!   each, `PATH (KIND): MESSAGE` (numbered headers rather than one
+//!   repeated header: some NATS clients keep only the last value of a
+//!   repeated header, async-nats' `get_raw_message` among them);
+//! * `Dataschema-Error`: why an unreadable message could not be read;
+//! * `Dataschema-Source-Stream`, `Dataschema-Source-Subject`,
+//!   `Dataschema-Source-Sequence`: where it came from.
+//!
+//! # Where it reads and writes
+//!
+//! The stream (`--stream`, created with `--subject` as its only subject if
+//! it does not exist) is read through a durable pull consumer
+//! (`--consumer`, created if missing, filtered on `--subject`). Dead
+//! letters go to `<subject>.dlq` (the original message's subject plus
+//! `.dlq`) or to the one subject given with `--dead-letter`, stored in the
+//! stream `--dead-letter-stream` (default `<stream>_DLQ`, created if
+//! missing). A dead-letter subject the consumer's own filter would match
+//! is refused at start (a dead letter would be consumed again), and so is
+//! a filter ending in `>` without `--dead-letter`.
+//!
+//! # Validation off the executor
+//!
+//! The guard's `validate` is synchronous, and a URN the bundle lacks is
+//! fetched from the registry (`--registry`, the `HttpResolver` fallback)
+//! by a blocking wait of at most `--fallback-wait-ms` (default: the
+//! resolver's total timeout, 1.5 s). So each message is validated on
+//! tokio's blocking pool (`spawn_blocking`), never on an executor thread:
+//! the message that meets a new URN waits for its schema, and is checked
+//! rather than let through. With `--fallback-wait-ms 0` the resolver never
+//! waits (the HttpResolver's design for code that validates on the
+//! executor): a miss starts the fetch in the background and that message
+//! fails open as `unreachable`, counted; later ones hit the cache.
+//!
+//! # Metrics
+//!
+//! `metrics-exporter-prometheus` serves `/metrics` on `--metrics ADDR`
+//! (port 0: the OS picks one). The exporter is installed before the guard
+//! is built, so the guard's counters land in it:
+//! `dataschema_validated_total{schema}`, `dataschema_invalid_total{schema}`,
+//! `dataschema_unvalidated_total{reason}`, and this consumer's
+//! `dataschema_consumer_unreadable_total` and
+//! `dataschema_consumer_dead_letters_total`. The alerting rules are in
+//! `deploy/prometheus/dataschema.rules.yml`.
+//!
+//! # Configuration
+//!
+//! Every flag has an environment variable; the flag wins.
+//!
+//! | flag | environment | default |
+//! |---|---|---|
+//! | `--nats URL` | `DATASCHEMA_NATS_URL` | `nats://127.0.0.1:4222` |
+//! | `--stream NAME` | `DATASCHEMA_STREAM` | `EVENTS` |
+//! | `--subject FILTER` | `DATASCHEMA_SUBJECT` | `events.*` |
+//! | `--consumer NAME` | `DATASCHEMA_CONSUMER` | `dataschema-guard` |
+//! | `--dead-letter SUBJECT` | `DATASCHEMA_DEAD_LETTER` | `<subject>.dlq` |
+//! | `--dead-letter-stream NAME` | `DATASCHEMA_DEAD_LETTER_STREAM` | `<stream>_DLQ` |
+//! | `--registry URL` | `DATASCHEMA_REGISTRY_URL` | none: bundled schemas only |
+//! | `--confluent-namespace NS` | `DATASCHEMA_CONFLUENT_NAMESPACE` | none: the registry's native API |
+//! | `--fallback-wait-ms N` | `DATASCHEMA_FALLBACK_WAIT_MS` | the resolver's timeout |
+//! | `--metrics ADDR` | `DATASCHEMA_METRICS_ADDR` | `127.0.0.1:9464` |
+//! | `--max-messages N` | `DATASCHEMA_MAX_MESSAGES` | none: until stopped |
+//!
+//! It prints `metrics on http://ADDR/metrics`, then `consuming ...`, then
+//! one line per message, and stops cleanly on ctrl-c, SIGTERM or after
+//! `--max-messages` messages (printing `stopped after N messages`), with
+//! exit code 0. A bad flag exits with 64 and says which.
+
+use std::fmt::Write as _;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_nats::jetstream::{self, consumer::pull, stream, AckKind};
+use async_nats::HeaderMap;
+use futures_util::StreamExt;
+use metrics_exporter_prometheus::{BuildError, PrometheusBuilder};
+
+use dataschema::http::{Api, HttpResolver};
+use dataschema::{Guard, Invalid, Outcome, Reason, Registry};
+
+/// At most this many `Dataschema-Violation-N` headers per dead letter.
+const MAX_VIOLATION_HEADERS: usize = 16;
+/// At most this many bytes in one header value we write.
+const MAX_HEADER_VALUE: usize = 300;
+/// A usage error (sysexits' `EX_USAGE`).
+const EXIT_USAGE: i32 = 64;
+
+const HELP: &str = "\
+nats_consumer: validates the CloudEvents of a NATS JetStream stream
+
+flags (each also read from the environment variable in brackets):
+  --nats URL                  NATS server [DATASCHEMA_NATS_URL] (nats://127.0.0.1:4222)
+  --stream NAME               stream to read [DATASCHEMA_STREAM] (EVENTS)
+  --subject FILTER            subject filter [DATASCHEMA_SUBJECT] (events.*)
+  --consumer NAME             durable consumer [DATASCHEMA_CONSUMER] (dataschema-guard)
+  --dead-letter SUBJECT       dead-letter subject [DATASCHEMA_DEAD_LETTER] (<subject>.dlq)
+  --dead-letter-stream NAME   stream storing dead letters [DATASCHEMA_DEAD_LETTER_STREAM] (<stream>_DLQ)
+  --registry URL              fallback registry [DATASCHEMA_REGISTRY_URL] (none)
+  --confluent-namespace NS    speak Confluent's API for URNs of NS [DATASCHEMA_CONFLUENT_NAMESPACE]
+  --fallback-wait-ms N        longest wait for a fetched schema [DATASCHEMA_FALLBACK_WAIT_MS]
+  --metrics ADDR              Prometheus listener, port 0 = any [DATASCHEMA_METRICS_ADDR] (127.0.0.1:9464)
+  --max-messages N            stop after N messages [DATASCHEMA_MAX_MESSAGES]
+";
+
+/// The consumer's settings.
+#[derive(Debug)]
+struct Config {
+    nats: String,
+    stream: String,
+    subject: String,
+    consumer: String,
+    dead_letter: Option<String>,
+    dead_letter_stream: String,
+    registry: Option<String>,
+    confluent_namespace: Option<String>,
+    fallback_wait: Option<Duration>,
+    metrics: SocketAddr,
+    max_messages: Option<u64>,
+}
+
+impl Config {
+    /// From the flags, then the environment, then the defaults.
+    fn from_args(args: impl IntoIterator<Item = String>) -> Result<Config, String> {
+        const FLAGS: [&str; 11] = [
+            "--nats",
+            "--stream",
+            "--subject",
+            "--consumer",
+            "--dead-letter",
+            "--dead-letter-stream",
+            "--registry",
+            "--confluent-namespace",
+            "--fallback-wait-ms",
+            "--metrics",
+            "--max-messages",
+        ];
+        let mut given: Vec<(&'static str, String)> = Vec::new();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            if arg == "--help" || arg == "-h" {
+                return Err(String::new());
+            }
+            let (name, inline) = match arg.split_once('=') {
+                Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
+                None => (arg.clone(), None),
+            };
+            let Some(flag) = FLAGS.iter().find(|flag| **flag == name) else {
+                return Err(format!("unknown argument {arg:?}"));
+            };
+            let value = match inline {
+                Some(value) => value,
+                None => args.next().ok_or_else(|| format!("{flag} needs a value"))?,
+            };
+            given.push((flag, value));
+        }
+        let get = |flag: &str, env: &str| -> Option<String> {
+            given
+                .iter()
+                .rev()
+                .find(|(name, _)| *name == flag)
+                .map(|(_, value)| value.clone())
+                .or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty()))
+        };
+        let number = |flag: &str, env: &str| -> Result<Option<u64>, String> {
+            get(flag, env)
+                .map(|text| {
+                    text.parse::<u64>()
+                        .map_err(|err| format!("{flag} {text:?}: not a number ({err})"))
+                })
+                .transpose()
+        };
+        let stream = get("--stream", "DATASCHEMA_STREAM").unwrap_or_else(|| "EVENTS".to_owned());
+        let metrics_text = get("--metrics", "DATASCHEMA_METRICS_ADDR")
+            .unwrap_or_else(|| "127.0.0.1:9464".to_owned());
+        let metrics = metrics_text
+            .parse()
+            .map_err(|err| format!("--metrics {metrics_text:?}: not a socket address ({err})"))?;
+        let config = Config {
+            nats: get("--nats", "DATASCHEMA_NATS_URL")
+                .unwrap_or_else(|| "nats://127.0.0.1:4222".to_owned()),
+            dead_letter_stream: get("--dead-letter-stream", "DATASCHEMA_DEAD_LETTER_STREAM")
+                .unwrap_or_else(|| format!("{stream}_DLQ")),
+            stream,
+            subject: get("--subject", "DATASCHEMA_SUBJECT")
+                .unwrap_or_else(|| "events.*".to_owned()),
+            consumer: get("--consumer", "DATASCHEMA_CONSUMER")
+                .unwrap_or_else(|| "dataschema-guard".to_owned()),
+            dead_letter: get("--dead-letter", "DATASCHEMA_DEAD_LETTER"),
+            registry: get("--registry", "DATASCHEMA_REGISTRY_URL"),
+            confluent_namespace: get("--confluent-namespace", "DATASCHEMA_CONFLUENT_NAMESPACE"),
+            fallback_wait: number("--fallback-wait-ms", "DATASCHEMA_FALLBACK_WAIT_MS")?
+                .map(Duration::from_millis),
+            metrics,
+            max_messages: number("--max-messages", "DATASCHEMA_MAX_MESSAGES")?,
+        };
+        config.check()?;
+        Ok(config)
+    }
+
+    /// Refuses names NATS refuses, and a dead-letter subject the
+    /// consumer's own filter would read back.
+    fn check(&self) -> Result<(), String> {
+        for (flag, name) in [
+            ("--stream", &self.stream),
+            ("--dead-letter-stream", &self.dead_letter_stream),
+            ("--consumer", &self.consumer),
+        ] {
+            if name.is_empty()
+                || name
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_control() || ".*>/\\".contains(c))
+            {
+                return Err(format!(
+                    "{flag} {name:?}: a stream or consumer name has no spaces, '.', '*', '>', '/' or '\\'"
+                ));
+            }
+        }
+        if !valid_subject(&self.subject, true) {
+            return Err(format!(
+                "--subject {:?}: not a subject filter",
+                self.subject
+            ));
+        }
+        match &self.dead_letter {
+            Some(subject) => {
+                if !valid_subject(subject, false) {
+                    return Err(format!(
+                        "--dead-letter {subject:?}: not a subject (no wildcards)"
+                    ));
+                }
+                if subject_matches(&self.subject, subject) {
+                    return Err(format!(
+                        "--dead-letter {subject:?} is matched by --subject {:?}: \
+                         dead letters would be consumed again",
+                        self.subject
+                    ));
+                }
+            }
+            None => {
+                if self.subject.ends_with('>') {
+                    return Err(format!(
+                        "--subject {:?} ends with '>', so <subject>.dlq would be consumed again: \
+                         give --dead-letter SUBJECT, or a filter with '*'",
+                        self.subject
+                    ));
+                }
+            }
+        }
+        if self.dead_letter_stream == self.stream {
+            return Err("--dead-letter-stream must differ from --stream".to_owned());
+        }
+        Ok(())
+    }
+
+    /// The subjects the dead-letter stream captures.
+    fn dead_letter_subjects(&self) -> String {
+        match &self.dead_letter {
+            Some(subject) => subject.clone(),
+            None => format!("{}.dlq", self.subject),
+        }
+    }
+
+    /// Where the dead letter of a message on `subject` goes.
+    fn dead_letter_for(&self, subject: &str) -> String {
+        match &self.dead_letter {
+            Some(fixed) => fixed.clone(),
+            None => format!("{subject}.dlq"),
+        }
+    }
+}
+
+/// A NATS subject (or, with `wildcards`, a filter): dot-separated
+/// non-empty tokens without spaces; `*` a whole token, `>` the last one.
+fn valid_subject(subject: &str, wildcards: bool) -> bool {
+    let tokens: Vec<&str> = subject.split('.').collect();
+    tokens.iter().enumerate().all(|(i, token)| {
+        !token.is_empty()
+            && !token.chars().any(|c| c.is_whitespace() || c.is_control())
+            && match *token {
+                "*" => wildcards,
+                ">" => wildcards && i == tokens.len() - 1,
+                other => !other.contains(['*', '>']),
+            }
+    })
+}
+
+/// Whether the filter matches the (literal) subject.
+fn subject_matches(filter: &str, subject: &str) -> bool {
+    let mut subject_tokens = subject.split('.');
+    for token in filter.split('.') {
+        match token {
+            ">" => return subject_tokens.next().is_some(),
+            "*" => {
+                if subject_tokens.next().is_none() {
+                    return false;
+                }
+            }
+            literal => {
+                if subject_tokens.next() != Some(literal) {
+                    return false;
+                }
+            }
+        }
+    }
+    subject_tokens.next().is_none()
+}
+
+/// What the guard (or the envelope) said about one message.
+enum Verdict {
+    Validated,
+    NoSchema,
+    Unvalidated(Reason),
+    Invalid(Invalid),
+    Unreadable(String),
+}
+
+impl Verdict {
+    fn of(result: Result<Outcome, Invalid>) -> Verdict {
+        match result {
+            Ok(Outcome::Validated) => Verdict::Validated,
+            Ok(Outcome::Unvalidated(unvalidated)) => Verdict::Unvalidated(unvalidated.reason()),
+            // NoSchema, and any outcome added later, is let through.
+            Ok(_) => Verdict::NoSchema,
+            Err(invalid) => Verdict::Invalid(invalid),
+        }
+    }
+}
+
+/// A header's value, its name compared without regard to case.
+fn header<'a>(headers: Option<&'a HeaderMap>, name: &str) -> Option<&'a str> {
+    headers?
+        .iter()
+        .find(|(key, _)| {
+            let key: &[u8] = key.as_ref();
+            key.eq_ignore_ascii_case(name.as_bytes())
+        })
+        .and_then(|(_, values)| values.first())
+        .map(|value| value.as_str())
+}
+
+/// The verdict on one message (binary or structured mode). Runs on the
+/// blocking pool: a fallback fetch may wait.
+fn classify(guard: &Guard, headers: Option<&HeaderMap>, payload: &[u8]) -> Verdict {
+    if header(headers, "ce-specversion").is_some() {
+        let dataschema = header(headers, "ce-dataschema").unwrap_or("");
+        return Verdict::of(guard.validate(dataschema, payload));
+    }
+    match serde_json::from_slice::<cloudevents::Event>(payload) {
+        Ok(event) => Verdict::of(guard.validate_event(&event)),
+        Err(err) => Verdict::Unreadable(format!(
+            "no ce-specversion header (binary mode) and the body is not a JSON CloudEvent \
+             (structured mode): {err}"
+        )),
+    }
+}
+
+/// A header value we write: printable ASCII only (anything else escaped as
+/// `\u{..}`), at most [`MAX_HEADER_VALUE`] bytes.
+fn header_value(text: &str) -> String {
+    let mut out = String::with_capacity(text.len().min(MAX_HEADER_VALUE));
+    for c in text.chars() {
+        let before = out.len();
+        if c == ' ' || c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", c as u32);
+        }
+        if out.len() > MAX_HEADER_VALUE - 3 {
+            out.truncate(before);
+            out.push_str("...");
+            break;
+        }
+    }
+    out
+}
+
+/// The dead letter's headers: the original's (without `Nats-*`), plus the
+/// verdict, the violations and where it came from.
+fn dead_letter_headers(
+    original: Option<&HeaderMap>,
+    verdict: &Verdict,
+    stream: &str,
+    subject: &str,
+    sequence: Option<u64>,
+) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    if let Some(original) = original {
+        for (name, values) in original.iter() {
+            let name_bytes: &[u8] = name.as_ref();
+            if name_bytes.len() >= 5 && name_bytes[..5].eq_ignore_ascii_case(b"nats-") {
+                continue;
+            }
+            for value in values {
+                headers.append(name.clone(), value.clone());
+            }
+        }
+    }
+    match verdict {
+        Verdict::Invalid(invalid) => {
+            headers.insert("Dataschema-Verdict", "invalid");
+            headers.insert("Dataschema-Urn", header_value(invalid.urn().as_str()));
+            headers.insert(
+                "Dataschema-Violation-Count",
+                invalid.violations().len().to_string(),
+            );
+            for (number, violation) in invalid
+                .violations()
+                .iter()
+                .take(MAX_VIOLATION_HEADERS)
+                .enumerate()
+            {
+                let path = if violation.path().is_empty() {
+                    "(root)"
+                } else {
+                    violation.path()
+                };
+                headers.insert(
+                    format!("Dataschema-Violation-{}", number + 1),
+                    header_value(&format!(
+                        "{path} ({:?}): {}",
+                        violation.kind(),
+                        violation.message()
+                    )),
+                );
+            }
+        }
+        Verdict::Unreadable(why) => {
+            headers.insert("Dataschema-Verdict", "unreadable");
+            headers.insert("Dataschema-Error", header_value(why));
+        }
+        _ => {}
+    }
+    headers.insert("Dataschema-Source-Stream", header_value(stream));
+    headers.insert("Dataschema-Source-Subject", header_value(subject));
+    if let Some(sequence) = sequence {
+        headers.insert("Dataschema-Source-Sequence", sequence.to_string());
+    }
+    headers
+}
+
+/// Installs the Prometheus exporter with its HTTP listener on `addr` and
+/// returns the address it listens on. Port 0: a free port is found by
+/// binding one and handing it to the exporter, which binds it again
+/// (tried again with another port if someone took it in between).
+fn install_exporter(addr: SocketAddr) -> Result<SocketAddr, Box<dyn std::error::Error>> {
+    let mut attempts = 0;
+    loop {
+        let chosen = if addr.port() == 0 {
+            TcpListener::bind(addr)?.local_addr()?
+        } else {
+            addr
+        };
+        match PrometheusBuilder::new().with_http_listener(chosen).build() {
+            Ok((recorder, exporter)) => {
+                tokio::spawn(async move {
+                    if let Err(err) = exporter.await {
+                        eprintln!("the metrics listener stopped: {err:?}");
+                    }
+                });
+                metrics::set_global_recorder(recorder)?;
+                return Ok(chosen);
+            }
+            Err(BuildError::FailedToCreateHTTPListener(why))
+                if addr.port() == 0 && attempts < 5 =>
+            {
+                eprintln!(
+                    "metrics port {} was taken ({why}); trying another",
+                    chosen.port()
+                );
+                attempts += 1;
+            }
+            Err(err) => return Err(format!("the metrics listener on {chosen}: {err}").into()),
+        }
+    }
+}
+
+/// The guard: the bundled schemas, plus the registry as fallback.
+fn guard(config: &Config) -> Result<Guard, Box<dyn std::error::Error>> {
+    let registry = Registry::from_bundle(dataschema::include_bundle!())?;
+    let mut builder = Guard::builder(registry).on_fail_open(|dataschema, cause| {
+        eprintln!("fail open: {:?}: {cause}", clip(dataschema, 120));
+    });
+    if let Some(url) = &config.registry {
+        let mut fallback = HttpResolver::builder(url.clone());
+        if let Some(namespace) = &config.confluent_namespace {
+            fallback = fallback.api(Api::Confluent {
+                namespace: namespace.clone(),
+            });
+        }
+        if let Some(wait) = config.fallback_wait {
+            fallback = fallback.blocking_wait(wait);
+        }
+        builder = builder.fallback(fallback.build()?);
+    }
+    let guard = builder.build();
+    for failed in guard.prepare()? {
+        eprintln!("a bundled schema cannot be used: {failed}");
+    }
+    Ok(guard)
+}
+
+fn clip(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// Completes on ctrl-c or SIGTERM.
+async fn stop_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}
+
+async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
+    let metrics_addr = install_exporter(config.metrics)?;
+    println!("metrics on http://{metrics_addr}/metrics");
+    let unreadable = metrics::counter!("dataschema_consumer_unreadable_total");
+    let dead_letters = metrics::counter!("dataschema_consumer_dead_letters_total");
+    // Built after the exporter is installed: its counters land there.
+    let guard = Arc::new(guard(&config)?);
+
+    let client = async_nats::ConnectOptions::new()
+        .connection_timeout(Duration::from_secs(5))
+        .connect(config.nats.as_str())
+        .await
+        .map_err(|err| format!("NATS at {}: {err}", config.nats))?;
+    let js = jetstream::new(client.clone());
+    let stream = js
+        .get_or_create_stream(stream::Config {
+            name: config.stream.clone(),
+            subjects: vec![config.subject.clone()],
+            ..Default::default()
+        })
+        .await
+        .map_err(|err| format!("stream {}: {err}", config.stream))?;
+    js.get_or_create_stream(stream::Config {
+        name: config.dead_letter_stream.clone(),
+        subjects: vec![config.dead_letter_subjects()],
+        ..Default::default()
+    })
+    .await
+    .map_err(|err| format!("dead-letter stream {}: {err}", config.dead_letter_stream))?;
+    let consumer = stream
+        .get_or_create_consumer(
+            &config.consumer,
+            pull::Config {
+                durable_name: Some(config.consumer.clone()),
+                filter_subject: config.subject.clone(),
+                ack_wait: Duration::from_secs(30),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|err| format!("consumer {}: {err}", config.consumer))?;
+    let mut messages = consumer.messages().await?;
+    println!(
+        "consuming {} ({}) as {}; dead letters to {} in {}",
+        config.stream,
+        config.subject,
+        config.consumer,
+        config.dead_letter_subjects(),
+        config.dead_letter_stream
+    );
+
+    let mut handled: u64 = 0;
+    let mut stop = std::pin::pin!(stop_signal());
+    let reason = loop {
+        if config.max_messages.is_some_and(|max| handled >= max) {
+            break "--max-messages reached";
+        }
+        let message = tokio::select! {
+            () = &mut stop => break "signal",
+            next = messages.next() => match next {
+                Some(Ok(message)) => message,
+                Some(Err(err)) => {
+                    eprintln!("reading the stream: {err}");
+                    continue;
+                }
+                None => break "the message stream ended",
+            },
+        };
+        let sequence = message.info().ok().map(|info| info.stream_sequence);
+        let subject = message.subject.to_string();
+        let checker = guard.clone();
+        let (message, verdict) = tokio::task::spawn_blocking(move || {
+            let verdict = classify(&checker, message.headers.as_ref(), &message.payload);
+            (message, verdict)
+        })
+        .await?;
+        let seq = sequence.map_or_else(|| "?".to_owned(), |s| s.to_string());
+        let line = match &verdict {
+            Verdict::Validated => "validated".to_owned(),
+            Verdict::NoSchema => "no schema".to_owned(),
+            Verdict::Unvalidated(reason) => format!("unvalidated ({reason})"),
+            Verdict::Invalid(invalid) => format!(
+                "invalid ({}, {} violations)",
+                invalid.urn(),
+                invalid.violations().len()
+            ),
+            Verdict::Unreadable(_) => "unreadable".to_owned(),
+        };
+        if matches!(verdict, Verdict::Invalid(_) | Verdict::Unreadable(_)) {
+            let target = config.dead_letter_for(&subject);
+            let headers = dead_letter_headers(
+                message.headers.as_ref(),
+                &verdict,
+                &config.stream,
+                &subject,
+                sequence,
+            );
+            let stored = match js
+                .publish_with_headers(target.clone(), headers, message.payload.clone())
+                .await
+            {
+                Ok(ack) => ack.await.map(|_| ()).map_err(|err| err.to_string()),
+                Err(err) => Err(err.to_string()),
+            };
+            if let Err(err) = stored {
+                eprintln!(
+                    "message {seq}: dead letter to {target} not stored ({err}): redelivered later"
+                );
+                if let Err(err) = message
+                    .ack_with(AckKind::Nak(Some(Duration::from_secs(5))))
+                    .await
+                {
+                    eprintln!("message {seq}: nak failed: {err}");
+                }
+                continue;
+            }
+            dead_letters.increment(1);
+            if matches!(verdict, Verdict::Unreadable(_)) {
+                unreadable.increment(1);
+            }
+            if let Err(err) = message.double_ack().await {
+                eprintln!("message {seq}: ack failed: {err}");
+            }
+            println!("message {seq} {subject}: {line} -> {target}");
+        } else {
+            if let Err(err) = message.double_ack().await {
+                eprintln!("message {seq}: ack failed: {err}");
+            }
+            println!("message {seq} {subject}: {line}");
+        }
+        handled += 1;
+    };
+    client.flush().await?;
+    println!("stopped after {handled} messages ({reason})");
+    Ok(())
+}
+
+fn main() {
+    let config = match Config::from_args(std::env::args().skip(1)) {
+        Ok(config) => config,
+        Err(why) if why.is_empty() => {
+            print!("{HELP}");
+            return;
+        }
+        Err(why) => {
+            eprintln!("nats_consumer: {why}\n\n{HELP}");
+            std::process::exit(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("nats_consumer: no tokio runtime: {err}");
+            std::process::exit(1);
+        }
+    };
+    if let Err(err) = runtime.block_on(run(config)) {
+        eprintln!("nats_consumer: {err}");
+        std::process::exit(1);
+    }
+}
