@@ -94,9 +94,16 @@ enum Command {
     /// its id names), from a schemas folder, a registry, or both (the
     /// folder first). Exit code: 0 valid, 1 invalid, 2 unvalidated (with
     /// the reason) or bad input.
-    #[command(group(
-        clap::ArgGroup::new("source").args(["schemas", "registry"]).multiple(true).required(true)
-    ))]
+    #[command(
+        group(
+            clap::ArgGroup::new("source")
+                .args(["schemas", "registry"])
+                .multiple(true)
+                .required(true)
+        ),
+        override_usage = "dataschema validate [--schemas DIR] [--registry URL] DATASCHEMA FILE\n       \
+                          dataschema validate --framed [--schemas DIR] [--registry URL] FILE"
+    )]
     Validate {
         /// The schemas folder to resolve URNs (and, with --framed, the ids
         /// its lock records) from.
@@ -112,7 +119,7 @@ enum Command {
         framed: bool,
         /// DATASCHEMA FILE: the message's dataschema (a schema URN) and the
         /// payload file (`-` for standard input); with --framed, FILE alone.
-        #[arg(value_name = "[DATASCHEMA] FILE", num_args = 1..=2, required = true)]
+        #[arg(value_name = "ARGS", num_args = 1..=2, required = true)]
         args: Vec<OsString>,
     },
     /// Print every change between two versions of a schema, breaking ones
@@ -190,6 +197,16 @@ const EXIT_UNVALIDATED: u8 = 2;
 /// Exit code of a usage error (sysexits' `EX_USAGE`), for every command:
 /// never 2, which `validate` answers for an unvalidated payload.
 const EXIT_USAGE: u8 = 64;
+
+/// A usage error of `validate`, with its usage line.
+fn validate_usage_error(kind: clap::error::ErrorKind, message: &str) -> clap::Error {
+    let mut command = Cli::command();
+    command.build();
+    match command.find_subcommand_mut("validate") {
+        Some(validate) => validate.error(kind, message),
+        None => command.error(kind, message),
+    }
+}
 
 /// Prints a usage error (or the help or version asked for) and answers
 /// its exit code: 64 for an error, 0 for `--help` and `--version`.
@@ -284,13 +301,13 @@ fn main() -> ExitCode {
                 (false, [dataschema, file]) => (Some(dataschema), file),
                 (true, [file]) => (None, file),
                 (false, _) => {
-                    return usage(&Cli::command().error(
+                    return usage(&validate_usage_error(
                         clap::error::ErrorKind::MissingRequiredArgument,
                         "validate needs DATASCHEMA FILE (or --framed FILE)",
                     ))
                 }
                 (true, _) => {
-                    return usage(&Cli::command().error(
+                    return usage(&validate_usage_error(
                         clap::error::ErrorKind::TooManyValues,
                         "validate --framed takes FILE alone: the schema id is in the frame",
                     ))
@@ -299,7 +316,7 @@ fn main() -> ExitCode {
             let dataschema = match dataschema.map(|d| d.to_str()) {
                 Some(Some(text)) => Some(text),
                 Some(None) => {
-                    return usage(&Cli::command().error(
+                    return usage(&validate_usage_error(
                         clap::error::ErrorKind::InvalidUtf8,
                         "the DATASCHEMA argument is not UTF-8",
                     ))
