@@ -30,7 +30,8 @@ const HEADER: &str = "# Written by `dataschema lock`: the sha256 of every publis
 # A published URN never changes: to change a schema, publish a new version.\n";
 
 /// The header of a lock that records ids too.
-const HEADER_WITH_IDS: &str = "# Written by `dataschema lock`: the sha256 of every published schema.\n\
+const HEADER_WITH_IDS: &str = "# Written by `dataschema lock` and `dataschema publish`: the sha256 of every\n\
+# published schema.\n\
 # A published URN never changes: to change a schema, publish a new version.\n\
 # [ids]: the id the registry assigned to each URN (written by `dataschema publish`;\n\
 # one content has one id, and Confluent-framed payloads carry it).\n";
