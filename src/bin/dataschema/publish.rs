@@ -460,14 +460,11 @@ impl Client {
                 reason.map(|r| format!(", {r}")).unwrap_or_default(),
                 message.map(|m| format!(": {m}")).unwrap_or_default()
             )),
-            (_, Some(reason), Some(message)) => {
-                let mut text =
-                    format!("{urn}: refused by the registry (HTTP {status}, {reason}): {message}");
-                if let Some(report) = value.as_ref().map(|v| &v["report"]) {
-                    text.push_str(&report_lines(report));
-                }
-                Failure::Refused(text)
-            }
+            // The message of an incompatible publish holds its report,
+            // one change a line.
+            (_, Some(reason), Some(message)) => Failure::Refused(format!(
+                "{urn}: refused by the registry (HTTP {status}, {reason}): {message}"
+            )),
             _ => self.nonsense(what, *status, "not an answer of dataschema's native API"),
         }
     }
@@ -507,29 +504,6 @@ fn read(
             ))
         })?;
     Ok((status, headers, body))
-}
-
-/// The breaking changes of a refusal's compatibility report, one a line.
-fn report_lines(report: &serde_json::Value) -> String {
-    let mut out = String::new();
-    let Some(versions) = report["versions"].as_array() else {
-        return out;
-    };
-    for version in versions {
-        let number = version["version"].as_u64().unwrap_or_default();
-        for change in version["changes"].as_array().into_iter().flatten() {
-            if change["breaking"].as_bool() != Some(true) {
-                continue;
-            }
-            out.push_str(&format!(
-                "\n  breaks v{number}: {} at {:?} ({})",
-                change["kind"].as_str().unwrap_or("?"),
-                change["path"].as_str().unwrap_or(""),
-                change["direction"].as_str().unwrap_or("?"),
-            ));
-        }
-    }
-    out
 }
 
 fn content_type(language: Language) -> &'static str {
