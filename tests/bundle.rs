@@ -74,7 +74,10 @@ fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
     );
     let registry = Registry::from_bundle(bundle).unwrap();
     let urn = common::urn;
-    assert_eq!(registry.id_of(&urn("urn:acme:schema:greeting:1")).unwrap(), 1);
+    assert_eq!(
+        registry.id_of(&urn("urn:acme:schema:greeting:1")).unwrap(),
+        1
+    );
     assert_eq!(registry.id_of(&urn("urn:acme:schema:hello:1")).unwrap(), 1);
     assert_eq!(registry.id_of(&urn("urn:acme:schema:tally:1")).unwrap(), 2);
     // Held, but never published: no id, rather than a number of the process.
@@ -92,7 +95,10 @@ fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
     );
     assert_eq!(
         registry.urns_of_id(1).unwrap(),
-        [urn("urn:acme:schema:greeting:1"), urn("urn:acme:schema:hello:1")]
+        [
+            urn("urn:acme:schema:greeting:1"),
+            urn("urn:acme:schema:hello:1")
+        ]
     );
     assert_eq!(
         registry.resolve_id(2).unwrap().urn().as_str(),
@@ -100,7 +106,10 @@ fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
     );
     // Only the lock's ids: the memory store numbered four contents (1 to
     // 3 here), but 3 names nothing a registry assigned.
-    assert!(matches!(registry.resolve_id(3), Err(Error::IdNotFound { id: 3 })));
+    assert!(matches!(
+        registry.resolve_id(3),
+        Err(Error::IdNotFound { id: 3 })
+    ));
 
     // Framed payloads validate offline.
     let guard = Guard::new(registry);
@@ -127,11 +136,9 @@ fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
 
 #[test]
 fn the_generated_bundle_carries_the_lock_ids() {
-    let code = std::fs::read_to_string(concat!(
-        env!("OUT_DIR"),
-        "/bundle_ids/dataschema_bundle.rs"
-    ))
-    .unwrap();
+    let code =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/bundle_ids/dataschema_bundle.rs"))
+            .unwrap();
     let line = |name: &str| {
         code.lines()
             .find(|line| line.contains(&format!("\"urn:acme:schema:{name}:1\"")))
@@ -139,9 +146,14 @@ fn the_generated_bundle_carries_the_lock_ids() {
             .to_owned()
     };
     assert!(line("tally").ends_with(".with_id(2),"), "{}", line("tally"));
-    assert!(!line("unpublished").contains("with_id"), "{}", line("unpublished"));
+    assert!(
+        !line("unpublished").contains("with_id"),
+        "{}",
+        line("unpublished")
+    );
     // The sample bundle's lock records no ids: its entries carry none.
-    let samples = std::fs::read_to_string(concat!(env!("OUT_DIR"), "/dataschema_bundle.rs")).unwrap();
+    let samples =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/dataschema_bundle.rs")).unwrap();
     assert!(!samples.contains("with_id"));
 }
 
@@ -479,7 +491,12 @@ mod build {
             dir.path(),
             "\"urn:acme:schema:a:1\" = 3\n\"urn:acme:schema:b:1\" = 4\n",
         );
-        assert_problem(dir.path(), "dataschema.lock", Kind::IdConflict, "same content");
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::IdConflict,
+            "same content",
+        );
         // One id for two contents.
         let dir = folder(&[
             ("dataschema.toml", "namespace = \"acme\"\n"),
@@ -500,7 +517,12 @@ mod build {
             dir.path(),
             "\"urn:acme:schema:a:1\" = 0\n\"urn:acme:schema:gone:1\" = 5\n",
         );
-        assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "a registry id is at least 1");
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::Lock,
+            "a registry id is at least 1",
+        );
         assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "does not lock");
         // Not an id at all.
         let dir = folder(&[
@@ -527,18 +549,26 @@ mod build {
             urn("urn:acme:schema:c:1"),
         );
         let added = build::record_published(dir.path(), &checked, &[(a.clone(), 5)]).unwrap();
-        assert_eq!(added, [a.clone()]);
+        assert_eq!(added, std::slice::from_ref(&a));
         let path = dir.path().join(build::LOCK_FILE);
         let lock = fs::read_to_string(&path).unwrap();
-        assert!(lock.contains("[ids]\n\"urn:acme:schema:a:1\" = 5\n"), "{lock}");
-        assert!(lock.contains("\"urn:acme:schema:a:1\" = \"sha256:"), "{lock}");
+        assert!(
+            lock.contains("[ids]\n\"urn:acme:schema:a:1\" = 5\n"),
+            "{lock}"
+        );
+        assert!(
+            lock.contains("\"urn:acme:schema:a:1\" = \"sha256:"),
+            "{lock}"
+        );
         // The old format still reads, and the new one checks.
         let checked = build::check(dir.path()).unwrap();
         assert_eq!(checked.sources[0].id, Some(5));
         // Again: nothing new, the file untouched.
-        assert!(build::record_published(dir.path(), &checked, &[(a.clone(), 5)])
-            .unwrap()
-            .is_empty());
+        assert!(
+            build::record_published(dir.path(), &checked, &[(a.clone(), 5)])
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(fs::read_to_string(&path).unwrap(), lock);
         // Another id for a, or for b (a's content), or a's id for c:
         // refused, nothing written.
@@ -547,8 +577,8 @@ mod build {
             (&b, 6, "same content"),
             (&c, 5, "same id 5"),
         ] {
-            let err = build::record_published(dir.path(), &checked, &[(urn.clone(), id)])
-                .unwrap_err();
+            let err =
+                build::record_published(dir.path(), &checked, &[(urn.clone(), id)]).unwrap_err();
             assert!(err.to_string().contains(needle), "{needle}: {err}");
             assert_eq!(fs::read_to_string(&path).unwrap(), lock);
         }

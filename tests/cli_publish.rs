@@ -50,7 +50,12 @@ fn code(output: &Output) -> Option<i32> {
 
 /// A registry with a publish token, over a memory store.
 fn registry(tokens: &tempfile::TempDir) -> Serve {
-    Serve::start(&["--store", "memory", "--token-file", &token_file(tokens.path())])
+    Serve::start(&[
+        "--store",
+        "memory",
+        "--token-file",
+        &token_file(tokens.path()),
+    ])
 }
 
 /// A copy of the sample schemas folder (with its lock, which records no
@@ -129,31 +134,49 @@ fn publish_records_the_registry_ids_and_a_second_run_changes_nothing() {
     let out = publish(&serve, Some(&token), &dir, &[]);
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     let shown = text(&out);
-    assert!(shown.contains("5 published, 0 already published"), "{shown}");
+    assert!(
+        shown.contains("5 published, 0 already published"),
+        "{shown}"
+    );
     assert!(!shown.contains(TOKEN), "the credential is never printed");
     // Each name's versions in order.
-    let v1 = shown.find("published urn:acme:schema:orders.created:1").unwrap();
-    let v2 = shown.find("published urn:acme:schema:orders.created:2").unwrap();
+    let v1 = shown
+        .find("published urn:acme:schema:orders.created:1")
+        .unwrap();
+    let v2 = shown
+        .find("published urn:acme:schema:orders.created:2")
+        .unwrap();
     assert!(v1 < v2, "{shown}");
 
     // The lock: the old [schemas] kept, every URN's id as the registry
     // answers it.
     let lock = lock_of(&dir);
     assert!(lock.starts_with("# Written by"), "{lock}");
-    assert!(lock.contains(before.split_once("[schemas]\n").unwrap().1.trim()), "{lock}");
+    assert!(
+        lock.contains(before.split_once("[schemas]\n").unwrap().1.trim()),
+        "{lock}"
+    );
     let ids = lock_ids(&dir);
     assert_eq!(ids.len(), 5, "{lock}");
     for (urn, id) in &ids {
         let reply = get(&serve.url(&format!("/schemas/{urn}")));
         assert_eq!(reply.status, 200);
-        assert_eq!(reply.header("dataschema-id"), Some(id.to_string().as_str()), "{urn}");
+        assert_eq!(
+            reply.header("dataschema-id"),
+            Some(id.to_string().as_str()),
+            "{urn}"
+        );
     }
 
     // Again, without a token even: nothing to send, nothing changes.
     let out = publish(&serve, None, &dir, &[]);
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     assert!(text(&out).contains("already published urn:acme:schema:orders.shipped:1"));
-    assert!(text(&out).contains("0 published, 5 already published"), "{}", text(&out));
+    assert!(
+        text(&out).contains("0 published, 5 already published"),
+        "{}",
+        text(&out)
+    );
     assert_eq!(lock_of(&dir), lock, "the lock's bytes are unchanged");
 
     // With the token, as a CI job runs it: the same.
@@ -215,7 +238,11 @@ fn publish_refuses_a_changed_schema_and_leaves_the_lock() {
     std::fs::write(dir.join("greeting.v1.json"), r#"{"type": "integer"}"#).unwrap();
     let out = publish(&serve, Some(&token), &dir, &[]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("changed since it was published"), "{}", text(&out));
+    assert!(
+        text(&out).contains("changed since it was published"),
+        "{}",
+        text(&out)
+    );
     assert!(text(&out).contains("version 2"), "{}", text(&out));
     assert_eq!(lock_of(&dir), lock);
 
@@ -247,7 +274,10 @@ fn publish_refuses_an_incompatible_version_with_the_report() {
         tmp.path(),
         "evolving",
         &[
-            ("dataschema.toml", "namespace = \"acme\"\ncompatibility = \"none\"\n"),
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\ncompatibility = \"none\"\n",
+            ),
             (
                 "order.v1.json",
                 r#"{"type": "object", "properties": {"qty": {"type": "integer"}}}"#,
@@ -261,7 +291,10 @@ fn publish_refuses_an_incompatible_version_with_the_report() {
     let out = publish(&serve, Some(&token), &dir, &["--mode", "backward"]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     let shown = text(&out);
-    assert!(shown.contains("published urn:acme:schema:order:1"), "{shown}");
+    assert!(
+        shown.contains("published urn:acme:schema:order:1"),
+        "{shown}"
+    );
     assert!(shown.contains("HTTP 409, incompatible"), "{shown}");
     assert!(
         shown.contains("[v1] backward: TYPE_CHANGED at #/properties/qty"),
@@ -298,7 +331,10 @@ fn publish_needs_the_right_credential_and_never_prints_it() {
     let out = publish(&serve, Some(s(&wrong)), &dir, &[]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     let shown = text(&out);
-    assert!(shown.contains("refused the credential (HTTP 401)"), "{shown}");
+    assert!(
+        shown.contains("refused the credential (HTTP 401)"),
+        "{shown}"
+    );
     assert!(!shown.contains("xyzzy"), "{shown}");
     let out = publish(&serve, None, &dir, &[]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
@@ -327,7 +363,14 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let out = dataschema(&["publish", "--registry", &url, "--token-file", &token, s(&dir)]);
+    let out = dataschema(&[
+        "publish",
+        "--registry",
+        &url,
+        "--token-file",
+        &token,
+        s(&dir),
+    ]);
     assert_eq!(code(&out), Some(3), "{}", text(&out));
     assert!(text(&out).contains("cannot be reached"), "{}", text(&out));
     assert_eq!(lock_of(&dir), lock);
@@ -335,7 +378,11 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
     // A bad URL, a URL with a credential, a folder that is not one: 2.
     for (url, folder, needle) in [
         ("ftp://127.0.0.1", s(&dir), "http:// or https://"),
-        ("http://user:hunter2@127.0.0.1:1", s(&dir), "--token-file instead"),
+        (
+            "http://user:hunter2@127.0.0.1:1",
+            s(&dir),
+            "--token-file instead",
+        ),
         (url.as_str(), "/nonexistent/schemas", "not a schemas folder"),
     ] {
         let out = dataschema(&["publish", "--registry", url, folder]);
@@ -348,7 +395,10 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
     let broken = folder(
         tmp.path(),
         "broken",
-        &[("dataschema.toml", "namespace = \"acme\"\n"), ("x.v1.json", "{")],
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("x.v1.json", "{"),
+        ],
     );
     let out = dataschema(&["publish", "--registry", &url, s(&broken)]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
@@ -371,7 +421,11 @@ fn publish_refuses_a_registry_that_contradicts_the_lock() {
     let out = publish(&second, Some(&token), &dir, &[]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     assert!(text(&out).contains("does not hold it"), "{}", text(&out));
-    assert!(text(&out).contains("remove the [ids] table"), "{}", text(&out));
+    assert!(
+        text(&out).contains("remove the [ids] table"),
+        "{}",
+        text(&out)
+    );
     assert_eq!(lock_of(&dir), lock);
     assert_eq!(get(&second.url("/schemas")).json(), serde_json::json!([]));
 
@@ -389,7 +443,11 @@ fn publish_refuses_a_registry_that_contradicts_the_lock() {
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     let out = publish(&third, Some(&token), &dir, &[]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
-    assert!(text(&out).contains("but the lock records id"), "{}", text(&out));
+    assert!(
+        text(&out).contains("but the lock records id"),
+        "{}",
+        text(&out)
+    );
     assert_eq!(lock_of(&dir), lock);
 }
 
@@ -427,7 +485,10 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
     assert_eq!(reply.status, 201, "{}", reply.text());
     let good = write("good.json", br#"{"n": 1}"#);
     let bad = write("bad.json", br#"{"n": "one"}"#);
-    for source in [vec!["--schemas", SCHEMAS, "--registry", &url], vec!["--registry", &url]] {
+    for source in [
+        vec!["--schemas", SCHEMAS, "--registry", &url],
+        vec!["--registry", &url],
+    ] {
         let run = |urn: &str, file: &Path| {
             let mut args = vec!["validate"];
             args.extend(&source);
@@ -461,15 +522,36 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
     let schemas = s(&dir);
     let out = dataschema(&["validate", "--framed", "--schemas", schemas, s(&good_frame)]);
     assert_eq!(code(&out), Some(0), "{}", text(&out));
-    assert!(text(&out).contains(&format!("valid: schema id {id}")), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("valid: schema id {id}")),
+        "{}",
+        text(&out)
+    );
     let out = dataschema(&["validate", "--framed", "--schemas", schemas, s(&bad_frame)]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     assert!(text(&out).contains("/currency"), "{}", text(&out));
-    let out = dataschema(&["validate", "--framed", "--schemas", schemas, s(&unknown_frame)]);
+    let out = dataschema(&[
+        "validate",
+        "--framed",
+        "--schemas",
+        schemas,
+        s(&unknown_frame),
+    ]);
     assert_eq!(code(&out), Some(2), "{}", text(&out));
     assert!(text(&out).contains("not_found"), "{}", text(&out));
-    let out = dataschema(&["validate", "--framed", "--schemas", schemas, s(&broken_frame)]);
-    assert_eq!(code(&out), Some(1), "a broken frame is invalid: {}", text(&out));
+    let out = dataschema(&[
+        "validate",
+        "--framed",
+        "--schemas",
+        schemas,
+        s(&broken_frame),
+    ]);
+    assert_eq!(
+        code(&out),
+        Some(1),
+        "a broken frame is invalid: {}",
+        text(&out)
+    );
     // The samples folder itself records no ids: the id names nothing there.
     let out = dataschema(&["validate", "--framed", "--schemas", SCHEMAS, s(&good_frame)]);
     assert_eq!(code(&out), Some(2), "{}", text(&out));
@@ -484,7 +566,13 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
     );
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     let out = dataschema_with_stdin(
-        &["validate", "--schemas", SCHEMAS, "urn:acme:schema:orders.created:1", "-"],
+        &[
+            "validate",
+            "--schemas",
+            SCHEMAS,
+            "urn:acme:schema:orders.created:1",
+            "-",
+        ],
         &valid,
     );
     assert_eq!(code(&out), Some(0), "{}", text(&out));
@@ -495,7 +583,15 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
     let out = dataschema(&["validate", "--registry", &url, extra, s(&good)]);
     assert_eq!(code(&out), Some(2), "{}", text(&out));
     assert!(text(&out).contains("unreachable"), "{}", text(&out));
-    let out = dataschema(&["validate", "--framed", "--schemas", schemas, "--registry", &url, s(&good_frame)]);
+    let out = dataschema(&[
+        "validate",
+        "--framed",
+        "--schemas",
+        schemas,
+        "--registry",
+        &url,
+        s(&good_frame),
+    ]);
     assert_eq!(code(&out), Some(0), "offline first: {}", text(&out));
     // A bad registry URL is bad input.
     let out = dataschema(&["validate", "--registry", "ftp://x", extra, s(&good)]);
@@ -515,15 +611,37 @@ fn usage_errors_exit_64_for_every_command_and_help_exits_0() {
         (vec!["check"], "required"),
         (vec!["lock", SCHEMAS, "extra"], "unexpected argument"),
         (vec!["publish", SCHEMAS], "--registry"),
-        (vec!["publish", "--registry", "http://127.0.0.1:1", "--mode", "sideways", SCHEMAS], "sideways"),
+        (
+            vec![
+                "publish",
+                "--registry",
+                "http://127.0.0.1:1",
+                "--mode",
+                "sideways",
+                SCHEMAS,
+            ],
+            "sideways",
+        ),
         (vec!["validate", urn, payload], "--schemas"),
-        (vec!["validate", "--schemas", SCHEMAS, urn], "DATASCHEMA FILE"),
-        (vec!["validate", "--schemas", SCHEMAS, urn, payload, "extra"], "unexpected"),
-        (vec!["validate", "--framed", "--schemas", SCHEMAS, urn, payload], "FILE alone"),
+        (
+            vec!["validate", "--schemas", SCHEMAS, urn],
+            "DATASCHEMA FILE",
+        ),
+        (
+            vec!["validate", "--schemas", SCHEMAS, urn, payload, "extra"],
+            "unexpected",
+        ),
+        (
+            vec!["validate", "--framed", "--schemas", SCHEMAS, urn, payload],
+            "FILE alone",
+        ),
         (vec!["validate", "--schemas"], "value is required"),
         (vec!["diff", "one.json"], "required"),
         (vec!["compat", "--mode", "backward", SCHEMAS], "required"),
-        (vec!["serve", "--listen", "not-an-address"], "not-an-address"),
+        (
+            vec!["serve", "--listen", "not-an-address"],
+            "not-an-address",
+        ),
     ] {
         let out = dataschema(&args);
         assert_eq!(code(&out), Some(64), "{args:?}: {}", text(&out));
@@ -541,7 +659,13 @@ fn usage_errors_exit_64_for_every_command_and_help_exits_0() {
         assert!(!out.stdout.is_empty(), "{args:?}: printed on stdout");
     }
     // Not usage errors: the documented codes stay.
-    let out = dataschema(&["validate", "--schemas", SCHEMAS, "urn:acme:schema:orders.created:9", payload]);
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        SCHEMAS,
+        "urn:acme:schema:orders.created:9",
+        payload,
+    ]);
     assert_eq!(code(&out), Some(2), "unvalidated: {}", text(&out));
     let out = dataschema(&["check", "/nonexistent/schemas"]);
     assert_eq!(code(&out), Some(2), "{}", text(&out));

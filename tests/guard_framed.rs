@@ -131,13 +131,19 @@ fn embed_with_ids_answers_the_given_ids_and_refuses_contradictions() {
         ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:c:1", 41)]),
     )
     .unwrap();
-    assert_eq!(registry.id_of(&common::urn("urn:acme:schema:a:1")).unwrap(), 40);
+    assert_eq!(
+        registry.id_of(&common::urn("urn:acme:schema:a:1")).unwrap(),
+        40
+    );
     assert!(matches!(
         registry.id_of(&common::urn("urn:acme:schema:b:1")),
         Err(Error::NoId { .. })
     ));
     let guard = Guard::new(registry);
-    assert!(matches!(guard.validate_framed(&frame(41, b"7")), Ok(Outcome::Validated)));
+    assert!(matches!(
+        guard.validate_framed(&frame(41, b"7")),
+        Ok(Outcome::Validated)
+    ));
     assert!(guard.validate_framed(&frame(40, b"7")).is_err());
     match guard.validate_framed(&frame(1, b"7")) {
         Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
@@ -149,7 +155,10 @@ fn embed_with_ids_answers_the_given_ids_and_refuses_contradictions() {
         plain.id_of(&common::urn("urn:acme:schema:a:1")),
         Err(Error::NoId { .. })
     ));
-    assert!(matches!(plain.schema_by_id(1), Err(Error::IdNotFound { id: 1 })));
+    assert!(matches!(
+        plain.schema_by_id(1),
+        Err(Error::IdNotFound { id: 1 })
+    ));
     assert!(plain.urns_of_id(1).unwrap().is_empty());
 
     for (given, needle) in [

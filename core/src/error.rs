@@ -126,7 +126,9 @@ pub enum Error {
     /// embedded registry answers only the ids it was given (a bundle's,
     /// from the `[ids]` its lock records; `dataschema publish` records
     /// them).
-    #[error("schema {urn} has no registry id here (only ids recorded in a lock are known offline)")]
+    #[error(
+        "schema {urn} has no registry id here (only ids recorded in a lock are known offline)"
+    )]
     NoId {
         /// The URN asked for.
         urn: Urn,

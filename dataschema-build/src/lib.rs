@@ -415,9 +415,7 @@ pub fn record_published(
         match lock.record_published(source, *id) {
             Ok(true) => added.push(urn.clone()),
             Ok(false) => {}
-            Err((kind, message)) => {
-                diagnostics.push(Diagnostic::new(kind, &source.path, message))
-            }
+            Err((kind, message)) => diagnostics.push(Diagnostic::new(kind, &source.path, message)),
         }
     }
     for conflict in lock::id_conflicts(&checked.sources, |urn| lock.id(urn)) {

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::{BundleError, Diagnostic, DiagnosticKind, Source};
-use std::collections::HashMap;
 use dataschema_core::Urn;
+use std::collections::HashMap;
 
 /// The lock's file name.
 pub const LOCK_FILE: &str = "dataschema.lock";
@@ -30,7 +30,8 @@ const HEADER: &str = "# Written by `dataschema lock`: the sha256 of every publis
 # A published URN never changes: to change a schema, publish a new version.\n";
 
 /// The header of a lock that records ids too.
-const HEADER_WITH_IDS: &str = "# Written by `dataschema lock` and `dataschema publish`: the sha256 of every\n\
+const HEADER_WITH_IDS: &str =
+    "# Written by `dataschema lock` and `dataschema publish`: the sha256 of every\n\
 # published schema.\n\
 # A published URN never changes: to change a schema, publish a new version.\n\
 # [ids]: the id the registry assigned to each URN (written by `dataschema publish`;\n\
@@ -152,10 +153,13 @@ impl Lock {
         let urn = source.schema.urn();
         if let Some(digest) = self.schemas.get(urn) {
             if *digest != source.digest {
-                return Err((DiagnosticKind::Changed, format!(
-                    "{urn} changed since it was locked (locked {digest}, now {})",
-                    source.digest
-                )));
+                return Err((
+                    DiagnosticKind::Changed,
+                    format!(
+                        "{urn} changed since it was locked (locked {digest}, now {})",
+                        source.digest
+                    ),
+                ));
             }
         }
         if id == 0 {
@@ -165,10 +169,13 @@ impl Lock {
             ));
         }
         match self.ids.get(urn) {
-            Some(locked) if *locked != id => Err((DiagnosticKind::IdConflict, format!(
-                "the registry holds {urn} under id {id}, but the lock records id {locked}: \
+            Some(locked) if *locked != id => Err((
+                DiagnosticKind::IdConflict,
+                format!(
+                    "the registry holds {urn} under id {id}, but the lock records id {locked}: \
                  the lock's ids come from another registry (or the registry lost its data)"
-            ))),
+                ),
+            )),
             Some(_) => Ok(false),
             None => {
                 self.schemas.insert(urn.clone(), source.digest.clone());

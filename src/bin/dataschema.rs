@@ -620,10 +620,7 @@ fn validate(
         }
     };
     let (outcome, what) = match dataschema {
-        Some(dataschema) => (
-            guard.validate(dataschema, &payload),
-            dataschema.to_owned(),
-        ),
+        Some(dataschema) => (guard.validate(dataschema, &payload), dataschema.to_owned()),
         None => {
             let what = match payload.get(1..5) {
                 Some(id) => format!(

@@ -104,4 +104,3 @@ pub fn token_file(dir: &Path) -> String {
     std::fs::write(&path, format!("{TOKEN}\n")).unwrap();
     path.to_str().unwrap().to_owned()
 }
-

@@ -74,7 +74,9 @@ pub fn run(args: &Args) -> u8 {
         Ok(checked) => checked,
         Err(err) => {
             eprintln!("{err}");
-            eprintln!("nothing published: fix the folder first (`dataschema check` shows the same)");
+            eprintln!(
+                "nothing published: fix the folder first (`dataschema check` shows the same)"
+            );
             return EXIT_REFUSED;
         }
     };
@@ -175,7 +177,10 @@ fn read_token(path: &Path) -> Result<String, String> {
         .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
     let token = text.trim_end();
     if token.is_empty() {
-        return Err(format!("--token-file {}: the file is empty", path.display()));
+        return Err(format!(
+            "--token-file {}: the file is empty",
+            path.display()
+        ));
     }
     if token.contains(['\r', '\n']) {
         return Err(format!(
@@ -201,10 +206,9 @@ fn order(sources: &[Source]) -> Result<Vec<&Source>, String> {
     for (i, source) in sources.iter().enumerate() {
         let urn = source.schema.urn();
         // The version just below, in the folder.
-        if let Some(prior) = sources[..i]
-            .iter()
-            .rposition(|p| p.schema.urn().namespace() == urn.namespace() && p.schema.urn().name() == urn.name())
-        {
+        if let Some(prior) = sources[..i].iter().rposition(|p| {
+            p.schema.urn().namespace() == urn.namespace() && p.schema.urn().name() == urn.name()
+        }) {
             needs[i].insert(prior);
         }
         if source.schema.language() == Language::JsonSchema {
