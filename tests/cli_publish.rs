@@ -343,10 +343,13 @@ fn publish_needs_the_right_credential_and_never_prints_it() {
     // An empty or missing token file: bad input, nothing sent.
     let empty = tmp.path().join("empty");
     std::fs::write(&empty, "\n").unwrap();
-    for file in [s(&empty), "/nonexistent/token"] {
+    let two_lines = tmp.path().join("two-lines");
+    std::fs::write(&two_lines, "secret-one\nsecret-two\n").unwrap();
+    for file in [s(&empty), s(&two_lines), "/nonexistent/token"] {
         let out = publish(&serve, Some(file), &dir, &[]);
         assert_eq!(code(&out), Some(2), "{}", text(&out));
         assert!(text(&out).contains("--token-file"), "{}", text(&out));
+        assert!(!text(&out).contains("secret-"), "{}", text(&out));
     }
 }
 

@@ -182,9 +182,11 @@ fn read_token(path: &Path) -> Result<String, String> {
             path.display()
         ));
     }
-    if token.contains(['\r', '\n']) {
+    if !token.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        // Not shown: it is the credential.
         return Err(format!(
-            "--token-file {}: the credential is one line",
+            "--token-file {}: the credential is one line of printable ASCII (what an HTTP \
+             header can carry)",
             path.display()
         ));
     }
@@ -369,9 +371,13 @@ impl Client {
         let urn = schema.urn();
         let path = format!("/schemas/{urn}");
         let url = format!("{}{path}", self.base);
-        let answer = self
-            .agent
-            .get(&url)
+        let mut request = self.agent.get(&url);
+        if let Some(authorization) = &self.authorization {
+            // Reads need none from `dataschema serve`; a registry behind a
+            // gateway may ask for it.
+            request = request.header("Authorization", authorization);
+        }
+        let answer = request
             .call()
             .map_err(|err| self.unreachable(&format!("GET {path}"), &err))
             .and_then(|response| read(response, &format!("GET {path}"), &self.base))?;
