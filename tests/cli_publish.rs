@@ -340,6 +340,11 @@ fn publish_needs_the_right_credential_and_never_prints_it() {
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     assert!(text(&out).contains("give --token-file"), "{}", text(&out));
     assert_eq!(lock_of(&dir), "");
+    // A read-only registry publishes nothing.
+    let read_only = Serve::start(&["--store", "memory", "--read-only"]);
+    let out = publish(&read_only, None, &dir, &[]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("HTTP 405, read_only"), "{}", text(&out));
     // An empty or missing token file: bad input, nothing sent.
     let empty = tmp.path().join("empty");
     std::fs::write(&empty, "\n").unwrap();
@@ -452,6 +457,38 @@ fn publish_refuses_a_registry_that_contradicts_the_lock() {
         text(&out)
     );
     assert_eq!(lock_of(&dir), lock);
+
+    // A registry that holds the locked URN under the locked id, but with
+    // other bytes: refused as immutable, before anything is sent.
+    let fourth = registry(&tmp);
+    let reply = call(
+        "PUT",
+        &fourth.url("/publish/schemas/urn:acme:schema:greeting:1"),
+        &[("Authorization", &server::bearer())],
+        br#"{"type": "integer"}"#,
+    );
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let id = reply.json()["id"].as_u64().unwrap();
+    let mine = folder(
+        tmp.path(),
+        "mine",
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("greeting.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    let out = dataschema(&["lock", s(&mine)]);
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    let path = mine.join("dataschema.lock");
+    let hand_written = format!(
+        "{}\n[ids]\n\"urn:acme:schema:greeting:1\" = {id}\n",
+        std::fs::read_to_string(&path).unwrap()
+    );
+    std::fs::write(&path, &hand_written).unwrap();
+    let out = publish(&fourth, Some(&token), &mine, &[]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("holds other bytes"), "{}", text(&out));
+    assert_eq!(lock_of(&mine), hand_written);
 }
 
 /// A Confluent frame: magic byte, id, body.
