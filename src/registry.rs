@@ -1,9 +1,10 @@
 //! The [`Registry`]: publish, resolve, versions, list.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::bundle::Bundle;
-use crate::store::{MemoryStore, SchemaId, Store, Stored, Version};
+use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
 use dataschema_core::__private::{self as core, clip};
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
@@ -36,11 +37,84 @@ pub struct Registry {
 }
 
 struct Inner {
-    store: Box<dyn Store>,
-    /// Whether the store's ids are a registry's ids, which framed payloads
-    /// carry (not so for `embed` and `from_bundle`, whose memory store
-    /// numbers contents in load order).
-    registry_ids: bool,
+    store: Arc<dyn Store>,
+    /// Where the registry ids come from, which framed payloads carry.
+    ids: Ids,
+}
+
+/// Where a registry's ids come from.
+enum Ids {
+    /// The store's ids are a registry's ids (`Registry::new`).
+    Store,
+    /// None: `embed` and `from_bundle` without recorded ids, whose memory
+    /// store numbers contents in load order (numbers that name nothing
+    /// outside the process).
+    Unknown,
+    /// The ids a lock recorded (`from_bundle`, `embed_with_ids`).
+    Given(IdTable),
+}
+
+/// Registry ids given for held URNs, checked to agree with each other.
+struct IdTable {
+    by_urn: HashMap<Urn, SchemaId>,
+    /// Each id's URNs, ordered as `Registry::list`.
+    by_id: HashMap<SchemaId, Vec<Urn>>,
+}
+
+impl IdTable {
+    /// The table of `ids`, each for a URN `store` holds: one content has
+    /// one id, one id names one content ([`Error::IdConflict`]).
+    fn new(store: &dyn Store, ids: Vec<(Urn, SchemaId)>) -> Result<IdTable, Error> {
+        let mut by_urn: HashMap<Urn, SchemaId> = HashMap::new();
+        let mut by_id: HashMap<SchemaId, Vec<Urn>> = HashMap::new();
+        let mut by_content: HashMap<String, (Urn, SchemaId)> = HashMap::new();
+        for (urn, id) in ids {
+            let schema = store
+                .get(&urn)?
+                .ok_or_else(|| Error::NotFound { urn: urn.clone() })?;
+            if let Some(&given) = by_urn.get(&urn) {
+                if given != id {
+                    return Err(Error::IdConflict {
+                        other: urn.clone(),
+                        urn,
+                        id,
+                        other_id: given,
+                    });
+                }
+                continue;
+            }
+            let content = content_digest(&schema);
+            match by_content.get(&content) {
+                Some((other, other_id)) if *other_id != id => {
+                    return Err(Error::IdConflict {
+                        urn,
+                        id,
+                        other: other.clone(),
+                        other_id: *other_id,
+                    })
+                }
+                Some(_) => {}
+                None => {
+                    // An id already given to another content.
+                    if let Some(other) = by_id.get(&id).and_then(|urns| urns.first()) {
+                        return Err(Error::IdConflict {
+                            urn,
+                            id,
+                            other: other.clone(),
+                            other_id: id,
+                        });
+                    }
+                    by_content.insert(content, (urn.clone(), id));
+                }
+            }
+            by_urn.insert(urn.clone(), id);
+            by_id.entry(id).or_default().push(urn);
+        }
+        for urns in by_id.values_mut() {
+            urns.sort();
+        }
+        Ok(IdTable { by_urn, by_id })
+    }
 }
 
 impl std::fmt::Debug for Registry {
@@ -52,15 +126,12 @@ impl std::fmt::Debug for Registry {
 impl Registry {
     /// A registry over `store`.
     pub fn new(store: impl Store + 'static) -> Registry {
-        Registry::over(store, true)
+        Registry::over(Arc::new(store), Ids::Store)
     }
 
-    fn over(store: impl Store + 'static, registry_ids: bool) -> Registry {
+    fn over(store: Arc<dyn Store>, ids: Ids) -> Registry {
         Registry {
-            inner: Arc::new(Inner {
-                registry_ids,
-                store: Box::new(store),
-            }),
+            inner: Arc::new(Inner { ids, store }),
         }
     }
 
@@ -69,12 +140,48 @@ impl Registry {
     /// [`Compatibility::None`]). A schema may `$ref` another of the same
     /// batch by URN, whatever their order.
     ///
-    /// Its ids number the schemas in load order and name nothing outside
-    /// the process: as a [`Resolver`] it answers no id
+    /// It knows no registry ids: [`id_of`](Registry::id_of) answers
+    /// [`Error::NoId`], and as a [`Resolver`] it answers no id
     /// ([`Resolver::resolve_id`]), so framed payloads are resolved by a
-    /// registry's ids only.
+    /// registry's ids only. [`embed_with_ids`](Registry::embed_with_ids)
+    /// takes the ids a lock recorded.
     pub fn embed(schemas: impl IntoIterator<Item = Schema>) -> Result<Registry, Error> {
-        let registry = Registry::over(MemoryStore::new(), false);
+        let registry = Registry::over(Arc::new(MemoryStore::new()), Ids::Unknown);
+        registry.load_checked(schemas)?;
+        Ok(registry)
+    }
+
+    /// [`embed`](Registry::embed), answering the registry ids `ids` gives
+    /// (the `[ids]` a lock recorded, e.g. `dataschema_build::Source::id`)
+    /// for those URNs, and only those: [`id_of`](Registry::id_of),
+    /// [`schema_by_id`](Registry::schema_by_id),
+    /// [`urns_of_id`](Registry::urns_of_id) and
+    /// [`Resolver::resolve_id`], so `Guard::validate_framed` resolves
+    /// their frames offline.
+    ///
+    /// Every URN of `ids` must be one of `schemas` ([`Error::NotFound`]),
+    /// and the ids must agree the way a registry's do: URNs holding the
+    /// same content (language, bytes, root) have the same id, and one id
+    /// names one content ([`Error::IdConflict`]).
+    pub fn embed_with_ids(
+        schemas: impl IntoIterator<Item = Schema>,
+        ids: impl IntoIterator<Item = (Urn, SchemaId)>,
+    ) -> Result<Registry, Error> {
+        let staging = Registry::over(Arc::new(MemoryStore::new()), Ids::Unknown);
+        staging.load_checked(schemas)?;
+        let ids: Vec<(Urn, SchemaId)> = ids.into_iter().collect();
+        staging.with_id_table(ids)
+    }
+
+    /// A registry over the same store, answering `ids`.
+    fn with_id_table(&self, ids: Vec<(Urn, SchemaId)>) -> Result<Registry, Error> {
+        let table = IdTable::new(self.inner.store.as_ref(), ids)?;
+        Ok(Registry::over(self.inner.store.clone(), Ids::Given(table)))
+    }
+
+    /// Stores `schemas`, then compiles each, as [`embed`](Registry::embed).
+    fn load_checked(&self, schemas: impl IntoIterator<Item = Schema>) -> Result<(), Error> {
+        let registry = self;
         let schemas: Vec<Schema> = schemas.into_iter().collect();
         // Store first, so `$ref`s between schemas of the batch resolve; then
         // compile each. On error the half-built registry is dropped.
@@ -85,7 +192,7 @@ impl Registry {
         for schema in &schemas {
             registry.check_compiles(schema)?;
         }
-        Ok(registry)
+        Ok(())
     }
 
     /// An in-memory registry holding the schemas `dataschema::build::bundle`
@@ -96,16 +203,31 @@ impl Registry {
     /// loads its bundle, and its guard fails open (`no_validator`) on those
     /// schemas, as the outcome table says.
     ///
-    /// As for [`embed`](Registry::embed), its ids are not a registry's: as a
-    /// [`Resolver`] it answers no id.
+    /// Its registry ids are those the folder's lock recorded (`[ids]`,
+    /// written by `dataschema publish`; see [`Bundle::ids`]): it answers
+    /// them, and only them, in [`id_of`](Registry::id_of),
+    /// [`schema_by_id`](Registry::schema_by_id) and
+    /// [`Resolver::resolve_id`], so `Guard::validate_framed` validates
+    /// frames of published schemas offline. A URN without a recorded id
+    /// has none here ([`Error::NoId`]); a bundle with none answers no id,
+    /// as [`embed`](Registry::embed). Ids that contradict each other (one
+    /// content under two ids, one id for two contents) are
+    /// [`Error::IdConflict`] (the build refuses such a lock already).
     pub fn from_bundle(bundle: Bundle) -> Result<Registry, Error> {
-        let registry = Registry::over(MemoryStore::new(), false);
+        let registry = Registry::over(Arc::new(MemoryStore::new()), Ids::Unknown);
         for schema in bundle.schemas() {
             let schema = schema?;
             schema.check_shape()?;
             registry.inner.store.put(&schema)?;
         }
-        Ok(registry)
+        let ids = bundle
+            .ids()
+            .map(|(urn, id)| Ok((urn.parse::<Urn>()?, id)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        if ids.is_empty() {
+            return Ok(registry);
+        }
+        registry.with_id_table(ids)
     }
 
     /// Publishes `schema`, checked against the prior versions of its name
@@ -235,11 +357,27 @@ impl Registry {
     /// root), and stable forever (for the persistent stores, across
     /// restarts and replicas). It is the id Confluent-framed payloads
     /// carry. [`Error::NotFound`] for a URN not held.
+    ///
+    /// An embedded registry (`embed`, `from_bundle`) answers only the ids
+    /// it was given (a lock's), and [`Error::NoId`] for a URN it holds
+    /// without one.
     pub fn id_of(&self, urn: &Urn) -> Result<SchemaId, Error> {
-        self.inner
-            .store
-            .id_of(urn)?
-            .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+        let given = match &self.inner.ids {
+            Ids::Store => {
+                return self
+                    .inner
+                    .store
+                    .id_of(urn)?
+                    .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+            }
+            Ids::Unknown => None,
+            Ids::Given(table) => table.by_urn.get(urn).copied(),
+        };
+        match given {
+            Some(id) => Ok(id),
+            None if self.inner.store.get(urn)?.is_some() => Err(Error::NoId { urn: urn.clone() }),
+            None => Err(Error::NotFound { urn: urn.clone() }),
+        }
     }
 
     /// The schema whose content has id `id` (see
@@ -248,13 +386,25 @@ impl Registry {
     /// URN it was published under first. [`Error::IdNotFound`] for an id
     /// no schema has.
     pub fn schema_by_id(&self, id: SchemaId) -> Result<Schema, Error> {
-        self.inner.store.by_id(id)?.ok_or(Error::IdNotFound { id })
+        match &self.inner.ids {
+            Ids::Store => self.inner.store.by_id(id)?.ok_or(Error::IdNotFound { id }),
+            Ids::Unknown => Err(Error::IdNotFound { id }),
+            Ids::Given(table) => match table.by_id.get(&id).and_then(|urns| urns.first()) {
+                Some(urn) => self.resolve(urn),
+                None => Err(Error::IdNotFound { id }),
+            },
+        }
     }
 
     /// Every URN holding the content `id` names, ordered as
-    /// [`list`](Registry::list); empty for an unknown id.
+    /// [`list`](Registry::list); empty for an unknown id (and, for an
+    /// embedded registry, for an id it was not given).
     pub fn urns_of_id(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
-        self.inner.store.urns_of(id)
+        match &self.inner.ids {
+            Ids::Store => self.inner.store.urns_of(id),
+            Ids::Unknown => Ok(Vec::new()),
+            Ids::Given(table) => Ok(table.by_id.get(&id).cloned().unwrap_or_default()),
+        }
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].
@@ -378,9 +528,6 @@ impl Resolver for Registry {
         Registry::list(self)
     }
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
-        if !self.inner.registry_ids {
-            return Err(Error::IdNotFound { id });
-        }
         self.schema_by_id(id)
     }
 }

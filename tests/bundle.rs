@@ -42,6 +42,130 @@ fn the_bundle_holds_the_sample_schemas() {
     );
 }
 
+/// `tests/data/bundle_ids/`, bundled by the build script as a user's
+/// build script bundles its folder: its lock records the ids a real
+/// `dataschema publish` got (greeting and hello hold one content: id 1;
+/// tally: id 2; unpublished is locked with no id).
+fn published_bundle() -> dataschema::bundle::Bundle {
+    include!(concat!(env!("OUT_DIR"), "/bundle_ids/dataschema_bundle.rs"))
+}
+
+#[cfg(feature = "json")]
+fn frame(id: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0];
+    out.extend_from_slice(&id.to_be_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
+    use dataschema::{Error, Registry, Resolver as _};
+
+    let bundle = published_bundle();
+    let mut ids: Vec<(&str, u32)> = bundle.ids().collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            ("urn:acme:schema:greeting:1", 1),
+            ("urn:acme:schema:hello:1", 1),
+            ("urn:acme:schema:tally:1", 2)
+        ]
+    );
+    let registry = Registry::from_bundle(bundle).unwrap();
+    let urn = common::urn;
+    assert_eq!(
+        registry.id_of(&urn("urn:acme:schema:greeting:1")).unwrap(),
+        1
+    );
+    assert_eq!(registry.id_of(&urn("urn:acme:schema:hello:1")).unwrap(), 1);
+    assert_eq!(registry.id_of(&urn("urn:acme:schema:tally:1")).unwrap(), 2);
+    // Held, but never published: no id, rather than a number of the process.
+    assert!(matches!(
+        registry.id_of(&urn("urn:acme:schema:unpublished:1")),
+        Err(Error::NoId { .. })
+    ));
+    assert!(matches!(
+        registry.id_of(&urn("urn:acme:schema:nobody:1")),
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        registry.schema_by_id(1).unwrap().urn().as_str(),
+        "urn:acme:schema:greeting:1"
+    );
+    assert_eq!(
+        registry.urns_of_id(1).unwrap(),
+        [
+            urn("urn:acme:schema:greeting:1"),
+            urn("urn:acme:schema:hello:1")
+        ]
+    );
+    assert_eq!(
+        registry.resolve_id(2).unwrap().urn().as_str(),
+        "urn:acme:schema:tally:1"
+    );
+    // Only the lock's ids: the memory store numbered four contents (1 to
+    // 3 here), but 3 names nothing a registry assigned.
+    assert!(matches!(
+        registry.resolve_id(3),
+        Err(Error::IdNotFound { id: 3 })
+    ));
+
+    // Framed payloads validate offline (with the JSON validator compiled
+    // in; without it they fail open, no_validator, as any payload does).
+    #[cfg(feature = "json")]
+    framed_offline(registry);
+}
+
+#[cfg(feature = "json")]
+fn framed_offline(registry: dataschema::Registry) {
+    use dataschema::{Guard, Outcome, Reason};
+    let guard = Guard::new(registry);
+    assert!(matches!(
+        guard.validate_framed(&frame(2, br#"{"count": 4}"#)),
+        Ok(Outcome::Validated)
+    ));
+    let invalid = guard
+        .validate_framed(&frame(2, br#"{"count": -1}"#))
+        .unwrap_err();
+    assert_eq!(invalid.urn().as_str(), "urn:acme:schema:tally:1");
+    assert_eq!(invalid.violations()[0].path(), "/count");
+    assert!(matches!(
+        guard.validate_framed(&frame(1, br#"{"name": "Ada"}"#)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&frame(1, br#"{}"#)).is_err());
+    match guard.validate_framed(&frame(3, b"{}")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
+        other => panic!("expected not_found, got {other:?}"),
+    }
+    assert_eq!(guard.unvalidated(), 1);
+}
+
+#[test]
+fn the_generated_bundle_carries_the_lock_ids() {
+    let code =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/bundle_ids/dataschema_bundle.rs"))
+            .unwrap();
+    let line = |name: &str| {
+        code.lines()
+            .find(|line| line.contains(&format!("\"urn:acme:schema:{name}:1\"")))
+            .unwrap_or_else(|| panic!("no entry for {name}: {code}"))
+            .to_owned()
+    };
+    assert!(line("tally").ends_with(".with_id(2),"), "{}", line("tally"));
+    assert!(
+        !line("unpublished").contains("with_id"),
+        "{}",
+        line("unpublished")
+    );
+    // The sample bundle's lock records no ids: its entries carry none.
+    let samples =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/dataschema_bundle.rs")).unwrap();
+    assert!(!samples.contains("with_id"));
+}
+
 #[cfg(feature = "build")]
 mod build {
     use std::fs;
@@ -337,6 +461,140 @@ mod build {
         let debug = format!("{err:?}");
         assert!(debug.starts_with("1 problem in the schemas:"), "{debug}");
         assert!(debug.contains("x.v1.json: not JSON"), "{debug}");
+    }
+
+    const LOCK_HEAD: &str = "[schemas]\n";
+
+    /// The folder's lock: `[schemas]` as `build::lock` writes it, then
+    /// `ids` as an `[ids]` table.
+    fn lock_with_ids(dir: &Path, ids: &str) {
+        build::lock(dir).unwrap();
+        let path = dir.join(build::LOCK_FILE);
+        let lock = fs::read_to_string(&path).unwrap();
+        assert!(lock.contains(LOCK_HEAD));
+        fs::write(path, format!("{lock}\n[ids]\n{ids}")).unwrap();
+    }
+
+    #[test]
+    fn lock_ids_are_read_into_the_sources() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+            ("other.v1.json", "{}"),
+        ]);
+        lock_with_ids(dir.path(), "\"urn:acme:schema:address:1\" = 7\n");
+        let checked = build::check(dir.path()).unwrap();
+        let ids: Vec<Option<u32>> = checked.sources.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [Some(7), None]);
+    }
+
+    #[test]
+    fn lock_ids_that_contradict_each_other_fail_the_build() {
+        // One content under two URNs, two ids.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 3\n\"urn:acme:schema:b:1\" = 4\n",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::IdConflict,
+            "same content",
+        );
+        // One id for two contents.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", "{}"),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 3\n\"urn:acme:schema:b:1\" = 3\n",
+        );
+        assert_problem(dir.path(), "dataschema.lock", Kind::IdConflict, "same id 3");
+        // An id without a digest, and id 0.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 0\n\"urn:acme:schema:gone:1\" = 5\n",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::Lock,
+            "a registry id is at least 1",
+        );
+        assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "does not lock");
+        // Not an id at all.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(dir.path(), "\"urn:acme:schema:a:1\" = -2\n");
+        assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "");
+    }
+
+    #[test]
+    fn record_published_writes_ids_once_and_refuses_contradictions() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", ADDRESS),
+            ("c.v1.json", "{}"),
+        ]);
+        let checked = build::check(dir.path()).unwrap();
+        let urn = super::common::urn;
+        let (a, b, c) = (
+            urn("urn:acme:schema:a:1"),
+            urn("urn:acme:schema:b:1"),
+            urn("urn:acme:schema:c:1"),
+        );
+        let added = build::record_published(dir.path(), &checked, &[(a.clone(), 5)]).unwrap();
+        assert_eq!(added, std::slice::from_ref(&a));
+        let path = dir.path().join(build::LOCK_FILE);
+        let lock = fs::read_to_string(&path).unwrap();
+        assert!(
+            lock.contains("[ids]\n\"urn:acme:schema:a:1\" = 5\n"),
+            "{lock}"
+        );
+        assert!(
+            lock.contains("\"urn:acme:schema:a:1\" = \"sha256:"),
+            "{lock}"
+        );
+        // The old format still reads, and the new one checks.
+        let checked = build::check(dir.path()).unwrap();
+        assert_eq!(checked.sources[0].id, Some(5));
+        // Again: nothing new, the file untouched.
+        assert!(
+            build::record_published(dir.path(), &checked, &[(a.clone(), 5)])
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), lock);
+        // Another id for a, or for b (a's content), or a's id for c:
+        // refused, nothing written.
+        for (urn, id, needle) in [
+            (&a, 6, "lock records id 5"),
+            (&b, 6, "same content"),
+            (&c, 5, "same id 5"),
+        ] {
+            let err =
+                build::record_published(dir.path(), &checked, &[(urn.clone(), id)]).unwrap_err();
+            assert!(err.to_string().contains(needle), "{needle}: {err}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), lock);
+        }
+        build::record_published(dir.path(), &checked, &[(b.clone(), 5), (c.clone(), 9)]).unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        let ids: Vec<Option<u32>> = checked.sources.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [Some(5), Some(5), Some(9)]);
     }
 
     #[test]

@@ -382,9 +382,10 @@ mod cli {
             "{text}"
         );
         assert!(text.contains("v2: passed"), "{text}");
+        // An unknown mode is a usage error: 64 (EX_USAGE), never 2.
         assert_eq!(
             run(&["compat", "--mode", "sideways", d, "price"]).0,
-            Some(2)
+            Some(64)
         );
         assert_eq!(run(&["compat", "--mode", "none", d, "nothing"]).0, Some(2));
         assert_eq!(

@@ -111,6 +111,84 @@ fn an_embedded_registry_answers_no_ids_and_the_fallback_is_asked() {
 }
 
 #[test]
+fn embed_with_ids_answers_the_given_ids_and_refuses_contradictions() {
+    use dataschema::Error;
+    let schemas = || {
+        vec![
+            Schema::json(common::urn("urn:acme:schema:a:1"), r#"{"type": "string"}"#),
+            Schema::json(common::urn("urn:acme:schema:b:1"), r#"{"type": "string"}"#),
+            Schema::json(common::urn("urn:acme:schema:c:1"), r#"{"type": "integer"}"#),
+        ]
+    };
+    let ids = |pairs: &[(&str, u32)]| -> Vec<(dataschema::Urn, u32)> {
+        pairs
+            .iter()
+            .map(|(urn, id)| (common::urn(urn), *id))
+            .collect()
+    };
+    let registry = Registry::embed_with_ids(
+        schemas(),
+        ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:c:1", 41)]),
+    )
+    .unwrap();
+    assert_eq!(
+        registry.id_of(&common::urn("urn:acme:schema:a:1")).unwrap(),
+        40
+    );
+    assert!(matches!(
+        registry.id_of(&common::urn("urn:acme:schema:b:1")),
+        Err(Error::NoId { .. })
+    ));
+    let guard = Guard::new(registry);
+    assert!(matches!(
+        guard.validate_framed(&frame(41, b"7")),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&frame(40, b"7")).is_err());
+    match guard.validate_framed(&frame(1, b"7")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
+        other => panic!("the store's own numbers are no ids: {other:?}"),
+    }
+    // `embed` answers no id at all, not the store's load-order numbers.
+    let plain = Registry::embed(schemas()).unwrap();
+    assert!(matches!(
+        plain.id_of(&common::urn("urn:acme:schema:a:1")),
+        Err(Error::NoId { .. })
+    ));
+    assert!(matches!(
+        plain.schema_by_id(1),
+        Err(Error::IdNotFound { id: 1 })
+    ));
+    assert!(plain.urns_of_id(1).unwrap().is_empty());
+
+    for (given, needle) in [
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:b:1", 42)]),
+            "hold the same content",
+        ),
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:c:1", 40)]),
+            "different contents but the same id 40",
+        ),
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:a:1", 43)]),
+            "id",
+        ),
+    ] {
+        match Registry::embed_with_ids(schemas(), given) {
+            Err(err @ Error::IdConflict { .. }) => {
+                assert!(err.to_string().contains(needle), "{needle}: {err}")
+            }
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        Registry::embed_with_ids(schemas(), ids(&[("urn:acme:schema:zz:1", 9)])),
+        Err(Error::NotFound { .. })
+    ));
+}
+
+#[test]
 fn one_content_under_two_urns_has_one_id() {
     let registry = Registry::new(MemoryStore::new());
     let a = registry

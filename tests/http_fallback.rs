@@ -397,6 +397,55 @@ fn through_the_real_server_native() {
 }
 
 #[test]
+fn an_id_pinned_from_a_lock_must_be_the_registry_answer() {
+    let running = server::start();
+    let id = publish(&running);
+    // The lock's id for the URN: the registry's answer matches, by URN and
+    // by id (asked by the URN the lock names).
+    let pinned = builder(&running.url(""))
+        .expect_id(urn(), id)
+        .build()
+        .unwrap();
+    assert_eq!(pinned.resolve_id(id).unwrap().urn(), &urn());
+    assert!(pinned.resolve(&urn()).is_ok());
+
+    // A lock that says another id: refused both ways, counted
+    // unreachable, nothing kept.
+    let wrong = id + 41;
+    for ask_by_id in [false, true] {
+        let contradicted = builder(&running.url(""))
+            .expect_id(urn(), wrong)
+            .build()
+            .unwrap();
+        if ask_by_id {
+            match contradicted.resolve_id(wrong) {
+                Err(Error::Other(err)) => {
+                    let text = err.to_string();
+                    assert!(text.contains("the lock pins id"), "{text}");
+                }
+                other => panic!("{other:?}"),
+            }
+        } else {
+            match contradicted.resolve(&urn()) {
+                Err(Error::Unreachable { source, .. }) => {
+                    assert!(source.to_string().contains("the lock pins id"), "{source}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(contradicted.cached_len(), 0);
+        let guard = guard_over(contradicted);
+        let outcome = if ask_by_id {
+            guard.validate_framed(&framed(wrong, VALID))
+        } else {
+            guard.validate(URN, VALID)
+        };
+        assert_eq!(reason(&outcome), Some(Reason::Unreachable), "{outcome:?}");
+        assert_eq!(guard.unvalidated(), 1);
+    }
+}
+
+#[test]
 fn through_the_real_server_confluent() {
     let running = server::start();
     let id = publish(&running);

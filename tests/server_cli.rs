@@ -5,109 +5,12 @@
 mod common;
 mod server;
 
-use std::io::{BufRead, BufReader, Read};
-use std::net::SocketAddr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
+use std::process::Command;
+use std::sync::Arc;
 
+use server::process::{token_file, Serve};
 use server::{call, get, TOKEN};
-
-/// A `dataschema serve` process and what it wrote to standard error.
-struct Serve {
-    child: Child,
-    addr: SocketAddr,
-    stderr: Arc<Mutex<String>>,
-    /// The working directory, where the default store (`sqlite:dataschema.db`) lands.
-    cwd: Arc<tempfile::TempDir>,
-}
-
-impl Serve {
-    fn start(args: &[&str]) -> Serve {
-        Serve::start_in(Arc::new(tempfile::tempdir().unwrap()), args)
-    }
-
-    /// Started in `cwd` (a restart over the default store reuses it).
-    fn start_in(cwd: Arc<tempfile::TempDir>, args: &[&str]) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
-            .current_dir(cwd.path())
-            .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--namespace", "acme"])
-            .args(args)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the binary runs");
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut pipe = child.stderr.take().unwrap();
-        let sink = stderr.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                panic!(
-                    "no address on stdout: {line:?}; stderr: {}",
-                    stderr.lock().unwrap()
-                )
-            })
-            .parse()
-            .unwrap();
-        Serve {
-            child,
-            addr,
-            stderr,
-            cwd,
-        }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    /// SIGTERM, then the exit status and the log.
-    fn terminate(mut self) -> (std::process::ExitStatus, String) {
-        let status = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let exit = self.child.wait().unwrap();
-        // Let the reader thread drain the pipe.
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        let log = self.stderr.lock().unwrap().clone();
-        (exit, log)
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn token_file(dir: &Path) -> String {
-    let path = dir.join("token");
-    std::fs::write(&path, format!("{TOKEN}\n")).unwrap();
-    path.to_str().unwrap().to_owned()
-}
 
 #[test]
 fn refuses_to_start_without_a_credential() {

@@ -122,6 +122,31 @@ pub enum Error {
         /// The id asked for.
         id: u32,
     },
+    /// The schema under `urn` is held, but has no registry id here: an
+    /// embedded registry answers only the ids it was given (a bundle's,
+    /// from the `[ids]` its lock records; `dataschema publish` records
+    /// them).
+    #[error(
+        "schema {urn} has no registry id here (only ids recorded in a lock are known offline)"
+    )]
+    NoId {
+        /// The URN asked for.
+        urn: Urn,
+    },
+    /// Two registry ids contradict each other: one id given to two
+    /// different contents, or one content given two ids (a registry gives
+    /// each content exactly one id, shared by every URN holding it).
+    #[error("{}", id_conflict(urn, *id, other, *other_id))]
+    IdConflict {
+        /// A URN with its id.
+        urn: Urn,
+        /// The id given to `urn`.
+        id: u32,
+        /// The URN it contradicts.
+        other: Urn,
+        /// The id given to `other`.
+        other_id: u32,
+    },
     /// The publish surface of the server was mounted without an
     /// authentication layer: publishing must be authenticated.
     #[error(
@@ -150,6 +175,20 @@ pub enum Error {
     Other(BoxError),
 }
 
+fn id_conflict(urn: &Urn, id: u32, other: &Urn, other_id: u32) -> String {
+    if id == other_id {
+        format!(
+            "{urn} and {other} have different contents but the same id {id}: \
+             a registry id names one content"
+        )
+    } else {
+        format!(
+            "{urn} (id {id}) and {other} (id {other_id}) hold the same content: \
+             a registry gives one content one id"
+        )
+    }
+}
+
 impl Error {
     /// The error and each of its causes, once each, separated by `: `
     /// (`schema urn:acme:schema:x:1 is unusable: the schema does not
@@ -169,7 +208,9 @@ impl Error {
             | Error::OutOfOrder { urn, .. }
             | Error::SchemaUnusable { urn, .. }
             | Error::NoValidator { urn, .. }
-            | Error::Unreachable { urn, .. } => Some(urn),
+            | Error::Unreachable { urn, .. }
+            | Error::NoId { urn }
+            | Error::IdConflict { urn, .. } => Some(urn),
             _ => None,
         }
     }

@@ -5,7 +5,8 @@
 //! ```text
 //! schemas/
 //!   dataschema.toml             namespace = "acme", and the root of each protobuf schema
-//!   dataschema.lock             each published URN's sha256 (written by `dataschema lock`)
+//!   dataschema.lock             each published URN's sha256 (written by `dataschema lock`),
+//!                               and its registry id (written by `dataschema publish`)
 //!   orders.created.v1.json      JSON Schema: urn:acme:schema:orders.created:1
 //!   orders.shipped.v1.proto     protobuf:    urn:acme:schema:orders.shipped:1
 //!   acme/common.proto           (sub-folders: files a .proto imports)
@@ -56,6 +57,9 @@ pub struct Source {
     /// message's name (so it does not move when the compiler's version
     /// does, and does when the root does).
     pub digest: String,
+    /// The id the registry assigned to the URN, as the lock's `[ids]`
+    /// records it (`None` when it records none).
+    pub id: Option<u32>,
 }
 
 /// What kind of problem a [`Diagnostic`] reports.
@@ -96,6 +100,9 @@ pub enum DiagnosticKind {
     Changed,
     /// A locked URN's file is gone.
     Removed,
+    /// The lock's `[ids]` contradict themselves: one content under two
+    /// ids, or one id for two contents.
+    IdConflict,
     /// A version breaks compatibility with the versions before it.
     Incompatible,
 }
@@ -300,6 +307,9 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let lock = Lock::read(dir)?;
     let mut unlocked = Vec::new();
     if let Some(lock) = &lock {
+        for source in &mut sources {
+            source.id = lock.id(source.schema.urn());
+        }
         lock.check(dir, &sources, &found.all, &mut unlocked, &mut diagnostics);
     }
 
@@ -369,6 +379,54 @@ pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
     let mut lock = Lock::read(dir)?.unwrap_or_default();
     let added = lock.record(&checked.sources);
     lock.write(dir)?;
+    Ok(added)
+}
+
+/// Records in `dir/dataschema.lock` that each `(urn, id)` of `published`
+/// is published under the registry id `id`: its digest (as in [`lock`])
+/// and its id, in the `[ids]` table. `checked` is what [`check`] answered
+/// for `dir`; every URN must be one of its sources.
+///
+/// Refuses, writing nothing, when the lock already records another id (or
+/// another digest) for one of them, or when the ids would contradict each
+/// other (one content under two ids, one id for two contents): the lock's
+/// ids then come from two registries. Writes nothing either when nothing
+/// is new, so a second run leaves the file's bytes as they were. Returns
+/// the URNs whose id was newly recorded.
+pub fn record_published(
+    dir: impl AsRef<Path>,
+    checked: &Checked,
+    published: &[(Urn, u32)],
+) -> Result<Vec<Urn>, BundleError> {
+    let dir = dir.as_ref();
+    let lock_path = dir.join(LOCK_FILE);
+    let mut lock = Lock::read(dir)?.unwrap_or_default();
+    let mut added = Vec::new();
+    let mut diagnostics = Vec::new();
+    for (urn, id) in published {
+        let Some(source) = checked.sources.iter().find(|s| s.schema.urn() == urn) else {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::Lock,
+                &lock_path,
+                format!("{urn} is not a schema of {}", dir.display()),
+            ));
+            continue;
+        };
+        match lock.record_published(source, *id) {
+            Ok(true) => added.push(urn.clone()),
+            Ok(false) => {}
+            Err((kind, message)) => diagnostics.push(Diagnostic::new(kind, &source.path, message)),
+        }
+    }
+    for conflict in lock::id_conflicts(&checked.sources, |urn| lock.id(urn)) {
+        diagnostics.push(conflict.diagnostic(&lock_path));
+    }
+    if !diagnostics.is_empty() {
+        return Err(BundleError { diagnostics });
+    }
+    if !added.is_empty() {
+        lock.write(dir)?;
+    }
     Ok(added)
 }
 
@@ -464,8 +522,14 @@ fn generate(checked: &Checked, out_dir: &Path) -> Result<String, BundleError> {
             None => "None".to_owned(),
         };
         let path = bytes_path.to_string_lossy();
+        // The registry id the lock records: `Registry::from_bundle` answers
+        // it (and only it) for framed payloads.
+        let id = match source.id {
+            Some(id) => format!(".with_id({id})"),
+            None => String::new(),
+        };
         code.push_str(&format!(
-            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})),\n",
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id},\n",
             schema.urn().as_str()
         ));
     }
@@ -654,6 +718,7 @@ fn read_json(path: &Path, urn: Urn) -> Result<Source, Problem> {
         digest: sha256_hex(&bytes),
         schema: Schema::json(urn, bytes),
         path: path.to_path_buf(),
+        id: None,
     })
 }
 
@@ -720,5 +785,6 @@ fn read_proto(
         digest: sha256_hex(&hashed),
         schema,
         path: path.to_path_buf(),
+        id: None,
     })
 }

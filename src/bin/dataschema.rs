@@ -1,20 +1,41 @@
 //! The `dataschema` command-line tool (feature `cli`).
 //!
 //! ```text
-//! dataschema check DIR                                   what `cargo build` checks, per name
-//! dataschema lock DIR                                    record each URN's digest in DIR/dataschema.lock
-//! dataschema validate --schemas DIR DATASCHEMA FILE      exit 0 valid, 1 invalid, 2 unvalidated
-//! dataschema diff OLD NEW                                every change; exit 0 compatible, 1 breaking, 2 bad input
-//! dataschema compat --mode MODE DIR NAME                 newest version of NAME against the earlier ones
+//! dataschema check DIR                      what `cargo build` checks, per name
+//!     exit 0 no problem, 1 problems (each printed), 2 not a schemas folder
+//! dataschema lock DIR                       record each URN's digest in DIR/dataschema.lock
+//!     exit 0 locked, 1 refused (a locked URN changed), 2 not a schemas folder
+//! dataschema publish --registry URL [--token-file FILE] [--mode MODE] DIR
+//!     publish every schema (versions in order, $ref'd schemas first), record ids in the lock
+//!     exit 0 published or already published, 1 refused (by the registry, the folder's
+//!     check, or a lock contradiction), 2 bad input (not a schemas folder, bad URL or
+//!     token file), 3 registry unreachable or not answering as dataschema's native API
+//! dataschema validate [--schemas DIR] [--registry URL] DATASCHEMA FILE
+//! dataschema validate --framed [--schemas DIR] [--registry URL] FILE
+//!     (FILE `-` = standard input; at least one of --schemas and --registry)
+//!     exit 0 valid, 1 invalid, 2 unvalidated (the reason printed), or bad input
+//! dataschema diff OLD NEW                   every change
+//!     exit 0 compatible, 1 breaking, 2 bad input
+//! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
+//!     exit 0 compatible, 1 incompatible, 2 bad input
 //! dataschema serve [--listen ADDR] [--namespace NID] (--token-file FILE | --read-only)
+//!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
+//!
+//! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
+//! missing or extra argument); --help and --version exit 0
 //! ```
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use dataschema::compat::Compatibility;
 use dataschema::{build, Guard, Outcome, Registry, Schema};
+
+// Not under src/bin/ itself, where cargo would take it for a binary.
+#[path = "dataschema/publish.rs"]
+mod publish;
 
 #[derive(Parser)]
 #[command(
@@ -42,16 +63,64 @@ enum Command {
         /// The schemas folder.
         dir: PathBuf,
     },
-    /// Validate one payload against the schema its dataschema URN names.
-    /// Exit code: 0 valid, 1 invalid, 2 unvalidated (with the reason).
-    Validate {
-        /// The schemas folder to resolve URNs from.
+    /// Publish every schema of a folder to a registry (`dataschema serve`'s
+    /// native API), each name's versions in order and `$ref`'d schemas
+    /// first, and record each URN's registry id in the folder's
+    /// dataschema.lock. Idempotent: what is published already is left as
+    /// it is. Exit code: 0 published (or already), 1 refused (by the
+    /// registry: immutable, incompatible, unusable, credential; by the
+    /// folder's check; or the registry contradicts the lock), 2 bad input
+    /// (not a schemas folder, a bad URL or token file), 3 the registry
+    /// cannot be reached or does not answer as dataschema's native API.
+    Publish {
+        /// The registry's base URL (`http://` or `https://`).
+        #[arg(long, value_name = "URL")]
+        registry: String,
+        /// A file holding the registry's publish token (sent as a bearer
+        /// token, never printed).
+        #[arg(long, value_name = "FILE")]
+        token_file: Option<PathBuf>,
+        /// The compatibility mode the registry checks each schema under:
+        /// none, backward, backward_transitive, forward,
+        /// forward_transitive, full or full_transitive (default: the mode
+        /// the registry has for the name).
         #[arg(long)]
-        schemas: PathBuf,
-        /// The message's dataschema (a schema URN).
-        dataschema: String,
-        /// The payload file (`-` for standard input).
-        file: PathBuf,
+        mode: Option<Compatibility>,
+        /// The schemas folder.
+        dir: PathBuf,
+    },
+    /// Validate one payload against the schema its dataschema URN names
+    /// (or, with --framed, a Confluent-framed payload against the schema
+    /// its id names), from a schemas folder, a registry, or both (the
+    /// folder first). Exit code: 0 valid, 1 invalid, 2 unvalidated (with
+    /// the reason) or bad input.
+    #[command(
+        group(
+            clap::ArgGroup::new("source")
+                .args(["schemas", "registry"])
+                .multiple(true)
+                .required(true)
+        ),
+        override_usage = "dataschema validate [--schemas DIR] [--registry URL] DATASCHEMA FILE\n       \
+                          dataschema validate --framed [--schemas DIR] [--registry URL] FILE"
+    )]
+    Validate {
+        /// The schemas folder to resolve URNs (and, with --framed, the ids
+        /// its lock records) from.
+        #[arg(long, value_name = "DIR")]
+        schemas: Option<PathBuf>,
+        /// A registry (`dataschema serve`'s native API) asked for what the
+        /// folder does not hold.
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// The payload is Confluent-framed (magic byte 0, a 4-byte schema
+        /// id, for protobuf the message indexes): give FILE alone.
+        #[arg(long)]
+        framed: bool,
+        /// DATASCHEMA FILE: the message's dataschema (a schema URN) and the
+        /// payload file (`-` for standard input); with --framed, FILE alone.
+        #[arg(value_name = "ARGS", num_args = 1..=2, required = true)]
+        args: Vec<OsString>,
     },
     /// Print every change between two versions of a schema, breaking ones
     /// marked. Files: `.json` (JSON Schema), `.proto` (compiled with its
@@ -125,8 +194,37 @@ struct Serve {
 /// Exit code for bad input and unvalidated payloads.
 const EXIT_UNVALIDATED: u8 = 2;
 
+/// Exit code of a usage error (sysexits' `EX_USAGE`), for every command:
+/// never 2, which `validate` answers for an unvalidated payload.
+const EXIT_USAGE: u8 = 64;
+
+/// A usage error of `validate`, with its usage line.
+fn validate_usage_error(kind: clap::error::ErrorKind, message: &str) -> clap::Error {
+    let mut command = Cli::command();
+    command.build();
+    match command.find_subcommand_mut("validate") {
+        Some(validate) => validate.error(kind, message),
+        None => command.error(kind, message),
+    }
+}
+
+/// Prints a usage error (or the help or version asked for) and answers
+/// its exit code: 64 for an error, 0 for `--help` and `--version`.
+fn usage(err: &clap::Error) -> ExitCode {
+    let _ = err.print();
+    if err.use_stderr() {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage(&err),
+    };
+    match cli.command {
         Command::Check { dir } | Command::Lock { dir }
             if !dir.join(build::MANIFEST_FILE).is_file() =>
         {
@@ -182,11 +280,56 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Publish {
+            registry,
+            token_file,
+            mode,
+            dir,
+        } => ExitCode::from(publish::run(&publish::Args {
+            registry,
+            token_file,
+            mode,
+            dir,
+        })),
         Command::Validate {
             schemas,
-            dataschema,
-            file,
-        } => validate(&schemas, &dataschema, &file),
+            registry,
+            framed,
+            args,
+        } => {
+            let (dataschema, file) = match (framed, &args[..]) {
+                (false, [dataschema, file]) => (Some(dataschema), file),
+                (true, [file]) => (None, file),
+                (false, _) => {
+                    return usage(&validate_usage_error(
+                        clap::error::ErrorKind::MissingRequiredArgument,
+                        "validate needs DATASCHEMA FILE (or --framed FILE)",
+                    ))
+                }
+                (true, _) => {
+                    return usage(&validate_usage_error(
+                        clap::error::ErrorKind::TooManyValues,
+                        "validate --framed takes FILE alone: the schema id is in the frame",
+                    ))
+                }
+            };
+            let dataschema = match dataschema.map(|d| d.to_str()) {
+                Some(Some(text)) => Some(text),
+                Some(None) => {
+                    return usage(&validate_usage_error(
+                        clap::error::ErrorKind::InvalidUtf8,
+                        "the DATASCHEMA argument is not UTF-8",
+                    ))
+                }
+                None => None,
+            };
+            validate(
+                schemas.as_deref(),
+                registry.as_deref(),
+                dataschema,
+                std::path::Path::new(file),
+            )
+        }
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
         Command::Serve(args) => serve(args),
@@ -426,11 +569,42 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     }
 }
 
-fn validate(schemas: &std::path::Path, dataschema: &str, file: &std::path::Path) -> ExitCode {
-    let registry = match build::load(schemas).map(Registry::embed) {
-        Ok(Ok(registry)) => registry,
-        Ok(Err(err)) => return bad_input(&err),
-        Err(err) => return bad_input(&err),
+fn validate(
+    schemas: Option<&std::path::Path>,
+    registry: Option<&str>,
+    dataschema: Option<&str>,
+    file: &std::path::Path,
+) -> ExitCode {
+    // The folder, with the ids its lock records (for framed payloads).
+    let primary = match schemas {
+        Some(dir) => match build::check(dir) {
+            Ok(checked) => {
+                let ids: Vec<(dataschema::Urn, u32)> = checked
+                    .sources
+                    .iter()
+                    .filter_map(|source| source.id.map(|id| (source.schema.urn().clone(), id)))
+                    .collect();
+                match Registry::embed_with_ids(checked.schemas(), ids) {
+                    Ok(registry) => registry,
+                    Err(err) => return bad_input(&err),
+                }
+            }
+            Err(err) => return bad_input(&err),
+        },
+        None => match Registry::embed(Vec::new()) {
+            Ok(registry) => registry,
+            Err(err) => return bad_input(&err),
+        },
+    };
+    let guard = match registry {
+        Some(url) => match dataschema::http::HttpResolver::new(url) {
+            Ok(fallback) => Guard::builder(primary).fallback(fallback).build(),
+            Err(err) => {
+                eprintln!("--registry: {}", err.chain());
+                return ExitCode::from(EXIT_UNVALIDATED);
+            }
+        },
+        None => Guard::new(primary),
     };
     let payload = if file.as_os_str() == "-" {
         let mut buf = Vec::new();
@@ -445,9 +619,22 @@ fn validate(schemas: &std::path::Path, dataschema: &str, file: &std::path::Path)
             return ExitCode::from(EXIT_UNVALIDATED);
         }
     };
-    match Guard::new(registry).validate(dataschema, &payload) {
+    let (outcome, what) = match dataschema {
+        Some(dataschema) => (guard.validate(dataschema, &payload), dataschema.to_owned()),
+        None => {
+            let what = match payload.get(1..5) {
+                Some(id) => format!(
+                    "schema id {}",
+                    u32::from_be_bytes([id[0], id[1], id[2], id[3]])
+                ),
+                None => "the frame".to_owned(),
+            };
+            (guard.validate_framed(&payload), what)
+        }
+    };
+    match outcome {
         Ok(Outcome::Validated) => {
-            println!("valid: {dataschema}");
+            println!("valid: {what}");
             ExitCode::SUCCESS
         }
         Ok(Outcome::NoSchema) => {

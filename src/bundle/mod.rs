@@ -6,6 +6,11 @@
 //! includes it, and [`Registry::from_bundle`](crate::Registry::from_bundle)
 //! loads it. The schema bytes are embedded with `include_bytes!`, so a
 //! bundled registry resolves without touching the filesystem or network.
+//!
+//! When the folder's lock records registry ids (`[ids]`, written by
+//! `dataschema publish`), each entry carries its URN's id, and the
+//! registry loaded from the bundle answers those ids (and only those) for
+//! Confluent-framed payloads, offline.
 
 use dataschema_core::{Bytes, Error, Language, Schema, Urn};
 
@@ -16,6 +21,7 @@ pub struct Entry {
     language: Language,
     root: Option<&'static str>,
     bytes: &'static [u8],
+    id: Option<u32>,
 }
 
 impl Entry {
@@ -32,6 +38,17 @@ impl Entry {
             language,
             root,
             bytes,
+            id: None,
+        }
+    }
+
+    /// The same entry with the registry id the lock records for its URN.
+    /// Used by the code `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn with_id(self, id: u32) -> Entry {
+        Entry {
+            id: Some(id),
+            ..self
         }
     }
 
@@ -73,6 +90,14 @@ impl Bundle {
     /// The bundled schemas.
     pub fn schemas(&self) -> impl Iterator<Item = Result<Schema, Error>> + '_ {
         self.entries.iter().map(Entry::schema)
+    }
+
+    /// The registry ids the folder's lock recorded, by URN (as written in
+    /// the lock; a URN without an id is not listed).
+    pub fn ids(&self) -> impl Iterator<Item = (&'static str, u32)> + '_ {
+        self.entries
+            .iter()
+            .filter_map(|entry| entry.id.map(|id| (entry.urn, id)))
     }
 }
 

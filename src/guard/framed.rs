@@ -32,8 +32,11 @@ impl Guard {
     ///
     /// Ids come from the resolvers' [`Resolver::resolve_id`](crate::Resolver::resolve_id):
     /// a [`Registry`](crate::Registry) over a store answers its store's
-    /// ids; an embedded registry (`embed`, `from_bundle`) answers none, and
-    /// a fallback registry is asked. An id once resolved is remembered for
+    /// ids; a bundled one ([`from_bundle`](crate::Registry::from_bundle))
+    /// answers the ids its folder's lock records (written by `dataschema
+    /// publish`), and only those, so frames of published schemas validate
+    /// offline; [`embed`](crate::Registry::embed) answers none; and a
+    /// fallback registry is asked. An id once resolved is remembered for
     /// the life of the guard (an id's content never changes).
     pub fn validate_framed(&self, payload: &[u8]) -> Result<Outcome, Invalid> {
         if payload.len() < 5 {

@@ -24,7 +24,10 @@
 //!   `Dataschema-Digest` must be the `sha256:` of the body and its
 //!   `Dataschema-Urn` the URN asked for (Confluent's answer must name the
 //!   subject and version asked for), and a digest pinned with
-//!   [`HttpResolverBuilder::expect`] (from a lock) must match. Any other
+//!   [`HttpResolverBuilder::expect`] (from a lock) must match, and so must
+//!   an id pinned with [`HttpResolverBuilder::expect_id`] (a lock's
+//!   `[ids]`): an id the lock records is asked for by its URN, and the
+//!   registry must answer that id for it. Any other
 //!   answer is refused as [`Error::Unreachable`]: never used, never kept.
 //! * A `404` is remembered for [`HttpResolverBuilder::miss_delay`] (1 s),
 //!   doubling on each consecutive miss up to one minute; within it the URN
@@ -176,6 +179,7 @@ pub struct HttpResolverBuilder {
     miss_delay: Duration,
     retry_after: Duration,
     pins: HashMap<Urn, String>,
+    id_pins: HashMap<Urn, u32>,
 }
 
 impl fmt::Debug for HttpResolverBuilder {
@@ -279,6 +283,16 @@ impl HttpResolverBuilder {
         self
     }
 
+    /// Pins the registry id a lock's `[ids]` recorded for `urn`: an answer
+    /// for `urn` with another id (or none) is refused as
+    /// [`Error::Unreachable`], and a lookup of `id` asks for `urn` (by its
+    /// URN, then checks the id), so the registry cannot hand another
+    /// schema for an id the lock knows.
+    pub fn expect_id(mut self, urn: Urn, id: u32) -> Self {
+        self.id_pins.insert(urn, id);
+        self
+    }
+
     /// The resolver. Only `http://` and `https://` base URLs with a host
     /// are accepted.
     pub fn build(self) -> Result<HttpResolver, Error> {
@@ -309,6 +323,16 @@ impl HttpResolverBuilder {
             .build()
             .into();
         let now = Instant::now();
+        // An id pinned for several URNs (one content) is asked by the first.
+        let mut pinned_ids: HashMap<u32, Urn> = HashMap::new();
+        for (urn, id) in &self.id_pins {
+            match pinned_ids.get(id) {
+                Some(held) if held <= urn => {}
+                _ => {
+                    pinned_ids.insert(*id, urn.clone());
+                }
+            }
+        }
         Ok(HttpResolver {
             shared: Arc::new(Shared {
                 agent,
@@ -320,6 +344,8 @@ impl HttpResolverBuilder {
                 miss_delay: self.miss_delay,
                 retry_after: self.retry_after,
                 pins: self.pins,
+                id_pins: self.id_pins,
+                pinned_ids,
                 state: Mutex::new(State {
                     schemas: HashMap::new(),
                     ids: HashMap::new(),
@@ -381,6 +407,10 @@ struct Shared {
     miss_delay: Duration,
     retry_after: Duration,
     pins: HashMap<Urn, String>,
+    /// URN -> the id a lock recorded for it.
+    id_pins: HashMap<Urn, u32>,
+    /// Id -> a URN the lock records it for.
+    pinned_ids: HashMap<u32, Urn>,
     state: Mutex<State>,
     landed: Condvar,
 }
@@ -549,6 +579,7 @@ impl HttpResolver {
             miss_delay: DEFAULT_MISS_DELAY,
             retry_after: DEFAULT_RETRY_AFTER,
             pins: HashMap::new(),
+            id_pins: HashMap::new(),
         }
     }
 
@@ -689,6 +720,24 @@ impl Shared {
                         }
                     })
             }
+            // An id the lock knows: asked by its URN, whose id must match.
+            (Api::Native, Key::Id(id)) if self.pinned_ids.contains_key(id) => {
+                let urn = &self.pinned_ids[id];
+                self.native(&format!("/schemas/{urn}"))
+                    .and_then(|(schema, answered)| {
+                        if schema.urn() == urn {
+                            Ok((schema, answered))
+                        } else {
+                            Err(Failure::Transient(format!(
+                                "asked for {urn}, the registry answered {}",
+                                schema.urn()
+                            )))
+                        }
+                    })
+            }
+            (Api::Confluent { .. }, Key::Id(id)) if self.pinned_ids.contains_key(id) => {
+                self.confluent_version(&self.pinned_ids[id], Some(*id))
+            }
             (Api::Native, Key::Id(id)) => {
                 self.native(&format!("/ids/{id}"))
                     .and_then(|(schema, answered)| match answered {
@@ -702,6 +751,15 @@ impl Shared {
             (Api::Confluent { namespace }, Key::Id(id)) => self.confluent_id(namespace, *id),
         }?;
         let (schema, id) = fetched;
+        if let Some(pinned) = self.id_pins.get(schema.urn()) {
+            if id != Some(*pinned) {
+                return Err(Failure::Transient(format!(
+                    "the registry answered {} with id {}, the lock pins id {pinned}",
+                    schema.urn(),
+                    id.map_or_else(|| "none".to_owned(), |id| id.to_string()),
+                )));
+            }
+        }
         if let Some(pinned) = self.pins.get(schema.urn()) {
             if pinned != schema.digest() {
                 return Err(Failure::Transient(format!(

@@ -11,6 +11,9 @@ use std::time::Duration;
 use dataschema::server::{self, Auth, Config};
 use dataschema::{MemoryStore, Registry, Store};
 
+#[cfg(feature = "cli")]
+pub mod process;
+
 pub const TOKEN: &str = "pa:ss w0rd!";
 
 /// A server running on loopback until dropped (or [`Running::stop`]).

@@ -1,0 +1,524 @@
+//! `dataschema publish`: every schema of a folder to a registry's native
+//! API, in an order it accepts, recording each URN's id in the lock.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use dataschema::build::{self, Source};
+use dataschema::compat::Compatibility;
+use dataschema::{Language, Urn};
+
+/// Exit code: a schema was refused (by the registry, or by the folder's
+/// own check), or the registry contradicts the lock.
+pub const EXIT_REFUSED: u8 = 1;
+/// Exit code: nothing could be tried (not a schemas folder, a bad URL, an
+/// unreadable token file).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code: the registry could not be reached, or did not answer as
+/// dataschema's native API (worth retrying later).
+pub const EXIT_UNREACHABLE: u8 = 3;
+
+/// Connect timeout of a publish request.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Total timeout of a publish request: the registry compiles and checks.
+const TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest answer read.
+const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
+
+/// What `dataschema publish` was given.
+pub struct Args {
+    pub registry: String,
+    pub token_file: Option<PathBuf>,
+    pub mode: Option<Compatibility>,
+    pub dir: PathBuf,
+}
+
+/// Why one schema was not published.
+enum Failure {
+    /// The registry (or the lock) refused it: exit 1.
+    Refused(String),
+    /// The registry could not be asked, or answered nonsense: exit 3.
+    Unreachable(String),
+}
+
+/// Runs the command; answers the exit code.
+pub fn run(args: &Args) -> u8 {
+    let dir = &args.dir;
+    if !dir.join(build::MANIFEST_FILE).is_file() {
+        eprintln!(
+            "{}: no {} here: not a schemas folder",
+            dir.display(),
+            build::MANIFEST_FILE
+        );
+        return EXIT_BAD_INPUT;
+    }
+    let base = match registry_url(&args.registry) {
+        Ok(base) => base,
+        Err(message) => {
+            eprintln!("{message}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let token = match &args.token_file {
+        Some(path) => match read_token(path) {
+            Ok(token) => Some(token),
+            Err(message) => {
+                eprintln!("{message}");
+                return EXIT_BAD_INPUT;
+            }
+        },
+        None => None,
+    };
+    let checked = match build::check(dir) {
+        Ok(checked) => checked,
+        Err(err) => {
+            eprintln!("{err}");
+            eprintln!(
+                "nothing published: fix the folder first (`dataschema check` shows the same)"
+            );
+            return EXIT_REFUSED;
+        }
+    };
+    let order = match order(&checked.sources) {
+        Ok(order) => order,
+        Err(message) => {
+            eprintln!("{message}");
+            return EXIT_REFUSED;
+        }
+    };
+    let client = Client::new(base, token, args.mode);
+    let mut published = Vec::new();
+    let (mut created, mut held) = (0usize, 0usize);
+    let mut failed = None;
+    for source in order {
+        let urn = source.schema.urn();
+        match client.publish(source) {
+            Ok((id, true)) => {
+                println!("published {urn} (id {id})");
+                created += 1;
+                published.push((urn.clone(), id));
+            }
+            Ok((id, false)) => {
+                println!("already published {urn} (id {id})");
+                held += 1;
+                published.push((urn.clone(), id));
+            }
+            Err(failure) => {
+                failed = Some(failure);
+                break;
+            }
+        }
+    }
+    // What the registry took is recorded even when a later schema failed:
+    // those URNs are published now, whatever happens next.
+    let lock_path = dir.join(build::LOCK_FILE);
+    let recorded = match build::record_published(dir, &checked, &published) {
+        Ok(added) => added.len(),
+        Err(err) => {
+            eprintln!("{err}");
+            eprintln!("the lock is left as it was");
+            return EXIT_REFUSED;
+        }
+    };
+    let summary = format!(
+        "{created} published, {held} already published; {recorded} id(s) newly recorded in {}",
+        lock_path.display()
+    );
+    match failed {
+        None => {
+            println!("{summary}");
+            0
+        }
+        Some(Failure::Refused(message)) => {
+            eprintln!("{message}");
+            eprintln!("{summary}; stopped there");
+            EXIT_REFUSED
+        }
+        Some(Failure::Unreachable(message)) => {
+            eprintln!("{message}");
+            eprintln!("{summary}; stopped there (run again once the registry answers)");
+            EXIT_UNREACHABLE
+        }
+    }
+}
+
+/// The base URL, checked: `http` or `https`, a host, no credential, query
+/// or fragment.
+fn registry_url(url: &str) -> Result<String, String> {
+    let base = url.trim_end_matches('/');
+    let refuse = |why: &str| format!("--registry {base:?}: {why}");
+    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(refuse("expected an http:// or https:// URL")),
+    }
+    let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
+    if authority.contains('@') {
+        // Not repeated: the part before `@` is a credential.
+        return Err(
+            "--registry: the URL holds a credential (user:password@): give it with \
+             --token-file instead"
+                .to_owned(),
+        );
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return Err(refuse("no host"));
+    }
+    if uri.query().is_some() || base.contains('#') {
+        return Err(refuse("a registry URL has no query or fragment"));
+    }
+    Ok(base.to_owned())
+}
+
+/// The publish credential: the file's content without trailing whitespace.
+fn read_token(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
+    let token = text.trim_end();
+    if token.is_empty() {
+        return Err(format!(
+            "--token-file {}: the file is empty",
+            path.display()
+        ));
+    }
+    if !token.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        // Not shown: it is the credential.
+        return Err(format!(
+            "--token-file {}: the credential is one line of printable ASCII (what an HTTP \
+             header can carry)",
+            path.display()
+        ));
+    }
+    Ok(token.to_owned())
+}
+
+/// The sources in an order a registry takes them: each name's versions
+/// ascending (a checked mode refuses a version below one held), and a
+/// schema after every schema of the folder it `$ref`s by URN (the registry
+/// compiles it against what it holds). Among the schemas ready, the least
+/// URN goes first, so the order is the URN order wherever it can be.
+fn order(sources: &[Source]) -> Result<Vec<&Source>, String> {
+    let index: HashMap<&Urn, usize> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, source)| (source.schema.urn(), i))
+        .collect();
+    let mut needs: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); sources.len()];
+    for (i, source) in sources.iter().enumerate() {
+        let urn = source.schema.urn();
+        // The version just below, in the folder.
+        if let Some(prior) = sources[..i].iter().rposition(|p| {
+            p.schema.urn().namespace() == urn.namespace() && p.schema.urn().name() == urn.name()
+        }) {
+            needs[i].insert(prior);
+        }
+        if source.schema.language() == Language::JsonSchema {
+            for target in urn_refs(source.schema.bytes()) {
+                if let Some(&j) = index.get(&target) {
+                    if j != i {
+                        needs[i].insert(j);
+                    }
+                }
+            }
+        }
+    }
+    let mut done = vec![false; sources.len()];
+    let mut out = Vec::with_capacity(sources.len());
+    while out.len() < sources.len() {
+        // Sources are sorted by URN: the first ready one is the least.
+        let next = (0..sources.len()).find(|&i| !done[i] && needs[i].iter().all(|&j| done[j]));
+        match next {
+            Some(i) => {
+                done[i] = true;
+                out.push(&sources[i]);
+            }
+            None => {
+                let stuck: Vec<String> = (0..sources.len())
+                    .filter(|&i| !done[i])
+                    .map(|i| sources[i].schema.urn().to_string())
+                    .collect();
+                return Err(format!(
+                    "nothing published: these schemas `$ref` each other in a cycle (through \
+                     their versions too), and a registry takes one schema at a time, each \
+                     compiled against what it already holds: {}",
+                    stuck.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The URNs a JSON Schema `$ref`s (the part before any `#`).
+fn urn_refs(bytes: &[u8]) -> Vec<Urn> {
+    fn walk(value: &serde_json::Value, out: &mut Vec<Urn>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    if key == "$ref" {
+                        if let Some(text) = value.as_str() {
+                            let base = text.split('#').next().unwrap_or_default();
+                            if let Ok(urn) = base.parse::<Urn>() {
+                                out.push(urn);
+                            }
+                        }
+                    }
+                    walk(value, out);
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|item| walk(item, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    // The check already read it as JSON; a failure here just finds no refs.
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        walk(&value, &mut out);
+    }
+    out
+}
+
+/// A client of the registry's native API.
+struct Client {
+    agent: ureq::Agent,
+    base: String,
+    authorization: Option<String>,
+    mode: Option<Compatibility>,
+}
+
+/// An answer: status, headers, body.
+type Answer = (u16, ureq::http::HeaderMap, Vec<u8>);
+
+impl Client {
+    fn new(base: String, token: Option<String>, mode: Option<Compatibility>) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(CONNECT_TIMEOUT))
+            .timeout_global(Some(TIMEOUT))
+            .max_redirects(0)
+            .proxy(None)
+            .build()
+            .into();
+        Client {
+            agent,
+            base,
+            authorization: token.map(|token| format!("Bearer {token}")),
+            mode,
+        }
+    }
+
+    /// Publishes `source` (or finds it published): its id, and whether it
+    /// was created now.
+    fn publish(&self, source: &Source) -> Result<(u32, bool), Failure> {
+        let schema = &source.schema;
+        let urn = schema.urn();
+        if let Some(locked) = source.id {
+            // The lock says it is published with this id: the registry
+            // must agree before anything is sent to it.
+            return self.confirm(source, locked);
+        }
+        let path = format!("/publish/schemas/{urn}");
+        let url = format!("{}{path}", self.base);
+        let mut request = self
+            .agent
+            .put(&url)
+            .header("Content-Type", content_type(schema.language()))
+            .header("Dataschema-Language", schema.language().as_str());
+        if let Some(root) = schema.root() {
+            request = request.header("Dataschema-Root", root);
+        }
+        if let Some(mode) = self.mode {
+            request = request.header("Dataschema-Mode", mode.as_str());
+        }
+        if let Some(authorization) = &self.authorization {
+            request = request.header("Authorization", authorization);
+        }
+        let answer = request
+            .send(schema.bytes())
+            .map_err(|err| self.unreachable(&format!("PUT {path}"), &err))
+            .and_then(|response| read(response, &format!("PUT {path}"), &self.base))?;
+        let (status, _, body) = &answer;
+        match status {
+            200 | 201 => {
+                let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| {
+                    self.nonsense(&format!("PUT {path}"), *status, "the answer is not JSON")
+                })?;
+                if value["urn"].as_str() != Some(urn.as_str()) {
+                    return Err(self.nonsense(
+                        &format!("PUT {path}"),
+                        *status,
+                        "the answer names another URN",
+                    ));
+                }
+                let id = value["id"]
+                    .as_u64()
+                    .and_then(|id| u32::try_from(id).ok())
+                    .filter(|id| *id > 0)
+                    .ok_or_else(|| {
+                        self.nonsense(&format!("PUT {path}"), *status, "the answer has no id")
+                    })?;
+                Ok((id, value["created"].as_bool() == Some(true)))
+            }
+            _ => Err(self.refusal(urn, &format!("PUT {path}"), &answer)),
+        }
+    }
+
+    /// `GET /schemas/{urn}` of a URN the lock records with `locked`: the
+    /// registry must hold it, with the folder's bytes and that id.
+    fn confirm(&self, source: &Source, locked: u32) -> Result<(u32, bool), Failure> {
+        let schema = &source.schema;
+        let urn = schema.urn();
+        let path = format!("/schemas/{urn}");
+        let url = format!("{}{path}", self.base);
+        let mut request = self.agent.get(&url);
+        if let Some(authorization) = &self.authorization {
+            // Reads need none from `dataschema serve`; a registry behind a
+            // gateway may ask for it.
+            request = request.header("Authorization", authorization);
+        }
+        let answer = request
+            .call()
+            .map_err(|err| self.unreachable(&format!("GET {path}"), &err))
+            .and_then(|response| read(response, &format!("GET {path}"), &self.base))?;
+        let (status, headers, _) = &answer;
+        let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+        match status {
+            200 => {
+                let (Some(answered), Some(digest), Some(held_urn)) = (
+                    header("dataschema-id").and_then(|id| id.parse::<u32>().ok()),
+                    header("dataschema-digest"),
+                    header("dataschema-urn"),
+                ) else {
+                    return Err(self.nonsense(
+                        &format!("GET {path}"),
+                        *status,
+                        "no Dataschema-Id, Dataschema-Digest or Dataschema-Urn header",
+                    ));
+                };
+                if held_urn != urn.as_str() {
+                    return Err(self.nonsense(
+                        &format!("GET {path}"),
+                        *status,
+                        "the answer names another URN",
+                    ));
+                }
+                if digest != schema.digest() {
+                    let hint = if schema.language() == Language::Protobuf {
+                        " (for a .proto whose source the lock pins unchanged, a different \
+                         compiler version gives different descriptor bytes)"
+                    } else {
+                        ""
+                    };
+                    return Err(Failure::Refused(format!(
+                        "{urn}: refused (immutable): the registry at {} holds other bytes under \
+                         it (digest {digest}, the folder's is {}){hint}: a published URN never \
+                         changes; publish the change as version {} instead",
+                        self.base,
+                        schema.digest(),
+                        urn.version().saturating_add(1)
+                    )));
+                }
+                if answered != locked {
+                    return Err(Failure::Refused(format!(
+                        "{urn}: the registry at {} holds it under id {answered}, but the lock \
+                         records id {locked}: the lock's ids come from another registry (or \
+                         this one lost its data); the lock is left as it was",
+                        self.base
+                    )));
+                }
+                Ok((answered, false))
+            }
+            404 => Err(Failure::Refused(format!(
+                "{urn}: the lock records id {locked} for it, but the registry at {} does not \
+                 hold it: the lock's ids come from another registry, and publishing it here \
+                 would give it another id. To move the folder to this registry, remove the \
+                 [ids] table from {} first",
+                self.base,
+                source.path.with_file_name(build::LOCK_FILE).display()
+            ))),
+            _ => Err(self.refusal(urn, &format!("GET {path}"), &answer)),
+        }
+    }
+
+    /// An answer that is not a success: a refusal with the registry's
+    /// reason, or (a `5xx`, an answer that is not the native API's) a
+    /// registry that cannot be used now.
+    fn refusal(&self, urn: &Urn, what: &str, (status, _, body): &Answer) -> Failure {
+        let value: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+        let reason = value
+            .as_ref()
+            .and_then(|v| v["error"].as_str())
+            .map(str::to_owned);
+        let message = value
+            .as_ref()
+            .and_then(|v| v["message"].as_str())
+            .map(str::to_owned);
+        match (status, reason, message) {
+            (401, _, _) => Failure::Refused(format!(
+                "{urn}: the registry at {} refused the credential (HTTP 401): {}",
+                self.base,
+                if self.authorization.is_some() {
+                    "the token in --token-file is not its publish token"
+                } else {
+                    "publishing needs its publish token: give --token-file FILE"
+                }
+            )),
+            (500..=599, reason, message) => Failure::Unreachable(format!(
+                "{what}: the registry at {} failed (HTTP {status}{}){}",
+                self.base,
+                reason.map(|r| format!(", {r}")).unwrap_or_default(),
+                message.map(|m| format!(": {m}")).unwrap_or_default()
+            )),
+            // The message of an incompatible publish holds its report,
+            // one change a line.
+            (_, Some(reason), Some(message)) => Failure::Refused(format!(
+                "{urn}: refused by the registry (HTTP {status}, {reason}): {message}"
+            )),
+            _ => self.nonsense(what, *status, "not an answer of dataschema's native API"),
+        }
+    }
+
+    fn unreachable(&self, what: &str, err: &ureq::Error) -> Failure {
+        Failure::Unreachable(format!(
+            "{what}: the registry at {} cannot be reached: {err}",
+            self.base
+        ))
+    }
+
+    fn nonsense(&self, what: &str, status: u16, why: &str) -> Failure {
+        Failure::Unreachable(format!(
+            "{what}: the registry at {} answered HTTP {status}, {why} (is the URL a \
+             `dataschema serve`?)",
+            self.base
+        ))
+    }
+}
+
+/// Reads an answer whole (bounded).
+fn read(
+    mut response: ureq::http::Response<ureq::Body>,
+    what: &str,
+    base: &str,
+) -> Result<Answer, Failure> {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let body = response
+        .body_mut()
+        .with_config()
+        .limit(MAX_ANSWER_BYTES)
+        .read_to_vec()
+        .map_err(|err| {
+            Failure::Unreachable(format!(
+                "{what}: reading the answer of the registry at {base}: {err}"
+            ))
+        })?;
+    Ok((status, headers, body))
+}
+
+fn content_type(language: Language) -> &'static str {
+    match language {
+        Language::Protobuf => "application/x-protobuf",
+        _ => "application/schema+json",
+    }
+}
