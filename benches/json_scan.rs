@@ -12,7 +12,11 @@
 //!   `jsonschema::Validator::is_valid` (same schema, the guard's options:
 //!   formats asserted, the `regex` engine with the guard's limits);
 //! * `guard`: `Guard::validate` (URN parse, cache lookup, scan, counter;
-//!   for a payload the scanner refuses, the `jsonschema` pass and report);
+//!   for a payload the scanner refuses, the verdict and a copy of the
+//!   payload, whose report is produced only when read);
+//! * `guard+report`: the same, then `Invalid::violations()` read for each
+//!   refused payload (`jsonschema` parses and reports it): the cost of the
+//!   report, shown beside the verdict's;
 //! * `parse`: `serde_json::from_slice::<Value>` alone;
 //! * `ignored`: `serde_json::from_slice::<IgnoredAny>`, reading the bytes
 //!   and building nothing: the ceiling to aim at.
@@ -181,6 +185,17 @@ fn group(c: &mut Criterion, name: &str, urn: &str, payloads: &[Vec<u8>]) {
             payloads
                 .iter()
                 .filter(|p| guard.validate(black_box(urn), black_box(p)).is_ok())
+                .count()
+        })
+    });
+    group.bench_function("guard+report", |b| {
+        b.iter(|| {
+            payloads
+                .iter()
+                .filter(|p| match guard.validate(black_box(urn), black_box(p)) {
+                    Ok(_) => true,
+                    Err(invalid) => black_box(invalid.violations()).is_empty(),
+                })
                 .count()
         })
     });
