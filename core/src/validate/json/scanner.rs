@@ -221,17 +221,46 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A string token, the cursor on its opening quote.
+    /// A string token, the cursor on its opening quote. Inlined: the
+    /// common token (ASCII, no escape) is found eight bytes at a time and
+    /// returned in registers; anything else continues out of line.
+    #[inline(always)]
     fn string(&mut self) -> Scan<Str<'a>> {
         let bytes = self.bytes;
         let start = self.pos + 1;
         let mut i = start;
+        // Eight bytes at a time, to the first that needs a look.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let mask = special(word);
+            if mask != 0 {
+                i += (mask.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        if bytes.get(i) == Some(&b'"') {
+            // SAFETY: every byte of `start..i` was checked (by `special`)
+            // to be ASCII, and ASCII is valid UTF-8.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..i]) };
+            self.pos = i + 1;
+            return Ok(Str {
+                body,
+                escaped: false,
+            });
+        }
+        self.string_rest(start, i)
+    }
+
+    /// The rest of a string token from `i` (the bytes from `start` to `i`
+    /// are plain ASCII): escapes, non-ASCII, the end of the input.
+    #[inline(never)]
+    fn string_rest(&mut self, start: usize, mut i: usize) -> Scan<Str<'a>> {
+        let bytes = self.bytes;
         let mut escaped = false;
         let mut ascii = true;
         loop {
-            // Eight bytes at a time while none needs a look.
             while let Some(word) = bytes.get(i..i + 8) {
-                if special(word) {
+                if special(word) != 0 {
                     break;
                 }
                 i += 8;
@@ -421,11 +450,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Whether one of eight string bytes needs a look: a quote, a backslash, a
-/// control character or a non-ASCII byte (exact, by the usual bit tricks:
-/// a byte below `n` sets its high bit in `w - n` where it is clear in `w`).
-#[inline]
-fn special(word: &[u8]) -> bool {
+/// Which of eight string bytes need a look (a quote, a backslash, a
+/// control character or a non-ASCII byte): the high bit of each such byte,
+/// by the usual bit tricks (a byte below `n` sets its high bit in `w - n`
+/// where it is clear in `w`). Exact as to whether any does, and the lowest
+/// bit set marks the first that does (a borrow only flags bytes above a
+/// flagged one).
+#[inline(always)]
+fn special(word: &[u8]) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut bytes = [0u8; 8];
@@ -435,7 +467,7 @@ fn special(word: &[u8]) -> bool {
     let quote = zero(w ^ (ONES * u64::from(b'"')));
     let backslash = zero(w ^ (ONES * u64::from(b'\\')));
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (quote | backslash | control | (w & HIGH)) != 0
+    quote | backslash | control | (w & HIGH)
 }
 
 /// Powers of ten exactly representable as `f64`.
