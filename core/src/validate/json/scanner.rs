@@ -28,7 +28,8 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, Bound, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, Bound, JsonPlan, Kind, Member, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT,
+    STRING,
 };
 use super::MAX_NESTING;
 
@@ -433,6 +434,54 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A member's key that is one of `members`' names written plainly (see
+    /// `Member::first`), matched on the bytes without tokenizing it: the
+    /// key as a token, the member's index, the cursor left on the value.
+    /// `None` leaves the cursor where it was, for [`Cursor::key`].
+    #[inline(always)]
+    fn known_key(&mut self, members: &[Member]) -> Option<(Str<'a>, usize)> {
+        let bytes = self.bytes;
+        if bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let start = self.pos + 1;
+        let first = *bytes.get(start)?;
+        for (at, member) in members.iter().enumerate() {
+            // (0: a name not matched on the bytes.)
+            if member.first != first || first == 0 {
+                continue;
+            }
+            let name = member.name.as_bytes();
+            let end = start + name.len();
+            if bytes.get(end) != Some(&b'"') || bytes[start..end] != *name {
+                continue;
+            }
+            // The token is exactly the name: the first quote after the
+            // opening one, with only plain bytes (valid UTF-8) before it.
+            let mut after = Cursor {
+                bytes,
+                pos: end + 1,
+            };
+            after.ws();
+            if after.peek() != Some(b':') {
+                return None;
+            }
+            after.pos += 1;
+            after.ws();
+            self.pos = after.pos;
+            // SAFETY: the bytes are those of `member.name`, a `str`.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+            return Some((
+                Str {
+                    body,
+                    escaped: false,
+                },
+                at,
+            ));
+        }
+        None
+    }
+
     /// A member's key and its colon, the cursor left on the value.
     #[inline]
     fn key(&mut self) -> Scan<Str<'a>> {
@@ -559,6 +608,11 @@ impl JsonPlan {
             Kind::Check => {}
         }
         let start = cur.pos;
+        if node.only_in_place {
+            // Each applicator reads the whole value (its syntax too), and
+            // leaves the cursor after it.
+            return self.in_place(node, start, cur, sc, depth);
+        }
         let mut ok = self.own(node, cur, sc, depth)?;
         if ok && node.in_place() {
             let end = cur.pos;
@@ -694,12 +748,28 @@ impl JsonPlan {
                 return false;
             }
         }
-        if node.text.is_none() && node.choice.is_none() {
+        if let Some(options) = &node.strings {
+            if !text.escaped {
+                if !options.iter().any(|option| **option == *text.body) {
+                    return false;
+                }
+                if node.text.is_none() {
+                    return true;
+                }
+            }
+        } else if node.text.is_none() && node.choice.is_none() {
             return true;
         }
         sc.fill(&text);
-        node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
-            && node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text))
+        let chosen = match &node.strings {
+            Some(_) if !text.escaped => true,
+            Some(options) => {
+                let text = sc.text.as_str().unwrap_or_default();
+                options.iter().any(|option| **option == *text)
+            }
+            None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
+        };
+        chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
     }
 
     fn array(
@@ -758,10 +828,13 @@ impl JsonPlan {
         } else {
             loop {
                 let key_at = cur.pos;
-                let key = cur.key()?;
+                let (key, known) = match cur.known_key(&node.members) {
+                    Some((key, at)) => (key, Some(at)),
+                    None => (cur.key()?, None),
+                };
                 if !ok {
                     cur.skip(depth)?;
-                } else if !self.member(node, key, key_at, cur, sc, depth, &mut present)? {
+                } else if !self.member(node, key, known, key_at, cur, sc, depth, &mut present)? {
                     // Fails, unless a later member with the same key wins.
                     if !self.overridden(key, cur, sc, depth)? {
                         ok = false;
@@ -806,6 +879,7 @@ impl JsonPlan {
         &self,
         node: &Node,
         key: Str<'_>,
+        known: Option<usize>,
         key_at: usize,
         cur: &mut Cursor<'_>,
         sc: &mut Scratch,
@@ -821,7 +895,11 @@ impl JsonPlan {
             key.body
         };
         let mut property = None;
-        if let Some(m) = node.members.iter().find(|m| &*m.name == name) {
+        let found = match known {
+            Some(at) => node.members.get(at),
+            None => node.members.iter().find(|m| &*m.name == name),
+        };
+        if let Some(m) = found {
             *present |= m.bit;
             property = m.schema;
         }
