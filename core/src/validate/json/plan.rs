@@ -119,15 +119,27 @@ pub(super) struct Member {
     /// no quote, backslash or control character); 0 otherwise. The scanner
     /// then matches such a key on the payload bytes, before tokenizing it.
     pub(super) first: u8,
+    /// The name's first eight bytes (fewer, zero-padded, for a shorter
+    /// name) as a little-endian word, and the mask of the bytes it has.
+    pub(super) prefix: u64,
+    pub(super) prefix_mask: u64,
 }
 
 impl Member {
     fn new(name: &str) -> Member {
         let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let mut word = [0u8; 8];
+        let head = &name.as_bytes()[..name.len().min(8)];
+        word[..head.len()].copy_from_slice(head);
         Member {
             name: name.into(),
             schema: None,
             bit: 0,
+            prefix: u64::from_le_bytes(word),
+            prefix_mask: match head.len() {
+                8 => u64::MAX,
+                n => (1u64 << (8 * n)) - 1,
+            },
             first: if plain {
                 name.bytes().next().unwrap_or(0)
             } else {

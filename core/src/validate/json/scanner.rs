@@ -205,7 +205,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// After a member or an item: `,` (true) or the closing byte (false).
-    #[inline]
+    #[inline(always)]
     fn next_or_close(&mut self, close: u8) -> Scan<bool> {
         self.ws();
         match self.peek() {
@@ -313,39 +313,56 @@ impl<'a> Cursor<'a> {
         Ok(Str { body, escaped })
     }
 
-    /// A number token, as serde_json reads it.
+    /// A number token, as serde_json reads it. One pass gathers the
+    /// digits: a plain integer of up to 18 digits (19 when positive) and a
+    /// decimal with at most 15 digits and no exponent are read here, exactly
+    /// as serde_json reads them; anything else goes to serde_json.
+    #[inline]
     fn number(&mut self) -> Scan<Number> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut i = start;
-        if bytes.get(i) == Some(&b'-') {
-            i += 1;
-        }
+        let negative = bytes.get(i) == Some(&b'-');
+        i += usize::from(negative);
+        let mut significand: u64 = 0;
+        // Digits of the significand, and those after the point.
+        let mut digits = 0usize;
         match bytes.get(i) {
-            Some(b'0') => i += 1,
+            Some(b'0') => {
+                i += 1;
+                digits = 1;
+            }
             Some(b'1'..=b'9') => {
-                while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                while let Some(&d) = bytes.get(i) {
+                    if !d.is_ascii_digit() {
+                        break;
+                    }
+                    // Wraps past 19 digits, where the value is not used.
+                    significand = significand.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    digits += 1;
                     i += 1;
                 }
             }
             _ => return Err(Stop::NotJson),
         }
-        let mut plain = true;
-        let mut fraction_only = false;
+        let mut decimals = 0usize;
         if bytes.get(i) == Some(&b'.') {
-            plain = false;
-            fraction_only = true;
             i += 1;
-            if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
-                return Err(Stop::NotJson);
-            }
-            while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+            while let Some(&d) = bytes.get(i) {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                significand = significand.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                decimals += 1;
                 i += 1;
             }
+            if decimals == 0 {
+                return Err(Stop::NotJson);
+            }
         }
+        let mut exponent = false;
         if matches!(bytes.get(i), Some(b'e' | b'E')) {
-            plain = false;
-            fraction_only = false;
+            exponent = true;
             i += 1;
             if matches!(bytes.get(i), Some(b'+' | b'-')) {
                 i += 1;
@@ -358,37 +375,31 @@ impl<'a> Cursor<'a> {
             }
         }
         self.pos = i;
-        let text = &bytes[start..i];
-        if fraction_only && text.len() - 1 - usize::from(text[0] == b'-') <= 15 {
-            // At most 15 digits and a fraction, no exponent: the significand
-            // and the power of ten are exact `f64`s, and one division rounds
-            // correctly, which is what serde_json's parser gives (with or
-            // without its `float_roundtrip` feature, and std's `parse`).
-            let negative = text[0] == b'-';
-            let mut significand: u64 = 0;
-            let mut decimals = 0;
-            let mut after_point = false;
-            for &b in &text[usize::from(negative)..] {
-                if b == b'.' {
-                    after_point = true;
-                } else {
-                    significand = significand * 10 + u64::from(b - b'0');
-                    decimals += usize::from(after_point);
+        if !exponent {
+            if decimals == 0 {
+                if !negative && digits <= 19 {
+                    return Ok(Number::from(significand));
+                }
+                if negative && digits <= 18 && significand != 0 {
+                    // Below 10^18 in magnitude: an `i64`, as serde_json
+                    // reads a negative integer (`-0` it reads as a float).
+                    return Ok(Number::from(-(significand as i64)));
+                }
+            } else if digits + decimals <= 15 {
+                // At most 15 digits: the significand and the power of ten
+                // are exact `f64`s, and one division rounds correctly,
+                // which is what serde_json's parser gives (with or without
+                // its `float_roundtrip` feature, and std's `parse`).
+                let value = significand as f64 / POW10[decimals];
+                let value = if negative { -value } else { value };
+                if let Some(n) = Number::from_f64(value) {
+                    return Ok(n);
                 }
             }
-            let value = significand as f64 / POW10[decimals];
-            let value = if negative { -value } else { value };
-            if let Some(n) = Number::from_f64(value) {
-                return Ok(n);
-            }
         }
-        if plain && text[0] != b'-' && text.len() <= 19 {
-            let n = text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-            return Ok(Number::from(n));
-        }
-        // Negative, fractional, exponent or long: serde_json's own reading
-        // (its float parser, its range errors).
-        serde_json::from_slice::<Number>(text).map_err(|_| Stop::NotJson)
+        // Fractional past 15 digits, an exponent or long: serde_json's own
+        // reading (its float parser, its range errors).
+        serde_json::from_slice::<Number>(&bytes[start..i]).map_err(|_| Stop::NotJson)
     }
 
     /// Reads one value, checking only that it is JSON.
@@ -453,7 +464,18 @@ impl<'a> Cursor<'a> {
             }
             let name = member.name.as_bytes();
             let end = start + name.len();
-            if bytes.get(end) != Some(&b'"') || bytes[start..end] != *name {
+            let same = match bytes.get(start..start + 8) {
+                // A word of the payload against the name's first eight
+                // bytes, then the rest, if any.
+                Some(word) => {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(word);
+                    u64::from_le_bytes(w) & member.prefix_mask == member.prefix
+                        && (name.len() <= 8 || bytes.get(start + 8..end) == Some(&name[8..]))
+                }
+                None => bytes.get(start..end) == Some(name),
+            };
+            if !same || bytes.get(end) != Some(&b'"') {
                 continue;
             }
             // The token is exactly the name: the first quote after the
