@@ -43,6 +43,30 @@ enum Stop {
 
 type Scan<T> = Result<T, Stop>;
 
+/// The bytes are not JSON: [`Stop::NotJson`], for the token readers, whose
+/// small results come back in registers.
+struct NotJson;
+
+/// A number as serde_json reads it into a `Number` (one of three kinds).
+#[derive(Clone, Copy)]
+enum Num {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+}
+
+impl From<Num> for Number {
+    #[inline(always)]
+    fn from(n: Num) -> Number {
+        match n {
+            Num::Unsigned(n) => Number::from(n),
+            Num::Signed(n) => Number::from(n),
+            // Finite: the scanner's own floats are, and serde_json's too.
+            Num::Float(x) => Number::from_f64(x).unwrap_or_else(|| Number::from(0u64)),
+        }
+    }
+}
+
 /// The most subschemas one scan checks nested in one another (in place or
 /// through the payload's nesting). A debug build takes at most about
 /// 1.5 KiB of stack a subschema (`check`, `own`, `object`, `member`), so
@@ -249,14 +273,21 @@ impl<'a> Cursor<'a> {
                 escaped: false,
             });
         }
-        self.string_rest(start, i)
+        let (end, escaped) = self.string_rest(i).map_err(|NotJson| Stop::NotJson)?;
+        // SAFETY: `string_rest` checked `start..end` to be UTF-8.
+        let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+        self.pos = end + 1;
+        Ok(Str { body, escaped })
     }
 
-    /// The rest of a string token from `i` (the bytes from `start` to `i`
-    /// are plain ASCII): escapes, non-ASCII, the end of the input.
+    /// The rest of a string token from `i` (the bytes before `i` are plain
+    /// ASCII): escapes, non-ASCII, the end of the input. Gives where the
+    /// closing quote is and whether the body holds an escape, once the body
+    /// is checked to be UTF-8 (a small value, returned in registers).
     #[inline(never)]
-    fn string_rest(&mut self, start: usize, mut i: usize) -> Scan<Str<'a>> {
+    fn string_rest(&self, mut i: usize) -> Result<(usize, bool), NotJson> {
         let bytes = self.bytes;
+        let start = i;
         let mut escaped = false;
         let mut ascii = true;
         loop {
@@ -274,23 +305,23 @@ impl<'a> Cursor<'a> {
                     match bytes.get(i) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 1,
                         Some(b'u') => {
-                            let n = hex4(bytes, i + 1)?;
+                            let n = hex4(bytes, i + 1).map_err(|_| NotJson)?;
                             i += 5;
                             if (0xDC00..=0xDFFF).contains(&n) {
-                                return Err(Stop::NotJson);
+                                return Err(NotJson);
                             }
                             if (0xD800..=0xDBFF).contains(&n) {
                                 if bytes.get(i) != Some(&b'\\') || bytes.get(i + 1) != Some(&b'u') {
-                                    return Err(Stop::NotJson);
+                                    return Err(NotJson);
                                 }
-                                let low = hex4(bytes, i + 2)?;
+                                let low = hex4(bytes, i + 2).map_err(|_| NotJson)?;
                                 if !(0xDC00..=0xDFFF).contains(&low) {
-                                    return Err(Stop::NotJson);
+                                    return Err(NotJson);
                                 }
                                 i += 6;
                             }
                         }
-                        _ => return Err(Stop::NotJson),
+                        _ => return Err(NotJson),
                     }
                 }
                 Some(&b) if b >= 0x20 => {
@@ -298,19 +329,13 @@ impl<'a> Cursor<'a> {
                     i += 1;
                 }
                 // A control character, or the end of the input.
-                _ => return Err(Stop::NotJson),
+                _ => return Err(NotJson),
             }
         }
-        let raw = &bytes[start..i];
-        let body = if ascii {
-            // SAFETY: every byte of `raw` was checked to be below 0x80
-            // (ASCII), and ASCII is valid UTF-8.
-            unsafe { std::str::from_utf8_unchecked(raw) }
-        } else {
-            std::str::from_utf8(raw).map_err(|_| Stop::NotJson)?
-        };
-        self.pos = i + 1;
-        Ok(Str { body, escaped })
+        if !ascii {
+            std::str::from_utf8(&bytes[start..i]).map_err(|_| NotJson)?;
+        }
+        Ok((i, escaped))
     }
 
     /// A number token, as serde_json reads it. One pass gathers the
@@ -318,7 +343,7 @@ impl<'a> Cursor<'a> {
     /// decimal with at most 15 digits and no exponent are read here, exactly
     /// as serde_json reads them; anything else goes to serde_json.
     #[inline]
-    fn number(&mut self) -> Scan<Number> {
+    fn number(&mut self) -> Result<Num, NotJson> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut i = start;
@@ -343,7 +368,7 @@ impl<'a> Cursor<'a> {
                     i += 1;
                 }
             }
-            _ => return Err(Stop::NotJson),
+            _ => return Err(NotJson),
         }
         let mut decimals = 0usize;
         if bytes.get(i) == Some(&b'.') {
@@ -357,7 +382,7 @@ impl<'a> Cursor<'a> {
                 i += 1;
             }
             if decimals == 0 {
-                return Err(Stop::NotJson);
+                return Err(NotJson);
             }
         }
         let mut exponent = false;
@@ -368,7 +393,7 @@ impl<'a> Cursor<'a> {
                 i += 1;
             }
             if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
-                return Err(Stop::NotJson);
+                return Err(NotJson);
             }
             while matches!(bytes.get(i), Some(b'0'..=b'9')) {
                 i += 1;
@@ -378,12 +403,12 @@ impl<'a> Cursor<'a> {
         if !exponent {
             if decimals == 0 {
                 if !negative && digits <= 19 {
-                    return Ok(Number::from(significand));
+                    return Ok(Num::Unsigned(significand));
                 }
                 if negative && digits <= 18 && significand != 0 {
                     // Below 10^18 in magnitude: an `i64`, as serde_json
                     // reads a negative integer (`-0` it reads as a float).
-                    return Ok(Number::from(-(significand as i64)));
+                    return Ok(Num::Signed(-(significand as i64)));
                 }
             } else if digits + decimals <= 15 {
                 // At most 15 digits: the significand and the power of ten
@@ -392,21 +417,26 @@ impl<'a> Cursor<'a> {
                 // its `float_roundtrip` feature, and std's `parse`).
                 let value = significand as f64 / POW10[decimals];
                 let value = if negative { -value } else { value };
-                if let Some(n) = Number::from_f64(value) {
-                    return Ok(n);
-                }
+                return Ok(Num::Float(value));
             }
         }
         // Fractional past 15 digits, an exponent or long: serde_json's own
         // reading (its float parser, its range errors).
-        serde_json::from_slice::<Number>(&bytes[start..i]).map_err(|_| Stop::NotJson)
+        let n = serde_json::from_slice::<Number>(&bytes[start..i]).map_err(|_| NotJson)?;
+        Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(n), _, _) => Num::Unsigned(n),
+            (None, Some(n), _) => Num::Signed(n),
+            (None, None, Some(x)) => Num::Float(x),
+            // serde_json's `Number` is one of the three.
+            (None, None, None) => return Err(NotJson),
+        })
     }
 
     /// Reads one value, checking only that it is JSON.
     fn skip(&mut self, depth: usize) -> Scan<()> {
         match self.peek() {
             Some(b'"') => self.string().map(drop),
-            Some(b'-' | b'0'..=b'9') => self.number().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number().map(drop).map_err(|NotJson| Stop::NotJson),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
@@ -716,7 +746,7 @@ impl JsonPlan {
                 Ok(node.types & STRING != 0 && self.string(node, text, sc))
             }
             Some(b'-' | b'0'..=b'9') => {
-                let n = cur.number()?;
+                let n = Number::from(cur.number().map_err(|NotJson| Stop::NotJson)?);
                 let typed = node.types & NUMBER != 0
                     || (node.types & INTEGER != 0
                         && if node.draft4_integers {
