@@ -429,7 +429,7 @@ impl Guard {
         match core::compile(&schema, refs, self.inner.options) {
             Ok(compiled) => Compile::Lasting(Entry::Ready {
                 counters: SchemaCounters::new(urn.name()),
-                urn,
+                urn: Arc::new(urn),
                 compiled,
             }),
             Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
@@ -458,7 +458,7 @@ impl Guard {
                 }
                 Err(report) => {
                     counters.invalid.increment(1);
-                    Err(Invalid::reported(urn.clone(), report))
+                    Err(Invalid::reported(Arc::clone(urn), report))
                 }
             },
             Entry::Failed(unvalidated) => Ok(self.fail_open(dataschema, unvalidated.clone())),

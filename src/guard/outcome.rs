@@ -130,16 +130,16 @@ impl fmt::Display for Unvalidated {
 /// share one report, produced once.
 #[derive(Clone)]
 pub struct Invalid {
-    urn: Urn,
+    urn: Arc<Urn>,
     report: Arc<Report>,
 }
 
 impl Invalid {
     pub(crate) fn new(urn: Urn, violations: Vec<Violation>) -> Invalid {
-        Invalid::reported(urn, Report::found(violations))
+        Invalid::reported(Arc::new(urn), Report::found(violations))
     }
 
-    pub(crate) fn reported(urn: Urn, report: Report) -> Invalid {
+    pub(crate) fn reported(urn: Arc<Urn>, report: Report) -> Invalid {
         Invalid {
             urn,
             report: Arc::new(report),

@@ -363,7 +363,9 @@ impl<'a> Cursor<'a> {
                         break;
                     }
                     // Wraps past 19 digits, where the value is not used.
-                    significand = significand.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    significand = significand
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(d - b'0'));
                     digits += 1;
                     i += 1;
                 }
@@ -377,7 +379,9 @@ impl<'a> Cursor<'a> {
                 if !d.is_ascii_digit() {
                     break;
                 }
-                significand = significand.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                significand = significand
+                    .wrapping_mul(10)
+                    .wrapping_add(u64::from(d - b'0'));
                 decimals += 1;
                 i += 1;
             }
