@@ -324,6 +324,15 @@ impl Guard {
         if dataschema.is_empty() {
             return Ok(Outcome::NoSchema);
         }
+        // Hottest path: a URN written in its canonical form (as producers
+        // do), compiled already. Only URNs that parsed are keys, and a
+        // canonical form parses to itself, so a hit is what parsing first
+        // would find.
+        let snapshot = self.inner.cache.snapshot();
+        if let Some(entry) = Cache::get(&snapshot, dataschema) {
+            return self.verdict(dataschema, entry, check);
+        }
+        drop(snapshot);
         let parsed = match core::parse_urn(dataschema) {
             Ok(parsed) => parsed,
             Err(reason) => {
