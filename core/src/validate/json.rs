@@ -16,7 +16,9 @@
 //!   makes the schema unusable. Matching cannot fail on that engine: no
 //!   limit is met while checking a payload.
 //! * **Reports.** A valid payload is checked with `is_valid`, which collects
-//!   nothing. For an invalid one, the full report (up to `MAX_VIOLATIONS`)
+//!   nothing. A payload the scanner refuses is reported when the report is
+//!   first read (`Deferred`), from a copy of the payload. For an invalid
+//!   one, the full report (up to `MAX_VIOLATIONS`)
 //!   is produced only when the analysis bounds the errors `jsonschema` would
 //!   collect to [`ERROR_BUDGET`]; otherwise only the first violation, found
 //!   without collecting the rest, or, when `anyOf`/`oneOf` (whose errors copy

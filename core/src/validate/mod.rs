@@ -46,10 +46,12 @@ pub mod json_plan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum JsonEngine {
-    /// The validating scanner (`json_plan::JsonPlan`):
-    /// a valid payload is accepted without building a `serde_json::Value`;
-    /// one it refuses is parsed and reported by `jsonschema`, so verdict
-    /// and violations are `jsonschema`'s.
+    /// The validating scanner (`json_plan::JsonPlan`): its verdict
+    /// (held equal to `jsonschema`'s by the differential tests) is the
+    /// guard's; a valid payload is accepted without building a
+    /// `serde_json::Value`, and one it refuses is parsed and reported by
+    /// `jsonschema` when its report is first read, so the violations are
+    /// `jsonschema`'s.
     Scanner,
     /// `serde_json` and `jsonschema`, for a schema using something the
     /// scanner does not cover (or with duplicate keys refused).
