@@ -305,11 +305,6 @@ impl Report {
             deferred: Some(deferred),
         }
     }
-
-    /// Whether the violations are still to be produced.
-    pub fn is_deferred(&self) -> bool {
-        self.violations.get().is_none()
-    }
 }
 
 impl fmt::Debug for Report {
