@@ -575,6 +575,57 @@ mod json {
             .iter()
             .all(|(_, v)| !v.contains("secret") && !v.contains("not a urn"))));
     }
+
+    /// The verdict on a payload the scanner refuses is final and counted
+    /// when `validate` returns; `jsonschema`'s report comes when first read,
+    /// the same as a parsed value's, shared by the clones.
+    #[test]
+    fn an_invalid_payload_is_counted_before_its_report_is_read() {
+        fn send_sync_clone<T: Send + Sync + Clone + 'static>(_: &T) {}
+        let recorder = DebuggingRecorder::new();
+        let snapshotter = recorder.snapshotter();
+        let payload = read("payloads/order_invalid.json");
+        let invalid = metrics::with_local_recorder(&recorder, || {
+            let guard = Guard::new(samples());
+            assert_eq!(
+                guard.json_engine(&urn(ORDER_V1)),
+                Some(dataschema::validate::JsonEngine::Scanner)
+            );
+            let invalid = guard.validate(ORDER_V1, &payload).unwrap_err();
+            let value: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+            let parsed = guard.validate_json(ORDER_V1, &value).unwrap_err();
+            (invalid, parsed)
+        });
+        let (invalid, parsed) = invalid;
+        let counted: u64 = snapshotter
+            .snapshot()
+            .into_vec()
+            .into_iter()
+            .filter(|(key, _, _, _)| key.key().name() == "dataschema_invalid_total")
+            .map(|(_, _, _, value)| match value {
+                DebugValue::Counter(n) => n,
+                _ => panic!("not a counter"),
+            })
+            .sum();
+        assert_eq!(counted, 2, "both counted before any report was read");
+        send_sync_clone(&invalid);
+        let clone = invalid.clone();
+        let paths = |i: &dataschema::Invalid| -> Vec<(dataschema::ViolationKind, String)> {
+            i.violations()
+                .iter()
+                .map(|v| (v.kind(), v.path().to_owned()))
+                .collect()
+        };
+        assert!(!invalid.violations().is_empty());
+        assert_eq!(paths(&invalid), paths(&parsed));
+        assert_eq!(invalid.violations(), parsed.violations());
+        // One report, produced once, for the value and its clone.
+        assert!(std::ptr::eq(
+            invalid.violations().as_ptr(),
+            clone.violations().as_ptr()
+        ));
+        assert_eq!(invalid.to_string(), parsed.to_string());
+    }
 }
 
 #[cfg(feature = "protobuf")]

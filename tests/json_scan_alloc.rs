@@ -118,6 +118,31 @@ fn an_invalid_payload_is_reported_by_jsonschema() {
 }
 
 #[test]
+fn a_refused_payload_costs_a_copy_until_its_report_is_read() {
+    let registry = Registry::embed([Schema::json(common::urn(WIDE), WIDE_SCHEMA)]).unwrap();
+    let guard = Guard::new(registry);
+    let payload = WIDE_PAYLOAD.replace("\"kind\": \"b\"", "\"kind\": \"c\"");
+    guard.validate(WIDE, payload.as_bytes()).unwrap_err();
+    let mut kept = None;
+    let allocations = allocations_during(|| {
+        kept = Some(guard.validate(WIDE, payload.as_bytes()).unwrap_err());
+    });
+    // The payload's copy and the shared report: no `Value`, no
+    // `jsonschema` pass (parsing this payload alone allocates dozens).
+    assert!(
+        allocations <= 2,
+        "{allocations} allocations for the verdict"
+    );
+    let invalid = kept.unwrap();
+    let reading = allocations_during(|| {
+        assert_eq!(invalid.violations()[0].path(), "/kind");
+    });
+    assert!(reading > 2, "the report is produced when read");
+    let again = allocations_during(|| assert_eq!(invalid.violations().len(), 1));
+    assert_eq!(again, 0, "read once, kept");
+}
+
+#[test]
 fn a_ref_by_urn_is_scanned_too() {
     const V2: &str = "urn:acme:schema:orders.created:2";
     let guard = Guard::new(common::samples());

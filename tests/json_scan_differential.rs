@@ -572,3 +572,103 @@ fn short_decimals_read_as_serde_json_reads_them() {
         }
     }
 }
+
+/// The scanner's fast paths at their edges, each against `jsonschema`:
+/// keys matched on the bytes (escaped, prefixes, at the end of the input,
+/// not followed by a colon), integers and decimals at the digit counts
+/// where the scanner hands over to serde_json, `-0`, string enums with and
+/// without escapes, lengths decided by the byte length, and a `$ref`
+/// alone.
+#[test]
+fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
+    let schemas = [
+        json!({"properties": {"a": {"type": "integer"}, "a1": {"type": "string"},
+            "abcdefgh": {"type": "integer"}, "abcdefghi": {"type": "string"},
+            "é": {"minimum": 0}}, "required": ["a"], "additionalProperties": false}),
+        json!({"type": "integer", "minimum": -1e18, "maximum": 1.8e19}),
+        json!({"const": 0}),
+        json!({"type": "integer"}),
+        json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}),
+        json!({"enum": ["EUR", "US\"D", "é", ""]}),
+        json!({"const": "a\nb"}),
+        json!({"type": "string", "minLength": 2, "maxLength": 3}),
+        json!({"$defs": {"n": {"type": "number", "exclusiveMinimum": 0}},
+            "properties": {"x": {"$ref": "#/$defs/n"}}}),
+    ];
+    let payloads: &[&str] = &[
+        r#"{"a": 1}"#,
+        r#"{"\u0061": 1}"#,
+        r#"{"a1": "x", "a": 2}"#,
+        r#"{"a1": 1, "a": 2}"#,
+        r#"{"abcdefgh": 1, "a": 1}"#,
+        r#"{"abcdefghi": "x", "a": 1}"#,
+        r#"{"abcdefghi": 1, "a": 1}"#,
+        r#"{"abcdefgh" : 1 , "a":1}"#,
+        r#"{"abcdefg": 1, "a": 1}"#,
+        r#"{"é": -1, "a": 1}"#,
+        r#"{"\u00e9": 1, "a": 1}"#,
+        r#"{"a" 1}"#,
+        r#"{"a""#,
+        r#"{"a"#,
+        r#"{"a":1,"a":"x"}"#,
+        r#"{"a":"x","a":1}"#,
+        "0",
+        "-0",
+        "-0.0",
+        "-1",
+        "-999999999999999999",
+        "-1000000000000000000",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "9999999999999999999",
+        "1.0",
+        "123456789012345.0",
+        "12345678901234.5",
+        "1234567890123456.5",
+        "0.000000000000001",
+        "1e2",
+        "-",
+        "1.",
+        "01",
+        r#""EUR""#,
+        r#""E\u0055R""#,
+        r#""US\"D""#,
+        r#""USD""#,
+        r#""é""#,
+        r#""\u00e9""#,
+        r#""""#,
+        r#""a\nb""#,
+        r#""a\u000ab""#,
+        r#""ab""#,
+        r#""abcd""#,
+        r#""éé""#,
+        r#""ééé""#,
+        r#""éééé""#,
+        r#""\ud83d\ude00\ud83d\ude00""#,
+        r#""\ud83d\ude00""#,
+        r#""a\tb\n""#,
+        r#"{"x": 0}"#,
+        r#"{"x": 0.5}"#,
+        r#"{"x": "1"}"#,
+        r#"{"x": [1}"#,
+        "[1, 2]",
+        "{}",
+    ];
+    for schema in &schemas {
+        let plan = JsonPlan::compile(schema, true).expect("planned");
+        let validator = reference(schema).expect("compiles");
+        for payload in payloads {
+            let expected = match serde_json::from_str::<Value>(payload) {
+                Ok(value) => validator.is_valid(&value),
+                Err(_) => false,
+            };
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(expected),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}

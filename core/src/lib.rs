@@ -32,5 +32,5 @@ pub mod __private {
     pub use crate::error::clip;
     pub use crate::schema::sha256_hex;
     pub use crate::urn::{check_name, parse as parse_urn, Parsed};
-    pub use crate::validate::{compile, violation, CompileError, Compiled, Options};
+    pub use crate::validate::{compile, violation, CompileError, Compiled, Options, Report};
 }

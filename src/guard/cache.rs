@@ -34,7 +34,8 @@ use dataschema_core::Urn;
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Entry {
     Ready {
-        urn: Urn,
+        /// Shared with each `Invalid` (no copy of the URN per refusal).
+        urn: Arc<Urn>,
         compiled: Compiled,
         counters: SchemaCounters,
     },

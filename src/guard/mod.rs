@@ -18,8 +18,8 @@ use self::chain::Chain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
-use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options};
-use dataschema_core::{Error, Resolver, Schema, Urn, Violation};
+use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options, Report};
+use dataschema_core::{Error, Resolver, Schema, Urn};
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 
@@ -199,7 +199,7 @@ impl Guard {
     /// See the [outcome table](Guard). Never panics, whatever the inputs.
     #[inline]
     pub fn validate(&self, dataschema: &str, payload: &[u8]) -> Result<Outcome, Invalid> {
-        self.run(dataschema, |compiled| compiled.validate(payload))
+        self.run(dataschema, |compiled| compiled.check(payload))
     }
 
     /// Validates a payload the caller has already parsed as JSON (nothing is
@@ -211,7 +211,9 @@ impl Guard {
         dataschema: &str,
         payload: &serde_json::Value,
     ) -> Result<Outcome, Invalid> {
-        self.run(dataschema, |compiled| compiled.validate_json(payload))
+        self.run(dataschema, |compiled| {
+            compiled.validate_json(payload).map_err(Report::found)
+        })
     }
 
     /// Validates a CloudEvent: its `dataschema` attribute (none: no schema)
@@ -317,11 +319,20 @@ impl Guard {
     fn run(
         &self,
         dataschema: &str,
-        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
         if dataschema.is_empty() {
             return Ok(Outcome::NoSchema);
         }
+        // Hottest path: a URN written in its canonical form (as producers
+        // do), compiled already. Only URNs that parsed are keys, and a
+        // canonical form parses to itself, so a hit is what parsing first
+        // would find.
+        let snapshot = self.inner.cache.snapshot();
+        if let Some(entry) = Cache::get(&snapshot, dataschema) {
+            return self.verdict(dataschema, entry, check);
+        }
+        drop(snapshot);
         let parsed = match core::parse_urn(dataschema) {
             Ok(parsed) => parsed,
             Err(reason) => {
@@ -356,7 +367,7 @@ impl Guard {
         &self,
         dataschema: &str,
         urn: Urn,
-        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
         // A URN seen before whose compile failed for a passing reason: the
         // slot decides (its retry delay covers the lookup too).
@@ -427,7 +438,7 @@ impl Guard {
         match core::compile(&schema, refs, self.inner.options) {
             Ok(compiled) => Compile::Lasting(Entry::Ready {
                 counters: SchemaCounters::new(urn.name()),
-                urn,
+                urn: Arc::new(urn),
                 compiled,
             }),
             Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
@@ -442,7 +453,7 @@ impl Guard {
         &self,
         dataschema: &str,
         entry: &Entry,
-        check: impl FnOnce(&Compiled) -> Result<(), Vec<Violation>>,
+        check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
         match entry {
             Entry::Ready {
@@ -454,9 +465,9 @@ impl Guard {
                     counters.validated.increment(1);
                     Ok(Outcome::Validated)
                 }
-                Err(violations) => {
+                Err(report) => {
                     counters.invalid.increment(1);
-                    Err(Invalid::new(urn.clone(), violations))
+                    Err(Invalid::reported(Arc::clone(urn), report))
                 }
             },
             Entry::Failed(unvalidated) => Ok(self.fail_open(dataschema, unvalidated.clone())),

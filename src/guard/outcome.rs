@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use dataschema_core::__private::Report;
 use dataschema_core::{Error, Urn, Violation};
 
 /// The verdict on a message whose payload did not fail its schema.
@@ -119,15 +120,30 @@ impl fmt::Display for Unvalidated {
 /// A payload that was checked against its schema and does not conform:
 /// the URN and every violation (up to [`MAX_VIOLATIONS`](crate::MAX_VIOLATIONS),
 /// for either language), each with its path, kind and message.
-#[derive(Debug, Clone)]
+///
+/// The verdict is final when the guard returns it (and counted then, in
+/// `dataschema_invalid_total`). For a JSON payload the validating scanner
+/// refused, the violations are found by `jsonschema` when first read
+/// ([`violations`](Invalid::violations), `Display`, `Debug`), from a copy of
+/// the payload the `Invalid` keeps: a consumer that only counts or
+/// dead-letters refused payloads does not pay for their report. Clones
+/// share one report, produced once.
+#[derive(Clone)]
 pub struct Invalid {
-    urn: Urn,
-    violations: Vec<Violation>,
+    urn: Arc<Urn>,
+    report: Arc<Report>,
 }
 
 impl Invalid {
     pub(crate) fn new(urn: Urn, violations: Vec<Violation>) -> Invalid {
-        Invalid { urn, violations }
+        Invalid::reported(Arc::new(urn), Report::found(violations))
+    }
+
+    pub(crate) fn reported(urn: Arc<Urn>, report: Report) -> Invalid {
+        Invalid {
+            urn,
+            report: Arc::new(report),
+        }
     }
 
     /// The schema the payload failed.
@@ -139,15 +155,27 @@ impl Invalid {
     /// [`path`](Violation::path), a [`kind`](Violation::kind) to match on
     /// ([`ViolationKind`](crate::ViolationKind)) and a message for people.
     /// Never empty; at most [`MAX_VIOLATIONS`](crate::MAX_VIOLATIONS).
+    ///
+    /// The first call may produce the report (see [`Invalid`]); later
+    /// calls, on this value or its clones, return the same violations.
     pub fn violations(&self) -> &[Violation] {
-        &self.violations
+        self.report.violations()
+    }
+}
+
+impl fmt::Debug for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invalid")
+            .field("urn", &self.urn)
+            .field("violations", &self.violations())
+            .finish()
     }
 }
 
 impl fmt::Display for Invalid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "payload does not conform to {}", self.urn)?;
-        for violation in &self.violations {
+        for violation in self.violations() {
             write!(f, "\n  {violation}")?;
         }
         Ok(())

@@ -16,7 +16,9 @@
 //!   makes the schema unusable. Matching cannot fail on that engine: no
 //!   limit is met while checking a payload.
 //! * **Reports.** A valid payload is checked with `is_valid`, which collects
-//!   nothing. For an invalid one, the full report (up to `MAX_VIOLATIONS`)
+//!   nothing. A payload the scanner refuses is reported when the report is
+//!   first read (`Deferred`), from a copy of the payload. For an invalid
+//!   one, the full report (up to `MAX_VIOLATIONS`)
 //!   is produced only when the analysis bounds the errors `jsonschema` would
 //!   collect to [`ERROR_BUDGET`]; otherwise only the first violation, found
 //!   without collecting the rest, or, when `anyOf`/`oneOf` (whose errors copy
@@ -36,7 +38,7 @@ mod scanner;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
-use super::{JsonEngine, Options, Violation, ViolationKind, MAX_VIOLATIONS};
+use super::{JsonEngine, Options, Report, Violation, ViolationKind, MAX_VIOLATIONS};
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
@@ -59,13 +61,46 @@ const COPY_BUDGET: u64 = 64 << 20;
 const MAX_MESSAGE: usize = 1_000;
 
 pub struct JsonValidator {
-    validator: jsonschema::Validator,
     /// The scanner's plan, when it covers the schema (and duplicate keys
     /// are not refused, which only the `Value` path checks).
     plan: Option<plan::JsonPlan>,
+    checker: Arc<Checker>,
+}
+
+/// `jsonschema`'s side: the verdict where the scanner does not answer, and
+/// every report. Shared with the deferred reports of refused payloads.
+struct Checker {
+    validator: jsonschema::Validator,
     reject_duplicate_keys: bool,
     errors_per_value: u64,
     has_context: bool,
+}
+
+/// A payload the scanner refused, kept to be reported by `jsonschema` when
+/// its report is first read (`Report::violations`).
+pub(crate) struct Deferred {
+    checker: Arc<Checker>,
+    payload: bytes::Bytes,
+}
+
+impl Deferred {
+    /// `jsonschema`'s report of the payload. The scanner's refusal is
+    /// `jsonschema`'s verdict (the differential tests hold it to that); if
+    /// they ever disagreed, the report says so rather than coming back
+    /// empty.
+    #[cold]
+    pub(crate) fn violations(&self) -> Vec<Violation> {
+        match self.checker.parse_and_check(&self.payload) {
+            Err(violations) => violations,
+            Ok(()) => vec![Violation::new(
+                "",
+                ViolationKind::Other,
+                "the JSON scanner refused this payload but jsonschema reports no violation: \
+                 a disagreement the scanner's differential tests exist to rule out; please \
+                 report it with the schema and the payload",
+            )],
+        }
+    }
 }
 
 /// Resolves a `$ref` that names a schema URN from the registry; refuses
@@ -161,11 +196,13 @@ impl JsonValidator {
             .build(&schema);
         match built {
             Ok(validator) => Ok(JsonValidator {
-                validator,
                 plan,
-                reject_duplicate_keys: options.reject_duplicate_keys,
-                errors_per_value: facts.errors_per_value,
-                has_context: facts.has_context,
+                checker: Arc::new(Checker {
+                    validator,
+                    reject_duplicate_keys: options.reject_duplicate_keys,
+                    errors_per_value: facts.errors_per_value,
+                    has_context: facts.has_context,
+                }),
             }),
             Err(err) => match transient.lock().take() {
                 Some(Passing::Unreachable(cause)) => Err(CompileError::Unreachable(cause.into())),
@@ -186,19 +223,41 @@ impl JsonValidator {
         }
     }
 
-    /// Checks payload bytes: with a plan, the scanner accepts a valid
-    /// payload without building a `Value`; anything it does not accept is
-    /// parsed and checked by `jsonschema`, whose verdict and report stand.
+    /// Checks payload bytes. With a plan, the scanner's verdict stands
+    /// (it is `jsonschema`'s): a valid payload is accepted without building
+    /// a `Value`, and a refused one is copied for `jsonschema` to report
+    /// when the report is first read. Without a plan, or when the scanner
+    /// cannot tell, the payload is parsed and checked by `jsonschema`.
     #[inline]
-    pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+    pub(crate) fn check(&self, payload: &[u8]) -> Result<(), Report> {
         if let Some(plan) = &self.plan {
-            if plan.scan(payload) == Some(true) {
-                return Ok(());
+            match plan.scan(payload) {
+                Some(true) => return Ok(()),
+                Some(false) => return Err(self.defer(payload)),
+                None => {}
             }
         }
-        self.parse_and_check(payload)
+        self.checker.parse_and_check(payload).map_err(Report::found)
     }
 
+    #[cold]
+    #[inline(never)]
+    fn defer(&self, payload: &[u8]) -> Report {
+        Report::deferred(Deferred {
+            checker: Arc::clone(&self.checker),
+            payload: bytes::Bytes::copy_from_slice(payload),
+        })
+    }
+
+    /// A value the caller parsed: nested less than [`MAX_NESTING`] deep, as
+    /// on the bytes path (checked without recursion).
+    #[inline]
+    pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
+        self.checker.validate_value(value)
+    }
+}
+
+impl Checker {
     fn parse_and_check(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         let parsed = if self.reject_duplicate_keys {
             parse_strict(payload)
@@ -215,10 +274,8 @@ impl JsonValidator {
         }
     }
 
-    /// A value the caller parsed: nested less than [`MAX_NESTING`] deep, as
-    /// on the bytes path (checked without recursion).
     #[inline]
-    pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
+    fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
         if nests_too_deep(value, 0) {
             return Err(vec![Violation::new(
                 "",

@@ -46,10 +46,12 @@ pub mod json_plan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum JsonEngine {
-    /// The validating scanner (`json_plan::JsonPlan`):
-    /// a valid payload is accepted without building a `serde_json::Value`;
-    /// one it refuses is parsed and reported by `jsonschema`, so verdict
-    /// and violations are `jsonschema`'s.
+    /// The validating scanner (`json_plan::JsonPlan`): its verdict
+    /// (held equal to `jsonschema`'s by the differential tests) is the
+    /// guard's; a valid payload is accepted without building a
+    /// `serde_json::Value`, and one it refuses is parsed and reported by
+    /// `jsonschema` when its report is first read, so the violations are
+    /// `jsonschema`'s.
     Scanner,
     /// `serde_json` and `jsonschema`, for a schema using something the
     /// scanner does not cover (or with duplicate keys refused).
@@ -256,6 +258,67 @@ pub enum Compiled {
     Protobuf(protobuf::ProtobufValidator),
 }
 
+/// Why a payload does not conform: its violations, found when the payload
+/// was checked, or (a JSON payload the scanner refused) found on first
+/// read by `jsonschema` from a copy of the payload. Either way the verdict
+/// was final when the payload was checked; reading the report cannot
+/// change it. Shared (`Arc`) by the clones of the guard's `Invalid`.
+#[doc(hidden)]
+pub struct Report {
+    violations: std::sync::OnceLock<Vec<Violation>>,
+    #[cfg(feature = "json")]
+    deferred: Option<json::Deferred>,
+}
+
+impl Report {
+    /// A report whose violations are known.
+    pub fn found(violations: Vec<Violation>) -> Report {
+        Report {
+            violations: std::sync::OnceLock::from(violations),
+            #[cfg(feature = "json")]
+            deferred: None,
+        }
+    }
+
+    /// The violations: never empty, at most [`MAX_VIOLATIONS`]. A deferred
+    /// report is produced by the first caller (others wait for it) and kept.
+    pub fn violations(&self) -> &[Violation] {
+        self.violations.get_or_init(|| {
+            #[cfg(feature = "json")]
+            if let Some(deferred) = &self.deferred {
+                return deferred.violations();
+            }
+            // Unreachable: `found` fills the cell, `deferred` is set otherwise.
+            vec![Violation::new(
+                "",
+                ViolationKind::Other,
+                "the payload does not conform (no report was kept)",
+            )]
+        })
+    }
+
+    /// A report `jsonschema` produces from `deferred` when first read.
+    #[cfg(feature = "json")]
+    pub(crate) fn deferred(deferred: json::Deferred) -> Report {
+        Report {
+            violations: std::sync::OnceLock::new(),
+            deferred: Some(deferred),
+        }
+    }
+}
+
+impl fmt::Debug for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.violations()).finish()
+    }
+}
+
+impl From<Vec<Violation>> for Report {
+    fn from(violations: Vec<Violation>) -> Report {
+        Report::found(violations)
+    }
+}
+
 /// A [`Violation`] (for the crates above this one).
 #[doc(hidden)]
 pub fn violation(path: &str, kind: ViolationKind, message: impl Into<String>) -> Violation {
@@ -266,11 +329,20 @@ impl Compiled {
     /// Checks a payload's bytes.
     #[inline]
     pub fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
+        self.check(payload)
+            .map_err(|report| report.violations().to_vec())
+    }
+
+    /// Checks a payload's bytes; the verdict is final, the report of a JSON
+    /// payload the scanner refused is produced when first read
+    /// ([`Report::violations`]).
+    #[inline]
+    pub fn check(&self, payload: &[u8]) -> Result<(), Report> {
         match *self {
             #[cfg(feature = "json")]
-            Compiled::Json(ref v) => v.validate(payload),
+            Compiled::Json(ref v) => v.check(payload),
             #[cfg(feature = "protobuf")]
-            Compiled::Protobuf(ref v) => v.validate(payload),
+            Compiled::Protobuf(ref v) => v.validate(payload).map_err(Report::found),
         }
     }
 
@@ -303,17 +375,22 @@ impl Compiled {
     /// Checks what follows the schema id in a Confluent frame: for
     /// protobuf, the message indexes (which must name the root message),
     /// then the body; for JSON Schema, the body.
-    pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Vec<Violation>> {
+    pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Report> {
         if !self.is_protobuf() {
-            return self.validate(rest);
+            return self.check(rest);
         }
         let mut inline = [0u64; frame::INLINE_INDEXES];
         let mut heap = Vec::new();
-        let (indexes, body) = frame::read_indexes(rest, &mut inline, &mut heap)?;
+        let (indexes, body) =
+            frame::read_indexes(rest, &mut inline, &mut heap).map_err(Report::found)?;
         if let Some(Err(why)) = self.check_indexes(indexes) {
-            return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
+            return Err(Report::found(vec![Violation::new(
+                "",
+                ViolationKind::Wire,
+                why,
+            )]));
         }
-        self.validate(body)
+        self.check(body)
     }
 
     /// For a JSON Schema, which engine checks payload bytes; `None` for

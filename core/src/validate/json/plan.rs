@@ -114,6 +114,39 @@ pub(super) struct Member {
     pub(super) name: Box<str>,
     pub(super) schema: Option<u32>,
     pub(super) bit: u64,
+    /// The name's first byte when a key written as the name's bytes, with
+    /// no escape, can only be this member (the name is not empty and holds
+    /// no quote, backslash or control character); 0 otherwise. The scanner
+    /// then matches such a key on the payload bytes, before tokenizing it.
+    pub(super) first: u8,
+    /// The name's first eight bytes (fewer, zero-padded, for a shorter
+    /// name) as a little-endian word, and the mask of the bytes it has.
+    pub(super) prefix: u64,
+    pub(super) prefix_mask: u64,
+}
+
+impl Member {
+    fn new(name: &str) -> Member {
+        let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let mut word = [0u8; 8];
+        let head = &name.as_bytes()[..name.len().min(8)];
+        word[..head.len()].copy_from_slice(head);
+        Member {
+            name: name.into(),
+            schema: None,
+            bit: 0,
+            prefix: u64::from_le_bytes(word),
+            prefix_mask: match head.len() {
+                8 => u64::MAX,
+                n => (1u64 << (8 * n)) - 1,
+            },
+            first: if plain {
+                name.bytes().next().unwrap_or(0)
+            } else {
+                0
+            },
+        }
+    }
 }
 
 /// One subschema.
@@ -136,6 +169,14 @@ pub(super) struct Node {
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
     /// objects never match.
     pub(super) choice: Option<jsonschema::Validator>,
+    /// The same, when it is an `enum` of strings alone or a string
+    /// `const`: the strings, which a string must equal one of (`jsonschema`
+    /// compares strings by their text). Strings are checked here; other
+    /// values still ask [`Node::choice`].
+    pub(super) strings: Option<Box<[Box<str>]>>,
+    /// Nothing but in-place applicators (a `$ref` alone, say): the value is
+    /// read only by them, not first by this node.
+    pub(super) only_in_place: bool,
     pub(super) min_length: u64,
     pub(super) max_length: u64,
     pub(super) min_items: u64,
@@ -175,6 +216,8 @@ impl Node {
             bounds: None,
             text: None,
             choice: None,
+            strings: None,
+            only_in_place: false,
             min_length: 0,
             max_length: u64::MAX,
             min_items: 0,
@@ -206,6 +249,12 @@ impl Node {
     }
 
     fn asserts_nothing(&self) -> bool {
+        self.asserts_nothing_itself() && !self.in_place()
+    }
+
+    /// Whether the node's own keywords (its in-place applicators aside)
+    /// accept any JSON value.
+    fn asserts_nothing_itself(&self) -> bool {
         self.types == ALL_TYPES
             && self.numeric.is_none()
             && self.text.is_none()
@@ -223,7 +272,6 @@ impl Node {
             && self.required == 0
             && self.dependent_required.is_empty()
             && self.dependent_schemas.is_empty()
-            && !self.in_place()
     }
 
     fn in_place_edges(&self) -> impl Iterator<Item = u32> + '_ {
@@ -652,10 +700,13 @@ impl Builder<'_> {
             node.text = Some(self.mini(text)?);
         }
         if !choice.is_empty() {
+            node.strings = strings_only(&choice);
             node.choice = Some(self.mini(choice)?);
         }
         if node.asserts_nothing() {
             node.kind = Kind::Any;
+        } else if node.asserts_nothing_itself() {
+            node.only_in_place = true;
         }
         Ok(node)
     }
@@ -834,11 +885,7 @@ fn member<'n>(node: &'n mut Node, name: &str) -> &'n mut Member {
     let at = match node.members.iter().position(|m| &*m.name == name) {
         Some(at) => at,
         None => {
-            node.members.push(Member {
-                name: name.into(),
-                schema: None,
-                bit: 0,
-            });
+            node.members.push(Member::new(name));
             node.members.len() - 1
         }
     };
@@ -856,6 +903,23 @@ fn tracked(node: &mut Node, name: &str) -> Built<u64> {
         entry.bit = 1 << used;
     }
     Ok(entry.bit)
+}
+
+/// The strings of an `enum` holding only strings, or of a string `const`
+/// (the only keyword of `choice`).
+fn strings_only(choice: &Map<String, Value>) -> Option<Box<[Box<str>]>> {
+    if choice.len() != 1 {
+        return None;
+    }
+    let options = match choice.iter().next()? {
+        (key, Value::Array(options)) if key == "enum" => options.as_slice(),
+        (key, value @ Value::String(_)) if key == "const" => std::slice::from_ref(value),
+        _ => return None,
+    };
+    options
+        .iter()
+        .map(|option| option.as_str().map(Box::from))
+        .collect()
 }
 
 fn dependent_required(node: &mut Node, trigger: &str, names: &Value) -> Built<()> {

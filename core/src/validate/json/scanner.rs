@@ -28,7 +28,8 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, Bound, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, Bound, JsonPlan, Kind, Member, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT,
+    STRING,
 };
 use super::MAX_NESTING;
 
@@ -41,6 +42,30 @@ enum Stop {
 }
 
 type Scan<T> = Result<T, Stop>;
+
+/// The bytes are not JSON: [`Stop::NotJson`], for the token readers, whose
+/// small results come back in registers.
+struct NotJson;
+
+/// A number as serde_json reads it into a `Number` (one of three kinds).
+#[derive(Clone, Copy)]
+enum Num {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+}
+
+impl From<Num> for Number {
+    #[inline(always)]
+    fn from(n: Num) -> Number {
+        match n {
+            Num::Unsigned(n) => Number::from(n),
+            Num::Signed(n) => Number::from(n),
+            // Finite: the scanner's own floats are, and serde_json's too.
+            Num::Float(x) => Number::from_f64(x).unwrap_or_else(|| Number::from(0u64)),
+        }
+    }
+}
 
 /// The most subschemas one scan checks nested in one another (in place or
 /// through the payload's nesting). A debug build takes at most about
@@ -204,7 +229,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// After a member or an item: `,` (true) or the closing byte (false).
-    #[inline]
+    #[inline(always)]
     fn next_or_close(&mut self, close: u8) -> Scan<bool> {
         self.ws();
         match self.peek() {
@@ -221,17 +246,53 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A string token, the cursor on its opening quote.
+    /// A string token, the cursor on its opening quote. Inlined: the
+    /// common token (ASCII, no escape) is found eight bytes at a time and
+    /// returned in registers; anything else continues out of line.
+    #[inline(always)]
     fn string(&mut self) -> Scan<Str<'a>> {
         let bytes = self.bytes;
         let start = self.pos + 1;
         let mut i = start;
+        // Eight bytes at a time, to the first that needs a look.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let mask = special(word);
+            if mask != 0 {
+                i += (mask.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        if bytes.get(i) == Some(&b'"') {
+            // SAFETY: every byte of `start..i` was checked (by `special`)
+            // to be ASCII, and ASCII is valid UTF-8.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..i]) };
+            self.pos = i + 1;
+            return Ok(Str {
+                body,
+                escaped: false,
+            });
+        }
+        let (end, escaped) = self.string_rest(i).map_err(|NotJson| Stop::NotJson)?;
+        // SAFETY: `string_rest` checked `start..end` to be UTF-8.
+        let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+        self.pos = end + 1;
+        Ok(Str { body, escaped })
+    }
+
+    /// The rest of a string token from `i` (the bytes before `i` are plain
+    /// ASCII): escapes, non-ASCII, the end of the input. Gives where the
+    /// closing quote is and whether the body holds an escape, once the body
+    /// is checked to be UTF-8 (a small value, returned in registers).
+    #[inline(never)]
+    fn string_rest(&self, mut i: usize) -> Result<(usize, bool), NotJson> {
+        let bytes = self.bytes;
+        let start = i;
         let mut escaped = false;
         let mut ascii = true;
         loop {
-            // Eight bytes at a time while none needs a look.
             while let Some(word) = bytes.get(i..i + 8) {
-                if special(word) {
+                if special(word) != 0 {
                     break;
                 }
                 i += 8;
@@ -244,23 +305,23 @@ impl<'a> Cursor<'a> {
                     match bytes.get(i) {
                         Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 1,
                         Some(b'u') => {
-                            let n = hex4(bytes, i + 1)?;
+                            let n = hex4(bytes, i + 1).map_err(|_| NotJson)?;
                             i += 5;
                             if (0xDC00..=0xDFFF).contains(&n) {
-                                return Err(Stop::NotJson);
+                                return Err(NotJson);
                             }
                             if (0xD800..=0xDBFF).contains(&n) {
                                 if bytes.get(i) != Some(&b'\\') || bytes.get(i + 1) != Some(&b'u') {
-                                    return Err(Stop::NotJson);
+                                    return Err(NotJson);
                                 }
-                                let low = hex4(bytes, i + 2)?;
+                                let low = hex4(bytes, i + 2).map_err(|_| NotJson)?;
                                 if !(0xDC00..=0xDFFF).contains(&low) {
-                                    return Err(Stop::NotJson);
+                                    return Err(NotJson);
                                 }
                                 i += 6;
                             }
                         }
-                        _ => return Err(Stop::NotJson),
+                        _ => return Err(NotJson),
                     }
                 }
                 Some(&b) if b >= 0x20 => {
@@ -268,104 +329,119 @@ impl<'a> Cursor<'a> {
                     i += 1;
                 }
                 // A control character, or the end of the input.
-                _ => return Err(Stop::NotJson),
+                _ => return Err(NotJson),
             }
         }
-        let raw = &bytes[start..i];
-        let body = if ascii {
-            // SAFETY: every byte of `raw` was checked to be below 0x80
-            // (ASCII), and ASCII is valid UTF-8.
-            unsafe { std::str::from_utf8_unchecked(raw) }
-        } else {
-            std::str::from_utf8(raw).map_err(|_| Stop::NotJson)?
-        };
-        self.pos = i + 1;
-        Ok(Str { body, escaped })
+        if !ascii {
+            std::str::from_utf8(&bytes[start..i]).map_err(|_| NotJson)?;
+        }
+        Ok((i, escaped))
     }
 
-    /// A number token, as serde_json reads it.
-    fn number(&mut self) -> Scan<Number> {
+    /// A number token, as serde_json reads it. One pass gathers the
+    /// digits: a plain integer of up to 18 digits (19 when positive) and a
+    /// decimal with at most 15 digits and no exponent are read here, exactly
+    /// as serde_json reads them; anything else goes to serde_json.
+    #[inline]
+    fn number(&mut self) -> Result<Num, NotJson> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut i = start;
-        if bytes.get(i) == Some(&b'-') {
-            i += 1;
-        }
+        let negative = bytes.get(i) == Some(&b'-');
+        i += usize::from(negative);
+        let mut significand: u64 = 0;
+        // Digits of the significand, and those after the point.
+        let mut digits = 0usize;
         match bytes.get(i) {
-            Some(b'0') => i += 1,
+            Some(b'0') => {
+                i += 1;
+                digits = 1;
+            }
             Some(b'1'..=b'9') => {
-                while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                while let Some(&d) = bytes.get(i) {
+                    if !d.is_ascii_digit() {
+                        break;
+                    }
+                    // Wraps past 19 digits, where the value is not used.
+                    significand = significand
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(d - b'0'));
+                    digits += 1;
                     i += 1;
                 }
             }
-            _ => return Err(Stop::NotJson),
+            _ => return Err(NotJson),
         }
-        let mut plain = true;
-        let mut fraction_only = false;
+        let mut decimals = 0usize;
         if bytes.get(i) == Some(&b'.') {
-            plain = false;
-            fraction_only = true;
             i += 1;
-            if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
-                return Err(Stop::NotJson);
-            }
-            while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+            while let Some(&d) = bytes.get(i) {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                significand = significand
+                    .wrapping_mul(10)
+                    .wrapping_add(u64::from(d - b'0'));
+                decimals += 1;
                 i += 1;
             }
+            if decimals == 0 {
+                return Err(NotJson);
+            }
         }
+        let mut exponent = false;
         if matches!(bytes.get(i), Some(b'e' | b'E')) {
-            plain = false;
-            fraction_only = false;
+            exponent = true;
             i += 1;
             if matches!(bytes.get(i), Some(b'+' | b'-')) {
                 i += 1;
             }
             if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
-                return Err(Stop::NotJson);
+                return Err(NotJson);
             }
             while matches!(bytes.get(i), Some(b'0'..=b'9')) {
                 i += 1;
             }
         }
         self.pos = i;
-        let text = &bytes[start..i];
-        if fraction_only && text.len() - 1 - usize::from(text[0] == b'-') <= 15 {
-            // At most 15 digits and a fraction, no exponent: the significand
-            // and the power of ten are exact `f64`s, and one division rounds
-            // correctly, which is what serde_json's parser gives (with or
-            // without its `float_roundtrip` feature, and std's `parse`).
-            let negative = text[0] == b'-';
-            let mut significand: u64 = 0;
-            let mut decimals = 0;
-            let mut after_point = false;
-            for &b in &text[usize::from(negative)..] {
-                if b == b'.' {
-                    after_point = true;
-                } else {
-                    significand = significand * 10 + u64::from(b - b'0');
-                    decimals += usize::from(after_point);
+        if !exponent {
+            if decimals == 0 {
+                if !negative && digits <= 19 {
+                    return Ok(Num::Unsigned(significand));
                 }
-            }
-            let value = significand as f64 / POW10[decimals];
-            let value = if negative { -value } else { value };
-            if let Some(n) = Number::from_f64(value) {
-                return Ok(n);
+                if negative && digits <= 18 && significand != 0 {
+                    // Below 10^18 in magnitude: an `i64`, as serde_json
+                    // reads a negative integer (`-0` it reads as a float).
+                    return Ok(Num::Signed(-(significand as i64)));
+                }
+            } else if digits + decimals <= 15 {
+                // At most 15 digits: the significand and the power of ten
+                // are exact `f64`s, and one division rounds correctly,
+                // which is what serde_json's parser gives (with or without
+                // its `float_roundtrip` feature, and std's `parse`).
+                // (Below 10^15: as an `i64`, the cheaper conversion.)
+                let value = significand as i64 as f64 / POW10[decimals];
+                let value = if negative { -value } else { value };
+                return Ok(Num::Float(value));
             }
         }
-        if plain && text[0] != b'-' && text.len() <= 19 {
-            let n = text.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-            return Ok(Number::from(n));
-        }
-        // Negative, fractional, exponent or long: serde_json's own reading
-        // (its float parser, its range errors).
-        serde_json::from_slice::<Number>(text).map_err(|_| Stop::NotJson)
+        // Fractional past 15 digits, an exponent or long: serde_json's own
+        // reading (its float parser, its range errors).
+        let n = serde_json::from_slice::<Number>(&bytes[start..i]).map_err(|_| NotJson)?;
+        Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(n), _, _) => Num::Unsigned(n),
+            (None, Some(n), _) => Num::Signed(n),
+            (None, None, Some(x)) => Num::Float(x),
+            // serde_json's `Number` is one of the three.
+            (None, None, None) => return Err(NotJson),
+        })
     }
 
     /// Reads one value, checking only that it is JSON.
     fn skip(&mut self, depth: usize) -> Scan<()> {
         match self.peek() {
             Some(b'"') => self.string().map(drop),
-            Some(b'-' | b'0'..=b'9') => self.number().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number().map(drop).map_err(|NotJson| Stop::NotJson),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
@@ -404,6 +480,65 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    /// A member's key that is one of `members`' names written plainly (see
+    /// `Member::first`), matched on the bytes without tokenizing it: the
+    /// key as a token, the member's index, the cursor left on the value.
+    /// `None` leaves the cursor where it was, for [`Cursor::key`].
+    #[inline(always)]
+    fn known_key(&mut self, members: &[Member]) -> Option<(Str<'a>, usize)> {
+        let bytes = self.bytes;
+        if bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let start = self.pos + 1;
+        let first = *bytes.get(start)?;
+        for (at, member) in members.iter().enumerate() {
+            // (0: a name not matched on the bytes.)
+            if member.first != first || first == 0 {
+                continue;
+            }
+            let name = member.name.as_bytes();
+            let end = start + name.len();
+            let same = match bytes.get(start..start + 8) {
+                // A word of the payload against the name's first eight
+                // bytes, then the rest, if any.
+                Some(word) => {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(word);
+                    u64::from_le_bytes(w) & member.prefix_mask == member.prefix
+                        && (name.len() <= 8 || bytes.get(start + 8..end) == Some(&name[8..]))
+                }
+                None => bytes.get(start..end) == Some(name),
+            };
+            if !same || bytes.get(end) != Some(&b'"') {
+                continue;
+            }
+            // The token is exactly the name: the first quote after the
+            // opening one, with only plain bytes (valid UTF-8) before it.
+            let mut after = Cursor {
+                bytes,
+                pos: end + 1,
+            };
+            after.ws();
+            if after.peek() != Some(b':') {
+                return None;
+            }
+            after.pos += 1;
+            after.ws();
+            self.pos = after.pos;
+            // SAFETY: the bytes are those of `member.name`, a `str`.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+            return Some((
+                Str {
+                    body,
+                    escaped: false,
+                },
+                at,
+            ));
+        }
+        None
+    }
+
     /// A member's key and its colon, the cursor left on the value.
     #[inline]
     fn key(&mut self) -> Scan<Str<'a>> {
@@ -421,11 +556,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Whether one of eight string bytes needs a look: a quote, a backslash, a
-/// control character or a non-ASCII byte (exact, by the usual bit tricks:
-/// a byte below `n` sets its high bit in `w - n` where it is clear in `w`).
-#[inline]
-fn special(word: &[u8]) -> bool {
+/// Which of eight string bytes need a look (a quote, a backslash, a
+/// control character or a non-ASCII byte): the high bit of each such byte,
+/// by the usual bit tricks (a byte below `n` sets its high bit in `w - n`
+/// where it is clear in `w`). Exact as to whether any does, and the lowest
+/// bit set marks the first that does (a borrow only flags bytes above a
+/// flagged one).
+#[inline(always)]
+fn special(word: &[u8]) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut bytes = [0u8; 8];
@@ -435,7 +573,7 @@ fn special(word: &[u8]) -> bool {
     let quote = zero(w ^ (ONES * u64::from(b'"')));
     let backslash = zero(w ^ (ONES * u64::from(b'\\')));
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    (quote | backslash | control | (w & HIGH)) != 0
+    quote | backslash | control | (w & HIGH)
 }
 
 /// Powers of ten exactly representable as `f64`.
@@ -527,6 +665,11 @@ impl JsonPlan {
             Kind::Check => {}
         }
         let start = cur.pos;
+        if node.only_in_place {
+            // Each applicator reads the whole value (its syntax too), and
+            // leaves the cursor after it.
+            return self.in_place(node, start, cur, sc, depth);
+        }
         let mut ok = self.own(node, cur, sc, depth)?;
         if ok && node.in_place() {
             let end = cur.pos;
@@ -608,7 +751,7 @@ impl JsonPlan {
                 Ok(node.types & STRING != 0 && self.string(node, text, sc))
             }
             Some(b'-' | b'0'..=b'9') => {
-                let n = cur.number()?;
+                let n = Number::from(cur.number().map_err(|NotJson| Stop::NotJson)?);
                 let typed = node.types & NUMBER != 0
                     || (node.types & INTEGER != 0
                         && if node.draft4_integers {
@@ -657,17 +800,46 @@ impl JsonPlan {
 
     fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> bool {
         if node.min_length > 0 || node.max_length < u64::MAX {
-            let length = text.chars();
-            if length < node.min_length || length > node.max_length {
+            // A code point takes 1 to 4 bytes of UTF-8, and 1 to 12 of
+            // escapes (a surrogate pair): the byte length often decides.
+            let bytes = text.body.len() as u64;
+            let least = if text.escaped {
+                bytes / 12
+            } else {
+                bytes.div_ceil(4)
+            };
+            if bytes < node.min_length {
                 return false;
             }
+            if bytes > node.max_length || least < node.min_length {
+                let length = text.chars();
+                if length < node.min_length || length > node.max_length {
+                    return false;
+                }
+            }
         }
-        if node.text.is_none() && node.choice.is_none() {
+        if let Some(options) = &node.strings {
+            if !text.escaped {
+                if !options.iter().any(|option| **option == *text.body) {
+                    return false;
+                }
+                if node.text.is_none() {
+                    return true;
+                }
+            }
+        } else if node.text.is_none() && node.choice.is_none() {
             return true;
         }
         sc.fill(&text);
-        node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
-            && node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text))
+        let chosen = match &node.strings {
+            Some(_) if !text.escaped => true,
+            Some(options) => {
+                let text = sc.text.as_str().unwrap_or_default();
+                options.iter().any(|option| **option == *text)
+            }
+            None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
+        };
+        chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
     }
 
     fn array(
@@ -726,10 +898,13 @@ impl JsonPlan {
         } else {
             loop {
                 let key_at = cur.pos;
-                let key = cur.key()?;
+                let (key, known) = match cur.known_key(&node.members) {
+                    Some((key, at)) => (key, Some(at)),
+                    None => (cur.key()?, None),
+                };
                 if !ok {
                     cur.skip(depth)?;
-                } else if !self.member(node, key, key_at, cur, sc, depth, &mut present)? {
+                } else if !self.member(node, key, known, key_at, cur, sc, depth, &mut present)? {
                     // Fails, unless a later member with the same key wins.
                     if !self.overridden(key, cur, sc, depth)? {
                         ok = false;
@@ -774,6 +949,7 @@ impl JsonPlan {
         &self,
         node: &Node,
         key: Str<'_>,
+        known: Option<usize>,
         key_at: usize,
         cur: &mut Cursor<'_>,
         sc: &mut Scratch,
@@ -789,7 +965,11 @@ impl JsonPlan {
             key.body
         };
         let mut property = None;
-        if let Some(m) = node.members.iter().find(|m| &*m.name == name) {
+        let found = match known {
+            Some(at) => node.members.get(at),
+            None => node.members.iter().find(|m| &*m.name == name),
+        };
+        if let Some(m) = found {
             *present |= m.bit;
             property = m.schema;
         }
