@@ -392,6 +392,10 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
             "--token-file instead",
         ),
         (url.as_str(), "/nonexistent/schemas", "not a schemas folder"),
+        // A credential in a URL refused for another reason first.
+        ("ftp://user:hunter2@127.0.0.1", s(&dir), "--registry"),
+        ("http://user:hunter2@bad host", s(&dir), "--registry"),
+        ("http://user:hunter2@[::1", s(&dir), "--registry"),
     ] {
         let out = dataschema(&["publish", "--registry", url, folder]);
         assert_eq!(code(&out), Some(2), "{url}: {}", text(&out));

@@ -147,20 +147,24 @@ pub fn run(args: &Args) -> u8 {
 /// or fragment.
 fn registry_url(url: &str) -> Result<String, String> {
     let base = url.trim_end_matches('/');
-    let refuse = |why: &str| format!("--registry {base:?}: {why}");
-    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
-    match uri.scheme_str() {
-        Some("http") | Some("https") => {}
-        _ => return Err(refuse("expected an http:// or https:// URL")),
-    }
-    let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
-    if authority.contains('@') {
-        // Not repeated: the part before `@` is a credential.
+    // Looked for first, in the text itself: every message below repeats
+    // the URL, and the part before `@` is a credential.
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let authority_end = after_scheme
+        .find(['/', '?', '#'])
+        .unwrap_or(after_scheme.len());
+    if after_scheme[..authority_end].contains('@') {
         return Err(
             "--registry: the URL holds a credential (user:password@): give it with \
              --token-file instead"
                 .to_owned(),
         );
+    }
+    let refuse = |why: &str| format!("--registry {base:?}: {why}");
+    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(refuse("expected an http:// or https:// URL")),
     }
     if uri.host().is_none_or(str::is_empty) {
         return Err(refuse("no host"));
