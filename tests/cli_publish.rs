@@ -350,7 +350,11 @@ fn publish_needs_the_right_credential_and_never_prints_it() {
     std::fs::write(&empty, "\n").unwrap();
     let two_lines = tmp.path().join("two-lines");
     std::fs::write(&two_lines, "secret-one\nsecret-two\n").unwrap();
-    for file in [s(&empty), s(&two_lines), "/nonexistent/token"] {
+    // One printable line, but far too long for a token (and, were it
+    // `/dev/zero`, never ending): refused unread past a bound.
+    let huge = tmp.path().join("huge");
+    std::fs::write(&huge, "secret-".repeat(300_000)).unwrap();
+    for file in [s(&empty), s(&two_lines), s(&huge), "/nonexistent/token"] {
         let out = publish(&serve, Some(file), &dir, &[]);
         assert_eq!(code(&out), Some(2), "{}", text(&out));
         assert!(text(&out).contains("--token-file"), "{}", text(&out));

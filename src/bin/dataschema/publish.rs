@@ -23,6 +23,8 @@ pub const EXIT_UNREACHABLE: u8 = 3;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Total timeout of a publish request: the registry compiles and checks.
 const TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest token file read.
+const MAX_TOKEN_FILE_BYTES: u64 = 16 * 1024;
 /// The largest answer read.
 const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -177,8 +179,27 @@ fn registry_url(url: &str) -> Result<String, String> {
 
 /// The publish credential: the file's content without trailing whitespace.
 fn read_token(path: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
+    use std::io::Read as _;
+    let cannot =
+        |err: std::io::Error| format!("--token-file {}: cannot read: {err}", path.display());
+    // Bounded: `--token-file /dev/zero` (or a log file given by mistake)
+    // must not read until memory runs out.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_TOKEN_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_TOKEN_FILE_BYTES {
+        return Err(format!(
+            "--token-file {}: over {MAX_TOKEN_FILE_BYTES} bytes: not a token file",
+            path.display()
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        cannot(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    })?;
     let token = text.trim_end();
     if token.is_empty() {
         return Err(format!(
