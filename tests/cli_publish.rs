@@ -421,6 +421,75 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
     assert!(text(&out).contains("x.v1.json: not JSON"), "{}", text(&out));
 }
 
+/// A loopback server answering every request with `answer` (raw HTTP),
+/// until the test ends.
+fn answering(answer: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // The head, then the body its Content-Length announces.
+            loop {
+                match std::io::Read::read(&mut stream, &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+                let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text
+                        .lines()
+                        .find_map(|line| line.strip_prefix("content-length:"))
+                        .and_then(|n| n.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    url
+}
+
+#[test]
+fn publish_shows_a_registry_refusal_without_its_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = folder(
+        tmp.path(),
+        "one",
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("greeting.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    // A reason and a report (one change a line) with terminal escapes.
+    let body = r#"{"error":"incompatible\u001b[2J","message":"line one\nline two \u001b]0;owned\u0007\r"}"#;
+    let answer: &'static str = Box::leak(
+        format!(
+            "HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    );
+    let url = answering(answer);
+    let out = dataschema(&["publish", "--registry", &url, s(&dir)]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    let shown = text(&out);
+    assert!(shown.contains("HTTP 409, incompatible"), "{shown}");
+    assert!(
+        shown.contains("line one\nline two"),
+        "the report keeps its lines: {shown}"
+    );
+    assert!(
+        !shown.contains(['\u{1b}', '\u{7}', '\r']),
+        "no control character of the answer reaches the terminal: {shown:?}"
+    );
+}
+
 #[test]
 fn publish_refuses_a_registry_that_contradicts_the_lock() {
     let tmp = tempfile::tempdir().unwrap();

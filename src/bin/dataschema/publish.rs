@@ -471,14 +471,16 @@ impl Client {
     /// registry that cannot be used now.
     fn refusal(&self, urn: &Urn, what: &str, (status, _, body): &Answer) -> Failure {
         let value: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+        // The registry's words, shown without its control characters (an
+        // escape sequence reaches the terminal or the CI log as it is).
         let reason = value
             .as_ref()
             .and_then(|v| v["error"].as_str())
-            .map(str::to_owned);
+            .map(printable);
         let message = value
             .as_ref()
             .and_then(|v| v["message"].as_str())
-            .map(str::to_owned);
+            .map(printable);
         match (status, reason, message) {
             (401, _, _) => Failure::Refused(format!(
                 "{urn}: the registry at {} refused the credential (HTTP 401): {}",
@@ -518,6 +520,20 @@ impl Client {
             self.base
         ))
     }
+}
+
+/// `text` with each control character but a line break escaped as
+/// `\u{..}`.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Reads an answer whole (bounded).
