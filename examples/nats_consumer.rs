@@ -35,7 +35,7 @@
 //! "double acks": each waits for the server's confirmation.
 //!
 //! The dead letter keeps the body and the headers of the original (except
-//! `Nats-*` headers; when keeping them would exceed the server's
+//! `Nats-*` and `Dataschema-*` headers, in any case; when keeping them would exceed the server's
 //! `max_payload`, the body is left out, and then if need be the original
 //! headers, with a `Dataschema-Body-Omitted` header saying so) and adds,
 //! all bounded in size (at most 16 violation headers of at most 300 bytes
@@ -420,7 +420,8 @@ fn header_value(text: &str) -> String {
     out
 }
 
-/// The dead letter's headers: the original's (without `Nats-*`), plus the
+/// The dead letter's headers: the original's (without `Nats-*` and
+/// `Dataschema-*`), plus the
 /// verdict, the violations and where it came from.
 fn dead_letter_headers(
     original: Option<&HeaderMap>,
@@ -434,6 +435,11 @@ fn dead_letter_headers(
         for (name, values) in original.iter() {
             let name_bytes: &[u8] = name.as_ref();
             if name_bytes.len() >= 5 && name_bytes[..5].eq_ignore_ascii_case(b"nats-") {
+                continue;
+            }
+            // Ours alone (in any case): a producer cannot forge a verdict
+            // or a violation (names are compared as written).
+            if name_bytes.len() >= 11 && name_bytes[..11].eq_ignore_ascii_case(b"dataschema-") {
                 continue;
             }
             for value in values {
