@@ -35,9 +35,11 @@
 //! "double acks": each waits for the server's confirmation.
 //!
 //! The dead letter keeps the body and the headers of the original (except
-//! `Nats-*` headers) and adds, all bounded in size (at most 16 violation
-//! headers of at most 300 bytes each; values are printable ASCII, anything
-//! else escaped):
+//! `Nats-*` and `Dataschema-*` headers, in any case; when keeping them would exceed the server's
+//! `max_payload`, the body is left out, and then if need be the original
+//! headers, with a `Dataschema-Body-Omitted` header saying so) and adds,
+//! all bounded in size (at most 16 violation headers of at most 300 bytes
+//! each; values are printable ASCII, anything else escaped):
 //!
 //! * `Dataschema-Verdict`: `invalid` or `unreadable`;
 //! * `Dataschema-Urn`: the schema the payload failed (invalid);
@@ -418,7 +420,8 @@ fn header_value(text: &str) -> String {
     out
 }
 
-/// The dead letter's headers: the original's (without `Nats-*`), plus the
+/// The dead letter's headers: the original's (without `Nats-*` and
+/// `Dataschema-*`), plus the
 /// verdict, the violations and where it came from.
 fn dead_letter_headers(
     original: Option<&HeaderMap>,
@@ -432,6 +435,11 @@ fn dead_letter_headers(
         for (name, values) in original.iter() {
             let name_bytes: &[u8] = name.as_ref();
             if name_bytes.len() >= 5 && name_bytes[..5].eq_ignore_ascii_case(b"nats-") {
+                continue;
+            }
+            // Ours alone (in any case): a producer cannot forge a verdict
+            // or a violation (names are compared as written).
+            if name_bytes.len() >= 11 && name_bytes[..11].eq_ignore_ascii_case(b"dataschema-") {
                 continue;
             }
             for value in values {
@@ -480,6 +488,53 @@ fn dead_letter_headers(
         headers.insert("Dataschema-Source-Sequence", sequence.to_string());
     }
     headers
+}
+
+/// The size of `headers` on the wire (as the NATS client writes them).
+fn encoded_len(headers: &HeaderMap) -> usize {
+    let mut len = "NATS/1.0\r\n".len() + "\r\n".len();
+    for (name, values) in headers.iter() {
+        let name: &[u8] = name.as_ref();
+        for value in values {
+            len += name.len() + ": ".len() + value.as_str().len() + "\r\n".len();
+        }
+    }
+    len
+}
+
+/// The dead letter of a message: its headers, and whether it keeps the
+/// body (of `payload_len` bytes). When they would
+/// exceed the server's `max_payload` (which counts headers and body, and
+/// an original just under it leaves no room for the violations), the body
+/// is left out, saying so in `Dataschema-Body-Omitted` (the original stays
+/// in its stream at `Dataschema-Source-Sequence`); and if the original's
+/// headers alone are too many, they are left out too. Otherwise the
+/// server would refuse it on every redelivery, forever.
+fn dead_letter(
+    original: Option<&HeaderMap>,
+    payload_len: usize,
+    verdict: &Verdict,
+    config: &Config,
+    subject: &str,
+    sequence: Option<u64>,
+    max_payload: usize,
+) -> (HeaderMap, bool) {
+    let headers = dead_letter_headers(original, verdict, &config.stream, subject, sequence);
+    if encoded_len(&headers) + payload_len <= max_payload {
+        return (headers, true);
+    }
+    let omitted = format!(
+        "{payload_len} bytes: with the headers above over the server's max_payload \
+         ({max_payload}); the original is in stream {} at Dataschema-Source-Sequence",
+        config.stream
+    );
+    let mut headers = headers;
+    headers.insert("Dataschema-Body-Omitted", header_value(&omitted));
+    if encoded_len(&headers) > max_payload {
+        headers = dead_letter_headers(None, verdict, &config.stream, subject, sequence);
+        headers.insert("Dataschema-Body-Omitted", header_value(&omitted));
+    }
+    (headers, false)
 }
 
 /// Installs the Prometheus exporter with its HTTP listener on `addr` and
@@ -668,17 +723,21 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         };
         if matches!(verdict, Verdict::Invalid(_) | Verdict::Unreadable(_)) {
             let target = config.dead_letter_for(&subject);
-            let headers = dead_letter_headers(
+            let (headers, keep_body) = dead_letter(
                 message.headers.as_ref(),
+                message.payload.len(),
                 &verdict,
-                &config.stream,
+                &config,
                 &subject,
                 sequence,
+                client.server_info().max_payload,
             );
-            let stored = match js
-                .publish_with_headers(target.clone(), headers, message.payload.clone())
-                .await
-            {
+            let body = if keep_body {
+                message.payload.clone()
+            } else {
+                Default::default()
+            };
+            let stored = match js.publish_with_headers(target.clone(), headers, body).await {
                 Ok(ack) => ack.await.map(|_| ()).map_err(|err| err.to_string()),
                 Err(err) => Err(err.to_string()),
             };

@@ -350,7 +350,11 @@ fn publish_needs_the_right_credential_and_never_prints_it() {
     std::fs::write(&empty, "\n").unwrap();
     let two_lines = tmp.path().join("two-lines");
     std::fs::write(&two_lines, "secret-one\nsecret-two\n").unwrap();
-    for file in [s(&empty), s(&two_lines), "/nonexistent/token"] {
+    // One printable line, but far too long for a token (and, were it
+    // `/dev/zero`, never ending): refused unread past a bound.
+    let huge = tmp.path().join("huge");
+    std::fs::write(&huge, "secret-".repeat(300_000)).unwrap();
+    for file in [s(&empty), s(&two_lines), s(&huge), "/nonexistent/token"] {
         let out = publish(&serve, Some(file), &dir, &[]);
         assert_eq!(code(&out), Some(2), "{}", text(&out));
         assert!(text(&out).contains("--token-file"), "{}", text(&out));
@@ -392,6 +396,10 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
             "--token-file instead",
         ),
         (url.as_str(), "/nonexistent/schemas", "not a schemas folder"),
+        // A credential in a URL refused for another reason first.
+        ("ftp://user:hunter2@127.0.0.1", s(&dir), "--registry"),
+        ("http://user:hunter2@bad host", s(&dir), "--registry"),
+        ("http://user:hunter2@[::1", s(&dir), "--registry"),
     ] {
         let out = dataschema(&["publish", "--registry", url, folder]);
         assert_eq!(code(&out), Some(2), "{url}: {}", text(&out));
@@ -411,6 +419,75 @@ fn publish_to_a_registry_that_is_down_or_not_a_registry() {
     let out = dataschema(&["publish", "--registry", &url, s(&broken)]);
     assert_eq!(code(&out), Some(1), "{}", text(&out));
     assert!(text(&out).contains("x.v1.json: not JSON"), "{}", text(&out));
+}
+
+/// A loopback server answering every request with `answer` (raw HTTP),
+/// until the test ends.
+fn answering(answer: &'static str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            // The head, then the body its Content-Length announces.
+            loop {
+                match std::io::Read::read(&mut stream, &mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+                let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text
+                        .lines()
+                        .find_map(|line| line.strip_prefix("content-length:"))
+                        .and_then(|n| n.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            let _ = stream.write_all(answer.as_bytes());
+        }
+    });
+    url
+}
+
+#[test]
+fn publish_shows_a_registry_refusal_without_its_control_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = folder(
+        tmp.path(),
+        "one",
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("greeting.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    // A reason and a report (one change a line) with terminal escapes.
+    let body = r#"{"error":"incompatible\u001b[2J","message":"line one\nline two \u001b]0;owned\u0007\r"}"#;
+    let answer: &'static str = Box::leak(
+        format!(
+            "HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    );
+    let url = answering(answer);
+    let out = dataschema(&["publish", "--registry", &url, s(&dir)]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    let shown = text(&out);
+    assert!(shown.contains("HTTP 409, incompatible"), "{shown}");
+    assert!(
+        shown.contains("line one\nline two"),
+        "the report keeps its lines: {shown}"
+    );
+    assert!(
+        !shown.contains(['\u{1b}', '\u{7}', '\r']),
+        "no control character of the answer reaches the terminal: {shown:?}"
+    );
 }
 
 #[test]

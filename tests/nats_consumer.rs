@@ -692,6 +692,152 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
         .unwrap();
 }
 
+/// An invalid message that fits the server's `max_payload`, but whose
+/// dead letter (its body, plus the violation headers) would not: the dead
+/// letter is stored without the body (saying so, and where the original
+/// is), and the original acknowledged, rather than redelivered forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body() {
+    let Some(client) = nats().await else { return };
+    let max_payload = client.server_info().max_payload;
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let subject = format!("{prefix}.orders");
+    // The original's headers are well under 512 bytes: it fits.
+    let filler = "x".repeat(max_payload - 512);
+    let big = format!(r#"{{"order_id": "{filler}"}}"#);
+    let v1 = "urn:acme:schema:orders.created:1";
+    publish(&js, &subject, binary_event(Some(v1), "big"), &big).await;
+    publish(&js, &subject, binary_event(Some(v1), "ok"), ORDER_V1).await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=2".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let lines = consumer.rest().await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    assert!(
+        lines.iter().any(
+            |line| line.starts_with(&format!("message 1 {subject}: invalid ("))
+                && line.ends_with(&format!("-> {subject}.dlq"))
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&format!("message 2 {subject}: validated")),
+        "{lines:?}"
+    );
+    let info = js
+        .get_stream(&stream_name)
+        .await
+        .unwrap()
+        .consumer_info(&consumer_name)
+        .await
+        .unwrap();
+    assert_eq!(info.ack_floor.stream_sequence, 2, "{info:?}");
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    assert_eq!(dlq.info().await.unwrap().state.messages, 1);
+    let letter = dlq.get_raw_message(1).await.unwrap();
+    assert!(letter.payload.is_empty(), "{} bytes", letter.payload.len());
+    let headers = letter.headers;
+    assert_eq!(header(&headers, "Dataschema-Verdict"), Some("invalid"));
+    assert_eq!(header(&headers, "Dataschema-Urn"), Some(v1));
+    assert_eq!(header(&headers, "Dataschema-Source-Sequence"), Some("1"));
+    let omitted = header(&headers, "Dataschema-Body-Omitted").unwrap_or_default();
+    assert!(
+        omitted.starts_with(&format!("{} bytes", big.len())),
+        "{headers:?}"
+    );
+    assert!(
+        header(&headers, "Dataschema-Violation-1").is_some(),
+        "{headers:?}"
+    );
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
+
+/// A producer cannot forge the verdict: `Dataschema-*` headers of the
+/// original, in any case, are not copied into its dead letter; others are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let subject = format!("{prefix}.orders");
+    let v1 = "urn:acme:schema:orders.created:1";
+    let mut headers = binary_event(Some(v1), "e11");
+    headers.insert("dataschema-verdict", "forged-verdict");
+    headers.insert("Dataschema-Violation-9", "forged-violation");
+    headers.insert("DATASCHEMA-URN", "forged-urn");
+    headers.insert("X-Keep", "kept");
+    publish(&js, &subject, headers, ORDER_BAD).await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=1".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let lines = consumer.rest().await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
+    let letter = dlq.get_raw_message(1).await.unwrap();
+    let headers = letter.headers;
+    let mut shown = Vec::new();
+    for (name, values) in headers.iter() {
+        for value in values {
+            shown.push(format!("{}: {}", name.as_ref() as &str, value.as_str()));
+        }
+    }
+    assert!(
+        !shown.iter().any(|line| line.contains("forged")),
+        "{shown:?}"
+    );
+    assert_eq!(header(&headers, "Dataschema-Verdict"), Some("invalid"));
+    assert_eq!(header(&headers, "Dataschema-Urn"), Some(v1));
+    assert_eq!(header(&headers, "X-Keep"), Some("kept"));
+    assert_eq!(header(&headers, "ce-id"), Some("e11"));
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
+
 #[test]
 fn bad_flags_are_usage_errors() {
     for args in [

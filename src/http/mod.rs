@@ -185,7 +185,7 @@ pub struct HttpResolverBuilder {
 impl fmt::Debug for HttpResolverBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpResolverBuilder")
-            .field("base", &self.base)
+            .field("base", &without_credential(&self.base))
             .field("api", &self.api)
             .field("timeout", &self.timeout)
             .field(
@@ -368,10 +368,27 @@ fn bad_url(base: &str, why: &str) -> Error {
     Error::Other(
         format!(
             "registry URL {:?} refused: {why}",
-            dataschema_core::__private::clip(base, 100)
+            dataschema_core::__private::clip(&without_credential(base), 100)
         )
         .into(),
     )
+}
+
+/// `url` as it may be shown: a `user:password@` in its authority (which
+/// the HTTP client sends as basic credentials) replaced by `***@`.
+fn without_credential(url: &str) -> String {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, url),
+    };
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => match scheme {
+            Some(scheme) => format!("{scheme}://***{}", &rest[at..]),
+            None => format!("***{}", &rest[at..]),
+        },
+        None => url.to_owned(),
+    }
 }
 
 /// A [`Resolver`] asking a registry over HTTP, for a guard's fallback:
@@ -386,7 +403,7 @@ pub struct HttpResolver {
 impl fmt::Debug for HttpResolver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpResolver")
-            .field("base", &self.shared.base)
+            .field("base", &without_credential(&self.shared.base))
             .field("api", &self.shared.api)
             .field(
                 "credentials",
@@ -979,6 +996,26 @@ mod tests {
             .build()
             .unwrap();
         assert!(!format!("{resolver:?}").contains("t0ken"));
+    }
+
+    #[test]
+    fn a_credential_in_the_url_is_never_repeated() {
+        for url in [
+            "ftp://u:s3cret@x",
+            "http://u:s3cret@bad host",
+            "http://u:s3cret@[::1",
+            "http://u:s3cret@h/?q=1",
+        ] {
+            let err = HttpResolver::new(url).unwrap_err().to_string();
+            assert!(!err.contains("s3cret"), "{err}");
+            assert!(err.contains("refused"), "{err}");
+        }
+        let builder = HttpResolver::builder("http://u:s3cret@127.0.0.1:1/");
+        assert!(!format!("{builder:?}").contains("s3cret"));
+        let resolver = builder.build().unwrap();
+        let shown = format!("{resolver:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("127.0.0.1:1"), "{shown}");
     }
 
     #[test]

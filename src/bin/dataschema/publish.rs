@@ -23,6 +23,8 @@ pub const EXIT_UNREACHABLE: u8 = 3;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// Total timeout of a publish request: the registry compiles and checks.
 const TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest token file read.
+const MAX_TOKEN_FILE_BYTES: u64 = 16 * 1024;
 /// The largest answer read.
 const MAX_ANSWER_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -147,20 +149,24 @@ pub fn run(args: &Args) -> u8 {
 /// or fragment.
 fn registry_url(url: &str) -> Result<String, String> {
     let base = url.trim_end_matches('/');
-    let refuse = |why: &str| format!("--registry {base:?}: {why}");
-    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
-    match uri.scheme_str() {
-        Some("http") | Some("https") => {}
-        _ => return Err(refuse("expected an http:// or https:// URL")),
-    }
-    let authority = uri.authority().map(|a| a.as_str()).unwrap_or_default();
-    if authority.contains('@') {
-        // Not repeated: the part before `@` is a credential.
+    // Looked for first, in the text itself: every message below repeats
+    // the URL, and the part before `@` is a credential.
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let authority_end = after_scheme
+        .find(['/', '?', '#'])
+        .unwrap_or(after_scheme.len());
+    if after_scheme[..authority_end].contains('@') {
         return Err(
             "--registry: the URL holds a credential (user:password@): give it with \
              --token-file instead"
                 .to_owned(),
         );
+    }
+    let refuse = |why: &str| format!("--registry {base:?}: {why}");
+    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
+    match uri.scheme_str() {
+        Some("http") | Some("https") => {}
+        _ => return Err(refuse("expected an http:// or https:// URL")),
     }
     if uri.host().is_none_or(str::is_empty) {
         return Err(refuse("no host"));
@@ -173,8 +179,27 @@ fn registry_url(url: &str) -> Result<String, String> {
 
 /// The publish credential: the file's content without trailing whitespace.
 fn read_token(path: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
+    use std::io::Read as _;
+    let cannot =
+        |err: std::io::Error| format!("--token-file {}: cannot read: {err}", path.display());
+    // Bounded: `--token-file /dev/zero` (or a log file given by mistake)
+    // must not read until memory runs out.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_TOKEN_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot)?;
+    if bytes.len() as u64 > MAX_TOKEN_FILE_BYTES {
+        return Err(format!(
+            "--token-file {}: over {MAX_TOKEN_FILE_BYTES} bytes: not a token file",
+            path.display()
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        cannot(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    })?;
     let token = text.trim_end();
     if token.is_empty() {
         return Err(format!(
@@ -446,14 +471,16 @@ impl Client {
     /// registry that cannot be used now.
     fn refusal(&self, urn: &Urn, what: &str, (status, _, body): &Answer) -> Failure {
         let value: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+        // The registry's words, shown without its control characters (an
+        // escape sequence reaches the terminal or the CI log as it is).
         let reason = value
             .as_ref()
             .and_then(|v| v["error"].as_str())
-            .map(str::to_owned);
+            .map(printable);
         let message = value
             .as_ref()
             .and_then(|v| v["message"].as_str())
-            .map(str::to_owned);
+            .map(printable);
         match (status, reason, message) {
             (401, _, _) => Failure::Refused(format!(
                 "{urn}: the registry at {} refused the credential (HTTP 401): {}",
@@ -493,6 +520,20 @@ impl Client {
             self.base
         ))
     }
+}
+
+/// `text` with each control character but a line break escaped as
+/// `\u{..}`.
+fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() && c != '\n' {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Reads an answer whole (bounded).
