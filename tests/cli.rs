@@ -80,8 +80,36 @@ fn validate_exits_2_with_the_reason_when_unvalidated() {
         "urn:acme:schema:orders.created:1",
         "/no/such/file",
     ]);
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(66), "{}", text(&out));
     assert!(text(&out).contains("/no/such/file"));
+}
+
+#[test]
+fn validate_that_cannot_run_does_not_exit_as_unvalidated() {
+    let payload = data("payloads/order_valid.json");
+    let payload = payload.to_str().unwrap();
+    let urn = "urn:acme:schema:orders.created:1";
+    // A schemas folder that does not load: 66, never 2 (which scripts let
+    // through, as the guard fails open).
+    let empty = tempfile::tempdir().unwrap();
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        empty.path().to_str().unwrap(),
+        urn,
+        payload,
+    ]);
+    assert_eq!(out.status.code(), Some(66), "{}", text(&out));
+    // A --registry that is not an http(s) URL is a usage error.
+    let out = dataschema(&[
+        "validate",
+        "--registry",
+        "ftp://registry.invalid",
+        urn,
+        payload,
+    ]);
+    assert_eq!(out.status.code(), Some(64), "{}", text(&out));
+    assert!(text(&out).contains("--registry"), "{}", text(&out));
 }
 
 #[test]

@@ -710,9 +710,9 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
         s(&good_frame),
     ]);
     assert_eq!(code(&out), Some(0), "offline first: {}", text(&out));
-    // A bad registry URL is bad input.
+    // A bad registry URL is a usage error, never "unvalidated".
     let out = dataschema(&["validate", "--registry", "ftp://x", extra, s(&good)]);
-    assert_eq!(code(&out), Some(2), "{}", text(&out));
+    assert_eq!(code(&out), Some(64), "{}", text(&out));
     assert!(text(&out).contains("--registry"), "{}", text(&out));
 }
 

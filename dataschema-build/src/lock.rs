@@ -207,9 +207,17 @@ impl Lock {
         } else {
             HEADER_WITH_IDS
         };
-        // Written beside, then renamed over: a lock is never half written.
-        let partial = dir.join(format!("{LOCK_FILE}.partial"));
-        std::fs::write(&partial, format!("{header}{body}"))
+        // Written beside (a name of this process's own, so two runs on one
+        // folder never rename each other's half-written file), flushed to
+        // disk, then renamed over: a lock is never half written.
+        let partial = dir.join(format!("{LOCK_FILE}.{}.partial", std::process::id()));
+        let write = |partial: &Path| -> std::io::Result<()> {
+            use std::io::Write as _;
+            let mut file = std::fs::File::create(partial)?;
+            file.write_all(format!("{header}{body}").as_bytes())?;
+            file.sync_all()
+        };
+        write(&partial)
             .and_then(|()| std::fs::rename(&partial, &path))
             .map_err(|err| {
                 let _ = std::fs::remove_file(&partial);

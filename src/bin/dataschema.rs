@@ -13,7 +13,8 @@
 //! dataschema validate [--schemas DIR] [--registry URL] DATASCHEMA FILE
 //! dataschema validate --framed [--schemas DIR] [--registry URL] FILE
 //!     (FILE `-` = standard input; at least one of --schemas and --registry)
-//!     exit 0 valid, 1 invalid, 2 unvalidated (the reason printed), or bad input
+//!     exit 0 valid, 1 invalid, 2 unvalidated (the reason printed), 66 (EX_NOINPUT)
+//!     could not run: the schemas folder does not load or the payload cannot be read
 //! dataschema diff OLD NEW                   every change
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
@@ -93,7 +94,8 @@ enum Command {
     /// (or, with --framed, a Confluent-framed payload against the schema
     /// its id names), from a schemas folder, a registry, or both (the
     /// folder first). Exit code: 0 valid, 1 invalid, 2 unvalidated (with
-    /// the reason) or bad input.
+    /// the reason), 66 the folder does not load or the payload cannot be
+    /// read, 64 a usage error (a --registry that is not an http(s) URL too).
     #[command(
         group(
             clap::ArgGroup::new("source")
@@ -586,14 +588,14 @@ fn validate(
                     .collect();
                 match Registry::embed_with_ids(checked.schemas(), ids) {
                     Ok(registry) => registry,
-                    Err(err) => return bad_input(&err),
+                    Err(err) => return cannot_run(&err),
                 }
             }
-            Err(err) => return bad_input(&err),
+            Err(err) => return cannot_run(&err),
         },
         None => match Registry::embed(Vec::new()) {
             Ok(registry) => registry,
-            Err(err) => return bad_input(&err),
+            Err(err) => return cannot_run(&err),
         },
     };
     let guard = match registry {
@@ -601,7 +603,7 @@ fn validate(
             Ok(fallback) => Guard::builder(primary).fallback(fallback).build(),
             Err(err) => {
                 eprintln!("--registry: {}", err.chain());
-                return ExitCode::from(EXIT_UNVALIDATED);
+                return ExitCode::from(EXIT_USAGE);
             }
         },
         None => Guard::new(primary),
@@ -616,7 +618,7 @@ fn validate(
         Ok(payload) => payload,
         Err(err) => {
             eprintln!("cannot read {}: {err}", file.display());
-            return ExitCode::from(EXIT_UNVALIDATED);
+            return ExitCode::from(EXIT_NO_INPUT);
         }
     };
     let (outcome, what) = match dataschema {
@@ -656,7 +658,12 @@ fn validate(
     }
 }
 
-fn bad_input(err: &(dyn std::error::Error + 'static)) -> ExitCode {
+/// `validate` could not run: its schemas folder does not load, or its
+/// payload cannot be read. Not 2: a script that lets "unvalidated" through
+/// (failing open, as the guard does) must not let a broken invocation through.
+const EXIT_NO_INPUT: u8 = 66;
+
+fn cannot_run(err: &(dyn std::error::Error + 'static)) -> ExitCode {
     eprintln!("{}", dataschema::Chain::of(err));
-    ExitCode::from(EXIT_UNVALIDATED)
+    ExitCode::from(EXIT_NO_INPUT)
 }
