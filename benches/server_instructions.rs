@@ -90,45 +90,55 @@ fn bare_response(schema: &Schema, id: u32) -> (Bytes, HeaderMap) {
 }
 
 /// Sends `n` keep-alive GETs of `path` and reads each answer whole;
-/// answers the body length of the last one.
+/// answers the body length. The first answer is parsed (status 200, its
+/// `content-length`); every later one must be a 200 of the same length
+/// (the headers, `date` included, keep their lengths) and the same body,
+/// read as that many bytes, so that the client's own instructions stay few next to the
+/// server's.
 fn client(port: u16, path: &str, n: usize) -> usize {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the server accepts");
     stream.set_nodelay(true).expect("TCP_NODELAY");
     let request = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
     let mut buf = vec![0u8; 64 * 1024];
-    let mut body_len = 0;
-    for _ in 0..n {
+    stream
+        .write_all(request.as_bytes())
+        .expect("the request is sent");
+    let mut filled = 0;
+    let (head_end, length) = loop {
+        let read = stream.read(&mut buf[filled..]).expect("the answer reads");
+        assert!(read > 0, "the server closed the connection");
+        filled += read;
+        if let Some(at) = buf[..filled].windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = std::str::from_utf8(&buf[..at]).expect("ASCII headers");
+            assert!(head.starts_with("HTTP/1.1 200"), "not a 200: {head}");
+            let length = head
+                .lines()
+                .find_map(|line| {
+                    let (name, value) = line.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                })
+                .expect("a content-length");
+            break (at + 4, length);
+        }
+    };
+    let total = head_end + length;
+    stream
+        .read_exact(&mut buf[filled..total])
+        .expect("the body reads");
+    let first = buf[head_end..total].to_vec();
+    for _ in 1..n {
         stream
             .write_all(request.as_bytes())
             .expect("the request is sent");
-        let mut filled = 0;
-        let (head_end, length) = loop {
-            let read = stream.read(&mut buf[filled..]).expect("the answer reads");
-            assert!(read > 0, "the server closed the connection");
-            filled += read;
-            if let Some(at) = buf[..filled].windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = std::str::from_utf8(&buf[..at]).expect("ASCII headers");
-                assert!(head.starts_with("HTTP/1.1 200"), "not a 200: {head}");
-                let length = head
-                    .lines()
-                    .find_map(|line| {
-                        let (name, value) = line.split_once(':')?;
-                        name.eq_ignore_ascii_case("content-length")
-                            .then(|| value.trim().parse::<usize>().ok())?
-                    })
-                    .expect("a content-length");
-                break (at + 4, length);
-            }
-        };
-        while filled < head_end + length {
-            let read = stream.read(&mut buf[filled..]).expect("the body reads");
-            assert!(read > 0, "the server closed the connection");
-            filled += read;
-        }
-        assert_eq!(filled, head_end + length, "one answer per request");
-        body_len = length;
+        stream
+            .read_exact(&mut buf[..total])
+            .expect("the answer reads");
+        assert!(buf.starts_with(b"HTTP/1.1 200 "), "not a 200");
+        assert_eq!(&buf[head_end - 4..head_end], b"\r\n\r\n", "the same head");
+        assert_eq!(&buf[head_end..total], &first[..], "the same body");
     }
-    body_len
+    length
 }
 
 /// Runs `row` for `n` requests (the child under callgrind).
