@@ -445,16 +445,15 @@ fn publish_proto(messages: usize, v: usize) -> Vec<u8> {
     use prost_reflect::prost_types::{
         DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
     };
-    let field = |name: String, number: usize, ty: Type, type_name: Option<String>| {
-        FieldDescriptorProto {
+    let field =
+        |name: String, number: usize, ty: Type, type_name: Option<String>| FieldDescriptorProto {
             name: Some(name),
             number: Some(number as i32),
             label: Some(Label::Optional as i32),
             r#type: Some(ty as i32),
             type_name,
             ..Default::default()
-        }
-    };
+        };
     let types = (0..messages)
         .map(|m| {
             let mut fields = vec![
@@ -535,7 +534,9 @@ fn bench_proto_publish(c: &mut Criterion) {
         group.bench_function(format!("{name}/{n}_priors/decode_all_baseline"), |b| {
             b.iter(|| {
                 (0..=n)
-                    .map(|v| protobuf::decode("v", black_box(&versions[v])).map(|p| p.files().len()))
+                    .map(|v| {
+                        protobuf::decode("v", black_box(&versions[v])).map(|p| p.files().len())
+                    })
                     .collect::<Vec<_>>()
             })
         });

@@ -158,7 +158,9 @@ fn child(row: &str, n: usize) {
         .build()
         .expect("a runtime");
     let (registry, id) = registry();
-    let schema = registry.resolve(&URN.parse().expect("a URN")).expect("held");
+    let schema = registry
+        .resolve(&URN.parse().expect("a URN"))
+        .expect("held");
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .expect("a loopback port");
@@ -200,7 +202,10 @@ fn child(row: &str, n: usize) {
         other => panic!("no row {other}"),
     };
     let length = client(port, &path, n);
-    assert!(length > 1_000, "{row}: the schema's answer ({length} bytes)");
+    assert!(
+        length > 1_000,
+        "{row}: the schema's answer ({length} bytes)"
+    );
     let _ = stop.send(());
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
 }

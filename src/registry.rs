@@ -184,16 +184,20 @@ impl Registry {
         let candidate = compiled.prepared().map(Arc::new);
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
-        let stored = self.inner.store.publish(&schema, version, &|checked, held| {
-            check_compatible(checked, mode, held, &mut |other| match &candidate {
-                Some(reading)
-                    if other.language() == schema.language() && other.bytes() == schema.bytes() =>
-                {
-                    Ok(reading.clone())
-                }
-                _ => readings.read(other),
-            })
-        });
+        let stored = self
+            .inner
+            .store
+            .publish(&schema, version, &|checked, held| {
+                check_compatible(checked, mode, held, &mut |other| match &candidate {
+                    Some(reading)
+                        if other.language() == schema.language()
+                            && other.bytes() == schema.bytes() =>
+                    {
+                        Ok(reading.clone())
+                    }
+                    _ => readings.read(other),
+                })
+            });
         if let Some(reading) = candidate {
             match &stored {
                 // Stored: the prior version of the name's next publish.
@@ -207,11 +211,11 @@ impl Registry {
     /// Sets how many bytes of schemas the registry keeps read for
     /// compatibility checks (8 MiB by default; 0 keeps none). A publish
     /// checks its candidate against the prior versions of its name, and
-    /// reading a large protobuf schema (decoding its descriptor set) takes
-    /// longer than comparing it; a published schema's reading is kept, by
+    /// reading a large protobuf schema (decoding its descriptor set) is a
+    /// large part of that; a published schema's reading is kept, by
     /// content, so the next version's publish does not decode it again.
-    /// The readings take a small multiple of the schema bytes in memory
-    /// (a protobuf schema about ten times its descriptor set). Entries
+    /// The readings (a decoded descriptor pool, a parsed JSON value) take
+    /// a multiple of the schema bytes in memory, not measured here. Entries
     /// never go stale (a schema's bytes never change); the one used
     /// longest ago goes first.
     pub fn set_compat_cache_bytes(&self, bytes: usize) {

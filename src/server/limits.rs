@@ -76,8 +76,14 @@ where
         // What the log line needs, taken only when it is written (a
         // request line filtered out costs one cached interest check). The
         // URI's clone shares its bytes.
-        let log = tracing::enabled!(target: "dataschema::server", tracing::Level::INFO)
-            .then(|| (Instant::now(), request.method().clone(), request.uri().clone()));
+        let log =
+            tracing::enabled!(target: "dataschema::server", tracing::Level::INFO).then(|| {
+                (
+                    Instant::now(),
+                    request.method().clone(),
+                    request.uri().clone(),
+                )
+            });
         // The inner service is axum's route, whose future does nothing
         // until polled: the handler runs inside the slot and the timeout.
         let handled = self.inner.call(request);
@@ -102,10 +108,7 @@ where
 impl Limits {
     /// One request within its time, waiting for a concurrency slot
     /// included.
-    async fn bound(
-        &self,
-        handled: impl Future<Output = Result<Response, Infallible>>,
-    ) -> Response {
+    async fn bound(&self, handled: impl Future<Output = Result<Response, Infallible>>) -> Response {
         let run = async {
             // The semaphore is never closed: `acquire` cannot fail.
             let _slot = self.slots.acquire().await;
