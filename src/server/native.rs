@@ -201,7 +201,9 @@ pub(crate) async fn cached(state: &AppState, urn: Urn) -> Result<Arc<UrnEntry>, 
 async fn schema(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    // The request itself, not a `HeaderMap` (that extractor clones every
+    // header): only `If-None-Match` is read.
+    request: axum::extract::Request,
 ) -> Result<Response, NativeError> {
     let Path(key) = path.map_err(path_error)?;
     // A URN spelled canonically is looked up as it came, without parsing
@@ -211,7 +213,7 @@ async fn schema(
         Some(hit) => hit,
         None => cached(&state, parse_urn(&key)?).await?,
     };
-    Ok(entry.native.respond(&headers))
+    Ok(entry.native.respond(request.headers()))
 }
 
 /// `GET /ids/{id}`: the schema of a registry-assigned id, answered as
