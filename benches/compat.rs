@@ -435,6 +435,124 @@ fn bench_json_cap(c: &mut Criterion) {
     group.finish();
 }
 
+/// Version `v` of a protobuf schema near the cap for the publish rows:
+/// `messages` messages of two fields each (an `int32` and the next
+/// message), every hundredth with `v` more optional fields (each version
+/// adds one: compatible under every backward mode). Root `big.M0`.
+fn publish_proto(messages: usize, v: usize) -> Vec<u8> {
+    use prost::Message as _;
+    use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
+    use prost_reflect::prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let field =
+        |name: String, number: usize, ty: Type, type_name: Option<String>| FieldDescriptorProto {
+            name: Some(name),
+            number: Some(number as i32),
+            label: Some(Label::Optional as i32),
+            r#type: Some(ty as i32),
+            type_name,
+            ..Default::default()
+        };
+    let types = (0..messages)
+        .map(|m| {
+            let mut fields = vec![
+                field("a".into(), 1, Type::Int32, None),
+                field(
+                    "next".into(),
+                    2,
+                    Type::Message,
+                    Some(format!(".big.M{}", (m + 1) % messages)),
+                ),
+            ];
+            if m % 100 == 0 {
+                for k in 0..v {
+                    fields.push(field(format!("added{k}"), 3 + k, Type::String, None));
+                }
+            }
+            DescriptorProto {
+                name: Some(format!("M{m}")),
+                field: fields,
+                ..Default::default()
+            }
+        })
+        .collect();
+    let file = FileDescriptorProto {
+        name: Some("big.proto".into()),
+        package: Some("big".into()),
+        syntax: Some("proto3".into()),
+        message_type: types,
+        ..Default::default()
+    };
+    FileDescriptorSet { file: vec![file] }.encode_to_vec()
+}
+
+/// A publish at the cap through a real `Registry` over a `MemoryStore`:
+/// compile, then the compatibility check against `n` prior versions
+/// under the store's lock, then the insert. Each iteration publishes
+/// version `n + 1` into a registry (built untimed) holding versions 1 to
+/// `n`, under `Backward` (one prior looked at) for `n = 1` and
+/// `BackwardTransitive` (every prior) for `n = 5`. Rows:
+///
+/// * `decode_all_baseline`: decoding the candidate and the `n` priors with
+///   `protobuf::decode`, what the check had to read before.
+/// * `publish_uncached`: the registry keeps no readings
+///   (`set_compat_cache_bytes(0)`): every prior decoded by every publish
+///   (as after a restart), the candidate decoded once (its compile's pool).
+/// * `publish`: the default registry: each prior's reading was kept when
+///   it was published, so the publish decodes the candidate once and
+///   compares.
+fn bench_proto_publish(c: &mut Criterion) {
+    use criterion::BatchSize;
+    use dataschema::{MemoryStore, Registry, Schema, Urn};
+    let mut group = c.benchmark_group("protobuf_cap_publish");
+    group.sample_size(10);
+    let messages = 21_000;
+    let versions: Vec<Vec<u8>> = (0..=5).map(|v| publish_proto(messages, v)).collect();
+    let name = at_cap(&versions[5], "21000_messages");
+    let schema = |v: usize| {
+        let urn: Urn = format!("urn:acme:schema:big:{}", v + 1).parse().unwrap();
+        Schema::protobuf(urn, versions[v].clone(), "big.M0")
+    };
+    for (n, mode) in [
+        (1, Compatibility::Backward),
+        (5, Compatibility::BackwardTransitive),
+    ] {
+        let registry = |cache: bool| {
+            let registry = Registry::new(MemoryStore::new());
+            if !cache {
+                registry.set_compat_cache_bytes(0);
+            }
+            for v in 0..n {
+                registry.publish(schema(v), Compatibility::None).unwrap();
+            }
+            registry
+        };
+        let candidate = schema(n);
+        // The rows measure a publish that passes.
+        registry(true).publish(candidate.clone(), mode).unwrap();
+        group.bench_function(format!("{name}/{n}_priors/decode_all_baseline"), |b| {
+            b.iter(|| {
+                (0..=n)
+                    .map(|v| {
+                        protobuf::decode("v", black_box(&versions[v])).map(|p| p.files().len())
+                    })
+                    .collect::<Vec<_>>()
+            })
+        });
+        for (row, cache) in [("publish_uncached", false), ("publish", true)] {
+            group.bench_function(format!("{name}/{n}_priors/{row}"), |b| {
+                b.iter_batched_ref(
+                    || registry(cache),
+                    |registry| registry.publish(black_box(candidate.clone()), mode),
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_json,
@@ -442,6 +560,7 @@ criterion_group!(
     bench_proto,
     bench_proto_large,
     bench_proto_cap,
+    bench_proto_publish,
     bench_json_cap
 );
 criterion_main!(benches);

@@ -1,11 +1,17 @@
 //! The [`Registry`]: publish, resolve, versions, list.
 
 use std::collections::HashMap;
+
+mod readings;
+
 use std::sync::Arc;
+
+use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
 use dataschema_core::__private::{self as core, clip};
+use dataschema_core::compat::{CompatError, Prepared};
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
@@ -40,6 +46,8 @@ struct Inner {
     store: Arc<dyn Store>,
     /// Where the registry ids come from, which framed payloads carry.
     ids: Ids,
+    /// Schemas read for compatibility checks, by content.
+    readings: Readings,
 }
 
 /// Where a registry's ids come from.
@@ -131,7 +139,11 @@ impl Registry {
 
     fn over(store: Arc<dyn Store>, ids: Ids) -> Registry {
         Registry {
-            inner: Arc::new(Inner { ids, store }),
+            inner: Arc::new(Inner {
+                ids,
+                store,
+                readings: Readings::new(readings::DEFAULT_BYTES),
+            }),
         }
     }
 
@@ -292,10 +304,48 @@ impl Registry {
             candidate: schema.clone(),
             registry: self.clone(),
         };
-        core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
-        self.inner.store.publish(&schema, version, &|schema, held| {
-            check_compatible(schema, mode, held)
-        })
+        let compiled = core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
+        // The compile's reading of a protobuf schema is the one the check
+        // needs: the candidate is decoded once.
+        let candidate = compiled.prepared().map(Arc::new);
+        free_apart(compiled, schema.bytes().len());
+        let readings = &self.inner.readings;
+        let stored = self
+            .inner
+            .store
+            .publish(&schema, version, &|checked, held| {
+                check_compatible(checked, mode, held, &mut |other| match &candidate {
+                    Some(reading)
+                        if other.language() == schema.language()
+                            && other.bytes() == schema.bytes() =>
+                    {
+                        Ok(reading.clone())
+                    }
+                    _ => readings.read(other),
+                })
+            });
+        if let Some(reading) = candidate {
+            match &stored {
+                // Stored: the prior version of the name's next publish.
+                Ok(_) => readings.keep(&schema, reading),
+                Err(_) => free_apart(reading, schema.bytes().len()),
+            }
+        }
+        stored
+    }
+
+    /// Sets how many bytes of schemas the registry keeps read for
+    /// compatibility checks (8 MiB by default; 0 keeps none). A publish
+    /// checks its candidate against the prior versions of its name, and
+    /// reading a large protobuf schema (decoding its descriptor set) is a
+    /// large part of that; a published schema's reading is kept, by
+    /// content, so the next version's publish does not decode it again.
+    /// The readings (a decoded descriptor pool, a parsed JSON value) take
+    /// a multiple of the schema bytes in memory, not measured here. Entries
+    /// never go stale (a schema's bytes never change); the one used
+    /// longest ago goes first.
+    pub fn set_compat_cache_bytes(&self, bytes: usize) {
+        self.inner.readings.set_max_bytes(bytes);
     }
 
     /// Publishes `schema` under the mode set for its name (see
@@ -468,7 +518,12 @@ impl Registry {
 
 /// The check a publish runs under the store's lock: versions in order
 /// (under a checked mode), then compatibility with the priors.
-fn check_compatible(schema: &Schema, mode: Compatibility, held: &[Schema]) -> Result<(), Error> {
+fn check_compatible(
+    schema: &Schema,
+    mode: Compatibility,
+    held: &[Schema],
+    read: &mut dyn FnMut(&Schema) -> Result<Arc<Prepared>, CompatError>,
+) -> Result<(), Error> {
     if mode == Compatibility::None {
         return Ok(());
     }
@@ -487,7 +542,7 @@ fn check_compatible(schema: &Schema, mode: Compatibility, held: &[Schema]) -> Re
         .filter(|h| h.urn().version() < urn.version())
         .cloned()
         .collect();
-    let report = compat::check(mode, schema, &priors)?;
+    let report = compat::check_prepared(mode, schema, &priors, read)?;
     if report.is_compatible() {
         Ok(())
     } else {

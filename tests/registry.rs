@@ -377,3 +377,82 @@ fn publish_and_embed_agree_on_a_schema_that_refs_its_own_urn() {
         )
         .is_err());
 }
+
+/// `message Order { <ty> id = 1; }` in package `shop`, as a descriptor set.
+#[cfg(feature = "protobuf")]
+fn order_set(ty: prost_reflect::prost_types::field_descriptor_proto::Type) -> Vec<u8> {
+    use prost::Message as _;
+    use prost_reflect::prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let field = FieldDescriptorProto {
+        name: Some("id".into()),
+        number: Some(1),
+        r#type: Some(ty as i32),
+        label: Some(1),
+        ..Default::default()
+    };
+    let message = DescriptorProto {
+        name: Some("Order".into()),
+        field: vec![field],
+        ..Default::default()
+    };
+    let file = FileDescriptorProto {
+        name: Some("order.proto".into()),
+        package: Some("shop".into()),
+        syntax: Some("proto3".into()),
+        message_type: vec![message],
+        ..Default::default()
+    };
+    FileDescriptorSet { file: vec![file] }.encode_to_vec()
+}
+
+/// A publish checks against the readings the registry keeps of prior
+/// versions (and the candidate's compile-time reading) with exactly the
+/// verdict and report `compat::check` gives from the bytes, with the cache
+/// on, shrunk to nothing mid-way, and off.
+#[cfg(feature = "protobuf")]
+#[test]
+fn kept_readings_check_as_the_bytes_do() {
+    use prost_reflect::prost_types::field_descriptor_proto::Type;
+    for setting in ["on", "shrunk", "off"] {
+        let registry = Registry::new(MemoryStore::new());
+        if setting == "off" {
+            registry.set_compat_cache_bytes(0);
+        }
+        let version = |v: u32, ty| {
+            Schema::protobuf(
+                urn(&format!("urn:acme:schema:order:{v}")),
+                order_set(ty),
+                "shop.Order",
+            )
+        };
+        let (v1, v2) = (version(1, Type::Int32), version(2, Type::Int64));
+        registry
+            .publish(v1.clone(), Compatibility::Backward)
+            .unwrap();
+        registry
+            .publish(v2.clone(), Compatibility::Backward)
+            .unwrap();
+        if setting == "shrunk" {
+            registry.set_compat_cache_bytes(1);
+        }
+        for mode in [Compatibility::Backward, Compatibility::BackwardTransitive] {
+            let v3 = version(3, Type::String);
+            let expected = dataschema::compat::check(mode, &v3, &[v1.clone(), v2.clone()])
+                .unwrap()
+                .to_string();
+            match registry.publish(v3, mode) {
+                Err(Error::Incompatible { report, .. }) => {
+                    assert_eq!(report.to_string(), expected, "{setting}, {mode:?}")
+                }
+                other => panic!("{setting}, {mode:?}: {other:?}"),
+            }
+        }
+        // A compatible next version still passes, against every prior.
+        registry
+            .publish(version(3, Type::Uint64), Compatibility::BackwardTransitive)
+            .unwrap();
+        assert_eq!(registry.versions("order").unwrap(), vec![1, 2, 3]);
+    }
+}

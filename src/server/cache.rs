@@ -1,15 +1,88 @@
 //! The in-process cache of immutable lookups: URN to schema and id, id to
-//! schema. A URN's bytes and an id's content never change, so an entry is
-//! true for ever; "latest" and lists are never cached (they change), and
+//! schema, each with its answers built once. A URN's bytes and an id's
+//! content never change, so an entry and the answers made from it are true
+//! for ever; "latest" and lists are never cached (they change), and
 //! neither is "not found" (the schema may be published a moment later).
-//! Bounded by the schema bytes it holds: when full, it starts over.
+//! Bounded by the bytes it holds (schemas and prebuilt answers): when full,
+//! it starts over.
+//!
+//! A cached read answers from an entry without formatting anything: the
+//! body is a shared [`Bytes`] (a reference count, not a copy), and the
+//! headers a prebuilt [`HeaderMap`](axum::http::HeaderMap) whose values share their bytes too.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
+use axum::body::Bytes;
 use parking_lot::RwLock;
 
+use super::{confluent, native};
 use crate::store::SchemaId;
-use dataschema_core::{Schema, Urn};
+use dataschema_core::Schema;
+
+/// A schema held under a URN, with the answers of its read routes.
+pub(crate) struct UrnEntry {
+    pub(crate) schema: Schema,
+    /// The native read (`GET /schemas/{urn}`).
+    pub(crate) native: native::Answer,
+    /// The Confluent answer of `GET /subjects/{s}/versions/{v}`.
+    pub(crate) version_json: Bytes,
+    /// The schema as Confluent's `schema` string, raw (`.../schema` routes).
+    pub(crate) text: Bytes,
+}
+
+/// The schema of an id, with the answers of its Confluent read routes.
+pub(crate) struct IdEntry {
+    /// The answer of `GET /schemas/ids/{id}`.
+    pub(crate) id_json: Bytes,
+    /// The schema as Confluent's `schema` string, raw
+    /// (`GET /schemas/ids/{id}/schema`).
+    pub(crate) text: Bytes,
+}
+
+impl UrnEntry {
+    fn new(schema: &Schema, id: SchemaId) -> UrnEntry {
+        let text = confluent::schema_text(schema);
+        UrnEntry {
+            native: native::Answer::new(schema, id),
+            version_json: confluent::version_json(schema, id),
+            text,
+            schema: schema.clone(),
+        }
+    }
+
+    /// What it holds beyond the schema itself (which an id's entry may
+    /// share): its key, the answers, counted as separate buffers.
+    fn size(&self) -> usize {
+        self.schema.urn().as_ref().len()
+            + self.native.size()
+            + self.version_json.len()
+            + extra(&self.text, &self.schema)
+    }
+}
+
+impl IdEntry {
+    fn new(schema: &Schema) -> IdEntry {
+        let text = confluent::schema_text(schema);
+        IdEntry {
+            id_json: confluent::id_json(schema),
+            text,
+        }
+    }
+
+    fn size(&self, schema: &Schema) -> usize {
+        self.id_json.len() + extra(&self.text, schema)
+    }
+}
+
+/// The bytes of `text` unless they are the schema's own (shared).
+fn extra(text: &Bytes, schema: &Schema) -> usize {
+    if text.as_ptr() == schema.bytes().as_ptr() {
+        0
+    } else {
+        text.len()
+    }
+}
 
 pub(crate) struct Cache {
     max_bytes: usize,
@@ -19,8 +92,10 @@ pub(crate) struct Cache {
 #[derive(Default)]
 struct Inner {
     bytes: usize,
-    by_urn: HashMap<Urn, (Schema, SchemaId)>,
-    by_id: HashMap<SchemaId, Schema>,
+    /// Keyed by the canonical URN (`Urn::as_ref`), so a request that spells
+    /// it so is answered without parsing it.
+    by_urn: HashMap<Box<str>, Arc<UrnEntry>>,
+    by_id: HashMap<SchemaId, Arc<IdEntry>>,
 }
 
 impl Cache {
@@ -31,36 +106,52 @@ impl Cache {
         }
     }
 
-    pub(crate) fn by_urn(&self, urn: &Urn) -> Option<(Schema, SchemaId)> {
-        self.inner.read().by_urn.get(urn).cloned()
+    /// The entry of the URN whose canonical form is `canonical`.
+    pub(crate) fn by_urn(&self, canonical: &str) -> Option<Arc<UrnEntry>> {
+        self.inner.read().by_urn.get(canonical).cloned()
     }
 
-    pub(crate) fn by_id(&self, id: SchemaId) -> Option<Schema> {
+    pub(crate) fn by_id(&self, id: SchemaId) -> Option<Arc<IdEntry>> {
         self.inner.read().by_id.get(&id).cloned()
     }
 
-    pub(crate) fn insert_urn(&self, schema: &Schema, id: SchemaId) {
+    /// Caches `schema` under its URN (when it fits), and answers its entry
+    /// either way.
+    pub(crate) fn insert_urn(&self, schema: &Schema, id: SchemaId) -> Arc<UrnEntry> {
+        // Built outside the lock: readers are not held up by the
+        // formatting of a large schema.
+        let entry = Arc::new(UrnEntry::new(schema, id));
         let mut inner = self.inner.write();
-        if inner.by_urn.contains_key(schema.urn()) || !self.make_room(&mut inner, schema) {
-            return;
+        if let Some(held) = inner.by_urn.get(schema.urn().as_ref()) {
+            return held.clone();
         }
-        inner
-            .by_urn
-            .insert(schema.urn().clone(), (schema.clone(), id));
+        let size = schema.bytes().len() + entry.size();
+        if self.make_room(&mut inner, size) {
+            inner
+                .by_urn
+                .insert(schema.urn().as_ref().into(), entry.clone());
+        }
+        entry
     }
 
-    pub(crate) fn insert_id(&self, id: SchemaId, schema: &Schema) {
+    /// Caches the schema of `id` (when it fits), and answers its entry
+    /// either way.
+    pub(crate) fn insert_id(&self, id: SchemaId, schema: &Schema) -> Arc<IdEntry> {
+        let entry = Arc::new(IdEntry::new(schema));
         let mut inner = self.inner.write();
-        if inner.by_id.contains_key(&id) || !self.make_room(&mut inner, schema) {
-            return;
+        if let Some(held) = inner.by_id.get(&id) {
+            return held.clone();
         }
-        inner.by_id.insert(id, schema.clone());
+        let size = schema.bytes().len() + entry.size(schema);
+        if self.make_room(&mut inner, size) {
+            inner.by_id.insert(id, entry.clone());
+        }
+        entry
     }
 
-    /// Counts `schema` in, starting over when it would not fit; `false`
-    /// for a schema larger than the whole cache.
-    fn make_room(&self, inner: &mut Inner, schema: &Schema) -> bool {
-        let size = schema.bytes().len() + schema.urn().as_ref().len();
+    /// Counts `size` bytes in, starting over when they would not fit;
+    /// `false` for an entry larger than the whole cache.
+    fn make_room(&self, inner: &mut Inner, size: usize) -> bool {
         if size > self.max_bytes {
             return false;
         }
@@ -78,21 +169,36 @@ mod tests {
 
     #[test]
     fn stays_within_its_bytes() {
-        let cache = Cache::new(150);
         let schema = |v: u32| {
             Schema::json(
                 format!("urn:acme:schema:x:{v}").parse().unwrap(),
                 vec![b' '; 40],
             )
         };
+        // What one entry of each kind counts, measured on the real answers.
+        let urn_size = 40 + UrnEntry::new(&schema(1), 1).size();
+        let id_size = 40 + IdEntry::new(&schema(2)).size(&schema(2));
+        let cache = Cache::new(urn_size + id_size + 10);
         cache.insert_urn(&schema(1), 1);
         cache.insert_id(2, &schema(2));
-        assert!(cache.by_urn(schema(1).urn()).is_some());
+        assert!(cache.by_urn("urn:acme:schema:x:1").is_some());
         assert!(cache.by_id(2).is_some());
-        cache.insert_urn(&schema(3), 3); // does not fit: starts over
-        assert!(cache.by_urn(schema(1).urn()).is_none());
-        assert!(cache.by_urn(schema(3).urn()).is_some());
-        cache.insert_id(9, &Schema::json(schema(9).urn().clone(), vec![b' '; 200]));
+        let third = cache.insert_urn(&schema(3), 3); // does not fit: starts over
+        assert_eq!(third.schema.urn().version(), 3);
+        assert!(cache.by_urn("urn:acme:schema:x:1").is_none());
+        assert!(cache.by_urn("urn:acme:schema:x:3").is_some());
+        let huge = Schema::json(schema(9).urn().clone(), vec![b' '; 10 * urn_size]);
+        // Too large to keep, answered all the same.
+        assert!(!cache.insert_id(9, &huge).id_json.is_empty());
         assert!(cache.by_id(9).is_none());
+    }
+
+    #[test]
+    fn a_second_insert_answers_the_first_entry() {
+        let cache = Cache::new(1 << 20);
+        let schema = Schema::json("urn:acme:schema:x:1".parse().unwrap(), "{}");
+        let first = cache.insert_urn(&schema, 1);
+        let second = cache.insert_urn(&schema, 1);
+        assert!(Arc::ptr_eq(&first, &second));
     }
 }

@@ -3,6 +3,9 @@
 //! A subject is a URN name, a version a URN version, under the server's
 //! namespace. Error bodies and codes are Confluent's (`Errors.java`).
 
+use std::borrow::Cow;
+use std::sync::Arc;
+
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
@@ -13,6 +16,7 @@ use axum::Router;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use super::cache::{IdEntry, UrnEntry};
 use super::native::cached;
 use super::reply::{json_response, page, report_json, ApiError, Query, CONFLUENT_JSON};
 use super::AppState;
@@ -72,9 +76,10 @@ fn ok(value: &Value) -> Response {
     json_response(StatusCode::OK, value)
 }
 
-/// A schema string as its raw answer (`.../schema` routes).
-fn raw(text: String) -> Response {
-    let mut response = Response::new(Body::from(text));
+/// Prebuilt bytes as an answer with Confluent's content type: a cached
+/// JSON answer, or a schema string raw (`.../schema` routes).
+fn raw(bytes: Bytes) -> Response {
+    let mut response = Response::new(Body::from(bytes));
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(CONFLUENT_JSON),
@@ -373,13 +378,22 @@ fn schema_type(language: Language) -> &'static str {
 
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
 /// protobuf descriptor set in base64.
-fn schema_text(schema: &Schema) -> String {
+fn schema_string(schema: &Schema) -> Cow<'_, str> {
     match schema.language() {
         Language::Protobuf => {
             use base64::Engine as _;
-            base64::engine::general_purpose::STANDARD.encode(schema.bytes())
+            Cow::Owned(base64::engine::general_purpose::STANDARD.encode(schema.bytes()))
         }
-        _ => String::from_utf8_lossy(schema.bytes()).into_owned(),
+        _ => String::from_utf8_lossy(schema.bytes()),
+    }
+}
+
+/// [`schema_string`] as bytes: the schema's own (shared, not copied) when
+/// its text is them.
+pub(crate) fn schema_text(schema: &Schema) -> Bytes {
+    match schema_string(schema) {
+        Cow::Borrowed(_) => schema.shared_bytes(),
+        Cow::Owned(text) => Bytes::from(text),
     }
 }
 
@@ -389,8 +403,23 @@ fn schema_json(schema: &Schema, id: SchemaId) -> Value {
         "version": schema.urn().version(),
         "id": id,
         "schemaType": schema_type(schema.language()),
-        "schema": schema_text(schema),
+        "schema": schema_string(schema),
     })
+}
+
+/// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
+/// URN).
+pub(crate) fn version_json(schema: &Schema, id: SchemaId) -> Bytes {
+    Bytes::from(schema_json(schema, id).to_string())
+}
+
+/// The answer of `GET /schemas/ids/{id}`, serialized (cached per id).
+pub(crate) fn id_json(schema: &Schema) -> Bytes {
+    let value = json!({
+        "schemaType": schema_type(schema.language()),
+        "schema": schema_string(schema),
+    });
+    Bytes::from(value.to_string())
 }
 
 fn same_content(a: &Schema, b: &Schema) -> bool {
@@ -448,12 +477,12 @@ async fn versions(
     Ok(ok(&json!(page(versions, &query)?)))
 }
 
-/// The schema and id of a subject's version.
+/// The cached entry of a subject's version.
 async fn find_version(
     state: &AppState,
     subject: &str,
     version: &str,
-) -> Result<(Schema, SchemaId), ApiError> {
+) -> Result<Arc<UrnEntry>, ApiError> {
     let which = which(version)?;
     let number = match which {
         Which::Exact(v) => v,
@@ -481,8 +510,8 @@ async fn version(
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let (schema, id) = find_version(&state, &subject, &version).await?;
-    Ok(ok(&schema_json(&schema, id)))
+    let entry = find_version(&state, &subject, &version).await?;
+    Ok(raw(entry.version_json.clone()))
 }
 
 async fn version_schema(
@@ -490,8 +519,8 @@ async fn version_schema(
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let (schema, _) = find_version(&state, &subject, &version).await?;
-    Ok(raw(schema_text(&schema)))
+    let entry = find_version(&state, &subject, &version).await?;
+    Ok(raw(entry.text.clone()))
 }
 
 async fn register(
@@ -565,29 +594,26 @@ async fn lookup(
 
 // ---- ids ----
 
-async fn schema_of_id(state: &AppState, id: SchemaId) -> Result<Schema, ApiError> {
-    if let Some(schema) = state.cache().by_id(id) {
-        return Ok(schema);
+/// The cached entry of an id.
+async fn schema_of_id(state: &AppState, id: SchemaId) -> Result<Arc<IdEntry>, ApiError> {
+    if let Some(entry) = state.cache().by_id(id) {
+        return Ok(entry);
     }
     let schema = state
         .blocking(move |registry| registry.schema_by_id(id))
         .await
         .map_err(from_error)?;
-    state.cache().insert_id(id, &schema);
-    Ok(schema)
+    Ok(state.cache().insert_id(id, &schema))
 }
 
 async fn by_id(State(state): State<AppState>, Path(id): Path<String>) -> Reply {
-    let schema = schema_of_id(&state, parse_id(&id)?).await?;
-    Ok(ok(&json!({
-        "schemaType": schema_type(schema.language()),
-        "schema": schema_text(&schema),
-    })))
+    let entry = schema_of_id(&state, parse_id(&id)?).await?;
+    Ok(raw(entry.id_json.clone()))
 }
 
 async fn by_id_schema(State(state): State<AppState>, Path(id): Path<String>) -> Reply {
-    let schema = schema_of_id(&state, parse_id(&id)?).await?;
-    Ok(raw(schema_text(&schema)))
+    let entry = schema_of_id(&state, parse_id(&id)?).await?;
+    Ok(raw(entry.text.clone()))
 }
 
 /// The URNs of `id` in the server's namespace (40403 for none).

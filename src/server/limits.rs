@@ -1,75 +1,135 @@
 //! Limits and the serve loop: body cap, request timeout, concurrency
 //! limit, one log line per request, header-read timeout, graceful shutdown.
 
+use std::convert::Infallible;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower_layer::Layer;
+use tower_service::Service;
 
 use super::reply::ApiError;
 use super::Config;
 
+/// The limits every request runs under, and the request log: one layer,
+/// one boxed future per request (two `middleware::from_fn` layers cost a
+/// boxed service clone and two boxed futures each).
 #[derive(Clone)]
 struct Limits {
     timeout: Duration,
     slots: Arc<Semaphore>,
+    body: DefaultBodyLimit,
 }
 
 /// `app` with the limits of `config` and the request log.
 pub(crate) fn apply(app: Router, config: &Config) -> Router {
-    let limits = Limits {
+    app.layer(Limits {
         timeout: config.request_timeout(),
         slots: Arc::new(Semaphore::new(config.concurrency_limit())),
-    };
-    app.layer(DefaultBodyLimit::max(config.max_body_bytes()))
-        .layer(middleware::from_fn_with_state(limits, bound))
-        .layer(middleware::from_fn(log))
+        body: DefaultBodyLimit::max(config.max_body_bytes()),
+    })
 }
 
-/// One request within its time, waiting for a concurrency slot included.
-async fn bound(State(limits): State<Limits>, request: Request, next: Next) -> Response {
-    let run = async {
-        // The semaphore is never closed: `acquire` cannot fail.
-        let _slot = limits.slots.acquire().await;
-        next.run(request).await
-    };
-    match tokio::time::timeout(limits.timeout, run).await {
-        Ok(response) => response,
-        Err(_) => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            50002,
-            format!(
-                "the request took longer than {} ms",
-                limits.timeout.as_millis()
-            ),
-        )
-        .into_response(),
+impl<S> Layer<S> for Limits {
+    type Service = Limited<<DefaultBodyLimit as Layer<S>>::Service>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        Limited {
+            inner: self.body.layer(inner),
+            limits: self.clone(),
+        }
     }
 }
 
-/// One `tracing` line per request (target `dataschema::server`, level
-/// INFO): method, path as it arrived, status, milliseconds.
-async fn log(request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = request.method().clone();
-    let path = request.uri().path().to_owned();
-    let response = next.run(request).await;
-    tracing::info!(
-        target: "dataschema::server",
-        %method,
-        %path,
-        status = response.status().as_u16(),
-        ms = started.elapsed().as_secs_f64() * 1e3,
-        "request"
-    );
-    response
+/// A route under [`Limits`]: the body cap (axum's `DefaultBodyLimit`, read
+/// by the body extractors), then a concurrency slot and the request
+/// timeout around the handler, and one log line when it is done.
+#[derive(Clone)]
+struct Limited<S> {
+    inner: S,
+    limits: Limits,
+}
+
+impl<S> Service<Request> for Limited<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible> + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        // What the log line needs, taken only when it is written (a
+        // request line filtered out costs one cached interest check). The
+        // URI's clone shares its bytes.
+        let log =
+            tracing::enabled!(target: "dataschema::server", tracing::Level::INFO).then(|| {
+                (
+                    Instant::now(),
+                    request.method().clone(),
+                    request.uri().clone(),
+                )
+            });
+        // The inner service is axum's route, whose future does nothing
+        // until polled: the handler runs inside the slot and the timeout.
+        let handled = self.inner.call(request);
+        let limits = self.limits.clone();
+        Box::pin(async move {
+            let response = limits.bound(handled).await;
+            if let Some((started, method, uri)) = log {
+                tracing::info!(
+                    target: "dataschema::server",
+                    %method,
+                    path = %uri.path(),
+                    status = response.status().as_u16(),
+                    ms = started.elapsed().as_secs_f64() * 1e3,
+                    "request"
+                );
+            }
+            Ok(response)
+        })
+    }
+}
+
+impl Limits {
+    /// One request within its time, waiting for a concurrency slot
+    /// included.
+    async fn bound(&self, handled: impl Future<Output = Result<Response, Infallible>>) -> Response {
+        let run = async {
+            // The semaphore is never closed: `acquire` cannot fail.
+            let _slot = self.slots.acquire().await;
+            match handled.await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            }
+        };
+        match tokio::time::timeout(self.timeout, run).await {
+            Ok(response) => response,
+            Err(_) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                50002,
+                format!(
+                    "the request took longer than {} ms",
+                    self.timeout.as_millis()
+                ),
+            )
+            .into_response(),
+        }
+    }
 }
 
 /// Serves `router` on `listener` over HTTP/1.1 until `shutdown` completes,

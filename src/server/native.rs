@@ -1,5 +1,7 @@
 //! The native API: schemas by URN, raw bytes, immutable caching; publish.
 
+use std::sync::Arc;
+
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
@@ -9,6 +11,7 @@ use axum::routing::{get, MethodRouter};
 use axum::Router;
 use serde_json::{json, Value};
 
+use super::cache::UrnEntry;
 use super::reply::{json_response, report_json, Query};
 use super::AppState;
 use crate::store::SchemaId;
@@ -179,9 +182,10 @@ async fn versions(
     Ok(json_of(&Value::from(versions)))
 }
 
-/// The schema under `urn` and its id, from the cache or the store.
-pub(crate) async fn cached(state: &AppState, urn: Urn) -> Result<(Schema, SchemaId), Error> {
-    if let Some(hit) = state.cache().by_urn(&urn) {
+/// The entry of `urn` (its schema, id and answers), from the cache or the
+/// store.
+pub(crate) async fn cached(state: &AppState, urn: Urn) -> Result<Arc<UrnEntry>, Error> {
+    if let Some(hit) = state.cache().by_urn(urn.as_ref()) {
         return Ok(hit);
     }
     let (schema, id) = state
@@ -191,19 +195,25 @@ pub(crate) async fn cached(state: &AppState, urn: Urn) -> Result<(Schema, Schema
             Ok((schema, id))
         })
         .await?;
-    state.cache().insert_urn(&schema, id);
-    Ok((schema, id))
+    Ok(state.cache().insert_urn(&schema, id))
 }
 
 async fn schema(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
-    headers: HeaderMap,
+    // The request itself, not a `HeaderMap` (that extractor clones every
+    // header): only `If-None-Match` is read.
+    request: axum::extract::Request,
 ) -> Result<Response, NativeError> {
     let Path(key) = path.map_err(path_error)?;
-    let urn = parse_urn(&key)?;
-    let (schema, id) = cached(&state, urn).await?;
-    Ok(schema_response(&schema, id, &headers))
+    // A URN spelled canonically is looked up as it came, without parsing
+    // (a canonical string parses to itself); any other spelling is parsed
+    // into its canonical form first.
+    let entry = match state.cache().by_urn(&key) {
+        Some(hit) => hit,
+        None => cached(&state, parse_urn(&key)?).await?,
+    };
+    Ok(entry.native.respond(request.headers()))
 }
 
 /// `GET /ids/{id}`: the schema of a registry-assigned id, answered as
@@ -234,41 +244,74 @@ async fn schema_of_id(
                 .ok_or(Error::IdNotFound { id })
         })
         .await?;
-    let (schema, id) = cached(&state, urn).await?;
-    Ok(schema_response(&schema, id, &headers))
+    let entry = cached(&state, urn).await?;
+    Ok(entry.native.respond(&headers))
 }
 
-fn schema_response(schema: &Schema, id: SchemaId, headers: &HeaderMap) -> Response {
-    let etag = format!("\"{}\"", schema.digest());
-    let not_modified = headers
-        .get_all(header::IF_NONE_MATCH)
-        .iter()
-        .any(|value| matches_etag(value, &etag));
-    let mut response = if not_modified {
-        let mut response = Response::new(Body::empty());
-        *response.status_mut() = StatusCode::NOT_MODIFIED;
-        response
-    } else {
-        Response::new(Body::from(schema.shared_bytes()))
-    };
-    let out = response.headers_mut();
-    let content_type = match schema.language() {
-        Language::Protobuf => "application/x-protobuf",
-        _ => "application/schema+json",
-    };
-    if !not_modified {
-        out.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+/// The answer of a schema read, built once per URN: the bytes (shared),
+/// and the headers of a `200` and of a `304`.
+pub(crate) struct Answer {
+    body: Bytes,
+    etag: Box<str>,
+    ok: HeaderMap,
+    not_modified: HeaderMap,
+}
+
+impl Answer {
+    pub(crate) fn new(schema: &Schema, id: SchemaId) -> Answer {
+        let etag = format!("\"{}\"", schema.digest());
+        let mut not_modified = HeaderMap::with_capacity(8);
+        insert(&mut not_modified, header::ETAG, &etag);
+        not_modified.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
+        insert(&mut not_modified, URN, schema.urn().as_ref());
+        insert(&mut not_modified, LANGUAGE, schema.language().as_str());
+        if let Some(root) = schema.root() {
+            insert(&mut not_modified, ROOT, root);
+        }
+        insert(&mut not_modified, DIGEST, schema.digest());
+        insert(&mut not_modified, ID, &id.to_string());
+        let content_type = match schema.language() {
+            Language::Protobuf => "application/x-protobuf",
+            _ => "application/schema+json",
+        };
+        let mut ok = not_modified.clone();
+        ok.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        Answer {
+            body: schema.shared_bytes(),
+            etag: etag.into(),
+            ok,
+            not_modified,
+        }
     }
-    insert(out, header::ETAG, &etag);
-    out.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
-    insert(out, URN, schema.urn().as_ref());
-    insert(out, LANGUAGE, schema.language().as_str());
-    if let Some(root) = schema.root() {
-        insert(out, ROOT, root);
+
+    /// The bytes it holds beyond the schema's own (which it shares).
+    pub(crate) fn size(&self) -> usize {
+        let headers: usize = self
+            .ok
+            .iter()
+            .map(|(name, value)| name.as_str().len() + value.len())
+            .sum();
+        self.etag.len() + 2 * headers
     }
-    insert(out, DIGEST, schema.digest());
-    insert(out, ID, &id.to_string());
-    response
+
+    /// The answer to a request with `request` headers: `304` when its
+    /// `If-None-Match` names the ETag (or is `*`), else the bytes.
+    pub(crate) fn respond(&self, request: &HeaderMap) -> Response {
+        let not_modified = request
+            .get_all(header::IF_NONE_MATCH)
+            .iter()
+            .any(|value| matches_etag(value, &self.etag));
+        if not_modified {
+            let mut response = Response::new(Body::empty());
+            *response.status_mut() = StatusCode::NOT_MODIFIED;
+            *response.headers_mut() = self.not_modified.clone();
+            response
+        } else {
+            let mut response = Response::new(Body::from(self.body.clone()));
+            *response.headers_mut() = self.ok.clone();
+            response
+        }
+    }
 }
 
 fn insert(headers: &mut HeaderMap, name: HeaderName, value: &str) {

@@ -56,3 +56,5 @@ pub use error::CompatError;
 pub use kind::{AnyChangeKind, ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
 pub use schemas::{check, diff};
+#[doc(hidden)]
+pub use schemas::{check_prepared, Prepared};

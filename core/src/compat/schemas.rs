@@ -2,6 +2,8 @@
 //! [`diff`](fn@diff) and [`check`], which the registry, the bundler and the
 //! command line share.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::check::{check_with, CompatReport, Direction, VersionReport};
@@ -113,6 +115,45 @@ pub fn check(
     candidate: &Schema,
     priors: &[Schema],
 ) -> Result<CompatReport, CompatError> {
+    check_prepared(mode, candidate, priors, &mut |schema| {
+        Prepared::read(schema).map(Arc::new)
+    })
+}
+
+/// A schema read for comparison, as [`check`] reads it: kept by a caller
+/// that checks against the same prior versions again (a registry keeps
+/// the prior versions of the names it publishes, by digest: their bytes
+/// never change, so their reading never does either).
+#[doc(hidden)]
+pub struct Prepared(Parsed);
+
+impl Prepared {
+    /// Reads `schema` in its language, as [`check`] reads every schema it
+    /// is given (errors name `the schema`).
+    pub fn read(schema: &Schema) -> Result<Prepared, CompatError> {
+        Parsed::read(schema, "the schema").map(Prepared)
+    }
+
+    /// A protobuf schema already decoded into `pool`, by the checks of
+    /// [`protobuf::decode`](super::protobuf::decode) (the validator's
+    /// compile runs the same ones, so the pool of a compiled schema is its
+    /// reading).
+    #[cfg(feature = "protobuf")]
+    pub fn from_pool(pool: prost_reflect::DescriptorPool) -> Prepared {
+        Prepared(Parsed::Protobuf(pool))
+    }
+}
+
+/// [`check`], reading each schema it looks at through `read` (the
+/// candidate first, then each prior version the mode looks at, oldest
+/// first), so that a caller can hand out readings it keeps.
+#[doc(hidden)]
+pub fn check_prepared(
+    mode: Compatibility,
+    candidate: &Schema,
+    priors: &[Schema],
+    read: &mut dyn FnMut(&Schema) -> Result<Arc<Prepared>, CompatError>,
+) -> Result<CompatReport, CompatError> {
     let mut priors: Vec<&Schema> = priors.iter().collect();
     priors.sort_by_key(|schema| schema.urn().version());
     if !mode.is_transitive() {
@@ -124,13 +165,13 @@ pub fn check(
     let (same, other): (Vec<&Schema>, Vec<&Schema>) = priors
         .into_iter()
         .partition(|prior| prior.language() == candidate.language());
-    let new = Parsed::read(candidate, "the schema")?;
+    let new = read(candidate)?;
     let old = same
         .iter()
-        .map(|prior| Ok((prior.urn().version(), Parsed::read(prior, "the schema")?)))
+        .map(|prior| Ok((prior.urn().version(), read(prior)?)))
         .collect::<Result<Vec<_>, CompatError>>()?;
-    let old: Vec<(u32, &Parsed)> = old.iter().map(|(v, parsed)| (*v, parsed)).collect();
-    let mut report = check_with(mode, &new, &old, Parsed::diff);
+    let old: Vec<(u32, &Parsed)> = old.iter().map(|(v, parsed)| (*v, &parsed.0)).collect();
+    let mut report = check_with(mode, &new.0, &old, Parsed::diff);
     let directions: Vec<Direction> = [
         (mode.checks_backward(), Direction::Backward),
         (mode.checks_forward(), Direction::Forward),

@@ -326,6 +326,20 @@ pub fn violation(path: &str, kind: ViolationKind, message: impl Into<String>) ->
 }
 
 impl Compiled {
+    /// The schema read for compatibility checks, when compiling it read it
+    /// already: a protobuf schema's descriptor pool (shared, not copied),
+    /// so that a publish decodes its candidate once. `None` for JSON
+    /// Schema, whose parse is cheap next to its comparison.
+    #[doc(hidden)]
+    pub fn prepared(&self) -> Option<crate::compat::Prepared> {
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(_) => None,
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => Some(crate::compat::Prepared::from_pool(v.pool())),
+        }
+    }
+
     /// Checks a payload's bytes.
     #[inline]
     pub fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {

@@ -48,6 +48,11 @@ impl ProtobufValidator {
         })
     }
 
+    /// The descriptor pool the schema was decoded into (shared).
+    pub(crate) fn pool(&self) -> DescriptorPool {
+        self.message.parent_pool().clone()
+    }
+
     #[inline]
     /// Whether Confluent message indexes (the path of a message type in
     /// the file that defines the root: top-level index, then nested

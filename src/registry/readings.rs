@@ -1,0 +1,216 @@
+//! Schemas read for compatibility checks, kept by content so that a
+//! publish does not read its prior versions again.
+//!
+//! A publish checks its candidate against the prior versions of its name;
+//! reading a protobuf schema at the size cap (decoding its descriptor set
+//! into a `prost-reflect` pool) is a large part of the check. A schema's
+//! bytes never change, so neither does its reading: an entry, keyed by the
+//! language and the digest of the bytes, is true for ever, whoever stored
+//! the schema (another replica included). Bounded by the bytes of the
+//! schemas read (the readings themselves take a multiple of that);
+//! the entry used longest ago goes first. A large reading (freeing a pool
+//! of 20,000 messages was measured at about 0.27 s, BENCHMARKS.md) is
+//! freed on a thread of its own, off the publisher's path.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use dataschema_core::compat::{CompatError, Prepared};
+use dataschema_core::{Language, Schema};
+
+/// How many schema bytes of readings a registry keeps by default.
+pub(crate) const DEFAULT_BYTES: usize = 8 * 1024 * 1024;
+
+/// Readings of at least this many schema bytes are freed off the caller's
+/// thread.
+const FREE_APART: usize = 256 * 1024;
+
+pub(crate) struct Readings {
+    inner: Mutex<Inner>,
+}
+
+struct Inner {
+    max_bytes: usize,
+    bytes: usize,
+    clock: u64,
+    entries: HashMap<(Language, String), Entry>,
+}
+
+struct Entry {
+    reading: Arc<Prepared>,
+    bytes: usize,
+    used: u64,
+}
+
+impl Readings {
+    pub(crate) fn new(max_bytes: usize) -> Readings {
+        Readings {
+            inner: Mutex::new(Inner {
+                max_bytes,
+                bytes: 0,
+                clock: 0,
+                entries: HashMap::new(),
+            }),
+        }
+    }
+
+    /// Keeps at most `max_bytes` of schemas' readings from now on (0: none).
+    pub(crate) fn set_max_bytes(&self, max_bytes: usize) {
+        let evicted = {
+            let mut inner = self.inner.lock();
+            inner.max_bytes = max_bytes;
+            inner.evict(0)
+        };
+        free(evicted);
+    }
+
+    /// The reading of `schema`: kept, or read now (and kept).
+    pub(crate) fn read(&self, schema: &Schema) -> Result<Arc<Prepared>, CompatError> {
+        let key = (schema.language(), schema.digest().to_owned());
+        if let Some(hit) = self.inner.lock().get(&key) {
+            return Ok(hit);
+        }
+        // Read outside the lock: other publishes go on meanwhile.
+        let reading = Arc::new(Prepared::read(schema)?);
+        self.keep_keyed(key, schema.bytes().len(), reading.clone());
+        Ok(reading)
+    }
+
+    /// Keeps `reading` as the reading of `schema` (its candidate's, after
+    /// a publish: the prior version of the next one).
+    pub(crate) fn keep(&self, schema: &Schema, reading: Arc<Prepared>) {
+        let key = (schema.language(), schema.digest().to_owned());
+        self.keep_keyed(key, schema.bytes().len(), reading);
+    }
+
+    fn keep_keyed(&self, key: (Language, String), bytes: usize, reading: Arc<Prepared>) {
+        let evicted = {
+            let mut inner = self.inner.lock();
+            if bytes > inner.max_bytes || inner.entries.contains_key(&key) {
+                Vec::new()
+            } else {
+                let evicted = inner.evict(bytes);
+                inner.clock += 1;
+                let used = inner.clock;
+                inner.bytes += bytes;
+                inner.entries.insert(
+                    key,
+                    Entry {
+                        reading,
+                        bytes,
+                        used,
+                    },
+                );
+                evicted
+            }
+        };
+        free(evicted);
+    }
+}
+
+impl Inner {
+    fn get(&mut self, key: &(Language, String)) -> Option<Arc<Prepared>> {
+        self.clock += 1;
+        let clock = self.clock;
+        let entry = self.entries.get_mut(key)?;
+        entry.used = clock;
+        Some(entry.reading.clone())
+    }
+
+    /// Removes the entries used longest ago until `room` more bytes fit;
+    /// answers them, to be freed outside the lock.
+    fn evict(&mut self, room: usize) -> Vec<(Arc<Prepared>, usize)> {
+        let mut evicted = Vec::new();
+        while self.bytes + room > self.max_bytes {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, entry)| entry.used)
+                .map(|(key, _)| key.clone())
+            else {
+                break;
+            };
+            if let Some(entry) = self.entries.remove(&oldest) {
+                self.bytes -= entry.bytes;
+                evicted.push((entry.reading, entry.bytes));
+            }
+        }
+        evicted
+    }
+}
+
+/// Frees evicted readings: large ones on a thread of their own (a
+/// reading is plain owned data, `Send`, that nothing else needs once it is
+/// dropped; whoever still holds a clone keeps it alive as before).
+fn free(evicted: Vec<(Arc<Prepared>, usize)>) {
+    let large: usize = evicted.iter().map(|(_, bytes)| bytes).sum();
+    free_apart(evicted, large);
+}
+
+/// Drops `value` on a thread of its own when `bytes` (the schema bytes it
+/// was made from) is large, else here. If no thread can be started, here.
+pub(crate) fn free_apart<T: Send + 'static>(value: T, bytes: usize) {
+    if bytes < FREE_APART {
+        return drop(value);
+    }
+    // When no thread can be started, the closure, value included, is
+    // dropped by `spawn` itself, here.
+    let _ = std::thread::Builder::new()
+        .name("dataschema-free".into())
+        .spawn(move || drop(value));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn schema(v: u32, size: usize) -> Schema {
+        // One digit of `v` in the title: each version's bytes differ.
+        let text = format!(
+            "{{\"title\": \"{v}{}\"}}",
+            "x".repeat(size.saturating_sub(14))
+        );
+        Schema::json(format!("urn:acme:schema:x:{v}").parse().unwrap(), text)
+    }
+
+    #[test]
+    fn keeps_within_its_bytes_and_evicts_the_least_recently_used() {
+        let (a, b, c) = (schema(1, 100), schema(2, 100), schema(3, 100));
+        let readings = Readings::new(250);
+        let first = readings.read(&a).unwrap();
+        readings.read(&b).unwrap();
+        // `a` used again: `b` is now the oldest.
+        assert!(Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
+        readings.read(&c).unwrap(); // evicts b
+        assert!(Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
+        let inner = readings.inner.lock();
+        assert_eq!(inner.entries.len(), 2);
+        assert!(inner.bytes <= 250);
+        assert!(!inner
+            .entries
+            .contains_key(&(Language::JsonSchema, b.digest().to_owned())));
+    }
+
+    #[test]
+    fn off_keeps_nothing_and_a_bad_schema_is_an_error() {
+        let readings = Readings::new(0);
+        let a = schema(1, 100);
+        let first = readings.read(&a).unwrap();
+        assert!(!Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
+        let bad = Schema::json("urn:acme:schema:x:9".parse().unwrap(), "{not json");
+        assert!(Readings::new(1000).read(&bad).is_err());
+    }
+
+    #[test]
+    fn shrinking_evicts() {
+        let readings = Readings::new(1000);
+        readings.read(&schema(1, 300)).unwrap();
+        readings.read(&schema(2, 300)).unwrap();
+        readings.set_max_bytes(400);
+        assert_eq!(readings.inner.lock().entries.len(), 1);
+        readings.set_max_bytes(0);
+        assert!(readings.inner.lock().entries.is_empty());
+    }
+}
