@@ -17,35 +17,8 @@ use std::process::Command;
 use dataschema::http::{Api, HttpResolver};
 use dataschema::{Guard, Outcome, Reason};
 
-/// The interpreter with `confluent-kafka[schemaregistry,json]`.
 fn python() -> Option<String> {
-    let missing = |why: String| {
-        if std::env::var_os("CI").is_some() {
-            panic!(
-                "{why}: set DATASCHEMA_PYTHON to a Python with \
-                 `confluent-kafka[schemaregistry,json]` (source .ci/setup)"
-            );
-        }
-        eprintln!("SKIPPED: {why} (set DATASCHEMA_PYTHON to a Python with confluent-kafka)");
-        None
-    };
-    let Some(python) = std::env::var("DATASCHEMA_PYTHON")
-        .ok()
-        .filter(|p| !p.is_empty())
-    else {
-        return missing("DATASCHEMA_PYTHON is not set".to_owned());
-    };
-    let probe = Command::new(&python)
-        .args(["-c", "import confluent_kafka.schema_registry.json_schema"])
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => Some(python),
-        Ok(out) => missing(format!(
-            "{python} cannot import confluent_kafka.schema_registry.json_schema: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Err(err) => missing(format!("{python} does not run: {err}")),
-    }
+    common::python_importing("confluent_kafka.schema_registry.json_schema")
 }
 
 #[test]

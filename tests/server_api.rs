@@ -86,6 +86,26 @@ fn publish_then_read_with_immutable_caching() {
 }
 
 #[test]
+fn an_id_is_answered_under_the_servers_namespace_first_then_any() {
+    // The server's namespace is `acme`; the native API holds every one.
+    let running = start();
+    let other = "urn:globex:schema:orders.created:1";
+    let first = publish(&running, other, V1, &[]);
+    assert_eq!(first.status, 201, "{}", first.text());
+    let id = first.json()["id"].as_u64().unwrap();
+    let read = get(&running.url(&format!("/ids/{id}")));
+    assert_eq!(read.status, 200, "{}", read.text());
+    assert_eq!(read.text(), V1);
+    assert_eq!(read.header("dataschema-urn"), Some(other));
+    // The same content under the server's namespace: that URN is preferred.
+    let own = publish(&running, URN, V1, &[]);
+    assert_eq!(own.json()["id"].as_u64(), Some(id), "one content, one id");
+    let read = get(&running.url(&format!("/ids/{id}")));
+    assert_eq!(read.header("dataschema-urn"), Some(URN));
+    assert_eq!(get(&running.url(&format!("/ids/{}", id + 1))).status, 404);
+}
+
+#[test]
 fn publish_refusals_name_their_reason() {
     let running = start();
     assert_eq!(publish(&running, URN, V1, &[]).status, 201);

@@ -104,37 +104,8 @@ fn persistent_store(dir: &Path) -> Option<String> {
     Some(format!("sqlite:{}", dir.join("registry.db").display()))
 }
 
-/// The interpreter with `confluent-kafka[schemaregistry,json]`, from
-/// `DATASCHEMA_PYTHON`. Missing: a failure under `CI`, else a printed skip.
 fn python() -> Option<String> {
-    let ci = std::env::var_os("CI").is_some();
-    let missing = |why: String| {
-        if ci {
-            panic!(
-                "{why}: set DATASCHEMA_PYTHON to a Python with \
-                 `confluent-kafka[schemaregistry,json]` installed"
-            );
-        }
-        eprintln!("skipped: {why} (set DATASCHEMA_PYTHON to a Python with confluent-kafka)");
-        None
-    };
-    let Some(python) = std::env::var("DATASCHEMA_PYTHON")
-        .ok()
-        .filter(|p| !p.is_empty())
-    else {
-        return missing("DATASCHEMA_PYTHON is not set".to_owned());
-    };
-    let probe = Command::new(&python)
-        .args(["-c", "import confluent_kafka.schema_registry"])
-        .output();
-    match probe {
-        Ok(out) if out.status.success() => Some(python),
-        Ok(out) => missing(format!(
-            "{python} cannot import confluent_kafka.schema_registry: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )),
-        Err(err) => missing(format!("{python} does not run: {err}")),
-    }
+    common::python_importing("confluent_kafka.schema_registry")
 }
 
 fn run_python(python: &str, serve: &Serve, phase: &str, state: &Path) {

@@ -42,7 +42,7 @@
 //! | `GET /schemas` | every URN held, a JSON array of strings |
 //! | `GET /names/{namespace}/{name}/versions` | the name's versions, ascending (`404` for none) |
 //! | `GET /schemas/{urn}` | the schema's raw bytes (below) |
-//! | `GET /ids/{id}` | the schema of a registry-assigned id, answered as `GET /schemas/{urn}` answers it, under one of its URNs in the server's namespace (`404` for none) |
+//! | `GET /ids/{id}` | the schema of a registry-assigned id, answered as `GET /schemas/{urn}` answers it, under its first URN in the server's namespace, else its first URN of any namespace (`404` for an id no schema has) |
 //! | `PUT` or `POST /publish/schemas/{urn}` | publish: `201` created, `200` held already |
 //!
 //! A schema read answers its bytes with `Content-Type`

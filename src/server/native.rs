@@ -217,8 +217,9 @@ async fn schema(
 }
 
 /// `GET /ids/{id}`: the schema of a registry-assigned id, answered as
-/// `GET /schemas/{urn}` answers it (under one of its URNs in the server's
-/// namespace).
+/// `GET /schemas/{urn}` answers it: under its first URN in the server's
+/// namespace (the one Confluent subjects live in), else under its first
+/// URN of any namespace (the native API holds every namespace).
 async fn schema_of_id(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
@@ -239,8 +240,9 @@ async fn schema_of_id(
     let urn = state
         .blocking(move |registry| {
             let urns = registry.urns_of_id(id)?;
+            let own = urns.iter().position(|urn| urn.namespace() == namespace);
             urns.into_iter()
-                .find(|urn| urn.namespace() == namespace)
+                .nth(own.unwrap_or(0))
                 .ok_or(Error::IdNotFound { id })
         })
         .await?;

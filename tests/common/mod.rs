@@ -143,3 +143,37 @@ pub fn with_database(url: &str, name: &str) -> String {
     let query = url[path..].find('?').map_or("", |at| &url[path + at..]);
     format!("{}/{name}{query}", &url[..path])
 }
+
+/// The Python interpreter `DATASCHEMA_PYTHON` names (`.ci/setup` makes a
+/// virtualenv with `tests/python/requirements.txt`), if it imports
+/// `module`. Under `CI` a missing one fails the test; elsewhere the test
+/// is skipped, saying so.
+pub fn python_importing(module: &str) -> Option<String> {
+    let missing = |why: String| {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "{why}: set DATASCHEMA_PYTHON to a Python with \
+                 tests/python/requirements.txt installed (source .ci/setup)"
+            );
+        }
+        eprintln!("SKIPPED: {why} (set DATASCHEMA_PYTHON: source .ci/setup)");
+        None
+    };
+    let Some(python) = std::env::var("DATASCHEMA_PYTHON")
+        .ok()
+        .filter(|p| !p.is_empty())
+    else {
+        return missing("DATASCHEMA_PYTHON is not set".to_owned());
+    };
+    let probe = std::process::Command::new(&python)
+        .args(["-c", &format!("import {module}")])
+        .output();
+    match probe {
+        Ok(out) if out.status.success() => Some(python),
+        Ok(out) => missing(format!(
+            "{python} cannot import {module}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
+        Err(err) => missing(format!("{python} does not run: {err}")),
+    }
+}
