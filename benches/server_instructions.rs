@@ -33,9 +33,11 @@
 //!
 //! Without valgrind it says so and exits.
 
+#[path = "support/callgrind.rs"]
+mod callgrind;
+
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::Command;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Response};
@@ -212,23 +214,7 @@ fn child(row: &str, n: usize) {
 
 /// Instructions callgrind counted for `row` run `n` times.
 fn instructions(row: &str, n: usize) -> Option<u64> {
-    let exe = std::env::current_exe().ok()?;
-    let out = Command::new("valgrind")
-        .args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-        .arg(exe)
-        .env("DATASCHEMA_SERVER_ROW", row)
-        .env("DATASCHEMA_SERVER_N", n.to_string())
-        .output()
-        .ok()?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        eprintln!("{row}: the child failed:\n{stderr}");
-        return None;
-    }
-    stderr
-        .lines()
-        .find_map(|line| line.split("Collected : ").nth(1))
-        .and_then(|count| count.trim().parse().ok())
+    callgrind::instructions("DATASCHEMA_SERVER_ROW", row, "DATASCHEMA_SERVER_N", n, None)
 }
 
 fn main() {
@@ -242,7 +228,7 @@ fn main() {
     if std::env::args().any(|arg| arg == "--list") {
         return;
     }
-    if Command::new("valgrind").arg("--version").output().is_err() {
+    if !callgrind::available() {
         println!("server_instructions: valgrind is not installed; nothing measured");
         return;
     }

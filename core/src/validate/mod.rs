@@ -264,46 +264,46 @@ pub enum Compiled {
 /// was final when the payload was checked; reading the report cannot
 /// change it. Shared (`Arc`) by the clones of the guard's `Invalid`.
 #[doc(hidden)]
-pub struct Report {
-    violations: std::sync::OnceLock<Vec<Violation>>,
+pub struct Report(Found);
+
+/// A report's violations, and when they are found.
+enum Found {
+    /// When the payload was checked.
+    Checked(Vec<Violation>),
+    /// On first read, from what `deferred` kept.
     #[cfg(feature = "json")]
-    deferred: Option<json::Deferred>,
+    Deferred {
+        deferred: json::Deferred,
+        violations: std::sync::OnceLock<Vec<Violation>>,
+    },
 }
 
 impl Report {
     /// A report whose violations are known.
     pub fn found(violations: Vec<Violation>) -> Report {
-        Report {
-            violations: std::sync::OnceLock::from(violations),
-            #[cfg(feature = "json")]
-            deferred: None,
-        }
+        Report(Found::Checked(violations))
     }
 
     /// The violations: never empty, at most [`MAX_VIOLATIONS`]. A deferred
     /// report is produced by the first caller (others wait for it) and kept.
     pub fn violations(&self) -> &[Violation] {
-        self.violations.get_or_init(|| {
+        match &self.0 {
+            Found::Checked(violations) => violations,
             #[cfg(feature = "json")]
-            if let Some(deferred) = &self.deferred {
-                return deferred.violations();
-            }
-            // Unreachable: `found` fills the cell, `deferred` is set otherwise.
-            vec![Violation::new(
-                "",
-                ViolationKind::Other,
-                "the payload does not conform (no report was kept)",
-            )]
-        })
+            Found::Deferred {
+                deferred,
+                violations,
+            } => violations.get_or_init(|| deferred.violations()),
+        }
     }
 
     /// A report `jsonschema` produces from `deferred` when first read.
     #[cfg(feature = "json")]
     pub(crate) fn deferred(deferred: json::Deferred) -> Report {
-        Report {
+        Report(Found::Deferred {
+            deferred,
             violations: std::sync::OnceLock::new(),
-            deferred: Some(deferred),
-        }
+        })
     }
 }
 
