@@ -1,6 +1,12 @@
 //! The crate's error type.
+//!
+//! It sits below the compatibility engine: it names a report and a mode
+//! (`compat::check`'s `CompatReport`, `compat::mode`), the vocabulary, and
+//! nothing of the engine; the engine's own error turns into it in
+//! `compat/error.rs`.
 
-use crate::compat::{CompatError, CompatReport, Compatibility, UnknownMode};
+use crate::compat::mode::{Compatibility, UnknownMode};
+use crate::compat::CompatReport;
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
 
@@ -216,20 +222,6 @@ impl Error {
     }
 }
 
-impl From<CompatError> for Error {
-    /// A schema the compatibility engine cannot read is
-    /// [`Error::SchemaUnusable`] (its cause kept as the source); an engine
-    /// not compiled in is [`Error::NoValidator`]; an error that names no
-    /// schema is [`Error::Other`].
-    fn from(err: CompatError) -> Self {
-        match err {
-            CompatError::Unusable { urn, source } => Error::SchemaUnusable { urn, source },
-            CompatError::NoComparer { urn, language } => Error::NoValidator { urn, language },
-            other => Error::Other(Box::new(other)),
-        }
-    }
-}
-
 /// An error and its causes on one line: see [`Error::chain`].
 #[derive(Debug, Clone, Copy)]
 pub struct Chain<'a>(&'a (dyn std::error::Error + 'static));
@@ -253,10 +245,6 @@ impl std::fmt::Display for Chain<'_> {
     }
 }
 
-/// Clips untrusted input for an error message: at most `max` characters.
-pub fn clip(input: &str, max: usize) -> String {
-    match input.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &input[..end]),
-        None => input.to_owned(),
-    }
-}
+/// For the JSON validator, which names it by this path.
+#[cfg(feature = "json")]
+pub(crate) use crate::text::clip;

@@ -14,8 +14,12 @@
 pub mod compat;
 mod error;
 mod json;
+#[cfg(feature = "protobuf")]
+mod protobuf;
+mod reading;
 mod resolver;
 mod schema;
+mod text;
 mod urn;
 pub mod validate;
 
@@ -30,8 +34,8 @@ pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
 /// its public API. Not part of it: no semver guarantee.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::error::clip;
     pub use crate::schema::sha256_hex;
+    pub use crate::text::clip;
     pub use crate::urn::{check_name, parse as parse_urn, Parsed};
     pub use crate::validate::{compile, violation, CompileError, Compiled, Options, Report};
 }

@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 pub use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::error::{clip, Error};
+use crate::error::Error;
+use crate::text::clip;
 use crate::urn::Urn;
 
 /// The largest schema, in bytes, a registry is meant to accept for

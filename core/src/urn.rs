@@ -6,7 +6,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
-use crate::error::{clip, Error};
+use crate::error::Error;
+use crate::text::clip;
 
 /// The longest schema name accepted.
 pub const MAX_NAME_LEN: usize = 200;

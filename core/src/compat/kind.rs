@@ -37,7 +37,7 @@ impl UnknownChangeKind {
     pub(crate) fn new(language: Language, name: &str) -> Self {
         UnknownChangeKind {
             language,
-            name: crate::error::clip(name, 100),
+            name: crate::text::clip(name, 100),
         }
     }
 

@@ -1,5 +1,7 @@
-//! Validators: one file per language, each behind its cargo feature, and
-//! the protobuf validating scanner ([`scan`]).
+//! Validation, the language-agnostic part: what a payload's check reports
+//! ([`Violation`], [`ViolationKind`]) and the dispatch to each language's
+//! validator (`json::validate`, `protobuf::validate`, each in its
+//! language's folder behind its cargo feature).
 //!
 //! A schema is compiled once (`compile`) into a `Compiled` value the
 //! guard caches for the life of the process (a URN's bytes never change).
@@ -13,13 +15,20 @@
     allow(unused_imports, unused_variables, dead_code)
 )]
 
-mod frame;
 #[cfg(feature = "json")]
 use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
-mod protobuf;
-#[cfg(feature = "protobuf")]
-pub mod scan;
+use crate::protobuf::validate as protobuf;
+
+/// The protobuf validating scanner (features `protobuf` and `unstable`):
+/// the guard's engine for protobuf payloads, public for the differential
+/// tests, the benches and the fuzz targets.
+///
+/// **Unstable**: behind the `unstable` feature, with no semver promise;
+/// its items may change or go in any release. Validate through
+/// `dataschema::Guard`.
+#[cfg(all(feature = "protobuf", feature = "unstable"))]
+pub use crate::protobuf::scan;
 
 /// The JSON scanner's compiled plan: a JSON Schema checked on the payload
 /// bytes without building a `serde_json::Value` (feature `json`). The guard
@@ -331,12 +340,12 @@ impl Compiled {
     /// so that a publish decodes its candidate once. `None` for JSON
     /// Schema, whose parse is cheap next to its comparison.
     #[doc(hidden)]
-    pub fn prepared(&self) -> Option<crate::compat::Prepared> {
+    pub fn reading(&self) -> Option<crate::compat::Reading> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(_) => None,
             #[cfg(feature = "protobuf")]
-            Compiled::Protobuf(ref v) => Some(crate::compat::Prepared::from_pool(v.pool())),
+            Compiled::Protobuf(ref v) => Some(crate::compat::Reading::from_pool(v.pool())),
         }
     }
 
@@ -390,21 +399,12 @@ impl Compiled {
     /// protobuf, the message indexes (which must name the root message),
     /// then the body; for JSON Schema, the body.
     pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Report> {
-        if !self.is_protobuf() {
-            return self.check(rest);
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(ref v) => v.check(rest),
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => v.validate_framed(rest).map_err(Report::found),
         }
-        let mut inline = [0u64; frame::INLINE_INDEXES];
-        let mut heap = Vec::new();
-        let (indexes, body) =
-            frame::read_indexes(rest, &mut inline, &mut heap).map_err(Report::found)?;
-        if let Some(Err(why)) = self.check_indexes(indexes) {
-            return Err(Report::found(vec![Violation::new(
-                "",
-                ViolationKind::Wire,
-                why,
-            )]));
-        }
-        self.check(body)
     }
 
     /// For a JSON Schema, which engine checks payload bytes; `None` for

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::canon::{Canon, Interner};
 use super::kind::JsonChangeKind as K;
-use super::model::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
+use super::nodes::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
 use crate::compat::java_order::{map_order, union_order};
 use regex_lite::Regex;
 
@@ -252,7 +252,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
         }
         let (oc, uc) = (om.class(o), um.class(u));
         if oc != uc {
-            use super::model::Class;
+            use super::nodes::Class;
             if oc == Class::False || uc == Class::Empty {
                 return Vec::new();
             }
