@@ -10,8 +10,8 @@ use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
-use dataschema_core::__private::{self as core, clip};
 use dataschema_core::compat::{CompatError, Reading};
+use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
@@ -554,10 +554,7 @@ fn check_compatible(
 }
 
 fn check_name(name: &str) -> Result<(), Error> {
-    core::check_name(name).map_err(|reason| Error::InvalidUrn {
-        input: clip(name, 100),
-        reason,
-    })
+    Urn::check_name(name).map_err(|reason| Error::invalid_urn(name, reason))
 }
 
 /// A registry, plus the schema being published under its own URN.

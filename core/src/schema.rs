@@ -284,7 +284,9 @@ impl fmt::Debug for Schema {
     }
 }
 
-/// `sha256:<hex>` of some bytes.
+/// `sha256:<hex>` of some bytes: the digest [`Schema::digest`] gives, and
+/// the one the crates above use for every digest they keep (a store's
+/// content digests, the server's credential digests, a bundle's lock).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);

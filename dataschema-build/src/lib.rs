@@ -41,7 +41,8 @@ pub use self::proto::compile_proto;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use dataschema_core::__private::{compile, sha256_hex, Options};
+use dataschema_core::sha256_hex;
+use dataschema_core::validate::{compile, Options};
 use dataschema_core::{compat, Chain, Compatibility, Error, Language, Resolver, Schema, Urn};
 
 /// A schema found in the folder, with where it came from.
@@ -291,7 +292,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             // not compiled in is bundled unchecked (the binary fails open
             // on it with `no_validator`).
             #[cfg(feature = "unchecked")]
-            Err(dataschema_core::__private::CompileError::NoValidator(_)) => compiled.push(true),
+            Err(dataschema_core::validate::CompileError::NoValidator(_)) => compiled.push(true),
             Err(err) => {
                 compiled.push(false);
                 let err = Error::from(err);

@@ -75,6 +75,10 @@ use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
 
 /// How payloads are checked; set on `dataschema::GuardBuilder`.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[doc(hidden)]
 pub struct Options {
@@ -108,7 +112,10 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub(crate) fn new(
+    /// A violation at `path` (see [`path`](Violation::path) for its form),
+    /// of `kind`, saying `message`: for checks made above the validators
+    /// (`dataschema`'s Confluent frame checks report a bad frame so).
+    pub fn new(
         path: impl Into<String>,
         kind: ViolationKind,
         message: impl Into<String>,
@@ -232,6 +239,10 @@ impl fmt::Display for MissingRef {
 impl std::error::Error for MissingRef {}
 
 /// Why a schema did not compile, sorted by what a guard does about it.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[derive(Debug)]
 #[cfg_attr(not(feature = "json"), allow(dead_code))] // only `$ref`s pass
 #[doc(hidden)]
@@ -259,6 +270,10 @@ impl From<CompileError> for Error {
 }
 
 /// A compiled schema, ready to check payloads.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub enum Compiled {
     #[cfg(feature = "json")]
@@ -272,6 +287,10 @@ pub enum Compiled {
 /// read by `jsonschema` from a copy of the payload. Either way the verdict
 /// was final when the payload was checked; reading the report cannot
 /// change it. Shared (`Arc`) by the clones of the guard's `Invalid`.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub struct Report(Found);
 
@@ -326,12 +345,6 @@ impl From<Vec<Violation>> for Report {
     fn from(violations: Vec<Violation>) -> Report {
         Report::found(violations)
     }
-}
-
-/// A [`Violation`] (for the crates above this one).
-#[doc(hidden)]
-pub fn violation(path: &str, kind: ViolationKind, message: impl Into<String>) -> Violation {
-    Violation::new(path, kind, message)
 }
 
 impl Compiled {
@@ -439,6 +452,10 @@ impl Compiled {
 /// [`Error::MissingRoot`]); [`Error::SchemaUnusable`] naming a `$ref` nobody
 /// holds yet; [`Error::Unreachable`] when a `$ref`'s schema could not be
 /// fetched just now. The last two are not properties of the schema.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub fn compile(
     schema: &Schema,
