@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
+use super::any_kind::AnyChangeKind;
 use super::check::{check_with, CompatReport, Direction, VersionReport};
 use super::diff::SchemaDiff;
 use super::error::CompatError;
-use super::kind::AnyChangeKind;
 use super::mode::Compatibility;
 use crate::reading::{Model, Reading};
 use crate::schema::Schema;

@@ -39,6 +39,7 @@
 //! The rules per language, and where they differ from Confluent, are in
 //! `docs/compatibility.md`.
 
+mod any_kind;
 mod check;
 mod diff;
 mod dispatch;
@@ -52,9 +53,10 @@ pub use crate::json::compat as json;
 pub use crate::protobuf::compat as protobuf;
 
 pub use crate::reading::Reading;
+pub use any_kind::AnyChangeKind;
 pub use check::{check_with, CompatReport, Direction, VersionChange, VersionReport};
 pub use diff::{Change, SchemaDiff};
 pub use dispatch::{check, check_readings, diff};
 pub use error::CompatError;
-pub use kind::{AnyChangeKind, ChangeKind, UnknownChangeKind};
+pub use kind::{ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
