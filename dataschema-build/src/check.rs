@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
-use dataschema_core::__private::{compile, Options};
+use dataschema_core::validate::{compile, Options};
 use dataschema_core::{compat, Chain, Compatibility, Error, Resolver, Schema, Urn};
 
 use crate::discover::discover;
@@ -90,7 +90,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             // not compiled in is bundled unchecked (the binary fails open
             // on it with `no_validator`).
             #[cfg(feature = "unchecked")]
-            Err(dataschema_core::__private::CompileError::NoValidator(_)) => compiled.push(true),
+            Err(dataschema_core::validate::CompileError::NoValidator(_)) => compiled.push(true),
             Err(err) => {
                 compiled.push(false);
                 let err = Error::from(err);

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 use dataschema_core::{Language, Schema, Urn};
 
 use crate::manifest::Manifest;

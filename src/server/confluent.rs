@@ -21,7 +21,7 @@ use super::native::cached;
 use super::reply::{json_response, page, report_json, ApiError, Query, CONFLUENT_JSON};
 use super::AppState;
 use crate::store::SchemaId;
-use dataschema_core::__private::{check_name, clip};
+use dataschema_core::clip;
 use dataschema_core::{compat, Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
@@ -137,7 +137,7 @@ fn invalid_subject_path(rejection: &PathRejection) -> ApiError {
 }
 
 fn checked_subject(subject: String) -> Result<String, ApiError> {
-    match check_name(&subject) {
+    match Urn::check_name(&subject) {
         Ok(()) => Ok(subject),
         Err(reason) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
