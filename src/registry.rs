@@ -258,6 +258,8 @@ impl Registry {
     /// refused ([`Error::SchemaUnusable`], or [`Error::NoValidator`] when its
     /// language's validator is not compiled in); one that breaks
     /// compatibility is [`Error::Incompatible`], with the full report.
+    /// Version 4294967295, the largest a URN carries, is refused
+    /// ([`Error::LastVersion`]): its name could take no next version.
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
         self.register(schema, mode).map(drop)
     }
@@ -516,14 +518,21 @@ impl Registry {
     }
 }
 
-/// The check a publish runs under the store's lock: versions in order
-/// (under a checked mode), then compatibility with the priors.
+/// The check a publish runs under the store's lock: not the largest
+/// version, versions in order (under a checked mode), then compatibility
+/// with the priors.
 fn check_compatible(
     schema: &Schema,
     mode: Compatibility,
     held: &[Schema],
     read: &mut dyn FnMut(&Schema) -> Result<Arc<Prepared>, CompatError>,
 ) -> Result<(), Error> {
+    // The largest version would leave the name no next version.
+    if schema.urn().version() == u32::MAX {
+        return Err(Error::LastVersion {
+            urn: schema.urn().clone(),
+        });
+    }
     if mode == Compatibility::None {
         return Ok(());
     }
