@@ -81,7 +81,7 @@ fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
                     let body = format!(r#"{{"type":"string","maxLength":{i}}}"#);
                     registry
                         .publish(greeting(1, &body), Compatibility::None)
-                        .map(|()| body)
+                        .map(|_| body)
                 })
             })
             .collect();

@@ -650,7 +650,7 @@ mod postgres {
                 std::thread::spawn(move || {
                     let i = index * PER_PROCESS + thread;
                     let race = if thread == 0 {
-                        Some(registry.register(
+                        Some(registry.publish(
                             schema("urn:acme:schema:prace:1", &format!(r#"{{"title":"{i}"}}"#)),
                             Compatibility::None,
                         ))
@@ -658,7 +658,7 @@ mod postgres {
                         None
                     };
                     let stored =
-                        registry.register_next(next_schema("procs", i), Compatibility::Backward);
+                        registry.publish_next(next_schema("procs", i), Compatibility::Backward);
                     (race, stored)
                 })
             })
