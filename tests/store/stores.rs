@@ -132,6 +132,8 @@ fn store_child_process() {
         }
         #[cfg(all(feature = "postgres", feature = "json"))]
         "race-postgres" => postgres::race_child(target),
+        #[cfg(feature = "postgres")]
+        "hold-postgres" => postgres::hold_child(target),
         other => panic!("unknown child mode {other} (for {target})"),
     }
 }
@@ -365,6 +367,112 @@ mod sqlite {
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    /// A publish waits a bounded time for the store's writer and for the
+    /// database's lock, then fails saying which; reads go on meanwhile.
+    #[test]
+    fn sqlite_waits_are_bounded() {
+        use dataschema::store::Options;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bounded.db");
+        let options = Options::default().lock_timeout(Duration::from_millis(300));
+        let store = SqliteStore::open_with(&path, &options).unwrap();
+        let other = SqliteStore::open_with(&path, &options).unwrap();
+        store.put(&schema("urn:acme:schema:held:1", "{}")).unwrap();
+        let (in_check, wait_in_check) = std::sync::mpsc::channel();
+        let (go, wait_go) = std::sync::mpsc::channel::<()>();
+        let wait_go = Mutex::new(wait_go);
+        std::thread::scope(|scope| {
+            let slow = scope.spawn(|| {
+                let check = |_: &Schema, _: &[Schema]| {
+                    in_check.send(()).unwrap();
+                    let _ = wait_go.lock().recv_timeout(Duration::from_secs(30));
+                    Ok(())
+                };
+                store.publish(
+                    &schema("urn:acme:schema:slow:1", "{}"),
+                    Version::Exact,
+                    &check,
+                )
+            });
+            wait_in_check.recv_timeout(Duration::from_secs(30)).unwrap();
+            for (handle, expected) in [
+                (&store, "writer was not free within 300 ms"),
+                (&other, "write lock was not free within 300 ms"),
+            ] {
+                let started = std::time::Instant::now();
+                let err = handle
+                    .put(&schema("urn:acme:schema:other:1", "{}"))
+                    .unwrap_err();
+                let waited = started.elapsed();
+                assert!(matches!(err, Error::Store { .. }), "{err:?}");
+                let message = err.chain().to_string();
+                assert!(message.contains(expected), "{message}");
+                assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+                // Reads do not wait.
+                assert!(handle
+                    .get(&urn("urn:acme:schema:held:1"))
+                    .unwrap()
+                    .is_some());
+            }
+            go.send(()).unwrap();
+            assert!(slow.join().unwrap().unwrap().created);
+        });
+        store.put(&schema("urn:acme:schema:other:1", "{}")).unwrap();
+    }
+
+    /// Read-only: the file opened `SQLITE_OPEN_READONLY`, nothing created
+    /// or migrated; an unmigrated file is refused, saying so; writes are
+    /// refused; a read-only file (and directory) works.
+    #[test]
+    fn sqlite_read_only() {
+        use dataschema::store::Options;
+        use std::os::unix::fs::PermissionsExt;
+        let read_only = Options::default().read_only(true);
+        let dir = tempfile::tempdir().unwrap();
+        // No file: an error, and none created.
+        let missing = dir.path().join("missing.db");
+        let err = SqliteStore::open_with(&missing, &read_only).unwrap_err();
+        assert!(matches!(err, Error::Store { .. }), "{err:?}");
+        assert!(!missing.exists(), "a read-only open created the file");
+        // An empty database (never opened read-write): refused, unchanged.
+        let empty = dir.path().join("empty.db");
+        std::fs::write(&empty, b"").unwrap();
+        let err = SqliteStore::open_with(&empty, &read_only).unwrap_err();
+        let message = err.chain().to_string();
+        assert!(message.contains("never opened for writing"), "{message}");
+        assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+        // A migrated file, made read-only with its directory.
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let path = data.join("registry.db");
+        let held = schema("urn:acme:schema:ro:1", r#"{"title":"ro"}"#);
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            store.put(&held).unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let store = SqliteStore::open_with(&path, &read_only).unwrap();
+        assert_eq!(store.get(held.urn()).unwrap().as_ref(), Some(&held));
+        assert_eq!(store.list().unwrap(), vec![held.urn().clone()]);
+        let err = store
+            .put(&schema("urn:acme:schema:ro:2", "{}"))
+            .unwrap_err();
+        assert!(err.chain().to_string().contains("read-only"), "{err:?}");
+        let err = store
+            .set_compatibility(None, Some(Compatibility::Full))
+            .unwrap_err();
+        assert!(err.chain().to_string().contains("read-only"), "{err:?}");
+        drop(store);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "the file is unchanged"
+        );
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     #[test]
     fn sqlite_survives_kill_9() {
         let dir = tempfile::tempdir().unwrap();
@@ -527,6 +635,235 @@ mod postgres {
         let registry = Registry::new(store);
         let err = registry.resolve(held.urn()).unwrap_err();
         assert!(matches!(err, Error::Store { .. }), "not NotFound: {err:?}");
+    }
+
+    /// No message and no `Debug` shows the URL's password.
+    #[test]
+    fn postgres_password_appears_in_no_message() {
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        let secret = "hunter2-not-shown";
+        let with_password = db.url.replacen(
+            "postgres://postgres@",
+            &format!("postgres://postgres:{secret}@"),
+            1,
+        );
+        assert!(with_password.contains(secret), "{with_password}");
+        // (Trust authentication: the password is accepted and unused.)
+        let store = PostgresStore::connect(&with_password).unwrap();
+        assert!(!format!("{store:?}").contains(secret));
+        db.drop_now();
+        let err = store.list().unwrap_err();
+        assert!(!err.chain().to_string().contains(secret), "{}", err.chain());
+        assert!(!format!("{err:?}").contains(secret));
+        for url in [
+            format!("postgres://postgres:{secret}@127.0.0.1:1/test"),
+            format!("postgres://postgres:{secret}@[not a url/test"),
+            format!("host=127.0.0.1 port=1 user=postgres password={secret} dbname=test"),
+        ] {
+            let err = PostgresStore::connect(&url).unwrap_err();
+            assert!(!err.chain().to_string().contains(secret), "{}", err.chain());
+            assert!(!format!("{err:?}").contains(secret), "{err:?}");
+            assert!(!dataschema::store::redact(&url).contains(secret));
+        }
+    }
+
+    /// Read-only: no migration; a database never migrated is refused,
+    /// saying so; a `SELECT`-only role reads, and its writes are refused.
+    #[test]
+    fn postgres_read_only_with_a_select_only_role() {
+        use dataschema::store::Options;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        let read_only = Options::default().read_only(true);
+        let err = PostgresStore::connect_with(&db.url, &read_only).unwrap_err();
+        let message = err.chain().to_string();
+        assert!(message.contains("never migrated"), "{message}");
+        let mut admin = ::postgres::Client::connect(&db.url, ::postgres::NoTls).unwrap();
+        let tables: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'dataschema%'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(tables, 0, "a read-only connect created tables");
+        let held = schema("urn:acme:schema:ro:1", r#"{"title":"ro"}"#);
+        PostgresStore::connect(&db.url).unwrap().put(&held).unwrap();
+        let role = format!("{}_reader", db.name);
+        admin
+            .batch_execute(&format!(
+                "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
+                 GRANT CONNECT ON DATABASE {db} TO {role}; \
+                 GRANT USAGE ON SCHEMA public TO {role}; \
+                 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};",
+                db = db.name
+            ))
+            .unwrap();
+        let reader_url = db
+            .url
+            .replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
+        let result = std::panic::catch_unwind(|| {
+            // Read-write, the role cannot run the migrations' statements.
+            assert!(PostgresStore::connect(&reader_url).is_err());
+            let store = PostgresStore::connect_with(&reader_url, &read_only).unwrap();
+            assert_eq!(store.get(held.urn()).unwrap().as_ref(), Some(&held));
+            assert_eq!(store.list().unwrap(), vec![held.urn().clone()]);
+            assert!(store.id_of(held.urn()).unwrap().is_some());
+            let err = store
+                .put(&schema("urn:acme:schema:ro:2", "{}"))
+                .unwrap_err();
+            assert!(
+                err.chain().to_string().contains("read-only"),
+                "{}",
+                err.chain()
+            );
+            let err = store.set_compatibility(None, None).unwrap_err();
+            assert!(
+                err.chain().to_string().contains("read-only"),
+                "{}",
+                err.chain()
+            );
+        });
+        drop(admin);
+        db.drop_now();
+        if let Ok(mut admin) = ::postgres::Client::connect(
+            &common::with_database(&db.url, "postgres"),
+            ::postgres::NoTls,
+        ) {
+            let _ = admin.batch_execute(&format!("DROP ROLE IF EXISTS {role}"));
+        }
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// A replica stopped (SIGSTOP) while its publish holds a name's lock
+    /// costs the publishes of that name only, each for the lock timeout;
+    /// reads and other names go on; once the server ends the stopped
+    /// replica's idle transaction, the name publishes again.
+    #[test]
+    fn postgres_frozen_replica_costs_its_own_requests_only() {
+        use dataschema::store::Options;
+        use std::io::BufRead;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        PostgresStore::connect(&db.url)
+            .unwrap()
+            .put(&schema("urn:acme:schema:frozen:1", "{}"))
+            .unwrap();
+        let mut frozen = child(&format!("hold-postgres:{}", db.url), &[]);
+        let stdout = frozen.stdout.take().unwrap();
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let holding = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|line| line.contains("HOLDING"));
+        assert!(holding, "the child reached its check");
+        let pid = frozen.id().to_string();
+        let stop = std::process::Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap();
+        assert!(stop.success());
+        let options = Options::default()
+            .lock_timeout(Duration::from_millis(500))
+            .acquire_timeout(Duration::from_secs(2))
+            .max_connections(4);
+        let store = PostgresStore::connect_with(&db.url, &options).unwrap();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let publishers: Vec<_> = (0..8)
+                    .map(|i| {
+                        let store = &store;
+                        scope.spawn(move || {
+                            let started = std::time::Instant::now();
+                            let result = store.publish(
+                                &schema(
+                                    "urn:acme:schema:frozen:1",
+                                    &format!(r#"{{"title":"{i}"}}"#),
+                                ),
+                                Version::Next,
+                                &no_check,
+                            );
+                            (result, started.elapsed())
+                        })
+                    })
+                    .collect();
+                // Reads meanwhile: each prompt.
+                for _ in 0..10 {
+                    let started = std::time::Instant::now();
+                    assert_eq!(store.versions("acme", "frozen").unwrap(), vec![1]);
+                    assert!(store
+                        .get(&urn("urn:acme:schema:frozen:1"))
+                        .unwrap()
+                        .is_some());
+                    let took = started.elapsed();
+                    assert!(took < Duration::from_secs(1), "a read took {took:?}");
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                // Another name publishes.
+                store
+                    .put(&schema("urn:acme:schema:thawed:1", "{}"))
+                    .unwrap();
+                for publisher in publishers {
+                    let (result, took) = publisher.join().unwrap();
+                    let err = result.unwrap_err();
+                    let message = err.chain().to_string();
+                    assert!(
+                        message.contains("lock timeout") || message.contains("acquire timeout"),
+                        "{message}"
+                    );
+                    assert!(took < Duration::from_secs(6), "a publish waited {took:?}");
+                }
+            });
+            // The stopped replica's transaction is ended by the server
+            // (its idle timeout, 4 s in the child): the name publishes again.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            loop {
+                match store.publish(
+                    &schema("urn:acme:schema:frozen:1", r#"{"title":"after"}"#),
+                    Version::Next,
+                    &no_check,
+                ) {
+                    Ok(stored) => {
+                        assert_eq!(stored.urn, urn("urn:acme:schema:frozen:2"));
+                        break;
+                    }
+                    Err(err) if std::time::Instant::now() < deadline => {
+                        let _ = err;
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                    Err(err) => panic!("the lock was never freed: {}", err.chain()),
+                }
+            }
+        }));
+        let _ = frozen.kill();
+        let _ = frozen.wait();
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// The child of `postgres_frozen_replica_costs_its_own_requests_only`:
+    /// a publish that holds the name's lock in its check, for ever.
+    pub(super) fn hold_child(url: &str) {
+        use dataschema::store::Options;
+        let options = Options::default().statement_timeout(Duration::from_secs(4));
+        let store = PostgresStore::connect_with(url, &options).unwrap();
+        let check = |_: &Schema, _: &[Schema]| {
+            println!("HOLDING");
+            std::thread::sleep(Duration::from_secs(120));
+            Ok(())
+        };
+        let _ = store.publish(
+            &schema("urn:acme:schema:frozen:1", r#"{"title":"held"}"#),
+            Version::Next,
+            &check,
+        );
     }
 
     #[test]
