@@ -266,6 +266,7 @@ impl Error {
             Error::Immutable { .. }
             | Error::Incompatible { .. }
             | Error::OutOfOrder { .. }
+            | Error::LastVersion { .. }
             | Error::IdConflict { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
