@@ -147,13 +147,6 @@ pub enum Error {
         /// The id given to `other`.
         other_id: u32,
     },
-    /// The publish surface of the server was mounted without an
-    /// authentication layer: publishing must be authenticated.
-    #[error(
-        "the publish routes need an authentication layer: give one, or mount the read-only \
-         routes alone"
-    )]
-    NoAuthentication,
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {
