@@ -72,7 +72,7 @@ impl Config {
     }
 
     /// Sets how long a connection may take to send a request's headers
-    /// before it is closed ([`serve`] applies it).
+    /// before it is closed ([`serve`](super::serve) applies it).
     pub fn with_header_read_timeout(mut self, timeout: Duration) -> Config {
         self.header_read_timeout = timeout;
         self
