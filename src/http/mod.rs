@@ -368,7 +368,7 @@ fn bad_url(base: &str, why: &str) -> Error {
     Error::Other(
         format!(
             "registry URL {:?} refused: {why}",
-            dataschema_core::__private::clip(&without_credential(base), 100)
+            dataschema_core::clip(&without_credential(base), 100)
         )
         .into(),
     )
@@ -846,7 +846,7 @@ impl Shared {
             return Err(nonsense(&format!(
                 "the body's digest is {}, Dataschema-Digest says {}",
                 schema.digest(),
-                dataschema_core::__private::clip(&digest, 80)
+                dataschema_core::clip(&digest, 80)
             )));
         }
         Ok((schema, id))

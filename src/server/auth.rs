@@ -11,7 +11,7 @@ use base64::Engine as _;
 use subtle::ConstantTimeEq;
 
 use super::wire;
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 
 /// The credential that publishing needs, accepted as a bearer token
 /// (`Authorization: Bearer TOKEN`) or as the password of HTTP Basic auth

@@ -34,10 +34,7 @@ impl Config {
         let urn: Urn = format!("urn:{namespace}:schema:x:1")
             .parse()
             .map_err(|err| match err {
-                Error::InvalidUrn { reason, .. } => Error::InvalidUrn {
-                    input: dataschema_core::__private::clip(namespace, 100),
-                    reason,
-                },
+                Error::InvalidUrn { reason, .. } => Error::invalid_urn(namespace, reason),
                 other => other,
             })?;
         Ok(Config {

@@ -48,7 +48,7 @@ impl Query {
                 ErrorCode::BadRequest,
                 format!(
                     "query parameter {key}: expected true or false, not {:?}",
-                    dataschema_core::__private::clip(value, 40)
+                    dataschema_core::clip(value, 40)
                 ),
             )),
         }
@@ -70,7 +70,7 @@ impl Query {
                     ErrorCode::BadRequest,
                     format!(
                         "query parameter {key}: expected an integer, not {:?}",
-                        dataschema_core::__private::clip(value, 40)
+                        dataschema_core::clip(value, 40)
                     ),
                 )),
             },

@@ -63,7 +63,7 @@ async fn compatibility(
     };
     let report = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(candidate.urn().name())?;
+            let mode = registry.compatibility(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);

@@ -10,7 +10,7 @@ use super::request::{json_body, subject};
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{level_json, level_set_json, ok};
-use dataschema_core::__private::clip;
+use dataschema_core::clip;
 use dataschema_core::Compatibility;
 
 #[derive(Deserialize)]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
 use crate::store::SchemaId;
-use dataschema_core::__private::{check_name, clip};
+use dataschema_core::clip;
 use dataschema_core::{Error, Schema, Urn};
 
 /// The subject a route names, checked as a URN name.
@@ -36,7 +36,7 @@ fn invalid_subject_path(rejection: &PathRejection) -> ApiError {
 }
 
 fn checked_subject(subject: String) -> Result<String, ApiError> {
-    match check_name(&subject) {
+    match Urn::check_name(&subject) {
         Ok(()) => Ok(subject),
         Err(reason) => Err(ApiError::new(
             ErrorCode::InvalidSubject,

@@ -124,8 +124,8 @@ pub(crate) async fn register(
     let schema = candidate(&state, &subject, 1, body)?;
     let (stored, schema) = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(schema.urn().name())?;
-            let stored = registry.register_next(schema.clone(), mode)?;
+            let mode = registry.compatibility(schema.urn().name())?;
+            let stored = registry.publish_next(schema.clone(), mode)?;
             Ok((stored, schema))
         })
         .await
