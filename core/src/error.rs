@@ -33,7 +33,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
 /// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `IdConflict` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
-/// | `Infrastructure` | `Unreachable`, `Store`, `Other`, `NoAuthentication` |
+/// | `Infrastructure` | `Unreachable`, `Store`, `Other` |
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -177,13 +177,6 @@ pub enum Error {
         /// The id given to `other`.
         other_id: u32,
     },
-    /// The publish surface of the server was mounted without an
-    /// authentication layer: publishing must be authenticated.
-    #[error(
-        "the publish routes need an authentication layer: give one, or mount the read-only \
-         routes alone"
-    )]
-    NoAuthentication,
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {
@@ -271,10 +264,9 @@ impl Error {
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
             }
-            Error::Unreachable { .. }
-            | Error::Store { .. }
-            | Error::Other(_)
-            | Error::NoAuthentication => ErrorKind::Infrastructure,
+            Error::Unreachable { .. } | Error::Store { .. } | Error::Other(_) => {
+                ErrorKind::Infrastructure
+            }
         }
     }
 

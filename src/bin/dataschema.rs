@@ -19,7 +19,9 @@
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
 //!     exit 0 compatible, 1 incompatible, 2 bad input
-//! dataschema serve [--listen ADDR] [--namespace NID] (--token-file FILE | --read-only)
+//! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
+//!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
+//!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
@@ -373,7 +375,7 @@ fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
 }
 
 fn serve(args: Serve) -> ExitCode {
-    use dataschema::server::{self, Auth, Config};
+    use dataschema::server::{self, Access, Auth, Config};
 
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -382,13 +384,19 @@ fn serve(args: Serve) -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let setup = || -> Result<(Config, Option<Auth>, Registry), String> {
-        let auth = match (&args.token_file, args.read_only) {
-            (Some(path), _) => Some(
-                Auth::from_file(path)
-                    .map_err(|err| format!("--token-file {}: {}", path.display(), err.chain()))?,
-            ),
-            (None, true) => None,
+    let setup = || -> Result<(Config, Access, Registry), String> {
+        let access = match (&args.token_file, args.read_only) {
+            (Some(path), read_only) => {
+                // Read (and checked) even when --read-only leaves it unused.
+                let auth = Auth::from_file(path)
+                    .map_err(|err| format!("--token-file {}: {err}", path.display()))?;
+                if read_only {
+                    Access::ReadOnly
+                } else {
+                    Access::Publish(auth)
+                }
+            }
+            (None, true) => Access::ReadOnly,
             (None, false) => {
                 return Err("refusing to start: publishing needs a credential: give \
                      --token-file FILE, or serve with --read-only"
@@ -413,22 +421,16 @@ fn serve(args: Serve) -> ExitCode {
             config = config.with_concurrency_limit(limit);
         }
         let registry = Registry::new(open_store(&args.store, args.read_only)?);
-        Ok((config, auth, registry))
+        Ok((config, access, registry))
     };
-    let (config, auth, registry) = match setup() {
+    let (config, access, registry) = match setup() {
         Ok(setup) => setup,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(EXIT_UNVALIDATED);
         }
     };
-    let app = match server::router(registry, &config, auth, args.read_only) {
-        Ok(app) => app,
-        Err(err) => {
-            eprintln!("{}", err.chain());
-            return ExitCode::from(EXIT_UNVALIDATED);
-        }
-    };
+    let app = server::router(registry, &config, access);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
