@@ -492,6 +492,41 @@ fn publish_shows_a_registry_refusal_without_its_control_characters() {
     );
 }
 
+/// Bidi overrides and isolates reorder what a terminal shows, zero-width
+/// characters hide text: a registry's words reach the terminal with them
+/// escaped, as `\u{..}`.
+#[test]
+fn publish_shows_a_registry_refusal_without_its_invisible_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = folder(
+        tmp.path(),
+        "one",
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("greeting.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    let body = r#"{"error":"incompatible\u202e","message":"ok \u2066evil\u2069 zero\u200bwidth\ufeff \u061c \u00ad."}"#;
+    let answer: &'static str = Box::leak(
+        format!(
+            "HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    );
+    let url = answering(answer);
+    let out = dataschema(&["publish", "--registry", &url, s(&dir)]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    let shown = text(&out);
+    for invisible in [
+        '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{feff}', '\u{61c}', '\u{ad}',
+    ] {
+        assert!(!shown.contains(invisible), "{invisible:?} reached the terminal: {shown:?}");
+    }
+    assert!(shown.contains("incompatible\\u{202e}"), "{shown}");
+    assert!(shown.contains("zero\\u{200b}width"), "{shown}");
+}
+
 #[test]
 fn publish_refuses_a_registry_that_contradicts_the_lock() {
     let tmp = tempfile::tempdir().unwrap();
