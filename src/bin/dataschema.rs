@@ -458,12 +458,10 @@ fn serve(args: Serve) -> ExitCode {
         .init();
     let setup = || -> Result<(Config, Option<Auth>, Registry), String> {
         let auth = match (&args.token_file, args.read_only) {
-            (Some(path), _) => Some(
-                read_credential(path).and_then(|credential| {
-                    Auth::new(credential)
-                        .map_err(|err| format!("--token-file {}: {}", path.display(), err.chain()))
-                })?,
-            ),
+            (Some(path), _) => Some(read_credential(path).and_then(|credential| {
+                Auth::new(credential)
+                    .map_err(|err| format!("--token-file {}: {}", path.display(), err.chain()))
+            })?),
             (None, true) => None,
             (None, false) => {
                 return Err("refusing to start: publishing needs a credential: give \
@@ -751,7 +749,10 @@ fn pinned_fallback(
     let mut fallback = dataschema::http::HttpResolver::builder(url);
     let sources = checked.map_or(&[][..], |checked| &checked.sources[..]);
     let unlocked = checked.map_or(&[][..], |checked| &checked.unlocked[..]);
-    for source in sources.iter().filter(|s| !unlocked.contains(s.schema.urn())) {
+    for source in sources
+        .iter()
+        .filter(|s| !unlocked.contains(s.schema.urn()))
+    {
         let urn = source.schema.urn();
         if source.digest == source.schema.digest() {
             fallback = fallback.expect(urn.clone(), source.digest.clone());

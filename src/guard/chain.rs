@@ -45,8 +45,7 @@ impl Chain {
         let refuse = |why: String| -> Result<Schema, Error> {
             Err(Error::Unreachable {
                 urn: urn.clone(),
-                source: format!("the fallback answered schema id {id} as {urn}, but {why}")
-                    .into(),
+                source: format!("the fallback answered schema id {id} as {urn}, but {why}").into(),
             })
         };
         match self.primary.resolve(urn) {

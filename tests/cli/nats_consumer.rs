@@ -892,7 +892,13 @@ async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
     const VALID: usize = 20;
     for n in 0..SLOW {
         let urn = format!("urn:acme:schema:slow.n{n}:1");
-        publish(&js, &format!("{prefix}.orders"), binary_event(Some(&urn), &format!("s{n}")), ORDER_V1).await;
+        publish(
+            &js,
+            &format!("{prefix}.orders"),
+            binary_event(Some(&urn), &format!("s{n}")),
+            ORDER_V1,
+        )
+        .await;
     }
     for n in 0..VALID {
         let headers = binary_event(Some("urn:acme:schema:orders.created:1"), &format!("v{n}"));
@@ -955,7 +961,9 @@ async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
     );
     drop(consumer);
     js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ")).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
 }
 
 /// The durable consumer deleted under a running consumer: it stops, with a
@@ -1009,7 +1017,9 @@ async fn the_consumer_exits_non_zero_when_its_durable_consumer_is_deleted() {
     );
     eprintln!("exited {:?} after the deletion", deleted_at.elapsed());
     js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ")).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
 }
 
 #[test]

@@ -520,7 +520,10 @@ fn publish_shows_a_registry_refusal_without_its_invisible_characters() {
     for invisible in [
         '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{feff}', '\u{61c}', '\u{ad}',
     ] {
-        assert!(!shown.contains(invisible), "{invisible:?} reached the terminal: {shown:?}");
+        assert!(
+            !shown.contains(invisible),
+            "{invisible:?} reached the terminal: {shown:?}"
+        );
     }
     assert!(shown.contains("incompatible\\u{202e}"), "{shown}");
     assert!(shown.contains("zero\\u{200b}width"), "{shown}");

@@ -32,7 +32,10 @@ impl Reply {
             ("Dataschema-Urn".to_owned(), urn.to_owned()),
             ("Dataschema-Language".to_owned(), "jsonschema".to_owned()),
             ("Dataschema-Digest".to_owned(), sha256(body)),
-            ("Content-Type".to_owned(), "application/schema+json".to_owned()),
+            (
+                "Content-Type".to_owned(),
+                "application/schema+json".to_owned(),
+            ),
         ];
         if let Some(id) = id {
             headers.push(("Dataschema-Id".to_owned(), id.to_string()));
@@ -180,8 +183,7 @@ fn serve(
                     head.push_str(&format!("{name}: {value}\r\n"));
                 }
                 head.push_str("\r\n");
-                if stream.write_all(head.as_bytes()).is_err() || stream.write_all(&body).is_err()
-                {
+                if stream.write_all(head.as_bytes()).is_err() || stream.write_all(&body).is_err() {
                     return;
                 }
             }

@@ -373,16 +373,25 @@ fn a_fallback_that_contradicts_the_primary_is_refused() {
         // A URN the primary does not hold.
         (
             10,
-            Schema::json(common::urn("urn:acme:schema:other:1"), r#"{"required": ["n"]}"#),
+            Schema::json(
+                common::urn("urn:acme:schema:other:1"),
+                r#"{"required": ["n"]}"#,
+            ),
         ),
     ]);
     let guard = Guard::builder(primary).fallback(fallback).build();
-    for (id, body) in [(7, &br#"{"name": "Ada"}"#[..]), (8, br#"{"a": 1}"#), (8, br#"{"count": 1}"#)]
-    {
+    for (id, body) in [
+        (7, &br#"{"name": "Ada"}"#[..]),
+        (8, br#"{"a": 1}"#),
+        (8, br#"{"count": 1}"#),
+    ] {
         match guard.validate_framed(&frame(id, body)) {
             Ok(Outcome::Unvalidated(unvalidated)) => {
                 assert_eq!(unvalidated.reason(), Reason::Unreachable, "{unvalidated}");
-                assert!(unvalidated.to_string().contains("the primary"), "{unvalidated}");
+                assert!(
+                    unvalidated.to_string().contains("the primary"),
+                    "{unvalidated}"
+                );
             }
             other => panic!("id {id}: expected unreachable, got {other:?}"),
         }

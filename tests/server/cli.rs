@@ -305,7 +305,13 @@ fn a_token_file_with_surrounding_spaces_works_for_every_scheme() {
     std::fs::write(folder.join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
     std::fs::write(folder.join("greeting.v1.json"), r#"{"type": "string"}"#).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(["publish", "--registry", &serve.url(""), "--token-file", token])
+        .args([
+            "publish",
+            "--registry",
+            &serve.url(""),
+            "--token-file",
+            token,
+        ])
         .arg(&folder)
         .output()
         .unwrap();
@@ -315,14 +321,21 @@ fn a_token_file_with_surrounding_spaces_works_for_every_scheme() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(out.status.code(), Some(0), "{shown}");
-    assert!(shown.contains("published urn:acme:schema:greeting:1"), "{shown}");
+    assert!(
+        shown.contains("published urn:acme:schema:greeting:1"),
+        "{shown}"
+    );
 }
 
 fn base64_encode(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
         for i in 0..4 {
             out.push(if i <= chunk.len() {
