@@ -773,3 +773,29 @@ fn cannot_run(err: &(dyn std::error::Error + 'static)) -> ExitCode {
     eprintln!("{}", dataschema::Chain::of(err));
     ExitCode::from(EXIT_NO_INPUT)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::shown_store;
+
+    #[test]
+    fn a_store_url_is_shown_without_its_password() {
+        for (spec, shown) in [
+            (
+                "postgres://app:pw@db:5432/registry",
+                "postgres://app:***@db:5432/registry",
+            ),
+            ("postgresql://app:p@/ss?@db/x", "postgresql://app:***@db/x"),
+            (
+                "postgres://db/x?user=app&password=pw&sslmode=require",
+                "postgres://db/x?user=app&password=***&sslmode=require",
+            ),
+            ("postgres://app@db/x", "postgres://app@db/x"),
+            ("sqlite:/var/lib/x.db", "sqlite:/var/lib/x.db"),
+            ("memory", "memory"),
+        ] {
+            assert_eq!(shown_store(spec), shown, "{spec}");
+            assert!(!shown_store(spec).contains("pw"), "{spec}");
+        }
+    }
+}
