@@ -338,8 +338,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Opens the store `--store` names.
-fn open_store(spec: &str) -> Result<Box<dyn dataschema::Store>, String> {
+/// Opens the store `--store` names (read-only with `--read-only`: no
+/// migration, nothing written).
+fn open_store(spec: &str, read_only: bool) -> Result<Box<dyn dataschema::Store>, String> {
+    let options = dataschema::store::Options::default().read_only(read_only);
     match spec {
         "memory" => Ok(Box::new(dataschema::MemoryStore::new())),
         _ if spec.starts_with("sqlite:") => {
@@ -347,12 +349,12 @@ fn open_store(spec: &str) -> Result<Box<dyn dataschema::Store>, String> {
             if path.is_empty() {
                 return Err("--store sqlite:PATH: the path is empty".into());
             }
-            dataschema::store::SqliteStore::open(path)
+            dataschema::store::SqliteStore::open_with(path, &options)
                 .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
                 .map_err(|err| format!("--store {spec}: {}", err.chain()))
         }
         _ if spec.starts_with("postgres://") || spec.starts_with("postgresql://") => {
-            dataschema::store::PostgresStore::connect(spec)
+            dataschema::store::PostgresStore::connect_with(spec, &options)
                 .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
                 // The URL may hold a password: not repeated here.
                 .map_err(|err| format!("--store postgres://...: {}", err.chain()))
@@ -404,41 +406,6 @@ fn read_credential(path: &std::path::Path) -> Result<Vec<u8>, String> {
     Ok(bytes[start..end].to_vec())
 }
 
-/// `--store` as it may be logged: a PostgreSQL URL's password (in its
-/// `user:password@`, or a `password=` parameter) replaced by `***`.
-fn shown_store(spec: &str) -> String {
-    let Some((scheme, rest)) = spec
-        .split_once("://")
-        .filter(|(scheme, _)| matches!(*scheme, "postgres" | "postgresql"))
-    else {
-        return spec.to_owned();
-    };
-    // The last `@` ends the user info, whatever a raw password holds (a
-    // `/` or `?` too): at worst more is hidden, never less.
-    let (shown, tail) = match rest.rsplit_once('@') {
-        Some((userinfo, tail)) => match userinfo.split_once(':') {
-            Some((user, _password)) => (format!("{user}:***@"), tail),
-            None => (format!("{userinfo}@"), tail),
-        },
-        None => (String::new(), rest),
-    };
-    let (rest, query) = match tail.split_once('?') {
-        Some((rest, query)) => (format!("{shown}{rest}"), Some(query)),
-        None => (format!("{shown}{tail}"), None),
-    };
-    let query = query.map(|query| {
-        let pairs: Vec<String> = query
-            .split('&')
-            .map(|pair| match pair.split_once('=') {
-                Some((key, _)) if key.eq_ignore_ascii_case("password") => format!("{key}=***"),
-                _ => pair.to_owned(),
-            })
-            .collect();
-        format!("?{}", pairs.join("&"))
-    });
-    format!("{scheme}://{rest}{}", query.unwrap_or_default())
-}
-
 fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
     std::time::Duration::try_from_secs_f64(value)
         .ok()
@@ -486,7 +453,7 @@ fn serve(args: Serve) -> ExitCode {
         if let Some(limit) = args.concurrency {
             config = config.with_concurrency_limit(limit);
         }
-        let registry = Registry::new(open_store(&args.store)?);
+        let registry = Registry::new(open_store(&args.store, args.read_only)?);
         Ok((config, auth, registry))
     };
     let (config, auth, registry) = match setup() {
@@ -526,7 +493,7 @@ fn serve(args: Serve) -> ExitCode {
         tracing::info!(
             address = %local,
             namespace = config.namespace(),
-            store = %shown_store(&args.store),
+            store = %dataschema::store::redact(&args.store),
             read_only = args.read_only,
             "dataschema serve started"
         );
@@ -772,30 +739,4 @@ const EXIT_NO_INPUT: u8 = 66;
 fn cannot_run(err: &(dyn std::error::Error + 'static)) -> ExitCode {
     eprintln!("{}", dataschema::Chain::of(err));
     ExitCode::from(EXIT_NO_INPUT)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shown_store;
-
-    #[test]
-    fn a_store_url_is_shown_without_its_password() {
-        for (spec, shown) in [
-            (
-                "postgres://app:pw@db:5432/registry",
-                "postgres://app:***@db:5432/registry",
-            ),
-            ("postgresql://app:p@/ss?@db/x", "postgresql://app:***@db/x"),
-            (
-                "postgres://db/x?user=app&password=pw&sslmode=require",
-                "postgres://db/x?user=app&password=***&sslmode=require",
-            ),
-            ("postgres://app@db/x", "postgres://app@db/x"),
-            ("sqlite:/var/lib/x.db", "sqlite:/var/lib/x.db"),
-            ("memory", "memory"),
-        ] {
-            assert_eq!(shown_store(spec), shown, "{spec}");
-            assert!(!shown_store(spec).contains("pw"), "{spec}");
-        }
-    }
 }

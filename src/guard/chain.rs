@@ -6,7 +6,7 @@ use crate::Registry;
 
 /// A primary resolver and an optional fallback consulted only when the
 /// primary does not hold the URN.
-pub(crate) struct Chain {
+pub(crate) struct ResolverChain {
     pub(crate) primary: Box<dyn Resolver>,
     pub(crate) fallback: Option<Box<dyn Resolver>>,
     /// The primary, when it is a [`Registry`]: the ids it records (a
@@ -14,7 +14,7 @@ pub(crate) struct Chain {
     pub(crate) pins: Option<Registry>,
 }
 
-impl Resolver for Chain {
+impl Resolver for ResolverChain {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         match (self.primary.resolve(urn), &self.fallback) {
             (Err(Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),
@@ -33,7 +33,7 @@ impl Resolver for Chain {
     }
 }
 
-impl Chain {
+impl ResolverChain {
     /// The fallback's answer for an id the primary lacks, unless it
     /// contradicts the primary: a URN the primary holds with other bytes
     /// (or another language or root), or a URN the primary records under
