@@ -162,7 +162,8 @@ fn registry_url(url: &str) -> Result<BaseUrl, String> {
     })
 }
 
-/// The publish credential: the file's content without trailing whitespace.
+/// The publish credential: the file's content without the whitespace that
+/// begins or ends it.
 fn read_token(path: &Path) -> Result<String, String> {
     use std::io::Read as _;
     let cannot =
@@ -185,7 +186,8 @@ fn read_token(path: &Path) -> Result<String, String> {
             "stream did not contain valid UTF-8",
         ))
     })?;
-    let token = text.trim_end();
+    // Trimmed at both ends, as `serve --token-file` reads it.
+    let token = text.trim_matches(|c: char| c.is_ascii_whitespace());
     if token.is_empty() {
         return Err(format!(
             "--token-file {}: the file is empty",
@@ -482,16 +484,45 @@ impl Client {
     }
 }
 
-/// `text` with each control character but a line break escaped as
-/// `\u{..}`.
+/// `text` safe for a terminal or a CI log: each control character but a
+/// line break, and each invisible formatting character (bidi overrides
+/// and isolates, zero-width spaces and joiners, which reorder or hide
+/// what is shown), escaped as `\u{..}`.
 fn printable(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if c.is_control() && c != '\n' {
+        if (c.is_control() && c != '\n') || invisible(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
         }
     }
     out
+}
+
+/// Unicode's format characters (category Cf) and the other invisible
+/// ones a terminal shows as nothing, or that reorder the text around them.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00ad}'
+            | '\u{034f}'
+            | '\u{061c}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{17b4}'
+            | '\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
+    )
 }
