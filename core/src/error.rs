@@ -259,6 +259,7 @@ impl Error {
             Error::Immutable { .. }
             | Error::Incompatible { .. }
             | Error::OutOfOrder { .. }
+            | Error::LastVersion { .. }
             | Error::IdConflict { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
