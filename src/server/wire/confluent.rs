@@ -13,7 +13,7 @@ use dataschema_core::compat::CompatReport;
 use dataschema_core::{Compatibility, Language, Schema};
 
 /// Confluent's content type, used for every Confluent answer.
-pub(crate) const CONTENT_TYPE: &str = "application/vnd.schemaregistry.v1+json";
+pub(crate) const CONTENT_TYPE: &str = crate::protocol::content_type::CONFLUENT_JSON;
 
 /// The `error_code` of a Confluent error body, each with its HTTP status.
 /// The five-digit codes are Confluent's (`Errors.java`); `400`, `404` and

@@ -1,38 +1,35 @@
-//! The native API on the wire: its header names and content types, the
-//! answer of a schema read (built once per URN), its JSON answers and its
-//! refusals.
+//! The native API on the wire: its header names and content types (from
+//! [`protocol`](crate::protocol), which the clients share), the answer of
+//! a schema read (built once per URN), its JSON answers and its refusals.
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
+use crate::protocol;
 use crate::store::SchemaId;
-use dataschema_core::{Language, Schema, Urn};
+use dataschema_core::{Schema, Urn};
 
 /// The content type of the native API's JSON answers (lists, publish
 /// results, refusals).
-pub(crate) const JSON: &str = "application/json";
-/// The content type of a JSON Schema's bytes.
-pub(crate) const SCHEMA_JSON: &str = "application/schema+json";
-/// The content type of a protobuf descriptor set's bytes.
-pub(crate) const PROTOBUF: &str = "application/x-protobuf";
+pub(crate) const JSON: &str = protocol::content_type::JSON;
 
 /// `Cache-Control` of a schema read: a URN's bytes never change.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// The schema's URN (a read's answer).
-pub(crate) const URN: HeaderName = HeaderName::from_static("dataschema-urn");
+pub(crate) const URN: HeaderName = HeaderName::from_static(protocol::header::URN);
 /// The schema's language (a read's answer; a publish's setting).
-pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static("dataschema-language");
+pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static(protocol::header::LANGUAGE);
 /// A protobuf schema's root message (a read's answer; a publish's setting).
-pub(crate) const ROOT: HeaderName = HeaderName::from_static("dataschema-root");
+pub(crate) const ROOT: HeaderName = HeaderName::from_static(protocol::header::ROOT);
 /// `sha256:` of the schema's bytes (a read's answer).
-pub(crate) const DIGEST: HeaderName = HeaderName::from_static("dataschema-digest");
+pub(crate) const DIGEST: HeaderName = HeaderName::from_static(protocol::header::DIGEST);
 /// The schema's registry id (a read's answer).
-pub(crate) const ID: HeaderName = HeaderName::from_static("dataschema-id");
+pub(crate) const ID: HeaderName = HeaderName::from_static(protocol::header::ID);
 /// The compatibility mode of a publish (a publish's setting).
-pub(crate) const MODE: HeaderName = HeaderName::from_static("dataschema-mode");
+pub(crate) const MODE: HeaderName = HeaderName::from_static(protocol::header::MODE);
 
 /// A JSON answer of the native API under `status`.
 pub(crate) fn json_answer(status: StatusCode, value: &Value) -> Response {
@@ -132,10 +129,7 @@ impl SchemaAnswer {
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());
-        let content_type = match schema.language() {
-            Language::Protobuf => PROTOBUF,
-            _ => SCHEMA_JSON,
-        };
+        let content_type = protocol::content_type::of(schema.language());
         let mut ok = not_modified.clone();
         ok.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         SchemaAnswer {
