@@ -1,31 +1,35 @@
-//! The native API on the wire: its header names and content types, the
-//! answer of a schema read (built once per URN), its JSON answers and its
-//! refusals.
+//! The native API on the wire: its header names and content types (from
+//! [`protocol`](crate::protocol), which the clients share), the answer of
+//! a schema read (built once per URN), its JSON answers and its refusals.
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
+use crate::protocol;
 use crate::store::SchemaId;
 use dataschema_core::{Schema, Urn};
 
-use crate::protocol::{content_type, header as names};
-
 /// The content type of the native API's JSON answers (lists, publish
 /// results, refusals).
-pub(crate) const JSON: &str = content_type::JSON;
+pub(crate) const JSON: &str = protocol::content_type::JSON;
 
 /// `Cache-Control` of a schema read: a URN's bytes never change.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-// The native API's headers, named once in `crate::protocol`.
-pub(crate) const URN: HeaderName = HeaderName::from_static(names::URN);
-pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static(names::LANGUAGE);
-pub(crate) const ROOT: HeaderName = HeaderName::from_static(names::ROOT);
-pub(crate) const DIGEST: HeaderName = HeaderName::from_static(names::DIGEST);
-pub(crate) const ID: HeaderName = HeaderName::from_static(names::ID);
-pub(crate) const MODE: HeaderName = HeaderName::from_static(names::MODE);
+/// The schema's URN (a read's answer).
+pub(crate) const URN: HeaderName = HeaderName::from_static(protocol::header::URN);
+/// The schema's language (a read's answer; a publish's setting).
+pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static(protocol::header::LANGUAGE);
+/// A protobuf schema's root message (a read's answer; a publish's setting).
+pub(crate) const ROOT: HeaderName = HeaderName::from_static(protocol::header::ROOT);
+/// `sha256:` of the schema's bytes (a read's answer).
+pub(crate) const DIGEST: HeaderName = HeaderName::from_static(protocol::header::DIGEST);
+/// The schema's registry id (a read's answer).
+pub(crate) const ID: HeaderName = HeaderName::from_static(protocol::header::ID);
+/// The compatibility mode of a publish (a publish's setting).
+pub(crate) const MODE: HeaderName = HeaderName::from_static(protocol::header::MODE);
 
 /// A JSON answer of the native API under `status`.
 pub(crate) fn json_answer(status: StatusCode, value: &Value) -> Response {
@@ -125,7 +129,7 @@ impl SchemaAnswer {
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());
-        let content_type = content_type::of(schema.language());
+        let content_type = protocol::content_type::of(schema.language());
         let mut ok = not_modified.clone();
         ok.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         SchemaAnswer {
