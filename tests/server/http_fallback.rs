@@ -693,7 +693,11 @@ fn a_hostile_registry_answering_big_schemas_grows_the_cache_no_further_than_its_
         assert_eq!(schema.bytes().len(), BIG);
         drop(schema);
         peak = peak.max(resolver.cached_bytes());
-        assert!(resolver.cached_bytes() <= bound, "{}", resolver.cached_bytes());
+        assert!(
+            resolver.cached_bytes() <= bound,
+            "{}",
+            resolver.cached_bytes()
+        );
     }
     let after = resident_kib();
     // Three 4 MiB schemas fit in 16 MiB (each counts its URN and overhead
@@ -704,14 +708,26 @@ fn a_hostile_registry_answering_big_schemas_grows_the_cache_no_further_than_its_
     let asked = requests.load(Ordering::SeqCst);
     assert_eq!(asked, count + 1);
     resolver
-        .resolve(&format!("urn:acme:schema:big{}:1", count - 1).parse().unwrap())
+        .resolve(
+            &format!("urn:acme:schema:big{}:1", count - 1)
+                .parse()
+                .unwrap(),
+        )
         .unwrap();
     resolver.resolve(&locked).unwrap();
-    assert_eq!(requests.load(Ordering::SeqCst), asked, "no request for a kept schema");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        asked,
+        "no request for a kept schema"
+    );
     resolver
         .resolve(&"urn:acme:schema:big0:1".parse().unwrap())
         .unwrap();
-    assert_eq!(requests.load(Ordering::SeqCst), asked + 1, "the oldest was forgotten");
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        asked + 1,
+        "the oldest was forgotten"
+    );
     println!(
         "{count} URNs of {BIG} bytes: cache peak {peak} bytes (bound {bound}), pinned \
          {pinned}, resident {before:?} -> {after:?} KiB"
@@ -720,6 +736,9 @@ fn a_hostile_registry_answering_big_schemas_grows_the_cache_no_further_than_its_
         let grown = after.saturating_sub(before);
         // Unbounded, it grew by the 160 MiB fetched. The slack is the
         // allocator's: freed 4 MiB blocks it keeps for the next fetch.
-        assert!(grown < 48 * 1024, "grew {grown} KiB for {count} big schemas");
+        assert!(
+            grown < 48 * 1024,
+            "grew {grown} KiB for {count} big schemas"
+        );
     }
 }
