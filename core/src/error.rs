@@ -109,6 +109,18 @@ pub enum Error {
         /// The mode asked for.
         mode: Compatibility,
     },
+    /// The URN is at version 4294967295, the largest a URN carries: no
+    /// version can follow it. A registry refuses to publish it (its name
+    /// would take no next version), and a store answers this when asked for
+    /// the next version of a name that holds it.
+    #[error(
+        "{urn} is at version 4294967295, the largest a URN carries: no version can follow it \
+         (publish the name's versions below it)"
+    )]
+    LastVersion {
+        /// The URN at the largest version.
+        urn: Urn,
+    },
     /// A compatibility mode string names none of the seven modes.
     #[error(transparent)]
     UnknownCompatibility(#[from] UnknownMode),
@@ -283,6 +295,7 @@ impl Error {
             | Error::OutOfOrder { urn, .. }
             | Error::SchemaUnusable { urn, .. }
             | Error::NoValidator { urn, .. }
+            | Error::LastVersion { urn }
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
             | Error::IdConflict { urn, .. } => Some(urn),

@@ -534,8 +534,8 @@ async fn register(
     let schema = candidate(&state, &subject, 1, body)?;
     let stored = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(schema.urn().name())?;
-            let stored = registry.register_next(schema.clone(), mode)?;
+            let mode = registry.compatibility(schema.urn().name())?;
+            let stored = registry.publish_next(schema.clone(), mode)?;
             Ok((stored, schema))
         })
         .await
@@ -719,7 +719,7 @@ async fn compatibility(
     };
     let report = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(candidate.urn().name())?;
+            let mode = registry.compatibility(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);

@@ -58,7 +58,7 @@
 //! (`jsonschema`, the default, or `protobuf`), `Dataschema-Root` and
 //! `Dataschema-Mode`, or from the query parameters `language`, `root` and
 //! `mode` (the query wins). Without a mode, the mode set for the name
-//! applies (see [`Registry::compatibility_for`]). It answers
+//! applies (see [`Registry::compatibility`]). It answers
 //! `{"urn", "id", "created"}`. Refusals are JSON `{"error": REASON,
 //! "message": ...}`: `immutable`, `incompatible` (with the full `report`:
 //! per prior version, each change's `kind`, `path`, `direction` and

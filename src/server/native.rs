@@ -411,9 +411,9 @@ async fn publish(
         .blocking(move |registry| {
             let mode = match mode {
                 Some(mode) => mode,
-                None => registry.compatibility_for(schema.urn().name())?,
+                None => registry.compatibility(schema.urn().name())?,
             };
-            registry.register(schema, mode)
+            registry.publish(schema, mode)
         })
         .await?;
     let status = if stored.created {
