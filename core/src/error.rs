@@ -31,7 +31,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// |---|---|
 /// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
-/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `IdConflict` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
 /// | `Infrastructure` | `Unreachable`, `Store`, `Other`, `NoAuthentication` |
 #[derive(Debug, thiserror::Error)]
@@ -266,6 +266,7 @@ impl Error {
             Error::Immutable { .. }
             | Error::Incompatible { .. }
             | Error::OutOfOrder { .. }
+            | Error::LastVersion { .. }
             | Error::IdConflict { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
