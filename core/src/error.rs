@@ -31,7 +31,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// |---|---|
 /// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
-/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `IdConflict` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
 /// | `Infrastructure` | `Unreachable`, `Store`, `Other` |
 #[derive(Debug, thiserror::Error)]

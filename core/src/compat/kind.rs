@@ -21,7 +21,8 @@ pub trait ChangeKind: Copy + Eq + fmt::Debug {
 }
 
 /// A name that is no change kind of the language asked for
-/// (`FromStr` of [`JsonChangeKind`] and `ProtoChangeKind`).
+/// (`FromStr` of [`JsonChangeKind`](crate::compat::json::JsonChangeKind) and
+/// `ProtoChangeKind`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown {language} change kind {name:?}")]
 pub struct UnknownChangeKind {
