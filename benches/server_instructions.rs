@@ -41,7 +41,7 @@ use std::net::TcpStream;
 
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, Response};
-use dataschema::server::{self, Auth, Config};
+use dataschema::server::{self, Access, Auth, Config};
 use dataschema::{Compatibility, MemoryStore, Registry, Schema, Urn};
 
 const ROWS: [&str; 5] = [
@@ -188,7 +188,7 @@ fn child(row: &str, n: usize) {
         "native/urn" | "confluent/id" => {
             let config = Config::new("acme").expect("a namespace");
             let auth = Auth::new("a long random publish token").expect("a token");
-            let app = server::router(registry, &config, Some(auth), false).expect("a router");
+            let app = server::router(registry, &config, Access::Publish(auth));
             runtime.spawn(async move {
                 let _ = server::serve(listener, app, &config, async {
                     let _ = stopped.await;

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use metrics_exporter_prometheus::PrometheusBuilder;
 
 use dataschema::http::HttpResolver;
-use dataschema::server::{self, Auth, Config};
+use dataschema::server::{self, Access, Auth, Config};
 use dataschema::{Guard, MemoryStore, Outcome, Reason, Registry};
 
 const TOKEN: &str = "an example publish token";
@@ -60,9 +60,8 @@ impl Server {
         let app = server::router(
             Registry::new(MemoryStore::new()),
             &config,
-            Some(Auth::new(TOKEN)?),
-            false,
-        )?;
+            Access::Publish(Auth::new(TOKEN)?),
+        );
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .enable_all()

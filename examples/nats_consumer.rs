@@ -64,7 +64,18 @@
 //! is refused at start (a dead letter would be consumed again), and so is
 //! a filter ending in `>` without `--dead-letter`.
 //!
-//! # Validation off the executor
+//! # Validation off the executor, in parallel
+//!
+//! Each message is handled in a task of its own (validated, dead-lettered
+//! if need be, acknowledged), at most `--concurrency` (default 32) at
+//! once: a message waiting for a slow registry holds its own slot only,
+//! and the messages behind it go on. Lines and dead letters therefore
+//! come in the order messages finish, not in stream order.
+//!
+//! The fallback is pinned to the bundle's lock: each bundled JSON Schema
+//! to its digest, each id the lock records to its URN, so a registry that
+//! contradicts the lock is refused (`unreachable`, counted), never taken
+//! for the truth.
 //!
 //! The guard's `validate` is synchronous, and a URN the bundle lacks is
 //! fetched from the registry (`--registry`, the `HttpResolver` fallback)
@@ -105,11 +116,15 @@
 //! | `--fallback-wait-ms N` | `DATASCHEMA_FALLBACK_WAIT_MS` | the resolver's timeout |
 //! | `--metrics ADDR` | `DATASCHEMA_METRICS_ADDR` | `127.0.0.1:9464` |
 //! | `--max-messages N` | `DATASCHEMA_MAX_MESSAGES` | none: until stopped |
+//! | `--concurrency N` | `DATASCHEMA_CONCURRENCY` | 32 |
 //!
 //! It prints `metrics on http://ADDR/metrics`, then `consuming ...`, then
-//! one line per message, and stops cleanly on ctrl-c, SIGTERM or after
-//! `--max-messages` messages (printing `stopped after N messages`), with
-//! exit code 0. A bad flag exits with 64 and says which.
+//! one line per message (in the order they finish), and stops cleanly on
+//! ctrl-c, SIGTERM or after `--max-messages` messages (printing `stopped
+//! after N messages`, once the messages in flight are finished), with exit
+//! code 0. When it cannot go on (its durable consumer deleted, the message
+//! stream ended) it exits with 1 and says why. A bad flag exits with 64
+//! and says which.
 
 use std::fmt::Write as _;
 use std::net::{SocketAddr, TcpListener};
@@ -122,7 +137,7 @@ use futures_util::StreamExt;
 use metrics_exporter_prometheus::{BuildError, PrometheusBuilder};
 
 use dataschema::http::{Api, HttpResolver};
-use dataschema::{Guard, Invalid, Outcome, Reason, Registry};
+use dataschema::{Guard, Invalid, Language, Outcome, Reason, Registry};
 
 /// At most this many `Dataschema-Violation-N` headers per dead letter.
 const MAX_VIOLATION_HEADERS: usize = 16;
@@ -130,6 +145,10 @@ const MAX_VIOLATION_HEADERS: usize = 16;
 const MAX_HEADER_VALUE: usize = 300;
 /// A usage error (sysexits' `EX_USAGE`).
 const EXIT_USAGE: i32 = 64;
+/// Messages validated at once by default (`--concurrency`).
+const DEFAULT_CONCURRENCY: usize = 32;
+/// The most `--concurrency` accepts.
+const MAX_CONCURRENCY: u64 = 1024;
 
 const HELP: &str = "\
 nats_consumer: validates the CloudEvents of a NATS JetStream stream
@@ -146,6 +165,7 @@ flags (each also read from the environment variable in brackets):
   --fallback-wait-ms N        longest wait for a fetched schema [DATASCHEMA_FALLBACK_WAIT_MS]
   --metrics ADDR              Prometheus listener, port 0 = any [DATASCHEMA_METRICS_ADDR] (127.0.0.1:9464)
   --max-messages N            stop after N messages [DATASCHEMA_MAX_MESSAGES]
+  --concurrency N             messages validated at once [DATASCHEMA_CONCURRENCY] (32)
 ";
 
 /// The consumer's settings.
@@ -162,12 +182,13 @@ struct Config {
     fallback_wait: Option<Duration>,
     metrics: SocketAddr,
     max_messages: Option<u64>,
+    concurrency: usize,
 }
 
 impl Config {
     /// From the flags, then the environment, then the defaults.
     fn from_args(args: impl IntoIterator<Item = String>) -> Result<Config, String> {
-        const FLAGS: [&str; 11] = [
+        const FLAGS: [&str; 12] = [
             "--nats",
             "--stream",
             "--subject",
@@ -179,6 +200,7 @@ impl Config {
             "--fallback-wait-ms",
             "--metrics",
             "--max-messages",
+            "--concurrency",
         ];
         let mut given: Vec<(&'static str, String)> = Vec::new();
         let mut args = args.into_iter();
@@ -238,6 +260,15 @@ impl Config {
                 .map(Duration::from_millis),
             metrics,
             max_messages: number("--max-messages", "DATASCHEMA_MAX_MESSAGES")?,
+            concurrency: match number("--concurrency", "DATASCHEMA_CONCURRENCY")? {
+                None => DEFAULT_CONCURRENCY,
+                Some(n @ 1..=MAX_CONCURRENCY) => n as usize,
+                Some(n) => {
+                    return Err(format!(
+                        "--concurrency {n}: expected 1 to {MAX_CONCURRENCY} messages at once"
+                    ))
+                }
+            },
         };
         config.check()?;
         Ok(config)
@@ -575,7 +606,8 @@ fn install_exporter(addr: SocketAddr) -> Result<SocketAddr, Box<dyn std::error::
 
 /// The guard: the bundled schemas, plus the registry as fallback.
 fn guard(config: &Config) -> Result<Guard, Box<dyn std::error::Error>> {
-    let registry = Registry::from_bundle(dataschema::include_bundle!())?;
+    let bundle = dataschema::include_bundle!();
+    let registry = Registry::from_bundle(bundle)?;
     let mut builder = Guard::builder(registry).on_fail_open(|dataschema, cause| {
         eprintln!("fail open: {:?}: {cause}", clip(dataschema, 120));
     });
@@ -588,6 +620,19 @@ fn guard(config: &Config) -> Result<Guard, Box<dyn std::error::Error>> {
         }
         if let Some(wait) = config.fallback_wait {
             fallback = fallback.blocking_wait(wait);
+        }
+        // The lock is the truth: each bundled URN pinned to its bytes
+        // (those of a JSON Schema are the registry's own; a protobuf
+        // schema's are compiled here, and may differ from the registry's
+        // by the compiler's version) and to the id the lock records.
+        for schema in bundle.schemas() {
+            let schema = schema?;
+            if schema.language() != Language::Protobuf {
+                fallback = fallback.expect(schema.urn().clone(), schema.digest());
+            }
+        }
+        for (urn, id) in bundle.ids() {
+            fallback = fallback.expect_id(urn.parse()?, id);
         }
         builder = builder.fallback(fallback.build()?);
     }
@@ -639,7 +684,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let unreadable = metrics::counter!("dataschema_consumer_unreadable_total");
     let dead_letters = metrics::counter!("dataschema_consumer_dead_letters_total");
     // Built after the exporter is installed: its counters land there.
-    let guard = Arc::new(guard(&config)?);
+    let guard = guard(&config)?;
 
     let client = async_nats::ConnectOptions::new()
         .connection_timeout(Duration::from_secs(5))
@@ -684,94 +729,192 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
         config.dead_letter_stream
     );
 
+    let shared = Arc::new(Shared {
+        guard,
+        js: js.clone(),
+        client: client.clone(),
+        unreadable,
+        dead_letters,
+        config,
+    });
+    let config = &shared.config;
+    // Each message is handled in a task of its own, at most
+    // `--concurrency` at once: one waiting for a slow registry holds its
+    // slot only, and the messages behind it go on.
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut started: u64 = 0;
     let mut handled: u64 = 0;
     let mut stop = std::pin::pin!(stop_signal());
-    let reason = loop {
-        if config.max_messages.is_some_and(|max| handled >= max) {
-            break "--max-messages reached";
+    let ended: Result<&str, String> = loop {
+        let room = tasks.len() < config.concurrency;
+        let wanted = config.max_messages.is_none_or(|max| started < max);
+        if !wanted && tasks.is_empty() {
+            break Ok("--max-messages reached");
         }
-        let message = tokio::select! {
-            () = &mut stop => break "signal",
-            next = messages.next() => match next {
-                Some(Ok(message)) => message,
-                Some(Err(err)) => {
-                    eprintln!("reading the stream: {err}");
-                    continue;
-                }
-                None => break "the message stream ended",
+        tokio::select! {
+            () = &mut stop => break Ok("signal"),
+            Some(done) = tasks.join_next(), if !tasks.is_empty() => match done {
+                Ok(Ok(true)) => handled += 1,
+                // Not acknowledged (redelivered later): another is read.
+                Ok(Ok(false)) => started -= 1,
+                Ok(Err(why)) => break Err(why),
+                Err(err) => break Err(format!("a message's task failed: {err}")),
             },
-        };
-        let sequence = message.info().ok().map(|info| info.stream_sequence);
-        let subject = message.subject.to_string();
-        let checker = guard.clone();
-        let (message, verdict) = tokio::task::spawn_blocking(move || {
-            let verdict = classify(&checker, message.headers.as_ref(), &message.payload);
-            (message, verdict)
-        })
-        .await?;
-        let seq = sequence.map_or_else(|| "?".to_owned(), |s| s.to_string());
-        let line = match &verdict {
-            Verdict::Validated => "validated".to_owned(),
-            Verdict::NoSchema => "no schema".to_owned(),
-            Verdict::Unvalidated(reason) => format!("unvalidated ({reason})"),
-            Verdict::Invalid(invalid) => format!(
-                "invalid ({}, {} violations)",
-                invalid.urn(),
-                invalid.violations().len()
-            ),
-            Verdict::Unreadable(_) => "unreadable".to_owned(),
-        };
-        if matches!(verdict, Verdict::Invalid(_) | Verdict::Unreadable(_)) {
-            let target = config.dead_letter_for(&subject);
-            let (headers, keep_body) = dead_letter(
-                message.headers.as_ref(),
-                message.payload.len(),
-                &verdict,
-                &config,
-                &subject,
-                sequence,
-                client.server_info().max_payload,
-            );
-            let body = if keep_body {
-                message.payload.clone()
-            } else {
-                Default::default()
-            };
-            let stored = match js.publish_with_headers(target.clone(), headers, body).await {
-                Ok(ack) => ack.await.map(|_| ()).map_err(|err| err.to_string()),
-                Err(err) => Err(err.to_string()),
-            };
-            if let Err(err) = stored {
-                eprintln!(
-                    "message {seq}: dead letter to {target} not stored ({err}): redelivered later"
-                );
-                if let Err(err) = message
-                    .ack_with(AckKind::Nak(Some(Duration::from_secs(5))))
-                    .await
-                {
-                    eprintln!("message {seq}: nak failed: {err}");
+            next = messages.next(), if room && wanted => match next {
+                Some(Ok(message)) => {
+                    started += 1;
+                    tasks.spawn(handle(shared.clone(), message));
                 }
-                continue;
-            }
-            dead_letters.increment(1);
-            if matches!(verdict, Verdict::Unreadable(_)) {
-                unreadable.increment(1);
-            }
-            if let Err(err) = message.double_ack().await {
-                eprintln!("message {seq}: ack failed: {err}");
-            }
-            println!("message {seq} {subject}: {line} -> {target}");
-        } else {
-            if let Err(err) = message.double_ack().await {
-                eprintln!("message {seq}: ack failed: {err}");
-            }
-            println!("message {seq} {subject}: {line}");
+                Some(Err(err)) => match err.kind() {
+                    pull::MessagesErrorKind::ConsumerDeleted => {
+                        break Err(format!("the durable consumer {} was deleted", config.consumer))
+                    }
+                    kind => {
+                        eprintln!("reading the stream: {err}");
+                        // A missing heartbeat or a failed pull: is the
+                        // consumer still there?
+                        if matches!(
+                            kind,
+                            pull::MessagesErrorKind::MissingHeartbeat
+                                | pull::MessagesErrorKind::NoResponders
+                                | pull::MessagesErrorKind::Pull
+                        ) {
+                            if let Err(gone) = consumer_exists(&stream, &config.consumer).await {
+                                break Err(gone);
+                            }
+                        }
+                    }
+                },
+                None => break Err(format!(
+                    "the message stream of consumer {} ended",
+                    config.consumer
+                )),
+            },
         }
-        handled += 1;
     };
+    // The messages in flight are finished, whatever the reason.
+    while let Some(done) = tasks.join_next().await {
+        if let Ok(Ok(true)) = done {
+            handled += 1;
+        }
+    }
     client.flush().await?;
-    println!("stopped after {handled} messages ({reason})");
-    Ok(())
+    match ended {
+        Ok(reason) => {
+            println!("stopped after {handled} messages ({reason})");
+            Ok(())
+        }
+        Err(why) => {
+            println!("stopped after {handled} messages (failed)");
+            Err(why.into())
+        }
+    }
+}
+
+/// What every message's task shares.
+struct Shared {
+    config: Config,
+    guard: Guard,
+    js: jetstream::Context,
+    client: async_nats::Client,
+    unreadable: metrics::Counter,
+    dead_letters: metrics::Counter,
+}
+
+/// `Err` saying so when the durable consumer `name` is gone.
+async fn consumer_exists(stream: &jetstream::stream::Stream, name: &str) -> Result<(), String> {
+    match stream.consumer_info(name).await {
+        Err(err)
+            if matches!(
+                err.kind(),
+                jetstream::context::ConsumerInfoErrorKind::NotFound
+                    | jetstream::context::ConsumerInfoErrorKind::StreamNotFound
+            ) =>
+        {
+            Err(format!("the durable consumer {name} is gone: {err}"))
+        }
+        // There, or the server cannot say now: reading goes on.
+        _ => Ok(()),
+    }
+}
+
+/// Validates one message, dead-letters it if need be and acknowledges it.
+/// `Ok(true)`: handled; `Ok(false)`: not acknowledged (negatively: it is
+/// redelivered later); `Err`: the consumer cannot go on.
+async fn handle(shared: Arc<Shared>, message: jetstream::Message) -> Result<bool, String> {
+    let config = &shared.config;
+    let sequence = message.info().ok().map(|info| info.stream_sequence);
+    let subject = message.subject.to_string();
+    let checker = shared.guard.clone();
+    let (message, verdict) = tokio::task::spawn_blocking(move || {
+        let verdict = classify(&checker, message.headers.as_ref(), &message.payload);
+        (message, verdict)
+    })
+    .await
+    .map_err(|err| format!("validating a message failed: {err}"))?;
+    let seq = sequence.map_or_else(|| "?".to_owned(), |s| s.to_string());
+    let line = match &verdict {
+        Verdict::Validated => "validated".to_owned(),
+        Verdict::NoSchema => "no schema".to_owned(),
+        Verdict::Unvalidated(reason) => format!("unvalidated ({reason})"),
+        Verdict::Invalid(invalid) => format!(
+            "invalid ({}, {} violations)",
+            invalid.urn(),
+            invalid.violations().len()
+        ),
+        Verdict::Unreadable(_) => "unreadable".to_owned(),
+    };
+    if matches!(verdict, Verdict::Invalid(_) | Verdict::Unreadable(_)) {
+        let target = config.dead_letter_for(&subject);
+        let (headers, keep_body) = dead_letter(
+            message.headers.as_ref(),
+            message.payload.len(),
+            &verdict,
+            config,
+            &subject,
+            sequence,
+            shared.client.server_info().max_payload,
+        );
+        let body = if keep_body {
+            message.payload.clone()
+        } else {
+            Default::default()
+        };
+        let stored = match shared
+            .js
+            .publish_with_headers(target.clone(), headers, body)
+            .await
+        {
+            Ok(ack) => ack.await.map(|_| ()).map_err(|err| err.to_string()),
+            Err(err) => Err(err.to_string()),
+        };
+        if let Err(err) = stored {
+            eprintln!(
+                "message {seq}: dead letter to {target} not stored ({err}): redelivered later"
+            );
+            if let Err(err) = message
+                .ack_with(AckKind::Nak(Some(Duration::from_secs(5))))
+                .await
+            {
+                eprintln!("message {seq}: nak failed: {err}");
+            }
+            return Ok(false);
+        }
+        shared.dead_letters.increment(1);
+        if matches!(verdict, Verdict::Unreadable(_)) {
+            shared.unreadable.increment(1);
+        }
+        if let Err(err) = message.double_ack().await {
+            eprintln!("message {seq}: ack failed: {err}");
+        }
+        println!("message {seq} {subject}: {line} -> {target}");
+    } else {
+        if let Err(err) = message.double_ack().await {
+            eprintln!("message {seq}: ack failed: {err}");
+        }
+        println!("message {seq} {subject}: {line}");
+    }
+    Ok(true)
 }
 
 fn main() {

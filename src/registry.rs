@@ -10,8 +10,8 @@ use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
-use dataschema_core::__private::{self as core, clip};
-use dataschema_core::compat::{CompatError, Prepared};
+use dataschema_core::compat::{CompatError, Reading};
+use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
@@ -307,7 +307,7 @@ impl Registry {
         let compiled = core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
         // The compile's reading of a protobuf schema is the one the check
         // needs: the candidate is decoded once.
-        let candidate = compiled.prepared().map(Arc::new);
+        let candidate = compiled.reading().map(Arc::new);
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
         let stored = self
@@ -493,7 +493,7 @@ fn check_compatible(
     schema: &Schema,
     mode: Compatibility,
     held: &[Schema],
-    read: &mut dyn FnMut(&Schema) -> Result<Arc<Prepared>, CompatError>,
+    read: &mut dyn FnMut(&Schema) -> Result<Arc<Reading>, CompatError>,
 ) -> Result<(), Error> {
     // The largest version would leave the name no next version.
     if schema.urn().version() == u32::MAX {
@@ -519,7 +519,7 @@ fn check_compatible(
         .filter(|h| h.urn().version() < urn.version())
         .cloned()
         .collect();
-    let report = compat::check_prepared(mode, schema, &priors, read)?;
+    let report = compat::check_readings(mode, schema, &priors, read)?;
     if report.is_compatible() {
         Ok(())
     } else {
@@ -531,10 +531,7 @@ fn check_compatible(
 }
 
 fn check_name(name: &str) -> Result<(), Error> {
-    core::check_name(name).map_err(|reason| Error::InvalidUrn {
-        input: clip(name, 100),
-        reason,
-    })
+    Urn::check_name(name).map_err(|reason| Error::invalid_urn(name, reason))
 }
 
 /// A registry, plus the schema being published under its own URN.

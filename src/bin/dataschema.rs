@@ -19,7 +19,9 @@
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
 //!     exit 0 compatible, 1 incompatible, 2 bad input
-//! dataschema serve [--listen ADDR] [--namespace NID] (--token-file FILE | --read-only)
+//! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
+//!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
+//!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
@@ -365,6 +367,47 @@ fn open_store(spec: &str, read_only: bool) -> Result<Box<dyn dataschema::Store>,
     }
 }
 
+/// The largest credential file read (`publish` reads the same bound).
+const MAX_CREDENTIAL_FILE_BYTES: u64 = 16 * 1024;
+
+/// The credential `serve --token-file` holds: the file's content without
+/// the ASCII whitespace (spaces, tabs, line breaks) that begins or ends
+/// it, as `publish --token-file` reads it, so one file works the same as a
+/// bearer token and as the password of Basic auth. Read bounded: a
+/// `--token-file /dev/zero` (or a log file given by mistake) is refused
+/// past 16 KiB rather than read until memory runs out.
+fn read_credential(path: &std::path::Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            file.take(MAX_CREDENTIAL_FILE_BYTES + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
+    if bytes.len() as u64 > MAX_CREDENTIAL_FILE_BYTES {
+        return Err(format!(
+            "--token-file {}: over {MAX_CREDENTIAL_FILE_BYTES} bytes: not a token file",
+            path.display()
+        ));
+    }
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(start, |i| i + 1);
+    if start == end {
+        return Err(format!(
+            "--token-file {}: the file is empty (a credential is needed to publish)",
+            path.display()
+        ));
+    }
+    Ok(bytes[start..end].to_vec())
+}
+
 fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
     std::time::Duration::try_from_secs_f64(value)
         .ok()
@@ -373,7 +416,7 @@ fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
 }
 
 fn serve(args: Serve) -> ExitCode {
-    use dataschema::server::{self, Auth, Config};
+    use dataschema::server::{self, Access, Auth, Config};
 
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -382,13 +425,21 @@ fn serve(args: Serve) -> ExitCode {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let setup = || -> Result<(Config, Option<Auth>, Registry), String> {
-        let auth = match (&args.token_file, args.read_only) {
-            (Some(path), _) => Some(
-                Auth::from_file(path)
-                    .map_err(|err| format!("--token-file {}: {}", path.display(), err.chain()))?,
-            ),
-            (None, true) => None,
+    let setup = || -> Result<(Config, Access, Registry), String> {
+        let access = match (&args.token_file, args.read_only) {
+            (Some(path), read_only) => {
+                // Read (and checked) even when --read-only leaves it unused.
+                let auth = read_credential(path).and_then(|credential| {
+                    Auth::new(credential)
+                        .map_err(|err| format!("--token-file {}: {}", path.display(), err))
+                })?;
+                if read_only {
+                    Access::ReadOnly
+                } else {
+                    Access::Publish(auth)
+                }
+            }
+            (None, true) => Access::ReadOnly,
             (None, false) => {
                 return Err("refusing to start: publishing needs a credential: give \
                      --token-file FILE, or serve with --read-only"
@@ -413,22 +464,16 @@ fn serve(args: Serve) -> ExitCode {
             config = config.with_concurrency_limit(limit);
         }
         let registry = Registry::new(open_store(&args.store, args.read_only)?);
-        Ok((config, auth, registry))
+        Ok((config, access, registry))
     };
-    let (config, auth, registry) = match setup() {
+    let (config, access, registry) = match setup() {
         Ok(setup) => setup,
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(EXIT_UNVALIDATED);
         }
     };
-    let app = match server::router(registry, &config, auth, args.read_only) {
-        Ok(app) => app,
-        Err(err) => {
-            eprintln!("{}", err.chain());
-            return ExitCode::from(EXIT_UNVALIDATED);
-        }
-    };
+    let app = server::router(registry, &config, access);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -580,28 +625,28 @@ fn validate(
     file: &std::path::Path,
 ) -> ExitCode {
     // The folder, with the ids its lock records (for framed payloads).
-    let primary = match schemas {
-        Some(dir) => match build::check(dir) {
-            Ok(checked) => {
-                let ids: Vec<(dataschema::Urn, u32)> = checked
-                    .sources
-                    .iter()
-                    .filter_map(|source| source.id.map(|id| (source.schema.urn().clone(), id)))
-                    .collect();
-                match Registry::embed_with_ids(checked.schemas(), ids) {
-                    Ok(registry) => registry,
-                    Err(err) => return cannot_run(&err),
-                }
-            }
-            Err(err) => return cannot_run(&err),
-        },
-        None => match Registry::embed(Vec::new()) {
-            Ok(registry) => registry,
-            Err(err) => return cannot_run(&err),
-        },
+    let checked = match schemas.map(build::check) {
+        Some(Ok(checked)) => Some(checked),
+        Some(Err(err)) => return cannot_run(&err),
+        None => None,
+    };
+    let primary = match &checked {
+        Some(checked) => {
+            let ids: Vec<(dataschema::Urn, u32)> = checked
+                .sources
+                .iter()
+                .filter_map(|source| source.id.map(|id| (source.schema.urn().clone(), id)))
+                .collect();
+            Registry::embed_with_ids(checked.schemas(), ids)
+        }
+        None => Registry::embed(Vec::new()),
+    };
+    let primary = match primary {
+        Ok(registry) => registry,
+        Err(err) => return cannot_run(&err),
     };
     let guard = match registry {
-        Some(url) => match dataschema::http::HttpResolver::new(url) {
+        Some(url) => match pinned_fallback(url, checked.as_ref()) {
             Ok(fallback) => Guard::builder(primary).fallback(fallback).build(),
             Err(err) => {
                 eprintln!("--registry: {}", err.chain());
@@ -658,6 +703,36 @@ fn validate(
             ExitCode::FAILURE
         }
     }
+}
+
+/// The registry at `url` as the fallback of a folder's schemas, pinned to
+/// the folder's lock: each locked URN to its digest (where the lock's
+/// digest is the bytes' own, as for a JSON Schema file; a `.proto`'s lock
+/// digest is of its source, not of the compiled bytes a registry holds)
+/// and to the id its `[ids]` record. A registry that contradicts the lock
+/// (other bytes for a locked URN, a locked URN under another id, an id
+/// the lock lacks claimed to be a URN it records under another) is
+/// refused: the payload is unvalidated, `unreachable`, never valid.
+fn pinned_fallback(
+    url: &str,
+    checked: Option<&build::Checked>,
+) -> Result<dataschema::http::HttpResolver, dataschema::Error> {
+    let mut fallback = dataschema::http::HttpResolver::builder(url);
+    let sources = checked.map_or(&[][..], |checked| &checked.sources[..]);
+    let unlocked = checked.map_or(&[][..], |checked| &checked.unlocked[..]);
+    for source in sources
+        .iter()
+        .filter(|s| !unlocked.contains(s.schema.urn()))
+    {
+        let urn = source.schema.urn();
+        if source.digest == source.schema.digest() {
+            fallback = fallback.expect(urn.clone(), source.digest.clone());
+        }
+        if let Some(id) = source.id {
+            fallback = fallback.expect_id(urn.clone(), id);
+        }
+    }
+    fallback.build()
 }
 
 /// `validate` could not run: its schemas folder does not load, or its

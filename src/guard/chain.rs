@@ -2,14 +2,19 @@
 
 use dataschema_core::{Error, Resolver, Schema, Urn};
 
+use crate::Registry;
+
 /// A primary resolver and an optional fallback consulted only when the
 /// primary does not hold the URN.
-pub(crate) struct Chain {
+pub(crate) struct ResolverChain {
     pub(crate) primary: Box<dyn Resolver>,
     pub(crate) fallback: Option<Box<dyn Resolver>>,
+    /// The primary, when it is a [`Registry`]: the ids it records (a
+    /// bundle's lock, a store) pin the fallback's answers for ids.
+    pub(crate) pins: Option<Registry>,
 }
 
-impl Resolver for Chain {
+impl Resolver for ResolverChain {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         match (self.primary.resolve(urn), &self.fallback) {
             (Err(Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),
@@ -19,8 +24,55 @@ impl Resolver for Chain {
 
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         match (self.primary.resolve_id(id), &self.fallback) {
-            (Err(Error::IdNotFound { .. }), Some(fallback)) => fallback.resolve_id(id),
+            (Err(Error::IdNotFound { .. }), Some(fallback)) => {
+                let answered = fallback.resolve_id(id)?;
+                self.agreed(id, answered)
+            }
             (result, _) => result,
         }
+    }
+}
+
+impl ResolverChain {
+    /// The fallback's answer for an id the primary lacks, unless it
+    /// contradicts the primary: a URN the primary holds with other bytes
+    /// (or another language or root), or a URN the primary records under
+    /// another id. A contradiction is [`Error::Unreachable`] (the guard
+    /// fails open, counted as `unreachable`): the primary is the truth
+    /// (a bundle's folder and lock), the fallback only adds to it.
+    fn agreed(&self, id: u32, answered: Schema) -> Result<Schema, Error> {
+        let urn = answered.urn();
+        let refuse = |why: String| -> Result<Schema, Error> {
+            Err(Error::Unreachable {
+                urn: urn.clone(),
+                source: format!("the fallback answered schema id {id} as {urn}, but {why}").into(),
+            })
+        };
+        match self.primary.resolve(urn) {
+            Ok(held) => {
+                if held.digest() != answered.digest() {
+                    return refuse(format!(
+                        "the primary holds it with digest {} (the fallback's is {})",
+                        held.digest(),
+                        answered.digest()
+                    ));
+                }
+                if held.language() != answered.language() || held.root() != answered.root() {
+                    return refuse(
+                        "the primary holds it with another language or root message".into(),
+                    );
+                }
+            }
+            Err(Error::NotFound { .. }) => return Ok(answered),
+            Err(other) => return Err(other),
+        }
+        if let Some(registry) = &self.pins {
+            if let Ok(recorded) = registry.id_of(urn) {
+                if recorded != id {
+                    return refuse(format!("the primary records it under id {recorded}"));
+                }
+            }
+        }
+        Ok(answered)
     }
 }

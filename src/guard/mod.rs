@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use self::cache::{Cache, Compile, Entry};
-use self::chain::Chain;
+use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
-use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options, Report};
+use dataschema_core::validate::{self as core, CompileError, Compiled, Options, Report};
 use dataschema_core::{Error, Resolver, Schema, Urn};
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
@@ -61,7 +61,7 @@ pub struct Guard {
 }
 
 struct Inner {
-    resolver: Arc<Chain>,
+    resolver: Arc<ResolverChain>,
     options: Options,
     cache: Cache,
     unvalidated: AtomicU64,
@@ -87,6 +87,8 @@ impl fmt::Debug for Guard {
 pub struct GuardBuilder {
     primary: Box<dyn Resolver>,
     fallback: Option<Box<dyn Resolver>>,
+    /// The primary, when it is a `Registry`: its ids pin the fallback.
+    pins: Option<crate::Registry>,
     options: Options,
     on_fail_open: Option<Box<FailOpenHook>>,
     retry_after: Duration,
@@ -98,7 +100,16 @@ pub const DEFAULT_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 impl GuardBuilder {
     /// A second resolver, consulted only when the first does not hold the
-    /// URN (it answered [`Error::NotFound`]).
+    /// URN (it answered [`Error::NotFound`]) or the schema id
+    /// ([`Error::IdNotFound`]).
+    ///
+    /// The first resolver is the truth, and the fallback only adds to it:
+    /// its answer for a schema id is refused when it names a URN the first
+    /// holds with other bytes (or another language or root message), or,
+    /// when the first is a [`Registry`](crate::Registry) (a bundle, whose
+    /// folder's lock records ids), a URN it records under another id. The
+    /// payload then fails open as `unreachable`, counted, and is never
+    /// `Validated` against a claim the lock contradicts.
     pub fn fallback(mut self, resolver: impl Resolver + 'static) -> GuardBuilder {
         self.fallback = Some(Box::new(resolver));
         self
@@ -161,9 +172,10 @@ impl GuardBuilder {
     pub fn build(self) -> Guard {
         Guard {
             inner: Arc::new(Inner {
-                resolver: Arc::new(Chain {
+                resolver: Arc::new(ResolverChain {
                     primary: self.primary,
                     fallback: self.fallback,
+                    pins: self.pins,
                 }),
                 options: self.options,
                 cache: Cache::default(),
@@ -185,8 +197,13 @@ impl Guard {
 
     /// A builder for a guard reading schemas through `resolver`.
     pub fn builder(resolver: impl Resolver + 'static) -> GuardBuilder {
+        // A registry's ids (a bundle's lock) pin what a fallback answers.
+        let pins = (&resolver as &dyn std::any::Any)
+            .downcast_ref::<crate::Registry>()
+            .cloned();
         GuardBuilder {
             primary: Box::new(resolver),
+            pins,
             fallback: None,
             options: Options::default(),
             on_fail_open: None,
@@ -333,13 +350,10 @@ impl Guard {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
-        let parsed = match core::parse_urn(dataschema) {
+        let parsed = match dataschema_core::parse_urn(dataschema) {
             Ok(parsed) => parsed,
             Err(reason) => {
-                let error = Error::InvalidUrn {
-                    input: clip(dataschema, 100),
-                    reason,
-                };
+                let error = Error::invalid_urn(dataschema, reason);
                 return Ok(self.fail_open(
                     dataschema,
                     Unvalidated::new(Reason::NotAUrn, Arc::new(error)),

@@ -4,16 +4,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use base64::Engine as _;
-use serde_json::json;
 use subtle::ConstantTimeEq;
 
-use super::reply::json_response;
-use dataschema_core::__private::sha256_hex;
-use dataschema_core::Error;
+use super::wire;
+use dataschema_core::sha256_hex;
 
 /// The credential that publishing needs, accepted as a bearer token
 /// (`Authorization: Bearer TOKEN`) or as the password of HTTP Basic auth
@@ -38,11 +36,11 @@ impl std::fmt::Debug for Auth {
 
 impl Auth {
     /// Publishing with `credential`. An empty credential is
-    /// [`Error::NoAuthentication`].
-    pub fn new(credential: impl AsRef<[u8]>) -> Result<Auth, Error> {
+    /// [`CredentialError::Empty`].
+    pub fn new(credential: impl AsRef<[u8]>) -> Result<Auth, CredentialError> {
         let credential = credential.as_ref();
         if credential.is_empty() {
-            return Err(Error::NoAuthentication);
+            return Err(CredentialError::Empty);
         }
         Ok(Auth {
             digest: sha256_hex(credential).into(),
@@ -50,10 +48,10 @@ impl Auth {
     }
 
     /// The credential held in a file (its whole content, without trailing
-    /// line breaks or spaces). An empty file is [`Error::NoAuthentication`];
-    /// one that cannot be read is [`Error::Other`] with the I/O error.
-    pub fn from_file(path: impl AsRef<Path>) -> Result<Auth, Error> {
-        let bytes = std::fs::read(path.as_ref()).map_err(|err| Error::Other(Box::new(err)))?;
+    /// line breaks or spaces). An empty file is [`CredentialError::Empty`];
+    /// one that cannot be read is [`CredentialError::Unreadable`].
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Auth, CredentialError> {
+        let bytes = std::fs::read(path.as_ref()).map_err(CredentialError::Unreadable)?;
         let end = bytes
             .iter()
             .rposition(|b| !b.is_ascii_whitespace())
@@ -71,6 +69,38 @@ impl Auth {
             }
         }
         accepted
+    }
+}
+
+/// Why a credential cannot be had.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CredentialError {
+    /// The credential is empty (or, in a file, only white space): it would
+    /// let anyone publish.
+    Empty,
+    /// The credential's file cannot be read: the I/O error.
+    Unreadable(std::io::Error),
+}
+
+impl std::fmt::Display for CredentialError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CredentialError::Empty => {
+                f.write_str("the publish credential is empty: publishing needs a non-empty token")
+            }
+            CredentialError::Unreadable(err) => err.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CredentialError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CredentialError::Empty => None,
+            // Shown by `Display` already, as `Error::Other` showed it.
+            CredentialError::Unreadable(err) => err.source(),
+        }
     }
 }
 
@@ -118,20 +148,7 @@ pub(crate) async fn require(State(auth): State<Auth>, request: Request, next: Ne
          Basic auth"
     };
     tracing::warn!(path = %request.uri().path(), "publish refused: {message}");
-    let mut response = json_response(
-        StatusCode::UNAUTHORIZED,
-        &json!({"error_code": 40101, "error": "unauthorized", "message": message}),
-    );
-    let headers = response.headers_mut();
-    headers.append(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Bearer realm=\"dataschema\""),
-    );
-    headers.append(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Basic realm=\"dataschema\", charset=\"UTF-8\""),
-    );
-    response.into_response()
+    wire::unauthorized(message)
 }
 
 #[cfg(test)]
@@ -157,6 +174,6 @@ mod tests {
         assert!(!auth.accepts(&headers("Basic !!!")));
         assert!(!auth.accepts(&headers("s3cr:et")));
         assert!(!auth.accepts(&HeaderMap::new()));
-        assert!(matches!(Auth::new(""), Err(Error::NoAuthentication)));
+        assert!(matches!(Auth::new(""), Err(CredentialError::Empty)));
     }
 }

@@ -9,6 +9,8 @@
 //! A cached read answers from an entry without formatting anything: the
 //! body is a shared [`Bytes`] (a reference count, not a copy), and the
 //! headers a prebuilt [`HeaderMap`](axum::http::HeaderMap) whose values share their bytes too.
+//! The answers are built by [`wire`](super::wire), the one module that
+//! knows what either API writes; the cache only holds them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -16,7 +18,7 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use parking_lot::RwLock;
 
-use super::{confluent, native};
+use super::wire::{confluent, native::SchemaAnswer};
 use crate::store::SchemaId;
 use dataschema_core::Schema;
 
@@ -24,7 +26,7 @@ use dataschema_core::Schema;
 pub(crate) struct UrnEntry {
     pub(crate) schema: Schema,
     /// The native read (`GET /schemas/{urn}`).
-    pub(crate) native: native::Answer,
+    pub(crate) native: SchemaAnswer,
     /// The Confluent answer of `GET /subjects/{s}/versions/{v}`.
     pub(crate) version_json: Bytes,
     /// The schema as Confluent's `schema` string, raw (`.../schema` routes).
@@ -44,7 +46,7 @@ impl UrnEntry {
     fn new(schema: &Schema, id: SchemaId) -> UrnEntry {
         let text = confluent::schema_text(schema);
         UrnEntry {
-            native: native::Answer::new(schema, id),
+            native: SchemaAnswer::new(schema, id),
             version_json: confluent::version_json(schema, id),
             text,
             schema: schema.clone(),

@@ -9,7 +9,6 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::extract::{DefaultBodyLimit, Request};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
@@ -17,8 +16,8 @@ use tokio::sync::Semaphore;
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::reply::ApiError;
-use super::Config;
+use super::config::Config;
+use super::wire::confluent::{ApiError, ErrorCode};
 
 /// The limits every request runs under, and the request log: one layer,
 /// one boxed future per request (two `middleware::from_fn` layers cost a
@@ -120,8 +119,7 @@ impl Limits {
         match tokio::time::timeout(self.timeout, run).await {
             Ok(response) => response,
             Err(_) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                50002,
+                ErrorCode::Timeout,
                 format!(
                     "the request took longer than {} ms",
                     self.timeout.as_millis()

@@ -10,30 +10,44 @@
 //!   answer `42205` (this server is read-only), never a 404.
 //! * [`publish_router`] serves the writes: native publish under
 //!   `/publish/schemas/{urn}`, and Confluent's `POST /subjects/{s}/versions`,
-//!   `PUT /config`, `PUT /config/{s}` and `DELETE /config/{s}`. It refuses
-//!   to be built without an [`Auth`] ([`Error::NoAuthentication`]). The
-//!   check wraps each publish route itself, so it sees the request path as
-//!   it arrived and a path that is not exactly a publish route (`//publish`,
-//!   `/publish/../`, `/%70ublish`, `/PUBLISH`, encoded slashes) never
-//!   reaches a write.
-//! * [`router`] combines both (or, read-only, the read router alone) with
-//!   the limits of a [`Config`]: body cap, request timeout, concurrency
-//!   limit and one `tracing` line per request. [`serve`] runs it on a
-//!   listener with the header-read timeout and a graceful shutdown.
+//!   `PUT /config`, `PUT /config/{s}` and `DELETE /config/{s}`. It takes an
+//!   [`Auth`], so it cannot be built without one. The check wraps each
+//!   publish route itself, so it sees the request path as it arrived and a
+//!   path that is not exactly a publish route (`//publish`, `/publish/../`,
+//!   `/%70ublish`, `/PUBLISH`, encoded slashes) never reaches a write.
+//! * [`router`] combines both ([`Access::Publish`]) or serves the read
+//!   router alone ([`Access::ReadOnly`]), with the limits of a [`Config`]:
+//!   body cap, request timeout, concurrency limit and one `tracing` line
+//!   per request. [`serve`] runs it on a listener with the header-read
+//!   timeout and a graceful shutdown.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! use dataschema::server::{self, Auth, Config};
+//! use dataschema::server::{self, Access, Auth, Config};
 //! use dataschema::{MemoryStore, Registry};
 //!
 //! let registry = Registry::new(MemoryStore::new());
 //! let config = Config::new("acme")?;
 //! let auth = Auth::new("a long random publish token")?;
-//! let app = server::router(registry, &config, Some(auth), false)?;
+//! let app = server::router(registry, &config, Access::Publish(auth));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8081").await?;
 //! server::serve(listener, app, &config, server::shutdown_signal()).await?;
 //! # Ok(()) }
 //! ```
+//!
+//! # Inside: one way down
+//!
+//! | layer | modules |
+//! |---|---|
+//! | routers and layers | this module; `auth` (the credential check), `limits` (limits, serve loop) |
+//! | handlers | `native`; `confluent` (`subjects`, `schemas`, `compatibility`, `config`, with `request` and `error`) |
+//! | shared lookups | `state`: the app state, with a URN's entry, an id's entry, a name's versions |
+//! | cache | `cache`: the immutable lookups with their prebuilt answers |
+//! | the wire | `wire`: content types, header names, every body and error code both APIs write |
+//!
+//! Each layer uses only the ones below it; `query` (reading a request's
+//! query) sits beside the handlers and uses the wire's error codes;
+//! [`Config`] (`config`) is read by the state and the limits.
 //!
 //! # The native API
 //!
@@ -75,16 +89,45 @@
 //! A subject is a URN name and a version is a URN version, under the
 //! namespace of the [`Config`]: subject `orders-value` version 3 is
 //! `urn:<namespace>:schema:orders-value:3`. A subject that cannot be a URN
-//! name (upper case, `/`, ...) is `42208` with the reason. Routes:
-//! `GET /subjects`, `GET /subjects/{s}/versions`,
-//! `GET /subjects/{s}/versions/{v|latest}` (and `/schema`),
-//! `GET /schemas/ids/{id}` (and `/schema`, `/subjects`, `/versions`),
-//! `GET /schemas/types`, `POST /subjects/{s}/versions` (register),
-//! `POST /subjects/{s}` (lookup),
-//! `POST /compatibility/subjects/{s}/versions[/{v|latest}]`,
-//! `GET`/`PUT /config[/{s}]` and `DELETE /config/{s}`. Answers are
-//! `application/vnd.schemaregistry.v1+json`; errors are
-//! `{"error_code": N, "message": ...}` with Confluent's codes.
+//! name (upper case, `/`, ...) is `42208` with the reason. Answers are
+//! `application/vnd.schemaregistry.v1+json`.
+//!
+//! | resource | route | answer |
+//! |---|---|---|
+//! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`) |
+//! | | `GET /subjects/{s}/versions` | the subject's versions |
+//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `schemaType`, `schema` (the schema string raw) |
+//! | | `POST /subjects/{s}/versions` | register (publish router): the next version, or the version holding the same content |
+//! | | `POST /subjects/{s}` | lookup: the newest version holding the schema sent |
+//! | | `DELETE /subjects/{s}[/versions/{v}]` | `42205`: nothing is deleted |
+//! | schemas | `GET /schemas/ids/{id}` (and `/schema`) | the id's `schemaType` and `schema` (the schema string raw) |
+//! | | `GET /schemas/ids/{id}/subjects`, `/versions` | the id's subjects, its subject versions |
+//! | | `GET /schemas/types` | `["JSON"]` |
+//! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |
+//! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel` |
+//! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` |
+//! | | `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
+//!
+//! Errors are `{"error_code": N, "message": ...}`:
+//!
+//! | code | status | meaning |
+//! |---|---|---|
+//! | `400` | 400 | a body or query this server cannot read |
+//! | `404`, `405` | 404, 405 | no such route, no such method |
+//! | `40101` | 401 | publishing without the credential, or with a wrong one |
+//! | `40401` | 404 | the subject has no version |
+//! | `40402` | 404 | the subject has no such version |
+//! | `40403` | 404 | no schema has the id, or none under the subject matches |
+//! | `40408` | 404 | the subject has no compatibility level of its own |
+//! | `40901` | 409 | incompatible, out of order, or the URN held with other bytes |
+//! | `42201` | 422 | a schema this server does not take |
+//! | `42202` | 422 | not a version |
+//! | `42203` | 422 | not a compatibility level |
+//! | `42205` | 422 | refused: a delete, or a write on a read-only server |
+//! | `42208` | 422 | a subject that cannot be a URN name |
+//! | `42209` | 413 | a schema or a body over the cap |
+//! | `50001` | 500 | the store failed |
+//! | `50002` | 503 | the request outlived the request timeout |
 //!
 //! * `schemaType` `JSON` is JSON Schema. A missing `schemaType` means AVRO
 //!   and is `42201` (Avro is not supported). `PROTOBUF` is `42201` too:
@@ -107,203 +150,41 @@
 
 mod auth;
 mod cache;
+mod config;
 mod confluent;
 mod limits;
 mod native;
-mod reply;
-
-use std::sync::Arc;
-use std::time::Duration;
+mod query;
+mod state;
+mod wire;
 
 use axum::Router;
 
-pub use self::auth::Auth;
-use self::cache::Cache;
+pub use self::auth::{Auth, CredentialError};
+pub use self::config::Config;
 pub use self::limits::{serve, shutdown_signal};
+use self::state::AppState;
 use crate::Registry;
-use dataschema_core::{Error, Urn};
 
-/// The server's settings. Every limit has a default; the namespace must
-/// be given.
-///
-/// | setting | default |
-/// |---|---|
-/// | [`max_schema_bytes`](Config::max_schema_bytes) | 1 MiB ([`MAX_SCHEMA_BYTES`](crate::MAX_SCHEMA_BYTES)) |
-/// | [`max_body_bytes`](Config::max_body_bytes) | 2 MiB + 64 KiB (a schema sent JSON-escaped in a Confluent request can grow) |
-/// | [`request_timeout`](Config::request_timeout) | 30 s, waiting for a concurrency slot included |
-/// | [`header_read_timeout`](Config::header_read_timeout) | 10 s |
-/// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
-/// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
+/// Whether a server publishes: a read-only server, or one whose publish
+/// routes are behind a credential. A publishing server without one cannot
+/// be written.
 #[derive(Clone, Debug)]
-pub struct Config {
-    namespace: String,
-    max_body_bytes: usize,
-    max_schema_bytes: usize,
-    request_timeout: Duration,
-    header_read_timeout: Duration,
-    concurrency_limit: usize,
-    cache_bytes: usize,
-}
-
-impl Config {
-    /// Settings for a server whose Confluent subjects live in `namespace`
-    /// (the NID of their URNs: letters, digits and `-`, 2 to 32
-    /// characters), with the default limits.
-    pub fn new(namespace: &str) -> Result<Config, Error> {
-        let urn: Urn = format!("urn:{namespace}:schema:x:1")
-            .parse()
-            .map_err(|err| match err {
-                Error::InvalidUrn { reason, .. } => Error::InvalidUrn {
-                    input: dataschema_core::__private::clip(namespace, 100),
-                    reason,
-                },
-                other => other,
-            })?;
-        Ok(Config {
-            namespace: urn.namespace().to_owned(),
-            max_body_bytes: 2 * 1024 * 1024 + 64 * 1024,
-            max_schema_bytes: crate::MAX_SCHEMA_BYTES,
-            request_timeout: Duration::from_secs(30),
-            header_read_timeout: Duration::from_secs(10),
-            concurrency_limit: 256,
-            cache_bytes: 64 * 1024 * 1024,
-        })
-    }
-
-    /// Sets the largest request body read (`413` beyond it).
-    pub fn with_max_body_bytes(mut self, bytes: usize) -> Config {
-        self.max_body_bytes = bytes;
-        self
-    }
-
-    /// Sets the largest schema published (`413`, Confluent code `42209`,
-    /// beyond it).
-    pub fn with_max_schema_bytes(mut self, bytes: usize) -> Config {
-        self.max_schema_bytes = bytes;
-        self
-    }
-
-    /// Sets how long one request may take, from routing to the answer
-    /// (`503`, Confluent code `50002`, beyond it).
-    pub fn with_request_timeout(mut self, timeout: Duration) -> Config {
-        self.request_timeout = timeout;
-        self
-    }
-
-    /// Sets how long a connection may take to send a request's headers
-    /// before it is closed ([`serve`] applies it).
-    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Config {
-        self.header_read_timeout = timeout;
-        self
-    }
-
-    /// Sets how many requests are handled at once; the others wait (within
-    /// the request timeout). At least 1.
-    pub fn with_concurrency_limit(mut self, limit: usize) -> Config {
-        self.concurrency_limit = limit.max(1);
-        self
-    }
-
-    /// Sets how many schema bytes the in-process cache of immutable
-    /// lookups (URN to schema, id to schema) holds before it starts over.
-    pub fn with_cache_bytes(mut self, bytes: usize) -> Config {
-        self.cache_bytes = bytes;
-        self
-    }
-
-    /// The namespace of Confluent subjects.
-    pub fn namespace(&self) -> &str {
-        &self.namespace
-    }
-
-    /// The largest request body read.
-    pub fn max_body_bytes(&self) -> usize {
-        self.max_body_bytes
-    }
-
-    /// The largest schema published.
-    pub fn max_schema_bytes(&self) -> usize {
-        self.max_schema_bytes
-    }
-
-    /// How long one request may take.
-    pub fn request_timeout(&self) -> Duration {
-        self.request_timeout
-    }
-
-    /// How long a connection may take to send a request's headers.
-    pub fn header_read_timeout(&self) -> Duration {
-        self.header_read_timeout
-    }
-
-    /// How many requests are handled at once.
-    pub fn concurrency_limit(&self) -> usize {
-        self.concurrency_limit
-    }
-
-    /// How many schema bytes the cache of immutable lookups holds.
-    pub fn cache_bytes(&self) -> usize {
-        self.cache_bytes
-    }
-}
-
-/// What every handler shares: the registry, the settings, the cache.
-#[derive(Clone)]
-pub(crate) struct AppState {
-    inner: Arc<Shared>,
-}
-
-struct Shared {
-    registry: Registry,
-    namespace: String,
-    max_schema_bytes: usize,
-    cache: Cache,
-}
-
-impl AppState {
-    fn new(registry: Registry, config: &Config) -> AppState {
-        AppState {
-            inner: Arc::new(Shared {
-                registry,
-                namespace: config.namespace.clone(),
-                max_schema_bytes: config.max_schema_bytes,
-                cache: Cache::new(config.cache_bytes),
-            }),
-        }
-    }
-
-    pub(crate) fn namespace(&self) -> &str {
-        &self.inner.namespace
-    }
-
-    pub(crate) fn max_schema_bytes(&self) -> usize {
-        self.inner.max_schema_bytes
-    }
-
-    pub(crate) fn cache(&self) -> &Cache {
-        &self.inner.cache
-    }
-
-    /// Runs a registry call on the blocking pool (stores are synchronous).
-    /// A panic there is a store failure, not a crash.
-    pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T, Error>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Registry) -> Result<T, Error> + Send + 'static,
-    {
-        let registry = self.inner.registry.clone();
-        tokio::task::spawn_blocking(move || f(&registry))
-            .await
-            .unwrap_or_else(|join| {
-                Err(Error::Store {
-                    source: Box::new(join),
-                })
-            })
-    }
+pub enum Access {
+    /// Reads only: Confluent's writes answer `42205`, native publish `405`.
+    ReadOnly,
+    /// Reads, and publishing behind the credential.
+    Publish(Auth),
 }
 
 fn reads(state: &AppState) -> Router {
     native::reads(state.clone()).merge(confluent::reads(state.clone()))
+}
+
+fn publishes(state: &AppState, auth: Auth) -> Router {
+    native::publishes(state.clone())
+        .merge(confluent::publishes(state.clone()))
+        .route_layer(axum::middleware::from_fn_with_state(auth, auth::require))
 }
 
 /// The read surface alone: native reads and the Confluent reads (lookup
@@ -315,41 +196,30 @@ pub fn read_router(registry: Registry, config: &Config) -> Router {
 }
 
 /// The publish surface alone: native publish and the Confluent writes,
-/// each behind `auth`. `None` is [`Error::NoAuthentication`]: publishing is
-/// never mounted without authentication. No limits are applied: [`router`]
-/// adds them.
-pub fn publish_router(
-    registry: Registry,
-    config: &Config,
-    auth: Option<Auth>,
-) -> Result<Router, Error> {
+/// each behind `auth`. No limits are applied: [`router`] adds them.
+///
+/// Publishing is never mounted without authentication: there is no
+/// router to build without an [`Auth`].
+///
+/// ```compile_fail
+/// # use dataschema::{MemoryStore, Registry};
+/// # use dataschema::server::{publish_router, Config};
+/// # let config = Config::new("acme").unwrap();
+/// let app = publish_router(Registry::new(MemoryStore::new()), &config, None);
+/// ```
+pub fn publish_router(registry: Registry, config: &Config, auth: Auth) -> Router {
     publishes(&AppState::new(registry, config), auth)
 }
 
-fn publishes(state: &AppState, auth: Option<Auth>) -> Result<Router, Error> {
-    let auth = auth.ok_or(Error::NoAuthentication)?;
-    Ok(native::publishes(state.clone())
-        .merge(confluent::publishes(state.clone()))
-        .route_layer(axum::middleware::from_fn_with_state(auth, auth::require)))
-}
-
 /// The whole server, as `dataschema serve` runs it: the read router, plus
-/// (unless `read_only`) the publish router behind `auth`, sharing one
-/// cache, with the limits of `config` (body cap, request timeout,
-/// concurrency limit) and one `tracing` line per request. A server that
-/// publishes needs `auth` ([`Error::NoAuthentication`]); a read-only one
-/// ignores it.
-pub fn router(
-    registry: Registry,
-    config: &Config,
-    auth: Option<Auth>,
-    read_only: bool,
-) -> Result<Router, Error> {
+/// (with [`Access::Publish`]) the publish router behind its credential,
+/// sharing one cache, with the limits of `config` (body cap, request
+/// timeout, concurrency limit) and one `tracing` line per request.
+pub fn router(registry: Registry, config: &Config, access: Access) -> Router {
     let state = AppState::new(registry, config);
-    let app = if read_only {
-        reads(&state)
-    } else {
-        reads(&state).merge(publishes(&state, auth)?)
+    let app = match access {
+        Access::ReadOnly => reads(&state),
+        Access::Publish(auth) => reads(&state).merge(publishes(&state, auth)),
     };
-    Ok(limits::apply(app, config))
+    limits::apply(app, config)
 }

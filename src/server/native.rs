@@ -1,31 +1,21 @@
-//! The native API: schemas by URN, raw bytes, immutable caching; publish.
+//! The native API's handlers: schemas by URN and by id, a name's versions,
+//! the list of URNs; publish. What they answer is written by
+//! [`wire::native`](super::wire::native).
 
-use std::sync::Arc;
-
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderName, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, MethodRouter};
 use axum::Router;
-use serde_json::{json, Value};
 
-use super::cache::UrnEntry;
-use super::reply::{json_response, report_json, Query};
-use super::AppState;
+use super::query::Query;
+use super::state::AppState;
+use super::wire::native::{self as wire, NativeError};
+use super::wire::report_json;
 use crate::store::SchemaId;
 use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
-
-/// `Cache-Control` of a schema read: a URN's bytes never change.
-const IMMUTABLE: &str = "public, max-age=31536000, immutable";
-
-const URN: HeaderName = HeaderName::from_static("dataschema-urn");
-const LANGUAGE: HeaderName = HeaderName::from_static("dataschema-language");
-const ROOT: HeaderName = HeaderName::from_static("dataschema-root");
-const DIGEST: HeaderName = HeaderName::from_static("dataschema-digest");
-const ID: HeaderName = HeaderName::from_static("dataschema-id");
-const MODE: HeaderName = HeaderName::from_static("dataschema-mode");
 
 pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
@@ -49,27 +39,8 @@ pub(crate) fn publishes(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// A refusal of the native API: `{"error": REASON, "message": ...}`, plus
-/// the report of an incompatible publish.
-pub(crate) struct NativeError {
-    status: StatusCode,
-    reason: &'static str,
-    message: String,
-    report: Option<Value>,
-}
-
-impl NativeError {
-    fn new(status: StatusCode, reason: &'static str, message: impl Into<String>) -> NativeError {
-        NativeError {
-            status,
-            reason,
-            message: message.into(),
-            report: None,
-        }
-    }
-}
-
 impl From<Error> for NativeError {
+    /// The registry's errors as the native API's refusals.
     fn from(err: Error) -> NativeError {
         let (status, reason) = match &err {
             Error::InvalidUrn { .. } => (StatusCode::BAD_REQUEST, "invalid_urn"),
@@ -91,31 +62,11 @@ impl From<Error> for NativeError {
         if status.is_server_error() {
             tracing::error!(error = %err.chain(), "request failed");
         }
-        let report = match &err {
-            Error::Incompatible { report, .. } => Some(report_json(report)),
-            _ => None,
-        };
-        NativeError {
-            status,
-            reason,
-            message: err.chain().to_string(),
-            report,
+        let mut refusal = NativeError::new(status, reason, err.chain().to_string());
+        if let Error::Incompatible { report, .. } = &err {
+            refusal.report = Some(report_json(report));
         }
-    }
-}
-
-impl IntoResponse for NativeError {
-    fn into_response(self) -> Response {
-        let mut body = json!({"error": self.reason, "message": self.message});
-        if let Some(report) = self.report {
-            body["report"] = report;
-        }
-        let mut response = json_response(self.status, &body);
-        response.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        response
+        refusal
     }
 }
 
@@ -143,23 +94,9 @@ fn body_error(rejection: BytesRejection) -> NativeError {
     }
 }
 
-fn parse_urn(key: &str) -> Result<Urn, NativeError> {
-    key.parse::<Urn>().map_err(NativeError::from)
-}
-
 async fn list(State(state): State<AppState>) -> Result<Response, NativeError> {
     let urns = state.blocking(|registry| registry.list()).await?;
-    let urns: Vec<String> = urns.iter().map(Urn::to_string).collect();
-    Ok(json_of(&Value::from(urns)))
-}
-
-fn json_of(value: &Value) -> Response {
-    let mut response = json_response(StatusCode::OK, value);
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
+    Ok(wire::urns(&urns))
 }
 
 async fn versions(
@@ -168,10 +105,8 @@ async fn versions(
 ) -> Result<Response, NativeError> {
     let Path((namespace, name)) = path.map_err(path_error)?;
     // Both parts checked as a URN checks them.
-    let probe = parse_urn(&format!("urn:{namespace}:schema:{name}:1"))?;
-    let versions = state
-        .blocking(move |registry| registry.versions_in(probe.namespace(), probe.name()))
-        .await?;
+    let probe: Urn = format!("urn:{namespace}:schema:{name}:1").parse()?;
+    let versions = state.versions(probe.namespace(), probe.name()).await?;
     if versions.is_empty() {
         return Err(NativeError::new(
             StatusCode::NOT_FOUND,
@@ -179,23 +114,7 @@ async fn versions(
             format!("no versions of {name} in namespace {namespace}"),
         ));
     }
-    Ok(json_of(&Value::from(versions)))
-}
-
-/// The entry of `urn` (its schema, id and answers), from the cache or the
-/// store.
-pub(crate) async fn cached(state: &AppState, urn: Urn) -> Result<Arc<UrnEntry>, Error> {
-    if let Some(hit) = state.cache().by_urn(urn.as_ref()) {
-        return Ok(hit);
-    }
-    let (schema, id) = state
-        .blocking(move |registry| {
-            let schema = registry.resolve(&urn)?;
-            let id = registry.id_of(&urn)?;
-            Ok((schema, id))
-        })
-        .await?;
-    Ok(state.cache().insert_urn(&schema, id))
+    Ok(wire::versions(versions))
 }
 
 async fn schema(
@@ -206,13 +125,7 @@ async fn schema(
     request: axum::extract::Request,
 ) -> Result<Response, NativeError> {
     let Path(key) = path.map_err(path_error)?;
-    // A URN spelled canonically is looked up as it came, without parsing
-    // (a canonical string parses to itself); any other spelling is parsed
-    // into its canonical form first.
-    let entry = match state.cache().by_urn(&key) {
-        Some(hit) => hit,
-        None => cached(&state, parse_urn(&key)?).await?,
-    };
+    let entry = state.urn_entry_of(&key).await?;
     Ok(entry.native.respond(request.headers()))
 }
 
@@ -236,103 +149,16 @@ async fn schema_of_id(
             ))
         }
     };
-    let namespace = state.namespace().to_owned();
-    let urn = state
-        .blocking(move |registry| {
-            let urns = registry.urns_of_id(id)?;
-            let own = urns.iter().position(|urn| urn.namespace() == namespace);
-            urns.into_iter()
-                .nth(own.unwrap_or(0))
-                .ok_or(Error::IdNotFound { id })
-        })
-        .await?;
-    let entry = cached(&state, urn).await?;
+    let urns = state.urns_of_id(id).await?;
+    let own = urns
+        .iter()
+        .position(|urn| urn.namespace() == state.namespace());
+    let urn = urns
+        .into_iter()
+        .nth(own.unwrap_or(0))
+        .ok_or(Error::IdNotFound { id })?;
+    let entry = state.urn_entry(urn).await?;
     Ok(entry.native.respond(&headers))
-}
-
-/// The answer of a schema read, built once per URN: the bytes (shared),
-/// and the headers of a `200` and of a `304`.
-pub(crate) struct Answer {
-    body: Bytes,
-    etag: Box<str>,
-    ok: HeaderMap,
-    not_modified: HeaderMap,
-}
-
-impl Answer {
-    pub(crate) fn new(schema: &Schema, id: SchemaId) -> Answer {
-        let etag = format!("\"{}\"", schema.digest());
-        let mut not_modified = HeaderMap::with_capacity(8);
-        insert(&mut not_modified, header::ETAG, &etag);
-        not_modified.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
-        insert(&mut not_modified, URN, schema.urn().as_ref());
-        insert(&mut not_modified, LANGUAGE, schema.language().as_str());
-        if let Some(root) = schema.root() {
-            insert(&mut not_modified, ROOT, root);
-        }
-        insert(&mut not_modified, DIGEST, schema.digest());
-        insert(&mut not_modified, ID, &id.to_string());
-        let content_type = match schema.language() {
-            Language::Protobuf => "application/x-protobuf",
-            _ => "application/schema+json",
-        };
-        let mut ok = not_modified.clone();
-        ok.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-        Answer {
-            body: schema.shared_bytes(),
-            etag: etag.into(),
-            ok,
-            not_modified,
-        }
-    }
-
-    /// The bytes it holds beyond the schema's own (which it shares).
-    pub(crate) fn size(&self) -> usize {
-        let headers: usize = self
-            .ok
-            .iter()
-            .map(|(name, value)| name.as_str().len() + value.len())
-            .sum();
-        self.etag.len() + 2 * headers
-    }
-
-    /// The answer to a request with `request` headers: `304` when its
-    /// `If-None-Match` names the ETag (or is `*`), else the bytes.
-    pub(crate) fn respond(&self, request: &HeaderMap) -> Response {
-        let not_modified = request
-            .get_all(header::IF_NONE_MATCH)
-            .iter()
-            .any(|value| matches_etag(value, &self.etag));
-        if not_modified {
-            let mut response = Response::new(Body::empty());
-            *response.status_mut() = StatusCode::NOT_MODIFIED;
-            *response.headers_mut() = self.not_modified.clone();
-            response
-        } else {
-            let mut response = Response::new(Body::from(self.body.clone()));
-            *response.headers_mut() = self.ok.clone();
-            response
-        }
-    }
-}
-
-fn insert(headers: &mut HeaderMap, name: HeaderName, value: &str) {
-    // Every value here is ASCII the registry produced (URNs, digests,
-    // numbers); a protobuf root with other bytes is left out, not a panic.
-    if let Ok(value) = HeaderValue::from_str(value) {
-        headers.insert(name, value);
-    }
-}
-
-/// Whether an `If-None-Match` value names `etag` (weak or strong) or is `*`.
-fn matches_etag(value: &HeaderValue, etag: &str) -> bool {
-    let Ok(value) = value.to_str() else {
-        return false;
-    };
-    value
-        .split(',')
-        .map(str::trim)
-        .any(|tag| tag == "*" || tag.strip_prefix("W/").unwrap_or(tag) == etag)
 }
 
 async fn not_publishing(method: Method) -> Response {
@@ -344,16 +170,13 @@ async fn not_publishing(method: Method) -> Response {
         )
         .into_response()
     } else {
-        let mut response = NativeError::new(
+        let mut refusal = NativeError::new(
             StatusCode::METHOD_NOT_ALLOWED,
             "method_not_allowed",
             "publish with PUT or POST; read a schema at /schemas/{urn}",
-        )
-        .into_response();
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("PUT, POST"));
-        response
+        );
+        refusal.allow = Some("PUT, POST");
+        refusal.into_response()
     }
 }
 
@@ -376,7 +199,7 @@ async fn publish(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, NativeError> {
     let Path(key) = path.map_err(path_error)?;
-    let urn = parse_urn(&key)?;
+    let urn: Urn = key.parse()?;
     let body = body.map_err(body_error)?;
     if body.len() > state.max_schema_bytes() {
         return Err(NativeError::new(
@@ -390,11 +213,11 @@ async fn publish(
         ));
     }
     let query = Query::parse(raw.as_deref());
-    let language = match setting(&query, &headers, "language", &LANGUAGE) {
+    let language = match setting(&query, &headers, "language", &wire::LANGUAGE) {
         Some(language) => language.parse::<Language>()?,
         None => Language::JsonSchema,
     };
-    let root = setting(&query, &headers, "root", &ROOT).filter(|root| !root.is_empty());
+    let root = setting(&query, &headers, "root", &wire::ROOT).filter(|root| !root.is_empty());
     if language == Language::JsonSchema && root.is_some() {
         return Err(NativeError::new(
             StatusCode::BAD_REQUEST,
@@ -402,7 +225,7 @@ async fn publish(
             "a JSON Schema has no root message: give a root for protobuf schemas only",
         ));
     }
-    let mode = match setting(&query, &headers, "mode", &MODE) {
+    let mode = match setting(&query, &headers, "mode", &wire::MODE) {
         Some(mode) => Some(mode.parse::<Compatibility>().map_err(Error::from)?),
         None => None,
     };
@@ -416,43 +239,5 @@ async fn publish(
             registry.publish(schema, mode)
         })
         .await?;
-    let status = if stored.created {
-        StatusCode::CREATED
-    } else {
-        StatusCode::OK
-    };
-    let mut response = json_response(
-        status,
-        &json!({"urn": stored.urn.to_string(), "id": stored.id, "created": stored.created}),
-    );
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    Ok(response)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn if_none_match_forms() {
-        let etag = "\"sha256:ab\"";
-        for value in [
-            "\"sha256:ab\"",
-            "W/\"sha256:ab\"",
-            "*",
-            "\"x\", \"sha256:ab\"",
-        ] {
-            assert!(
-                matches_etag(&HeaderValue::from_static(value), etag),
-                "{value}"
-            );
-        }
-        assert!(!matches_etag(
-            &HeaderValue::from_static("\"sha256:cd\""),
-            etag
-        ));
-    }
+    Ok(wire::published(&stored.urn, stored.id, stored.created))
 }

@@ -27,7 +27,7 @@ pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use dataschema_core::BoxError;
 use dataschema_core::{Compatibility, Error, Schema, Urn};

@@ -10,7 +10,7 @@ use super::{
     content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row, Check,
     Held, Options, Plan, SchemaId, Store, Stored, Version,
 };
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The key of the advisory lock migrations run under ("dataschema" in

@@ -6,11 +6,11 @@
 //! the rest.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
+#[path = "../common/fake_registry.rs"]
+mod fake_registry;
 #[cfg(feature = "server")]
 #[path = "../common/server/mod.rs"]
-#[allow(dead_code)]
 mod server;
 
 #[cfg(feature = "json")]

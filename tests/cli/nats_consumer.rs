@@ -26,6 +26,7 @@
 ))]
 
 use crate::common;
+use crate::fake_registry;
 use crate::server;
 
 use std::collections::BTreeMap;
@@ -471,15 +472,26 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     let second = consumer.line(Duration::from_secs(30)).await;
     assert!(second.starts_with("consuming "), "{second:?}");
 
-    // One line per message, in stream order.
-    for (number, (subject, _, _, verdict, dead)) in sent.iter().enumerate() {
-        let line = consumer.line(Duration::from_secs(30)).await;
-        let mut wanted = format!("message {} {subject}: {verdict}", number + 1);
-        if *dead {
-            wanted.push_str(&format!(" -> {subject}.dlq"));
-        }
-        assert_eq!(line, wanted);
+    // One line per message (messages are validated in parallel: in the
+    // order they finish).
+    let mut wanted_lines: Vec<String> = sent
+        .iter()
+        .enumerate()
+        .map(|(number, (subject, _, _, verdict, dead))| {
+            let mut wanted = format!("message {} {subject}: {verdict}", number + 1);
+            if *dead {
+                wanted.push_str(&format!(" -> {subject}.dlq"));
+            }
+            wanted
+        })
+        .collect();
+    let mut lines = Vec::new();
+    for _ in &sent {
+        lines.push(consumer.line(Duration::from_secs(30)).await);
     }
+    lines.sort();
+    wanted_lines.sort();
+    assert_eq!(lines, wanted_lines);
 
     // Every message acknowledged (double acks: confirmed before the line).
     let stream_handle = js.get_stream(&stream_name).await.unwrap();
@@ -495,8 +507,19 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     let mut dlq = js.get_stream(&dlq_name).await.unwrap();
     let dead: Vec<(usize, &Sent)> = sent.iter().enumerate().filter(|(_, m)| m.4).collect();
     assert_eq!(dlq.info().await.unwrap().state.messages, dead.len() as u64);
-    for (n, (number, (subject, original, body, _, _))) in dead.iter().enumerate() {
-        let letter = dlq.get_raw_message(n as u64 + 1).await.unwrap();
+    // Stored in the order they were handled: found by their source.
+    let mut letters = BTreeMap::new();
+    for n in 1..=dead.len() as u64 {
+        let letter = dlq.get_raw_message(n).await.unwrap();
+        let source = header(&letter.headers, "Dataschema-Source-Sequence")
+            .expect("a dead letter names its source")
+            .to_owned();
+        letters.insert(source, letter);
+    }
+    for (number, (subject, original, body, _, _)) in dead.iter() {
+        let letter = letters
+            .remove(&(number + 1).to_string())
+            .unwrap_or_else(|| panic!("no dead letter of message {}", number + 1));
         let h = &letter.headers;
         assert_eq!(letter.subject.as_str(), format!("{subject}.dlq"));
         assert_eq!(
@@ -667,8 +690,16 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
         lines[0].starts_with("metrics on http://127.0.0.1:"),
         "{lines:?}"
     );
-    assert_eq!(lines[2], format!("message 1 {prefix}.orders: validated"));
-    assert_eq!(lines[3], format!("message 2 {prefix}.orders: validated"));
+    // Validated in parallel: in the order they finish.
+    let mut handled = lines[2..4].to_vec();
+    handled.sort();
+    assert_eq!(
+        handled,
+        [
+            format!("message 1 {prefix}.orders: validated"),
+            format!("message 2 {prefix}.orders: validated")
+        ]
+    );
     assert_eq!(
         lines[4],
         "stopped after 2 messages (--max-messages reached)"
@@ -836,6 +867,159 @@ async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
     assert_eq!(header(&headers, "ce-id"), Some("e11"));
     js.delete_stream(&stream_name).await.unwrap();
     js.delete_stream(&dlq_name).await.unwrap();
+}
+
+/// A fallback that accepts connections and never answers costs each
+/// message naming an unknown URN its wait (1.5 s), but only that message:
+/// the valid messages behind them are handled meanwhile, not after them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let silent = fake_registry::FakeRegistry::start(|_| fake_registry::Reply::Silent);
+    const SLOW: usize = 3;
+    const VALID: usize = 20;
+    for n in 0..SLOW {
+        let urn = format!("urn:acme:schema:slow.n{n}:1");
+        publish(
+            &js,
+            &format!("{prefix}.orders"),
+            binary_event(Some(&urn), &format!("s{n}")),
+            ORDER_V1,
+        )
+        .await;
+    }
+    for n in 0..VALID {
+        let headers = binary_event(Some("urn:acme:schema:orders.created:1"), &format!("v{n}"));
+        publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
+    }
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer=guard_{id}"),
+        format!("--registry={}", silent.url()),
+        "--metrics=127.0.0.1:0".into(),
+    ]);
+    let first = consumer.line(Duration::from_secs(30)).await;
+    let metrics_url = first.strip_prefix("metrics on ").unwrap().to_owned();
+    let second = consumer.line(Duration::from_secs(30)).await;
+    assert!(second.starts_with("consuming "), "{second:?}");
+    let start = Instant::now();
+    let mut lines = Vec::new();
+    for _ in 0..SLOW + VALID {
+        let line = consumer.line(Duration::from_secs(30)).await;
+        lines.push((line, start.elapsed()));
+    }
+    let slow: Vec<&(String, Duration)> = lines
+        .iter()
+        .filter(|(line, _)| line.ends_with("unvalidated (unreachable)"))
+        .collect();
+    let valid: Vec<&(String, Duration)> = lines
+        .iter()
+        .filter(|(line, _)| line.ends_with(": validated"))
+        .collect();
+    assert_eq!((slow.len(), valid.len()), (SLOW, VALID), "{lines:?}");
+    // The slow ones came first in the stream, and still finish last.
+    for (line, _) in &slow {
+        let number: usize = line.split(' ').nth(1).unwrap().parse().unwrap();
+        assert!(number <= SLOW, "{line}");
+    }
+    let first_slow = slow.iter().map(|(_, at)| *at).min().unwrap();
+    let last_valid = valid.iter().map(|(_, at)| *at).max().unwrap();
+    assert!(
+        last_valid < first_slow,
+        "a valid message waited behind a slow one: {lines:?}"
+    );
+    assert!(
+        first_slow >= Duration::from_millis(1000),
+        "the slow ones did wait for the registry: {lines:?}"
+    );
+    assert!(
+        silent.requests().len() >= SLOW,
+        "each unknown URN was asked: {:?}",
+        silent.requests()
+    );
+    let scraped = dataschema_series(&scrape(&metrics_url));
+    assert_eq!(
+        scraped[r#"dataschema_unvalidated_total{reason="unreachable"}"#],
+        SLOW as f64
+    );
+    assert_eq!(
+        scraped[r#"dataschema_validated_total{schema="orders.created"}"#],
+        VALID as f64
+    );
+    drop(consumer);
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
+}
+
+/// The durable consumer deleted under a running consumer: it stops, with a
+/// non-zero exit code saying so (a supervisor restarts it, an alert
+/// fires), rather than exiting 0 as if asked to stop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_consumer_exits_non_zero_when_its_durable_consumer_is_deleted() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let headers = binary_event(Some("urn:acme:schema:orders.created:1"), "d1");
+    publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+    ]);
+    for _ in 0..2 {
+        consumer.line(Duration::from_secs(30)).await;
+    }
+    let line = consumer.line(Duration::from_secs(30)).await;
+    assert_eq!(line, format!("message 1 {prefix}.orders: validated"));
+    let deleted_at = Instant::now();
+    js.get_stream(&stream_name)
+        .await
+        .unwrap()
+        .delete_consumer(&consumer_name)
+        .await
+        .unwrap();
+    // Within the heartbeat's bound (twice its 15 s), if the server does not
+    // say at once.
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let stderr = consumer.stderr.lock().unwrap().clone();
+    assert!(!exit.success(), "exit {exit:?}; stderr:\n{stderr}");
+    assert_eq!(exit.code(), Some(1), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains(&consumer_name) && (stderr.contains("deleted") || stderr.contains("gone")),
+        "{stderr}"
+    );
+    eprintln!("exited {:?} after the deletion", deleted_at.elapsed());
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
 }
 
 #[test]

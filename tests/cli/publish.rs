@@ -5,6 +5,7 @@
 #![cfg(feature = "cli")]
 
 use crate::common;
+use crate::fake_registry;
 use crate::server;
 
 use std::io::Write as _;
@@ -490,6 +491,44 @@ fn publish_shows_a_registry_refusal_without_its_control_characters() {
     );
 }
 
+/// Bidi overrides and isolates reorder what a terminal shows, zero-width
+/// characters hide text: a registry's words reach the terminal with them
+/// escaped, as `\u{..}`.
+#[test]
+fn publish_shows_a_registry_refusal_without_its_invisible_characters() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = folder(
+        tmp.path(),
+        "one",
+        &[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("greeting.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    let body = r#"{"error":"incompatible\u202e","message":"ok \u2066evil\u2069 zero\u200bwidth\ufeff \u061c \u00ad."}"#;
+    let answer: &'static str = Box::leak(
+        format!(
+            "HTTP/1.1 409 Conflict\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .into_boxed_str(),
+    );
+    let url = answering(answer);
+    let out = dataschema(&["publish", "--registry", &url, s(&dir)]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    let shown = text(&out);
+    for invisible in [
+        '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{feff}', '\u{61c}', '\u{ad}',
+    ] {
+        assert!(
+            !shown.contains(invisible),
+            "{invisible:?} reached the terminal: {shown:?}"
+        );
+    }
+    assert!(shown.contains("incompatible\\u{202e}"), "{shown}");
+    assert!(shown.contains("zero\\u{200b}width"), "{shown}");
+}
+
 #[test]
 fn publish_refuses_a_registry_that_contradicts_the_lock() {
     let tmp = tempfile::tempdir().unwrap();
@@ -714,6 +753,90 @@ fn validate_through_the_registry_and_framed_offline_or_online() {
     let out = dataschema(&["validate", "--registry", "ftp://x", extra, s(&good)]);
     assert_eq!(code(&out), Some(64), "{}", text(&out));
     assert!(text(&out).contains("--registry"), "{}", text(&out));
+}
+
+/// `tests/data/bundle_ids`: its lock records greeting and hello under id
+/// 1, tally under id 2, and unpublished with no id.
+const LOCKED_IDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bundle_ids");
+
+/// A registry that contradicts the folder's lock is refused (unvalidated,
+/// `unreachable`), never taken for the truth: an id the lock lacks
+/// claimed to be a URN the lock records under another id, or a locked
+/// URN with other bytes. What the lock does not speak of still comes from
+/// the registry.
+#[test]
+fn validate_refuses_a_registry_that_contradicts_the_lock() {
+    use fake_registry::{FakeRegistry, Reply};
+    let tally = std::fs::read(Path::new(LOCKED_IDS).join("tally.v1.json")).unwrap();
+    let other = br#"{"type": "object", "required": ["n"]}"#.to_vec();
+    let hostile = FakeRegistry::start(move |path| match path {
+        // Tally is locked under id 2: the registry says 7 is tally.
+        "/ids/7" => Reply::native_json("urn:acme:schema:tally:1", Some(7), &tally),
+        // Unpublished is locked with no id, and other bytes than these.
+        "/ids/8" => Reply::native_json(
+            "urn:acme:schema:unpublished:1",
+            Some(8),
+            br#"{"type": "object"}"#,
+        ),
+        // A URN the lock does not know: the registry's word is taken.
+        "/ids/9" => Reply::native_json("urn:acme:schema:other:1", Some(9), &other),
+        "/schemas/urn:acme:schema:other:1" => {
+            Reply::native_json("urn:acme:schema:other:1", Some(9), &other)
+        }
+        _ => Reply::not_found(),
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let url = hostile.url();
+    let framed = |file: &Path| {
+        dataschema(&[
+            "validate",
+            "--framed",
+            "--schemas",
+            LOCKED_IDS,
+            "--registry",
+            &url,
+            s(file),
+        ])
+    };
+
+    // A tally payload under the id the registry made up for it.
+    let out = framed(&write("seven.frame", &frame(7, br#"{"count": 4}"#)));
+    assert_eq!(code(&out), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("unreachable"), "{}", text(&out));
+    assert!(!text(&out).contains("valid:"), "{}", text(&out));
+    // A payload valid for the registry's bytes of a locked URN (an
+    // object) and for the folder's own none (a string of at most 3).
+    for body in [&br#"{"a": 1}"#[..], br#""abc""#] {
+        let out = framed(&write("eight.frame", &frame(8, body)));
+        assert_eq!(code(&out), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("unreachable"), "{}", text(&out));
+    }
+    // The lock's own ids still validate offline, and the registry still
+    // answers what the lock does not speak of.
+    let out = framed(&write("one.frame", &frame(1, br#"{"name": "Ada"}"#)));
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    let out = framed(&write("nine.frame", &frame(9, br#"{"n": 1}"#)));
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    let out = framed(&write("nine_bad.frame", &frame(9, br#"{}"#)));
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        LOCKED_IDS,
+        "--registry",
+        &url,
+        "urn:acme:schema:other:1",
+        s(&write("other.json", br#"{"n": 1}"#)),
+    ]);
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    let asked = hostile.requests();
+    assert!(asked.contains(&"/ids/7".to_owned()), "{asked:?}");
+    assert!(asked.contains(&"/ids/8".to_owned()), "{asked:?}");
 }
 
 #[test]

@@ -6,7 +6,6 @@
 //! the rest.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 mod conformance;

@@ -321,3 +321,94 @@ fn hostile_frames_never_panic() {
         let _ = guard.validate_framed(&payload);
     }
 }
+
+/// A fallback that answers each id with the schema the test gives it.
+struct Claims(Vec<(u32, Schema)>);
+
+impl dataschema::Resolver for Claims {
+    fn resolve(&self, urn: &dataschema::Urn) -> Result<Schema, dataschema::Error> {
+        self.0
+            .iter()
+            .find(|(_, schema)| schema.urn() == urn)
+            .map(|(_, schema)| schema.clone())
+            .ok_or_else(|| dataschema::Error::NotFound { urn: urn.clone() })
+    }
+
+    fn resolve_id(&self, id: u32) -> Result<Schema, dataschema::Error> {
+        self.0
+            .iter()
+            .find(|(held, _)| *held == id)
+            .map(|(_, schema)| schema.clone())
+            .ok_or(dataschema::Error::IdNotFound { id })
+    }
+}
+
+/// The primary registry is the truth (a bundle: its folder and lock): a
+/// fallback's answer for an id that names a URN the primary holds with
+/// other bytes, or records under another id, fails open as `unreachable`,
+/// counted, and is never `Validated`. What the primary does not speak of
+/// still comes from the fallback.
+#[test]
+fn a_fallback_that_contradicts_the_primary_is_refused() {
+    let greeting = common::urn("urn:acme:schema:greeting:1");
+    let tally = common::urn("urn:acme:schema:tally:1");
+    let greeting_bytes = r#"{"type": "object", "required": ["name"]}"#;
+    let tally_bytes = r#"{"type": "object", "required": ["count"]}"#;
+    // The lock records greeting under id 1, and tally with no id.
+    let primary = Registry::embed_with_ids(
+        [
+            Schema::json(greeting.clone(), greeting_bytes),
+            Schema::json(tally.clone(), tally_bytes),
+        ],
+        [(greeting.clone(), 1)],
+    )
+    .unwrap();
+    let fallback = Claims(vec![
+        // Greeting, its own bytes, under an id the lock does not give it.
+        (7, Schema::json(greeting.clone(), greeting_bytes)),
+        // Tally with other bytes.
+        (8, Schema::json(tally.clone(), r#"{"type": "object"}"#)),
+        // Tally with its own bytes: an id the lock lacks, not contradicted.
+        (9, Schema::json(tally.clone(), tally_bytes)),
+        // A URN the primary does not hold.
+        (
+            10,
+            Schema::json(
+                common::urn("urn:acme:schema:other:1"),
+                r#"{"required": ["n"]}"#,
+            ),
+        ),
+    ]);
+    let guard = Guard::builder(primary).fallback(fallback).build();
+    for (id, body) in [
+        (7, &br#"{"name": "Ada"}"#[..]),
+        (8, br#"{"a": 1}"#),
+        (8, br#"{"count": 1}"#),
+    ] {
+        match guard.validate_framed(&frame(id, body)) {
+            Ok(Outcome::Unvalidated(unvalidated)) => {
+                assert_eq!(unvalidated.reason(), Reason::Unreachable, "{unvalidated}");
+                assert!(
+                    unvalidated.to_string().contains("the primary"),
+                    "{unvalidated}"
+                );
+            }
+            other => panic!("id {id}: expected unreachable, got {other:?}"),
+        }
+    }
+    assert_eq!(guard.unvalidated(), 3);
+    assert!(matches!(
+        guard.validate_framed(&frame(1, br#"{"name": "Ada"}"#)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(matches!(
+        guard.validate_framed(&frame(9, br#"{"count": 1}"#)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&frame(9, br#"{}"#)).is_err());
+    assert!(matches!(
+        guard.validate_framed(&frame(10, br#"{"n": 1}"#)),
+        Ok(Outcome::Validated)
+    ));
+    assert_eq!(guard.unvalidated(), 3);
+}

@@ -6,7 +6,6 @@
 //! the rest.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 #[path = "../common/counting_alloc.rs"]
 #[allow(dead_code)]

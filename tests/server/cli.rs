@@ -330,3 +330,145 @@ fn two_servers_over_one_postgres_keep_one_history() {
         assert!(exit.success(), "{log}");
     }
 }
+
+/// A token file is read the same way for every scheme: the spaces and
+/// line breaks that begin or end it are not part of the credential, so it
+/// works as a bearer token as it does as Basic auth's password, and
+/// `publish --token-file` with the same file gets through.
+#[test]
+fn a_token_file_with_surrounding_spaces_works_for_every_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, format!("  \t{TOKEN}  \r\n\n")).unwrap();
+    let token = token.to_str().unwrap();
+    let serve = Serve::start(&["--store", "memory", "--token-file", token]);
+    let put = |urn: &str, authorization: &str| {
+        call(
+            "PUT",
+            &serve.url(&format!("/publish/schemas/{urn}")),
+            &[("Authorization", authorization)],
+            br#"{"type": "string"}"#,
+        )
+    };
+    let reply = put("urn:acme:schema:bearer:1", &format!("Bearer {TOKEN}"));
+    assert_eq!(reply.status, 201, "bearer: {}", reply.text());
+    let basic = base64_encode(format!("user:{TOKEN}").as_bytes());
+    let reply = put("urn:acme:schema:basic:1", &format!("Basic {basic}"));
+    assert_eq!(reply.status, 201, "basic: {}", reply.text());
+    let reply = put("urn:acme:schema:spaced:1", &format!("Bearer   {TOKEN}"));
+    assert_eq!(reply.status, 201, "{}", reply.text());
+    let reply = put("urn:acme:schema:wrong:1", "Bearer not-it");
+    assert_eq!(reply.status, 401, "{}", reply.text());
+
+    let folder = dir.path().join("schemas");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
+    std::fs::write(folder.join("greeting.v1.json"), r#"{"type": "string"}"#).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args([
+            "publish",
+            "--registry",
+            &serve.url(""),
+            "--token-file",
+            token,
+        ])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    assert!(
+        shown.contains("published urn:acme:schema:greeting:1"),
+        "{shown}"
+    );
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize])
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+/// `serve --token-file /dev/zero` reads at most 16 KiB and refuses it (as
+/// `publish` does), rather than reading until memory runs out.
+#[test]
+fn an_endless_token_file_is_refused_after_16_kib() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--store",
+            "memory",
+            "--token-file",
+            "/dev/zero",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("serve --token-file /dev/zero still reading after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("over 16384 bytes"), "{stderr}");
+}
+
+/// The start-up line names the store without its password.
+#[cfg(feature = "postgres")]
+#[test]
+fn the_start_up_line_hides_the_store_password() {
+    let admin = std::env::var("DATASCHEMA_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_owned());
+    if postgres::Client::connect(&admin, postgres::NoTls).is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "PostgreSQL not reachable at {admin} (set DATASCHEMA_POSTGRES_URL)"
+        );
+        eprintln!("SKIPPED: PostgreSQL not reachable at {admin}");
+        return;
+    }
+    // The server trusts local connections: any password gets in.
+    let (scheme, rest) = admin.split_once("://").unwrap();
+    let (user, host) = rest.split_once('@').unwrap();
+    let user = user.split(':').next().unwrap();
+    let secret = "s3cret-Pa55";
+    let store = format!("{scheme}://{user}:{secret}@{host}");
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--store", &store, "--token-file", &token_file(dir.path())]);
+    let (exit, log) = serve.terminate();
+    assert!(exit.success(), "{exit:?}: {log}");
+    assert!(log.contains("dataschema serve started"), "{log}");
+    assert!(!log.contains(secret), "the password is logged: {log}");
+    assert!(log.contains(&format!("{user}:***@")), "{log}");
+}

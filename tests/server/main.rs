@@ -6,11 +6,9 @@
 //! the rest.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 #[cfg(feature = "server")]
 #[path = "../common/server/mod.rs"]
-#[allow(dead_code)]
 mod server;
 
 mod api;

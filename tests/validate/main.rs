@@ -6,18 +6,15 @@
 //! the rest.
 
 #[path = "../common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 #[path = "../common/counting_alloc.rs"]
 #[allow(dead_code)]
 mod counting_alloc;
 #[cfg(feature = "protobuf")]
 #[path = "../common/descriptor.rs"]
-#[allow(dead_code)]
 mod descriptor;
 #[cfg(feature = "protobuf")]
 #[path = "../common/scan.rs"]
-#[allow(dead_code)]
 mod support;
 
 /// Counts this thread's allocations and live bytes (the allocation tests).

@@ -8,7 +8,7 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use dataschema::server::{self, Auth, Config};
+use dataschema::server::{self, Access, Auth, Config};
 use dataschema::{MemoryStore, Registry, Store};
 
 #[cfg(feature = "cli")]
@@ -69,8 +69,12 @@ pub fn start_on(store: impl Store + 'static, config: Config) -> Running {
 }
 
 fn start_over(registry: Registry, config: Config, read_only: bool) -> Running {
-    let auth = Some(Auth::new(TOKEN).unwrap());
-    let app = server::router(registry.clone(), &config, auth, read_only).unwrap();
+    let access = if read_only {
+        Access::ReadOnly
+    } else {
+        Access::Publish(Auth::new(TOKEN).unwrap())
+    };
+    let app = server::router(registry.clone(), &config, access);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (addr_tx, addr_rx) = mpsc::channel();
     let thread = std::thread::spawn(move || {

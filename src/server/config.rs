@@ -1,0 +1,126 @@
+//! The server's settings.
+
+use std::time::Duration;
+
+use dataschema_core::{Error, Urn};
+
+/// The server's settings. Every limit has a default; the namespace must
+/// be given.
+///
+/// | setting | default |
+/// |---|---|
+/// | [`max_schema_bytes`](Config::max_schema_bytes) | 1 MiB ([`MAX_SCHEMA_BYTES`](crate::MAX_SCHEMA_BYTES)) |
+/// | [`max_body_bytes`](Config::max_body_bytes) | 2 MiB + 64 KiB (a schema sent JSON-escaped in a Confluent request can grow) |
+/// | [`request_timeout`](Config::request_timeout) | 30 s, waiting for a concurrency slot included |
+/// | [`header_read_timeout`](Config::header_read_timeout) | 10 s |
+/// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
+/// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
+#[derive(Clone, Debug)]
+pub struct Config {
+    namespace: String,
+    max_body_bytes: usize,
+    max_schema_bytes: usize,
+    request_timeout: Duration,
+    header_read_timeout: Duration,
+    concurrency_limit: usize,
+    cache_bytes: usize,
+}
+
+impl Config {
+    /// Settings for a server whose Confluent subjects live in `namespace`
+    /// (the NID of their URNs: letters, digits and `-`, 2 to 32
+    /// characters), with the default limits.
+    pub fn new(namespace: &str) -> Result<Config, Error> {
+        let urn: Urn = format!("urn:{namespace}:schema:x:1")
+            .parse()
+            .map_err(|err| match err {
+                Error::InvalidUrn { reason, .. } => Error::invalid_urn(namespace, reason),
+                other => other,
+            })?;
+        Ok(Config {
+            namespace: urn.namespace().to_owned(),
+            max_body_bytes: 2 * 1024 * 1024 + 64 * 1024,
+            max_schema_bytes: crate::MAX_SCHEMA_BYTES,
+            request_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            concurrency_limit: 256,
+            cache_bytes: 64 * 1024 * 1024,
+        })
+    }
+
+    /// Sets the largest request body read (`413` beyond it).
+    pub fn with_max_body_bytes(mut self, bytes: usize) -> Config {
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sets the largest schema published (`413`, Confluent code `42209`,
+    /// beyond it).
+    pub fn with_max_schema_bytes(mut self, bytes: usize) -> Config {
+        self.max_schema_bytes = bytes;
+        self
+    }
+
+    /// Sets how long one request may take, from routing to the answer
+    /// (`503`, Confluent code `50002`, beyond it).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Config {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Sets how long a connection may take to send a request's headers
+    /// before it is closed ([`serve`](super::serve) applies it).
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Config {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how many requests are handled at once; the others wait (within
+    /// the request timeout). At least 1.
+    pub fn with_concurrency_limit(mut self, limit: usize) -> Config {
+        self.concurrency_limit = limit.max(1);
+        self
+    }
+
+    /// Sets how many schema bytes the in-process cache of immutable
+    /// lookups (URN to schema, id to schema) holds before it starts over.
+    pub fn with_cache_bytes(mut self, bytes: usize) -> Config {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    /// The namespace of Confluent subjects.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The largest request body read.
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// The largest schema published.
+    pub fn max_schema_bytes(&self) -> usize {
+        self.max_schema_bytes
+    }
+
+    /// How long one request may take.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// How long a connection may take to send a request's headers.
+    pub fn header_read_timeout(&self) -> Duration {
+        self.header_read_timeout
+    }
+
+    /// How many requests are handled at once.
+    pub fn concurrency_limit(&self) -> usize {
+        self.concurrency_limit
+    }
+
+    /// How many schema bytes the cache of immutable lookups holds.
+    pub fn cache_bytes(&self) -> usize {
+        self.cache_bytes
+    }
+}

@@ -1,0 +1,76 @@
+//! Compatibility tests (`/compatibility/subjects/{s}/versions[/{v}]`):
+//! a schema checked as a register would check it, nothing stored.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, RawQuery, State};
+
+use super::error::{from_error, subject_not_found, version_not_found, Reply};
+use super::request::{candidate, subject, subject_version, which, Which};
+use super::subjects::versions_of;
+use crate::server::query::Query;
+use crate::server::state::AppState;
+use crate::server::wire::confluent::{compatibility_json, ok};
+use dataschema_core::compat;
+
+/// `POST /compatibility/subjects/{s}/versions`: against every version.
+pub(crate) async fn all(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw_query): RawQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Reply {
+    let subject = subject(path)?;
+    compatibility(state, subject, None, raw_query, body).await
+}
+
+/// `POST /compatibility/subjects/{s}/versions/{v|latest}`: against one.
+pub(crate) async fn one(
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw_query): RawQuery,
+    body: Result<Bytes, BytesRejection>,
+) -> Reply {
+    let (subject, version) = subject_version(path)?;
+    let which = which(&version)?;
+    compatibility(state, subject, Some(which), raw_query, body).await
+}
+
+/// Tests a schema as a register would check it: against the version named
+/// (`latest`: the newest), or against every version under the subject's
+/// mode; under the subject's mode either way. Nothing is stored.
+async fn compatibility(
+    state: AppState,
+    subject: String,
+    which: Option<Which>,
+    raw_query: Option<String>,
+    body: Result<Bytes, BytesRejection>,
+) -> Reply {
+    let query = Query::parse(raw_query.as_deref());
+    query.flag("normalize", false)?;
+    let verbose = query.flag("verbose", false)?;
+    let versions = versions_of(&state, &subject).await?;
+    let next = versions.last().map_or(1, |v| v.saturating_add(1));
+    let candidate = candidate(&state, &subject, next, body)?;
+    let against: Vec<u32> = match which {
+        Some(Which::Exact(_)) if versions.is_empty() => return Err(subject_not_found(&subject)),
+        Some(Which::Exact(v)) if !versions.contains(&v) => {
+            return Err(version_not_found(&subject, v))
+        }
+        Some(Which::Exact(v)) => vec![v],
+        Some(Which::Latest) => versions.last().copied().into_iter().collect(),
+        None => versions,
+    };
+    let report = state
+        .blocking(move |registry| {
+            let mode = registry.compatibility(candidate.urn().name())?;
+            let mut priors = Vec::with_capacity(against.len());
+            for version in against {
+                priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);
+            }
+            Ok(compat::check(mode, &candidate, &priors)?)
+        })
+        .await
+        .map_err(from_error)?;
+    Ok(ok(&compatibility_json(&report, verbose)))
+}

@@ -1,0 +1,93 @@
+//! The Confluent API's refusals: the registry's errors as Confluent's
+//! codes, and the refusals its handlers share. The codes and the error
+//! body are [`wire::confluent`](crate::server::wire::confluent)'s.
+
+use axum::response::Response;
+
+pub(crate) use crate::server::wire::confluent::{ApiError, ErrorCode};
+use dataschema_core::{Error, Urn};
+
+/// What a Confluent handler answers.
+pub(crate) type Reply = Result<Response, ApiError>;
+
+/// The registry's errors as Confluent's.
+pub(crate) fn from_error(err: Error) -> ApiError {
+    match &err {
+        Error::Incompatible { report, .. } => ApiError::new(
+            ErrorCode::Conflict,
+            format!(
+                "Schema being registered is incompatible with an earlier schema for subject \
+                 '{}': {report}",
+                err.urn().map(Urn::name).unwrap_or_default()
+            ),
+        ),
+        Error::OutOfOrder { .. } | Error::Immutable { .. } => {
+            ApiError::new(ErrorCode::Conflict, err.chain().to_string())
+        }
+        Error::Empty { .. }
+        | Error::MissingRoot { .. }
+        | Error::SchemaUnusable { .. }
+        | Error::NoValidator { .. }
+        | Error::InvalidLanguage { .. } => invalid_schema(err.chain().to_string()),
+        Error::InvalidUrn { .. } => {
+            ApiError::new(ErrorCode::InvalidSubject, err.chain().to_string())
+        }
+        Error::UnknownCompatibility(_) => invalid_level(err.chain().to_string()),
+        Error::IdNotFound { id } => {
+            ApiError::new(ErrorCode::SchemaNotFound, format!("Schema {id} not found"))
+        }
+        Error::NotFound { urn } => version_not_found(urn.name(), urn.version()),
+        _ => store_failed(&err),
+    }
+}
+
+/// 50001, with the whole cause chain (the store's error is no secret
+/// worth keeping from the operator, and it is logged too).
+fn store_failed(err: &Error) -> ApiError {
+    tracing::error!(error = %err.chain(), "store failed");
+    ApiError::new(ErrorCode::StoreFailed, err.chain().to_string())
+}
+
+/// 42201: the schema is not one this server takes.
+pub(crate) fn invalid_schema(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidSchema, message)
+}
+
+/// 42203: no compatibility level, or not one of the seven.
+pub(crate) fn invalid_level(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::InvalidCompatibilityLevel, message)
+}
+
+/// 42205: refused, whoever asks.
+pub(crate) fn not_permitted(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::NotPermitted, message)
+}
+
+/// 400: a request this server cannot read.
+pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
+    ApiError::new(ErrorCode::BadRequest, message)
+}
+
+/// 40401: the subject has no version.
+pub(crate) fn subject_not_found(subject: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::SubjectNotFound,
+        format!("Subject '{subject}' not found."),
+    )
+}
+
+/// 40402: the subject has versions, not this one.
+pub(crate) fn version_not_found(subject: &str, version: u32) -> ApiError {
+    ApiError::new(
+        ErrorCode::VersionNotFound,
+        format!("Version {version} not found for subject '{subject}'."),
+    )
+}
+
+/// 40408: the subject has no compatibility level of its own.
+pub(crate) fn no_subject_config(subject: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::SubjectConfigNotFound,
+        format!("Subject '{subject}' does not have subject-level compatibility configured"),
+    )
+}

@@ -1,0 +1,107 @@
+//! The part of Confluent Schema Registry's REST API that clients use: the
+//! routes, and one module per resource.
+//!
+//! A subject is a URN name, a version a URN version, under the server's
+//! namespace. Error bodies and codes are Confluent's (`Errors.java`).
+//!
+//! | module | what |
+//! |---|---|
+//! | [`subjects`] | subjects and their versions: list, read, register, look up |
+//! | [`schemas`] | schemas by id, the schema types |
+//! | [`compatibility`] | compatibility tests |
+//! | [`config`] | compatibility levels |
+//! | [`request`] | reading paths, bodies and the schema a request sends |
+//! | [`error`] | the registry's errors as Confluent's codes |
+//!
+//! The bodies and codes they answer are written by
+//! [`wire::confluent`](super::wire::confluent).
+
+mod compatibility;
+mod config;
+mod error;
+mod request;
+mod schemas;
+mod subjects;
+
+use axum::http::Method;
+use axum::routing::{delete, get, post, put};
+use axum::Router;
+
+use self::error::{not_permitted, ApiError, ErrorCode};
+use super::state::AppState;
+
+/// The read routes, and the answers of the writes on a server that does
+/// not publish (`42205`).
+pub(crate) fn reads(state: AppState) -> Router {
+    Router::new()
+        .route("/subjects", get(subjects::subjects))
+        .route(
+            "/subjects/{subject}",
+            post(subjects::lookup).delete(never_deleted),
+        )
+        .route(
+            "/subjects/{subject}/versions",
+            get(subjects::versions).fallback(read_only),
+        )
+        .route(
+            "/subjects/{subject}/versions/{version}",
+            get(subjects::version).delete(never_deleted),
+        )
+        .route(
+            "/subjects/{subject}/versions/{version}/schema",
+            get(subjects::version_schema),
+        )
+        .route("/schemas/types", get(schemas::types))
+        .route("/schemas/ids/{id}", get(schemas::by_id))
+        .route("/schemas/ids/{id}/schema", get(schemas::by_id_schema))
+        .route("/schemas/ids/{id}/subjects", get(schemas::id_subjects))
+        .route("/schemas/ids/{id}/versions", get(schemas::id_versions))
+        .route(
+            "/compatibility/subjects/{subject}/versions",
+            post(compatibility::all),
+        )
+        .route(
+            "/compatibility/subjects/{subject}/versions/{version}",
+            post(compatibility::one),
+        )
+        .route("/config", get(config::global).fallback(read_only))
+        .route(
+            "/config/{subject}",
+            get(config::subject_level).fallback(read_only),
+        )
+        .fallback(not_found)
+        .with_state(state)
+}
+
+/// The write routes (the caller puts them behind the credential check).
+pub(crate) fn publishes(state: AppState) -> Router {
+    Router::new()
+        .route("/subjects/{subject}/versions", post(subjects::register))
+        .route("/config", put(config::set_global))
+        .route(
+            "/config/{subject}",
+            put(config::set_subject_level).merge(delete(config::clear_subject_level)),
+        )
+        .with_state(state)
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(ErrorCode::NotFound, "HTTP 404 Not Found")
+}
+
+/// A Confluent write on a server that publishes nothing (or another
+/// method on a read route).
+async fn read_only(method: Method) -> ApiError {
+    if method == Method::POST || method == Method::PUT || method == Method::DELETE {
+        not_permitted("this server is read-only: it registers no schema and changes no config")
+    } else {
+        ApiError::new(ErrorCode::MethodNotAllowed, "HTTP 405 Method Not Allowed")
+    }
+}
+
+async fn never_deleted() -> ApiError {
+    not_permitted(
+        "schemas are never deleted: a stored message's schema must resolve for ever, so no \
+         subject or version is ever removed",
+    )
+}

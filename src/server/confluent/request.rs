@@ -1,0 +1,222 @@
+//! Reading a Confluent request: subjects, versions and ids from the path,
+//! JSON bodies, the schema a register, lookup or compatibility test sends.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::Path;
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
+use crate::server::state::AppState;
+use crate::store::SchemaId;
+use dataschema_core::clip;
+use dataschema_core::{Error, Schema, Urn};
+
+/// The subject a route names, checked as a URN name.
+pub(crate) fn subject(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    let Path(subject) = path.map_err(|rejection| invalid_subject_path(&rejection))?;
+    checked_subject(subject)
+}
+
+/// The subject (checked) and the version (as written) a route names.
+pub(crate) fn subject_version(
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(String, String), ApiError> {
+    let Path((subject, version)) = path.map_err(|rejection| invalid_subject_path(&rejection))?;
+    Ok((checked_subject(subject)?, version))
+}
+
+fn invalid_subject_path(rejection: &PathRejection) -> ApiError {
+    ApiError::new(
+        ErrorCode::InvalidSubject,
+        format!("invalid subject: {}", rejection.body_text()),
+    )
+}
+
+fn checked_subject(subject: String) -> Result<String, ApiError> {
+    match Urn::check_name(&subject) {
+        Ok(()) => Ok(subject),
+        Err(reason) => Err(ApiError::new(
+            ErrorCode::InvalidSubject,
+            format!(
+                "invalid subject {:?}: {reason}; a subject is the name of a schema URN \
+                 (lowercase letters, digits, `.`, `_` and `-`, at most 200 characters)",
+                clip(&subject, 100)
+            ),
+        )),
+    }
+}
+
+/// Which version a route names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Which {
+    Latest,
+    Exact(u32),
+}
+
+/// The version a route names: `latest` (any case), `-1`, or 1 to
+/// 4294967295 (42202 for anything else).
+pub(crate) fn which(version: &str) -> Result<Which, ApiError> {
+    if version.eq_ignore_ascii_case("latest") || version == "-1" {
+        return Ok(Which::Latest);
+    }
+    match version.parse::<u32>() {
+        Ok(v) if v > 0 && !version.starts_with('+') => Ok(Which::Exact(v)),
+        _ => Err(ApiError::new(
+            ErrorCode::InvalidVersion,
+            format!(
+                "invalid version {:?}: a version is an integer from 1 to 4294967295, or latest",
+                clip(version, 40)
+            ),
+        )),
+    }
+}
+
+/// The id a route names (40403 for one no schema can have: Confluent's
+/// ids are positive 32-bit signed integers).
+pub(crate) fn parse_id(id: &str) -> Result<SchemaId, ApiError> {
+    match id.parse::<SchemaId>() {
+        Ok(id) if id > 0 && id <= i32::MAX as u32 => Ok(id),
+        _ => Err(ApiError::new(
+            ErrorCode::SchemaNotFound,
+            format!("schema {:?} not found", clip(id, 40)),
+        )),
+    }
+}
+
+/// The URN of `subject`'s `version`, under the server's namespace.
+pub(crate) fn urn(state: &AppState, subject: &str, version: u32) -> Result<Urn, ApiError> {
+    format!("urn:{}:schema:{subject}:{version}", state.namespace())
+        .parse()
+        .map_err(|err: Error| ApiError::new(ErrorCode::InvalidSubject, err.chain().to_string()))
+}
+
+/// A JSON request body.
+pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
+    body: Result<Bytes, BytesRejection>,
+) -> Result<T, ApiError> {
+    let body = body.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::new(
+                ErrorCode::TooLarge,
+                "the request body is larger than this server accepts",
+            )
+        } else {
+            bad_request(rejection.body_text())
+        }
+    })?;
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(bad_request(
+            "the request has no body: expected a JSON object",
+        ));
+    }
+    serde_json::from_slice(&body).map_err(|err| {
+        bad_request(format!(
+            "the request body is not the JSON expected: {}",
+            clip(&err.to_string(), 200)
+        ))
+    })
+}
+
+/// The body of register, lookup and compatibility requests. `metadata`,
+/// `ruleSet`, `normalize`, `guid`, `id` and `version` are accepted and
+/// ignored.
+#[derive(Deserialize)]
+struct SchemaRequest {
+    schema: Option<String>,
+    #[serde(rename = "schemaType")]
+    schema_type: Option<String>,
+    references: Option<Value>,
+}
+
+/// The schema a request sends, under `subject` and `version`.
+pub(crate) fn candidate(
+    state: &AppState,
+    subject: &str,
+    version: u32,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Schema, ApiError> {
+    let request: SchemaRequest = json_body(body)?;
+    match &request.references {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(references)) if references.is_empty() => {}
+        Some(_) => {
+            return Err(invalid_schema(
+                "schema references are not supported: a JSON Schema refers to another schema \
+                 by its URN (\"$ref\": \"urn:...\") instead",
+            ))
+        }
+    }
+    match request.schema_type.as_deref() {
+        Some(t) if t.eq_ignore_ascii_case("JSON") => {}
+        None => {
+            return Err(invalid_schema(
+                "Avro schemas are not supported: a request without schemaType is Avro; this \
+                 server takes JSON Schema (schemaType JSON)",
+            ))
+        }
+        Some(t) if t.eq_ignore_ascii_case("AVRO") => {
+            return Err(invalid_schema(
+                "Avro schemas are not supported: this server takes JSON Schema (schemaType JSON)",
+            ))
+        }
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => {
+            return Err(invalid_schema(
+                "PROTOBUF schemas are not accepted through the Confluent API: this server does \
+                 not compile .proto text; publish a protobuf schema as a descriptor set through \
+                 the native API (PUT /publish/schemas/{urn}), or send JSON Schema",
+            ))
+        }
+        Some(t) => {
+            return Err(invalid_schema(format!(
+                "unknown schemaType {:?}: expected JSON",
+                clip(t, 40)
+            )))
+        }
+    }
+    let text = request
+        .schema
+        .filter(|text| !text.is_empty())
+        .ok_or_else(|| invalid_schema("the request has no schema"))?;
+    if text.len() > state.max_schema_bytes() {
+        return Err(ApiError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "the schema is {} bytes, more than the {} this server accepts",
+                text.len(),
+                state.max_schema_bytes()
+            ),
+        ));
+    }
+    Ok(Schema::json(urn(state, subject, version)?, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_ids_parse_strictly() {
+        assert_eq!(which("latest").ok(), Some(Which::Latest));
+        assert_eq!(which("LATEST").ok(), Some(Which::Latest));
+        assert_eq!(which("-1").ok(), Some(Which::Latest));
+        assert_eq!(which("3").ok(), Some(Which::Exact(3)));
+        for bad in ["0", "+3", "-2", "x", "4294967296", ""] {
+            assert_eq!(
+                which(bad).err().map(|e| e.code),
+                Some(ErrorCode::InvalidVersion),
+                "{bad}"
+            );
+        }
+        assert_eq!(parse_id("7").ok(), Some(7));
+        for bad in ["0", "-1", "x", "99999999999"] {
+            assert_eq!(
+                parse_id(bad).err().map(|e| e.code),
+                Some(ErrorCode::SchemaNotFound),
+                "{bad}"
+            );
+        }
+    }
+}

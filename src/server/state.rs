@@ -1,0 +1,118 @@
+//! What every handler shares: the registry, the settings, the cache, and
+//! the lookups both APIs make through them (a URN's entry, an id's entry,
+//! a name's versions).
+
+use std::sync::Arc;
+
+use super::cache::{Cache, IdEntry, UrnEntry};
+use super::config::Config;
+use crate::store::SchemaId;
+use crate::Registry;
+use dataschema_core::{Error, Urn};
+
+/// The state of one server: cloned into every handler (a reference
+/// count).
+#[derive(Clone)]
+pub(crate) struct AppState {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    registry: Registry,
+    namespace: String,
+    max_schema_bytes: usize,
+    cache: Cache,
+}
+
+impl AppState {
+    pub(crate) fn new(registry: Registry, config: &Config) -> AppState {
+        AppState {
+            inner: Arc::new(Shared {
+                registry,
+                namespace: config.namespace().to_owned(),
+                max_schema_bytes: config.max_schema_bytes(),
+                cache: Cache::new(config.cache_bytes()),
+            }),
+        }
+    }
+
+    /// The namespace of Confluent subjects.
+    pub(crate) fn namespace(&self) -> &str {
+        &self.inner.namespace
+    }
+
+    /// The largest schema published.
+    pub(crate) fn max_schema_bytes(&self) -> usize {
+        self.inner.max_schema_bytes
+    }
+
+    /// Runs a registry call on the blocking pool (stores are synchronous).
+    /// A panic there is a store failure, not a crash.
+    pub(crate) async fn blocking<T, F>(&self, f: F) -> Result<T, Error>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Registry) -> Result<T, Error> + Send + 'static,
+    {
+        let registry = self.inner.registry.clone();
+        tokio::task::spawn_blocking(move || f(&registry))
+            .await
+            .unwrap_or_else(|join| {
+                Err(Error::Store {
+                    source: Box::new(join),
+                })
+            })
+    }
+
+    /// The entry of `urn` (its schema, id and answers), from the cache or
+    /// the store.
+    pub(crate) async fn urn_entry(&self, urn: Urn) -> Result<Arc<UrnEntry>, Error> {
+        if let Some(hit) = self.inner.cache.by_urn(urn.as_ref()) {
+            return Ok(hit);
+        }
+        let (schema, id) = self
+            .blocking(move |registry| {
+                let schema = registry.resolve(&urn)?;
+                let id = registry.id_of(&urn)?;
+                Ok((schema, id))
+            })
+            .await?;
+        Ok(self.inner.cache.insert_urn(&schema, id))
+    }
+
+    /// The entry of the URN a request spells as `key`. A URN spelled
+    /// canonically is looked up as it came, without parsing (a canonical
+    /// string parses to itself); any other spelling is parsed into its
+    /// canonical form first ([`Error::InvalidUrn`] if it is none).
+    pub(crate) async fn urn_entry_of(&self, key: &str) -> Result<Arc<UrnEntry>, Error> {
+        match self.inner.cache.by_urn(key) {
+            Some(hit) => Ok(hit),
+            None => self.urn_entry(key.parse()?).await,
+        }
+    }
+
+    /// The entry of `id` (its schema's Confluent answers), from the cache
+    /// or the store.
+    pub(crate) async fn id_entry(&self, id: SchemaId) -> Result<Arc<IdEntry>, Error> {
+        if let Some(entry) = self.inner.cache.by_id(id) {
+            return Ok(entry);
+        }
+        let schema = self
+            .blocking(move |registry| registry.schema_by_id(id))
+            .await?;
+        Ok(self.inner.cache.insert_id(id, &schema))
+    }
+
+    /// Every URN `id` is held under (none for an id no schema has), in the
+    /// store's order.
+    pub(crate) async fn urns_of_id(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
+        self.blocking(move |registry| registry.urns_of_id(id)).await
+    }
+
+    /// The versions of `name` in `namespace`, ascending (empty for none).
+    pub(crate) async fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_owned();
+        let name = name.to_owned();
+        self.blocking(move |registry| registry.versions_in(&namespace, &name))
+            .await
+    }
+}

@@ -1,0 +1,282 @@
+//! Confluent Schema Registry's REST API on the wire: its content type, its
+//! error codes and error body, and the JSON bodies of its answers.
+
+use std::borrow::Cow;
+
+use axum::body::Bytes;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use crate::store::SchemaId;
+use dataschema_core::compat::CompatReport;
+use dataschema_core::{Compatibility, Language, Schema};
+
+/// Confluent's content type, used for every Confluent answer.
+pub(crate) const CONTENT_TYPE: &str = crate::protocol::content_type::CONFLUENT_JSON;
+
+/// The `error_code` of a Confluent error body, each with its HTTP status.
+/// The five-digit codes are Confluent's (`Errors.java`); `400`, `404` and
+/// `405` are the plain HTTP refusals, which Confluent answers with the
+/// status as the code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrorCode {
+    /// 400: a request this server cannot read (body, query).
+    BadRequest,
+    /// 404: no such route.
+    NotFound,
+    /// 405: a method the route does not take.
+    MethodNotAllowed,
+    /// 40101: a publish without the credential, or with a wrong one (401).
+    Unauthorized,
+    /// 40401: the subject has no version (404).
+    SubjectNotFound,
+    /// 40402: the subject has no such version (404).
+    VersionNotFound,
+    /// 40403: no schema has the id, or none under the subject matches (404).
+    SchemaNotFound,
+    /// 40408: the subject has no compatibility level of its own (404).
+    SubjectConfigNotFound,
+    /// 40901: the schema conflicts with the subject: incompatible, out of
+    /// order, or the URN is held with other bytes (409).
+    Conflict,
+    /// 42201: the schema is not one this server takes (422).
+    InvalidSchema,
+    /// 42202: a version that is no version (422).
+    InvalidVersion,
+    /// 42203: a compatibility level that is none (422).
+    InvalidCompatibilityLevel,
+    /// 42205: refused, whoever asks: a write on a read-only server, a
+    /// delete (422).
+    NotPermitted,
+    /// 42208: a subject that cannot be a URN name (422).
+    InvalidSubject,
+    /// 42209: a schema or a body over the cap (413).
+    TooLarge,
+    /// 50001: the store failed (500).
+    StoreFailed,
+    /// 50002: the request took longer than the request timeout (503).
+    Timeout,
+}
+
+impl ErrorCode {
+    /// The number written as `error_code`.
+    pub(crate) fn number(self) -> u32 {
+        match self {
+            ErrorCode::BadRequest => 400,
+            ErrorCode::NotFound => 404,
+            ErrorCode::MethodNotAllowed => 405,
+            ErrorCode::Unauthorized => 40101,
+            ErrorCode::SubjectNotFound => 40401,
+            ErrorCode::VersionNotFound => 40402,
+            ErrorCode::SchemaNotFound => 40403,
+            ErrorCode::SubjectConfigNotFound => 40408,
+            ErrorCode::Conflict => 40901,
+            ErrorCode::InvalidSchema => 42201,
+            ErrorCode::InvalidVersion => 42202,
+            ErrorCode::InvalidCompatibilityLevel => 42203,
+            ErrorCode::NotPermitted => 42205,
+            ErrorCode::InvalidSubject => 42208,
+            ErrorCode::TooLarge => 42209,
+            ErrorCode::StoreFailed => 50001,
+            ErrorCode::Timeout => 50002,
+        }
+    }
+
+    /// The HTTP status answered with it.
+    pub(crate) fn status(self) -> StatusCode {
+        match self {
+            ErrorCode::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorCode::Unauthorized => StatusCode::UNAUTHORIZED,
+            ErrorCode::NotFound
+            | ErrorCode::SubjectNotFound
+            | ErrorCode::VersionNotFound
+            | ErrorCode::SchemaNotFound
+            | ErrorCode::SubjectConfigNotFound => StatusCode::NOT_FOUND,
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::Conflict => StatusCode::CONFLICT,
+            ErrorCode::InvalidSchema
+            | ErrorCode::InvalidVersion
+            | ErrorCode::InvalidCompatibilityLevel
+            | ErrorCode::NotPermitted
+            | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+}
+
+/// A Confluent error: `{"error_code": N, "message": ...}` under the
+/// code's status.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub(crate) code: ErrorCode,
+    pub(crate) message: String,
+}
+
+impl ApiError {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        json_answer(
+            self.code.status(),
+            &json!({"error_code": self.code.number(), "message": self.message}),
+        )
+    }
+}
+
+/// A JSON answer with Confluent's content type under `status`.
+pub(crate) fn json_answer(status: StatusCode, value: &Value) -> Response {
+    super::body::json_answer(status, CONTENT_TYPE, value)
+}
+
+/// `value` as a `200`.
+pub(crate) fn ok(value: &Value) -> Response {
+    json_answer(StatusCode::OK, value)
+}
+
+/// Prebuilt bytes as a `200` with Confluent's content type: a cached JSON
+/// answer, or a schema string raw (`.../schema` routes).
+pub(crate) fn raw(bytes: Bytes) -> Response {
+    super::body::bytes_answer(CONTENT_TYPE, bytes)
+}
+
+/// Confluent's name of a language (`schemaType`).
+pub(crate) fn schema_type(language: Language) -> &'static str {
+    match language {
+        Language::Protobuf => "PROTOBUF",
+        _ => "JSON",
+    }
+}
+
+/// Confluent's name of a compatibility level (`BACKWARD`, ...).
+pub(crate) fn level_name(mode: Compatibility) -> String {
+    mode.as_str().to_ascii_uppercase()
+}
+
+/// The schema as Confluent's `schema` string: a JSON Schema's text; a
+/// protobuf descriptor set in base64.
+fn schema_string(schema: &Schema) -> Cow<'_, str> {
+    match schema.language() {
+        Language::Protobuf => {
+            use base64::Engine as _;
+            Cow::Owned(base64::engine::general_purpose::STANDARD.encode(schema.bytes()))
+        }
+        _ => String::from_utf8_lossy(schema.bytes()),
+    }
+}
+
+/// [`schema_string`] as bytes, the answer of the `.../schema` routes: the
+/// schema's own (shared, not copied) when its text is them.
+pub(crate) fn schema_text(schema: &Schema) -> Bytes {
+    match schema_string(schema) {
+        Cow::Borrowed(_) => schema.shared_bytes(),
+        Cow::Owned(text) => Bytes::from(text),
+    }
+}
+
+/// A subject's version: `{"subject", "version", "id", "schemaType",
+/// "schema"}` (a version read, a lookup).
+pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
+    json!({
+        "subject": schema.urn().name(),
+        "version": schema.urn().version(),
+        "id": id,
+        "schemaType": schema_type(schema.language()),
+        "schema": schema_string(schema),
+    })
+}
+
+/// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
+/// URN).
+pub(crate) fn version_json(schema: &Schema, id: SchemaId) -> Bytes {
+    Bytes::from(schema_json(schema, id).to_string())
+}
+
+/// The answer of `GET /schemas/ids/{id}`, serialized (cached per id).
+pub(crate) fn id_json(schema: &Schema) -> Bytes {
+    let value = json!({
+        "schemaType": schema_type(schema.language()),
+        "schema": schema_string(schema),
+    });
+    Bytes::from(value.to_string())
+}
+
+/// The answer of a register: the version `schema` was given under
+/// `subject`, with its id.
+pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema: &Schema) -> Value {
+    json!({
+        "id": id,
+        "subject": subject,
+        "version": version,
+        "schemaType": "JSON",
+        "schema": String::from_utf8_lossy(schema.bytes()),
+    })
+}
+
+/// One of an id's subject versions (`GET /schemas/ids/{id}/versions`).
+pub(crate) fn subject_version_json(subject: &str, version: u32) -> Value {
+    json!({"subject": subject, "version": version})
+}
+
+/// The answer of a compatibility test; `verbose` adds the breaking
+/// changes as `messages` and the whole `report`.
+pub(crate) fn compatibility_json(report: &CompatReport, verbose: bool) -> Value {
+    let mut answer = json!({"is_compatible": report.is_compatible()});
+    if verbose {
+        let messages: Vec<String> = report.breaking().map(ToString::to_string).collect();
+        answer["messages"] = json!(messages);
+        answer["report"] = super::body::report_json(report);
+    }
+    answer
+}
+
+/// A compatibility level read or cleared: `{"compatibilityLevel": ...}`.
+pub(crate) fn level_json(mode: Compatibility) -> Value {
+    json!({"compatibilityLevel": level_name(mode)})
+}
+
+/// A compatibility level set: `{"compatibility": ...}`.
+pub(crate) fn level_set_json(mode: Compatibility) -> Value {
+    json!({"compatibility": level_name(mode)})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_code_has_its_number_and_status() {
+        let cases = [
+            (ErrorCode::BadRequest, 400, 400),
+            (ErrorCode::NotFound, 404, 404),
+            (ErrorCode::MethodNotAllowed, 405, 405),
+            (ErrorCode::Unauthorized, 40101, 401),
+            (ErrorCode::SubjectNotFound, 40401, 404),
+            (ErrorCode::VersionNotFound, 40402, 404),
+            (ErrorCode::SchemaNotFound, 40403, 404),
+            (ErrorCode::SubjectConfigNotFound, 40408, 404),
+            (ErrorCode::Conflict, 40901, 409),
+            (ErrorCode::InvalidSchema, 42201, 422),
+            (ErrorCode::InvalidVersion, 42202, 422),
+            (ErrorCode::InvalidCompatibilityLevel, 42203, 422),
+            (ErrorCode::NotPermitted, 42205, 422),
+            (ErrorCode::InvalidSubject, 42208, 422),
+            (ErrorCode::TooLarge, 42209, 413),
+            (ErrorCode::StoreFailed, 50001, 500),
+            (ErrorCode::Timeout, 50002, 503),
+        ];
+        for (code, number, status) in cases {
+            assert_eq!(code.number(), number, "{code:?}");
+            assert_eq!(code.status().as_u16(), status, "{code:?}");
+        }
+    }
+}
