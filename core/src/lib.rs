@@ -13,6 +13,7 @@
 
 pub mod compat;
 mod error;
+mod json;
 mod resolver;
 mod schema;
 mod urn;

@@ -15,7 +15,7 @@
 
 mod frame;
 #[cfg(feature = "json")]
-mod json;
+use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
 mod protobuf;
 #[cfg(feature = "protobuf")]
@@ -38,7 +38,7 @@ pub mod scan;
 /// refuse the schema, which the guard then validates with `jsonschema`.
 #[cfg(feature = "json")]
 pub mod json_plan {
-    pub use super::json::plan::{JsonPlan, PlanRefusal};
+    pub use crate::json::validate::plan::{JsonPlan, PlanRefusal};
 }
 
 /// Which engine checks the payload bytes of a JSON Schema

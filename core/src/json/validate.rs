@@ -38,11 +38,11 @@ mod scanner;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
-use super::{JsonEngine, Options, Report, Violation, ViolationKind, MAX_VIOLATIONS};
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
 use crate::urn::Urn;
+use crate::validate::{JsonEngine, Options, Report, Violation, ViolationKind, MAX_VIOLATIONS};
 
 /// The largest compiled program one pattern may have (the `regex` crate's
 /// size limit), and the largest lazy-DFA cache it may use while matching
