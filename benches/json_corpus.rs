@@ -72,7 +72,11 @@ fn run_bare(p: &Prepared, payloads: &[Vec<u8>]) -> usize {
 fn run_guard(p: &Prepared, payloads: &[Vec<u8>]) -> usize {
     payloads
         .iter()
-        .filter(|payload| p.guard.validate(black_box(&p.entry.urn), black_box(payload)).is_ok())
+        .filter(|payload| {
+            p.guard
+                .validate(black_box(&p.entry.urn), black_box(payload))
+                .is_ok()
+        })
         .count()
 }
 

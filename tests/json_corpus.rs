@@ -15,7 +15,10 @@ mod corpus;
 fn corpus_verdicts_equal_jsonschema() {
     let entries = corpus::load();
     let real = entries.iter().filter(|e| e.name != "order-event").count();
-    assert!(real >= 20, "the corpus holds {real} real-world schemas, not 20");
+    assert!(
+        real >= 20,
+        "the corpus holds {real} real-world schemas, not 20"
+    );
     let mut rows = Vec::new();
     for entry in &entries {
         let urn = entry.urn.parse().unwrap();
@@ -30,7 +33,8 @@ fn corpus_verdicts_equal_jsonschema() {
                 let value: Value = serde_json::from_slice(payload).unwrap();
                 let expected = bare.is_valid(&value);
                 assert_eq!(
-                    expected, written_valid,
+                    expected,
+                    written_valid,
                     "{} instance {i}: written {} but jsonschema says {}",
                     entry.name,
                     if written_valid { "valid" } else { "invalid" },

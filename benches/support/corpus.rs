@@ -49,11 +49,10 @@ pub fn load() -> Vec<Entry> {
             let schema_bytes = std::fs::read(schemas.join(format!("{name}.json"))).unwrap();
             let schema = serde_json::from_slice(&schema_bytes).unwrap();
             let path = dir().join("instances").join(format!("{name}.json"));
-            let instances: Value =
-                serde_json::from_slice(&std::fs::read(&path).unwrap_or_else(|err| {
-                    panic!("{}: {err}", path.display())
-                }))
-                .unwrap();
+            let instances: Value = serde_json::from_slice(
+                &std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display())),
+            )
+            .unwrap();
             let set = |kind: &str| -> Vec<Vec<u8>> {
                 instances[kind]
                     .as_array()

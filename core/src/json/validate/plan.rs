@@ -10,16 +10,24 @@
 //! `patternProperties`, `additionalProperties`, `required`,
 //! `dependentRequired`, `dependentSchemas`, `dependencies`, `propertyNames`,
 //! `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
-//! `minLength`/`maxLength`, `pattern`, `format`, `enum`/`const` over scalars,
+//! `minLength`/`maxLength`, `pattern`, `format`, `contentMediaType`/
+//! `contentEncoding` (drafts 6 and 7, which assert them), `enum`/`const`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,
 //! `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
 //! pointer in the same document (`$defs`, `definitions`, or anywhere).
 //!
-//! Anything else `jsonschema` would act on (`uniqueItems`, `contains`,
-//! `min`/`maxProperties`, `unevaluated*`, `$dynamicRef`, `$recursiveRef`,
-//! a `$ref` by URN or to an anchor, an `$id` below the root, a custom
-//! `$schema`, an `enum` holding arrays or objects, an in-place `$ref`
-//! cycle) makes [`JsonPlan::compile`] refuse: such a schema is validated by
+//! Some keywords are left to `jsonschema` on their subvalue alone: the
+//! scanner reads the value, parses just its bytes and asks a small
+//! validator of those keywords (`uniqueItems` on arrays of two items or
+//! more, `minProperties` of 2 or more and `maxProperties` on objects the
+//! member count does not decide, `enum`/`const` holding arrays or objects
+//! on arrays and objects); the rest of the payload stays on the scanner
+//! ([`JsonPlan::fallback_subschemas`] counts such subschemas).
+//!
+//! Anything else `jsonschema` would act on (`contains`, `unevaluated*`,
+//! `$dynamicRef`, `$recursiveRef`, a `$ref` by URN or to an anchor, an
+//! `$id` below the root, a custom `$schema`, an in-place `$ref` cycle)
+//! makes [`JsonPlan::compile`] refuse: such a schema is validated by
 //! `jsonschema` alone, as before. Keywords `jsonschema` ignores (annotations,
 //! unknown keywords, a keyword of another draft) are ignored here too.
 //!
@@ -174,6 +182,22 @@ pub(super) struct Node {
     /// compares strings by their text). Strings are checked here; other
     /// values still ask [`Node::choice`].
     pub(super) strings: Option<Box<[Box<str>]>>,
+    /// `enum`/`const` holds an array or an object: an array or object value
+    /// is parsed from its bytes and asked about ([`Node::choice`]).
+    pub(super) compound_choice: bool,
+    /// The keywords the scanner leaves to `jsonschema` on the subvalue
+    /// alone (`uniqueItems`, `minProperties`, `maxProperties`): asked about
+    /// an array or object value parsed from its bytes, when the fast paths
+    /// below do not decide.
+    pub(super) extra: Option<jsonschema::Validator>,
+    /// `uniqueItems: true` (an array of fewer than two items is unique).
+    pub(super) unique: bool,
+    /// `minProperties` (an object with fewer members fails; at most one is
+    /// decided here, as duplicate keys cannot make one member none).
+    pub(super) min_properties: u64,
+    /// `maxProperties` (an object with no more members, duplicates
+    /// counted, passes).
+    pub(super) max_properties: u64,
     /// Nothing but in-place applicators (a `$ref` alone, say): the value is
     /// read only by them, not first by this node.
     pub(super) only_in_place: bool,
@@ -217,6 +241,11 @@ impl Node {
             text: None,
             choice: None,
             strings: None,
+            compound_choice: false,
+            extra: None,
+            unique: false,
+            min_properties: 0,
+            max_properties: u64::MAX,
             only_in_place: false,
             min_length: 0,
             max_length: u64::MAX,
@@ -259,6 +288,7 @@ impl Node {
             && self.numeric.is_none()
             && self.text.is_none()
             && self.choice.is_none()
+            && self.extra.is_none()
             && self.min_length == 0
             && self.max_length == u64::MAX
             && self.min_items == 0
@@ -312,6 +342,18 @@ impl Node {
 pub struct JsonPlan {
     pub(super) nodes: Vec<Node>,
     pub(super) root: u32,
+}
+
+impl JsonPlan {
+    /// How many subschemas leave a keyword to `jsonschema` on their
+    /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
+    /// their fast paths, `enum`/`const` of arrays or objects).
+    pub fn fallback_subschemas(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.extra.is_some() || n.compound_choice)
+            .count()
+    }
 }
 
 impl fmt::Debug for JsonPlan {
@@ -463,10 +505,9 @@ struct Builder<'s> {
 /// Keywords `jsonschema` acts on that the scanner does not cover.
 fn uncovered(draft: Draft, key: &str) -> bool {
     match key {
-        "uniqueItems" | "minProperties" | "maxProperties" | "discriminator" => true,
+        "discriminator" => true,
         "contains" => draft >= Draft::D6,
         "minContains" | "maxContains" => draft >= Draft::D2019,
-        "contentMediaType" | "contentEncoding" => matches!(draft, Draft::D6 | Draft::D7),
         "$recursiveRef" => draft == Draft::D2019,
         "$dynamicRef" => draft == Draft::D2020,
         "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,
@@ -538,6 +579,7 @@ impl Builder<'_> {
         let mut numeric = Map::new();
         let mut text = Map::new();
         let mut choice = Map::new();
+        let mut extra = Map::new();
         for (key, value) in map {
             if uncovered(draft, key) {
                 return Err(PlanRefusal::new(format!("`{key}` is not covered")));
@@ -640,18 +682,39 @@ impl Builder<'_> {
                 "pattern" | "format" => {
                     text.insert(key.clone(), value.clone());
                 }
+                // Asserted on strings by drafts 6 and 7 (`jsonschema`
+                // reads them as annotations in the others).
+                "contentMediaType" | "contentEncoding"
+                    if matches!(draft, Draft::D6 | Draft::D7) =>
+                {
+                    text.insert(key.clone(), value.clone());
+                }
+                "uniqueItems" => {
+                    if value == &Value::Bool(true) {
+                        node.unique = true;
+                    }
+                    extra.insert(key.clone(), value.clone());
+                }
+                "minProperties" => {
+                    node.min_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
+                "maxProperties" => {
+                    node.max_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
                 "enum" => {
                     let Value::Array(options) = value else {
                         return Err(PlanRefusal::new("`enum` is not an array"));
                     };
                     if options.iter().any(|v| v.is_array() || v.is_object()) {
-                        return Err(PlanRefusal::new("`enum` holds an array or an object"));
+                        node.compound_choice = true;
                     }
                     choice.insert(key.clone(), value.clone());
                 }
                 "const" if draft >= Draft::D6 => {
                     if value.is_array() || value.is_object() {
-                        return Err(PlanRefusal::new("`const` is an array or an object"));
+                        node.compound_choice = true;
                     }
                     choice.insert(key.clone(), value.clone());
                 }
@@ -702,6 +765,9 @@ impl Builder<'_> {
         if !choice.is_empty() {
             node.strings = strings_only(&choice);
             node.choice = Some(self.mini(choice)?);
+        }
+        if node.unique || node.min_properties > 0 || node.max_properties < u64::MAX {
+            node.extra = Some(self.mini(extra)?);
         }
         if node.asserts_nothing() {
             node.kind = Kind::Any;
