@@ -54,7 +54,8 @@ pub enum JsonEngine {
     /// `jsonschema`'s.
     Scanner,
     /// The scanner, leaving some keywords (`uniqueItems`, `minProperties`,
-    /// `maxProperties`, `enum` of arrays or objects) of
+    /// `maxProperties`, `enum` of arrays or objects) or whole subschemas
+    /// (with `contains`, `unevaluated*`) of
     /// `fallback_subschemas` subschemas to `jsonschema` on their subvalue
     /// alone, parsed from its bytes; the rest of the payload is scanned.
     Mixed {

@@ -22,9 +22,13 @@
 //! more, `minProperties` of 2 or more and `maxProperties` on objects the
 //! member count does not decide, `enum`/`const` holding arrays or objects
 //! on arrays and objects); the rest of the payload stays on the scanner
-//! ([`JsonPlan::fallback_subschemas`] counts such subschemas).
+//! A subschema below the root using `contains`, `minContains`,
+//! `maxContains` or `unevaluated*` is left whole to `jsonschema` the same
+//! way (a validator of the root document, entered at that subschema), unless
+//! the document uses dynamic references or the subschema holds an `$id`.
+//! ([`JsonPlan::fallback_subschemas`] counts such subschemas.)
 //!
-//! Anything else `jsonschema` would act on (`contains`, `unevaluated*`,
+//! Anything else `jsonschema` would act on (those keywords at the root,
 //! `$dynamicRef`, `$recursiveRef`, a `$ref` by URN or to an anchor, an
 //! `$id` below the root, a custom `$schema`, an in-place `$ref` cycle)
 //! makes [`JsonPlan::compile`] refuse: such a schema is validated by
@@ -190,6 +194,9 @@ pub(super) struct Node {
     /// an array or object value parsed from its bytes, when the fast paths
     /// below do not decide.
     pub(super) extra: Option<jsonschema::Validator>,
+    /// The whole subschema, left to `jsonschema` on the value parsed from
+    /// its bytes (`contains`, `unevaluated*`): the node checks nothing else.
+    pub(super) whole: Option<jsonschema::Validator>,
     /// `uniqueItems: true` (an array of fewer than two items is unique).
     pub(super) unique: bool,
     /// `minProperties` (an object with fewer members fails; at most one is
@@ -243,6 +250,7 @@ impl Node {
             strings: None,
             compound_choice: false,
             extra: None,
+            whole: None,
             unique: false,
             min_properties: 0,
             max_properties: u64::MAX,
@@ -289,6 +297,7 @@ impl Node {
             && self.text.is_none()
             && self.choice.is_none()
             && self.extra.is_none()
+            && self.whole.is_none()
             && self.min_length == 0
             && self.max_length == u64::MAX
             && self.min_items == 0
@@ -347,11 +356,12 @@ pub struct JsonPlan {
 impl JsonPlan {
     /// How many subschemas leave a keyword to `jsonschema` on their
     /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
-    /// their fast paths, `enum`/`const` of arrays or objects).
+    /// their fast paths, `enum`/`const` of arrays or objects, a subschema
+    /// with `contains` or `unevaluated*` left whole).
     pub fn fallback_subschemas(&self) -> usize {
         self.nodes
             .iter()
-            .filter(|n| n.extra.is_some() || n.compound_choice)
+            .filter(|n| n.extra.is_some() || n.whole.is_some() || n.compound_choice)
             .count()
     }
 }
@@ -421,6 +431,8 @@ impl JsonPlan {
             assert_formats,
             nodes: Vec::new(),
             at: HashMap::new(),
+            root_value: None,
+            subtree_fallback: !holds_key(schema, &["$dynamicRef", "$recursiveRef"]),
         };
         let root = builder.node(0, String::new(), schema)?;
         let plan = JsonPlan {
@@ -500,6 +512,62 @@ struct Builder<'s> {
     depth: usize,
     /// Node of each subschema compiled so far, by document and JSON pointer.
     at: HashMap<(usize, String), u32>,
+    /// Whether a subschema may be left whole to `jsonschema` ([`Node::whole`]):
+    /// not when the document uses dynamic references, whose scope starts at
+    /// the root.
+    subtree_fallback: bool,
+    /// The root document, shared by the [`Node::whole`] validators.
+    root_value: Option<std::sync::Arc<Value>>,
+}
+
+/// Keywords whose subschema the scanner leaves whole to `jsonschema` on
+/// its subvalue ([`Node::whole`]), below the root.
+fn subtree_keyword(draft: Draft, key: &str) -> bool {
+    match key {
+        "contains" => draft >= Draft::D6,
+        "minContains" | "maxContains" | "unevaluatedItems" | "unevaluatedProperties" => {
+            draft >= Draft::D2019
+        }
+        _ => false,
+    }
+}
+
+/// Whether `value` holds any of `keys` as an object key, at any depth.
+fn holds_key(value: &Value, keys: &[&str]) -> bool {
+    let mut open = vec![value];
+    while let Some(value) = open.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.keys().any(|k| keys.contains(&k.as_str())) {
+                    return true;
+                }
+                open.extend(map.values());
+            }
+            Value::Array(items) => open.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The URI the root document is served under to a [`Node::whole`]
+/// validator (its `$ref` names the subschema by JSON pointer in it).
+const ROOT_URI: &str = "urn:dataschema:json-plan:root";
+
+/// Serves the root document to a [`Node::whole`] validator, and nothing else.
+struct RootDocument(std::sync::Arc<Value>);
+
+impl jsonschema::Retrieve for RootDocument {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        if uri.as_str() == ROOT_URI {
+            Ok((*self.0).clone())
+        } else {
+            Err(format!("{uri} is not served to a subschema's validator").into())
+        }
+    }
 }
 
 /// Keywords `jsonschema` acts on that the scanner does not cover.
@@ -575,6 +643,18 @@ impl Builder<'_> {
                 node.all_of.push(self.reference(doc, reference)?);
                 return Ok(node);
             }
+        }
+        if doc == 0
+            && !pointer.is_empty()
+            && self.subtree_fallback
+            && map.keys().any(|key| subtree_keyword(draft, key))
+            && !map
+                .keys()
+                .any(|key| uncovered(draft, key) && !subtree_keyword(draft, key))
+            && !holds_key(&Value::Object(map.clone()), &["$id", "id", "$anchor"])
+        {
+            node.whole = Some(self.whole(pointer)?);
+            return Ok(node);
         }
         let mut numeric = Map::new();
         let mut text = Map::new();
@@ -927,6 +1007,46 @@ impl Builder<'_> {
         self.uris.push(uri.to_owned());
         self.docs.push(value);
         Some(self.docs.len() - 1)
+    }
+
+    /// A `jsonschema` validator of the whole subschema at `pointer` in the
+    /// root document (the document served to it, the subschema named by
+    /// `$ref`), with the root's `$schema` and the guard's options.
+    fn whole(&mut self, pointer: &str) -> Built<jsonschema::Validator> {
+        let root = match &self.root_value {
+            Some(root) => std::sync::Arc::clone(root),
+            None => {
+                let root = std::sync::Arc::new(self.docs[0].clone());
+                self.root_value = Some(std::sync::Arc::clone(&root));
+                root
+            }
+        };
+        let mut wrapper = Map::new();
+        if let Some(uri) = &self.schema_uri {
+            wrapper.insert("$schema".into(), uri.clone());
+        }
+        let mut reference = format!("{ROOT_URI}#");
+        for c in pointer.chars() {
+            // A URI fragment: the pointer percent-encoded where it must be.
+            if c.is_ascii_alphanumeric() || "/~-._".contains(c) {
+                reference.push(c);
+            } else {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    reference.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+        wrapper.insert("$ref".into(), Value::String(reference));
+        let patterns = jsonschema::PatternOptions::regex()
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT);
+        jsonschema::options()
+            .should_validate_formats(self.assert_formats)
+            .with_pattern_options(patterns)
+            .with_retriever(RootDocument(root))
+            .build(&Value::Object(wrapper))
+            .map_err(|err| PlanRefusal::new(format!("a subschema does not compile: {err}")))
     }
 
     /// A `jsonschema` validator for a few keywords of one subschema, with

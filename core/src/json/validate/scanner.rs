@@ -132,6 +132,13 @@ impl JsonPlan {
             Kind::Check => {}
         }
         let start = cur.pos;
+        if let Some(whole) = &node.whole {
+            cur.skip(depth)?;
+            let Ok(value) = serde_json::from_slice::<Value>(&cur.bytes[start..cur.pos]) else {
+                return Err(Stop::Unsure);
+            };
+            return Ok(whole.is_valid(&value));
+        }
         if node.only_in_place {
             // Each applicator reads the whole value (its syntax too), and
             // leaves the cursor after it.
