@@ -4,7 +4,7 @@
 //! runs this: the feature is off there, and `schemas/` is not packaged.
 //!
 //! It also bundles `tests/data/bundle_ids/` (a folder whose lock records
-//! registry ids) into `OUT_DIR/bundle_ids/`, which `tests/bundle.rs`
+//! registry ids) into `OUT_DIR/bundle_ids/`, which `tests/cli/bundle.rs`
 //! includes: the build of a published folder, end to end.
 
 fn main() {

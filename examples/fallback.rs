@@ -14,7 +14,7 @@
 //! for good); v2, never fetched, fails open as `unreachable` and is counted
 //! in `dataschema_unvalidated_total{reason="unreachable"}`, read back from
 //! the Prometheus recorder it installs. It exits non-zero if any of that does not happen
-//! (`tests/fallback_example.rs` runs it).
+//! (`tests/cli/fallback_example.rs` runs it).
 
 use std::time::{Duration, Instant};
 

@@ -9,7 +9,7 @@
 //! Input: two bytes of length `n`, `n` bytes of descriptor set, then the
 //! payload. The prior version for the compatibility check is the same set
 //! with its last message's last field removed. Seed it with
-//! `fuzz/scan_descriptors.binpb` and the sets `tests/hostile_protobuf.rs`
+//! `fuzz/scan_descriptors.binpb` and the sets `tests/validate/hostile_protobuf.rs`
 //! builds (see the seeds in `fuzz/seeds/descriptors/`).
 //!
 //! `cargo +nightly fuzz run descriptors seeds/descriptors` (from `fuzz/`)

@@ -1,5 +1,5 @@
 //! The fuzz targets' bodies: one function a target, `run(data)`, shared by
-//! `cargo fuzz` (`fuzz_targets/`) and by `tests/fuzz_corpus.rs`, which runs
+//! `cargo fuzz` (`fuzz_targets/`) and by `tests/validate/fuzz_corpus.rs`, which runs
 //! each over its committed seeds (`seeds/<target>/`) on stable.
 
 pub mod compat_json;

@@ -1,5 +1,5 @@
 //! See `bodies/json_schema.rs`: the same function runs over the committed seeds
-//! as an ordinary test on stable (`tests/fuzz_corpus.rs`).
+//! as an ordinary test on stable (`tests/validate/fuzz_corpus.rs`).
 #![no_main]
 
 #[path = "../bodies/mod.rs"]

@@ -1,5 +1,5 @@
 //! See `bodies/urn.rs`: the same function runs over the committed seed
-//! corpus as an ordinary test on stable (`tests/fuzz_corpus.rs`).
+//! corpus as an ordinary test on stable (`tests/validate/fuzz_corpus.rs`).
 #![no_main]
 
 #[path = "../bodies/mod.rs"]

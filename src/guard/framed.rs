@@ -86,7 +86,7 @@ impl Guard {
 }
 
 fn frame_invalid(message: String) -> Invalid {
-    // A constant, tested to parse (tests/guard_framed.rs): not reachable
+    // A constant, tested to parse (tests/guard/framed.rs): not reachable
     // from input.
     let urn: Urn = FRAME_URN.parse().expect("FRAME_URN is a URN");
     Invalid::new(urn, vec![core::violation("", ViolationKind::Wire, message)])

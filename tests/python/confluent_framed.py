@@ -1,5 +1,5 @@
 """Frames payloads with Confluent's own JSONSerializer against a dataschema
-server (its Confluent API), for tests/confluent_framed.rs.
+server (its Confluent API), for tests/server/confluent_framed.rs.
 
     python confluent_framed.py URL TOKEN OUT_DIR
 

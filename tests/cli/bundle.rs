@@ -1,0 +1,623 @@
+//! Bundling at `cargo build`: what the bundle holds, and every build error.
+
+use crate::common;
+
+use common::samples;
+
+#[test]
+fn the_bundle_holds_the_sample_schemas() {
+    let bundle = dataschema::include_bundle!();
+    assert_eq!(bundle.len(), 5);
+    let listed: Vec<String> = samples()
+        .list()
+        .unwrap()
+        .iter()
+        .map(|u| u.to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "urn:acme:schema:common.address:1",
+            "urn:acme:schema:customers.registered:1",
+            "urn:acme:schema:orders.created:1",
+            "urn:acme:schema:orders.created:2",
+            "urn:acme:schema:orders.shipped:1",
+        ]
+    );
+    let shipped = samples()
+        .resolve(&common::urn("urn:acme:schema:orders.shipped:1"))
+        .unwrap();
+    assert_eq!(shipped.language(), dataschema::Language::Protobuf);
+    assert_eq!(shipped.root(), Some("acme.orders.v1.OrderShipped"));
+    let json = samples()
+        .resolve(&common::urn("urn:acme:schema:orders.created:1"))
+        .unwrap();
+    assert_eq!(
+        json.bytes(),
+        std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/orders.created.v1.json"
+        ))
+        .unwrap()
+    );
+}
+
+/// `tests/data/bundle_ids/`, bundled by the build script as a user's
+/// build script bundles its folder: its lock records the ids a real
+/// `dataschema publish` got (greeting and hello hold one content: id 1;
+/// tally: id 2; unpublished is locked with no id).
+fn published_bundle() -> dataschema::bundle::Bundle {
+    include!(concat!(env!("OUT_DIR"), "/bundle_ids/dataschema_bundle.rs"))
+}
+
+#[cfg(feature = "json")]
+fn frame(id: u32, body: &[u8]) -> Vec<u8> {
+    let mut out = vec![0];
+    out.extend_from_slice(&id.to_be_bytes());
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn a_bundle_of_a_published_folder_answers_its_lock_ids_offline() {
+    use dataschema::{Error, Registry, Resolver as _};
+
+    let bundle = published_bundle();
+    let mut ids: Vec<(&str, u32)> = bundle.ids().collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [
+            ("urn:acme:schema:greeting:1", 1),
+            ("urn:acme:schema:hello:1", 1),
+            ("urn:acme:schema:tally:1", 2)
+        ]
+    );
+    let registry = Registry::from_bundle(bundle).unwrap();
+    let urn = common::urn;
+    assert_eq!(
+        registry.id_of(&urn("urn:acme:schema:greeting:1")).unwrap(),
+        1
+    );
+    assert_eq!(registry.id_of(&urn("urn:acme:schema:hello:1")).unwrap(), 1);
+    assert_eq!(registry.id_of(&urn("urn:acme:schema:tally:1")).unwrap(), 2);
+    // Held, but never published: no id, rather than a number of the process.
+    assert!(matches!(
+        registry.id_of(&urn("urn:acme:schema:unpublished:1")),
+        Err(Error::NoId { .. })
+    ));
+    assert!(matches!(
+        registry.id_of(&urn("urn:acme:schema:nobody:1")),
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        registry.schema_by_id(1).unwrap().urn().as_str(),
+        "urn:acme:schema:greeting:1"
+    );
+    assert_eq!(
+        registry.urns_of_id(1).unwrap(),
+        [
+            urn("urn:acme:schema:greeting:1"),
+            urn("urn:acme:schema:hello:1")
+        ]
+    );
+    assert_eq!(
+        registry.resolve_id(2).unwrap().urn().as_str(),
+        "urn:acme:schema:tally:1"
+    );
+    // Only the lock's ids: the memory store numbered four contents (1 to
+    // 3 here), but 3 names nothing a registry assigned.
+    assert!(matches!(
+        registry.resolve_id(3),
+        Err(Error::IdNotFound { id: 3 })
+    ));
+
+    // Framed payloads validate offline (with the JSON validator compiled
+    // in; without it they fail open, no_validator, as any payload does).
+    #[cfg(feature = "json")]
+    framed_offline(registry);
+}
+
+#[cfg(feature = "json")]
+fn framed_offline(registry: dataschema::Registry) {
+    use dataschema::{Guard, Outcome, Reason};
+    let guard = Guard::new(registry);
+    assert!(matches!(
+        guard.validate_framed(&frame(2, br#"{"count": 4}"#)),
+        Ok(Outcome::Validated)
+    ));
+    let invalid = guard
+        .validate_framed(&frame(2, br#"{"count": -1}"#))
+        .unwrap_err();
+    assert_eq!(invalid.urn().as_str(), "urn:acme:schema:tally:1");
+    assert_eq!(invalid.violations()[0].path(), "/count");
+    assert!(matches!(
+        guard.validate_framed(&frame(1, br#"{"name": "Ada"}"#)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&frame(1, br#"{}"#)).is_err());
+    match guard.validate_framed(&frame(3, b"{}")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
+        other => panic!("expected not_found, got {other:?}"),
+    }
+    assert_eq!(guard.unvalidated(), 1);
+}
+
+#[test]
+fn the_generated_bundle_carries_the_lock_ids() {
+    let code =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/bundle_ids/dataschema_bundle.rs"))
+            .unwrap();
+    let line = |name: &str| {
+        code.lines()
+            .find(|line| line.contains(&format!("\"urn:acme:schema:{name}:1\"")))
+            .unwrap_or_else(|| panic!("no entry for {name}: {code}"))
+            .to_owned()
+    };
+    assert!(line("tally").ends_with(".with_id(2),"), "{}", line("tally"));
+    assert!(
+        !line("unpublished").contains("with_id"),
+        "{}",
+        line("unpublished")
+    );
+    // The sample bundle's lock records no ids: its entries carry none.
+    let samples =
+        std::fs::read_to_string(concat!(env!("OUT_DIR"), "/dataschema_bundle.rs")).unwrap();
+    assert!(!samples.contains("with_id"));
+}
+
+#[cfg(feature = "build")]
+mod build {
+    use std::fs;
+    use std::path::Path;
+
+    use dataschema::build::{self, BundleError, DiagnosticKind as Kind};
+
+    const ADDRESS: &str = r#"{"type":"object","properties":{"city":{"type":"string"}}}"#;
+    const PROTO: &str = "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\n";
+
+    fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    /// Every problem: the file, its kind, and its message.
+    fn problems(dir: &Path) -> Vec<(String, Kind, String)> {
+        let err: BundleError = build::check(dir).unwrap_err();
+        err.diagnostics()
+            .iter()
+            .map(|d| {
+                let file = d.path().file_name().unwrap().to_string_lossy().into_owned();
+                (file, d.kind(), d.message().to_owned())
+            })
+            .collect()
+    }
+
+    /// A problem of `kind` in `file`; its message names `detail` (the URN,
+    /// the key, the version to publish instead...).
+    fn assert_problem(dir: &Path, file: &str, kind: Kind, detail: &str) {
+        let found = problems(dir);
+        assert!(
+            found
+                .iter()
+                .any(|(f, k, m)| f == file && *k == kind && m.contains(detail)),
+            "no {kind:?} problem in {file} naming {detail:?}: {found:#?}"
+        );
+    }
+
+    #[test]
+    fn a_good_folder_checks_and_locks() {
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("address.v1.json", ADDRESS),
+            ("ping.v1.proto", PROTO),
+            ("README.md", "not a schema"),
+        ]);
+        let checked = build::check(dir.path()).unwrap();
+        let urns: Vec<String> = checked
+            .sources
+            .iter()
+            .map(|s| s.schema.urn().to_string())
+            .collect();
+        assert_eq!(
+            urns,
+            ["urn:acme:schema:address:1", "urn:acme:schema:ping:1"]
+        );
+        assert!(!checked.has_lock);
+        let added = build::lock(dir.path()).unwrap();
+        assert_eq!(added.len(), 2);
+        assert!(
+            build::lock(dir.path()).unwrap().is_empty(),
+            "locking again adds nothing"
+        );
+        let checked = build::check(dir.path()).unwrap();
+        assert!(checked.has_lock && checked.unlocked.is_empty());
+        // A new version is fine, and shows as not locked yet.
+        fs::write(dir.path().join("address.v2.json"), ADDRESS).unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        assert_eq!(checked.unlocked.len(), 1);
+    }
+
+    #[test]
+    fn a_changed_locked_schema_fails_naming_the_urn_and_the_next_version() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+        ]);
+        build::lock(dir.path()).unwrap();
+        let lock_before = fs::read(dir.path().join("dataschema.lock")).unwrap();
+        fs::write(dir.path().join("address.v1.json"), r#"{"type":"object"}"#).unwrap();
+        assert_problem(
+            dir.path(),
+            "address.v1.json",
+            Kind::Changed,
+            "urn:acme:schema:address:1 changed",
+        );
+        assert_problem(dir.path(), "address.v1.json", Kind::Changed, "version 2");
+        // Locking again refuses too, and leaves the lock as it was.
+        assert!(build::lock(dir.path()).is_err());
+        assert_eq!(
+            fs::read(dir.path().join("dataschema.lock")).unwrap(),
+            lock_before
+        );
+    }
+
+    #[test]
+    fn a_locked_proto_changes_when_an_import_changes() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n"),
+            ("ping.v1.proto", "syntax = \"proto3\";\npackage acme.v1;\nimport \"acme/v1/common.proto\";\nmessage Ping { Id id = 1; }\n"),
+            ("acme/v1/common.proto", "syntax = \"proto3\";\npackage acme.v1;\nmessage Id { string value = 1; }\n"),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::write(
+            dir.path().join("acme/v1/common.proto"),
+            "syntax = \"proto3\";\npackage acme.v1;\nmessage Id { int64 value = 1; }\n",
+        )
+        .unwrap();
+        assert_problem(dir.path(), "ping.v1.proto", Kind::Changed, "changed");
+    }
+
+    #[test]
+    fn a_locked_proto_changes_when_its_root_changes() {
+        let two = "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\nmessage Pong { string id = 1; }\n";
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("ping.v1.proto", two),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Pong\"\n",
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "ping.v1.proto",
+            Kind::Changed,
+            "urn:acme:schema:ping:1 changed",
+        );
+    }
+
+    #[test]
+    fn a_published_schema_may_not_disappear() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::remove_file(dir.path().join("address.v1.json")).unwrap();
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::Removed,
+            "urn:acme:schema:address:1 is published",
+        );
+    }
+
+    #[test]
+    fn a_locked_file_that_broke_is_one_problem_not_also_gone() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+        ]);
+        build::lock(dir.path()).unwrap();
+        fs::write(dir.path().join("address.v1.json"), "{ broken").unwrap();
+        let found = problems(dir.path());
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].1, Kind::NotJson, "{found:#?}");
+    }
+
+    #[test]
+    fn manifest_problems_name_the_manifest() {
+        let dir = folder(&[("address.v1.json", ADDRESS)]);
+        assert_problem(dir.path(), "dataschema.toml", Kind::Manifest, "namespace");
+        let dir = folder(&[("dataschema.toml", "namespace = \"a\"\n")]);
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "namespace \"a\"",
+        );
+        let dir = folder(&[(
+            "dataschema.toml",
+            "namespace = \"acme\"\nnamespcae = \"x\"\n",
+        )]);
+        assert_problem(dir.path(), "dataschema.toml", Kind::Manifest, "namespcae");
+        let dir = folder(&[(
+            "dataschema.toml",
+            "namespace = \"acme\"\n[roots]\n\"gone.v1\" = \"a.B\"\n",
+        )]);
+        assert_problem(dir.path(), "dataschema.toml", Kind::Manifest, "gone.v1");
+    }
+
+    #[test]
+    fn file_name_problems_name_the_file() {
+        for (name, needle) in [
+            ("address.json", "no version"),
+            ("address.v0.json", "version"),
+            ("address.v01.json", "version"),
+            ("address.v+1.json", "version"),
+            ("Address.v1.json", "start with a lowercase"),
+            ("add ress.v1.json", "invalid URN"),
+        ] {
+            let dir = folder(&[
+                ("dataschema.toml", "namespace = \"acme\"\n"),
+                (name, ADDRESS),
+            ]);
+            assert_problem(dir.path(), name, Kind::FileName, needle);
+        }
+    }
+
+    #[test]
+    fn schemas_that_do_not_compile_fail_with_the_compilers_message() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n[roots]\n\"bad.v1\" = \"acme.v1.Bad\"\n\"ping.v1\" = \"acme.v1.Nope\"\n"),
+            ("notjson.v1.json", "{ nope"),
+            ("badtype.v1.json", r#"{"type": "no-such-type"}"#),
+            ("dangling.v1.json", r#"{"$ref": "urn:acme:schema:nowhere:1"}"#),
+            ("bad.v1.proto", "syntax = \"proto3\";\nmessage Bad { strin id = 1; }\n"),
+            ("ping.v1.proto", PROTO),
+            ("noroot.v1.proto", PROTO.replace("Ping", "Pong").as_str()),
+        ]);
+        let found = problems(dir.path());
+        let has = |file: &str, kind: Kind, detail: &str| {
+            found
+                .iter()
+                .any(|(f, k, m)| f == file && *k == kind && m.contains(detail))
+        };
+        assert!(has("notjson.v1.json", Kind::NotJson, ""), "{found:#?}");
+        assert!(
+            has("badtype.v1.json", Kind::Unusable, "does not compile"),
+            "{found:#?}"
+        );
+        assert!(
+            has(
+                "dangling.v1.json",
+                Kind::Unusable,
+                "urn:acme:schema:nowhere:1"
+            ),
+            "{found:#?}"
+        );
+        assert!(
+            has("bad.v1.proto", Kind::ProtoDoesNotCompile, "strin"),
+            "{found:#?}"
+        );
+        assert!(
+            has("ping.v1.proto", Kind::Unusable, "acme.v1.Nope"),
+            "{found:#?}"
+        );
+        assert!(
+            has("noroot.v1.proto", Kind::MissingRoot, "[roots]"),
+            "{found:#?}"
+        );
+    }
+
+    #[test]
+    fn the_same_urn_twice_is_refused() {
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("ping.v1.json", ADDRESS),
+            ("ping.v1.proto", PROTO),
+        ]);
+        assert_problem(
+            dir.path(),
+            "ping.v1.proto",
+            Kind::Duplicate,
+            "also given by",
+        );
+    }
+
+    #[test]
+    fn bundle_refuses_to_run_outside_a_build_script() {
+        // Tests run without OUT_DIR in their environment.
+        if std::env::var_os("OUT_DIR").is_none() {
+            let err = build::bundle(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap_err();
+            assert_eq!(err.diagnostics()[0].kind(), Kind::NotInBuildScript);
+        }
+    }
+
+    #[test]
+    fn a_bundle_error_debug_prints_readably() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("x.v1.json", "{"),
+        ]);
+        let err = build::check(dir.path()).unwrap_err();
+        let debug = format!("{err:?}");
+        assert!(debug.starts_with("1 problem in the schemas:"), "{debug}");
+        assert!(debug.contains("x.v1.json: not JSON"), "{debug}");
+    }
+
+    const LOCK_HEAD: &str = "[schemas]\n";
+
+    /// The folder's lock: `[schemas]` as `build::lock` writes it, then
+    /// `ids` as an `[ids]` table.
+    fn lock_with_ids(dir: &Path, ids: &str) {
+        build::lock(dir).unwrap();
+        let path = dir.join(build::LOCK_FILE);
+        let lock = fs::read_to_string(&path).unwrap();
+        assert!(lock.contains(LOCK_HEAD));
+        fs::write(path, format!("{lock}\n[ids]\n{ids}")).unwrap();
+    }
+
+    #[test]
+    fn lock_ids_are_read_into_the_sources() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("address.v1.json", ADDRESS),
+            ("other.v1.json", "{}"),
+        ]);
+        lock_with_ids(dir.path(), "\"urn:acme:schema:address:1\" = 7\n");
+        let checked = build::check(dir.path()).unwrap();
+        let ids: Vec<Option<u32>> = checked.sources.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [Some(7), None]);
+    }
+
+    #[test]
+    fn lock_ids_that_contradict_each_other_fail_the_build() {
+        // One content under two URNs, two ids.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 3\n\"urn:acme:schema:b:1\" = 4\n",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::IdConflict,
+            "same content",
+        );
+        // One id for two contents.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", "{}"),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 3\n\"urn:acme:schema:b:1\" = 3\n",
+        );
+        assert_problem(dir.path(), "dataschema.lock", Kind::IdConflict, "same id 3");
+        // An id without a digest, and id 0.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(
+            dir.path(),
+            "\"urn:acme:schema:a:1\" = 0\n\"urn:acme:schema:gone:1\" = 5\n",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.lock",
+            Kind::Lock,
+            "a registry id is at least 1",
+        );
+        assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "does not lock");
+        // Not an id at all.
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+        ]);
+        lock_with_ids(dir.path(), "\"urn:acme:schema:a:1\" = -2\n");
+        assert_problem(dir.path(), "dataschema.lock", Kind::Lock, "");
+    }
+
+    #[test]
+    fn record_published_writes_ids_once_and_refuses_contradictions() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("a.v1.json", ADDRESS),
+            ("b.v1.json", ADDRESS),
+            ("c.v1.json", "{}"),
+        ]);
+        let checked = build::check(dir.path()).unwrap();
+        let urn = super::common::urn;
+        let (a, b, c) = (
+            urn("urn:acme:schema:a:1"),
+            urn("urn:acme:schema:b:1"),
+            urn("urn:acme:schema:c:1"),
+        );
+        let added = build::record_published(dir.path(), &checked, &[(a.clone(), 5)]).unwrap();
+        assert_eq!(added, std::slice::from_ref(&a));
+        let path = dir.path().join(build::LOCK_FILE);
+        let lock = fs::read_to_string(&path).unwrap();
+        assert!(
+            lock.contains("[ids]\n\"urn:acme:schema:a:1\" = 5\n"),
+            "{lock}"
+        );
+        assert!(
+            lock.contains("\"urn:acme:schema:a:1\" = \"sha256:"),
+            "{lock}"
+        );
+        // The old format still reads, and the new one checks.
+        let checked = build::check(dir.path()).unwrap();
+        assert_eq!(checked.sources[0].id, Some(5));
+        // Again: nothing new, the file untouched.
+        assert!(
+            build::record_published(dir.path(), &checked, &[(a.clone(), 5)])
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), lock);
+        // Another id for a, or for b (a's content), or a's id for c:
+        // refused, nothing written.
+        for (urn, id, needle) in [
+            (&a, 6, "lock records id 5"),
+            (&b, 6, "same content"),
+            (&c, 5, "same id 5"),
+        ] {
+            let err =
+                build::record_published(dir.path(), &checked, &[(urn.clone(), id)]).unwrap_err();
+            assert!(err.to_string().contains(needle), "{needle}: {err}");
+            assert_eq!(fs::read_to_string(&path).unwrap(), lock);
+        }
+        build::record_published(dir.path(), &checked, &[(b.clone(), 5), (c.clone(), 9)]).unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        let ids: Vec<Option<u32>> = checked.sources.iter().map(|s| s.id).collect();
+        assert_eq!(ids, [Some(5), Some(5), Some(9)]);
+    }
+
+    #[test]
+    fn the_sample_folder_passes_its_lock() {
+        let checked = build::check(concat!(env!("CARGO_MANIFEST_DIR"), "/schemas")).unwrap();
+        assert!(checked.has_lock);
+        assert!(
+            checked.unlocked.is_empty(),
+            "samples not locked: {:?}",
+            checked.unlocked
+        );
+    }
+
+    #[test]
+    fn the_committed_test_descriptor_set_matches_its_source() {
+        let mut compiler =
+            protox::Compiler::new([concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/schemas")])
+                .unwrap();
+        compiler.include_imports(true).include_source_info(false);
+        compiler.open_file("proto2.proto").unwrap();
+        assert_eq!(
+            compiler.encode_file_descriptor_set(),
+            super::common::read("schemas/proto2.binpb")
+        );
+    }
+}

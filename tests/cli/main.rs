@@ -1,0 +1,23 @@
+//! The command-line tool, bundling at `cargo build`, the shipped alerts and the examples (NATS consumer, fallback).
+//!
+//! One test binary per area (each links the whole crate once): every
+//! module below is one capability's tests, and the features a module
+//! needs are the `cfg` on its line, so a build without them still runs
+//! the rest.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+#[cfg(feature = "server")]
+#[path = "../common/server/mod.rs"]
+#[allow(dead_code)]
+mod server;
+
+#[cfg(feature = "json")]
+mod alerts;
+mod bundle;
+mod bundle_confinement;
+mod commands;
+mod fallback_example;
+mod nats_consumer;
+mod publish;

@@ -1,0 +1,856 @@
+//! `examples/nats_consumer.rs` against the real NATS JetStream server
+//! (`DATASCHEMA_NATS_URL`, default `nats://127.0.0.1:4222`) and a real
+//! registry server in this process as its fallback: a mixed stream, where
+//! every message must end (acknowledged, or dead-lettered with its
+//! violations in headers), and the `/metrics` the consumer's Prometheus
+//! exporter serves, which must count exactly what was sent.
+//!
+//! NATS unreachable: under `CI` the tests fail saying so; elsewhere they
+//! print that they skip.
+//!
+//! The consumer is the example's own binary. `cargo test` builds examples
+//! (without a `--test` filter), but `cargo test --test cli nats_consumer::` does
+//! not, and an old binary would be tested silently: so the test runs
+//! `cargo build --example nats_consumer` itself (cargo's `CARGO`), with
+//! this test's features (`--all-features` when it has them all, as
+//! `.ci/test` runs), into this test's target directory. When the binary
+//! is up to date that is a no-op of a second; otherwise only the example
+//! compiles (the library is shared with this test's build; a run with
+//! another package selection, such as `-p dataschema`, unifies features
+//! differently and may rebuild a few dependencies once).
+#![cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "json",
+    feature = "cloudevents"
+))]
+
+use crate::common;
+use crate::server;
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::{self, stream};
+use async_nats::HeaderMap;
+use dataschema::{Compatibility, Schema};
+
+const ORDER_V1: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}]}"#;
+const ORDER_V2: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}],"shipping_address":{"street":"1 Main St","city":"Utrecht","postcode":"3511 AB","country":"NL"}}"#;
+const ORDER_BAD: &str = r#"{"order_id":"ORD-1","customer_id":"cus_1","placed_at":"yesterday","currency":"EUR","items":[]}"#;
+const REFUND_SCHEMA: &str = r#"{"type":"object","properties":{"refund_id":{"type":"string","pattern":"^ref_"},"amount":{"type":"number","exclusiveMinimum":0}},"required":["refund_id","amount"]}"#;
+const REFUND_URN: &str = "urn:acme:schema:refunds.issued:1";
+
+/// The NATS URL, or `None` (skip) when it cannot be reached outside CI.
+async fn nats() -> Option<async_nats::Client> {
+    let url = std::env::var("DATASCHEMA_NATS_URL")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "nats://127.0.0.1:4222".to_owned());
+    let connected = async_nats::ConnectOptions::new()
+        .connection_timeout(Duration::from_secs(3))
+        .connect(url.as_str())
+        .await;
+    match connected {
+        Ok(client) => Some(client),
+        Err(err) => {
+            let message =
+                format!("NATS with JetStream at {url} (DATASCHEMA_NATS_URL) is unreachable: {err}");
+            if std::env::var_os("CI").is_some() {
+                panic!("{message}; under CI it must run (.ci/setup exports its URL)");
+            }
+            eprintln!("SKIPPED: {message}");
+            None
+        }
+    }
+}
+
+/// A name no other run (or test) uses.
+fn unique() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!(
+        "{}_{}_{}",
+        std::process::id(),
+        nanos % 1_000_000_000_000,
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The example binary, built once per test process with this test's
+/// features.
+fn consumer_binary() -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            // target/<profile>/deps/nats_consumer-<hash>
+            let profile_dir = exe
+                .parent()
+                .and_then(Path::parent)
+                .ok_or("no target directory above the test binary")?;
+            let target_dir = profile_dir
+                .parent()
+                .ok_or("no target directory above the profile directory")?;
+            let features: Vec<(&str, bool)> = [
+                ("json", cfg!(feature = "json")),
+                ("protobuf", cfg!(feature = "protobuf")),
+                ("build", cfg!(feature = "build")),
+                ("cli", cfg!(feature = "cli")),
+                ("server", cfg!(feature = "server")),
+                ("http", cfg!(feature = "http")),
+                ("cloudevents", cfg!(feature = "cloudevents")),
+                ("sqlite", cfg!(feature = "sqlite")),
+                ("postgres", cfg!(feature = "postgres")),
+                ("samples", cfg!(feature = "samples")),
+            ]
+            .into();
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let mut build = Command::new(cargo);
+            build.args(["build", "--example", "nats_consumer"]);
+            // Cargo sets these for a running test; a build script watching
+            // one (ring's watches CARGO_MANIFEST_DIR and OUT_DIR) would rerun, and
+            // everything above it rebuild, on each flip between the two.
+            for (name, _) in std::env::vars_os() {
+                let name = name.to_string_lossy();
+                if name.starts_with("CARGO_PKG_")
+                    || name.starts_with("CARGO_BIN_EXE_")
+                    || [
+                        "CARGO_MANIFEST_DIR",
+                        "CARGO_MANIFEST_PATH",
+                        "CARGO_CRATE_NAME",
+                        "CARGO_PRIMARY_PACKAGE",
+                        "CARGO_TARGET_TMPDIR",
+                        "CARGO_RUSTC_CURRENT_DIR",
+                        "OUT_DIR",
+                    ]
+                    .contains(&name.as_ref())
+                {
+                    build.env_remove(name.as_ref());
+                }
+            }
+            if features.iter().all(|(_, on)| *on) {
+                // As `cargo test --all-features` (.ci/test) selected the
+                // workspace's default members: the same feature
+                // unification, so the dependencies are not rebuilt.
+                build.arg("--all-features");
+            } else {
+                let on: Vec<&str> = features
+                    .iter()
+                    .filter_map(|(name, on)| on.then_some(*name))
+                    .collect();
+                build
+                    .arg("--no-default-features")
+                    .arg("--features")
+                    .arg(on.join(","));
+            }
+            build
+                .arg("--manifest-path")
+                .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+                .arg("--target-dir")
+                .arg(target_dir);
+            if profile_dir
+                .file_name()
+                .is_some_and(|name| name == "release")
+            {
+                build.arg("--release");
+            }
+            let out = build.output().map_err(|e| format!("running cargo: {e}"))?;
+            if !out.status.success() {
+                return Err(format!(
+                    "cargo build --example nats_consumer failed:\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            let binary = profile_dir
+                .join("examples")
+                .join(format!("nats_consumer{}", std::env::consts::EXE_SUFFIX));
+            if !binary.is_file() {
+                return Err(format!("{} is missing after the build", binary.display()));
+            }
+            Ok(binary)
+        })
+        .clone()
+        .unwrap_or_else(|why| panic!("{why}"))
+}
+
+/// A running consumer: its stdout lines arrive on a channel.
+struct Consumer {
+    child: Child,
+    lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+    seen: Vec<String>,
+    stderr: std::sync::Arc<Mutex<String>>,
+}
+
+impl Consumer {
+    fn start(args: &[String]) -> Consumer {
+        let mut child = Command::new(consumer_binary())
+            .args(args)
+            .env_remove("DATASCHEMA_REGISTRY_URL")
+            .env_remove("DATASCHEMA_MAX_MESSAGES")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the consumer starts");
+        let (tx, lines) = tokio::sync::mpsc::unbounded_channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = std::sync::Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let pipe = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(pipe).lines() {
+                let Ok(line) = line else { break };
+                let mut sink = sink.lock().unwrap();
+                sink.push_str(&line);
+                sink.push('\n');
+            }
+        });
+        Consumer {
+            child,
+            lines,
+            seen: Vec::new(),
+            stderr,
+        }
+    }
+
+    /// The next stdout line, within `timeout`.
+    async fn line(&mut self, timeout: Duration) -> String {
+        match tokio::time::timeout(timeout, self.lines.recv()).await {
+            Ok(Some(line)) => {
+                self.seen.push(line.clone());
+                line
+            }
+            Ok(None) => panic!(
+                "the consumer closed its stdout; it printed {:?}; stderr:\n{}",
+                self.seen,
+                self.stderr.lock().unwrap()
+            ),
+            Err(_) => panic!(
+                "no line from the consumer within {timeout:?}; it printed {:?}; stderr:\n{}",
+                self.seen,
+                self.stderr.lock().unwrap()
+            ),
+        }
+    }
+
+    /// Waits for the process to exit, within `timeout`.
+    async fn exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the consumer did not exit within {timeout:?}; stderr:\n{}",
+                self.stderr.lock().unwrap()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The rest of stdout after exit.
+    async fn rest(&mut self) -> Vec<String> {
+        let mut rest = Vec::new();
+        while let Ok(Some(line)) =
+            tokio::time::timeout(Duration::from_secs(5), self.lines.recv()).await
+        {
+            rest.push(line);
+        }
+        rest
+    }
+}
+
+impl Drop for Consumer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn binary_event(dataschema: Option<&str>, id: &str) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert("ce-specversion", "1.0");
+    headers.insert("ce-id", id);
+    headers.insert("ce-source", "/tests/nats_consumer");
+    headers.insert("ce-type", "com.acme.test");
+    headers.insert("Content-Type", "application/json");
+    if let Some(dataschema) = dataschema {
+        headers.insert("ce-dataschema", dataschema);
+    }
+    headers
+}
+
+fn structured_event(dataschema: &str, id: &str, data: &str) -> (HeaderMap, String) {
+    let mut headers = HeaderMap::new();
+    headers.insert("Content-Type", "application/cloudevents+json");
+    let body = format!(
+        r#"{{"specversion":"1.0","id":"{id}","source":"/tests/nats_consumer","type":"com.acme.test","dataschema":"{dataschema}","datacontenttype":"application/json","data":{data}}}"#
+    );
+    (headers, body)
+}
+
+/// The `dataschema_*` series of a Prometheus text exposition.
+fn dataschema_series(text: &str) -> BTreeMap<String, f64> {
+    text.lines()
+        .filter(|line| line.starts_with("dataschema_"))
+        .map(|line| {
+            let (key, value) = line.rsplit_once(' ').expect("a sample line");
+            (key.to_owned(), value.parse().expect("a sample value"))
+        })
+        .collect()
+}
+
+fn scrape(url: &str) -> String {
+    let mut reply = ureq::get(url)
+        .call()
+        .unwrap_or_else(|err| panic!("GET {url}: {err}"));
+    assert_eq!(reply.status().as_u16(), 200);
+    reply.body_mut().read_to_string().unwrap()
+}
+
+/// Publishes `body` with `headers` to `subject`, stored by JetStream.
+async fn publish(js: &jetstream::Context, subject: &str, headers: HeaderMap, body: &str) -> u64 {
+    js.publish_with_headers(subject.to_owned(), headers, body.to_owned().into())
+        .await
+        .unwrap()
+        .await
+        .unwrap()
+        .sequence
+}
+
+/// A message sent: subject, headers, body, the consumer's line for it,
+/// whether it is dead-lettered.
+type Sent<'a> = (String, HeaderMap, String, &'a str, bool);
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).map(|v| v.as_str())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+
+    // The fallback registry holds a schema the bundle lacks.
+    let running = server::start();
+    running
+        .registry
+        .publish(
+            Schema::json(common::urn(REFUND_URN), REFUND_SCHEMA),
+            Compatibility::None,
+        )
+        .unwrap();
+
+    let orders = format!("{prefix}.orders");
+    let refunds = format!("{prefix}.refunds");
+    let v1 = "urn:acme:schema:orders.created:1";
+    // (subject, headers, body, the consumer's line, dead-lettered)
+    let mut sent: Vec<Sent> = Vec::new();
+    sent.push((
+        orders.clone(),
+        binary_event(Some(v1), "e1"),
+        ORDER_V1.into(),
+        "validated",
+        false,
+    ));
+    let (h, b) = structured_event("urn:acme:schema:orders.created:2", "e2", ORDER_V2);
+    sent.push((orders.clone(), h, b, "validated", false));
+    sent.push((
+        orders.clone(),
+        binary_event(Some(v1), "e3"),
+        ORDER_BAD.into(),
+        "invalid (urn:acme:schema:orders.created:1, 3 violations)",
+        true,
+    ));
+    sent.push((
+        refunds.clone(),
+        binary_event(Some(REFUND_URN), "e4"),
+        r#"{"refund_id":"ref_9","amount":3}"#.into(),
+        "validated",
+        false,
+    ));
+    let (h, b) = structured_event(REFUND_URN, "e5", r#"{"refund_id":"R9","amount":-1}"#);
+    sent.push((
+        refunds.clone(),
+        h,
+        b,
+        "invalid (urn:acme:schema:refunds.issued:1, 2 violations)",
+        true,
+    ));
+    sent.push((
+        orders.clone(),
+        binary_event(Some("urn:acme:schema:nowhere.held:1"), "e6"),
+        ORDER_V1.into(),
+        "unvalidated (not_found)",
+        false,
+    ));
+    sent.push((
+        orders.clone(),
+        binary_event(None, "e7"),
+        ORDER_V1.into(),
+        "no schema",
+        false,
+    ));
+    sent.push((
+        orders.clone(),
+        binary_event(Some(v1), "e8"),
+        r#"{"order_id": "ord_a1b2c3","#.into(),
+        "invalid (urn:acme:schema:orders.created:1, 1 violations)",
+        true,
+    ));
+    let mut plain = HeaderMap::new();
+    plain.insert("Content-Type", "application/cloudevents+json");
+    sent.push((
+        orders.clone(),
+        plain,
+        "this is not a CloudEvent".into(),
+        "unreadable",
+        true,
+    ));
+    sent.push((
+        orders.clone(),
+        binary_event(Some("https://acme.example/orders.json"), "e10"),
+        ORDER_V1.into(),
+        "unvalidated (not_a_urn)",
+        false,
+    ));
+    for (number, (subject, headers, body, _, _)) in sent.iter().enumerate() {
+        let seq = publish(&js, subject, headers.clone(), body).await;
+        assert_eq!(seq, number as u64 + 1);
+    }
+
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        "--stream".into(),
+        stream_name.clone(),
+        "--subject".into(),
+        format!("{prefix}.*"),
+        "--consumer".into(),
+        consumer_name.clone(),
+        "--registry".into(),
+        running.url(""),
+        "--metrics".into(),
+        "127.0.0.1:0".into(),
+        "--nats".into(),
+        std::env::var("DATASCHEMA_NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into()),
+    ]);
+    let first = consumer.line(Duration::from_secs(30)).await;
+    let metrics_url = first
+        .strip_prefix("metrics on ")
+        .unwrap_or_else(|| panic!("first line: {first:?}"))
+        .to_owned();
+    let second = consumer.line(Duration::from_secs(30)).await;
+    assert!(second.starts_with("consuming "), "{second:?}");
+
+    // One line per message, in stream order.
+    for (number, (subject, _, _, verdict, dead)) in sent.iter().enumerate() {
+        let line = consumer.line(Duration::from_secs(30)).await;
+        let mut wanted = format!("message {} {subject}: {verdict}", number + 1);
+        if *dead {
+            wanted.push_str(&format!(" -> {subject}.dlq"));
+        }
+        assert_eq!(line, wanted);
+    }
+
+    // Every message acknowledged (double acks: confirmed before the line).
+    let stream_handle = js.get_stream(&stream_name).await.unwrap();
+    let info = stream_handle.consumer_info(&consumer_name).await.unwrap();
+    assert_eq!(info.delivered.stream_sequence, sent.len() as u64);
+    assert_eq!(info.ack_floor.stream_sequence, sent.len() as u64);
+    assert_eq!(
+        (info.num_pending, info.num_ack_pending, info.num_redelivered),
+        (0, 0, 0)
+    );
+
+    // The dead letters: the invalid and the unreadable, with headers.
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    let dead: Vec<(usize, &Sent)> = sent.iter().enumerate().filter(|(_, m)| m.4).collect();
+    assert_eq!(dlq.info().await.unwrap().state.messages, dead.len() as u64);
+    for (n, (number, (subject, original, body, _, _))) in dead.iter().enumerate() {
+        let letter = dlq.get_raw_message(n as u64 + 1).await.unwrap();
+        let h = &letter.headers;
+        assert_eq!(letter.subject.as_str(), format!("{subject}.dlq"));
+        assert_eq!(
+            letter.payload.as_ref(),
+            body.as_bytes(),
+            "the original body"
+        );
+        assert_eq!(
+            header(h, "Dataschema-Source-Stream"),
+            Some(stream_name.as_str())
+        );
+        assert_eq!(
+            header(h, "Dataschema-Source-Subject"),
+            Some(subject.as_str())
+        );
+        let source_sequence = (number + 1).to_string();
+        assert_eq!(
+            header(h, "Dataschema-Source-Sequence"),
+            Some(source_sequence.as_str())
+        );
+        // The original headers travel along.
+        assert_eq!(header(h, "ce-id"), header(original, "ce-id"));
+        assert_eq!(header(h, "Content-Type"), header(original, "Content-Type"));
+        let violations: Vec<&str> = (1..=16)
+            .map_while(|n| header(h, &format!("Dataschema-Violation-{n}")))
+            .collect();
+        for value in &violations {
+            assert!(
+                value.len() <= 300 && value.bytes().all(|b| (32..127).contains(&b)),
+                "{value:?}"
+            );
+        }
+        match number + 1 {
+            3 => {
+                assert_eq!(header(h, "Dataschema-Verdict"), Some("invalid"));
+                assert_eq!(header(h, "Dataschema-Urn"), Some(v1));
+                assert_eq!(header(h, "Dataschema-Violation-Count"), Some("3"));
+                let paths: Vec<&str> = violations
+                    .iter()
+                    .map(|v| v.split(' ').next().unwrap())
+                    .collect();
+                assert_eq!(
+                    paths,
+                    ["/items", "/order_id", "/placed_at"],
+                    "{violations:?}"
+                );
+            }
+            5 => {
+                assert_eq!(header(h, "Dataschema-Urn"), Some(REFUND_URN));
+                assert_eq!(header(h, "Dataschema-Violation-Count"), Some("2"));
+                let mut paths: Vec<&str> = violations
+                    .iter()
+                    .map(|v| v.split(' ').next().unwrap())
+                    .collect();
+                paths.sort();
+                assert_eq!(paths, ["/amount", "/refund_id"], "{violations:?}");
+            }
+            8 => {
+                assert_eq!(header(h, "Dataschema-Violation-Count"), Some("1"));
+                assert!(
+                    violations[0].starts_with("(root) (NotJson): "),
+                    "{violations:?}"
+                );
+            }
+            9 => {
+                assert_eq!(header(h, "Dataschema-Verdict"), Some("unreadable"));
+                assert!(header(h, "Dataschema-Error")
+                    .unwrap()
+                    .contains("not a JSON CloudEvent"));
+                assert!(header(h, "Dataschema-Urn").is_none());
+            }
+            other => panic!("message {other} was not to be dead-lettered"),
+        }
+    }
+
+    // The counters, exactly: every series the consumer exports.
+    let scraped = dataschema_series(&scrape(&metrics_url));
+    let mut wanted: BTreeMap<String, f64> = BTreeMap::new();
+    for urn in common::samples().list().unwrap() {
+        for name in ["dataschema_validated_total", "dataschema_invalid_total"] {
+            wanted.insert(format!("{name}{{schema=\"{}\"}}", urn.name()), 0.0);
+        }
+    }
+    for reason in dataschema::Reason::ALL {
+        wanted.insert(
+            format!("dataschema_unvalidated_total{{reason=\"{reason}\"}}"),
+            0.0,
+        );
+    }
+    for (series, value) in [
+        (
+            r#"dataschema_validated_total{schema="orders.created"}"#,
+            2.0,
+        ),
+        (r#"dataschema_invalid_total{schema="orders.created"}"#, 2.0),
+        (
+            r#"dataschema_validated_total{schema="refunds.issued"}"#,
+            1.0,
+        ),
+        (r#"dataschema_invalid_total{schema="refunds.issued"}"#, 1.0),
+        (r#"dataschema_unvalidated_total{reason="not_found"}"#, 1.0),
+        (r#"dataschema_unvalidated_total{reason="not_a_urn"}"#, 1.0),
+        ("dataschema_consumer_unreadable_total", 1.0),
+        ("dataschema_consumer_dead_letters_total", 4.0),
+    ] {
+        wanted.insert(series.to_owned(), value);
+    }
+    assert_eq!(scraped, wanted);
+
+    // SIGTERM: a clean stop.
+    let status = Command::new("kill")
+        .args(["-TERM", &consumer.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let exit = consumer.exit(Duration::from_secs(20)).await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    let rest = consumer.rest().await;
+    assert_eq!(
+        rest,
+        [format!("stopped after {} messages (signal)", sent.len())]
+    );
+
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    for n in 0..3 {
+        let headers = binary_event(Some("urn:acme:schema:orders.created:1"), &format!("m{n}"));
+        publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
+    }
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=2".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    let lines = consumer.rest().await;
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert!(
+        lines[0].starts_with("metrics on http://127.0.0.1:"),
+        "{lines:?}"
+    );
+    assert_eq!(lines[2], format!("message 1 {prefix}.orders: validated"));
+    assert_eq!(lines[3], format!("message 2 {prefix}.orders: validated"));
+    assert_eq!(
+        lines[4],
+        "stopped after 2 messages (--max-messages reached)"
+    );
+    let info = js
+        .get_stream(&stream_name)
+        .await
+        .unwrap()
+        .consumer_info(&consumer_name)
+        .await
+        .unwrap();
+    assert_eq!(info.ack_floor.stream_sequence, 2);
+    assert_eq!(
+        info.num_pending + info.num_ack_pending as u64,
+        1,
+        "{info:?}"
+    );
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(format!("{stream_name}_DLQ"))
+        .await
+        .unwrap();
+}
+
+/// An invalid message that fits the server's `max_payload`, but whose
+/// dead letter (its body, plus the violation headers) would not: the dead
+/// letter is stored without the body (saying so, and where the original
+/// is), and the original acknowledged, rather than redelivered forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body() {
+    let Some(client) = nats().await else { return };
+    let max_payload = client.server_info().max_payload;
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let subject = format!("{prefix}.orders");
+    // The original's headers are well under 512 bytes: it fits.
+    let filler = "x".repeat(max_payload - 512);
+    let big = format!(r#"{{"order_id": "{filler}"}}"#);
+    let v1 = "urn:acme:schema:orders.created:1";
+    publish(&js, &subject, binary_event(Some(v1), "big"), &big).await;
+    publish(&js, &subject, binary_event(Some(v1), "ok"), ORDER_V1).await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=2".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let lines = consumer.rest().await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    assert!(
+        lines.iter().any(
+            |line| line.starts_with(&format!("message 1 {subject}: invalid ("))
+                && line.ends_with(&format!("-> {subject}.dlq"))
+        ),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&format!("message 2 {subject}: validated")),
+        "{lines:?}"
+    );
+    let info = js
+        .get_stream(&stream_name)
+        .await
+        .unwrap()
+        .consumer_info(&consumer_name)
+        .await
+        .unwrap();
+    assert_eq!(info.ack_floor.stream_sequence, 2, "{info:?}");
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    assert_eq!(dlq.info().await.unwrap().state.messages, 1);
+    let letter = dlq.get_raw_message(1).await.unwrap();
+    assert!(letter.payload.is_empty(), "{} bytes", letter.payload.len());
+    let headers = letter.headers;
+    assert_eq!(header(&headers, "Dataschema-Verdict"), Some("invalid"));
+    assert_eq!(header(&headers, "Dataschema-Urn"), Some(v1));
+    assert_eq!(header(&headers, "Dataschema-Source-Sequence"), Some("1"));
+    let omitted = header(&headers, "Dataschema-Body-Omitted").unwrap_or_default();
+    assert!(
+        omitted.starts_with(&format!("{} bytes", big.len())),
+        "{headers:?}"
+    );
+    assert!(
+        header(&headers, "Dataschema-Violation-1").is_some(),
+        "{headers:?}"
+    );
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
+
+/// A producer cannot forge the verdict: `Dataschema-*` headers of the
+/// original, in any case, are not copied into its dead letter; others are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let subject = format!("{prefix}.orders");
+    let v1 = "urn:acme:schema:orders.created:1";
+    let mut headers = binary_event(Some(v1), "e11");
+    headers.insert("dataschema-verdict", "forged-verdict");
+    headers.insert("Dataschema-Violation-9", "forged-violation");
+    headers.insert("DATASCHEMA-URN", "forged-urn");
+    headers.insert("X-Keep", "kept");
+    publish(&js, &subject, headers, ORDER_BAD).await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=1".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let lines = consumer.rest().await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
+        consumer.stderr.lock().unwrap()
+    );
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
+    let letter = dlq.get_raw_message(1).await.unwrap();
+    let headers = letter.headers;
+    let mut shown = Vec::new();
+    for (name, values) in headers.iter() {
+        for value in values {
+            shown.push(format!("{}: {}", name.as_ref() as &str, value.as_str()));
+        }
+    }
+    assert!(
+        !shown.iter().any(|line| line.contains("forged")),
+        "{shown:?}"
+    );
+    assert_eq!(header(&headers, "Dataschema-Verdict"), Some("invalid"));
+    assert_eq!(header(&headers, "Dataschema-Urn"), Some(v1));
+    assert_eq!(header(&headers, "X-Keep"), Some("kept"));
+    assert_eq!(header(&headers, "ce-id"), Some("e11"));
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
+
+#[test]
+fn bad_flags_are_usage_errors() {
+    for args in [
+        &["--no-such-flag"][..],
+        &["--max-messages", "many"],
+        &["--subject", "events.>"],
+        &["--subject", "events.*", "--dead-letter", "events.dlq"],
+        &["--stream", "has.dot"],
+        &["--metrics"],
+    ] {
+        let out = Command::new(consumer_binary()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("nats_consumer: "), "{args:?}: {stderr}");
+    }
+}

@@ -1,0 +1,323 @@
+//! `Guard::validate_framed`: Confluent's wire format (magic byte 0, a
+//! 4-byte big-endian schema id, for protobuf the message indexes, then the
+//! body) validated with the outcome table of `Guard::validate`.
+
+use crate::common;
+
+use dataschema::{
+    Compatibility, Guard, MemoryStore, Outcome, Reason, Registry, Schema, ViolationKind, FRAME_URN,
+};
+use prost::Message as _;
+use prost_reflect::{DescriptorPool, DynamicMessage, Value};
+
+const SHIPPED: &str = "urn:acme:schema:orders.shipped:1";
+
+fn frame(id: u32, rest: &[u8]) -> Vec<u8> {
+    let mut out = vec![0];
+    out.extend_from_slice(&id.to_be_bytes());
+    out.extend_from_slice(rest);
+    out
+}
+
+fn json_registry() -> (Registry, u32) {
+    let registry = Registry::new(MemoryStore::new());
+    let stored = registry
+        .register(
+            Schema::json(
+                common::urn("urn:acme:schema:greeting:1"),
+                r#"{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}"#,
+            ),
+            Compatibility::None,
+        )
+        .unwrap();
+    (registry, stored.id)
+}
+
+#[test]
+fn a_json_frame_is_validated_against_the_schema_its_id_names() {
+    let (registry, id) = json_registry();
+    let guard = Guard::new(registry);
+    assert!(matches!(
+        guard.validate_framed(&frame(id, br#"{"name": "Ada"}"#)),
+        Ok(Outcome::Validated)
+    ));
+    let invalid = guard
+        .validate_framed(&frame(id, br#"{"name": 7}"#))
+        .unwrap_err();
+    assert_eq!(invalid.urn().as_str(), "urn:acme:schema:greeting:1");
+    assert_eq!(invalid.violations()[0].path(), "/name");
+    assert_eq!(guard.unvalidated(), 0);
+}
+
+#[test]
+fn a_broken_frame_is_invalid_and_names_what_is_wrong() {
+    let (registry, id) = json_registry();
+    let guard = Guard::new(registry);
+    for (payload, needle) in [
+        (Vec::new(), "at least 5 bytes"),
+        (vec![0, 0, 0], "this payload has 3"),
+        (
+            [&[1u8][..], &frame(id, b"{}")[1..]].concat(),
+            "magic byte is 0x01",
+        ),
+        (
+            [&[b'{'][..], b"\"name\": 1}"].concat(),
+            "magic byte is 0x7b",
+        ),
+    ] {
+        let invalid = guard.validate_framed(&payload).unwrap_err();
+        assert_eq!(invalid.urn().as_str(), FRAME_URN);
+        let violation = &invalid.violations()[0];
+        assert_eq!(violation.kind(), ViolationKind::Wire);
+        assert!(
+            violation.message().contains(needle),
+            "{payload:?}: {}",
+            violation.message()
+        );
+    }
+    assert_eq!(guard.unvalidated(), 0, "a broken frame is not failed open");
+}
+
+#[test]
+fn an_id_held_nowhere_fails_open_as_not_found_and_is_counted() {
+    let (registry, id) = json_registry();
+    let guard = Guard::new(registry);
+    match guard.validate_framed(&frame(id + 1000, b"{}")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => {
+            assert_eq!(unvalidated.reason(), Reason::NotFound);
+            assert!(unvalidated.to_string().contains(&format!("{}", id + 1000)));
+        }
+        other => panic!("expected not_found, got {other:?}"),
+    }
+    assert_eq!(guard.unvalidated(), 1);
+}
+
+#[test]
+fn an_embedded_registry_answers_no_ids_and_the_fallback_is_asked() {
+    // The bundle's memory store numbers schemas in load order: those are no
+    // registry's ids, and must not name schemas.
+    let guard = Guard::new(common::samples());
+    match guard.validate_framed(&frame(1, b"{}")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
+        other => panic!("expected not_found, got {other:?}"),
+    }
+    // A registry over a store behind it, as a fallback, answers its ids.
+    let (registry, id) = json_registry();
+    let guard = Guard::builder(common::samples()).fallback(registry).build();
+    assert!(matches!(
+        guard.validate_framed(&frame(id, br#"{"name": "Ada"}"#)),
+        Ok(Outcome::Validated)
+    ));
+}
+
+#[test]
+fn embed_with_ids_answers_the_given_ids_and_refuses_contradictions() {
+    use dataschema::Error;
+    let schemas = || {
+        vec![
+            Schema::json(common::urn("urn:acme:schema:a:1"), r#"{"type": "string"}"#),
+            Schema::json(common::urn("urn:acme:schema:b:1"), r#"{"type": "string"}"#),
+            Schema::json(common::urn("urn:acme:schema:c:1"), r#"{"type": "integer"}"#),
+        ]
+    };
+    let ids = |pairs: &[(&str, u32)]| -> Vec<(dataschema::Urn, u32)> {
+        pairs
+            .iter()
+            .map(|(urn, id)| (common::urn(urn), *id))
+            .collect()
+    };
+    let registry = Registry::embed_with_ids(
+        schemas(),
+        ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:c:1", 41)]),
+    )
+    .unwrap();
+    assert_eq!(
+        registry.id_of(&common::urn("urn:acme:schema:a:1")).unwrap(),
+        40
+    );
+    assert!(matches!(
+        registry.id_of(&common::urn("urn:acme:schema:b:1")),
+        Err(Error::NoId { .. })
+    ));
+    let guard = Guard::new(registry);
+    assert!(matches!(
+        guard.validate_framed(&frame(41, b"7")),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&frame(40, b"7")).is_err());
+    match guard.validate_framed(&frame(1, b"7")) {
+        Ok(Outcome::Unvalidated(unvalidated)) => assert_eq!(unvalidated.reason(), Reason::NotFound),
+        other => panic!("the store's own numbers are no ids: {other:?}"),
+    }
+    // `embed` answers no id at all, not the store's load-order numbers.
+    let plain = Registry::embed(schemas()).unwrap();
+    assert!(matches!(
+        plain.id_of(&common::urn("urn:acme:schema:a:1")),
+        Err(Error::NoId { .. })
+    ));
+    assert!(matches!(
+        plain.schema_by_id(1),
+        Err(Error::IdNotFound { id: 1 })
+    ));
+    assert!(plain.urns_of_id(1).unwrap().is_empty());
+
+    for (given, needle) in [
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:b:1", 42)]),
+            "hold the same content",
+        ),
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:c:1", 40)]),
+            "different contents but the same id 40",
+        ),
+        (
+            ids(&[("urn:acme:schema:a:1", 40), ("urn:acme:schema:a:1", 43)]),
+            "id",
+        ),
+    ] {
+        match Registry::embed_with_ids(schemas(), given) {
+            Err(err @ Error::IdConflict { .. }) => {
+                assert!(err.to_string().contains(needle), "{needle}: {err}")
+            }
+            other => panic!("{needle}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        Registry::embed_with_ids(schemas(), ids(&[("urn:acme:schema:zz:1", 9)])),
+        Err(Error::NotFound { .. })
+    ));
+}
+
+#[test]
+fn one_content_under_two_urns_has_one_id() {
+    let registry = Registry::new(MemoryStore::new());
+    let a = registry
+        .register(
+            Schema::json(common::urn("urn:acme:schema:a:1"), "{}"),
+            Compatibility::None,
+        )
+        .unwrap();
+    let b = registry
+        .register(
+            Schema::json(common::urn("urn:acme:schema:b:1"), "{}"),
+            Compatibility::None,
+        )
+        .unwrap();
+    assert_eq!(a.id, b.id);
+    assert_eq!(
+        registry.id_of(&common::urn("urn:acme:schema:b:1")).unwrap(),
+        a.id
+    );
+    assert_eq!(registry.urns_of_id(a.id).unwrap().len(), 2);
+    assert_eq!(
+        registry.schema_by_id(a.id).unwrap().urn().as_str(),
+        "urn:acme:schema:a:1"
+    );
+}
+
+/// The protobuf `OrderShipped` sample registered in a store-backed
+/// registry, its id, its root's top-level index, and a valid body.
+fn protobuf_setup() -> (Guard, u32, u64, Vec<u8>) {
+    let samples = common::samples();
+    let schema = samples.resolve(&common::urn(SHIPPED)).unwrap();
+    let pool = DescriptorPool::decode(schema.bytes()).unwrap();
+    let root = pool
+        .get_message_by_name("acme.orders.v1.OrderShipped")
+        .unwrap();
+    let index = root
+        .parent_file()
+        .messages()
+        .position(|m| m.full_name() == root.full_name())
+        .unwrap() as u64;
+    let mut shipped = DynamicMessage::new(root);
+    shipped.set_field_by_name("order_id", Value::String("ord_1".into()));
+    let body = shipped.encode_to_vec();
+    let registry = Registry::new(MemoryStore::new());
+    let id = registry.register(schema, Compatibility::None).unwrap().id;
+    (Guard::new(registry), id, index, body)
+}
+
+fn zigzag(value: i64) -> u8 {
+    let encoded = ((value << 1) ^ (value >> 63)) as u64;
+    assert!(encoded < 0x80, "one-byte varints in these tests");
+    encoded as u8
+}
+
+#[test]
+fn protobuf_frames_carry_message_indexes() {
+    let (guard, id, index, body) = protobuf_setup();
+    let indexes: Vec<u8> = if index == 0 {
+        vec![0] // the short form of [0]
+    } else {
+        vec![zigzag(1), zigzag(index as i64)]
+    };
+    let valid = frame(id, &[&indexes[..], &body[..]].concat());
+    assert!(matches!(
+        guard.validate_framed(&valid),
+        Ok(Outcome::Validated)
+    ));
+    // The long form of the same list.
+    let long = frame(
+        id,
+        &[&[zigzag(1), zigzag(index as i64)][..], &body[..]].concat(),
+    );
+    assert!(matches!(
+        guard.validate_framed(&long),
+        Ok(Outcome::Validated)
+    ));
+
+    // An index that names another message, or none, or a broken list.
+    let other = if index == 0 { 1 } else { 0 };
+    for (rest, with_body, needle) in [
+        (vec![zigzag(1), zigzag(other)], true, "names message"),
+        (vec![zigzag(1), zigzag(50)], true, "out of range"),
+        (vec![zigzag(-1)], true, "index count is -1"),
+        // The frame ends inside the list.
+        (vec![zigzag(2), zigzag(index as i64)], false, "truncated"),
+        (vec![0x80], false, "truncated"),
+        (vec![zigzag(1), zigzag(-3)], true, "not negative"),
+    ] {
+        let body: &[u8] = if with_body { &body } else { &[] };
+        let payload = frame(id, &[&rest[..], body].concat());
+        let invalid = guard.validate_framed(&payload).unwrap_err();
+        let violation = &invalid.violations()[0];
+        assert_eq!(violation.kind(), ViolationKind::Wire);
+        assert!(
+            violation.message().contains(needle),
+            "{rest:?}: {}",
+            violation.message()
+        );
+    }
+    // A count past Python's bound of 100,000 (a multi-byte varint).
+    let mut huge = Vec::new();
+    let mut count = (200_000u64) << 1;
+    while count >= 0x80 {
+        huge.push((count as u8) | 0x80);
+        count >>= 7;
+    }
+    huge.push(count as u8);
+    let invalid = guard.validate_framed(&frame(id, &huge)).unwrap_err();
+    assert!(invalid.violations()[0].message().contains("200000"));
+    assert_eq!(guard.unvalidated(), 0);
+}
+
+#[test]
+fn hostile_frames_never_panic() {
+    let (guard, id, _, body) = protobuf_setup();
+    let base = frame(id, &[&[0u8][..], &body[..]].concat());
+    for cut in 0..base.len() {
+        let _ = guard.validate_framed(&base[..cut]);
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..5_000 {
+        let mut payload = base.clone();
+        for _ in 0..3 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let at = 5 + (state as usize) % (payload.len() - 5);
+            payload[at] = (state >> 32) as u8;
+        }
+        let _ = guard.validate_framed(&payload);
+    }
+}

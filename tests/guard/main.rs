@@ -1,0 +1,30 @@
+//! The guard: outcomes, caching, retries, framing, allocation on the hot path, CloudEvents and violation reports.
+//!
+//! One test binary per area (each links the whole crate once): every
+//! module below is one capability's tests, and the features a module
+//! needs are the `cfg` on its line, so a build without them still runs
+//! the rest.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+#[path = "../common/counting_alloc.rs"]
+#[allow(dead_code)]
+mod counting_alloc;
+
+/// Counts this thread's allocations and live bytes (the allocation tests).
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
+
+#[cfg(feature = "protobuf")]
+mod alloc;
+mod basics;
+#[cfg(feature = "json")]
+mod cache_scale;
+mod cloudevents;
+#[cfg(all(feature = "json", feature = "protobuf"))]
+mod framed;
+mod prepare;
+mod resolve_alloc;
+mod retry;
+mod violations;

@@ -1,0 +1,692 @@
+//! The server's native API, its authentication, the path tricks that must
+//! not reach publish, and its limits: a real server on 127.0.0.1:0.
+#![cfg(feature = "server")]
+
+use crate::server;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use dataschema::server::{publish_router, router, Auth};
+use dataschema::{Error, MemoryStore, Registry};
+use server::*;
+
+const URN: &str = "urn:acme:schema:orders.created:1";
+const V1: &str = r#"{"type": "object", "properties": {"id": {"type": "string"}}}"#;
+const V2_NARROWED: &str = r#"{"type": "object", "properties": {"id": {"type": "integer"}}}"#;
+
+fn publish(running: &Running, urn: &str, body: &str, extra: &[(&str, &str)]) -> Reply {
+    let auth = bearer();
+    let mut headers = vec![("Authorization", auth.as_str())];
+    headers.extend_from_slice(extra);
+    call(
+        "PUT",
+        &running.url(&format!("/publish/schemas/{urn}")),
+        &headers,
+        body.as_bytes(),
+    )
+}
+
+#[test]
+fn publish_then_read_with_immutable_caching() {
+    let running = start();
+    let created = publish(&running, URN, V1, &[]);
+    assert_eq!(created.status, 201, "{}", created.text());
+    let id = created.json()["id"].as_u64().unwrap();
+    assert_eq!(created.json()["created"], true);
+    let again = publish(&running, URN, V1, &[]);
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["id"].as_u64(), Some(id));
+
+    let read = get(&running.url(&format!("/schemas/{URN}")));
+    assert_eq!(read.status, 200);
+    assert_eq!(read.text(), V1);
+    assert_eq!(read.header("content-type"), Some("application/schema+json"));
+    assert_eq!(read.header("dataschema-language"), Some("jsonschema"));
+    assert_eq!(read.header("dataschema-urn"), Some(URN));
+    assert_eq!(read.header("dataschema-id"), Some(id.to_string().as_str()));
+    let digest = read.header("dataschema-digest").unwrap().to_owned();
+    assert!(digest.starts_with("sha256:"));
+    let etag = format!("\"{digest}\"");
+    assert_eq!(read.header("etag"), Some(etag.as_str()));
+    assert_eq!(
+        read.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+
+    for tag in [etag.clone(), format!("W/{etag}"), "*".to_owned()] {
+        let cached = call(
+            "GET",
+            &running.url(&format!("/schemas/{URN}")),
+            &[("If-None-Match", &tag)],
+            b"",
+        );
+        assert_eq!(cached.status, 304, "{tag}");
+        assert!(cached.body.is_empty());
+        assert_eq!(cached.header("etag"), Some(etag.as_str()));
+    }
+    let stale = call(
+        "GET",
+        &running.url(&format!("/schemas/{URN}")),
+        &[("If-None-Match", "\"sha256:other\"")],
+        b"",
+    );
+    assert_eq!(stale.status, 200);
+
+    let list = get(&running.url("/schemas"));
+    assert_eq!(list.json(), serde_json::json!([URN]));
+    let versions = get(&running.url("/names/acme/orders.created/versions"));
+    assert_eq!(versions.json(), serde_json::json!([1]));
+    assert_eq!(
+        get(&running.url("/names/acme/nothing/versions")).status,
+        404
+    );
+    assert_eq!(get(&running.url("/names/acme/Bad/versions")).status, 400);
+}
+
+#[test]
+fn an_id_is_answered_under_the_servers_namespace_first_then_any() {
+    // The server's namespace is `acme`; the native API holds every one.
+    let running = start();
+    let other = "urn:globex:schema:orders.created:1";
+    let first = publish(&running, other, V1, &[]);
+    assert_eq!(first.status, 201, "{}", first.text());
+    let id = first.json()["id"].as_u64().unwrap();
+    let read = get(&running.url(&format!("/ids/{id}")));
+    assert_eq!(read.status, 200, "{}", read.text());
+    assert_eq!(read.text(), V1);
+    assert_eq!(read.header("dataschema-urn"), Some(other));
+    // The same content under the server's namespace: that URN is preferred.
+    let own = publish(&running, URN, V1, &[]);
+    assert_eq!(own.json()["id"].as_u64(), Some(id), "one content, one id");
+    let read = get(&running.url(&format!("/ids/{id}")));
+    assert_eq!(read.header("dataschema-urn"), Some(URN));
+    assert_eq!(get(&running.url(&format!("/ids/{}", id + 1))).status, 404);
+}
+
+#[test]
+fn publish_refusals_name_their_reason() {
+    let running = start();
+    assert_eq!(publish(&running, URN, V1, &[]).status, 201);
+
+    let immutable = publish(&running, URN, V2_NARROWED, &[]);
+    assert_eq!(immutable.status, 409);
+    assert_eq!(immutable.json()["error"], "immutable");
+
+    let v2 = "urn:acme:schema:orders.created:2";
+    let incompatible = publish(
+        &running,
+        v2,
+        V2_NARROWED,
+        &[("Dataschema-Mode", "backward")],
+    );
+    assert_eq!(incompatible.status, 409, "{}", incompatible.text());
+    let body = incompatible.json();
+    assert_eq!(body["error"], "incompatible");
+    let report = &body["report"];
+    assert_eq!(report["mode"], "backward");
+    assert_eq!(report["compatible"], false);
+    let change = &report["versions"][0]["changes"][0];
+    assert_eq!(report["versions"][0]["version"], 1);
+    assert!(
+        change["kind"].as_str().unwrap().starts_with("TYPE_"),
+        "{change}"
+    );
+    assert_eq!(change["breaking"], true);
+    assert!(change["path"].as_str().unwrap().contains("id"), "{change}");
+    assert_eq!(change["direction"], "backward");
+
+    // The query wins over the header; mode none accepts it.
+    let accepted = call(
+        "POST",
+        &running.url(&format!("/publish/schemas/{v2}?mode=none")),
+        &[("Authorization", &bearer()), ("Dataschema-Mode", "full")],
+        V2_NARROWED.as_bytes(),
+    );
+    assert_eq!(accepted.status, 201, "{}", accepted.text());
+
+    let out_of_order = publish(
+        &running,
+        "urn:acme:schema:orders.created:1",
+        V1,
+        &[("Dataschema-Mode", "full")],
+    );
+    assert_eq!(out_of_order.status, 200, "held already: no check");
+
+    let unusable = publish(&running, "urn:acme:schema:broken:1", r#"{"type": 12}"#, &[]);
+    assert_eq!(unusable.status, 422, "{}", unusable.text());
+    assert_eq!(unusable.json()["error"], "unusable");
+    let no_root = publish(
+        &running,
+        "urn:acme:schema:proto:1",
+        "bytes",
+        &[("Dataschema-Language", "protobuf")],
+    );
+    assert_eq!(no_root.status, 422);
+    let bad_urn = publish(&running, "urn:acme:schema:Orders:1", V1, &[]);
+    assert_eq!(bad_urn.status, 400);
+    assert_eq!(bad_urn.json()["error"], "invalid_urn");
+    let bad_language = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Language", "avro")],
+    );
+    assert_eq!(bad_language.status, 400);
+    let json_root = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Root", "a.B")],
+    );
+    assert_eq!(json_root.status, 400);
+    assert_eq!(json_root.json()["error"], "invalid_root");
+    let bad_mode = publish(
+        &running,
+        "urn:acme:schema:x:1",
+        V1,
+        &[("Dataschema-Mode", "sideways")],
+    );
+    assert_eq!(bad_mode.status, 400);
+    assert_eq!(bad_mode.json()["error"], "invalid_mode");
+    assert_eq!(
+        get(&running.url("/schemas/urn:acme:schema:missing:1")).status,
+        404
+    );
+    assert_eq!(get(&running.url("/schemas/not-a-urn")).status, 400);
+}
+
+#[test]
+fn protobuf_descriptor_sets_publish_and_read_with_their_root() {
+    let running = start();
+    let descriptor = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/schemas/proto2.binpb"
+    ))
+    .unwrap();
+    let urn = "urn:acme:schema:envelope:1";
+    let created = call(
+        "PUT",
+        &running.url(&format!(
+            "/publish/schemas/{urn}?language=protobuf&root=test.v1.Envelope"
+        )),
+        &[("Authorization", &bearer())],
+        &descriptor,
+    );
+    assert_eq!(created.status, 201, "{}", created.text());
+    let read = get(&running.url(&format!("/schemas/{urn}")));
+    assert_eq!(read.body, descriptor);
+    assert_eq!(read.header("content-type"), Some("application/x-protobuf"));
+    assert_eq!(read.header("dataschema-root"), Some("test.v1.Envelope"));
+    assert_eq!(read.header("dataschema-language"), Some("protobuf"));
+}
+
+#[test]
+fn publishing_needs_the_credential_as_bearer_or_basic_password() {
+    use base64::Engine as _;
+    let running = start();
+    let url = running.url(&format!("/publish/schemas/{URN}"));
+    let basic = |user_pass: &str| {
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(user_pass)
+        )
+    };
+    for refused in [
+        vec![],
+        vec![("Authorization", "Bearer wrong".to_owned())],
+        vec![("Authorization", format!("Bearer {TOKEN}x"))],
+        vec![("Authorization", basic("user:wrong"))],
+        vec![("Authorization", basic(TOKEN))], // no user: the password is after the first colon
+        vec![("Authorization", TOKEN.to_owned())],
+    ] {
+        let headers: Vec<(&str, &str)> = refused.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let reply = call("PUT", &url, &headers, V1.as_bytes());
+        assert_eq!(reply.status, 401, "{refused:?}");
+        let challenges: Vec<&str> = reply
+            .headers
+            .get_all("www-authenticate")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .collect();
+        assert!(
+            challenges.iter().any(|c| c.starts_with("Bearer")),
+            "{challenges:?}"
+        );
+        assert!(
+            challenges.iter().any(|c| c.starts_with("Basic")),
+            "{challenges:?}"
+        );
+        assert_eq!(reply.code(), 40101);
+    }
+    assert!(running.registry.list().unwrap().is_empty());
+    let by_basic = call(
+        "PUT",
+        &url,
+        &[("Authorization", &basic(&format!("anyone:{TOKEN}")))],
+        V1.as_bytes(),
+    );
+    assert_eq!(by_basic.status, 201, "{}", by_basic.text());
+    let by_bearer = call("PUT", &url, &[("Authorization", &bearer())], V1.as_bytes());
+    assert_eq!(by_bearer.status, 200);
+
+    // The Confluent writes sit behind the same check.
+    for (method, path, body) in [
+        (
+            "POST",
+            "/subjects/orders/versions",
+            r#"{"schema": "{}", "schemaType": "JSON"}"#,
+        ),
+        ("PUT", "/config", r#"{"compatibility": "NONE"}"#),
+        ("PUT", "/config/orders", r#"{"compatibility": "NONE"}"#),
+        ("DELETE", "/config/orders", ""),
+    ] {
+        let reply = call(
+            method,
+            &running.url(path),
+            &[("Authorization", "Bearer nope")],
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, 401, "{method} {path}");
+    }
+    assert_eq!(running.registry.list().unwrap().len(), 1);
+    assert_eq!(running.registry.compatibility_setting(None).unwrap(), None);
+}
+
+#[test]
+fn path_tricks_never_reach_publish() {
+    let running = start();
+    let urn = "urn:acme:schema:trick:1";
+    let body = V1;
+    let paths = [
+        format!("//publish/schemas/{urn}"),
+        format!("/publish//schemas/{urn}"),
+        format!("/publish/../publish/schemas/{urn}"),
+        format!("/schemas/../publish/schemas/{urn}"),
+        format!("/x/../publish/schemas/{urn}"),
+        format!("/%70ublish/schemas/{urn}"),
+        format!("/publish%2Fschemas%2F{urn}"),
+        format!("/publish/schemas%2F{urn}"),
+        format!("/PUBLISH/schemas/{urn}"),
+        format!("/Publish/Schemas/{urn}"),
+        format!("/schemas/..%2Fpublish%2Fschemas%2F{urn}"),
+        format!("/schemas/%2E%2E/publish/schemas/{urn}"),
+        format!("/./publish/schemas/{urn}"),
+        format!("/publish/schemas/{urn}/"),
+        format!("/publish/schemas/{urn}?x=/../"),
+        format!("/%2Fpublish/schemas/{urn}"),
+        "/subjects/trick/versions/../versions".to_owned(),
+        "/subjects/trick%2Fversions".to_owned(),
+        "//subjects/trick/versions".to_owned(),
+        "/SUBJECTS/trick/versions".to_owned(),
+        "/config/../config".to_owned(),
+        "//config".to_owned(),
+    ];
+    for path in &paths {
+        for method in ["PUT", "POST"] {
+            let request = format!(
+                "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let (status, reply) = raw(running.addr, request.as_bytes());
+            assert!(
+                [400, 401, 404, 405, 422].contains(&status),
+                "{method} {path}: {reply}"
+            );
+        }
+        // Confluent shapes too.
+        let request = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/vnd.schemaregistry.v1+json\r\n\
+             Content-Length: {len}\r\nConnection: close\r\n\r\n{{\"schema\": \"{{}}\", \"schemaType\": \"JSON\"}}",
+            len = r#"{"schema": "{}", "schemaType": "JSON"}"#.len()
+        );
+        let (status, reply) = raw(running.addr, request.as_bytes());
+        assert!(!(200..300).contains(&status), "POST {path}: {reply}");
+    }
+    // An absolute-form target is the same route, behind the same check.
+    let absolute = format!(
+        "PUT http://x/publish/schemas/{urn} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(raw(running.addr, absolute.as_bytes()).0, 401);
+    assert!(
+        running.registry.list().unwrap().is_empty(),
+        "nothing stored"
+    );
+    assert_eq!(running.registry.compatibility_setting(None).unwrap(), None);
+}
+
+#[test]
+fn publishing_is_never_mounted_without_authentication() {
+    let registry = Registry::new(MemoryStore::new());
+    assert!(matches!(
+        publish_router(registry.clone(), &config(), None),
+        Err(Error::NoAuthentication)
+    ));
+    assert!(matches!(
+        router(registry.clone(), &config(), None, false),
+        Err(Error::NoAuthentication)
+    ));
+    assert!(router(registry.clone(), &config(), None, true).is_ok());
+    assert!(publish_router(registry, &config(), Some(Auth::new("t").unwrap())).is_ok());
+    assert!(matches!(Auth::new(""), Err(Error::NoAuthentication)));
+}
+
+#[test]
+fn a_read_only_server_refuses_writes_clearly() {
+    let running = start_with(config(), true);
+    let native = publish(&running, URN, V1, &[]);
+    assert_eq!(native.status, 405);
+    assert_eq!(native.json()["error"], "read_only");
+    for (method, path, body) in [
+        (
+            "POST",
+            "/subjects/orders/versions",
+            r#"{"schema": "{}", "schemaType": "JSON"}"#,
+        ),
+        ("PUT", "/config", r#"{"compatibility": "NONE"}"#),
+        ("PUT", "/config/orders", r#"{"compatibility": "NONE"}"#),
+        ("DELETE", "/config/orders", ""),
+    ] {
+        let reply = call(
+            method,
+            &running.url(path),
+            &[("Authorization", &bearer())],
+            body.as_bytes(),
+        );
+        assert_eq!(reply.status, 422, "{method} {path}");
+        assert_eq!(reply.code(), 42205, "{method} {path}");
+        assert!(reply.text().contains("read-only"), "{}", reply.text());
+    }
+    assert!(running.registry.list().unwrap().is_empty());
+    // Reads work.
+    assert_eq!(get(&running.url("/subjects")).json(), serde_json::json!([]));
+    assert_eq!(get(&running.url("/config")).status, 200);
+}
+
+#[test]
+fn bodies_and_schemas_over_their_caps_are_413() {
+    let running = start_with(
+        config()
+            .with_max_body_bytes(4096)
+            .with_max_schema_bytes(1024),
+        false,
+    );
+    let big_schema = format!(r#"{{"description": "{}"}}"#, "x".repeat(2000));
+    let reply = publish(&running, URN, &big_schema, &[]);
+    assert_eq!(reply.status, 413, "{}", reply.text());
+    let huge = format!(r#"{{"description": "{}"}}"#, "x".repeat(10_000));
+    let reply = publish(&running, URN, &huge, &[]);
+    assert_eq!(reply.status, 413, "{}", reply.text());
+    let confluent_big = confluent(
+        "POST",
+        &running.url("/subjects/orders/versions"),
+        &serde_json::json!({"schema": big_schema, "schemaType": "JSON"}),
+    );
+    assert_eq!(confluent_big.status, 413);
+    assert_eq!(confluent_big.code(), 42209);
+    let confluent_huge = confluent(
+        "POST",
+        &running.url("/subjects/orders/versions"),
+        &serde_json::json!({"schema": huge, "schemaType": "JSON"}),
+    );
+    assert_eq!(confluent_huge.status, 413);
+    assert_eq!(confluent_huge.code(), 42209);
+    // Without a Content-Length (chunked), the cap holds as the body is read.
+    let mut stream = TcpStream::connect(running.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "PUT /publish/schemas/{URN} HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+        bearer()
+    )
+    .unwrap();
+    for _ in 0..10 {
+        let _ = write!(stream, "400\r\n{}\r\n", "y".repeat(1024));
+    }
+    let _ = write!(stream, "0\r\n\r\n");
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
+    assert!(running.registry.list().unwrap().is_empty());
+}
+
+/// Opens a publish whose body arrives slowly: it holds its request (and a
+/// concurrency slot) until the rest is sent.
+fn slow_publish(running: &Running, urn: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(running.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "PUT /publish/schemas/{urn} HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{}",
+        bearer(),
+        V1.len(),
+        &V1[..10]
+    )
+    .unwrap();
+    stream
+}
+
+fn finish(mut stream: TcpStream) -> String {
+    let _ = stream.write_all(&V1.as_bytes()[10..]);
+    let mut reply = String::new();
+    let _ = stream.read_to_string(&mut reply);
+    reply
+}
+
+#[test]
+fn a_request_over_its_time_is_503_with_code_50002() {
+    let running = start_with(
+        config().with_request_timeout(Duration::from_millis(300)),
+        false,
+    );
+    let stream = slow_publish(&running, URN);
+    std::thread::sleep(Duration::from_millis(1200));
+    let reply = finish(stream);
+    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
+    assert!(reply.contains("50002"), "{reply}");
+    assert!(running.registry.list().unwrap().is_empty());
+}
+
+#[test]
+fn the_concurrency_limit_makes_requests_wait_for_a_slot() {
+    let running = start_with(config().with_concurrency_limit(1), false);
+    // The slow publish holds the only slot: a read behind it is not
+    // answered until the publish is.
+    let stream = slow_publish(&running, URN);
+    std::thread::sleep(Duration::from_millis(100));
+    let url = running.url(&format!("/schemas/{URN}"));
+    let (answered, answer) = std::sync::mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let reply = get(&url);
+        answered.send(()).unwrap();
+        reply
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        answer.try_recv().is_err(),
+        "the read was answered while the slot was held"
+    );
+    let published = finish(stream);
+    assert!(published.starts_with("HTTP/1.1 201"), "{published}");
+    let read = reader.join().unwrap();
+    assert_eq!(
+        read.status,
+        200,
+        "the read ran after the publish: {}",
+        read.text()
+    );
+    assert_eq!(read.text(), V1);
+}
+
+#[test]
+fn many_concurrent_clients_all_get_answers() {
+    let running = start_with(config().with_concurrency_limit(4), false);
+    assert_eq!(publish(&running, URN, V1, &[]).status, 201);
+    let url = running.url(&format!("/schemas/{URN}"));
+    let publish_url = running.url("/publish/schemas");
+    let threads: Vec<_> = (0..16)
+        .map(|t| {
+            let url = url.clone();
+            let publish_url = publish_url.clone();
+            std::thread::spawn(move || {
+                for i in 0..10 {
+                    assert_eq!(get(&url).text(), V1);
+                    if i == 0 {
+                        let schema = format!(r#"{{"description": "thread {t}"}}"#);
+                        let reply = call(
+                            "PUT",
+                            &format!("{publish_url}/urn:acme:schema:t{t}:1"),
+                            &[("Authorization", &bearer())],
+                            schema.as_bytes(),
+                        );
+                        assert_eq!(reply.status, 201, "{}", reply.text());
+                    }
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let mut ids: Vec<u32> = running
+        .registry
+        .list()
+        .unwrap()
+        .iter()
+        .map(|urn| running.registry.id_of(urn).unwrap())
+        .collect();
+    assert_eq!(ids.len(), 17);
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 17, "one id per content");
+}
+
+#[test]
+fn a_connection_that_does_not_finish_its_headers_is_closed() {
+    let running = start_with(
+        config().with_header_read_timeout(Duration::from_millis(300)),
+        false,
+    );
+    let mut stream = TcpStream::connect(running.addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(b"GET /schemas HTTP/1.1\r\nHost: x\r\n")
+        .unwrap();
+    let mut reply = Vec::new();
+    let closed = stream.read_to_end(&mut reply);
+    // Closed by the server (EOF or reset), not by our 20 s read timeout.
+    match closed {
+        Ok(_) => {}
+        Err(err) => assert!(
+            !matches!(
+                err.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ),
+            "the server kept the connection open: {err}"
+        ),
+    }
+    let text = String::from_utf8_lossy(&reply);
+    assert!(!text.contains("200 OK"), "{text}");
+}
+
+#[test]
+fn shutdown_finishes_the_requests_in_flight() {
+    let mut running = start();
+    let stream = slow_publish(&running, URN);
+    std::thread::sleep(Duration::from_millis(200));
+    running.begin_stop();
+    std::thread::sleep(Duration::from_millis(200));
+    let reply = finish(stream);
+    assert!(reply.starts_with("HTTP/1.1 201"), "{reply}");
+    let registry = running.registry.clone();
+    running.stop();
+    assert_eq!(registry.list().unwrap().len(), 1);
+}
+
+#[test]
+fn unknown_routes_are_json_404() {
+    let running = start();
+    let reply = get(&running.url("/nothing/here"));
+    assert_eq!(reply.status, 404);
+    assert_eq!(reply.code(), 404);
+    let reply = call("PATCH", &running.url("/subjects/x/versions"), &[], b"");
+    assert_eq!(reply.status, 405);
+    let reply = get(&running.url(&format!("/publish/schemas/{URN}")));
+    assert_eq!(reply.status, 405);
+}
+
+#[test]
+fn the_routers_alone_answer_without_a_socket() {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use dataschema::server::read_router;
+    use dataschema::{Compatibility, Schema};
+    use tower::ServiceExt;
+
+    let registry = Registry::new(MemoryStore::new());
+    registry
+        .publish(Schema::json(URN.parse().unwrap(), V1), Compatibility::None)
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let reads = read_router(registry.clone(), &config());
+        let read = reads
+            .clone()
+            .oneshot(
+                Request::get(format!("/schemas/{URN}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(read.status(), StatusCode::OK);
+        let refused = reads
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), StatusCode::METHOD_NOT_ALLOWED);
+
+        let publishes =
+            publish_router(registry.clone(), &config(), Some(Auth::new(TOKEN).unwrap())).unwrap();
+        let without = publishes
+            .clone()
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(without.status(), StatusCode::UNAUTHORIZED);
+        let with = publishes
+            .oneshot(
+                Request::put("/publish/schemas/urn:acme:schema:y:1")
+                    .header("authorization", bearer())
+                    .body(Body::from(V1))
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(with.status(), StatusCode::CREATED);
+    });
+    assert_eq!(registry.list().unwrap().len(), 2);
+}

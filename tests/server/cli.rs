@@ -1,0 +1,272 @@
+//! `dataschema serve`: the binary itself, and Confluent's own Python client
+//! driving it.
+#![cfg(feature = "cli")]
+
+use crate::common;
+use crate::server;
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use server::process::{token_file, Serve};
+use server::{call, get, TOKEN};
+
+#[test]
+fn refuses_to_start_without_a_credential() {
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--token-file"), "{stderr}");
+    assert!(stderr.contains("--read-only"), "{stderr}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, "\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--token-file"])
+        .arg(&empty)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "an empty credential is none");
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--read-only",
+            "--namespace",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a bad namespace");
+}
+
+#[test]
+fn serves_publishes_logs_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--token-file", &token_file(dir.path())]);
+    let urn = "urn:acme:schema:greeting:1";
+    let published = call(
+        "PUT",
+        &serve.url(&format!("/publish/schemas/{urn}")),
+        &[("Authorization", &format!("Bearer {TOKEN}"))],
+        br#"{"type": "string"}"#,
+    );
+    assert_eq!(published.status, 201, "{}", published.text());
+    let unauthorized = call(
+        "PUT",
+        &serve.url(&format!("/publish/schemas/{urn}")),
+        &[],
+        br#"{"type": "string"}"#,
+    );
+    assert_eq!(unauthorized.status, 401);
+    assert_eq!(
+        get(&serve.url(&format!("/schemas/{urn}"))).text(),
+        r#"{"type": "string"}"#
+    );
+    assert_eq!(
+        get(&serve.url("/subjects")).json(),
+        serde_json::json!(["greeting"])
+    );
+    let (exit, log) = serve.terminate();
+    assert!(exit.success(), "{exit:?}: {log}");
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(" request ")).collect();
+    assert!(lines.len() >= 4, "one line per request: {log}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("path=/publish/schemas/") && l.contains("status=201")),
+        "{log}"
+    );
+    assert!(lines.iter().any(|l| l.contains("status=401")), "{log}");
+}
+
+#[test]
+fn a_read_only_server_needs_no_credential_and_writes_nothing() {
+    let serve = Serve::start(&["--read-only"]);
+    let reply = call(
+        "POST",
+        &serve.url("/subjects/orders/versions"),
+        &[("Content-Type", "application/vnd.schemaregistry.v1+json")],
+        br#"{"schema": "{}", "schemaType": "JSON"}"#,
+    );
+    assert_eq!((reply.status, reply.code()), (422, 42205));
+    assert_eq!(get(&serve.url("/subjects")).json(), serde_json::json!([]));
+}
+
+/// The store a restart keeps, for the Python test's restart.
+fn persistent_store(dir: &Path) -> Option<String> {
+    Some(format!("sqlite:{}", dir.join("registry.db").display()))
+}
+
+fn python() -> Option<String> {
+    common::python_importing("confluent_kafka.schema_registry")
+}
+
+fn run_python(python: &str, serve: &Serve, phase: &str, state: &Path) {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/confluent_client.py"
+    );
+    let out = Command::new(python)
+        .arg(script)
+        .args([&serve.url(""), TOKEN, phase])
+        .arg(state)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    println!("{text}");
+    assert!(out.status.success(), "confluent-kafka {phase}: {text}");
+}
+
+#[test]
+fn confluent_kafkas_python_client_works_against_the_server() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let token = token_file(dir.path());
+    let state = dir.path().join("state.json");
+    let store = persistent_store(dir.path());
+    let mut args = vec!["--token-file", token.as_str()];
+    if let Some(store) = &store {
+        args.extend(["--store", store.as_str()]);
+    }
+    let serve = Serve::start(&args);
+    run_python(&python, &serve, "before", &state);
+    let (exit, log) = serve.terminate();
+    assert!(exit.success(), "{log}");
+    match &store {
+        Some(_) => {
+            let serve = Serve::start(&args);
+            run_python(&python, &serve, "after", &state);
+        }
+        None => eprintln!("note: no persistent store in this build: the restart phase did not run"),
+    }
+}
+
+/// The default store is `dataschema.db` in the working directory; a
+/// publish that answered 201 survives `kill -9` of the server and a
+/// restart, with the same id.
+#[test]
+fn publishes_survive_kill_9_of_the_server_on_the_default_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = token_file(dir.path());
+    let serve = Serve::start(&["--token-file", &token]);
+    let auth = format!("Bearer {TOKEN}");
+    let mut ids = Vec::new();
+    for version in 1..=20 {
+        let urn = format!("urn:acme:schema:durable:{version}");
+        let body = format!(r#"{{"type": "object", "title": "v{version}"}}"#);
+        let published = call(
+            "PUT",
+            &serve.url(&format!("/publish/schemas/{urn}?mode=NONE")),
+            &[("Authorization", &auth)],
+            body.as_bytes(),
+        );
+        assert_eq!(published.status, 201, "{}", published.text());
+        ids.push((urn, body, published.json()["id"].clone()));
+    }
+    let cwd = Arc::clone(&serve.cwd);
+    assert!(
+        cwd.path().join("dataschema.db").exists(),
+        "the default store's file"
+    );
+    let mut serve = serve;
+    serve.child.kill().unwrap(); // SIGKILL: no shutdown, no flush
+    serve.child.wait().unwrap();
+
+    let serve = Serve::start_in(cwd, &["--token-file", &token]);
+    for (urn, body, id) in &ids {
+        let read = get(&serve.url(&format!("/schemas/{urn}")));
+        assert_eq!(read.status, 200, "{urn} after kill -9");
+        assert_eq!(&read.text(), body);
+        let again = call(
+            "PUT",
+            &serve.url(&format!("/publish/schemas/{urn}?mode=NONE")),
+            &[("Authorization", &auth)],
+            body.as_bytes(),
+        );
+        assert_eq!(again.status, 200, "same bytes again: {}", again.text());
+        assert_eq!(
+            &again.json()["id"],
+            id,
+            "{urn}: the id is stable across restarts"
+        );
+    }
+    let (exit, log) = serve.terminate();
+    assert!(exit.success(), "{log}");
+}
+
+/// Two `dataschema serve` processes over one PostgreSQL database, taking
+/// Confluent registrations of one subject at once (each the next version,
+/// checked under BACKWARD): one gap-free history, each content one id, and
+/// both replicas answer the same.
+#[test]
+fn two_servers_over_one_postgres_keep_one_history() {
+    let Some(db) = common::TestDatabase::create() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let token = token_file(dir.path());
+    let args = ["--token-file", token.as_str(), "--store", db.url.as_str()];
+    let replicas = [Serve::start(&args), Serve::start(&args)];
+    let auth = format!("Bearer {TOKEN}");
+    let per_thread = 6;
+    let threads = 4;
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let (replicas, auth) = (&replicas, &auth);
+            scope.spawn(move || {
+                for i in 0..per_thread {
+                    let serve = &replicas[(t + i) % 2];
+                    let schema = format!(r#"{{"type": "object", "title": "t{t} i{i}"}}"#);
+                    let body = serde_json::json!({"schema": schema, "schemaType": "JSON"});
+                    let reply = call(
+                        "POST",
+                        &serve.url("/subjects/orders.created/versions"),
+                        &[
+                            ("Authorization", auth.as_str()),
+                            ("Content-Type", "application/vnd.schemaregistry.v1+json"),
+                        ],
+                        body.to_string().as_bytes(),
+                    );
+                    assert_eq!(reply.status, 200, "{}", reply.text());
+                }
+            });
+        }
+    });
+    let total = threads * per_thread;
+    let versions = get(&replicas[0].url("/subjects/orders.created/versions")).json();
+    let expected: Vec<usize> = (1..=total).collect();
+    assert_eq!(versions, serde_json::json!(expected), "gap-free, in order");
+    assert_eq!(
+        get(&replicas[1].url("/subjects/orders.created/versions")).json(),
+        versions,
+        "both replicas answer one history"
+    );
+    let mut ids = std::collections::BTreeSet::new();
+    for version in 1..=total {
+        let path = format!("/subjects/orders.created/versions/{version}");
+        let a = get(&replicas[0].url(&path)).json();
+        let b = get(&replicas[1].url(&path)).json();
+        assert_eq!(a, b, "version {version} is the same on both replicas");
+        assert!(
+            ids.insert(a["id"].as_u64().unwrap()),
+            "a new id for each content"
+        );
+    }
+    for serve in replicas {
+        let (exit, log) = serve.terminate();
+        assert!(exit.success(), "{log}");
+    }
+}

@@ -1,0 +1,583 @@
+//! The HTTP fallback resolver against the real server and against a
+//! misbehaving loopback server: each fault's verdict, counter, wall time
+//! (bounded by the timeout) and recovery; misses remembered and forgotten;
+//! single-flight; the request budget under a million random URNs; a
+//! single-threaded async runtime kept running.
+#![cfg(all(feature = "http", feature = "server"))]
+
+use crate::server;
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dataschema::http::{Api, HttpResolver, HttpResolverBuilder};
+use dataschema::{Compatibility, Guard, MemoryStore, Outcome, Reason, Registry, Resolver, Schema};
+use dataschema::{Error, Urn};
+
+const URN: &str = "urn:acme:schema:orders.created:1";
+const SCHEMA: &str =
+    r#"{"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}}"#;
+const VALID: &[u8] = br#"{"id": "a"}"#;
+const INVALID: &[u8] = br#"{"id": 1}"#;
+
+const TIMEOUT: Duration = Duration::from_millis(300);
+/// A bound, not a speed claim: the timeout, tripled.
+const BOUND: Duration = Duration::from_millis(900);
+
+fn urn() -> Urn {
+    URN.parse().unwrap()
+}
+
+fn builder(url: &str) -> HttpResolverBuilder {
+    HttpResolver::builder(url)
+        .connect_timeout(Duration::from_millis(200))
+        .timeout(TIMEOUT)
+        .retry_after(Duration::from_millis(50))
+        .miss_delay(Duration::from_millis(300))
+}
+
+fn guard_over(fallback: HttpResolver) -> Guard {
+    Guard::builder(Registry::new(MemoryStore::new()))
+        .fallback(fallback)
+        .build()
+}
+
+fn reason(outcome: &Result<Outcome, dataschema::Invalid>) -> Option<Reason> {
+    match outcome {
+        Ok(Outcome::Unvalidated(unvalidated)) => Some(unvalidated.reason()),
+        _ => None,
+    }
+}
+
+// ---- a misbehaving loopback server ----
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    /// Serves the schema correctly.
+    Good,
+    /// Accepts and never answers.
+    Hang,
+    /// `500`.
+    Error500,
+    /// Bytes that are not HTTP.
+    Garbage,
+    /// `200`, no `Dataschema-*` headers, a body that is not JSON.
+    NotJson,
+    /// The right URN, a digest of other bytes.
+    WrongDigest,
+    /// Another URN (its digest right).
+    WrongUrn,
+    /// Headers, then a body that never comes.
+    HangAfterHeaders,
+    /// `404`.
+    NotFound,
+    /// Good, after 200 ms.
+    Slow,
+}
+
+struct Fake {
+    addr: SocketAddr,
+    mode: Arc<Mutex<Mode>>,
+    requests: Arc<AtomicUsize>,
+}
+
+impl Fake {
+    fn start(mode: Mode) -> Fake {
+        Fake::on(TcpListener::bind("127.0.0.1:0").unwrap(), mode)
+    }
+
+    fn on(listener: TcpListener, mode: Mode) -> Fake {
+        let addr = listener.local_addr().unwrap();
+        let mode = Arc::new(Mutex::new(mode));
+        let requests = Arc::new(AtomicUsize::new(0));
+        let (m, r) = (mode.clone(), requests.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { continue };
+                let (m, r) = (m.clone(), r.clone());
+                std::thread::spawn(move || answer(stream, &m, &r));
+            }
+        });
+        Fake {
+            addr,
+            mode,
+            requests,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    fn set(&self, mode: Mode) {
+        *self.mode.lock().unwrap() = mode;
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+fn answer(mut stream: TcpStream, mode: &Mutex<Mode>, requests: &AtomicUsize) {
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return,
+        }
+    }
+    requests.fetch_add(1, Ordering::SeqCst);
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+    let asked = path.strip_prefix("/schemas/").unwrap_or(URN).to_owned();
+    let mode = *mode.lock().unwrap();
+    let schema = |urn: &str, bytes: &str, digest_of: &str| {
+        let digest = Schema::json(urn.parse().unwrap(), digest_of.to_owned().into_bytes())
+            .digest()
+            .to_owned();
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nDataschema-Urn: {urn}\r\n\
+             Dataschema-Language: jsonschema\r\nDataschema-Digest: {digest}\r\n\
+             Dataschema-Id: 7\r\nConnection: close\r\n\r\n{bytes}",
+            bytes.len()
+        )
+    };
+    let reply = match mode {
+        Mode::Good => schema(&asked, SCHEMA, SCHEMA),
+        Mode::Slow => {
+            std::thread::sleep(Duration::from_millis(200));
+            schema(&asked, SCHEMA, SCHEMA)
+        }
+        Mode::Hang => {
+            std::thread::sleep(Duration::from_secs(10));
+            return;
+        }
+        Mode::Error500 => {
+            "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .to_owned()
+        }
+        Mode::Garbage => "\u{0}\u{1}garbage garbage\r\n\r\n".to_owned(),
+        Mode::NotJson => {
+            "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot json!".to_owned()
+        }
+        Mode::WrongDigest => schema(&asked, SCHEMA, r#"{"type": "string"}"#),
+        Mode::WrongUrn => schema("urn:acme:schema:other:1", SCHEMA, SCHEMA),
+        Mode::HangAfterHeaders => {
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nDataschema-Urn: x\r\n\r\n{",
+            );
+            std::thread::sleep(Duration::from_secs(10));
+            return;
+        }
+        Mode::NotFound => {
+            "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 21\r\n\
+             Connection: close\r\n\r\n{\"error\":\"not_found\"}"
+                .to_owned()
+        }
+    };
+    let _ = stream.write_all(reply.as_bytes());
+}
+
+/// One fault: the verdict is `unreachable`, counted, within the bound;
+/// once the server serves again (past the retry delay) the schema is used.
+fn fault_then_recovery(fake: &Fake, fault: Mode) {
+    fake.set(fault);
+    let resolver = builder(&fake.url()).build().unwrap();
+    let guard = guard_over(resolver.clone());
+    for attempt in 1..=2 {
+        let start = Instant::now();
+        let outcome = guard.validate(URN, VALID);
+        let elapsed = start.elapsed();
+        assert_eq!(
+            reason(&outcome),
+            Some(Reason::Unreachable),
+            "{fault:?}: {outcome:?}"
+        );
+        assert_eq!(guard.unvalidated(), attempt, "{fault:?}");
+        assert!(elapsed < BOUND, "{fault:?}: took {elapsed:?}");
+        assert_eq!(
+            resolver.negative_len(),
+            0,
+            "{fault:?}: a transient failure is no miss"
+        );
+        assert_eq!(
+            resolver.cached_len(),
+            0,
+            "{fault:?}: a refused answer is never kept"
+        );
+        // Past the retry delay, so the second attempt asks again.
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    fake.set(Mode::Good);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        match guard.validate(URN, VALID) {
+            Ok(Outcome::Validated) => break,
+            other if Instant::now() > deadline => panic!("{fault:?}: no recovery: {other:?}"),
+            _ => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+    assert!(guard.validate(URN, INVALID).is_err(), "{fault:?}");
+    assert_eq!(resolver.cached_len(), 1);
+}
+
+#[test]
+fn slow_past_the_timeout() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::Hang);
+}
+
+#[test]
+fn answering_500() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::Error500);
+}
+
+#[test]
+fn answering_garbage() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::Garbage);
+}
+
+#[test]
+fn answering_not_json() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::NotJson);
+}
+
+#[test]
+fn answering_another_schema_digest() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::WrongDigest);
+}
+
+#[test]
+fn answering_another_urn() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::WrongUrn);
+}
+
+#[test]
+fn hanging_after_headers() {
+    fault_then_recovery(&Fake::start(Mode::Good), Mode::HangAfterHeaders);
+}
+
+#[test]
+fn down_then_back() {
+    // A port nothing listens on: connection refused.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let resolver = builder(&format!("http://{addr}")).build().unwrap();
+    let guard = guard_over(resolver.clone());
+    let start = Instant::now();
+    let outcome = guard.validate(URN, VALID);
+    assert_eq!(reason(&outcome), Some(Reason::Unreachable), "{outcome:?}");
+    assert!(start.elapsed() < BOUND, "took {:?}", start.elapsed());
+    assert_eq!(guard.unvalidated(), 1);
+    assert_eq!(resolver.negative_len(), 0);
+    // Back, on the same port.
+    let fake = Fake::on(TcpListener::bind(addr).unwrap(), Mode::Good);
+    std::thread::sleep(Duration::from_millis(120));
+    assert!(matches!(guard.validate(URN, VALID), Ok(Outcome::Validated)));
+    assert_eq!(fake.requests(), 1);
+}
+
+#[test]
+fn a_404_is_remembered_for_its_delay_then_forgotten() {
+    let fake = Fake::start(Mode::NotFound);
+    let resolver = builder(&fake.url()).build().unwrap();
+    let guard = guard_over(resolver.clone());
+    for _ in 0..5 {
+        assert_eq!(reason(&guard.validate(URN, VALID)), Some(Reason::NotFound));
+    }
+    assert_eq!(
+        fake.requests(),
+        1,
+        "misses within the delay send no request"
+    );
+    assert_eq!(resolver.negative_len(), 1);
+    std::thread::sleep(Duration::from_millis(350));
+    fake.set(Mode::Good);
+    assert!(matches!(guard.validate(URN, VALID), Ok(Outcome::Validated)));
+    assert_eq!(fake.requests(), 2);
+    assert_eq!(resolver.negative_len(), 0);
+}
+
+#[test]
+fn concurrent_misses_share_one_request() {
+    let fake = Fake::start(Mode::Slow);
+    let resolver = builder(&fake.url()).build().unwrap();
+    let urn = urn();
+    std::thread::scope(|scope| {
+        for _ in 0..8 {
+            scope.spawn(|| {
+                let schema = resolver
+                    .resolve(&urn)
+                    .expect("every waiter gets the schema");
+                assert_eq!(schema.urn(), &urn);
+            });
+        }
+    });
+    assert_eq!(fake.requests(), 1);
+}
+
+#[test]
+fn a_pinned_digest_refuses_other_bytes() {
+    let fake = Fake::start(Mode::Good);
+    let resolver = builder(&fake.url())
+        .expect(urn(), "sha256:0000")
+        .build()
+        .unwrap();
+    match resolver.resolve(&urn()) {
+        Err(Error::Unreachable { .. }) => {}
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(resolver.cached_len(), 0);
+    let digest = Schema::json(urn(), SCHEMA).digest().to_owned();
+    let pinned = builder(&fake.url()).expect(urn(), digest).build().unwrap();
+    assert!(pinned.resolve(&urn()).is_ok());
+}
+
+// ---- the real server ----
+
+fn publish(running: &server::Running) -> u32 {
+    running
+        .registry
+        .publish(Schema::json(urn(), SCHEMA), Compatibility::None)
+        .unwrap();
+    running.registry.id_of(&urn()).unwrap()
+}
+
+fn framed(id: u32, body: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0];
+    frame.extend_from_slice(&id.to_be_bytes());
+    frame.extend_from_slice(body);
+    frame
+}
+
+#[test]
+fn through_the_real_server_native() {
+    let running = server::start();
+    let id = publish(&running);
+    let resolver = builder(&running.url(""))
+        .bearer("a read token")
+        .build()
+        .unwrap();
+    let guard = guard_over(resolver.clone());
+    assert!(matches!(guard.validate(URN, VALID), Ok(Outcome::Validated)));
+    assert!(guard.validate(URN, INVALID).is_err());
+    assert_eq!(
+        reason(&guard.validate("urn:acme:schema:nobody:1", VALID)),
+        Some(Reason::NotFound)
+    );
+    assert_eq!(resolver.cached_len(), 1);
+    assert_eq!(resolver.negative_len(), 1);
+    // By id: `GET /ids/{id}`, through a fresh resolver and guard.
+    let resolver = builder(&running.url("")).build().unwrap();
+    assert_eq!(resolver.resolve_id(id).unwrap().urn(), &urn());
+    assert!(matches!(
+        resolver.resolve_id(id + 1000),
+        Err(Error::IdNotFound { .. })
+    ));
+    let guard = guard_over(builder(&running.url("")).build().unwrap());
+    assert!(matches!(
+        guard.validate_framed(&framed(id, VALID)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&framed(id, INVALID)).is_err());
+    // The server stops: what was fetched stays; a new URN fails open.
+    running.stop();
+    assert!(matches!(guard.validate(URN, VALID), Ok(Outcome::Validated)));
+    let start = Instant::now();
+    let outcome = guard.validate("urn:acme:schema:orders.created:2", VALID);
+    assert_eq!(reason(&outcome), Some(Reason::Unreachable), "{outcome:?}");
+    assert!(start.elapsed() < BOUND);
+}
+
+#[test]
+fn an_id_pinned_from_a_lock_must_be_the_registry_answer() {
+    let running = server::start();
+    let id = publish(&running);
+    // The lock's id for the URN: the registry's answer matches, by URN and
+    // by id (asked by the URN the lock names).
+    let pinned = builder(&running.url(""))
+        .expect_id(urn(), id)
+        .build()
+        .unwrap();
+    assert_eq!(pinned.resolve_id(id).unwrap().urn(), &urn());
+    assert!(pinned.resolve(&urn()).is_ok());
+
+    // A lock that says another id: refused both ways, counted
+    // unreachable, nothing kept.
+    let wrong = id + 41;
+    for ask_by_id in [false, true] {
+        let contradicted = builder(&running.url(""))
+            .expect_id(urn(), wrong)
+            .build()
+            .unwrap();
+        if ask_by_id {
+            match contradicted.resolve_id(wrong) {
+                Err(Error::Other(err)) => {
+                    let text = err.to_string();
+                    assert!(text.contains("the lock pins id"), "{text}");
+                }
+                other => panic!("{other:?}"),
+            }
+        } else {
+            match contradicted.resolve(&urn()) {
+                Err(Error::Unreachable { source, .. }) => {
+                    assert!(source.to_string().contains("the lock pins id"), "{source}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(contradicted.cached_len(), 0);
+        let guard = guard_over(contradicted);
+        let outcome = if ask_by_id {
+            guard.validate_framed(&framed(wrong, VALID))
+        } else {
+            guard.validate(URN, VALID)
+        };
+        assert_eq!(reason(&outcome), Some(Reason::Unreachable), "{outcome:?}");
+        assert_eq!(guard.unvalidated(), 1);
+    }
+}
+
+#[test]
+fn through_the_real_server_confluent() {
+    let running = server::start();
+    let id = publish(&running);
+    let api = Api::Confluent {
+        namespace: "acme".into(),
+    };
+    let resolver = builder(&running.url("")).api(api.clone()).build().unwrap();
+    let guard = guard_over(resolver.clone());
+    assert!(matches!(guard.validate(URN, VALID), Ok(Outcome::Validated)));
+    assert!(guard.validate(URN, INVALID).is_err());
+    assert_eq!(
+        reason(&guard.validate("urn:other:schema:orders.created:1", VALID)),
+        Some(Reason::NotFound),
+        "another namespace is not asked"
+    );
+    assert_eq!(
+        reason(&guard.validate("urn:acme:schema:orders.created:9", VALID)),
+        Some(Reason::NotFound)
+    );
+    let guard = guard_over(builder(&running.url("")).api(api).build().unwrap());
+    assert!(matches!(
+        guard.validate_framed(&framed(id, VALID)),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate_framed(&framed(id, INVALID)).is_err());
+}
+
+// ---- async and memory ----
+
+#[test]
+fn a_single_threaded_runtime_keeps_running_while_the_registry_hangs() {
+    let fake = Fake::start(Mode::Hang);
+    let resolver = builder(&fake.url())
+        .blocking_wait(Duration::ZERO)
+        .build()
+        .unwrap();
+    let guard = guard_over(resolver);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let ticks = Arc::new(AtomicUsize::new(0));
+    let (validations, slowest) = runtime.block_on(async {
+        let counter = ticks.clone();
+        let ticker = tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let start = Instant::now();
+        let mut validations = 0u64;
+        let mut slowest = Duration::ZERO;
+        while start.elapsed() < Duration::from_secs(1) {
+            let one = Instant::now();
+            let urn = format!("urn:acme:schema:slow:{}", validations % 5 + 1);
+            let outcome = guard.validate(&urn, VALID);
+            assert_eq!(reason(&outcome), Some(Reason::Unreachable));
+            slowest = slowest.max(one.elapsed());
+            validations += 1;
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        ticker.abort();
+        (validations, slowest)
+    });
+    let ticks = ticks.load(Ordering::SeqCst);
+    println!("{validations} validations, {ticks} ticks, slowest validate {slowest:?}");
+    assert!(ticks >= 40, "the other task ran only {ticks} times");
+    assert!(
+        slowest < TIMEOUT,
+        "a validate waited on the network: {slowest:?}"
+    );
+    assert_eq!(guard.unvalidated(), validations);
+}
+
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// 100,000 distinct URNs by default; `DATASCHEMA_HTTP_MILLION=1` runs a
+/// million (release recommended).
+#[test]
+fn random_urns_send_a_bounded_number_of_requests_in_bounded_memory() {
+    let count: u64 = if std::env::var_os("DATASCHEMA_HTTP_MILLION").is_some() {
+        1_000_000
+    } else {
+        100_000
+    };
+    let fake = Fake::start(Mode::NotFound);
+    let budget = 20;
+    let cap = 1_000;
+    let resolver = builder(&fake.url())
+        .budget(budget)
+        .max_misses(cap)
+        .build()
+        .unwrap();
+    let guard = guard_over(resolver.clone());
+    let before = resident_kib();
+    let start = Instant::now();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..count {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let urn = format!("urn:acme:schema:r{seed:x}:1");
+        let reason = reason(&guard.validate(&urn, VALID));
+        assert!(matches!(
+            reason,
+            Some(Reason::NotFound | Reason::Unreachable)
+        ));
+    }
+    let elapsed = start.elapsed().as_secs_f64();
+    let after = resident_kib();
+    let requests = fake.requests() as f64;
+    println!(
+        "{count} URNs in {elapsed:.2} s: {requests} requests, misses {}, failures {}, \
+         resident {before:?} -> {after:?} KiB",
+        resolver.negative_len(),
+        resolver.failure_len()
+    );
+    assert!(requests <= f64::from(budget) * (elapsed + 1.0) + 5.0);
+    assert!(resolver.negative_len() <= cap);
+    assert!(resolver.failure_len() <= cap);
+    assert_eq!(resolver.cached_len(), 0);
+    assert_eq!(guard.unvalidated(), count);
+    if let (Some(before), Some(after)) = (before, after) {
+        assert!(
+            after.saturating_sub(before) < 64 * 1024,
+            "grew {} KiB",
+            after - before
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! The HTTP server (native and Confluent APIs, the `serve` command) and the HTTP fallback resolver.
+//!
+//! One test binary per area (each links the whole crate once): every
+//! module below is one capability's tests, and the features a module
+//! needs are the `cfg` on its line, so a build without them still runs
+//! the rest.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+#[cfg(feature = "server")]
+#[path = "../common/server/mod.rs"]
+#[allow(dead_code)]
+mod server;
+
+mod api;
+mod cli;
+mod confluent;
+mod confluent_framed;
+#[cfg(all(feature = "http", feature = "server"))]
+mod http_fallback;

@@ -1,0 +1,13 @@
+//! Stores and the registry over them.
+//!
+//! One test binary per area (each links the whole crate once): every
+//! module below is one capability's tests, and the features a module
+//! needs are the `cfg` on its line, so a build without them still runs
+//! the rest.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+mod registry;
+mod stores;

@@ -1,0 +1,458 @@
+//! The registry and its stores: publish, immutability, resolve, versions, list.
+// Some helpers serve only the tests of one validator's feature.
+#![cfg_attr(
+    not(all(feature = "json", feature = "protobuf")),
+    allow(unused_imports, dead_code)
+)]
+
+use crate::common;
+
+use std::sync::{Arc, Barrier};
+
+use common::{read, urn};
+use dataschema::{Compatibility, Error, Language, MemoryStore, Registry, Schema, Store};
+
+fn greeting(version: u32, body: &str) -> Schema {
+    Schema::json(
+        urn(&format!("urn:acme:schema:greeting:{version}")),
+        body.to_owned(),
+    )
+}
+
+#[cfg(feature = "json")]
+#[test]
+fn same_bytes_again_is_fine_different_bytes_are_refused() {
+    let registry = Registry::new(MemoryStore::new());
+    registry
+        .publish(greeting(1, r#"{"type":"string"}"#), Compatibility::None)
+        .unwrap();
+    registry
+        .publish(greeting(1, r#"{"type":"string"}"#), Compatibility::None)
+        .unwrap();
+    let err = registry
+        .publish(greeting(1, r#"{"type": "string"}"#), Compatibility::None)
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Immutable { urn } if urn.to_string() == "urn:acme:schema:greeting:1")
+    );
+    assert!(err.to_string().contains("urn:acme:schema:greeting:1"));
+    assert!(err.to_string().contains("new version"));
+    // What is stored did not change.
+    assert_eq!(
+        registry
+            .resolve(&urn("urn:acme:schema:greeting:1"))
+            .unwrap()
+            .bytes(),
+        br#"{"type":"string"}"#
+    );
+}
+
+#[cfg(feature = "protobuf")]
+#[test]
+fn the_same_bytes_as_another_language_or_root_are_a_different_schema() {
+    let registry = Registry::new(MemoryStore::new());
+    let proto = read("schemas/proto2.binpb");
+    let first = Schema::protobuf(
+        urn("urn:acme:schema:env:1"),
+        proto.clone(),
+        "test.v1.Envelope",
+    );
+    registry.publish(first, Compatibility::None).unwrap();
+    let other_root = Schema::protobuf(urn("urn:acme:schema:env:1"), proto, "test.v1.Inner");
+    assert!(matches!(
+        registry.publish(other_root, Compatibility::None),
+        Err(Error::Immutable { .. })
+    ));
+}
+
+#[cfg(feature = "json")]
+#[test]
+fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
+    for _ in 0..20 {
+        let registry = Registry::new(MemoryStore::new());
+        let threads = 8;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|i| {
+                let registry = registry.clone();
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    let body = format!(r#"{{"type":"string","maxLength":{i}}}"#);
+                    registry
+                        .publish(greeting(1, &body), Compatibility::None)
+                        .map(|()| body)
+                })
+            })
+            .collect();
+        let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+        let winners: Vec<&String> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+        assert_eq!(winners.len(), 1, "{results:?}");
+        assert!(results
+            .iter()
+            .filter_map(|r| r.as_ref().err())
+            .all(|e| matches!(e, Error::Immutable { .. })));
+        let held = registry
+            .resolve(&urn("urn:acme:schema:greeting:1"))
+            .unwrap();
+        assert_eq!(held.bytes(), winners[0].as_bytes());
+    }
+}
+
+#[cfg(feature = "json")]
+#[test]
+fn versions_ascending_and_empty_for_an_unknown_name() {
+    let registry = Registry::new(MemoryStore::new());
+    for version in [10, 2, 1] {
+        registry
+            .publish(
+                greeting(version, r#"{"type":"string"}"#),
+                Compatibility::None,
+            )
+            .unwrap();
+    }
+    registry
+        .publish(
+            Schema::json(urn("urn:acme:schema:aaa:1"), "{}"),
+            Compatibility::None,
+        )
+        .unwrap();
+    assert_eq!(registry.versions("greeting").unwrap(), vec![1, 2, 10]);
+    assert_eq!(registry.versions("unknown").unwrap(), Vec::<u32>::new());
+    let listed: Vec<String> = registry
+        .list()
+        .unwrap()
+        .iter()
+        .map(|u| u.to_string())
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "urn:acme:schema:aaa:1",
+            "urn:acme:schema:greeting:1",
+            "urn:acme:schema:greeting:2",
+            "urn:acme:schema:greeting:10"
+        ]
+    );
+}
+
+#[test]
+fn resolving_an_unknown_urn_is_not_found() {
+    let registry = Registry::new(MemoryStore::new());
+    let err = registry
+        .resolve(&urn("urn:acme:schema:nope:1"))
+        .unwrap_err();
+    assert!(matches!(&err, Error::NotFound { urn } if urn.name() == "nope"));
+    assert!(err.to_string().contains("urn:acme:schema:nope:1"));
+}
+
+#[test]
+fn reads_share_the_stored_bytes_which_nobody_can_change() {
+    // A schema is immutable (no `&mut` access to its bytes exists), so a
+    // read hands out the stored bytes themselves: no copy.
+    let store = MemoryStore::new();
+    let schema = greeting(1, r#"{"type":"string"}"#);
+    store.put(&schema).unwrap();
+    let first = store.get(schema.urn()).unwrap().unwrap();
+    let again = store.get(schema.urn()).unwrap().unwrap();
+    assert_eq!(again.bytes(), schema.bytes());
+    assert_eq!(first.bytes().as_ptr(), again.bytes().as_ptr());
+    assert_eq!(first.bytes().as_ptr(), schema.bytes().as_ptr());
+}
+
+#[test]
+fn empty_bytes_and_missing_roots_are_refused() {
+    let registry = Registry::new(MemoryStore::new());
+    let err = registry
+        .publish(greeting(1, ""), Compatibility::None)
+        .unwrap_err();
+    assert!(matches!(err, Error::Empty { .. }), "{err}");
+    let no_root = Schema::protobuf(
+        urn("urn:acme:schema:env:1"),
+        read("schemas/proto2.binpb"),
+        "",
+    );
+    assert!(matches!(
+        registry.publish(no_root.clone(), Compatibility::None),
+        Err(Error::MissingRoot { .. })
+    ));
+    let no_root = Schema::new(
+        no_root.urn().clone(),
+        no_root.language(),
+        no_root.shared_bytes(),
+        None,
+    );
+    let err = registry.publish(no_root, Compatibility::None).unwrap_err();
+    assert!(matches!(err, Error::MissingRoot { .. }));
+    assert!(err.to_string().contains("urn:acme:schema:env:1"));
+}
+
+#[test]
+fn languages_parse_and_display() {
+    assert_eq!(
+        "jsonschema".parse::<Language>().unwrap(),
+        Language::JsonSchema
+    );
+    assert_eq!("protobuf".parse::<Language>().unwrap(), Language::Protobuf);
+    assert_eq!(Language::JsonSchema.to_string(), "jsonschema");
+    assert_eq!(Language::Protobuf.to_string(), "protobuf");
+    let err = "avro".parse::<Language>().unwrap_err();
+    assert!(matches!(&err, Error::InvalidLanguage { language } if language == "avro"));
+    assert!(err.to_string().contains("\"avro\""));
+}
+
+#[test]
+fn compatibility_modes_parse_and_unknown_ones_name_the_string() {
+    assert_eq!(
+        "BACKWARD_TRANSITIVE".parse::<Compatibility>().unwrap(),
+        Compatibility::BackwardTransitive
+    );
+    let err: Error = "sideways".parse::<Compatibility>().unwrap_err().into();
+    assert!(matches!(err, Error::UnknownCompatibility(_)));
+    assert!(err.to_string().contains("sideways"));
+}
+
+#[cfg(feature = "json")]
+mod json {
+    use super::*;
+    use common::json_schema;
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_refused() {
+        let registry = Registry::new(MemoryStore::new());
+        for file in [
+            "does_not_compile.json",
+            "refs_unknown.json",
+            "refs_http.json",
+            "refs_file.json",
+        ] {
+            let schema = json_schema("urn:acme:schema:broken:1", file);
+            let err = registry.publish(schema, Compatibility::None).unwrap_err();
+            assert!(matches!(err, Error::SchemaUnusable { .. }), "{file}: {err}");
+            assert!(std::error::Error::source(&err).is_some());
+        }
+        let not_json = Schema::json(urn("urn:acme:schema:broken:1"), "{ nope");
+        let err = registry.publish(not_json, Compatibility::None).unwrap_err();
+        // Display names the schema; the cause is in the chain, once.
+        assert!(!err.to_string().contains("not JSON"), "{err}");
+        assert!(err.chain().to_string().contains("not JSON"), "{err}");
+        assert!(registry.list().unwrap().is_empty());
+    }
+
+    #[test]
+    fn refs_by_urn_resolve_from_the_registry() {
+        let registry = Registry::new(MemoryStore::new());
+        let referring = Schema::json(
+            urn("urn:acme:schema:outer:1"),
+            r#"{"properties": {"inner": {"$ref": "urn:acme:schema:inner:1"}}}"#,
+        );
+        // Not published yet: the reference does not resolve.
+        assert!(matches!(
+            registry.publish(referring.clone(), Compatibility::None),
+            Err(Error::SchemaUnusable { .. })
+        ));
+        registry
+            .publish(
+                Schema::json(urn("urn:acme:schema:inner:1"), r#"{"type":"integer"}"#),
+                Compatibility::None,
+            )
+            .unwrap();
+        registry.publish(referring, Compatibility::None).unwrap();
+    }
+
+    #[test]
+    fn embed_accepts_refs_within_the_batch_in_any_order() {
+        let registry = Registry::embed([
+            Schema::json(
+                urn("urn:acme:schema:outer:1"),
+                r#"{"$ref": "urn:acme:schema:inner:1"}"#,
+            ),
+            Schema::json(urn("urn:acme:schema:inner:1"), r#"{"type":"integer"}"#),
+        ])
+        .unwrap();
+        assert_eq!(registry.list().unwrap().len(), 2);
+        let err = Registry::embed([json_schema(
+            "urn:acme:schema:broken:1",
+            "does_not_compile.json",
+        )])
+        .unwrap_err();
+        assert!(matches!(err, Error::SchemaUnusable { .. }));
+    }
+}
+
+#[cfg(feature = "protobuf")]
+mod protobuf {
+    use super::*;
+
+    #[test]
+    fn garbage_descriptor_sets_and_missing_roots_are_unusable() {
+        let registry = Registry::new(MemoryStore::new());
+        let garbage = Schema::protobuf(
+            urn("urn:acme:schema:env:1"),
+            vec![0xff, 0x00, 0x12],
+            "test.v1.Envelope",
+        );
+        assert!(matches!(
+            registry.publish(garbage, Compatibility::None),
+            Err(Error::SchemaUnusable { .. })
+        ));
+        let missing = Schema::protobuf(
+            urn("urn:acme:schema:env:1"),
+            read("schemas/proto2.binpb"),
+            "test.v1.Nope",
+        );
+        let err = registry.publish(missing, Compatibility::None).unwrap_err();
+        assert!(err.chain().to_string().contains("test.v1.Nope"), "{err}");
+    }
+}
+
+#[cfg(not(feature = "json"))]
+#[test]
+fn without_the_json_feature_json_schemas_are_refused_with_no_validator() {
+    let registry = Registry::new(MemoryStore::new());
+    let err = registry
+        .publish(greeting(1, "{}"), Compatibility::None)
+        .unwrap_err();
+    assert!(matches!(
+        err,
+        Error::NoValidator {
+            language: Language::JsonSchema,
+            ..
+        }
+    ));
+    assert!(err.to_string().contains("`json`"));
+}
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn arbitrary_schema_bytes_never_panic_publish(bytes in proptest::collection::vec(any::<u8>(), 0..256), proto in any::<bool>()) {
+            let registry = Registry::new(MemoryStore::new());
+            let schema = if proto {
+                Schema::protobuf(urn("urn:acme:schema:fuzz:1"), bytes, "a.B")
+            } else {
+                Schema::json(urn("urn:acme:schema:fuzz:1"), bytes)
+            };
+            let _ = registry.publish(schema, Compatibility::None);
+        }
+
+        #[test]
+        fn arbitrary_json_text_never_panics_publish(text in "[\\[\\]{}\":,a-z0-9$# ]{0,80}") {
+            let registry = Registry::new(MemoryStore::new());
+            let _ = registry.publish(Schema::json(urn("urn:acme:schema:fuzz:1"), text), Compatibility::None);
+        }
+    }
+}
+
+#[cfg(feature = "json")]
+#[test]
+fn publish_and_embed_agree_on_a_schema_that_refs_its_own_urn() {
+    // A recursive schema naming itself by URN, without `$id`.
+    let tree = dataschema::Schema::json(
+        common::urn("urn:acme:schema:tree:1"),
+        r#"{"type": "object", "properties": {"children": {"type": "array",
+            "items": {"$ref": "urn:acme:schema:tree:1"}}}}"#,
+    );
+    dataschema::Registry::embed([tree.clone()]).expect("embed accepts it");
+    let registry = dataschema::Registry::new(dataschema::MemoryStore::new());
+    registry
+        .publish(tree, dataschema::Compatibility::Backward)
+        .expect("publish accepts it too");
+    let guard = dataschema::Guard::new(registry);
+    assert!(guard
+        .validate(
+            "urn:acme:schema:tree:1",
+            br#"{"children": [{"children": []}]}"#
+        )
+        .unwrap()
+        .is_validated());
+    assert!(guard
+        .validate(
+            "urn:acme:schema:tree:1",
+            br#"{"children": [{"children": 1}]}"#
+        )
+        .is_err());
+}
+
+/// `message Order { <ty> id = 1; }` in package `shop`, as a descriptor set.
+#[cfg(feature = "protobuf")]
+fn order_set(ty: prost_reflect::prost_types::field_descriptor_proto::Type) -> Vec<u8> {
+    use prost::Message as _;
+    use prost_reflect::prost_types::{
+        DescriptorProto, FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet,
+    };
+    let field = FieldDescriptorProto {
+        name: Some("id".into()),
+        number: Some(1),
+        r#type: Some(ty as i32),
+        label: Some(1),
+        ..Default::default()
+    };
+    let message = DescriptorProto {
+        name: Some("Order".into()),
+        field: vec![field],
+        ..Default::default()
+    };
+    let file = FileDescriptorProto {
+        name: Some("order.proto".into()),
+        package: Some("shop".into()),
+        syntax: Some("proto3".into()),
+        message_type: vec![message],
+        ..Default::default()
+    };
+    FileDescriptorSet { file: vec![file] }.encode_to_vec()
+}
+
+/// A publish checks against the readings the registry keeps of prior
+/// versions (and the candidate's compile-time reading) with exactly the
+/// verdict and report `compat::check` gives from the bytes, with the cache
+/// on, shrunk to nothing mid-way, and off.
+#[cfg(feature = "protobuf")]
+#[test]
+fn kept_readings_check_as_the_bytes_do() {
+    use prost_reflect::prost_types::field_descriptor_proto::Type;
+    for setting in ["on", "shrunk", "off"] {
+        let registry = Registry::new(MemoryStore::new());
+        if setting == "off" {
+            registry.set_compat_cache_bytes(0);
+        }
+        let version = |v: u32, ty| {
+            Schema::protobuf(
+                urn(&format!("urn:acme:schema:order:{v}")),
+                order_set(ty),
+                "shop.Order",
+            )
+        };
+        let (v1, v2) = (version(1, Type::Int32), version(2, Type::Int64));
+        registry
+            .publish(v1.clone(), Compatibility::Backward)
+            .unwrap();
+        registry
+            .publish(v2.clone(), Compatibility::Backward)
+            .unwrap();
+        if setting == "shrunk" {
+            registry.set_compat_cache_bytes(1);
+        }
+        for mode in [Compatibility::Backward, Compatibility::BackwardTransitive] {
+            let v3 = version(3, Type::String);
+            let expected = dataschema::compat::check(mode, &v3, &[v1.clone(), v2.clone()])
+                .unwrap()
+                .to_string();
+            match registry.publish(v3, mode) {
+                Err(Error::Incompatible { report, .. }) => {
+                    assert_eq!(report.to_string(), expected, "{setting}, {mode:?}")
+                }
+                other => panic!("{setting}, {mode:?}: {other:?}"),
+            }
+        }
+        // A compatible next version still passes, against every prior.
+        registry
+            .publish(version(3, Type::Uint64), Compatibility::BackwardTransitive)
+            .unwrap();
+        assert_eq!(registry.versions("order").unwrap(), vec![1, 2, 3]);
+    }
+}

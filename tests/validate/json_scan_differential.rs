@@ -1,0 +1,674 @@
+//! Differential property test of the JSON scanner: on generated schemas
+//! over the keywords it covers, times generated and mutated payloads, its
+//! verdict equals `serde_json::from_slice` plus `jsonschema`'s `is_valid`
+//! (built with the guard's options: formats asserted, the guard's pattern
+//! engine and limits).
+//!
+//! Verdicts: 100,000 by default (5,000 generated schemas times 20 payloads
+//! each); set `DATASCHEMA_SCAN_CASES` for another number of verdicts.
+//! Failing schemas and seeds are kept in
+//! `json_scan_differential.proptest-regressions` and run first.
+
+use dataschema::validate::json_plan::JsonPlan;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence};
+use serde_json::{json, Map, Value};
+
+const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+const PAYLOADS_PER_SCHEMA: usize = 20;
+
+fn reference(schema: &Value) -> Option<jsonschema::Validator> {
+    let patterns = jsonschema::PatternOptions::regex()
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT);
+    jsonschema::options()
+        .should_validate_formats(true)
+        .with_pattern_options(patterns)
+        .build(schema)
+        .ok()
+}
+
+fn verdicts() -> usize {
+    std::env::var("DATASCHEMA_SCAN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000)
+}
+
+/// splitmix64, seeded by proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
+    }
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const KEYS: &[&str] = &["a", "b", "c", "é", "a1"];
+const STRINGS: &[&str] = &[
+    "",
+    "a",
+    "ab",
+    "abc",
+    "b1",
+    "é",
+    "😀",
+    "a\"b",
+    "line\nbreak",
+    "2020-01-01",
+    "2020-02-30",
+    "2020-01-01T00:00:00Z",
+    "2020-01-01T25:00:00Z",
+    "12:30:00Z",
+    "x@example.com",
+    "not an email",
+    "127.0.0.1",
+    "256.1.1.1",
+    "::1",
+    "example.com",
+    "-bad-.com",
+    "https://example.com/a?b#c",
+    "12345678-1234-4234-8234-123456789abc",
+    "P1D",
+];
+const NUMBERS: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "2",
+    "3",
+    "10",
+    "1.0",
+    "1.5",
+    "2.5",
+    "-0",
+    "-0.0",
+    "0.1",
+    "1e2",
+    "1E-2",
+    "1e308",
+    "18446744073709551615",
+    "18446744073709551616",
+    "-9223372036854775808",
+    "-9223372036854775809",
+    "12345678901234567890123",
+    "3.0000000000000001",
+    "123.456",
+    "-0.001",
+    "999999999999.999",
+    "9007199254740.993",
+    "0.1000000000000001",
+    "12.99",
+];
+
+fn number(text: &str) -> Value {
+    serde_json::from_str(text).expect("a JSON number")
+}
+
+/// A small value from the universe the schemas talk about.
+fn value(rng: &mut Rng, depth: usize) -> Value {
+    let top = if depth == 0 { 5 } else { 7 };
+    match rng.below(top) {
+        0 => Value::Null,
+        1 => Value::Bool(rng.chance(50)),
+        2 | 3 => number(rng.pick(NUMBERS)),
+        4 => Value::String((rng.pick(STRINGS)).into()),
+        5 => Value::Array((0..rng.below(4)).map(|_| value(rng, depth - 1)).collect()),
+        _ => {
+            let mut map = Map::new();
+            for _ in 0..rng.below(4) {
+                map.insert((rng.pick(KEYS)).into(), value(rng, depth - 1));
+            }
+            Value::Object(map)
+        }
+    }
+}
+
+/// A schema over the covered keywords, `depth` levels of subschemas.
+fn schema(rng: &mut Rng, depth: usize) -> Value {
+    if rng.chance(10) {
+        return Value::Bool(rng.chance(70));
+    }
+    let mut map = Map::new();
+    for _ in 0..1 + rng.below(3) {
+        keyword(rng, depth, &mut map);
+    }
+    Value::Object(map)
+}
+
+fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
+    let sub = |rng: &mut Rng| schema(rng, depth.saturating_sub(1));
+    let types = [
+        "null", "boolean", "integer", "number", "string", "array", "object",
+    ];
+    let top = if depth == 0 { 14 } else { 30 };
+    match rng.below(top) {
+        0 => {
+            map.insert("type".into(), json!(rng.pick(&types)));
+        }
+        1 => {
+            map.insert("type".into(), json!([rng.pick(&types), rng.pick(&types)]));
+        }
+        2 => {
+            let key = rng.pick(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]);
+            map.insert(key.into(), number(rng.pick(NUMBERS)));
+        }
+        3 => {
+            map.insert(
+                "multipleOf".into(),
+                number(rng.pick(&["2", "0.5", "3", "0.1", "1e-2"])),
+            );
+        }
+        4 => {
+            let key = rng.pick(&["minLength", "maxLength", "minItems", "maxItems"]);
+            map.insert(key.into(), json!(rng.below(4)));
+        }
+        5 => {
+            let pattern = rng.pick(&["^a", "b$", "[0-9]", "\\d", "é", "^.{2}$", "\\w+", "^$"]);
+            map.insert("pattern".into(), json!(pattern));
+        }
+        6 => {
+            let format = rng.pick(&[
+                "date",
+                "date-time",
+                "time",
+                "email",
+                "ipv4",
+                "ipv6",
+                "hostname",
+                "uri",
+                "uuid",
+                "duration",
+                "unknown-format",
+            ]);
+            map.insert("format".into(), json!(format));
+        }
+        7 => {
+            let options: Vec<Value> = (0..1 + rng.below(3))
+                .map(|_| match rng.below(4) {
+                    0 => Value::Null,
+                    1 => Value::Bool(rng.chance(50)),
+                    2 => number(rng.pick(NUMBERS)),
+                    _ => json!(rng.pick(STRINGS)),
+                })
+                .collect();
+            map.insert("enum".into(), Value::Array(options));
+        }
+        8 => {
+            map.insert("const".into(), json!(rng.pick(STRINGS)));
+        }
+        9 => {
+            map.insert("const".into(), number(rng.pick(NUMBERS)));
+        }
+        10..=11 => {
+            let keys: Vec<&str> = (0..1 + rng.below(2)).map(|_| rng.pick(KEYS)).collect();
+            map.insert("required".into(), json!(keys));
+        }
+        12 => {
+            map.insert(
+                "dependentRequired".into(),
+                json!({ rng.pick(KEYS): [rng.pick(KEYS)] }),
+            );
+        }
+        13 => {
+            map.insert(
+                "dependencies".into(),
+                json!({ rng.pick(KEYS): [rng.pick(KEYS)] }),
+            );
+        }
+        14..=16 => {
+            let mut properties = Map::new();
+            for _ in 0..1 + rng.below(3) {
+                properties.insert((rng.pick(KEYS)).into(), sub(rng));
+            }
+            map.insert("properties".into(), Value::Object(properties));
+        }
+        17 => {
+            map.insert("additionalProperties".into(), sub(rng));
+        }
+        18 => {
+            let pattern = rng.pick(&["^a", "1$", "é"]);
+            map.insert("patternProperties".into(), json!({ pattern: sub(rng) }));
+        }
+        19 => {
+            map.insert("items".into(), sub(rng));
+        }
+        20 => {
+            map.insert("prefixItems".into(), json!([sub(rng), sub(rng)]));
+        }
+        21 => {
+            map.insert("items".into(), json!([sub(rng)]));
+            map.insert("additionalItems".into(), sub(rng));
+        }
+        22 => {
+            let key = rng.pick(&["allOf", "anyOf", "oneOf"]);
+            let branches: Vec<Value> = (0..1 + rng.below(3)).map(|_| sub(rng)).collect();
+            map.insert(key.into(), Value::Array(branches));
+        }
+        23 => {
+            map.insert("not".into(), sub(rng));
+        }
+        24 => {
+            map.insert("if".into(), sub(rng));
+            if rng.chance(70) {
+                map.insert("then".into(), sub(rng));
+            }
+            if rng.chance(70) {
+                map.insert("else".into(), sub(rng));
+            }
+        }
+        25 => {
+            map.insert("propertyNames".into(), sub(rng));
+        }
+        26 => {
+            map.insert(
+                "dependentSchemas".into(),
+                json!({ rng.pick(KEYS): sub(rng) }),
+            );
+        }
+        27 => {
+            map.insert("dependencies".into(), json!({ rng.pick(KEYS): sub(rng) }));
+        }
+        28 => {
+            // A local reference to a definition (both spellings).
+            let container = rng.pick(&["$defs", "definitions"]);
+            map.insert(container.into(), json!({ "d": sub(rng) }));
+            map.insert("$ref".into(), json!(format!("#/{container}/d")));
+        }
+        _ => {
+            // A recursive reference: a tree of the same shape.
+            map.insert("$defs".into(), json!({
+                "node": {"type": ["object", "integer"], "properties": {"a": {"$ref": "#/$defs/node"}}}
+            }));
+            map.insert(
+                "properties".into(),
+                json!({ "b": {"$ref": "#/$defs/node"} }),
+            );
+        }
+    }
+}
+
+const DRAFTS: &[Option<&str>] = &[
+    None,
+    Some("http://json-schema.org/draft-04/schema#"),
+    Some("http://json-schema.org/draft-06/schema#"),
+    Some("http://json-schema.org/draft-07/schema#"),
+    Some("https://json-schema.org/draft/2019-09/schema"),
+    Some("https://json-schema.org/draft/2020-12/schema"),
+];
+
+/// Writes `value` as JSON, sometimes with escaped characters, extra
+/// whitespace or a duplicated member (an earlier value the later one
+/// overrides).
+fn write(value: &Value, rng: &mut Rng, out: &mut String) {
+    let space = |rng: &mut Rng, out: &mut String| {
+        if rng.chance(10) {
+            out.push_str(rng.pick(&[" ", "\n", "\t", "\r\n  "]));
+        }
+    };
+    space(rng, out);
+    match value {
+        Value::String(text) => write_string(text, rng, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, rng, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            let mut first = true;
+            for (key, item) in map {
+                if rng.chance(10) {
+                    // An earlier duplicate, overridden by the real member.
+                    if !first {
+                        out.push(',');
+                    }
+                    write_string(key, rng, out);
+                    out.push(':');
+                    let decoy = value_like(rng);
+                    write(&decoy, rng, out);
+                    first = false;
+                }
+                if !first {
+                    out.push(',');
+                }
+                write_string(key, rng, out);
+                space(rng, out);
+                out.push(':');
+                write(item, rng, out);
+                first = false;
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+    space(rng, out);
+}
+
+fn value_like(rng: &mut Rng) -> Value {
+    value(rng, 1)
+}
+
+fn write_string(text: &str, rng: &mut Rng, out: &mut String) {
+    if !rng.chance(15) {
+        out.push_str(&Value::String(text.into()).to_string());
+        return;
+    }
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || rng.chance(50) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04X}", unit));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Damages a payload: a byte changed, inserted, dropped, or the tail cut.
+fn mutate(bytes: &mut Vec<u8>, rng: &mut Rng) {
+    const BYTES: &[u8] = b"{}[],:\"\\0123456789-+.eEtrufalsn \x00\x1f\x7f\xc3\xa9\xff";
+    if bytes.is_empty() {
+        bytes.push(rng.pick(BYTES));
+        return;
+    }
+    let at = rng.below(bytes.len());
+    match rng.below(4) {
+        0 => bytes[at] = rng.pick(BYTES),
+        1 => bytes.insert(at, rng.pick(BYTES)),
+        2 => {
+            bytes.remove(at);
+        }
+        _ => bytes.truncate(at),
+    }
+}
+
+struct Case {
+    schema: Value,
+    plan: JsonPlan,
+    validator: jsonschema::Validator,
+}
+
+fn case(seed: u64) -> Option<Case> {
+    let mut rng = Rng(seed);
+    let mut schema = schema(&mut rng, 3);
+    if let (Value::Object(map), Some(uri)) = (&mut schema, rng.pick(DRAFTS)) {
+        map.insert("$schema".into(), json!(uri));
+    }
+    let validator = reference(&schema)?;
+    let plan = JsonPlan::compile(&schema, true).ok()?;
+    Some(Case {
+        schema,
+        plan,
+        validator,
+    })
+}
+
+/// (planned, valid payloads, undecided payloads) for one schema.
+fn check(seed: u64, payload_seed: u64) -> Result<(usize, usize, usize), TestCaseError> {
+    let Some(case) = case(seed) else {
+        return Ok((0, 0, 0));
+    };
+    let mut rng = Rng(payload_seed);
+    let (mut valid, mut unsure) = (0, 0);
+    for i in 0..PAYLOADS_PER_SCHEMA {
+        let value = value(&mut rng, 3);
+        let mut text = String::new();
+        write(&value, &mut rng, &mut text);
+        let mut bytes = text.into_bytes();
+        if i % 4 == 3 {
+            mutate(&mut bytes, &mut rng);
+        }
+        let expected = serde_json::from_slice::<Value>(&bytes)
+            .map(|parsed| case.validator.is_valid(&parsed))
+            .unwrap_or(false);
+        match case.plan.scan(&bytes) {
+            None => unsure += 1,
+            Some(verdict) => prop_assert_eq!(
+                verdict,
+                expected,
+                "schema {} payload {:?}",
+                case.schema,
+                String::from_utf8_lossy(&bytes)
+            ),
+        }
+        valid += usize::from(expected);
+    }
+    Ok((1, valid, unsure))
+}
+
+#[test]
+fn the_scanner_verdict_is_jsonschemas() {
+    let schemas = verdicts().div_ceil(PAYLOADS_PER_SCHEMA) as u32;
+    let mut config = Config::with_cases(schemas);
+    config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(
+        "tests/validate/json_scan_differential.proptest-regressions",
+    )));
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let totals = std::cell::Cell::new((0usize, 0usize, 0usize));
+    runner
+        .run(&(any::<u64>(), any::<u64>()), |(seed, payload_seed)| {
+            let (planned, valid, unsure) = check(seed, payload_seed)?;
+            let (p, v, u) = totals.get();
+            totals.set((p + planned, v + valid, u + unsure));
+            Ok(())
+        })
+        .unwrap_or_else(|err| panic!("{err}"));
+    let (planned, valid, unsure) = totals.get();
+    eprintln!("{schemas} schemas, {planned} planned, {valid} valid payloads, {unsure} undecided");
+    // The generator must exercise the scanner, not the refusal path.
+    assert!(
+        planned * 10 >= schemas as usize * 6,
+        "too few schemas planned: {planned}"
+    );
+    assert!(
+        valid * 10 >= planned * PAYLOADS_PER_SCHEMA,
+        "too few valid payloads: {valid}"
+    );
+}
+
+/// Deep payloads against recursive schemas and deep schemas, on a 2 MiB
+/// stack (tokio's default): the scanner answers as `jsonschema` does, or,
+/// past its own depth budget, leaves the answer to it.
+#[test]
+fn deep_schemas_and_payloads_stay_on_a_small_stack() {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let recursive = [
+                json!({"$defs": {"n": {"type": ["object", "string"], "properties": {"a": {"$ref": "#/$defs/n"}}}}, "$ref": "#/$defs/n"}),
+                json!({"$defs": {"n": {"anyOf": [{"type": "string"}, {"items": {"$ref": "#/$defs/n"}}]}}, "$ref": "#/$defs/n"}),
+            ];
+            let mut chain = json!({"type": "string"});
+            for _ in 0..60 {
+                chain = json!({"allOf": [{"not": {"not": chain}}]});
+            }
+            for schema in recursive.iter().chain([&chain]) {
+                let validator = reference(schema).expect("compiles");
+                let Ok(plan) = JsonPlan::compile(schema, true) else {
+                    continue;
+                };
+                for depth in [1, 10, 64, 126, 127, 128, 200] {
+                    for payload in [
+                        format!("{}\"x\"{}", "{\"a\":".repeat(depth), "}".repeat(depth)),
+                        format!("{}\"x\"{}", "[".repeat(depth), "]".repeat(depth)),
+                        format!("{}1{}", "[".repeat(depth), "]".repeat(depth)),
+                    ] {
+                        let expected = serde_json::from_slice::<Value>(payload.as_bytes())
+                            .map(|v| validator.is_valid(&v))
+                            .unwrap_or(false);
+                        if let Some(verdict) = plan.scan(payload.as_bytes()) {
+                            assert_eq!(verdict, expected, "{schema} at depth {depth}");
+                        }
+                    }
+                }
+            }
+        })
+        .expect("a thread")
+        .join()
+        .expect("no overflow, no panic");
+}
+
+/// Decimals the scanner reads itself (at most 15 digits, no exponent) read
+/// as serde_json reads them: each equals its own `const`, and sits on its
+/// own `minimum` and `maximum`.
+#[test]
+fn short_decimals_read_as_serde_json_reads_them() {
+    let mut rng = Rng(11);
+    for _ in 0..5_000 {
+        let digits = 1 + rng.below(15);
+        let point = 1 + rng.below(digits);
+        let mut text = String::new();
+        if rng.chance(30) {
+            text.push('-');
+        }
+        for i in 0..digits {
+            if i == point {
+                text.push('.');
+            }
+            let digit = if i == 0 && point > 1 {
+                1 + rng.below(9)
+            } else {
+                rng.below(10)
+            };
+            text.push(char::from(b'0' + digit as u8));
+        }
+        if point == digits {
+            text.push_str(".0");
+        }
+        let parsed: Value = serde_json::from_str(&text).expect("a decimal");
+        for keyword in ["const", "minimum", "maximum"] {
+            let schema = json!({ keyword: parsed });
+            let plan = JsonPlan::compile(&schema, true).expect("planned");
+            assert_eq!(
+                plan.scan(text.as_bytes()),
+                Some(true),
+                "{text} against {schema}"
+            );
+        }
+    }
+}
+
+/// The scanner's fast paths at their edges, each against `jsonschema`:
+/// keys matched on the bytes (escaped, prefixes, at the end of the input,
+/// not followed by a colon), integers and decimals at the digit counts
+/// where the scanner hands over to serde_json, `-0`, string enums with and
+/// without escapes, lengths decided by the byte length, and a `$ref`
+/// alone.
+#[test]
+fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
+    let schemas = [
+        json!({"properties": {"a": {"type": "integer"}, "a1": {"type": "string"},
+            "abcdefgh": {"type": "integer"}, "abcdefghi": {"type": "string"},
+            "é": {"minimum": 0}}, "required": ["a"], "additionalProperties": false}),
+        json!({"type": "integer", "minimum": -1e18, "maximum": 1.8e19}),
+        json!({"const": 0}),
+        json!({"type": "integer"}),
+        json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "integer"}),
+        json!({"enum": ["EUR", "US\"D", "é", ""]}),
+        json!({"const": "a\nb"}),
+        json!({"type": "string", "minLength": 2, "maxLength": 3}),
+        json!({"$defs": {"n": {"type": "number", "exclusiveMinimum": 0}},
+            "properties": {"x": {"$ref": "#/$defs/n"}}}),
+    ];
+    let payloads: &[&str] = &[
+        r#"{"a": 1}"#,
+        r#"{"\u0061": 1}"#,
+        r#"{"a1": "x", "a": 2}"#,
+        r#"{"a1": 1, "a": 2}"#,
+        r#"{"abcdefgh": 1, "a": 1}"#,
+        r#"{"abcdefghi": "x", "a": 1}"#,
+        r#"{"abcdefghi": 1, "a": 1}"#,
+        r#"{"abcdefgh" : 1 , "a":1}"#,
+        r#"{"abcdefg": 1, "a": 1}"#,
+        r#"{"é": -1, "a": 1}"#,
+        r#"{"\u00e9": 1, "a": 1}"#,
+        r#"{"a" 1}"#,
+        r#"{"a""#,
+        r#"{"a"#,
+        r#"{"a":1,"a":"x"}"#,
+        r#"{"a":"x","a":1}"#,
+        "0",
+        "-0",
+        "-0.0",
+        "-1",
+        "-999999999999999999",
+        "-1000000000000000000",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "9999999999999999999",
+        "1.0",
+        "123456789012345.0",
+        "12345678901234.5",
+        "1234567890123456.5",
+        "0.000000000000001",
+        "1e2",
+        "-",
+        "1.",
+        "01",
+        r#""EUR""#,
+        r#""E\u0055R""#,
+        r#""US\"D""#,
+        r#""USD""#,
+        r#""é""#,
+        r#""\u00e9""#,
+        r#""""#,
+        r#""a\nb""#,
+        r#""a\u000ab""#,
+        r#""ab""#,
+        r#""abcd""#,
+        r#""éé""#,
+        r#""ééé""#,
+        r#""éééé""#,
+        r#""\ud83d\ude00\ud83d\ude00""#,
+        r#""\ud83d\ude00""#,
+        r#""a\tb\n""#,
+        r#"{"x": 0}"#,
+        r#"{"x": 0.5}"#,
+        r#"{"x": "1"}"#,
+        r#"{"x": [1}"#,
+        "[1, 2]",
+        "{}",
+    ];
+    for schema in &schemas {
+        let plan = JsonPlan::compile(schema, true).expect("planned");
+        let validator = reference(schema).expect("compiles");
+        for payload in payloads {
+            let expected = match serde_json::from_str::<Value>(payload) {
+                Ok(value) => validator.is_valid(&value),
+                Err(_) => false,
+            };
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(expected),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}

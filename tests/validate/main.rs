@@ -1,0 +1,56 @@
+//! Validation: URNs, the protobuf and JSON validating scanners (differential, suite, allocation, hostile input) and the fuzz corpus.
+//!
+//! One test binary per area (each links the whole crate once): every
+//! module below is one capability's tests, and the features a module
+//! needs are the `cfg` on its line, so a build without them still runs
+//! the rest.
+
+#[path = "../common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+#[path = "../common/counting_alloc.rs"]
+#[allow(dead_code)]
+mod counting_alloc;
+#[cfg(feature = "protobuf")]
+#[path = "../common/descriptor.rs"]
+#[allow(dead_code)]
+mod descriptor;
+#[cfg(feature = "protobuf")]
+#[path = "../common/scan.rs"]
+#[allow(dead_code)]
+mod support;
+
+/// Counts this thread's allocations and live bytes (the allocation tests).
+#[global_allocator]
+static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
+
+#[cfg(feature = "json")]
+#[path = "../../benches/support/corpus.rs"]
+mod corpus;
+
+mod fuzz_corpus;
+mod hostile_json;
+mod hostile_json_memory;
+#[cfg(feature = "protobuf")]
+mod hostile_protobuf;
+#[cfg(feature = "protobuf")]
+mod hostile_protobuf_memory;
+#[cfg(feature = "json")]
+mod json_corpus;
+#[cfg(feature = "json")]
+mod json_scan_alloc;
+#[cfg(feature = "json")]
+mod json_scan_differential;
+#[cfg(feature = "json")]
+mod json_scan_suite;
+#[cfg(feature = "protobuf")]
+mod scan_alloc;
+#[cfg(feature = "protobuf")]
+mod scan_differential;
+#[cfg(feature = "protobuf")]
+mod scan_fuzz_descriptors;
+#[cfg(feature = "protobuf")]
+mod scan_violations;
+#[cfg(feature = "protobuf")]
+mod scan_wide;
+mod urn;
