@@ -67,7 +67,7 @@ fn registry() -> (Registry, u32) {
         let bytes = std::fs::read(format!("{dir}/{file}")).expect("a sample schema");
         let urn: Urn = urn.parse().expect("a URN");
         let stored = registry
-            .register(Schema::json(urn, bytes), Compatibility::None)
+            .publish(Schema::json(urn, bytes), Compatibility::None)
             .expect("the sample schema publishes");
         id = stored.id;
     }

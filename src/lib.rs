@@ -11,6 +11,9 @@ pub mod guard;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg(any(feature = "server", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
+pub mod protocol;
 mod registry;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]

@@ -10,8 +10,8 @@ use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
-use dataschema_core::__private::{self as core, clip};
-use dataschema_core::compat::{CompatError, Prepared};
+use dataschema_core::compat::{CompatError, Reading};
+use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
@@ -258,13 +258,13 @@ impl Registry {
     /// refused ([`Error::SchemaUnusable`], or [`Error::NoValidator`] when its
     /// language's validator is not compiled in); one that breaks
     /// compatibility is [`Error::Incompatible`], with the full report.
-    pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<(), Error> {
-        self.register(schema, mode).map(drop)
-    }
-
-    /// [`publish`](Registry::publish), answering where the schema is held
-    /// and its content's id.
-    pub fn register(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
+    /// Version 4294967295, the largest a URN carries, is refused
+    /// ([`Error::LastVersion`]): its name could take no next version.
+    ///
+    /// Answers where the schema is held, its content's id, and whether
+    /// this publish stored it. The mode set for a name is
+    /// [`compatibility`](Registry::compatibility).
+    pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
         self.store_checked(schema, mode, Version::Exact)
     }
 
@@ -274,7 +274,7 @@ impl Registry {
     /// already holds the same content, that version is answered and nothing
     /// is stored (Confluent's register behaves so). Checked as
     /// [`publish`](Registry::publish) checks.
-    pub fn register_next(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
+    pub fn publish_next(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
         self.store_checked(schema, mode, Version::Next)
     }
 
@@ -307,7 +307,7 @@ impl Registry {
         let compiled = core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
         // The compile's reading of a protobuf schema is the one the check
         // needs: the candidate is decoded once.
-        let candidate = compiled.prepared().map(Arc::new);
+        let candidate = compiled.reading().map(Arc::new);
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
         let stored = self
@@ -348,15 +348,8 @@ impl Registry {
         self.inner.readings.set_max_bytes(bytes);
     }
 
-    /// Publishes `schema` under the mode set for its name (see
-    /// [`set_compatibility`](Registry::set_compatibility)).
-    pub fn publish_default(&self, schema: Schema) -> Result<(), Error> {
-        let mode = self.compatibility_for(schema.urn().name())?;
-        self.publish(schema, mode)
-    }
-
-    /// Sets the compatibility mode [`publish_default`](Registry::publish_default)
-    /// uses for `name`. Kept by the store: a persistent store keeps it
+    /// Sets the compatibility mode of `name` (what
+    /// [`compatibility`](Registry::compatibility) answers for it). Kept by the store: a persistent store keeps it
     /// across restarts and shares it between replicas.
     pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
         check_name(name)?;
@@ -384,21 +377,15 @@ impl Registry {
         self.inner.store.compatibility(name)
     }
 
-    /// The compatibility mode for `name`: its own, else the default set,
-    /// else [`Compatibility::Backward`] as in Confluent Schema Registry.
-    pub fn compatibility_for(&self, name: &str) -> Result<Compatibility, Error> {
+    /// The compatibility mode in effect for `name`: its own, else the
+    /// default set, else [`Compatibility::Backward`] as in Confluent Schema
+    /// Registry. (What is set, name by name, is
+    /// [`compatibility_setting`](Registry::compatibility_setting).)
+    pub fn compatibility(&self, name: &str) -> Result<Compatibility, Error> {
         if let Some(mode) = self.inner.store.compatibility(Some(name))? {
             return Ok(mode);
         }
         Ok(self.inner.store.compatibility(None)?.unwrap_or_default())
-    }
-
-    /// The compatibility mode for `name`, as
-    /// [`compatibility_for`](Registry::compatibility_for); when the store
-    /// cannot be read, [`Compatibility::Backward`] (a publish then fails
-    /// on the same store anyway).
-    pub fn compatibility(&self, name: &str) -> Compatibility {
-        self.compatibility_for(name).unwrap_or_default()
     }
 
     /// The id of the schema content held under `urn`: a small positive
@@ -492,23 +479,6 @@ impl Registry {
         self.inner.store.list()
     }
 
-    /// The prior versions of `urn`'s name in its namespace, oldest first.
-    pub fn priors(&self, urn: &Urn) -> Result<Vec<Schema>, Error> {
-        let versions = self.inner.store.versions(urn.namespace(), urn.name())?;
-        self.schemas_below(urn, &versions)
-    }
-
-    /// The schemas of `urn`'s name at `versions` (ascending) below its own.
-    fn schemas_below(&self, urn: &Urn, versions: &[u32]) -> Result<Vec<Schema>, Error> {
-        let mut priors = Vec::new();
-        for &version in versions.iter().take_while(|&&v| v < urn.version()) {
-            if let Some(prior) = self.inner.store.get(&urn.with_version(version)?)? {
-                priors.push(prior);
-            }
-        }
-        Ok(priors)
-    }
-
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
         core::compile(schema, Arc::new(self.clone()), core::Options::default())
             .map(drop)
@@ -516,14 +486,21 @@ impl Registry {
     }
 }
 
-/// The check a publish runs under the store's lock: versions in order
-/// (under a checked mode), then compatibility with the priors.
+/// The check a publish runs under the store's lock: not the largest
+/// version, versions in order (under a checked mode), then compatibility
+/// with the priors.
 fn check_compatible(
     schema: &Schema,
     mode: Compatibility,
     held: &[Schema],
-    read: &mut dyn FnMut(&Schema) -> Result<Arc<Prepared>, CompatError>,
+    read: &mut dyn FnMut(&Schema) -> Result<Arc<Reading>, CompatError>,
 ) -> Result<(), Error> {
+    // The largest version would leave the name no next version.
+    if schema.urn().version() == u32::MAX {
+        return Err(Error::LastVersion {
+            urn: schema.urn().clone(),
+        });
+    }
     if mode == Compatibility::None {
         return Ok(());
     }
@@ -542,7 +519,7 @@ fn check_compatible(
         .filter(|h| h.urn().version() < urn.version())
         .cloned()
         .collect();
-    let report = compat::check_prepared(mode, schema, &priors, read)?;
+    let report = compat::check_readings(mode, schema, &priors, read)?;
     if report.is_compatible() {
         Ok(())
     } else {
@@ -554,10 +531,7 @@ fn check_compatible(
 }
 
 fn check_name(name: &str) -> Result<(), Error> {
-    core::check_name(name).map_err(|reason| Error::InvalidUrn {
-        input: clip(name, 100),
-        reason,
-    })
+    Urn::check_name(name).map_err(|reason| Error::invalid_urn(name, reason))
 }
 
 /// A registry, plus the schema being published under its own URN.

@@ -1,6 +1,12 @@
 //! The crate's error type.
+//!
+//! It sits below the compatibility engine: it names a report and a mode
+//! (`compat::check`'s `CompatReport`, `compat::mode`), the vocabulary, and
+//! nothing of the engine; the engine's own error turns into it in
+//! `compat/error.rs`.
 
-use crate::compat::{CompatError, CompatReport, Compatibility, UnknownMode};
+use crate::compat::mode::{Compatibility, UnknownMode};
+use crate::compat::CompatReport;
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
 
@@ -16,6 +22,18 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// line.
 /// A payload that does not conform to its schema is not an `Error` but an
 /// `dataschema::Invalid`.
+///
+/// The variants stay flat, so a `match` on a variant (`Error::NotFound`,
+/// `Error::Immutable`, `Error::SchemaUnusable`, ...) keeps working; their
+/// cause is grouped by [`Error::kind`]:
+///
+/// | [`ErrorKind`] | variants |
+/// |---|---|
+/// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
+/// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `IdConflict` |
+/// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
+/// | `Infrastructure` | `Unreachable`, `Store`, `Other`, `NoAuthentication` |
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -90,6 +108,18 @@ pub enum Error {
         held: u32,
         /// The mode asked for.
         mode: Compatibility,
+    },
+    /// The URN is at version 4294967295, the largest a URN carries: no
+    /// version can follow it. A registry refuses to publish it (its name
+    /// would take no next version), and a store answers this when asked for
+    /// the next version of a name that holds it.
+    #[error(
+        "{urn} is at version 4294967295, the largest a URN carries: no version can follow it \
+         (publish the name's versions below it)"
+    )]
+    LastVersion {
+        /// The URN at the largest version.
+        urn: Urn,
     },
     /// A compatibility mode string names none of the seven modes.
     #[error(transparent)]
@@ -189,7 +219,65 @@ fn id_conflict(urn: &Urn, id: u32, other: &Urn, other_id: u32) -> String {
     }
 }
 
+/// What an [`Error`] is about, for a caller that handles errors by cause
+/// (an HTTP status, a retry, a log level) rather than by variant: see
+/// [`Error::kind`]. New kinds may be added (a `match` needs a wildcard arm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The caller's input is malformed: a URN, a language or a mode string.
+    Input,
+    /// The schema cannot be used (here): empty, without its root, not a
+    /// schema of its language, or of a language not compiled in.
+    Schema,
+    /// A publish was refused: the registry's rules (immutability,
+    /// compatibility, order, one id per content) say no.
+    Publish,
+    /// Nothing is held under the URN or id asked for.
+    Lookup,
+    /// Something the crate depends on failed or is misconfigured: a remote
+    /// registry, a store, a user-supplied resolver, the server's setup.
+    /// Often passing: the same call may succeed later.
+    Infrastructure,
+}
+
 impl Error {
+    /// A string that is not a URN of the schema grammar: the input quoted
+    /// (clipped to 100 characters, as every error quotes its input), with
+    /// the part that was wrong.
+    pub fn invalid_urn(input: &str, reason: UrnError) -> Error {
+        Error::InvalidUrn {
+            input: crate::text::clip(input, 100),
+            reason,
+        }
+    }
+
+    /// What this error is about ([`ErrorKind`]); the grouping is in
+    /// [`Error`]'s documentation.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidUrn { .. }
+            | Error::InvalidLanguage { .. }
+            | Error::UnknownCompatibility(_) => ErrorKind::Input,
+            Error::Empty { .. }
+            | Error::MissingRoot { .. }
+            | Error::SchemaUnusable { .. }
+            | Error::NoValidator { .. } => ErrorKind::Schema,
+            Error::Immutable { .. }
+            | Error::Incompatible { .. }
+            | Error::OutOfOrder { .. }
+            | Error::LastVersion { .. }
+            | Error::IdConflict { .. } => ErrorKind::Publish,
+            Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
+                ErrorKind::Lookup
+            }
+            Error::Unreachable { .. }
+            | Error::Store { .. }
+            | Error::Other(_)
+            | Error::NoAuthentication => ErrorKind::Infrastructure,
+        }
+    }
+
     /// The error and each of its causes, once each, separated by `: `
     /// (`schema urn:acme:schema:x:1 is unusable: the schema does not
     /// compile: ...`).
@@ -208,24 +296,11 @@ impl Error {
             | Error::OutOfOrder { urn, .. }
             | Error::SchemaUnusable { urn, .. }
             | Error::NoValidator { urn, .. }
+            | Error::LastVersion { urn }
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
             | Error::IdConflict { urn, .. } => Some(urn),
             _ => None,
-        }
-    }
-}
-
-impl From<CompatError> for Error {
-    /// A schema the compatibility engine cannot read is
-    /// [`Error::SchemaUnusable`] (its cause kept as the source); an engine
-    /// not compiled in is [`Error::NoValidator`]; an error that names no
-    /// schema is [`Error::Other`].
-    fn from(err: CompatError) -> Self {
-        match err {
-            CompatError::Unusable { urn, source } => Error::SchemaUnusable { urn, source },
-            CompatError::NoComparer { urn, language } => Error::NoValidator { urn, language },
-            other => Error::Other(Box::new(other)),
         }
     }
 }
@@ -253,10 +328,73 @@ impl std::fmt::Display for Chain<'_> {
     }
 }
 
-/// Clips untrusted input for an error message: at most `max` characters.
-pub fn clip(input: &str, max: usize) -> String {
-    match input.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &input[..end]),
-        None => input.to_owned(),
+/// For the JSON validator, which names it by this path.
+#[cfg(feature = "json")]
+pub(crate) use crate::text::clip;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_has_its_cause() {
+        let urn: Urn = "urn:acme:schema:order:1".parse().unwrap();
+        let cases = [
+            (
+                Error::invalid_urn("nope", UrnError::Version),
+                ErrorKind::Input,
+            ),
+            (
+                Error::InvalidLanguage {
+                    language: "avro".into(),
+                },
+                ErrorKind::Input,
+            ),
+            (Error::Empty { urn: urn.clone() }, ErrorKind::Schema),
+            (
+                Error::SchemaUnusable {
+                    urn: urn.clone(),
+                    source: "bad".into(),
+                },
+                ErrorKind::Schema,
+            ),
+            (Error::Immutable { urn: urn.clone() }, ErrorKind::Publish),
+            (
+                Error::OutOfOrder {
+                    urn: urn.clone(),
+                    held: 2,
+                    mode: Compatibility::Backward,
+                },
+                ErrorKind::Publish,
+            ),
+            (Error::NotFound { urn: urn.clone() }, ErrorKind::Lookup),
+            (Error::IdNotFound { id: 7 }, ErrorKind::Lookup),
+            (
+                Error::Store {
+                    source: "disk".into(),
+                },
+                ErrorKind::Infrastructure,
+            ),
+            (Error::Other("resolver".into()), ErrorKind::Infrastructure),
+        ];
+        for (error, kind) in cases {
+            assert_eq!(error.kind(), kind, "{error}");
+        }
+    }
+
+    #[test]
+    fn invalid_urn_clips_its_input() {
+        let long = "x".repeat(300);
+        let Error::InvalidUrn { input, reason } = Error::invalid_urn(&long, UrnError::Version)
+        else {
+            panic!("not InvalidUrn");
+        };
+        assert_eq!(
+            input.chars().count(),
+            101,
+            "100 characters and the ellipsis"
+        );
+        assert!(input.ends_with('…'));
+        assert_eq!(reason, UrnError::Version);
     }
 }

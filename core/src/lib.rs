@@ -14,24 +14,29 @@
 pub mod compat;
 mod error;
 mod json;
+#[cfg(feature = "protobuf")]
+mod protobuf;
+mod reading;
 mod resolver;
 mod schema;
+mod text;
 mod urn;
 pub mod validate;
 
 pub use crate::compat::mode::Compatibility;
-pub use crate::error::{BoxError, Chain, Error};
+pub use crate::error::{BoxError, Chain, Error, ErrorKind};
 pub use crate::resolver::Resolver;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};
 pub use crate::urn::{Urn, UrnError};
 pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
 
-/// What `dataschema` and `dataschema-build` share with this crate beyond
-/// its public API. Not part of it: no semver guarantee.
+pub use crate::schema::sha256_hex;
+pub use crate::text::clip;
+
+/// The guard's allocation-free URN lookup: `dataschema::Guard` parses the
+/// URN of every message on its hot path into borrowed parts and looks its
+/// canonical form up before it builds a [`Urn`]. Hidden because its shape
+/// follows the guard's cache: not API, no semver promise (use
+/// [`Urn`]'s `FromStr`).
 #[doc(hidden)]
-pub mod __private {
-    pub use crate::error::clip;
-    pub use crate::schema::sha256_hex;
-    pub use crate::urn::{check_name, parse as parse_urn, Parsed};
-    pub use crate::validate::{compile, violation, CompileError, Compiled, Options, Report};
-}
+pub use crate::urn::{parse as parse_urn, Parsed as ParsedUrn};

@@ -7,7 +7,8 @@ use std::sync::{Arc, OnceLock};
 pub use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
-use crate::error::{clip, Error};
+use crate::error::Error;
+use crate::text::clip;
 use crate::urn::Urn;
 
 /// The largest schema, in bytes, a registry is meant to accept for
@@ -283,7 +284,9 @@ impl fmt::Debug for Schema {
     }
 }
 
-/// `sha256:<hex>` of some bytes.
+/// `sha256:<hex>` of some bytes: the digest [`Schema::digest`] gives, and
+/// the one the crates above use for every digest they keep (a store's
+/// content digests, the server's credential digests, a bundle's lock).
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);

@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
-use crate::error::{clip, Error};
+use crate::error::Error;
 
 /// The longest schema name accepted.
 pub const MAX_NAME_LEN: usize = 200;
@@ -246,6 +246,19 @@ fn parse_version(text: &str) -> Result<u32, UrnError> {
 }
 
 impl Urn {
+    /// Checks a schema name (the `<name>` of `urn:<nid>:schema:<name>:<version>`)
+    /// against the grammar: what the registry checks before it lists a
+    /// name's versions.
+    ///
+    /// ```
+    /// use dataschema_core::{Urn, UrnError};
+    /// assert!(Urn::check_name("order.created").is_ok());
+    /// assert_eq!(Urn::check_name(""), Err(UrnError::EmptyName));
+    /// ```
+    pub fn check_name(name: &str) -> Result<(), UrnError> {
+        check_name(name)
+    }
+
     /// Builds `urn:<namespace>:schema:<name>:<version>`, checking each part.
     ///
     /// ```
@@ -282,6 +295,8 @@ impl Urn {
         Urn::new(self.namespace(), self.name(), version)
     }
 
+    /// The URN of parts [`parse_urn`](crate::parse_urn) found (the guard's
+    /// allocation-free lookup; not API).
     #[doc(hidden)]
     pub fn from_parsed(parsed: Parsed<'_>) -> Urn {
         Urn {
@@ -300,10 +315,7 @@ impl FromStr for Urn {
     fn from_str(s: &str) -> Result<Urn, Error> {
         parse(s)
             .map(Urn::from_parsed)
-            .map_err(|reason| Error::InvalidUrn {
-                input: clip(s, 100),
-                reason,
-            })
+            .map_err(|reason| Error::invalid_urn(s, reason))
     }
 }
 

@@ -338,8 +338,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// Opens the store `--store` names.
-fn open_store(spec: &str) -> Result<Box<dyn dataschema::Store>, String> {
+/// Opens the store `--store` names (read-only with `--read-only`: no
+/// migration, nothing written).
+fn open_store(spec: &str, read_only: bool) -> Result<Box<dyn dataschema::Store>, String> {
+    let options = dataschema::store::Options::default().read_only(read_only);
     match spec {
         "memory" => Ok(Box::new(dataschema::MemoryStore::new())),
         _ if spec.starts_with("sqlite:") => {
@@ -347,12 +349,12 @@ fn open_store(spec: &str) -> Result<Box<dyn dataschema::Store>, String> {
             if path.is_empty() {
                 return Err("--store sqlite:PATH: the path is empty".into());
             }
-            dataschema::store::SqliteStore::open(path)
+            dataschema::store::SqliteStore::open_with(path, &options)
                 .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
                 .map_err(|err| format!("--store {spec}: {}", err.chain()))
         }
         _ if spec.starts_with("postgres://") || spec.starts_with("postgresql://") => {
-            dataschema::store::PostgresStore::connect(spec)
+            dataschema::store::PostgresStore::connect_with(spec, &options)
                 .map(|store| Box::new(store) as Box<dyn dataschema::Store>)
                 // The URL may hold a password: not repeated here.
                 .map_err(|err| format!("--store postgres://...: {}", err.chain()))
@@ -410,7 +412,7 @@ fn serve(args: Serve) -> ExitCode {
         if let Some(limit) = args.concurrency {
             config = config.with_concurrency_limit(limit);
         }
-        let registry = Registry::new(open_store(&args.store)?);
+        let registry = Registry::new(open_store(&args.store, args.read_only)?);
         Ok((config, auth, registry))
     };
     let (config, auth, registry) = match setup() {
@@ -450,7 +452,7 @@ fn serve(args: Serve) -> ExitCode {
         tracing::info!(
             address = %local,
             namespace = config.namespace(),
-            store = %args.store,
+            store = %dataschema::store::redact(&args.store),
             read_only = args.read_only,
             "dataschema serve started"
         );

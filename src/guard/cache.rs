@@ -25,7 +25,7 @@ use parking_lot::{Condvar, Mutex, RwLock};
 
 use super::metrics::SchemaCounters;
 use super::outcome::Unvalidated;
-use dataschema_core::__private::Compiled;
+use dataschema_core::validate::Compiled;
 use dataschema_core::Urn;
 
 /// What compiling a URN's schema gave: a validator, or why there is none.

@@ -4,12 +4,12 @@ use dataschema_core::{Error, Resolver, Schema, Urn};
 
 /// A primary resolver and an optional fallback consulted only when the
 /// primary does not hold the URN.
-pub(crate) struct Chain {
+pub(crate) struct ResolverChain {
     pub(crate) primary: Box<dyn Resolver>,
     pub(crate) fallback: Option<Box<dyn Resolver>>,
 }
 
-impl Resolver for Chain {
+impl Resolver for ResolverChain {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         match (self.primary.resolve(urn), &self.fallback) {
             (Err(Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),

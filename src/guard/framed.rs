@@ -7,8 +7,7 @@
 
 use std::sync::Arc;
 
-use dataschema_core::__private as core;
-use dataschema_core::{Error, Resolver as _, Urn, ViolationKind};
+use dataschema_core::{Error, Resolver as _, Urn, Violation, ViolationKind};
 
 use super::outcome::{Invalid, Outcome, Reason, Unvalidated};
 use super::Guard;
@@ -89,5 +88,5 @@ fn frame_invalid(message: String) -> Invalid {
     // A constant, tested to parse (tests/guard/framed.rs): not reachable
     // from input.
     let urn: Urn = FRAME_URN.parse().expect("FRAME_URN is a URN");
-    Invalid::new(urn, vec![core::violation("", ViolationKind::Wire, message)])
+    Invalid::new(urn, vec![Violation::new("", ViolationKind::Wire, message)])
 }

@@ -14,11 +14,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use self::cache::{Cache, Compile, Entry};
-use self::chain::Chain;
+use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
-use dataschema_core::__private::{self as core, clip, CompileError, Compiled, Options, Report};
+use dataschema_core::validate::{self as core, CompileError, Compiled, Options, Report};
 use dataschema_core::{Error, Resolver, Schema, Urn};
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
@@ -61,7 +61,7 @@ pub struct Guard {
 }
 
 struct Inner {
-    resolver: Arc<Chain>,
+    resolver: Arc<ResolverChain>,
     options: Options,
     cache: Cache,
     unvalidated: AtomicU64,
@@ -161,7 +161,7 @@ impl GuardBuilder {
     pub fn build(self) -> Guard {
         Guard {
             inner: Arc::new(Inner {
-                resolver: Arc::new(Chain {
+                resolver: Arc::new(ResolverChain {
                     primary: self.primary,
                     fallback: self.fallback,
                 }),
@@ -333,13 +333,10 @@ impl Guard {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
-        let parsed = match core::parse_urn(dataschema) {
+        let parsed = match dataschema_core::parse_urn(dataschema) {
             Ok(parsed) => parsed,
             Err(reason) => {
-                let error = Error::InvalidUrn {
-                    input: clip(dataschema, 100),
-                    reason,
-                };
+                let error = Error::invalid_urn(dataschema, reason);
                 return Ok(self.fail_open(
                     dataschema,
                     Unvalidated::new(Reason::NotAUrn, Arc::new(error)),

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use dataschema_core::__private::Report;
+use dataschema_core::validate::Report;
 use dataschema_core::{Error, Urn, Violation};
 
 /// The verdict on a message whose payload did not fail its schema.

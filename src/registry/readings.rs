@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use dataschema_core::compat::{CompatError, Prepared};
+use dataschema_core::compat::{CompatError, Reading};
 use dataschema_core::{Language, Schema};
 
 /// How many schema bytes of readings a registry keeps by default.
@@ -39,7 +39,7 @@ struct Inner {
 }
 
 struct Entry {
-    reading: Arc<Prepared>,
+    reading: Arc<Reading>,
     bytes: usize,
     used: u64,
 }
@@ -67,25 +67,25 @@ impl Readings {
     }
 
     /// The reading of `schema`: kept, or read now (and kept).
-    pub(crate) fn read(&self, schema: &Schema) -> Result<Arc<Prepared>, CompatError> {
+    pub(crate) fn read(&self, schema: &Schema) -> Result<Arc<Reading>, CompatError> {
         let key = (schema.language(), schema.digest().to_owned());
         if let Some(hit) = self.inner.lock().get(&key) {
             return Ok(hit);
         }
         // Read outside the lock: other publishes go on meanwhile.
-        let reading = Arc::new(Prepared::read(schema)?);
+        let reading = Arc::new(Reading::read(schema)?);
         self.keep_keyed(key, schema.bytes().len(), reading.clone());
         Ok(reading)
     }
 
     /// Keeps `reading` as the reading of `schema` (its candidate's, after
     /// a publish: the prior version of the next one).
-    pub(crate) fn keep(&self, schema: &Schema, reading: Arc<Prepared>) {
+    pub(crate) fn keep(&self, schema: &Schema, reading: Arc<Reading>) {
         let key = (schema.language(), schema.digest().to_owned());
         self.keep_keyed(key, schema.bytes().len(), reading);
     }
 
-    fn keep_keyed(&self, key: (Language, String), bytes: usize, reading: Arc<Prepared>) {
+    fn keep_keyed(&self, key: (Language, String), bytes: usize, reading: Arc<Reading>) {
         let evicted = {
             let mut inner = self.inner.lock();
             if bytes > inner.max_bytes || inner.entries.contains_key(&key) {
@@ -111,7 +111,7 @@ impl Readings {
 }
 
 impl Inner {
-    fn get(&mut self, key: &(Language, String)) -> Option<Arc<Prepared>> {
+    fn get(&mut self, key: &(Language, String)) -> Option<Arc<Reading>> {
         self.clock += 1;
         let clock = self.clock;
         let entry = self.entries.get_mut(key)?;
@@ -121,7 +121,7 @@ impl Inner {
 
     /// Removes the entries used longest ago until `room` more bytes fit;
     /// answers them, to be freed outside the lock.
-    fn evict(&mut self, room: usize) -> Vec<(Arc<Prepared>, usize)> {
+    fn evict(&mut self, room: usize) -> Vec<(Arc<Reading>, usize)> {
         let mut evicted = Vec::new();
         while self.bytes + room > self.max_bytes {
             let Some(oldest) = self
@@ -144,7 +144,7 @@ impl Inner {
 /// Frees evicted readings: large ones on a thread of their own (a
 /// reading is plain owned data, `Send`, that nothing else needs once it is
 /// dropped; whoever still holds a clone keeps it alive as before).
-fn free(evicted: Vec<(Arc<Prepared>, usize)>) {
+fn free(evicted: Vec<(Arc<Reading>, usize)>) {
     let large: usize = evicted.iter().map(|(_, bytes)| bytes).sum();
     free_apart(evicted, large);
 }

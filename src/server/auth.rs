@@ -12,7 +12,7 @@ use serde_json::json;
 use subtle::ConstantTimeEq;
 
 use super::reply::json_response;
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 use dataschema_core::Error;
 
 /// The credential that publishing needs, accepted as a bearer token

@@ -21,7 +21,7 @@ use super::native::cached;
 use super::reply::{json_response, page, report_json, ApiError, Query, CONFLUENT_JSON};
 use super::AppState;
 use crate::store::SchemaId;
-use dataschema_core::__private::{check_name, clip};
+use dataschema_core::clip;
 use dataschema_core::{compat, Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
@@ -137,7 +137,7 @@ fn invalid_subject_path(rejection: &PathRejection) -> ApiError {
 }
 
 fn checked_subject(subject: String) -> Result<String, ApiError> {
-    match check_name(&subject) {
+    match Urn::check_name(&subject) {
         Ok(()) => Ok(subject),
         Err(reason) => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -534,8 +534,8 @@ async fn register(
     let schema = candidate(&state, &subject, 1, body)?;
     let stored = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(schema.urn().name())?;
-            let stored = registry.register_next(schema.clone(), mode)?;
+            let mode = registry.compatibility(schema.urn().name())?;
+            let stored = registry.publish_next(schema.clone(), mode)?;
             Ok((stored, schema))
         })
         .await
@@ -719,7 +719,7 @@ async fn compatibility(
     };
     let report = state
         .blocking(move |registry| {
-            let mode = registry.compatibility_for(candidate.urn().name())?;
+            let mode = registry.compatibility(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);

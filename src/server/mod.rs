@@ -58,7 +58,7 @@
 //! (`jsonschema`, the default, or `protobuf`), `Dataschema-Root` and
 //! `Dataschema-Mode`, or from the query parameters `language`, `root` and
 //! `mode` (the query wins). Without a mode, the mode set for the name
-//! applies (see [`Registry::compatibility_for`]). It answers
+//! applies (see [`Registry::compatibility`]). It answers
 //! `{"urn", "id", "created"}`. Refusals are JSON `{"error": REASON,
 //! "message": ...}`: `immutable`, `incompatible` (with the full `report`:
 //! per prior version, each change's `kind`, `path`, `direction` and
@@ -153,10 +153,7 @@ impl Config {
         let urn: Urn = format!("urn:{namespace}:schema:x:1")
             .parse()
             .map_err(|err| match err {
-                Error::InvalidUrn { reason, .. } => Error::InvalidUrn {
-                    input: dataschema_core::__private::clip(namespace, 100),
-                    reason,
-                },
+                Error::InvalidUrn { reason, .. } => Error::invalid_urn(namespace, reason),
                 other => other,
             })?;
         Ok(Config {

@@ -14,18 +14,19 @@ use serde_json::{json, Value};
 use super::cache::UrnEntry;
 use super::reply::{json_response, report_json, Query};
 use super::AppState;
+use crate::protocol;
 use crate::store::SchemaId;
 use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
 
 /// `Cache-Control` of a schema read: a URN's bytes never change.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-const URN: HeaderName = HeaderName::from_static("dataschema-urn");
-const LANGUAGE: HeaderName = HeaderName::from_static("dataschema-language");
-const ROOT: HeaderName = HeaderName::from_static("dataschema-root");
-const DIGEST: HeaderName = HeaderName::from_static("dataschema-digest");
-const ID: HeaderName = HeaderName::from_static("dataschema-id");
-const MODE: HeaderName = HeaderName::from_static("dataschema-mode");
+const URN: HeaderName = HeaderName::from_static(protocol::header::URN);
+const LANGUAGE: HeaderName = HeaderName::from_static(protocol::header::LANGUAGE);
+const ROOT: HeaderName = HeaderName::from_static(protocol::header::ROOT);
+const DIGEST: HeaderName = HeaderName::from_static(protocol::header::DIGEST);
+const ID: HeaderName = HeaderName::from_static(protocol::header::ID);
+const MODE: HeaderName = HeaderName::from_static(protocol::header::MODE);
 
 pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
@@ -272,10 +273,7 @@ impl Answer {
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());
-        let content_type = match schema.language() {
-            Language::Protobuf => "application/x-protobuf",
-            _ => "application/schema+json",
-        };
+        let content_type = protocol::content_type::of(schema.language());
         let mut ok = not_modified.clone();
         ok.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         Answer {
@@ -411,9 +409,9 @@ async fn publish(
         .blocking(move |registry| {
             let mode = match mode {
                 Some(mode) => mode,
-                None => registry.compatibility_for(schema.urn().name())?,
+                None => registry.compatibility(schema.urn().name())?,
             };
-            registry.register(schema, mode)
+            registry.publish(schema, mode)
         })
         .await?;
     let status = if stored.created {

@@ -161,7 +161,7 @@ impl Query {
             }
             Some(value) => Err(ApiError::bad_request(format!(
                 "query parameter {key}: expected true or false, not {:?}",
-                dataschema_core::__private::clip(value, 40)
+                dataschema_core::clip(value, 40)
             ))),
         }
     }
@@ -180,7 +180,7 @@ impl Query {
                 Ok(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
                 Err(_) => Err(ApiError::bad_request(format!(
                     "query parameter {key}: expected an integer, not {:?}",
-                    dataschema_core::__private::clip(value, 40)
+                    dataschema_core::clip(value, 40)
                 ))),
             },
         }

@@ -2,7 +2,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use parking_lot::{Mutex, RwLock};
 
-use super::{content_digest, Check, SchemaId, Store, Stored, Version};
+use super::{content_digest, plan, Check, Held, Plan, SchemaId, Store, Stored, Version};
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// A [`Store`] in memory: what an embedded registry uses.
@@ -20,11 +20,19 @@ pub struct MemoryStore {
 
 #[derive(Debug, Default)]
 struct State {
-    schemas: BTreeMap<Urn, (Schema, SchemaId)>,
+    schemas: BTreeMap<Urn, Entry>,
     ids: HashMap<String, SchemaId>,
     /// By id - 1: the URNs holding each content.
     urns: Vec<Vec<Urn>>,
     modes: HashMap<Option<String>, Compatibility>,
+}
+
+/// A version held: its schema, its content's digest and id.
+#[derive(Debug)]
+struct Entry {
+    schema: Schema,
+    digest: String,
+    id: SchemaId,
 }
 
 impl MemoryStore {
@@ -36,7 +44,7 @@ impl MemoryStore {
 
 impl State {
     /// Every version of `name` in `namespace`, ascending.
-    fn versions(&self, namespace: &str, name: &str) -> Vec<&Schema> {
+    fn versions(&self, namespace: &str, name: &str) -> Vec<&Entry> {
         // URNs order by namespace, name, then version: one range holds them.
         let Ok(low) = Urn::new(namespace, name, 1) else {
             return Vec::new();
@@ -44,7 +52,7 @@ impl State {
         self.schemas
             .range(low..)
             .take_while(|(urn, _)| urn.namespace() == namespace && urn.name() == name)
-            .map(|(_, (schema, _))| schema)
+            .map(|(_, entry)| entry)
             .collect()
     }
 }
@@ -56,7 +64,7 @@ impl Store for MemoryStore {
             .read()
             .schemas
             .get(urn)
-            .map(|(schema, _)| schema.clone()))
+            .map(|entry| entry.schema.clone()))
     }
 
     fn publish(
@@ -66,37 +74,25 @@ impl Store for MemoryStore {
         check: Check<'_>,
     ) -> Result<Stored, Error> {
         let _one_at_a_time = self.publishing.lock();
-        let urn = schema.urn();
         let digest = content_digest(schema);
-        let (schema, held) = {
+        let held: Vec<Held> = {
             let state = self.state.read();
-            let held: Vec<Schema> = state
+            let urn = schema.urn();
+            state
                 .versions(urn.namespace(), urn.name())
                 .into_iter()
-                .cloned()
-                .collect();
-            let schema = match version {
-                Version::Exact => schema.clone(),
-                Version::Next => {
-                    if let Some(same) = held.iter().find(|h| content_digest(h) == digest) {
-                        let id = state.schemas[same.urn()].1;
-                        return Ok(Stored::new(same.urn().clone(), id, false));
-                    }
-                    let next = held.last().map_or(1, |last| last.urn().version() + 1);
-                    with_urn(schema, urn.with_version(next)?)
-                }
-            };
-            if let Some((existing, id)) = state.schemas.get(schema.urn()) {
-                return if *existing == schema {
-                    Ok(Stored::new(schema.urn().clone(), *id, false))
-                } else {
-                    Err(Error::Immutable {
-                        urn: schema.urn().clone(),
-                    })
-                };
-            }
-            (schema, held)
+                .map(|entry| Held {
+                    schema: entry.schema.clone(),
+                    digest: entry.digest.clone(),
+                    id: entry.id,
+                })
+                .collect()
         };
+        let schema = match plan(schema, version, &digest, &held)? {
+            Plan::Held(stored) => return Ok(stored),
+            Plan::Insert(schema) => schema,
+        };
+        let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
         check(&schema, &held)?;
         let mut state = self.state.write();
         let id = match state.ids.get(&digest) {
@@ -108,7 +104,7 @@ impl Store for MemoryStore {
                     .ok_or_else(|| Error::Store {
                         source: "the memory store ran out of schema ids".into(),
                     })?;
-                state.ids.insert(digest, id);
+                state.ids.insert(digest.clone(), id);
                 state.urns.push(Vec::new());
                 id
             }
@@ -117,7 +113,9 @@ impl Store for MemoryStore {
         let holders = &mut state.urns[id as usize - 1];
         let at = holders.partition_point(|held| *held < urn);
         holders.insert(at, urn.clone());
-        state.schemas.insert(urn.clone(), (schema, id));
+        state
+            .schemas
+            .insert(urn.clone(), Entry { schema, digest, id });
         Ok(Stored::new(urn, id, true))
     }
 
@@ -128,7 +126,7 @@ impl Store for MemoryStore {
             .read()
             .versions(&namespace, name)
             .into_iter()
-            .map(|schema| schema.urn().version())
+            .map(|entry| entry.schema.urn().version())
             .collect())
     }
 
@@ -137,7 +135,7 @@ impl Store for MemoryStore {
     }
 
     fn id_of(&self, urn: &Urn) -> Result<Option<SchemaId>, Error> {
-        Ok(self.state.read().schemas.get(urn).map(|(_, id)| *id))
+        Ok(self.state.read().schemas.get(urn).map(|entry| entry.id))
     }
 
     fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
@@ -171,9 +169,4 @@ impl Store for MemoryStore {
         };
         Ok(())
     }
-}
-
-/// `schema` under another URN (its bytes shared, not copied).
-pub(crate) fn with_urn(schema: &Schema, urn: Urn) -> Schema {
-    Schema::new(urn, schema.language(), schema.shared_bytes(), schema.root())
 }

@@ -17,6 +17,9 @@ mod memory;
 mod postgres;
 #[cfg(feature = "sqlite")]
 mod sqlite;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
 
 pub use memory::MemoryStore;
 #[cfg(feature = "postgres")]
@@ -24,7 +27,7 @@ pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
 pub use sqlite::SqliteStore;
 
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use dataschema_core::BoxError;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -143,6 +146,169 @@ pub trait Store: Send + Sync {
     ) -> Result<(), Error>;
 }
 
+/// How a persistent store ([`SqliteStore`], [`PostgresStore`]) is opened:
+/// read-only or not, and the bound on each of its waits, so that a peer
+/// holding a lock (a publish in progress, or a replica that stopped while
+/// holding one) costs the requests that need that lock only, each for a
+/// bounded time, and never the store's other requests.
+///
+/// ```
+/// use std::time::Duration;
+/// use dataschema::store::Options;
+///
+/// let options = Options::default()
+///     .read_only(true)
+///     .lock_timeout(Duration::from_secs(2));
+/// # let _ = options;
+/// ```
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub(crate) read_only: bool,
+    pub(crate) lock_timeout: std::time::Duration,
+    pub(crate) statement_timeout: std::time::Duration,
+    pub(crate) acquire_timeout: std::time::Duration,
+    pub(crate) max_connections: usize,
+}
+
+impl Default for Options {
+    /// Read-write; locks waited for up to 10 s, statements up to 30 s, a
+    /// pooled connection up to 10 s; at most 8 connections.
+    fn default() -> Options {
+        Options {
+            read_only: false,
+            lock_timeout: std::time::Duration::from_secs(10),
+            statement_timeout: std::time::Duration::from_secs(30),
+            acquire_timeout: std::time::Duration::from_secs(10),
+            max_connections: 8,
+        }
+    }
+}
+
+impl Options {
+    /// Opens the store read-only (`false` by default): nothing is
+    /// created or migrated, the store's layout must be the one this
+    /// version of dataschema writes (a store never opened read-write is
+    /// refused, saying so), and every publish or mode change is refused.
+    /// SQLite opens the file with `SQLITE_OPEN_READONLY` (a file on a
+    /// read-only volume works); PostgreSQL runs every transaction read-only
+    /// (a `SELECT`-only role and a hot standby work).
+    pub fn read_only(mut self, read_only: bool) -> Options {
+        self.read_only = read_only;
+        self
+    }
+
+    /// How long a publish waits for the lock on its name (or, for SQLite,
+    /// on the database) before failing with [`Error::Store`] (10 s by
+    /// default): PostgreSQL's `lock_timeout`, SQLite's busy timeout and the
+    /// wait for the store's own writer connection.
+    pub fn lock_timeout(mut self, timeout: std::time::Duration) -> Options {
+        self.lock_timeout = timeout;
+        self
+    }
+
+    /// PostgreSQL: how long one statement may run (`statement_timeout`),
+    /// and how long a transaction may stay idle between statements
+    /// (`idle_in_transaction_session_timeout`: a publish's compatibility
+    /// check runs there), so that a replica that stopped mid-publish
+    /// releases its lock on the name after this long (30 s by default).
+    pub fn statement_timeout(mut self, timeout: std::time::Duration) -> Options {
+        self.statement_timeout = timeout;
+        self
+    }
+
+    /// PostgreSQL: how long a request waits for a pooled connection when
+    /// all are in use, before failing with [`Error::Store`] (10 s by
+    /// default).
+    pub fn acquire_timeout(mut self, timeout: std::time::Duration) -> Options {
+        self.acquire_timeout = timeout;
+        self
+    }
+
+    /// PostgreSQL: at most this many connections open at once (8 by
+    /// default, at least 1). Publishes use at most half of them (rounded
+    /// up), so reads are never all queued behind publishes waiting for a
+    /// lock.
+    pub fn max_connections(mut self, max: usize) -> Options {
+        self.max_connections = max.max(1);
+        self
+    }
+}
+
+/// `url` with the password it may hold replaced by `***`, for logs and
+/// messages: the password of a URL's user information
+/// (`postgres://user:***@host/db`) and the value of every `password=` pair
+/// (a URL's query, or a `key=value` connection string). Everything else
+/// is kept, so the result still says which database is meant.
+///
+/// ```
+/// use dataschema::store::redact;
+///
+/// assert_eq!(
+///     redact("postgres://app:secret@db.internal:5432/registry"),
+///     "postgres://app:***@db.internal:5432/registry"
+/// );
+/// assert_eq!(
+///     redact("host=db user=app password='se cret' dbname=registry"),
+///     "host=db user=app password=*** dbname=registry"
+/// );
+/// assert_eq!(redact("sqlite:/var/lib/registry.db"), "sqlite:/var/lib/registry.db");
+/// ```
+pub fn redact(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut rest = url;
+    // The user information of a URL: between `://` and the last `@` of
+    // the authority.
+    if let Some(scheme_end) = rest.find("://") {
+        let authority_start = scheme_end + 3;
+        let authority_len = rest[authority_start..]
+            .find(['/', '?', '#'])
+            .unwrap_or(rest.len() - authority_start);
+        let authority = &rest[authority_start..authority_start + authority_len];
+        if let Some(at) = authority.rfind('@') {
+            let user_info = &authority[..at];
+            if let Some(colon) = user_info.find(':') {
+                out.push_str(&rest[..authority_start + colon + 1]);
+                out.push_str("***");
+                rest = &rest[authority_start + at..];
+            }
+        }
+    }
+    // Every `password=` pair: the value runs to `&` or whitespace, or is
+    // quoted.
+    loop {
+        let lower = rest.to_ascii_lowercase();
+        let Some(at) = lower.find("password=") else {
+            out.push_str(rest);
+            return out;
+        };
+        let value_start = at + "password=".len();
+        out.push_str(&rest[..value_start]);
+        out.push_str("***");
+        let value = &rest[value_start..];
+        let value_len = if let Some(quoted) = value.strip_prefix('\'') {
+            // Up to the closing quote not escaped by a backslash.
+            let mut end = quoted.len();
+            let mut escaped = false;
+            for (i, c) in quoted.char_indices() {
+                match c {
+                    '\\' if !escaped => escaped = true,
+                    '\'' if !escaped => {
+                        end = i + 1;
+                        break;
+                    }
+                    _ => escaped = false,
+                }
+            }
+            1 + end
+        } else {
+            value
+                .find(|c: char| c == '&' || c.is_whitespace())
+                .unwrap_or(value.len())
+        };
+        rest = &value[value_len.min(value.len())..];
+    }
+}
+
 /// The digest that identifies a schema's content for its id: `sha256:` of
 /// the language, the root and the bytes, each length-prefixed. Stores keep
 /// it under a unique constraint, so one content gets one id.
@@ -253,8 +419,17 @@ pub(crate) fn id_from_row(what: &str, id: i64) -> Result<SchemaId, Error> {
         .ok_or_else(|| corrupt(format!("{what}: schema id {id} is out of range 1..=2^31-1")))
 }
 
+/// A version of a name a store holds, as a publish plans with it.
+pub(crate) struct Held {
+    /// The schema, under its URN.
+    pub(crate) schema: Schema,
+    /// Its content's digest ([`content_digest`]).
+    pub(crate) digest: String,
+    /// Its content's id.
+    pub(crate) id: SchemaId,
+}
+
 /// What a publish does once the versions held for the name are known.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) enum Plan {
     /// The schema is held already: answer this, store nothing.
     Held(Stored),
@@ -262,41 +437,51 @@ pub(crate) enum Plan {
     Insert(Schema),
 }
 
-/// The steps 1 and 2 of [`Store::publish`], shared by the persistent
-/// stores: `held` is every version of the name (ascending) with its
-/// content's digest and id.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// The steps 1 and 2 of [`Store::publish`], the one plan of every store of
+/// this crate: `held` is every version of the name (ascending) with its
+/// content's digest and id, read under the store's lock on the name.
+///
+/// A next version after 4294967295 (the largest a URN carries) is
+/// [`Error::LastVersion`], never a wrap or a panic.
 pub(crate) fn plan(
     schema: &Schema,
     version: Version,
     digest: &str,
-    held: &[(Schema, String, SchemaId)],
+    held: &[Held],
 ) -> Result<Plan, Error> {
     let schema = match version {
         Version::Exact => schema.clone(),
         Version::Next => {
-            if let Some((same, _, id)) = held.iter().find(|(_, d, _)| d == digest) {
-                return Ok(Plan::Held(Stored::new(same.urn().clone(), *id, false)));
+            if let Some(same) = held.iter().find(|held| held.digest == digest) {
+                return Ok(Plan::Held(Stored::new(
+                    same.schema.urn().clone(),
+                    same.id,
+                    false,
+                )));
             }
             let next = match held.last() {
                 None => 1,
-                Some((last, _, _)) => {
-                    last.urn()
-                        .version()
+                Some(last) => {
+                    let last = last.schema.urn();
+                    last.version()
                         .checked_add(1)
-                        .ok_or_else(|| Error::InvalidUrn {
-                            input: last.urn().to_string(),
-                            reason: dataschema_core::UrnError::Version,
-                        })?
+                        .ok_or_else(|| Error::LastVersion { urn: last.clone() })?
                 }
             };
-            memory::with_urn(schema, schema.urn().with_version(next)?)
+            with_urn(schema, schema.urn().with_version(next)?)
         }
     };
     let version = schema.urn().version();
-    if let Some((_, held_digest, id)) = held.iter().find(|(h, _, _)| h.urn().version() == version) {
-        return if held_digest == digest {
-            Ok(Plan::Held(Stored::new(schema.urn().clone(), *id, false)))
+    if let Some(same) = held
+        .iter()
+        .find(|held| held.schema.urn().version() == version)
+    {
+        return if same.digest == digest {
+            Ok(Plan::Held(Stored::new(
+                schema.urn().clone(),
+                same.id,
+                false,
+            )))
         } else {
             Err(Error::Immutable {
                 urn: schema.urn().clone(),
@@ -304,6 +489,11 @@ pub(crate) fn plan(
         };
     }
     Ok(Plan::Insert(schema))
+}
+
+/// `schema` under another URN (its bytes shared, not copied).
+fn with_urn(schema: &Schema, urn: Urn) -> Schema {
+    Schema::new(urn, schema.language(), schema.shared_bytes(), schema.root())
 }
 
 macro_rules! forward_store {

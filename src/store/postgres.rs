@@ -8,9 +8,9 @@ use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
     content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row, Check,
-    Plan, SchemaId, Store, Stored, Version,
+    Held, Options, Plan, SchemaId, Store, Stored, Version,
 };
-use dataschema_core::__private::sha256_hex;
+use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The key of the advisory lock migrations run under ("dataschema" in
@@ -21,9 +21,6 @@ const MIGRATION_LOCK: i64 = 0x6461_7461_7363_6865;
 /// (serialization failure, deadlock, unique violation, a pooled connection
 /// found closed) is run in all.
 const ATTEMPTS: u32 = 5;
-
-/// The default number of connections a store opens at most.
-const DEFAULT_POOL: usize = 8;
 
 /// The migrations, in order: each runs once, in the transaction that
 /// records it in `dataschema_migrations`.
@@ -69,9 +66,25 @@ CREATE TABLE dataschema_modes (
 /// a deadlock or a unique violation (two replicas inserting one content at
 /// once) is retried, 5 attempts in all.
 ///
+/// Every wait is bounded ([`Options`]): a publish waits for its name's lock
+/// up to the lock timeout (`lock_timeout`, 10 s by default), a statement
+/// runs up to the statement timeout (`statement_timeout`, 30 s), and a
+/// transaction left idle (a replica stopped mid-publish, holding the lock)
+/// is ended by the server after the statement timeout too
+/// (`idle_in_transaction_session_timeout`), which frees the lock. So a
+/// stopped replica costs the publishes of the names it locked, each for a
+/// bounded time, and nothing else.
+///
+/// Read-only ([`connect_with`](PostgresStore::connect_with) and
+/// [`Options::read_only`]): no migration runs; the database must hold
+/// this version's migrations (one never migrated is refused, saying so),
+/// and every transaction is read-only (`default_transaction_read_only`),
+/// so a `SELECT`-only role and a hot standby work.
+///
 /// Connections: the sync `postgres` client, in a pool of at most 8 (see
-/// [`connect_with_pool`](PostgresStore::connect_with_pool)); a caller
-/// waits for a free one. The sync client runs a small runtime of its own
+/// [`Options::max_connections`]), of which publishes use at most half; a
+/// caller waits for a free one up to the acquire timeout (10 s by
+/// default). The sync client runs a small runtime of its own
 /// per connection, so from async code call the store through
 /// `tokio::task::spawn_blocking` (as the server does), never directly on
 /// a runtime's worker thread. Dropping the store anywhere is fine: its
@@ -79,14 +92,20 @@ CREATE TABLE dataschema_modes (
 pub struct PostgresStore {
     config: Config,
     what: String,
+    options: Options,
+    /// The session settings each new connection runs.
+    setup: String,
     pool: Mutex<Pool>,
     freed: Condvar,
     max: usize,
+    /// How many publishes may hold a connection at once.
+    max_publishing: usize,
 }
 
 struct Pool {
     idle: Vec<Client>,
     open: usize,
+    publishing: usize,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -124,12 +143,19 @@ impl PostgresStore {
     /// database that does not exist is [`Error::Store`]. Without a
     /// `connect_timeout` in the URL, connecting gives up after 10 s.
     pub fn connect(url: &str) -> Result<PostgresStore, Error> {
-        PostgresStore::connect_with_pool(url, DEFAULT_POOL)
+        PostgresStore::connect_with(url, &Options::default())
     }
 
     /// [`connect`](PostgresStore::connect), with at most `max_connections`
     /// connections open at once (at least 1).
     pub fn connect_with_pool(url: &str, max_connections: usize) -> Result<PostgresStore, Error> {
+        PostgresStore::connect_with(url, &Options::default().max_connections(max_connections))
+    }
+
+    /// [`connect`](PostgresStore::connect) with `options`: read-only (no
+    /// migration; the database must be migrated), the bounds on each wait,
+    /// the pool's size. The URL's password appears in no message.
+    pub fn connect_with(url: &str, options: &Options) -> Result<PostgresStore, Error> {
         let mut config: Config = url
             .parse()
             .map_err(|err| failure("PostgreSQL store: the connection URL is not valid", err))?;
@@ -143,17 +169,36 @@ impl PostgresStore {
             "PostgreSQL store (database {:?})",
             config.get_dbname().unwrap_or("")
         );
+        let millis = |d: Duration| d.as_millis().clamp(1, i32::MAX as u128);
+        let setup = format!(
+            "SET lock_timeout = {}; SET statement_timeout = {}; \
+             SET idle_in_transaction_session_timeout = {}; \
+             SET default_transaction_read_only = {}",
+            millis(options.lock_timeout),
+            millis(options.statement_timeout),
+            millis(options.statement_timeout),
+            if options.read_only { "on" } else { "off" },
+        );
+        let max = options.max_connections.max(1);
         let store = PostgresStore {
             config,
             what,
+            options: options.clone(),
+            setup,
             pool: Mutex::new(Pool {
                 idle: Vec::new(),
                 open: 0,
+                publishing: 0,
             }),
             freed: Condvar::new(),
-            max: max_connections.max(1),
+            max,
+            max_publishing: max.div_ceil(2),
         };
-        store.migrate()?;
+        if options.read_only {
+            store.check_migrated()?;
+        } else {
+            store.migrate()?;
+        }
         Ok(store)
     }
 
@@ -161,33 +206,116 @@ impl PostgresStore {
         failure(format!("{}: {doing}", self.what), err)
     }
 
+    /// A database error, saying which bound ran out when one did.
+    fn failed_database(&self, doing: &str, err: postgres::Error) -> Error {
+        let bound = match err.code() {
+            Some(&SqlState::LOCK_NOT_AVAILABLE) => Some(format!(
+                "a lock was not free within the lock timeout ({} ms): another publish of \
+                 the name holds it, perhaps on a replica that stopped",
+                self.options.lock_timeout.as_millis()
+            )),
+            Some(&SqlState::QUERY_CANCELED) => Some(format!(
+                "a statement ran past the statement timeout ({} ms)",
+                self.options.statement_timeout.as_millis()
+            )),
+            Some(&SqlState::IDLE_IN_TRANSACTION_SESSION_TIMEOUT) => Some(format!(
+                "the transaction stayed idle past the statement timeout ({} ms)",
+                self.options.statement_timeout.as_millis()
+            )),
+            Some(&SqlState::READ_ONLY_SQL_TRANSACTION) => {
+                Some("the database is read-only here".to_owned())
+            }
+            _ => None,
+        };
+        match bound {
+            Some(bound) => self.failed(&format!("{doing}: {bound}"), err),
+            None => self.failed(doing, err),
+        }
+    }
+
     /// A connection: an idle one (`true`), else a new one when fewer than
-    /// the maximum are open, else the next one freed.
-    fn take(&self) -> Result<(Client, bool), Error> {
+    /// the maximum are open, else the next one freed, waited for up to the
+    /// acquire timeout. A publish (`publishing`) also waits for one of the
+    /// publishes' share of the pool.
+    fn take(&self, publishing: bool) -> Result<(Client, bool), Error> {
+        let deadline = std::time::Instant::now() + self.options.acquire_timeout;
         let mut pool = self.pool.lock();
-        loop {
+        if publishing {
+            while pool.publishing >= self.max_publishing {
+                if self.freed.wait_until(&mut pool, deadline).timed_out()
+                    && pool.publishing >= self.max_publishing
+                {
+                    return Err(self.busy(true));
+                }
+            }
+            pool.publishing += 1;
+        }
+        let taken = loop {
             if let Some(client) = pool.idle.pop() {
-                return Ok((client, true));
+                break Ok((client, true));
             }
             if pool.open < self.max {
                 pool.open += 1;
                 drop(pool);
-                return match self.config.connect(NoTls) {
-                    Ok(client) => Ok((client, false)),
-                    Err(err) => {
-                        self.pool.lock().open -= 1;
-                        self.freed.notify_one();
-                        Err(self.failed("connecting", err))
-                    }
-                };
+                let connected = self.new_connection();
+                pool = self.pool.lock();
+                if connected.is_err() {
+                    pool.open -= 1;
+                    self.freed.notify_all();
+                }
+                break connected.map(|client| (client, false));
             }
-            self.freed.wait(&mut pool);
+            if self.freed.wait_until(&mut pool, deadline).timed_out()
+                && pool.idle.is_empty()
+                && pool.open >= self.max
+            {
+                break Err(self.busy(false));
+            }
+        };
+        if taken.is_err() && publishing {
+            pool.publishing -= 1;
+            self.freed.notify_all();
         }
+        taken
+    }
+
+    /// No connection (or, for a publish, no publish's share) came free in
+    /// time.
+    fn busy(&self, publishing: bool) -> Error {
+        let what = if publishing {
+            format!(
+                "all {} connections publishes may use are in use (publishes waiting for a \
+                 name's lock, perhaps)",
+                self.max_publishing
+            )
+        } else {
+            format!("all {} connections are in use", self.max)
+        };
+        corrupt(format!(
+            "{}: no connection came free within the acquire timeout ({} ms): {what}",
+            self.what,
+            self.options.acquire_timeout.as_millis()
+        ))
+    }
+
+    /// A new connection, with the session's bounds set.
+    fn new_connection(&self) -> Result<Client, Error> {
+        let mut client = self
+            .config
+            .connect(NoTls)
+            .map_err(|err| self.failed("connecting", err))?;
+        client
+            .batch_execute(&self.setup)
+            .map_err(|err| self.failed("setting the session's timeouts up", err))?;
+        Ok(client)
     }
 
     /// Gives `client` back (or, when its connection is closed, forgets it).
-    fn give_back(&self, client: Client) {
+    fn give_back(&self, client: Client, publishing: bool) {
         let mut pool = self.pool.lock();
+        if publishing {
+            pool.publishing -= 1;
+        }
         if client.is_closed() {
             pool.open -= 1;
             drop(pool);
@@ -195,7 +323,9 @@ impl PostgresStore {
         } else {
             pool.idle.push(client);
         }
-        self.freed.notify_one();
+        // Waiters wait for different things (a connection, a publish's
+        // share): wake them all to look.
+        self.freed.notify_all();
     }
 
     /// Runs `attempt` on a pooled connection, again (up to [`ATTEMPTS`] in
@@ -203,14 +333,24 @@ impl PostgresStore {
     fn run<T>(
         &self,
         doing: &str,
+        attempt: impl FnMut(&mut Client) -> Result<T, Attempt>,
+    ) -> Result<T, Error> {
+        self.run_as(doing, false, attempt)
+    }
+
+    /// [`run`](PostgresStore::run), as a publish (`publishing`) or not.
+    fn run_as<T>(
+        &self,
+        doing: &str,
+        publishing: bool,
         mut attempt: impl FnMut(&mut Client) -> Result<T, Attempt>,
     ) -> Result<T, Error> {
         let mut tries = 0;
         loop {
             tries += 1;
-            let (mut client, pooled) = self.take()?;
+            let (mut client, pooled) = self.take(publishing)?;
             let result = attempt(&mut client);
-            self.give_back(client);
+            self.give_back(client, publishing);
             match result {
                 Ok(value) => return Ok(value),
                 Err(Attempt::Final(err)) => return Err(err),
@@ -224,7 +364,7 @@ impl PostgresStore {
                             | Some(&SqlState::UNIQUE_VIOLATION)
                     ) || (pooled && err.is_closed());
                     if !again || tries >= ATTEMPTS {
-                        return Err(self.failed(doing, err));
+                        return Err(self.failed_database(doing, err));
                     }
                     std::thread::sleep(Duration::from_millis(5 << tries));
                 }
@@ -268,11 +408,58 @@ impl PostgresStore {
         })
     }
 
-    fn held(
-        &self,
-        client: &mut impl GenericClient,
-        urn: &Urn,
-    ) -> Result<Vec<(Schema, String, SchemaId)>, Attempt> {
+    /// A read-only store's check: the database holds this version's
+    /// migrations, all of them.
+    fn check_migrated(&self) -> Result<(), Error> {
+        let known = MIGRATIONS.len() as i32;
+        let applied = self.run("checking the migrations", |client| {
+            let exists: bool = client
+                .query_one(
+                    "SELECT to_regclass('dataschema_migrations') IS NOT NULL",
+                    &[],
+                )?
+                .try_get(0)?;
+            if !exists {
+                return Ok(None);
+            }
+            let applied: Option<i32> = client
+                .query_one("SELECT max(version) FROM dataschema_migrations", &[])?
+                .try_get(0)?;
+            Ok(Some(applied.unwrap_or(0)))
+        })?;
+        match applied {
+            Some(applied) if applied == known => Ok(()),
+            None | Some(0) => Err(corrupt(format!(
+                "{}: the database has no dataschema tables (it was never migrated): a \
+                 read-only store needs them; connect once without read-only, as a role \
+                 that may create tables, to migrate it",
+                self.what
+            ))),
+            Some(applied) if applied > known => Err(corrupt(format!(
+                "{}: the database has migration {applied}, newer than this version of \
+                 dataschema knows ({known}): upgrade dataschema",
+                self.what
+            ))),
+            Some(applied) => Err(corrupt(format!(
+                "{}: the database has migration {applied} of {known}: connect once without \
+                 read-only, as a role that may alter tables, to migrate it",
+                self.what
+            ))),
+        }
+    }
+
+    /// A publish or mode change on a read-only store: refused.
+    fn writable(&self, doing: &str) -> Result<(), Error> {
+        if self.options.read_only {
+            return Err(corrupt(format!(
+                "{}: {doing}: the store is open read-only",
+                self.what
+            )));
+        }
+        Ok(())
+    }
+
+    fn held(&self, client: &mut impl GenericClient, urn: &Urn) -> Result<Vec<Held>, Attempt> {
         let rows = client.query(
             "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
              FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
@@ -290,11 +477,11 @@ impl PostgresStore {
                 row.try_get(2)?,
                 row.try_get(3)?,
             )?;
-            held.push((
+            held.push(Held {
                 schema,
-                row.try_get(4)?,
-                id_from_row(&self.what, row.try_get(5)?)?,
-            ));
+                digest: row.try_get(4)?,
+                id: id_from_row(&self.what, row.try_get(5)?)?,
+            });
         }
         Ok(held)
     }
@@ -351,9 +538,10 @@ impl Store for PostgresStore {
         version: Version,
         check: Check<'_>,
     ) -> Result<Stored, Error> {
+        self.writable("publishing")?;
         let digest = content_digest(schema);
         let lock = name_lock(schema.urn().namespace(), schema.urn().name());
-        self.run("publishing", |client| {
+        self.run_as("publishing", true, |client| {
             let mut transaction = client.transaction()?;
             transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])?;
             let held = self.held(&mut transaction, schema.urn())?;
@@ -362,7 +550,7 @@ impl Store for PostgresStore {
                 Plan::Held(stored) => return Ok(stored),
                 Plan::Insert(schema) => schema,
             };
-            let held: Vec<Schema> = held.into_iter().map(|(schema, _, _)| schema).collect();
+            let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
             check(&schema, &held)?;
             let inserted = transaction.query_opt(
                 "INSERT INTO dataschema_contents (digest, language, root, bytes)
@@ -470,6 +658,7 @@ impl Store for PostgresStore {
         name: Option<&str>,
         mode: Option<Compatibility>,
     ) -> Result<(), Error> {
+        self.writable("setting a compatibility mode")?;
         let key = name.unwrap_or("");
         self.run("setting a compatibility mode", |client| {
             match mode {

@@ -1,23 +1,18 @@
 //! [`SqliteStore`]: schemas in one SQLite file.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    content_digest, failure, id_from_row, plan, schema_from_row, urn_from_row, Check, Plan,
-    SchemaId, Store, Stored, Version,
+    content_digest, failure, id_from_row, plan, schema_from_row, urn_from_row, Check, Held,
+    Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The layout this code writes, kept in the file's `user_version`.
 const LAYOUT: i64 = 1;
-
-/// How long a connection waits for another one's write lock (another
-/// publish, possibly from another process) before failing.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Idle read connections kept open.
 const IDLE_READERS: usize = 8;
@@ -58,8 +53,18 @@ type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64);
 /// takes the database's write lock before reading the versions held, so
 /// the compatibility check and the insert it allows cannot interleave with
 /// another publish, whether from this store, another `SqliteStore` on the
-/// same file, or another process. A writer waits up to 30 s for the lock
-/// (SQLite's busy timeout), then fails with [`Error::Store`].
+/// same file, or another process. A writer waits for the store's writer
+/// connection, then for the database's lock (SQLite's busy timeout), each
+/// up to the [lock timeout](Options::lock_timeout) (10 s by default), then
+/// fails with [`Error::Store`].
+///
+/// Read-only ([`open_with`](SqliteStore::open_with) and
+/// [`Options::read_only`]): the file is opened with
+/// `SQLITE_OPEN_READONLY`, nothing is created or migrated, and a file
+/// without this version's layout is refused, saying so. On a read-only
+/// volume, where SQLite cannot create the WAL's shared-memory file, a file
+/// without a `-wal` file beside it (every write checkpointed) is read as
+/// immutable.
 ///
 /// Readers: a small pool of read connections (one per concurrent reader,
 /// up to 8 kept idle). Under WAL, a read never waits for a publish in
@@ -74,7 +79,9 @@ type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64);
 pub struct SqliteStore {
     path: PathBuf,
     what: String,
-    writer: Mutex<Connection>,
+    options: Options,
+    /// `None` when read-only.
+    writer: Option<Mutex<Connection>>,
     readers: Mutex<Vec<Connection>>,
 }
 
@@ -92,14 +99,35 @@ impl SqliteStore {
     /// is not a SQLite database, a directory the file cannot be created
     /// in, or a file of a newer layout is [`Error::Store`], saying which.
     pub fn open(path: impl AsRef<Path>) -> Result<SqliteStore, Error> {
+        SqliteStore::open_with(path, &Options::default())
+    }
+
+    /// [`open`](SqliteStore::open) with `options`: read-only (the file
+    /// must exist, with this version's layout), and the lock timeout.
+    pub fn open_with(path: impl AsRef<Path>, options: &Options) -> Result<SqliteStore, Error> {
         let path = path.as_ref().to_path_buf();
         let what = format!("SQLite store {}", path.display());
-        let writer = connect(&path, &what)?;
-        migrate(&writer, &what)?;
+        let writer = if options.read_only {
+            let reader = connect(&path, &what, options)?;
+            check_layout(&reader, &what)?;
+            let store = SqliteStore {
+                path,
+                what,
+                options: options.clone(),
+                writer: None,
+                readers: Mutex::new(vec![reader]),
+            };
+            return Ok(store);
+        } else {
+            let writer = connect(&path, &what, options)?;
+            migrate(&writer, &what)?;
+            writer
+        };
         Ok(SqliteStore {
             path,
             what,
-            writer: Mutex::new(writer),
+            options: options.clone(),
+            writer: Some(Mutex::new(writer)),
             readers: Mutex::new(Vec::new()),
         })
     }
@@ -119,7 +147,7 @@ impl SqliteStore {
         let idle = self.readers.lock().pop();
         let connection = match idle {
             Some(connection) => connection,
-            None => connect(&self.path, &self.what)?,
+            None => connect(&self.path, &self.what, &self.options)?,
         };
         let result = read(&connection).map_err(|err| self.failed(doing, err));
         let mut readers = self.readers.lock();
@@ -130,14 +158,46 @@ impl SqliteStore {
     }
 
     fn failed(&self, doing: &str, err: rusqlite::Error) -> Error {
+        let busy = matches!(
+            err.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+        );
+        if busy {
+            return failure(
+                format!(
+                    "{}: {doing}: the database's write lock was not free within {} ms \
+                     (another publish, perhaps from another process, holds it)",
+                    self.what,
+                    self.options.lock_timeout.as_millis()
+                ),
+                err,
+            );
+        }
         failure(format!("{}: {doing}", self.what), err)
     }
 
-    fn held(
-        &self,
-        connection: &Connection,
-        urn: &Urn,
-    ) -> Result<Vec<(Schema, String, SchemaId)>, Error> {
+    /// The writer connection, waited for up to the lock timeout; a
+    /// read-only store has none.
+    fn writer(&self, doing: &str) -> Result<parking_lot::MutexGuard<'_, Connection>, Error> {
+        let Some(writer) = &self.writer else {
+            return Err(super::corrupt(format!(
+                "{}: {doing}: the store is open read-only",
+                self.what
+            )));
+        };
+        writer
+            .try_lock_for(self.options.lock_timeout)
+            .ok_or_else(|| {
+                super::corrupt(format!(
+                    "{}: {doing}: the store's writer was not free within {} ms (another \
+                 publish through this store holds it)",
+                    self.what,
+                    self.options.lock_timeout.as_millis()
+                ))
+            })
+    }
+
+    fn held(&self, connection: &Connection, urn: &Urn) -> Result<Vec<Held>, Error> {
         let rows: Vec<HeldRow> = (|| {
             let mut statement = connection.prepare_cached(
                 "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
@@ -170,7 +230,11 @@ impl SqliteStore {
                     root.as_deref(),
                     bytes,
                 )?;
-                Ok((schema, digest, id_from_row(&self.what, id)?))
+                Ok(Held {
+                    schema,
+                    digest,
+                    id: id_from_row(&self.what, id)?,
+                })
             })
             .collect()
     }
@@ -188,14 +252,17 @@ impl SqliteStore {
 }
 
 /// A connection to the file, with the store's settings.
-fn connect(path: &Path, what: &str) -> Result<Connection, Error> {
+fn connect(path: &Path, what: &str, options: &Options) -> Result<Connection, Error> {
+    if options.read_only {
+        return connect_read_only(path, what, options);
+    }
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let connection = Connection::open_with_flags(path, flags)
         .map_err(|err| failure(format!("{what}: cannot open or create the file"), err))?;
     connection
-        .busy_timeout(BUSY_TIMEOUT)
+        .busy_timeout(options.lock_timeout)
         .map_err(|err| failure(format!("{what}: setting the busy timeout"), err))?;
     // The first statement reads the file: one that is not a database fails
     // here ("file is not a database").
@@ -216,6 +283,100 @@ fn connect(path: &Path, what: &str) -> Result<Connection, Error> {
         .execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
         .map_err(|err| failure(format!("{what}: setting the connection up"), err))?;
     Ok(connection)
+}
+
+/// A read-only connection: `SQLITE_OPEN_READONLY`, nothing created. A WAL
+/// file whose shared memory cannot be set up (a read-only directory) and
+/// that has no `-wal` beside it is read as immutable.
+fn connect_read_only(path: &Path, what: &str, options: &Options) -> Result<Connection, Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let open = |path: &Path, flags: OpenFlags| -> Result<Connection, Error> {
+        let connection = Connection::open_with_flags(path, flags)
+            .map_err(|err| failure(format!("{what}: cannot open the file read-only"), err))?;
+        connection
+            .busy_timeout(options.lock_timeout)
+            .map_err(|err| failure(format!("{what}: setting the busy timeout"), err))?;
+        Ok(connection)
+    };
+    let connection = open(path, flags)?;
+    // The first read: one that is not a database fails here.
+    let probe = connection.query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+        row.get::<_, i64>(0)
+    });
+    match probe {
+        Ok(_) => Ok(connection),
+        Err(err) if cannot_set_up_wal(&err) && !wal_beside(path) => {
+            drop(connection);
+            let uri = immutable_uri(path);
+            let connection = open(Path::new(&uri), flags | OpenFlags::SQLITE_OPEN_URI)?;
+            connection
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |row| {
+                    row.get::<_, i64>(0)
+                })
+                .map_err(|err| {
+                    failure(
+                        format!("{what}: cannot use the file as a SQLite database"),
+                        err,
+                    )
+                })?;
+            Ok(connection)
+        }
+        Err(err) => Err(failure(
+            format!("{what}: cannot use the file as a SQLite database"),
+            err,
+        )),
+    }
+}
+
+/// SQLite could not open or create the WAL's shared memory (a read-only
+/// directory or volume).
+fn cannot_set_up_wal(err: &rusqlite::Error) -> bool {
+    matches!(
+        err.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::CannotOpen | rusqlite::ErrorCode::ReadOnly)
+    )
+}
+
+/// A `-wal` file is beside the database (writes not yet checkpointed).
+fn wal_beside(path: &Path) -> bool {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    Path::new(&wal).exists()
+}
+
+/// The `file:` URI of `path` with `immutable=1`.
+fn immutable_uri(path: &Path) -> String {
+    let mut uri = String::from("file:");
+    for byte in path.to_string_lossy().bytes() {
+        match byte {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{byte:02X}")),
+            _ => uri.push(byte as char),
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
+}
+
+/// A read-only store's check: the file holds this version's layout.
+fn check_layout(connection: &Connection, what: &str) -> Result<(), Error> {
+    let layout: i64 = connection
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(|err| failure(format!("{what}: reading the layout"), err))?;
+    match layout {
+        LAYOUT => Ok(()),
+        0 => Err(super::corrupt(format!(
+            "{what}: the file has no dataschema tables (it was never opened for writing): \
+             a read-only store needs them; open it once without read-only to create them"
+        ))),
+        newer if newer > LAYOUT => Err(super::corrupt(format!(
+            "{what}: the file has layout {newer}, newer than this version of dataschema \
+             knows ({LAYOUT}): upgrade dataschema"
+        ))),
+        older => Err(super::corrupt(format!(
+            "{what}: the file has layout {older}, older than this version of dataschema \
+             reads ({LAYOUT}): open it once without read-only to migrate it"
+        ))),
+    }
 }
 
 /// Creates the tables on first start; refuses a newer layout.
@@ -293,7 +454,7 @@ impl Store for SqliteStore {
         check: Check<'_>,
     ) -> Result<Stored, Error> {
         let digest = content_digest(schema);
-        let connection = self.writer.lock();
+        let connection = self.writer("publishing")?;
         connection
             .execute_batch("BEGIN IMMEDIATE")
             .map_err(|err| self.failed("taking the write lock", err))?;
@@ -303,7 +464,7 @@ impl Store for SqliteStore {
                 Plan::Held(stored) => return Ok(stored),
                 Plan::Insert(schema) => schema,
             };
-            let held: Vec<Schema> = held.into_iter().map(|(schema, _, _)| schema).collect();
+            let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
             check(&schema, &held)?;
             let insert = || -> rusqlite::Result<i64> {
                 connection
@@ -428,7 +589,7 @@ impl Store for SqliteStore {
         mode: Option<Compatibility>,
     ) -> Result<(), Error> {
         let key = name.unwrap_or("");
-        let connection = self.writer.lock();
+        let connection = self.writer("setting a compatibility mode")?;
         match mode {
             Some(mode) => connection.execute(
                 "INSERT INTO modes (name, mode) VALUES (?1, ?2)

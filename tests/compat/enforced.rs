@@ -116,16 +116,20 @@ mod publish {
     #[test]
     fn per_name_defaults_start_at_backward() {
         let registry = Registry::new(MemoryStore::new());
-        assert_eq!(registry.compatibility("price"), Compatibility::Backward);
-        registry.publish_default(price(1)).unwrap();
+        assert_eq!(
+            registry.compatibility("price").unwrap(),
+            Compatibility::Backward
+        );
+        let mode = || registry.compatibility("price").unwrap();
+        registry.publish(price(1), mode()).unwrap();
         assert!(matches!(
-            registry.publish_default(price(2)),
+            registry.publish(price(2), mode()),
             Err(Error::Incompatible { .. })
         ));
         registry
             .set_compatibility("price", Compatibility::None)
             .unwrap();
-        registry.publish_default(price(2)).unwrap();
+        registry.publish(price(2), mode()).unwrap();
         assert!(matches!(
             registry.set_compatibility("Not A Name", Compatibility::Full),
             Err(Error::InvalidUrn { .. })

@@ -301,7 +301,7 @@ fn publish(registry: &Registry, version: u32, schema: &Value) -> Result<(), Erro
         urn(&format!("urn:acme:schema:languages:{version}")),
         schema.to_string(),
     );
-    registry.publish(schema, Compatibility::Backward)
+    registry.publish(schema, Compatibility::Backward).map(drop)
 }
 
 // Publishing a JSON Schema needs its validator.

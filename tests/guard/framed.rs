@@ -22,7 +22,7 @@ fn frame(id: u32, rest: &[u8]) -> Vec<u8> {
 fn json_registry() -> (Registry, u32) {
     let registry = Registry::new(MemoryStore::new());
     let stored = registry
-        .register(
+        .publish(
             Schema::json(
                 common::urn("urn:acme:schema:greeting:1"),
                 r#"{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}"#,
@@ -192,13 +192,13 @@ fn embed_with_ids_answers_the_given_ids_and_refuses_contradictions() {
 fn one_content_under_two_urns_has_one_id() {
     let registry = Registry::new(MemoryStore::new());
     let a = registry
-        .register(
+        .publish(
             Schema::json(common::urn("urn:acme:schema:a:1"), "{}"),
             Compatibility::None,
         )
         .unwrap();
     let b = registry
-        .register(
+        .publish(
             Schema::json(common::urn("urn:acme:schema:b:1"), "{}"),
             Compatibility::None,
         )
@@ -233,7 +233,7 @@ fn protobuf_setup() -> (Guard, u32, u64, Vec<u8>) {
     shipped.set_field_by_name("order_id", Value::String("ord_1".into()));
     let body = shipped.encode_to_vec();
     let registry = Registry::new(MemoryStore::new());
-    let id = registry.register(schema, Compatibility::None).unwrap().id;
+    let id = registry.publish(schema, Compatibility::None).unwrap().id;
     (Guard::new(registry), id, index, body)
 }
 

@@ -88,7 +88,13 @@ fn serves_publishes_logs_and_stops_on_sigterm() {
 
 #[test]
 fn a_read_only_server_needs_no_credential_and_writes_nothing() {
-    let serve = Serve::start(&["--read-only"]);
+    // The default store (`sqlite:dataschema.db`), migrated by a read-write
+    // open first: a read-only server migrates nothing.
+    let cwd = Arc::new(tempfile::tempdir().unwrap());
+    let db = cwd.path().join("dataschema.db");
+    drop(dataschema::store::SqliteStore::open(&db).unwrap());
+    let before = std::fs::read(&db).unwrap();
+    let serve = Serve::start_in(cwd.clone(), &["--read-only"]);
     let reply = call(
         "POST",
         &serve.url("/subjects/orders/versions"),
@@ -97,6 +103,60 @@ fn a_read_only_server_needs_no_credential_and_writes_nothing() {
     );
     assert_eq!((reply.status, reply.code()), (422, 42205));
     assert_eq!(get(&serve.url("/subjects")).json(), serde_json::json!([]));
+    drop(serve);
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the file is unchanged");
+}
+
+/// `--read-only` over a store never migrated (here, no file at all) does
+/// not start, and says why; it creates nothing.
+#[test]
+fn a_read_only_server_refuses_an_unmigrated_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .current_dir(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0", "--read-only"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("read-only"), "{stderr}");
+    assert!(
+        !dir.path().join("dataschema.db").exists(),
+        "a file was created"
+    );
+    let empty = dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--read-only", "--store"])
+        .arg(format!("sqlite:{}", empty.display()))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("never opened for writing"), "{stderr}");
+}
+
+/// The start-up line names the store without its password.
+#[cfg(feature = "postgres")]
+#[test]
+fn the_start_up_line_shows_no_store_password() {
+    let Some(db) = common::TestDatabase::create() else {
+        return;
+    };
+    let url = db.url.replacen(
+        "postgres://postgres@",
+        "postgres://postgres:hunter2-not-shown@",
+        1,
+    );
+    drop(dataschema::store::PostgresStore::connect(&db.url).unwrap());
+    let serve = Serve::start(&["--read-only", "--store", &url]);
+    let (_, log) = serve.terminate();
+    let started = log
+        .lines()
+        .find(|line| line.contains("dataschema serve started"))
+        .unwrap_or_else(|| panic!("no start-up line: {log}"));
+    assert!(started.contains("postgres://postgres:***@"), "{started}");
+    assert!(!log.contains("hunter2-not-shown"), "{log}");
 }
 
 /// The store a restart keeps, for the Python test's restart.

@@ -298,7 +298,7 @@ fn config_reads_and_writes() {
         "FULL_TRANSITIVE"
     );
     assert_eq!(
-        running.registry.compatibility_for("anything").unwrap(),
+        running.registry.compatibility("anything").unwrap(),
         Compatibility::FullTransitive
     );
 

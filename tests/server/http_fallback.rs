@@ -581,3 +581,164 @@ fn random_urns_send_a_bounded_number_of_requests_in_bounded_memory() {
         );
     }
 }
+
+// ---- a hostile registry: every new URN answered with a big schema ----
+
+/// The size of each schema the hostile registry answers.
+const BIG: usize = 4 * 1024 * 1024;
+
+/// A registry on loopback answering every `GET /schemas/{urn}` with a
+/// well-formed 4 MiB JSON Schema for that URN (its digest right), and
+/// counting requests.
+fn hostile_registry() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let body: Arc<Vec<u8>> = Arc::new({
+        let mut body = br#"{"description": ""#.to_vec();
+        body.resize(BIG - 2, b'x');
+        body.extend_from_slice(b"\"}");
+        body
+    });
+    let digest = Schema::json(urn(), body.to_vec()).digest().to_owned();
+    let requests = Arc::new(AtomicUsize::new(0));
+    let counted = requests.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let (body, digest, counted) = (body.clone(), digest.clone(), counted.clone());
+            std::thread::spawn(move || {
+                let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                let head = String::from_utf8_lossy(&head).into_owned();
+                let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+                let asked = path.strip_prefix("/schemas/").unwrap_or(URN).to_owned();
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nDataschema-Urn: {asked}\r\n\
+                     Dataschema-Language: jsonschema\r\nDataschema-Digest: {digest}\r\n\
+                     Dataschema-Id: 7\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = stream.write_all(reply.as_bytes());
+                let _ = stream.write_all(&body);
+            });
+        }
+    });
+    (url, requests)
+}
+
+/// Set in the child process the test below runs itself in, so that its
+/// resident memory is its own (the other tests of this binary run in
+/// parallel threads and allocate too).
+const HOSTILE_CHILD: &str = "DATASCHEMA_HOSTILE_REGISTRY_CHILD";
+
+/// Issue 21, item 8: a registry answering each new URN with a 4 MiB
+/// schema grew a consumer by about 7.5 MiB a message, never freed. With
+/// the cache bounded at 16 MiB, 40 such URNs (160 MiB through it) leave
+/// at most 16 MiB counted, the least recently used gone, a pinned URN
+/// kept (and not asked again), and the process's resident memory grown
+/// by the bound plus slack, not by 160 MiB.
+#[test]
+fn a_hostile_registry_answering_big_schemas_grows_the_cache_no_further_than_its_bound() {
+    if std::env::var_os(HOSTILE_CHILD).is_none() {
+        let name = "http_fallback::a_hostile_registry_answering_big_schemas_grows_the_cache_no_further_than_its_bound";
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([name, "--exact", "--nocapture", "--test-threads", "1"])
+            .env(HOSTILE_CHILD, "1")
+            .output()
+            .unwrap();
+        let shown = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        println!("{shown}");
+        assert!(out.status.success(), "{shown}");
+        assert!(shown.contains("1 passed"), "the child ran no test: {shown}");
+        return;
+    }
+    let (url, requests) = hostile_registry();
+    let bound = 16 * 1024 * 1024;
+    let locked: Urn = "urn:acme:schema:locked:1".parse().unwrap();
+    let body_digest = {
+        let mut body = br#"{"description": ""#.to_vec();
+        body.resize(BIG - 2, b'x');
+        body.extend_from_slice(b"\"}");
+        Schema::json(urn(), body).digest().to_owned()
+    };
+    let resolver = HttpResolver::builder(&url)
+        .timeout(Duration::from_secs(10))
+        .budget(1_000)
+        .max_cached_bytes(bound)
+        .expect(locked.clone(), body_digest)
+        .build()
+        .unwrap();
+    assert_eq!(resolver.resolve(&locked).unwrap().bytes().len(), BIG);
+    let pinned = resolver.pinned_bytes();
+    assert!(pinned > BIG, "the pinned schema is kept outside the bound");
+    assert_eq!(resolver.cached_bytes(), 0);
+    let before = resident_kib();
+    let count = 40;
+    let mut peak = 0;
+    for n in 0..count {
+        let urn: Urn = format!("urn:acme:schema:big{n}:1").parse().unwrap();
+        let schema = resolver.resolve(&urn).unwrap();
+        assert_eq!(schema.bytes().len(), BIG);
+        drop(schema);
+        peak = peak.max(resolver.cached_bytes());
+        assert!(
+            resolver.cached_bytes() <= bound,
+            "{}",
+            resolver.cached_bytes()
+        );
+    }
+    let after = resident_kib();
+    // Three 4 MiB schemas fit in 16 MiB (each counts its URN and overhead
+    // too), plus the pinned one outside the bound.
+    assert_eq!(resolver.cached_len(), 3 + 1);
+    assert_eq!(resolver.pinned_bytes(), pinned);
+    // The newest are kept, the oldest forgotten (asked again).
+    let asked = requests.load(Ordering::SeqCst);
+    assert_eq!(asked, count + 1);
+    resolver
+        .resolve(
+            &format!("urn:acme:schema:big{}:1", count - 1)
+                .parse()
+                .unwrap(),
+        )
+        .unwrap();
+    resolver.resolve(&locked).unwrap();
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        asked,
+        "no request for a kept schema"
+    );
+    resolver
+        .resolve(&"urn:acme:schema:big0:1".parse().unwrap())
+        .unwrap();
+    assert_eq!(
+        requests.load(Ordering::SeqCst),
+        asked + 1,
+        "the oldest was forgotten"
+    );
+    println!(
+        "{count} URNs of {BIG} bytes: cache peak {peak} bytes (bound {bound}), pinned \
+         {pinned}, resident {before:?} -> {after:?} KiB"
+    );
+    if let (Some(before), Some(after)) = (before, after) {
+        let grown = after.saturating_sub(before);
+        // Unbounded, it grew by the 160 MiB fetched. The slack is the
+        // allocator's: freed 4 MiB blocks it keeps for the next fetch.
+        assert!(
+            grown < 48 * 1024,
+            "grew {grown} KiB for {count} big schemas"
+        );
+    }
+}

@@ -81,7 +81,7 @@ fn concurrent_publishers_of_different_bytes_exactly_one_wins() {
                     let body = format!(r#"{{"type":"string","maxLength":{i}}}"#);
                     registry
                         .publish(greeting(1, &body), Compatibility::None)
-                        .map(|()| body)
+                        .map(|_| body)
                 })
             })
             .collect();
@@ -455,4 +455,57 @@ fn kept_readings_check_as_the_bytes_do() {
             .unwrap();
         assert_eq!(registry.versions("order").unwrap(), vec![1, 2, 3]);
     }
+}
+
+/// Version 4294967295, the largest a URN carries, is refused at publish
+/// (its name could take no next version), saying so; a name that holds it
+/// from elsewhere (a store written directly) answers its next version with
+/// the same error, not a wrap or a panic.
+#[cfg(feature = "json")]
+#[test]
+fn the_largest_version_is_refused_at_publish() {
+    let store = std::sync::Arc::new(MemoryStore::new());
+    let registry = Registry::new(std::sync::Arc::clone(&store));
+    let last = Schema::json(
+        urn("urn:acme:schema:last:4294967295"),
+        r#"{"type":"string"}"#,
+    );
+    for mode in [Compatibility::None, Compatibility::Backward] {
+        let err = registry.publish(last.clone(), mode).unwrap_err();
+        assert!(
+            matches!(&err, Error::LastVersion { urn } if urn == last.urn()),
+            "{err:?}"
+        );
+        let message = err.to_string();
+        assert!(message.contains("4294967295"), "{message}");
+        assert!(message.contains("no version can follow"), "{message}");
+    }
+    assert_eq!(registry.versions("last").unwrap(), Vec::<u32>::new());
+    // Landing on it as the next version is refused too.
+    store
+        .put(&Schema::json(
+            urn("urn:acme:schema:edge:4294967294"),
+            r#"{"title":"below"}"#,
+        ))
+        .unwrap();
+    let err = registry
+        .publish_next(
+            Schema::json(urn("urn:acme:schema:edge:1"), r#"{"title":"last"}"#),
+            Compatibility::None,
+        )
+        .unwrap_err();
+    assert!(matches!(err, Error::LastVersion { .. }), "{err:?}");
+    // Held already (written before this check): the next version after it
+    // is the same clear error.
+    store.put(&last).unwrap();
+    let err = registry
+        .publish_next(
+            Schema::json(urn("urn:acme:schema:last:1"), r#"{"title":"after"}"#),
+            Compatibility::None,
+        )
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::LastVersion { urn } if urn == last.urn()),
+        "{err:?}"
+    );
 }

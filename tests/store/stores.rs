@@ -1,8 +1,8 @@
-//! One conformance suite for every `Store`: immutability, retention,
-//! ordering, ids, next versions, modes, concurrent publishers from several
-//! connections. Run against each implementation (memory; SQLite and
-//! PostgreSQL with their features), plus each persistent store's failures
-//! and its durability across a `kill -9`.
+//! The store conformance suite (`dataschema::store::testing`, the
+//! `testing` feature) run against each implementation (memory; SQLite and
+//! PostgreSQL with their features) and through the `Box<dyn Store>` and
+//! `Arc` wrappers, plus each persistent store's own behaviour: restarts,
+//! failures, durability across a `kill -9`, several processes.
 //!
 //! PostgreSQL tests each create a database of their own from env
 //! `DATASCHEMA_POSTGRES_URL` (default
@@ -13,12 +13,11 @@
 use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::mpsc;
 use std::sync::{Arc, Barrier};
 use std::time::Duration;
 
 use common::urn;
-use dataschema::store::{Check, Stored, Version};
+use dataschema::store::{testing, Check, Stored, Version};
 use dataschema::{Compatibility, Error, MemoryStore, Registry, Schema, SchemaId, Store, Urn};
 use parking_lot::Mutex;
 
@@ -28,387 +27,6 @@ fn schema(text: &str, body: &str) -> Schema {
 
 fn no_check(_: &Schema, _: &[Schema]) -> Result<(), Error> {
     Ok(())
-}
-
-/// Opens a handle on the store under test: for the persistent stores, a
-/// new connection (or set of connections) to the same data.
-type Open<'a> = &'a (dyn Fn() -> Arc<dyn Store> + Sync);
-
-/// Every store must pass this. `open` gives handles on one store.
-pub fn conformance(open: Open<'_>) {
-    let store = open();
-    immutability_and_retention(&*store);
-    ids(&*store);
-    next_versions(&*store);
-    modes(&*store);
-    reads_do_not_wait_for_a_publish(&store);
-    one_of_many_wins(open);
-    one_content_many_names(open);
-    #[cfg(feature = "json")]
-    next_versions_race(open);
-}
-
-fn immutability_and_retention(store: &dyn Store) {
-    let a1 = schema("urn:acme:schema:a:1", r#"{"type":"string"}"#);
-    assert_eq!(store.get(a1.urn()).unwrap(), None);
-    store.put(&a1).unwrap();
-    store.put(&a1).unwrap(); // idempotent
-    assert_eq!(store.get(a1.urn()).unwrap().as_ref(), Some(&a1));
-
-    // Different bytes, language or root under a held URN: refused, and the
-    // held schema is unchanged.
-    let changed = schema("urn:acme:schema:a:1", r#"{"type":"integer"}"#);
-    assert!(matches!(store.put(&changed), Err(Error::Immutable { .. })));
-    let other_language = Schema::protobuf(urn("urn:acme:schema:a:1"), a1.shared_bytes(), "x.Y");
-    assert!(matches!(
-        store.put(&other_language),
-        Err(Error::Immutable { .. })
-    ));
-    let root_a = Schema::protobuf(urn("urn:acme:schema:proto:1"), &b"\x0a\x00"[..], "x.A");
-    let root_b = Schema::protobuf(urn("urn:acme:schema:proto:1"), &b"\x0a\x00"[..], "x.B");
-    store.put(&root_a).unwrap();
-    assert!(matches!(store.put(&root_b), Err(Error::Immutable { .. })));
-    assert_eq!(store.get(root_a.urn()).unwrap().as_ref(), Some(&root_a));
-    assert_eq!(store.get(a1.urn()).unwrap().as_ref(), Some(&a1));
-
-    // What is read back is the schema put, byte for byte, root included.
-    let read = store.get(a1.urn()).unwrap().unwrap();
-    assert_eq!(read.bytes(), a1.bytes());
-    assert_eq!(read.digest(), a1.digest());
-    assert_eq!(read.root(), None);
-    assert_eq!(
-        store.get(root_a.urn()).unwrap().unwrap().root(),
-        Some("x.A")
-    );
-
-    // Versions ascending (numerically), per namespace; list ordered.
-    for text in [
-        "urn:acme:schema:a:10",
-        "urn:acme:schema:a:2",
-        "urn:zeta:schema:a:3",
-        "urn:acme:schema:b:1",
-    ] {
-        store.put(&schema(text, "{}")).unwrap();
-    }
-    assert_eq!(store.versions("acme", "a").unwrap(), vec![1, 2, 10]);
-    assert_eq!(store.versions("zeta", "a").unwrap(), vec![3]);
-    assert_eq!(store.versions("ACME", "a").unwrap(), vec![1, 2, 10]);
-    assert_eq!(
-        store.versions("acme", "nothing").unwrap(),
-        Vec::<u32>::new()
-    );
-    let listed: Vec<String> = store
-        .list()
-        .unwrap()
-        .iter()
-        .map(|u| u.to_string())
-        .collect();
-    assert_eq!(
-        listed,
-        [
-            "urn:acme:schema:a:1",
-            "urn:acme:schema:a:2",
-            "urn:acme:schema:a:10",
-            "urn:acme:schema:b:1",
-            "urn:acme:schema:proto:1",
-            "urn:zeta:schema:a:3"
-        ]
-    );
-    // Every version is kept.
-    for urn in store.list().unwrap() {
-        assert!(store.get(&urn).unwrap().is_some(), "{urn}");
-    }
-}
-
-fn ids(store: &dyn Store) {
-    let first = schema("urn:acme:schema:ids.x:1", r#"{"title":"ids"}"#);
-    let same_elsewhere = schema("urn:acme:schema:ids.y:4", r#"{"title":"ids"}"#);
-    let other = schema("urn:acme:schema:ids.x:2", r#"{"title":"other ids"}"#);
-    let stored = store.publish(&first, Version::Exact, &no_check).unwrap();
-    assert!(stored.created);
-    assert_eq!(stored.urn, *first.urn());
-    assert!(stored.id >= 1 && stored.id <= i32::MAX as u32);
-    // Again: the same id, nothing created.
-    let again = store.publish(&first, Version::Exact, &no_check).unwrap();
-    assert_eq!((again.id, again.created), (stored.id, false));
-    // The same content under another URN: the same id.
-    let elsewhere = store
-        .publish(&same_elsewhere, Version::Exact, &no_check)
-        .unwrap();
-    assert_eq!((elsewhere.id, elsewhere.created), (stored.id, true));
-    // Different content: a new id.
-    let new = store.publish(&other, Version::Exact, &no_check).unwrap();
-    assert_ne!(new.id, stored.id);
-    assert!(new.id >= 1);
-    // A protobuf content with the same bytes and another root is another
-    // content.
-    let proto = store
-        .id_of(&urn("urn:acme:schema:proto:1"))
-        .unwrap()
-        .unwrap();
-    let proto_other_root =
-        Schema::protobuf(urn("urn:acme:schema:proto:2"), &b"\x0a\x00"[..], "x.B");
-    let other_root = store
-        .publish(&proto_other_root, Version::Exact, &no_check)
-        .unwrap();
-    assert_ne!(other_root.id, proto);
-
-    assert_eq!(store.id_of(first.urn()).unwrap(), Some(stored.id));
-    assert_eq!(store.id_of(same_elsewhere.urn()).unwrap(), Some(stored.id));
-    assert_eq!(store.id_of(other.urn()).unwrap(), Some(new.id));
-    assert_eq!(store.id_of(&urn("urn:acme:schema:ids.x:99")).unwrap(), None);
-    assert_eq!(
-        store.urns_of(stored.id).unwrap(),
-        vec![first.urn().clone(), same_elsewhere.urn().clone()]
-    );
-    assert_eq!(store.urns_of(new.id).unwrap(), vec![other.urn().clone()]);
-    assert_eq!(store.urns_of(0).unwrap(), Vec::<Urn>::new());
-    assert_eq!(store.urns_of(i32::MAX as u32).unwrap(), Vec::<Urn>::new());
-    let by_id = store.by_id(stored.id).unwrap().unwrap();
-    assert_eq!(by_id, first);
-    assert_eq!(store.by_id(new.id).unwrap().as_ref(), Some(&other));
-    assert_eq!(store.by_id(i32::MAX as u32).unwrap(), None);
-
-    // Every URN's id is positive, and ids are per content.
-    let mut by_content = BTreeMap::new();
-    for urn in store.list().unwrap() {
-        let held = store.get(&urn).unwrap().unwrap();
-        let id = store.id_of(&urn).unwrap().unwrap();
-        assert!(id >= 1);
-        let content = (
-            held.language(),
-            held.root().map(str::to_owned),
-            held.bytes().to_vec(),
-        );
-        assert_eq!(*by_content.entry(content).or_insert(id), id, "{urn}");
-    }
-    let distinct: HashSet<SchemaId> = by_content.values().copied().collect();
-    assert_eq!(distinct.len(), by_content.len(), "one id per content");
-}
-
-fn next_versions(store: &dyn Store) {
-    let v = |body: &str| schema("urn:acme:schema:next:77", body);
-    // The first: version 1, whatever the URN's version.
-    let one = store
-        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
-        .unwrap();
-    assert_eq!(
-        (one.urn.to_string().as_str(), one.created),
-        ("urn:acme:schema:next:1", true)
-    );
-    let two = store
-        .publish(&v(r#"{"title":"2"}"#), Version::Next, &no_check)
-        .unwrap();
-    assert_eq!(two.urn, urn("urn:acme:schema:next:2"));
-    // Same content again: the version holding it, nothing stored.
-    let again = store
-        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
-        .unwrap();
-    assert_eq!(
-        (again.urn.clone(), again.id, again.created),
-        (one.urn.clone(), one.id, false)
-    );
-    // max + 1 even past a gap.
-    store
-        .put(&schema("urn:acme:schema:next:9", r#"{"title":"9"}"#))
-        .unwrap();
-    let ten = store
-        .publish(&v(r#"{"title":"10"}"#), Version::Next, &no_check)
-        .unwrap();
-    assert_eq!(ten.urn, urn("urn:acme:schema:next:10"));
-    assert_eq!(store.versions("acme", "next").unwrap(), vec![1, 2, 9, 10]);
-    // The check sees the schema under its final URN and every version held.
-    let seen = Mutex::new(None);
-    let record = |schema: &Schema, held: &[Schema]| {
-        let versions: Vec<u32> = held.iter().map(|h| h.urn().version()).collect();
-        *seen.lock() = Some((schema.urn().clone(), versions));
-        Ok(())
-    };
-    store
-        .publish(&v(r#"{"title":"11"}"#), Version::Next, &record)
-        .unwrap();
-    assert_eq!(
-        seen.lock().take(),
-        Some((urn("urn:acme:schema:next:11"), vec![1, 2, 9, 10]))
-    );
-    // A refused check stores nothing.
-    let refuse = |schema: &Schema, _: &[Schema]| {
-        Err(Error::NotFound {
-            urn: schema.urn().clone(),
-        })
-    };
-    assert!(matches!(
-        store.publish(&v(r#"{"title":"12"}"#), Version::Next, &refuse),
-        Err(Error::NotFound { .. })
-    ));
-    assert!(matches!(
-        store.publish(
-            &schema("urn:acme:schema:next:50", "{}"),
-            Version::Exact,
-            &refuse
-        ),
-        Err(Error::NotFound { .. })
-    ));
-    assert_eq!(
-        store.versions("acme", "next").unwrap(),
-        vec![1, 2, 9, 10, 11]
-    );
-    // A held URN is answered without running the check.
-    let held = store
-        .publish(
-            &schema("urn:acme:schema:next:9", r#"{"title":"9"}"#),
-            Version::Exact,
-            &refuse,
-        )
-        .unwrap();
-    assert!(!held.created);
-}
-
-fn modes(store: &dyn Store) {
-    assert_eq!(store.compatibility(None).unwrap(), None);
-    assert_eq!(store.compatibility(Some("m")).unwrap(), None);
-    store
-        .set_compatibility(Some("m"), Some(Compatibility::Full))
-        .unwrap();
-    store
-        .set_compatibility(None, Some(Compatibility::None))
-        .unwrap();
-    assert_eq!(
-        store.compatibility(Some("m")).unwrap(),
-        Some(Compatibility::Full)
-    );
-    assert_eq!(
-        store.compatibility(None).unwrap(),
-        Some(Compatibility::None)
-    );
-    store
-        .set_compatibility(Some("m"), Some(Compatibility::ForwardTransitive))
-        .unwrap();
-    assert_eq!(
-        store.compatibility(Some("m")).unwrap(),
-        Some(Compatibility::ForwardTransitive)
-    );
-    store.set_compatibility(Some("m"), None).unwrap();
-    store.set_compatibility(Some("never.set"), None).unwrap();
-    assert_eq!(store.compatibility(Some("m")).unwrap(), None);
-    assert_eq!(
-        store.compatibility(None).unwrap(),
-        Some(Compatibility::None)
-    );
-    store.set_compatibility(None, None).unwrap();
-    assert_eq!(store.compatibility(None).unwrap(), None);
-    for mode in Compatibility::ALL {
-        store.set_compatibility(Some("all"), Some(mode)).unwrap();
-        assert_eq!(store.compatibility(Some("all")).unwrap(), Some(mode));
-    }
-}
-
-/// A publish held in its check does not hold up reads.
-fn reads_do_not_wait_for_a_publish(store: &Arc<dyn Store>) {
-    let (in_check, wait_in_check) = mpsc::channel();
-    let (go, wait_go) = mpsc::channel::<()>();
-    let wait_go = Mutex::new(wait_go);
-    let publisher = {
-        let store = Arc::clone(store);
-        std::thread::spawn(move || {
-            let check = |_: &Schema, _: &[Schema]| {
-                in_check.send(()).unwrap();
-                let _ = wait_go.lock().recv_timeout(Duration::from_secs(60));
-                Ok(())
-            };
-            store.publish(
-                &schema("urn:acme:schema:slow:1", "{}"),
-                Version::Exact,
-                &check,
-            )
-        })
-    };
-    wait_in_check.recv_timeout(Duration::from_secs(60)).unwrap();
-    let (read, wait_read) = mpsc::channel();
-    {
-        let store = Arc::clone(store);
-        std::thread::spawn(move || {
-            let result = (|| {
-                let a1 = store.get(&urn("urn:acme:schema:a:1"))?;
-                let slow = store.get(&urn("urn:acme:schema:slow:1"))?;
-                let listed = store.list()?.len();
-                let versions = store.versions("acme", "a")?;
-                Ok::<_, Error>((a1.is_some(), slow.is_some(), listed > 0, versions.len()))
-            })();
-            let _ = read.send(result);
-        });
-    }
-    let result = wait_read.recv_timeout(Duration::from_secs(30));
-    go.send(()).unwrap();
-    let stored = publisher.join().unwrap().unwrap();
-    assert!(stored.created);
-    let result = result.expect("reads waited for a publish in progress");
-    // The read saw what was committed, and not the publish in progress.
-    assert_eq!(result.unwrap(), (true, false, true, 3));
-}
-
-/// Racing writers of different bytes under one URN, each on its own
-/// handle: exactly one wins, the rest are `Immutable`.
-fn one_of_many_wins(open: Open<'_>) {
-    let threads = 8;
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|i| {
-            let (store, barrier) = (open(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                store.put(&schema(
-                    "urn:acme:schema:race:1",
-                    &format!("{{\"maxLength\":{i}}}"),
-                ))
-            })
-        })
-        .collect();
-    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    assert_eq!(
-        results.iter().filter(|r| r.is_ok()).count(),
-        1,
-        "{results:?}"
-    );
-    assert!(
-        results
-            .iter()
-            .filter_map(|r| r.as_ref().err())
-            .all(|e| matches!(e, Error::Immutable { .. })),
-        "{results:?}"
-    );
-}
-
-/// One content published under many names at once, each on its own
-/// handle: every publish succeeds, with one id.
-fn one_content_many_names(open: Open<'_>) {
-    let threads = 8;
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|i| {
-            let (store, barrier) = (open(), Arc::clone(&barrier));
-            std::thread::spawn(move || {
-                barrier.wait();
-                store.publish(
-                    &schema(
-                        &format!("urn:acme:schema:shared.{i}:1"),
-                        r#"{"title":"shared"}"#,
-                    ),
-                    Version::Exact,
-                    &no_check,
-                )
-            })
-        })
-        .collect();
-    let stored: Vec<Stored> = handles
-        .into_iter()
-        .map(|h| h.join().unwrap().unwrap())
-        .collect();
-    let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
-    assert_eq!(ids.len(), 1, "{stored:?}");
-    assert!(stored.iter().all(|s| s.created));
-    let id = stored[0].id;
-    assert_eq!(open().urns_of(id).unwrap().len(), threads);
 }
 
 /// A store that records, for each version a publish's check ran for,
@@ -469,38 +87,6 @@ fn next_schema(name: &str, i: usize) -> Schema {
     )
 }
 
-/// Many publishers of next versions of one name under a checked mode,
-/// each on its own handle: versions end gap-free 1..=N, and each check
-/// saw every version stored before it.
-#[cfg(feature = "json")]
-fn next_versions_race(open: Open<'_>) {
-    let threads = 8;
-    let checked = Arc::new(Mutex::new(BTreeMap::new()));
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|i| {
-            let registry = Registry::new(Recording {
-                inner: open(),
-                checked: Arc::clone(&checked),
-            });
-            let barrier = Arc::clone(&barrier);
-            std::thread::spawn(move || {
-                barrier.wait();
-                registry.register_next(next_schema("nextrace", i), Compatibility::Backward)
-            })
-        })
-        .collect();
-    let stored: Vec<Stored> = handles
-        .into_iter()
-        .map(|h| h.join().unwrap().unwrap())
-        .collect();
-    let store = open();
-    assert_history(&*store, "nextrace", threads, &checked.lock());
-    let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
-    assert_eq!(ids.len(), threads, "every content its own id");
-    assert!(stored.iter().all(|s| s.created));
-}
-
 /// `name` holds versions 1..=n, each checked against all below it.
 fn assert_history(store: &dyn Store, name: &str, n: usize, checked: &BTreeMap<u32, Vec<u32>>) {
     let expected: Vec<u32> = (1..=n as u32).collect();
@@ -517,8 +103,15 @@ fn assert_history(store: &dyn Store, name: &str, n: usize, checked: &BTreeMap<u3
 
 #[test]
 fn memory_store() {
+    let store = Arc::new(MemoryStore::new());
+    testing::all(|| Arc::clone(&store));
+}
+
+/// A store behind `Box<dyn Store>` and `Arc<dyn Store>` is a store.
+#[test]
+fn memory_store_through_box_and_arc_dyn() {
     let store: Arc<dyn Store> = Arc::new(MemoryStore::new());
-    conformance(&|| Arc::clone(&store));
+    testing::all(|| Box::new(Arc::clone(&store)) as Box<dyn Store>);
 }
 
 /// Child processes: run only when a parent test re-executes this binary
@@ -539,6 +132,8 @@ fn store_child_process() {
         }
         #[cfg(all(feature = "postgres", feature = "json"))]
         "race-postgres" => postgres::race_child(target),
+        #[cfg(feature = "postgres")]
+        "hold-postgres" => postgres::hold_child(target),
         other => panic!("unknown child mode {other} (for {target})"),
     }
 }
@@ -662,10 +257,10 @@ mod sqlite {
         assert!(!path.exists());
         let first = SqliteStore::open(&path).unwrap();
         assert!(path.exists(), "created on first start");
-        conformance(&|| Arc::new(SqliteStore::open(&path).unwrap()));
+        testing::all(|| SqliteStore::open(&path).unwrap());
         // Ids and modes survive a restart.
         let id = first
-            .id_of(&urn("urn:acme:schema:ids.x:1"))
+            .id_of(&urn("urn:conformance:schema:ids.x:1"))
             .unwrap()
             .unwrap();
         first
@@ -674,7 +269,9 @@ mod sqlite {
         drop(first);
         let reopened = SqliteStore::open(&path).unwrap();
         assert_eq!(
-            reopened.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(),
+            reopened
+                .id_of(&urn("urn:conformance:schema:ids.y:4"))
+                .unwrap(),
             Some(id)
         );
         assert_eq!(
@@ -770,6 +367,112 @@ mod sqlite {
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
+    /// A publish waits a bounded time for the store's writer and for the
+    /// database's lock, then fails saying which; reads go on meanwhile.
+    #[test]
+    fn sqlite_waits_are_bounded() {
+        use dataschema::store::Options;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bounded.db");
+        let options = Options::default().lock_timeout(Duration::from_millis(300));
+        let store = SqliteStore::open_with(&path, &options).unwrap();
+        let other = SqliteStore::open_with(&path, &options).unwrap();
+        store.put(&schema("urn:acme:schema:held:1", "{}")).unwrap();
+        let (in_check, wait_in_check) = std::sync::mpsc::channel();
+        let (go, wait_go) = std::sync::mpsc::channel::<()>();
+        let wait_go = Mutex::new(wait_go);
+        std::thread::scope(|scope| {
+            let slow = scope.spawn(|| {
+                let check = |_: &Schema, _: &[Schema]| {
+                    in_check.send(()).unwrap();
+                    let _ = wait_go.lock().recv_timeout(Duration::from_secs(30));
+                    Ok(())
+                };
+                store.publish(
+                    &schema("urn:acme:schema:slow:1", "{}"),
+                    Version::Exact,
+                    &check,
+                )
+            });
+            wait_in_check.recv_timeout(Duration::from_secs(30)).unwrap();
+            for (handle, expected) in [
+                (&store, "writer was not free within 300 ms"),
+                (&other, "write lock was not free within 300 ms"),
+            ] {
+                let started = std::time::Instant::now();
+                let err = handle
+                    .put(&schema("urn:acme:schema:other:1", "{}"))
+                    .unwrap_err();
+                let waited = started.elapsed();
+                assert!(matches!(err, Error::Store { .. }), "{err:?}");
+                let message = err.chain().to_string();
+                assert!(message.contains(expected), "{message}");
+                assert!(waited < Duration::from_secs(5), "waited {waited:?}");
+                // Reads do not wait.
+                assert!(handle
+                    .get(&urn("urn:acme:schema:held:1"))
+                    .unwrap()
+                    .is_some());
+            }
+            go.send(()).unwrap();
+            assert!(slow.join().unwrap().unwrap().created);
+        });
+        store.put(&schema("urn:acme:schema:other:1", "{}")).unwrap();
+    }
+
+    /// Read-only: the file opened `SQLITE_OPEN_READONLY`, nothing created
+    /// or migrated; an unmigrated file is refused, saying so; writes are
+    /// refused; a read-only file (and directory) works.
+    #[test]
+    fn sqlite_read_only() {
+        use dataschema::store::Options;
+        use std::os::unix::fs::PermissionsExt;
+        let read_only = Options::default().read_only(true);
+        let dir = tempfile::tempdir().unwrap();
+        // No file: an error, and none created.
+        let missing = dir.path().join("missing.db");
+        let err = SqliteStore::open_with(&missing, &read_only).unwrap_err();
+        assert!(matches!(err, Error::Store { .. }), "{err:?}");
+        assert!(!missing.exists(), "a read-only open created the file");
+        // An empty database (never opened read-write): refused, unchanged.
+        let empty = dir.path().join("empty.db");
+        std::fs::write(&empty, b"").unwrap();
+        let err = SqliteStore::open_with(&empty, &read_only).unwrap_err();
+        let message = err.chain().to_string();
+        assert!(message.contains("never opened for writing"), "{message}");
+        assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+        // A migrated file, made read-only with its directory.
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        let path = data.join("registry.db");
+        let held = schema("urn:acme:schema:ro:1", r#"{"title":"ro"}"#);
+        {
+            let store = SqliteStore::open(&path).unwrap();
+            store.put(&held).unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let store = SqliteStore::open_with(&path, &read_only).unwrap();
+        assert_eq!(store.get(held.urn()).unwrap().as_ref(), Some(&held));
+        assert_eq!(store.list().unwrap(), vec![held.urn().clone()]);
+        let err = store
+            .put(&schema("urn:acme:schema:ro:2", "{}"))
+            .unwrap_err();
+        assert!(err.chain().to_string().contains("read-only"), "{err:?}");
+        let err = store
+            .set_compatibility(None, Some(Compatibility::Full))
+            .unwrap_err();
+        assert!(err.chain().to_string().contains("read-only"), "{err:?}");
+        drop(store);
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "the file is unchanged"
+        );
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
     #[test]
     fn sqlite_survives_kill_9() {
         let dir = tempfile::tempdir().unwrap();
@@ -793,10 +496,10 @@ mod postgres {
             return;
         };
         let first = PostgresStore::connect(&db.url).unwrap();
-        conformance(&|| Arc::new(PostgresStore::connect(&db.url).unwrap()));
+        testing::all(|| PostgresStore::connect(&db.url).unwrap());
         // Ids and modes survive a new connection (a restart, a replica).
         let id = first
-            .id_of(&urn("urn:acme:schema:ids.x:1"))
+            .id_of(&urn("urn:conformance:schema:ids.x:1"))
             .unwrap()
             .unwrap();
         first
@@ -805,7 +508,9 @@ mod postgres {
         drop(first);
         let replica = PostgresStore::connect(&db.url).unwrap();
         assert_eq!(
-            replica.id_of(&urn("urn:acme:schema:ids.y:4")).unwrap(),
+            replica
+                .id_of(&urn("urn:conformance:schema:ids.y:4"))
+                .unwrap(),
             Some(id)
         );
         assert_eq!(
@@ -932,6 +637,235 @@ mod postgres {
         assert!(matches!(err, Error::Store { .. }), "not NotFound: {err:?}");
     }
 
+    /// No message and no `Debug` shows the URL's password.
+    #[test]
+    fn postgres_password_appears_in_no_message() {
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        let secret = "hunter2-not-shown";
+        let with_password = db.url.replacen(
+            "postgres://postgres@",
+            &format!("postgres://postgres:{secret}@"),
+            1,
+        );
+        assert!(with_password.contains(secret), "{with_password}");
+        // (Trust authentication: the password is accepted and unused.)
+        let store = PostgresStore::connect(&with_password).unwrap();
+        assert!(!format!("{store:?}").contains(secret));
+        db.drop_now();
+        let err = store.list().unwrap_err();
+        assert!(!err.chain().to_string().contains(secret), "{}", err.chain());
+        assert!(!format!("{err:?}").contains(secret));
+        for url in [
+            format!("postgres://postgres:{secret}@127.0.0.1:1/test"),
+            format!("postgres://postgres:{secret}@[not a url/test"),
+            format!("host=127.0.0.1 port=1 user=postgres password={secret} dbname=test"),
+        ] {
+            let err = PostgresStore::connect(&url).unwrap_err();
+            assert!(!err.chain().to_string().contains(secret), "{}", err.chain());
+            assert!(!format!("{err:?}").contains(secret), "{err:?}");
+            assert!(!dataschema::store::redact(&url).contains(secret));
+        }
+    }
+
+    /// Read-only: no migration; a database never migrated is refused,
+    /// saying so; a `SELECT`-only role reads, and its writes are refused.
+    #[test]
+    fn postgres_read_only_with_a_select_only_role() {
+        use dataschema::store::Options;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        let read_only = Options::default().read_only(true);
+        let err = PostgresStore::connect_with(&db.url, &read_only).unwrap_err();
+        let message = err.chain().to_string();
+        assert!(message.contains("never migrated"), "{message}");
+        let mut admin = ::postgres::Client::connect(&db.url, ::postgres::NoTls).unwrap();
+        let tables: i64 = admin
+            .query_one(
+                "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'dataschema%'",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        assert_eq!(tables, 0, "a read-only connect created tables");
+        let held = schema("urn:acme:schema:ro:1", r#"{"title":"ro"}"#);
+        PostgresStore::connect(&db.url).unwrap().put(&held).unwrap();
+        let role = format!("{}_reader", db.name);
+        admin
+            .batch_execute(&format!(
+                "DROP ROLE IF EXISTS {role}; CREATE ROLE {role} LOGIN; \
+                 GRANT CONNECT ON DATABASE {db} TO {role}; \
+                 GRANT USAGE ON SCHEMA public TO {role}; \
+                 GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role};",
+                db = db.name
+            ))
+            .unwrap();
+        let reader_url = db
+            .url
+            .replacen("postgres://postgres@", &format!("postgres://{role}@"), 1);
+        let result = std::panic::catch_unwind(|| {
+            // Read-write, the role cannot run the migrations' statements.
+            assert!(PostgresStore::connect(&reader_url).is_err());
+            let store = PostgresStore::connect_with(&reader_url, &read_only).unwrap();
+            assert_eq!(store.get(held.urn()).unwrap().as_ref(), Some(&held));
+            assert_eq!(store.list().unwrap(), vec![held.urn().clone()]);
+            assert!(store.id_of(held.urn()).unwrap().is_some());
+            let err = store
+                .put(&schema("urn:acme:schema:ro:2", "{}"))
+                .unwrap_err();
+            assert!(
+                err.chain().to_string().contains("read-only"),
+                "{}",
+                err.chain()
+            );
+            let err = store.set_compatibility(None, None).unwrap_err();
+            assert!(
+                err.chain().to_string().contains("read-only"),
+                "{}",
+                err.chain()
+            );
+        });
+        drop(admin);
+        db.drop_now();
+        if let Ok(mut admin) = ::postgres::Client::connect(
+            &common::with_database(&db.url, "postgres"),
+            ::postgres::NoTls,
+        ) {
+            let _ = admin.batch_execute(&format!("DROP ROLE IF EXISTS {role}"));
+        }
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// A replica stopped (SIGSTOP) while its publish holds a name's lock
+    /// costs the publishes of that name only, each for the lock timeout;
+    /// reads and other names go on; once the server ends the stopped
+    /// replica's idle transaction, the name publishes again.
+    #[test]
+    fn postgres_frozen_replica_costs_its_own_requests_only() {
+        use dataschema::store::Options;
+        use std::io::BufRead;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        PostgresStore::connect(&db.url)
+            .unwrap()
+            .put(&schema("urn:acme:schema:frozen:1", "{}"))
+            .unwrap();
+        let mut frozen = child(&format!("hold-postgres:{}", db.url), &[]);
+        let stdout = frozen.stdout.take().unwrap();
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        let holding = lines
+            .by_ref()
+            .map_while(Result::ok)
+            .any(|line| line.contains("HOLDING"));
+        assert!(holding, "the child reached its check");
+        let pid = frozen.id().to_string();
+        let stop = std::process::Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap();
+        assert!(stop.success());
+        let options = Options::default()
+            .lock_timeout(Duration::from_millis(500))
+            .acquire_timeout(Duration::from_secs(2))
+            .max_connections(4);
+        let store = PostgresStore::connect_with(&db.url, &options).unwrap();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let publishers: Vec<_> = (0..8)
+                    .map(|i| {
+                        let store = &store;
+                        scope.spawn(move || {
+                            let started = std::time::Instant::now();
+                            let result = store.publish(
+                                &schema(
+                                    "urn:acme:schema:frozen:1",
+                                    &format!(r#"{{"title":"{i}"}}"#),
+                                ),
+                                Version::Next,
+                                &no_check,
+                            );
+                            (result, started.elapsed())
+                        })
+                    })
+                    .collect();
+                // Reads meanwhile: each prompt.
+                for _ in 0..10 {
+                    let started = std::time::Instant::now();
+                    assert_eq!(store.versions("acme", "frozen").unwrap(), vec![1]);
+                    assert!(store
+                        .get(&urn("urn:acme:schema:frozen:1"))
+                        .unwrap()
+                        .is_some());
+                    let took = started.elapsed();
+                    assert!(took < Duration::from_secs(1), "a read took {took:?}");
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                // Another name publishes.
+                store
+                    .put(&schema("urn:acme:schema:thawed:1", "{}"))
+                    .unwrap();
+                for publisher in publishers {
+                    let (result, took) = publisher.join().unwrap();
+                    let err = result.unwrap_err();
+                    let message = err.chain().to_string();
+                    assert!(
+                        message.contains("lock timeout") || message.contains("acquire timeout"),
+                        "{message}"
+                    );
+                    assert!(took < Duration::from_secs(6), "a publish waited {took:?}");
+                }
+            });
+            // The stopped replica's transaction is ended by the server
+            // (its idle timeout, 4 s in the child): the name publishes again.
+            let deadline = std::time::Instant::now() + Duration::from_secs(20);
+            loop {
+                match store.publish(
+                    &schema("urn:acme:schema:frozen:1", r#"{"title":"after"}"#),
+                    Version::Next,
+                    &no_check,
+                ) {
+                    Ok(stored) => {
+                        assert_eq!(stored.urn, urn("urn:acme:schema:frozen:2"));
+                        break;
+                    }
+                    Err(err) if std::time::Instant::now() < deadline => {
+                        let _ = err;
+                        std::thread::sleep(Duration::from_millis(200));
+                    }
+                    Err(err) => panic!("the lock was never freed: {}", err.chain()),
+                }
+            }
+        }));
+        let _ = frozen.kill();
+        let _ = frozen.wait();
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// The child of `postgres_frozen_replica_costs_its_own_requests_only`:
+    /// a publish that holds the name's lock in its check, for ever.
+    pub(super) fn hold_child(url: &str) {
+        use dataschema::store::Options;
+        let options = Options::default().statement_timeout(Duration::from_secs(4));
+        let store = PostgresStore::connect_with(url, &options).unwrap();
+        let check = |_: &Schema, _: &[Schema]| {
+            println!("HOLDING");
+            std::thread::sleep(Duration::from_secs(120));
+            Ok(())
+        };
+        let _ = store.publish(
+            &schema("urn:acme:schema:frozen:1", r#"{"title":"held"}"#),
+            Version::Next,
+            &check,
+        );
+    }
+
     #[test]
     fn postgres_survives_kill_9() {
         let Some(db) = TestDatabase::create() else {
@@ -1053,7 +987,7 @@ mod postgres {
                 std::thread::spawn(move || {
                     let i = index * PER_PROCESS + thread;
                     let race = if thread == 0 {
-                        Some(registry.register(
+                        Some(registry.publish(
                             schema("urn:acme:schema:prace:1", &format!(r#"{{"title":"{i}"}}"#)),
                             Compatibility::None,
                         ))
@@ -1061,7 +995,7 @@ mod postgres {
                         None
                     };
                     let stored =
-                        registry.register_next(next_schema("procs", i), Compatibility::Backward);
+                        registry.publish_next(next_schema("procs", i), Compatibility::Backward);
                     (race, stored)
                 })
             })

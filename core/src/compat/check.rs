@@ -2,8 +2,9 @@
 
 use std::fmt;
 
+use super::any_kind::AnyChangeKind;
 use super::diff::{Change, SchemaDiff};
-use super::kind::{AnyChangeKind, ChangeKind};
+use super::kind::ChangeKind;
 use super::mode::Compatibility;
 use crate::schema::Language;
 

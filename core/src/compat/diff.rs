@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use super::kind::{AnyChangeKind, ChangeKind};
+use super::any_kind::AnyChangeKind;
+use super::kind::ChangeKind;
 
 /// One change between an old and a new schema.
 #[derive(Debug, Clone, PartialEq, Eq)]

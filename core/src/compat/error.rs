@@ -1,5 +1,6 @@
 //! Errors of the compatibility engine.
 
+use crate::error::Error;
 use crate::schema::Language;
 use crate::urn::Urn;
 
@@ -53,7 +54,7 @@ pub enum CompatError {
         what: String,
         /// The element and the rule it breaks.
         #[source]
-        source: crate::validate::scan::UnusableDescriptor,
+        source: crate::protobuf::model::UnusableDescriptor,
     },
     /// A descriptor set holds no file, or not the file that was asked for.
     #[cfg(feature = "protobuf")]
@@ -95,6 +96,20 @@ impl CompatError {
         match self {
             CompatError::Unusable { urn, .. } | CompatError::NoComparer { urn, .. } => Some(urn),
             _ => None,
+        }
+    }
+}
+
+impl From<CompatError> for Error {
+    /// A schema the compatibility engine cannot read is
+    /// [`Error::SchemaUnusable`] (its cause kept as the source); an engine
+    /// not compiled in is [`Error::NoValidator`]; an error that names no
+    /// schema is [`Error::Other`].
+    fn from(err: CompatError) -> Self {
+        match err {
+            CompatError::Unusable { urn, source } => Error::SchemaUnusable { urn, source },
+            CompatError::NoComparer { urn, language } => Error::NoValidator { urn, language },
+            other => Error::Other(Box::new(other)),
         }
     }
 }

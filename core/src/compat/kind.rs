@@ -1,14 +1,10 @@
-//! Change kinds: the trait every language's kinds implement, the table
-//! macro that declares them, and [`AnyChangeKind`], the kind of a change in
-//! a language-agnostic report.
+//! Change kinds: the trait every language's kinds implement and the table
+//! macro that declares them (each language's `compat/kind.rs` uses it; the
+//! kind of a language-agnostic report is in `any_kind.rs`).
 
 use std::fmt;
 
 use crate::schema::Language;
-
-use super::json::JsonChangeKind;
-#[cfg(feature = "protobuf")]
-use super::protobuf::ProtoChangeKind;
 
 /// The kind of one change, per language (JSON Schema, protobuf).
 ///
@@ -37,7 +33,7 @@ impl UnknownChangeKind {
     pub(crate) fn new(language: Language, name: &str) -> Self {
         UnknownChangeKind {
             language,
-            name: crate::error::clip(name, 100),
+            name: crate::text::clip(name, 100),
         }
     }
 
@@ -121,111 +117,3 @@ macro_rules! change_kinds {
 }
 
 pub(crate) use change_kinds;
-
-/// The kind of a change in a language-agnostic report ([`compat::diff`],
-/// [`CompatReport`]): a language's kind, or a change of language between
-/// versions.
-///
-/// [`compat::diff`]: crate::compat::diff()
-/// [`CompatReport`]: crate::compat::CompatReport
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum AnyChangeKind {
-    /// A change between two JSON Schemas.
-    Json(JsonChangeKind),
-    /// A change between two protobuf schemas (feature `protobuf`).
-    #[cfg(feature = "protobuf")]
-    Protobuf(ProtoChangeKind),
-    /// The schema's language changed between versions (`LANGUAGE_CHANGED`,
-    /// breaking): no data of one reads as the other.
-    LanguageChanged {
-        /// The prior version's language.
-        from: Language,
-        /// The candidate's language.
-        to: Language,
-    },
-}
-
-impl AnyChangeKind {
-    /// The name of the kind: Confluent's for a language's kind,
-    /// `LANGUAGE_CHANGED` for a change of language.
-    pub const fn name(self) -> &'static str {
-        match self {
-            AnyChangeKind::Json(kind) => kind.name(),
-            #[cfg(feature = "protobuf")]
-            AnyChangeKind::Protobuf(kind) => kind.name(),
-            AnyChangeKind::LanguageChanged { .. } => "LANGUAGE_CHANGED",
-        }
-    }
-
-    /// Whether a new schema with this change still reads data written with
-    /// the old one (never, for a change of language).
-    pub const fn is_backward_compatible(self) -> bool {
-        match self {
-            AnyChangeKind::Json(kind) => kind.is_backward_compatible(),
-            #[cfg(feature = "protobuf")]
-            AnyChangeKind::Protobuf(kind) => kind.is_backward_compatible(),
-            AnyChangeKind::LanguageChanged { .. } => false,
-        }
-    }
-
-    /// The JSON Schema kind, if it is one.
-    pub const fn as_json(self) -> Option<JsonChangeKind> {
-        match self {
-            AnyChangeKind::Json(kind) => Some(kind),
-            _ => None,
-        }
-    }
-
-    /// The protobuf kind, if it is one (feature `protobuf`).
-    #[cfg(feature = "protobuf")]
-    pub const fn as_protobuf(self) -> Option<ProtoChangeKind> {
-        match self {
-            AnyChangeKind::Protobuf(kind) => Some(kind),
-            _ => None,
-        }
-    }
-}
-
-impl ChangeKind for AnyChangeKind {
-    fn name(self) -> &'static str {
-        AnyChangeKind::name(self)
-    }
-
-    fn is_backward_compatible(self) -> bool {
-        AnyChangeKind::is_backward_compatible(self)
-    }
-}
-
-impl fmt::Display for AnyChangeKind {
-    /// The kind's name.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl From<JsonChangeKind> for AnyChangeKind {
-    fn from(kind: JsonChangeKind) -> Self {
-        AnyChangeKind::Json(kind)
-    }
-}
-
-#[cfg(feature = "protobuf")]
-impl From<ProtoChangeKind> for AnyChangeKind {
-    fn from(kind: ProtoChangeKind) -> Self {
-        AnyChangeKind::Protobuf(kind)
-    }
-}
-
-impl PartialEq<JsonChangeKind> for AnyChangeKind {
-    fn eq(&self, other: &JsonChangeKind) -> bool {
-        *self == AnyChangeKind::Json(*other)
-    }
-}
-
-#[cfg(feature = "protobuf")]
-impl PartialEq<ProtoChangeKind> for AnyChangeKind {
-    fn eq(&self, other: &ProtoChangeKind) -> bool {
-        *self == AnyChangeKind::Protobuf(*other)
-    }
-}

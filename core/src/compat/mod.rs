@@ -39,22 +39,24 @@
 //! The rules per language, and where they differ from Confluent, are in
 //! `docs/compatibility.md`.
 
+mod any_kind;
 mod check;
 mod diff;
+mod dispatch;
 mod error;
-mod java_order;
-pub mod json;
-mod kind;
+pub(crate) mod java_order;
+pub(crate) mod kind;
 pub mod mode;
-#[cfg(feature = "protobuf")]
-pub mod protobuf;
-mod schemas;
 
+pub use crate::json::compat as json;
+#[cfg(feature = "protobuf")]
+pub use crate::protobuf::compat as protobuf;
+
+pub use crate::reading::Reading;
+pub use any_kind::AnyChangeKind;
 pub use check::{check_with, CompatReport, Direction, VersionChange, VersionReport};
 pub use diff::{Change, SchemaDiff};
+pub use dispatch::{check, check_readings, diff};
 pub use error::CompatError;
-pub use kind::{AnyChangeKind, ChangeKind, UnknownChangeKind};
+pub use kind::{ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
-pub use schemas::{check, diff};
-#[doc(hidden)]
-pub use schemas::{check_prepared, Prepared};

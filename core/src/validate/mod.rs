@@ -1,5 +1,7 @@
-//! Validators: one file per language, each behind its cargo feature, and
-//! the protobuf validating scanner ([`scan`]).
+//! Validation, the language-agnostic part: what a payload's check reports
+//! ([`Violation`], [`ViolationKind`]) and the dispatch to each language's
+//! validator (`json::validate`, `protobuf::validate`, each in its
+//! language's folder behind its cargo feature).
 //!
 //! A schema is compiled once (`compile`) into a `Compiled` value the
 //! guard caches for the life of the process (a URN's bytes never change).
@@ -13,13 +15,20 @@
     allow(unused_imports, unused_variables, dead_code)
 )]
 
-mod frame;
 #[cfg(feature = "json")]
 use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
-mod protobuf;
-#[cfg(feature = "protobuf")]
-pub mod scan;
+use crate::protobuf::validate as protobuf;
+
+/// The protobuf validating scanner (features `protobuf` and `unstable`):
+/// the guard's engine for protobuf payloads, public for the differential
+/// tests, the benches and the fuzz targets.
+///
+/// **Unstable**: behind the `unstable` feature, with no semver promise;
+/// its items may change or go in any release. Validate through
+/// `dataschema::Guard`.
+#[cfg(all(feature = "protobuf", feature = "unstable"))]
+pub use crate::protobuf::scan;
 
 /// The JSON scanner's compiled plan: a JSON Schema checked on the payload
 /// bytes without building a `serde_json::Value` (feature `json`). The guard
@@ -75,6 +84,10 @@ use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
 
 /// How payloads are checked; set on `dataschema::GuardBuilder`.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[doc(hidden)]
 pub struct Options {
@@ -108,7 +121,10 @@ pub struct Violation {
 }
 
 impl Violation {
-    pub(crate) fn new(
+    /// A violation at `path` (see [`path`](Violation::path) for its form),
+    /// of `kind`, saying `message`: for checks made above the validators
+    /// (`dataschema`'s Confluent frame checks report a bad frame so).
+    pub fn new(
         path: impl Into<String>,
         kind: ViolationKind,
         message: impl Into<String>,
@@ -232,6 +248,10 @@ impl fmt::Display for MissingRef {
 impl std::error::Error for MissingRef {}
 
 /// Why a schema did not compile, sorted by what a guard does about it.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[derive(Debug)]
 #[cfg_attr(not(feature = "json"), allow(dead_code))] // only `$ref`s pass
 #[doc(hidden)]
@@ -259,6 +279,10 @@ impl From<CompileError> for Error {
 }
 
 /// A compiled schema, ready to check payloads.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub enum Compiled {
     #[cfg(feature = "json")]
@@ -272,6 +296,10 @@ pub enum Compiled {
 /// read by `jsonschema` from a copy of the payload. Either way the verdict
 /// was final when the payload was checked; reading the report cannot
 /// change it. Shared (`Arc`) by the clones of the guard's `Invalid`.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub struct Report(Found);
 
@@ -328,24 +356,18 @@ impl From<Vec<Violation>> for Report {
     }
 }
 
-/// A [`Violation`] (for the crates above this one).
-#[doc(hidden)]
-pub fn violation(path: &str, kind: ViolationKind, message: impl Into<String>) -> Violation {
-    Violation::new(path, kind, message)
-}
-
 impl Compiled {
     /// The schema read for compatibility checks, when compiling it read it
     /// already: a protobuf schema's descriptor pool (shared, not copied),
     /// so that a publish decodes its candidate once. `None` for JSON
     /// Schema, whose parse is cheap next to its comparison.
     #[doc(hidden)]
-    pub fn prepared(&self) -> Option<crate::compat::Prepared> {
+    pub fn reading(&self) -> Option<crate::compat::Reading> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(_) => None,
             #[cfg(feature = "protobuf")]
-            Compiled::Protobuf(ref v) => Some(crate::compat::Prepared::from_pool(v.pool())),
+            Compiled::Protobuf(ref v) => Some(crate::compat::Reading::from_pool(v.pool())),
         }
     }
 
@@ -399,21 +421,12 @@ impl Compiled {
     /// protobuf, the message indexes (which must name the root message),
     /// then the body; for JSON Schema, the body.
     pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Report> {
-        if !self.is_protobuf() {
-            return self.check(rest);
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(ref v) => v.check(rest),
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => v.validate_framed(rest).map_err(Report::found),
         }
-        let mut inline = [0u64; frame::INLINE_INDEXES];
-        let mut heap = Vec::new();
-        let (indexes, body) =
-            frame::read_indexes(rest, &mut inline, &mut heap).map_err(Report::found)?;
-        if let Some(Err(why)) = self.check_indexes(indexes) {
-            return Err(Report::found(vec![Violation::new(
-                "",
-                ViolationKind::Wire,
-                why,
-            )]));
-        }
-        self.check(body)
     }
 
     /// For a JSON Schema, which engine checks payload bytes; `None` for
@@ -448,6 +461,10 @@ impl Compiled {
 /// [`Error::MissingRoot`]); [`Error::SchemaUnusable`] naming a `$ref` nobody
 /// holds yet; [`Error::Unreachable`] when a `$ref`'s schema could not be
 /// fetched just now. The last two are not properties of the schema.
+///
+/// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
+/// share with this crate; its shape follows the guard's. Not API, no
+/// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
 pub fn compile(
     schema: &Schema,

@@ -7,6 +7,9 @@ use std::time::Duration;
 
 use dataschema::build::{self, Source};
 use dataschema::compat::Compatibility;
+use dataschema::protocol::{
+    self, content_type, header, BaseUrl, BaseUrlProblem, Credentials, TransportError,
+};
 use dataschema::{Language, Urn};
 
 /// Exit code: a schema was refused (by the registry, or by the folder's
@@ -145,36 +148,18 @@ pub fn run(args: &Args) -> u8 {
     }
 }
 
-/// The base URL, checked: `http` or `https`, a host, no credential, query
-/// or fragment.
-fn registry_url(url: &str) -> Result<String, String> {
-    let base = url.trim_end_matches('/');
-    // Looked for first, in the text itself: every message below repeats
-    // the URL, and the part before `@` is a credential.
-    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
-    let authority_end = after_scheme
-        .find(['/', '?', '#'])
-        .unwrap_or(after_scheme.len());
-    if after_scheme[..authority_end].contains('@') {
-        return Err(
+/// The base URL, checked as every client of the native API checks it
+/// ([`BaseUrl`]: a credential in it is refused first, and no message
+/// repeats it).
+fn registry_url(url: &str) -> Result<BaseUrl, String> {
+    BaseUrl::parse(url).map_err(|err| match err.problem() {
+        BaseUrlProblem::Credential => {
             "--registry: the URL holds a credential (user:password@): give it with \
              --token-file instead"
-                .to_owned(),
-        );
-    }
-    let refuse = |why: &str| format!("--registry {base:?}: {why}");
-    let uri: ureq::http::Uri = base.parse().map_err(|err| refuse(&format!("{err}")))?;
-    match uri.scheme_str() {
-        Some("http") | Some("https") => {}
-        _ => return Err(refuse("expected an http:// or https:// URL")),
-    }
-    if uri.host().is_none_or(str::is_empty) {
-        return Err(refuse("no host"));
-    }
-    if uri.query().is_some() || base.contains('#') {
-        return Err(refuse("a registry URL has no query or fragment"));
-    }
-    Ok(base.to_owned())
+                .to_owned()
+        }
+        problem => format!("--registry {:?}: {problem}", err.url()),
+    })
 }
 
 /// The publish credential: the file's content without trailing whitespace.
@@ -306,31 +291,21 @@ fn urn_refs(bytes: &[u8]) -> Vec<Urn> {
 
 /// A client of the registry's native API.
 struct Client {
-    agent: ureq::Agent,
-    base: String,
-    authorization: Option<String>,
+    http: protocol::Client,
     mode: Option<Compatibility>,
 }
 
-/// An answer: status, headers, body.
-type Answer = (u16, ureq::http::HeaderMap, Vec<u8>);
-
 impl Client {
-    fn new(base: String, token: Option<String>, mode: Option<Compatibility>) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_connect(Some(CONNECT_TIMEOUT))
-            .timeout_global(Some(TIMEOUT))
-            .max_redirects(0)
-            .proxy(None)
-            .build()
-            .into();
+    fn new(base: BaseUrl, token: Option<String>, mode: Option<Compatibility>) -> Client {
+        let credentials = token.map(Credentials::Bearer);
         Client {
-            agent,
-            base,
-            authorization: token.map(|token| format!("Bearer {token}")),
+            http: protocol::Client::new(base, CONNECT_TIMEOUT, TIMEOUT, credentials.as_ref()),
             mode,
         }
+    }
+
+    fn base(&self) -> &str {
+        self.http.base().as_str()
     }
 
     /// Publishes `source` (or finds it published): its id, and whether it
@@ -343,49 +318,38 @@ impl Client {
             // must agree before anything is sent to it.
             return self.confirm(source, locked);
         }
-        let path = format!("/publish/schemas/{urn}");
-        let url = format!("{}{path}", self.base);
-        let mut request = self
-            .agent
-            .put(&url)
-            .header("Content-Type", content_type(schema.language()))
-            .header("Dataschema-Language", schema.language().as_str());
+        let path = protocol::publish_path(urn);
+        let what = format!("PUT {path}");
+        let mut headers = vec![
+            ("Content-Type", content_type::of(schema.language())),
+            (header::LANGUAGE, schema.language().as_str()),
+        ];
         if let Some(root) = schema.root() {
-            request = request.header("Dataschema-Root", root);
+            headers.push((header::ROOT, root));
         }
         if let Some(mode) = self.mode {
-            request = request.header("Dataschema-Mode", mode.as_str());
+            headers.push((header::MODE, mode.as_str()));
         }
-        if let Some(authorization) = &self.authorization {
-            request = request.header("Authorization", authorization);
-        }
-        let answer = request
-            .send(schema.bytes())
-            .map_err(|err| self.unreachable(&format!("PUT {path}"), &err))
-            .and_then(|response| read(response, &format!("PUT {path}"), &self.base))?;
-        let (status, _, body) = &answer;
+        let answer = self
+            .http
+            .put(&path, &headers, schema.bytes(), MAX_ANSWER_BYTES)
+            .map_err(|err| self.unreachable(&what, &err))?;
+        let (status, body) = (answer.status(), answer.body());
         match status {
             200 | 201 => {
-                let value: serde_json::Value = serde_json::from_slice(body).map_err(|_| {
-                    self.nonsense(&format!("PUT {path}"), *status, "the answer is not JSON")
-                })?;
+                let value: serde_json::Value = serde_json::from_slice(body)
+                    .map_err(|_| self.nonsense(&what, status, "the answer is not JSON"))?;
                 if value["urn"].as_str() != Some(urn.as_str()) {
-                    return Err(self.nonsense(
-                        &format!("PUT {path}"),
-                        *status,
-                        "the answer names another URN",
-                    ));
+                    return Err(self.nonsense(&what, status, "the answer names another URN"));
                 }
                 let id = value["id"]
                     .as_u64()
                     .and_then(|id| u32::try_from(id).ok())
                     .filter(|id| *id > 0)
-                    .ok_or_else(|| {
-                        self.nonsense(&format!("PUT {path}"), *status, "the answer has no id")
-                    })?;
+                    .ok_or_else(|| self.nonsense(&what, status, "the answer has no id"))?;
                 Ok((id, value["created"].as_bool() == Some(true)))
             }
-            _ => Err(self.refusal(urn, &format!("PUT {path}"), &answer)),
+            _ => Err(self.refusal(urn, &what, &answer)),
         }
     }
 
@@ -394,40 +358,29 @@ impl Client {
     fn confirm(&self, source: &Source, locked: u32) -> Result<(u32, bool), Failure> {
         let schema = &source.schema;
         let urn = schema.urn();
-        let path = format!("/schemas/{urn}");
-        let url = format!("{}{path}", self.base);
-        let mut request = self.agent.get(&url);
-        if let Some(authorization) = &self.authorization {
-            // Reads need none from `dataschema serve`; a registry behind a
-            // gateway may ask for it.
-            request = request.header("Authorization", authorization);
-        }
-        let answer = request
-            .call()
-            .map_err(|err| self.unreachable(&format!("GET {path}"), &err))
-            .and_then(|response| read(response, &format!("GET {path}"), &self.base))?;
-        let (status, headers, _) = &answer;
-        let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+        let path = protocol::schema_path(urn);
+        let what = format!("GET {path}");
+        // Reads need no credential from `dataschema serve`; a registry
+        // behind a gateway may ask for it, so it goes along.
+        let answer = self
+            .http
+            .get(&path, "*/*", MAX_ANSWER_BYTES)
+            .map_err(|err| self.unreachable(&what, &err))?;
+        let status = answer.status();
         match status {
             200 => {
-                let (Some(answered), Some(digest), Some(held_urn)) = (
-                    header("dataschema-id").and_then(|id| id.parse::<u32>().ok()),
-                    header("dataschema-digest"),
-                    header("dataschema-urn"),
-                ) else {
-                    return Err(self.nonsense(
-                        &format!("GET {path}"),
-                        *status,
-                        "no Dataschema-Id, Dataschema-Digest or Dataschema-Urn header",
-                    ));
+                // Checked as every client of the native API checks a
+                // schema read: the headers well-formed, the digest the
+                // body's, the URN the one asked for.
+                let (held, answered) = answer
+                    .into_schema()
+                    .and_then(|held| held.check_urn(urn))
+                    .map_err(|err| self.nonsense(&what, status, &err.to_string()))?
+                    .into_parts();
+                let Some(answered) = answered else {
+                    return Err(self.nonsense(&what, status, "no Dataschema-Id header"));
                 };
-                if held_urn != urn.as_str() {
-                    return Err(self.nonsense(
-                        &format!("GET {path}"),
-                        *status,
-                        "the answer names another URN",
-                    ));
-                }
+                let digest = held.digest();
                 if digest != schema.digest() {
                     let hint = if schema.language() == Language::Protobuf {
                         " (for a .proto whose source the lock pins unchanged, a different \
@@ -439,7 +392,7 @@ impl Client {
                         "{urn}: refused (immutable): the registry at {} holds other bytes under \
                          it (digest {digest}, the folder's is {}){hint}: a published URN never \
                          changes; publish the change as version {} instead",
-                        self.base,
+                        self.base(),
                         schema.digest(),
                         urn.version().saturating_add(1)
                     )));
@@ -449,7 +402,7 @@ impl Client {
                         "{urn}: the registry at {} holds it under id {answered}, but the lock \
                          records id {locked}: the lock's ids come from another registry (or \
                          this one lost its data); the lock is left as it was",
-                        self.base
+                        self.base()
                     )));
                 }
                 Ok((answered, false))
@@ -459,18 +412,19 @@ impl Client {
                  hold it: the lock's ids come from another registry, and publishing it here \
                  would give it another id. To move the folder to this registry, remove the \
                  [ids] table from {} first",
-                self.base,
+                self.base(),
                 source.path.with_file_name(build::LOCK_FILE).display()
             ))),
-            _ => Err(self.refusal(urn, &format!("GET {path}"), &answer)),
+            _ => Err(self.refusal(urn, &what, &answer)),
         }
     }
 
     /// An answer that is not a success: a refusal with the registry's
     /// reason, or (a `5xx`, an answer that is not the native API's) a
     /// registry that cannot be used now.
-    fn refusal(&self, urn: &Urn, what: &str, (status, _, body): &Answer) -> Failure {
-        let value: Option<serde_json::Value> = serde_json::from_slice(body).ok();
+    fn refusal(&self, urn: &Urn, what: &str, answer: &protocol::Answer) -> Failure {
+        let status = answer.status();
+        let value: Option<serde_json::Value> = serde_json::from_slice(answer.body()).ok();
         // The registry's words, shown without its control characters (an
         // escape sequence reaches the terminal or the CI log as it is).
         let reason = value
@@ -484,8 +438,8 @@ impl Client {
         match (status, reason, message) {
             (401, _, _) => Failure::Refused(format!(
                 "{urn}: the registry at {} refused the credential (HTTP 401): {}",
-                self.base,
-                if self.authorization.is_some() {
+                self.base(),
+                if self.http.has_credentials() {
                     "the token in --token-file is not its publish token"
                 } else {
                     "publishing needs its publish token: give --token-file FILE"
@@ -493,7 +447,7 @@ impl Client {
             )),
             (500..=599, reason, message) => Failure::Unreachable(format!(
                 "{what}: the registry at {} failed (HTTP {status}{}){}",
-                self.base,
+                self.base(),
                 reason.map(|r| format!(", {r}")).unwrap_or_default(),
                 message.map(|m| format!(": {m}")).unwrap_or_default()
             )),
@@ -502,22 +456,28 @@ impl Client {
             (_, Some(reason), Some(message)) => Failure::Refused(format!(
                 "{urn}: refused by the registry (HTTP {status}, {reason}): {message}"
             )),
-            _ => self.nonsense(what, *status, "not an answer of dataschema's native API"),
+            _ => self.nonsense(what, status, "not an answer of dataschema's native API"),
         }
     }
 
-    fn unreachable(&self, what: &str, err: &ureq::Error) -> Failure {
-        Failure::Unreachable(format!(
-            "{what}: the registry at {} cannot be reached: {err}",
-            self.base
-        ))
+    fn unreachable(&self, what: &str, err: &TransportError) -> Failure {
+        Failure::Unreachable(match err {
+            TransportError::Read(err) => format!(
+                "{what}: reading the answer of the registry at {}: {err}",
+                self.base()
+            ),
+            err => format!(
+                "{what}: the registry at {} cannot be reached: {err}",
+                self.base()
+            ),
+        })
     }
 
     fn nonsense(&self, what: &str, status: u16, why: &str) -> Failure {
         Failure::Unreachable(format!(
             "{what}: the registry at {} answered HTTP {status}, {why} (is the URL a \
              `dataschema serve`?)",
-            self.base
+            self.base()
         ))
     }
 }
@@ -534,32 +494,4 @@ fn printable(text: &str) -> String {
         }
     }
     out
-}
-
-/// Reads an answer whole (bounded).
-fn read(
-    mut response: ureq::http::Response<ureq::Body>,
-    what: &str,
-    base: &str,
-) -> Result<Answer, Failure> {
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let body = response
-        .body_mut()
-        .with_config()
-        .limit(MAX_ANSWER_BYTES)
-        .read_to_vec()
-        .map_err(|err| {
-            Failure::Unreachable(format!(
-                "{what}: reading the answer of the registry at {base}: {err}"
-            ))
-        })?;
-    Ok((status, headers, body))
-}
-
-fn content_type(language: Language) -> &'static str {
-    match language {
-        Language::Protobuf => "application/x-protobuf",
-        _ => "application/schema+json",
-    }
 }

@@ -1,411 +1,44 @@
-//! Protobuf compatibility, with Confluent Schema Registry's semantics, over
-//! descriptors (feature `protobuf`).
-//!
-//! The registry stores a protobuf schema as a serialized
-//! `FileDescriptorSet`; the schema is the set's last file (dependencies come
-//! first), and, as in Confluent, the whole file is compared: its package,
-//! every message and enum, at every depth. Fields match by number. A `.proto`
-//! source compiled to a set and the set itself compare the same.
-//!
-//! ```
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use dataschema::compat::{protobuf, Compatibility};
-//! # use prost_reflect::prost::Message;
-//! # use prost_reflect::prost_types::{field_descriptor_proto::Type, DescriptorProto,
-//! #     FieldDescriptorProto, FileDescriptorProto, FileDescriptorSet};
-//! # fn set(ty: Type) -> Vec<u8> {
-//! #     let field = FieldDescriptorProto { name: Some("id".into()), number: Some(1),
-//! #         r#type: Some(ty as i32), label: Some(1), ..Default::default() };
-//! #     let msg = DescriptorProto { name: Some("Order".into()), field: vec![field], ..Default::default() };
-//! #     let file = FileDescriptorProto { name: Some("order.proto".into()), package: Some("shop".into()),
-//! #         syntax: Some("proto3".into()), message_type: vec![msg], ..Default::default() };
-//! #     FileDescriptorSet { file: vec![file] }.encode_to_vec()
-//! # }
-//! let v1 = set(Type::Int32); // message Order { int32 id = 1; }
-//! let v2 = set(Type::Int64); // message Order { int64 id = 1; }
-//! let v3 = set(Type::String); // message Order { string id = 1; }
-//! assert!(protobuf::check(Compatibility::Backward, &v2, &[(1, &v1)])?.is_compatible());
-//! let report = protobuf::check(Compatibility::Backward, &v3, &[(2, &v2)])?;
-//! assert!(!report.is_compatible());
-//! let change = report.breaking().next().unwrap();
-//! assert_eq!(change.kind(), protobuf::ProtoChangeKind::FieldScalarKindChanged);
-//! assert_eq!(
-//!     change.to_string(),
-//!     "[v2] backward: FIELD_SCALAR_KIND_CHANGED at #/Order/1 (Order.id)"
-//! );
-//! # Ok(())
-//! # }
-//! ```
-
-mod kind;
+//! The comparison itself: Confluent's rules, walked over two files'
+//! messages and enums, field by field.
 
 use std::collections::{HashMap, HashSet};
 
-use prost_reflect::{
-    Cardinality, DescriptorPool, EnumDescriptor, FieldDescriptor, FileDescriptor, Kind,
-    MessageDescriptor,
-};
+use prost_reflect::{Cardinality, EnumDescriptor, FieldDescriptor, Kind, MessageDescriptor};
 
-pub use self::kind::ProtoChangeKind;
+use super::shape::{
+    by_tag, field_kind, last_index, local_name, nested_messages, scalar_group, tags, FieldKind,
+    ScalarGroup, Shape,
+};
+use super::ProtoChangeKind;
 use crate::compat::java_order::{int_union_order, java_order, map_order, union_order};
-use crate::compat::{check_with, Change, CompatError, CompatReport, Compatibility, SchemaDiff};
+use crate::compat::Change;
 
 type P = ProtoChangeKind;
 
-/// Decodes a serialized `FileDescriptorSet`, naming the input (`what`) in
-/// the error. The set must hold its dependencies (as `protoc
-/// --include_imports` or `protox` write it), and only shapes `protoc`
-/// writes ([`check_descriptors`](crate::validate::scan::check_descriptors)):
-/// a set that links but holds, say, a map entry without a `value` field is
-/// [`CompatError::UnusableDescriptor`].
-pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
-    let unusable = |source| CompatError::UnusableDescriptor {
-        what: what.to_owned(),
-        source,
-    };
-    crate::validate::scan::check_descriptor_set(bytes).map_err(unusable)?;
-    let pool = DescriptorPool::decode(bytes).map_err(|source| CompatError::NotADescriptorSet {
-        what: what.to_owned(),
-        source,
-    })?;
-    crate::validate::scan::check_descriptors(&pool).map_err(unusable)?;
-    if pool.files().len() == 0 {
-        return Err(CompatError::NoSuchFile {
-            what: what.to_owned(),
-            file: String::new(),
-        });
-    }
-    Ok(pool)
-}
-
-/// Whether two pools hold the same files, in the same order.
-fn same_files(a: &DescriptorPool, b: &DescriptorPool) -> bool {
-    a.files().len() == b.files().len()
-        && a.files()
-            .zip(b.files())
-            .all(|(x, y)| x.file_descriptor_proto() == y.file_descriptor_proto())
-}
-
-/// The file a pool's schema is: the file no other file of the set
-/// imports (the last such file, when there are several), whatever order the
-/// set lists its files in.
-fn main_file(pool: &DescriptorPool) -> Option<FileDescriptor> {
-    let imported: HashSet<String> = pool
-        .files()
-        .flat_map(|file| {
-            file.dependencies()
-                .map(|dep| dep.name().to_owned())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    pool.files()
-        .filter(|file| !imported.contains(file.name()))
-        .last()
-        .or_else(|| pool.files().last())
-}
-
-/// Every change between the schema files of two pools (in each, the file no
-/// other file imports), in Confluent's order. A pool without files compares as an empty
-/// file.
-pub fn diff(old: &DescriptorPool, new: &DescriptorPool) -> SchemaDiff<ProtoChangeKind> {
-    match (main_file(old), main_file(new)) {
-        (Some(o), Some(n)) => diff_files(&o, &n),
-        _ => SchemaDiff::new(Vec::new()),
-    }
-}
-
-/// Every change between two files, in Confluent's order.
-pub fn diff_files(old: &FileDescriptor, new: &FileDescriptor) -> SchemaDiff<ProtoChangeKind> {
-    // The same file over the same imports has no change, however deep its
-    // messages nest.
-    if old.name() == new.name() && same_files(old.parent_pool(), new.parent_pool()) {
-        return SchemaDiff::new(Vec::new());
-    }
-    let mut cmp = Comparer {
-        old_file: old.name().to_owned(),
-        new_file: new.name().to_owned(),
-        path: Vec::new(),
-        out: Vec::new(),
-        in_progress: HashSet::new(),
-        imported: HashMap::new(),
-        depth: 0,
-    };
-    if old.package_name() != new.package_name() {
-        cmp.push(P::PackageChanged);
-    }
-    cmp.types(
-        &old.messages().collect::<Vec<_>>(),
-        &old.enums().collect::<Vec<_>>(),
-        &new.messages().collect::<Vec<_>>(),
-        &new.enums().collect::<Vec<_>>(),
-    );
-    SchemaDiff::new(cmp.out)
-}
-
-/// Checks `candidate` against `priors` (oldest first, with their version
-/// numbers) under `mode`; every input is a serialized `FileDescriptorSet`.
-pub fn check(
-    mode: Compatibility,
-    candidate: &[u8],
-    priors: &[(u32, &[u8])],
-) -> Result<CompatReport, CompatError> {
-    let candidate = decode("candidate", candidate)?;
-    let pools = priors
-        .iter()
-        .map(|(v, bytes)| Ok((*v, decode(&format!("version {v}"), bytes)?)))
-        .collect::<Result<Vec<_>, CompatError>>()?;
-    let refs: Vec<(u32, &DescriptorPool)> = pools.iter().map(|(v, p)| (*v, p)).collect();
-    Ok(check_pools(mode, &candidate, &refs))
-}
-
-/// Checks `candidate` against `priors` (oldest first) under `mode`, on
-/// decoded descriptor pools.
-pub fn check_pools(
-    mode: Compatibility,
-    candidate: &DescriptorPool,
-    priors: &[(u32, &DescriptorPool)],
-) -> CompatReport {
-    check_with(mode, candidate, priors, diff)
-}
-
-struct Comparer {
-    old_file: String,
-    new_file: String,
+pub(super) struct Comparer {
+    pub(super) old_file: String,
+    pub(super) new_file: String,
     /// Each level: Confluent's segment (a field's number) and its readable
     /// name.
-    path: Vec<(String, String)>,
-    out: Vec<Change<ProtoChangeKind>>,
+    pub(super) path: Vec<(String, String)>,
+    pub(super) out: Vec<Change<ProtoChangeKind>>,
     /// Pairs of messages being compared, one inside the other, by the
     /// addresses of their full names in their pools (each name is stored
     /// once per pool, and the pools outlive the comparison): a key that
     /// costs no allocation.
-    in_progress: HashSet<(usize, usize)>,
+    pub(super) in_progress: HashSet<(usize, usize)>,
     /// Imported message pairs already compared, and whether they broke.
-    imported: HashMap<(String, String), bool>,
+    pub(super) imported: HashMap<(String, String), bool>,
     /// Imported messages being compared, one inside the other.
-    depth: usize,
+    pub(super) depth: usize,
 }
 
 /// How deep the comparison follows imported messages, one inside the
 /// other, before it reports [`P::ComparisonTooDeep`] instead of
 /// overflowing the stack.
-const MAX_DEPTH: usize = 128;
-
-/// A message's fields the way a `.proto` file declares them: top-level
-/// fields (proto3 `optional` included) and real oneofs, with the lookups the
-/// comparison makes (by number, by oneof name) in sorted indexes searched by
-/// bisection, so that a message of many fields or oneofs compares in time
-/// near-linear in its size, and a message of a few fields allocates no hash
-/// table.
-struct Shape {
-    top: Vec<FieldDescriptor>,
-    oneofs: Vec<(String, Vec<FieldDescriptor>)>,
-    /// Field number -> index into `top` (the first field with the number).
-    top_by_tag: TagIndex<usize>,
-    /// Field number -> (index into `oneofs`, index among its members) of
-    /// the first oneof member with the number.
-    oneof_by_tag: TagIndex<(usize, usize)>,
-    /// Indexes into `oneofs`, sorted by name, the first oneof of each name
-    /// only.
-    oneof_by_name: Vec<usize>,
-}
-
-/// Field number -> a value, the first value given for each number, sorted
-/// by number for bisection.
-struct TagIndex<V>(Vec<(u32, V)>);
-
-impl<V: Copy> TagIndex<V> {
-    fn new(mut entries: Vec<(u32, V)>) -> Self {
-        // Stable: among equal numbers the first given stays first.
-        entries.sort_by_key(|(tag, _)| *tag);
-        entries.dedup_by_key(|(tag, _)| *tag);
-        TagIndex(entries)
-    }
-
-    fn get(&self, tag: u32) -> Option<V> {
-        self.0
-            .binary_search_by_key(&tag, |(t, _)| *t)
-            .ok()
-            .map(|at| self.0[at].1)
-    }
-}
-
-impl Shape {
-    fn of(message: &MessageDescriptor) -> Shape {
-        let top: Vec<FieldDescriptor> = message
-            .fields()
-            .filter(|f| f.containing_oneof().is_none_or(|o| o.is_synthetic()))
-            .collect();
-        let oneofs: Vec<(String, Vec<FieldDescriptor>)> = message
-            .oneofs()
-            .filter(|o| !o.is_synthetic())
-            .map(|o| (o.name().to_owned(), o.fields().collect()))
-            .collect();
-        let top_by_tag = TagIndex::new(
-            top.iter()
-                .enumerate()
-                .map(|(at, f)| (f.number(), at))
-                .collect(),
-        );
-        let oneof_by_tag = TagIndex::new(
-            oneofs
-                .iter()
-                .enumerate()
-                .flat_map(|(at, (_, fields))| {
-                    fields
-                        .iter()
-                        .enumerate()
-                        .map(move |(member, f)| (f.number(), (at, member)))
-                })
-                .collect(),
-        );
-        let mut oneof_by_name: Vec<usize> = (0..oneofs.len()).collect();
-        oneof_by_name.sort_by(|&a, &b| oneofs[a].0.cmp(&oneofs[b].0));
-        oneof_by_name.dedup_by(|a, b| oneofs[*a].0 == oneofs[*b].0);
-        Shape {
-            top,
-            oneofs,
-            top_by_tag,
-            oneof_by_tag,
-            oneof_by_name,
-        }
-    }
-
-    fn oneof_of(&self, tag: u32) -> Option<&str> {
-        self.oneof_by_tag
-            .get(tag)
-            .and_then(|(at, _)| self.oneofs.get(at))
-            .map(|(name, _)| name.as_str())
-    }
-
-    fn top_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_by_tag.get(tag).and_then(|at| self.top.get(at))
-    }
-
-    fn any_field(&self, tag: u32) -> Option<&FieldDescriptor> {
-        self.top_field(tag).or_else(|| {
-            self.oneof_by_tag
-                .get(tag)
-                .and_then(|(at, member)| self.oneofs.get(at)?.1.get(member))
-        })
-    }
-
-    fn has(&self, tag: u32) -> bool {
-        self.any_field(tag).is_some()
-    }
-
-    /// The members of the oneof named `name`.
-    fn oneof(&self, name: &str) -> Option<&[FieldDescriptor]> {
-        self.oneof_by_name
-            .binary_search_by(|&at| self.oneofs[at].0.as_str().cmp(name))
-            .ok()
-            .map(|found| self.oneofs[self.oneof_by_name[found]].1.as_slice())
-    }
-}
-
-/// Fields by number (the first with each number).
-fn by_tag(fields: &[FieldDescriptor]) -> Members<'_> {
-    Members {
-        fields,
-        index: TagIndex::new(
-            fields
-                .iter()
-                .enumerate()
-                .map(|(at, f)| (f.number(), at))
-                .collect(),
-        ),
-    }
-}
-
-/// A list of fields with its index by number.
-struct Members<'a> {
-    fields: &'a [FieldDescriptor],
-    index: TagIndex<usize>,
-}
-
-impl<'a> Members<'a> {
-    fn get(&self, tag: &u32) -> Option<&'a FieldDescriptor> {
-        self.index.get(*tag).map(|at| &self.fields[at])
-    }
-}
-
-fn tags(fields: &[FieldDescriptor]) -> Vec<i32> {
-    let raw: Vec<i32> = fields.iter().map(|f| f.number() as i32).collect();
-    java_order(raw, 16, |i| *i)
-}
-
-fn nested_messages(m: &MessageDescriptor) -> Vec<MessageDescriptor> {
-    m.child_messages().filter(|c| !c.is_map_entry()).collect()
-}
-
-/// The groups of scalar types that share a wire encoding.
-#[derive(Debug, PartialEq, Eq)]
-enum ScalarGroup {
-    Varint,
-    ZigZag,
-    LengthDelimited,
-    Fixed32,
-    Fixed64,
-    Float,
-    Double,
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum FieldKind {
-    Scalar,
-    Message,
-    Map,
-}
-
-fn field_kind(f: &FieldDescriptor) -> FieldKind {
-    if f.is_map() {
-        FieldKind::Map
-    } else if matches!(f.kind(), Kind::Message(_)) {
-        FieldKind::Message
-    } else {
-        FieldKind::Scalar
-    }
-}
-
-fn scalar_group(kind: &Kind) -> Option<ScalarGroup> {
-    Some(match kind {
-        Kind::Int32 | Kind::Int64 | Kind::Uint32 | Kind::Uint64 | Kind::Bool | Kind::Enum(_) => {
-            ScalarGroup::Varint
-        }
-        Kind::Sint32 | Kind::Sint64 => ScalarGroup::ZigZag,
-        Kind::String | Kind::Bytes => ScalarGroup::LengthDelimited,
-        Kind::Fixed32 | Kind::Sfixed32 => ScalarGroup::Fixed32,
-        Kind::Fixed64 | Kind::Sfixed64 => ScalarGroup::Fixed64,
-        Kind::Float => ScalarGroup::Float,
-        Kind::Double => ScalarGroup::Double,
-        Kind::Message(_) => return None,
-    })
-}
-
-/// A message's name without its file's package (`outer.Inner`).
-fn local_name(m: &MessageDescriptor) -> &str {
-    let package = m.package_name();
-    let full = m.full_name();
-    if package.is_empty() {
-        full
-    } else {
-        full.strip_prefix(package)
-            .and_then(|s| s.strip_prefix('.'))
-            .unwrap_or(full)
-    }
-}
-
-/// Name -> index of its last occurrence.
-fn last_index<'a>(names: &[&'a str]) -> HashMap<&'a str, usize> {
-    let mut map = HashMap::with_capacity(names.len());
-    for (at, name) in names.iter().enumerate() {
-        map.insert(*name, at);
-    }
-    map
-}
-
+pub(super) const MAX_DEPTH: usize = 128;
 impl Comparer {
-    fn push(&mut self, kind: ProtoChangeKind) {
+    pub(super) fn push(&mut self, kind: ProtoChangeKind) {
         let path: Vec<&str> = self
             .path
             .iter()
@@ -433,7 +66,7 @@ impl Comparer {
     }
 
     /// Compares the messages and enums declared at one level.
-    fn types(
+    pub(super) fn types(
         &mut self,
         old_messages: &[MessageDescriptor],
         old_enums: &[EnumDescriptor],

@@ -23,10 +23,10 @@
 
 use std::collections::HashMap;
 
-use super::detail::key_label;
-use super::fast::{skip, Budget, Fail};
+use super::explain::key_label;
 use super::plan::{KeyKind, Message, Shape, Tables, NOT_REQUIRED, NO_ONEOF};
 use super::reference::push_name;
+use super::verdict::{skip, Budget, Fail};
 use super::wire::{read_key, read_len, read_varint};
 use super::{Violation, ViolationKind};
 

@@ -9,9 +9,11 @@
 
 use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, MessageDescriptor};
 
-use super::scan::{check_descriptor_set, check_descriptors, check_tree, Plan, ScanOptions};
-use super::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
+use super::frame;
+use super::model::{self, DecodeError};
+use super::scan::{check_tree, Plan, ScanOptions};
 use crate::error::BoxError;
+use crate::validate::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
 
 pub struct ProtobufValidator {
     plan: Plan,
@@ -25,15 +27,16 @@ impl ProtobufValidator {
         root: &str,
         options: Options,
     ) -> Result<ProtobufValidator, BoxError> {
-        // Before anything else touches the bytes: `prost-reflect` panics on
-        // some shapes, while linking (`check_descriptor_set`) and after
-        // (`check_descriptors`).
-        check_descriptor_set(bytes)
-            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
-        let pool = DescriptorPool::decode(bytes)
-            .map_err(|err| format!("the schema is not a valid FileDescriptorSet: {err}"))?;
-        check_descriptors(&pool)
-            .map_err(|err| format!("the schema's descriptor set is not usable: {err}"))?;
+        // The model's checks come before anything else touches the bytes:
+        // `prost-reflect` panics on some shapes, while linking and after.
+        let pool = model::decode(bytes).map_err(|err| match err {
+            DecodeError::Unusable(err) => {
+                format!("the schema's descriptor set is not usable: {err}")
+            }
+            DecodeError::NotADescriptorSet(err) => {
+                format!("the schema is not a valid FileDescriptorSet: {err}")
+            }
+        })?;
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
@@ -88,6 +91,18 @@ impl ProtobufValidator {
             )),
             None => Err("the frame's message index list is empty".into()),
         }
+    }
+
+    /// Checks what follows the schema id in a Confluent frame: the message
+    /// indexes, which must name the root message, then the body.
+    pub(crate) fn validate_framed(&self, rest: &[u8]) -> Result<(), Vec<Violation>> {
+        let mut inline = [0u64; frame::INLINE_INDEXES];
+        let mut heap = Vec::new();
+        let (indexes, body) = frame::read_indexes(rest, &mut inline, &mut heap)?;
+        if let Err(why) = self.check_indexes(indexes) {
+            return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
+        }
+        self.validate(body)
     }
 
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {

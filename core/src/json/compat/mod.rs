@@ -22,12 +22,13 @@
 mod canon;
 mod compare;
 mod kind;
-mod model;
+mod nodes;
 
 use serde_json::Value;
 
 pub use self::kind::JsonChangeKind;
 use crate::compat::{check_with, Change, CompatError, CompatReport, Compatibility, SchemaDiff};
+use crate::json::model;
 
 /// Every change between `old` and `new`, in Confluent's order.
 ///
@@ -39,8 +40,8 @@ pub fn diff(old: &Value, new: &Value) -> SchemaDiff<JsonChangeKind> {
     if old == new {
         return SchemaDiff::new(Vec::new());
     }
-    let old_model = model::Model::load(old);
-    let new_model = model::Model::load(new);
+    let old_model = nodes::Model::load(old);
+    let new_model = nodes::Model::load(new);
     let changes = compare::Comparer::new(&old_model, &new_model).root();
     SchemaDiff::new(
         changes
@@ -52,23 +53,11 @@ pub fn diff(old: &Value, new: &Value) -> SchemaDiff<JsonChangeKind> {
 
 /// Parses JSON Schema text, naming the input (`what`) in the error.
 pub fn parse(what: &str, text: &[u8]) -> Result<Value, CompatError> {
-    let value: Value = serde_json::from_slice(text).map_err(|source| CompatError::NotJson {
-        what: what.to_owned(),
-        source,
-    })?;
-    validate(what, &value)?;
-    Ok(value)
+    crate::reading::json(what, text)
 }
 
 fn validate(what: &str, value: &Value) -> Result<(), CompatError> {
-    let found = match value {
-        Value::Object(_) | Value::Bool(_) => return Ok(()),
-        Value::Null => "null",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-    };
-    Err(CompatError::NotASchema {
+    model::check(value).map_err(|found| CompatError::NotASchema {
         what: what.to_owned(),
         found,
     })

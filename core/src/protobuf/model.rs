@@ -1,5 +1,7 @@
-//! The one descriptor check every protobuf path runs before it hands a
-//! descriptor to `prost-reflect`.
+//! The protobuf schema model: a serialized `FileDescriptorSet` read into a
+//! checked `prost_reflect::DescriptorPool`, which the validator
+//! ([`super::validate`]) and the compatibility engine ([`super::compat`])
+//! both start from; neither reads the bytes any other way.
 //!
 //! `DescriptorPool::decode` links a `FileDescriptorSet` (names resolve,
 //! numbers are unique, defaults parse) but accepts shapes `protoc` never
@@ -59,6 +61,28 @@ impl std::error::Error for UnusableDescriptor {}
 
 type Check = Result<(), UnusableDescriptor>;
 
+/// Why bytes are not a usable descriptor set.
+#[derive(Debug)]
+pub(crate) enum DecodeError {
+    /// The set holds a shape `protoc` never writes ([`check_descriptor_set`],
+    /// [`check_descriptors`]).
+    Unusable(UnusableDescriptor),
+    /// The bytes are not a `FileDescriptorSet`, or the set does not link.
+    NotADescriptorSet(prost_reflect::DescriptorError),
+}
+
+/// Reads a serialized `FileDescriptorSet` into a checked pool: the shape
+/// check on the bytes ([`check_descriptor_set`]), the link
+/// (`DescriptorPool::decode`), then the check of every element
+/// ([`check_descriptors`]), in that order, so `prost-reflect` never sees a
+/// shape it panics on.
+pub(crate) fn decode(bytes: &[u8]) -> Result<DescriptorPool, DecodeError> {
+    check_descriptor_set(bytes).map_err(DecodeError::Unusable)?;
+    let pool = DescriptorPool::decode(bytes).map_err(DecodeError::NotADescriptorSet)?;
+    check_descriptors(&pool).map_err(DecodeError::Unusable)?;
+    Ok(pool)
+}
+
 /// Checks the serialized set before `DescriptorPool::decode` links it:
 /// `prost-reflect` 0.16's linker itself panics (an index out of bounds
 /// while labelling its own error) on a file whose `syntax` is neither
@@ -82,7 +106,7 @@ pub fn check_descriptor_set(bytes: &[u8]) -> Check {
                     file.name(),
                     format!(
                         "syntax {:?} is not supported (proto2 and proto3 are)",
-                        crate::error::clip(other, 40)
+                        crate::text::clip(other, 40)
                     ),
                 ))
             }

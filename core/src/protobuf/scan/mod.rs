@@ -80,12 +80,15 @@
 //! assert_eq!(violations[0].message(), "invalid UTF-8 in string field");
 //! ```
 
-mod detail;
-mod fast;
+// Without the `unstable` feature only the guard's calls are reachable;
+// the rest is the differential tests' surface.
+#![cfg_attr(not(feature = "unstable"), allow(dead_code, unused_imports))]
+
+mod explain;
+mod merge;
 mod plan;
 mod reference;
-mod settle;
-mod sound;
+mod verdict;
 mod wire;
 
 use prost_reflect::MessageDescriptor;
@@ -93,8 +96,8 @@ use prost_reflect::MessageDescriptor;
 pub(crate) use self::reference::check_tree;
 #[doc(hidden)]
 pub use self::reference::{has_unknown_fields, reference_is_valid};
-pub use self::sound::{check_descriptor_set, check_descriptors, UnusableDescriptor};
-pub use super::{Violation, ViolationKind, MAX_VIOLATIONS};
+pub use crate::protobuf::model::{check_descriptor_set, check_descriptors, UnusableDescriptor};
+pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
 
 /// Options fixed when a [`Plan`] is compiled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -172,10 +175,10 @@ impl Plan {
     /// [module docs](self) for exactly what that means). Allocates nothing
     /// unless an occurrence of a nested message lacks a required field.
     pub fn is_valid(&self, payload: &[u8]) -> bool {
-        let mut scan = self::fast::Fast::new(&self.tables, self.options.reject_unknown_fields);
+        let mut scan = self::verdict::Fast::new(&self.tables, self.options.reject_unknown_fields);
         match scan.root(payload) {
             Ok(()) if !scan.incomplete => true,
-            Ok(()) => self::settle::is_complete(&self.tables, payload),
+            Ok(()) => self::merge::is_complete(&self.tables, payload),
             Err(_) => false,
         }
     }
@@ -192,7 +195,7 @@ impl Plan {
     ///
     /// At most [`MAX_VIOLATIONS`] problems are reported.
     pub fn violations(&self, payload: &[u8]) -> Vec<Violation> {
-        let mut walk = self::detail::Detail::new(&self.tables, self.options.reject_unknown_fields);
+        let mut walk = self::explain::Detail::new(&self.tables, self.options.reject_unknown_fields);
         walk.root(payload);
         let mut found = walk.structural;
         if !found.is_empty() {
@@ -206,7 +209,7 @@ impl Plan {
             // Every occurrence is complete, so the tree is.
             return found;
         }
-        found = self::settle::explain(&self.tables, payload, MAX_VIOLATIONS);
+        found = self::merge::explain(&self.tables, payload, MAX_VIOLATIONS);
         found.truncate(MAX_VIOLATIONS);
         found
     }

@@ -2,9 +2,9 @@
 //! its path. It keeps going where the framing allows: a broken nested message
 //! ends that message, and its parent carries on after it.
 
-use super::fast::Budget;
 use super::plan::{Field, KeyKind, Message, Shape, Tables, NOT_REQUIRED};
 use super::reference::push_name;
+use super::verdict::Budget;
 use super::wire::{
     read_key, read_len, read_varint, skip_varint, wire_type_name, KeyError, LenError, VarintError,
 };

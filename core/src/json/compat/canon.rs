@@ -24,7 +24,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::model::{Criterion, Id, Model, Node};
+use super::nodes::{Criterion, Id, Model, Node};
 
 /// Interned keys: JSON values and node structures.
 #[derive(Debug, Default)]

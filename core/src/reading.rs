@@ -1,0 +1,133 @@
+//! A schema read for comparison: its language's schema model, read once
+//! from the schema's bytes (a parsed JSON Schema, a checked descriptor
+//! pool). It sits below both the validators, whose compile reads a protobuf
+//! schema into the same pool ([`Compiled::reading`](crate::validate::Compiled::reading)),
+//! and the compatibility engine, which compares readings.
+
+use serde_json::Value;
+
+use crate::compat::CompatError;
+use crate::schema::{Language, Schema};
+
+/// A schema read for comparison, in its language: what
+/// [`compat::check`](crate::compat::check) reads every schema it is given
+/// into, kept by a caller that checks against the same prior versions again
+/// ([`compat::check_readings`](crate::compat::check_readings)). A
+/// registry keeps the readings of the prior versions it publishes against,
+/// by digest: their bytes never change, so their reading never does either.
+pub struct Reading(pub(crate) Model);
+
+/// The schema model of each language.
+pub(crate) enum Model {
+    Json(Value),
+    #[cfg(feature = "protobuf")]
+    Protobuf(prost_reflect::DescriptorPool),
+}
+
+impl Reading {
+    /// Reads `schema` in its language, as [`compat::check`](crate::compat::check)
+    /// reads every schema it is given (errors name `the schema`).
+    ///
+    /// Errors: [`CompatError::Unusable`] when the bytes are not a schema of
+    /// the language, [`CompatError::NoComparer`] when the language's engine
+    /// is not compiled in.
+    pub fn read(schema: &Schema) -> Result<Reading, CompatError> {
+        Model::read(schema, "the schema").map(Reading)
+    }
+
+    /// The language read.
+    pub fn language(&self) -> Language {
+        self.0.language()
+    }
+
+    /// A protobuf schema already decoded into `pool` by the model's checks
+    /// ([`crate::protobuf::model::decode`]), as the validator's compile does.
+    #[cfg(feature = "protobuf")]
+    pub(crate) fn from_pool(pool: prost_reflect::DescriptorPool) -> Reading {
+        Reading(Model::Protobuf(pool))
+    }
+}
+
+impl std::fmt::Debug for Reading {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reading")
+            .field("language", &self.language())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Model {
+    /// Reads `schema` in its language; `what` names it inside the error.
+    pub(crate) fn read(schema: &Schema, what: &str) -> Result<Model, CompatError> {
+        let unusable = |source| CompatError::Unusable {
+            urn: schema.urn().clone(),
+            source: Box::new(source),
+        };
+        match schema.language() {
+            Language::JsonSchema => json(what, schema.bytes())
+                .map(Model::Json)
+                .map_err(unusable),
+            #[cfg(feature = "protobuf")]
+            Language::Protobuf => descriptors(what, schema.bytes())
+                .map(Model::Protobuf)
+                .map_err(unusable),
+            #[allow(unreachable_patterns)]
+            language => Err(CompatError::NoComparer {
+                urn: schema.urn().clone(),
+                language,
+            }),
+        }
+    }
+
+    pub(crate) fn language(&self) -> Language {
+        match self {
+            Model::Json(_) => Language::JsonSchema,
+            #[cfg(feature = "protobuf")]
+            Model::Protobuf(_) => Language::Protobuf,
+        }
+    }
+}
+
+/// JSON Schema text read for comparison, naming the input (`what`) in the
+/// error.
+pub(crate) fn json(what: &str, text: &[u8]) -> Result<Value, CompatError> {
+    use crate::json::model::{parse, ParseError};
+    parse(text).map_err(|err| match err {
+        ParseError::NotJson(source) => CompatError::NotJson {
+            what: what.to_owned(),
+            source,
+        },
+        ParseError::NotASchema(found) => CompatError::NotASchema {
+            what: what.to_owned(),
+            found,
+        },
+    })
+}
+
+/// A serialized `FileDescriptorSet` read for comparison, naming the input
+/// (`what`) in the error: the model's checked pool, holding at least one
+/// file.
+#[cfg(feature = "protobuf")]
+pub(crate) fn descriptors(
+    what: &str,
+    bytes: &[u8],
+) -> Result<prost_reflect::DescriptorPool, CompatError> {
+    use crate::protobuf::model::{decode, DecodeError};
+    let pool = decode(bytes).map_err(|err| match err {
+        DecodeError::Unusable(source) => CompatError::UnusableDescriptor {
+            what: what.to_owned(),
+            source,
+        },
+        DecodeError::NotADescriptorSet(source) => CompatError::NotADescriptorSet {
+            what: what.to_owned(),
+            source,
+        },
+    })?;
+    if pool.files().len() == 0 {
+        return Err(CompatError::NoSuchFile {
+            what: what.to_owned(),
+            file: String::new(),
+        });
+    }
+    Ok(pool)
+}

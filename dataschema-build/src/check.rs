@@ -1,0 +1,176 @@
+//! Checking a folder: every schema read, compiled (a `$ref` by URN
+//! resolving inside the folder), held against the lock and, version after
+//! version, against the compatibility mode of its name.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use dataschema_core::validate::{compile, Options};
+use dataschema_core::{compat, Chain, Compatibility, Error, Resolver, Schema, Urn};
+
+use crate::discover::discover;
+use crate::lock::Lock;
+use crate::manifest::Manifest;
+use crate::{BundleError, Diagnostic, DiagnosticKind, Source, MANIFEST_FILE};
+
+/// What [`check`] found: every schema of the folder, compiled and checked.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The schemas, ordered by URN.
+    pub sources: Vec<Source>,
+    /// URNs in the folder that the lock does not record yet.
+    pub unlocked: Vec<Urn>,
+    /// Whether the folder has a lock at all.
+    pub has_lock: bool,
+    /// The compatibility mode of each name in the folder.
+    pub modes: BTreeMap<String, Compatibility>,
+}
+
+impl Checked {
+    /// The schemas alone.
+    pub fn schemas(&self) -> Vec<Schema> {
+        self.sources.iter().map(|s| s.schema.clone()).collect()
+    }
+}
+
+/// Reads and checks every schema in `dir`: names, manifest, compilation,
+/// that no published URN's bytes changed or disappeared (when
+/// `dataschema.lock` exists), and that each version of a name is compatible
+/// with the versions before it under the manifest's mode. Reports every
+/// problem at once.
+pub fn check(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
+    inspect(dir.as_ref(), true)
+}
+
+/// Like [`check`], without the compatibility checks: what
+/// `dataschema compat` reads a folder with, to report on one name itself.
+pub fn read(dir: impl AsRef<Path>) -> Result<Checked, BundleError> {
+    inspect(dir.as_ref(), false)
+}
+
+fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
+    let manifest = Manifest::read(dir)?;
+    let mut diagnostics = Vec::new();
+    let (mut sources, found) = discover(dir, &manifest, &mut diagnostics);
+    sources.sort_by(|a, b| a.schema.urn().cmp(b.schema.urn()));
+    // Names given twice for one URN (`x.v1.json` and `x.v1.proto`): one
+    // diagnostic, and no compatibility check between the two.
+    let mut duplicated = BTreeSet::new();
+    for pair in sources.windows(2) {
+        if pair[0].schema.urn() == pair[1].schema.urn() {
+            duplicated.insert(pair[0].schema.urn().name().to_owned());
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::Duplicate,
+                &pair[1].path,
+                format!(
+                    "{} is also given by {}",
+                    pair[1].schema.urn(),
+                    pair[0].path.display()
+                ),
+            ));
+        }
+    }
+    manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
+    let modes = manifest.modes(dir, &sources, &mut diagnostics);
+
+    // Compile each schema against all of them (a JSON Schema may `$ref`
+    // another by URN), with the code the registry runs at publish.
+    let folder = Arc::new(Folder(
+        sources
+            .iter()
+            .map(|s| (s.schema.urn().clone(), s.schema.clone()))
+            .collect(),
+    ));
+    let mut compiled = Vec::with_capacity(sources.len());
+    for source in &sources {
+        match compile(&source.schema, folder.clone(), Options::default()) {
+            Ok(_) => compiled.push(true),
+            // The internal `unchecked` feature: a schema whose validator is
+            // not compiled in is bundled unchecked (the binary fails open
+            // on it with `no_validator`).
+            #[cfg(feature = "unchecked")]
+            Err(dataschema_core::validate::CompileError::NoValidator(_)) => compiled.push(true),
+            Err(err) => {
+                compiled.push(false);
+                let err = Error::from(err);
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Unusable,
+                    &source.path,
+                    err.chain().to_string(),
+                ));
+            }
+        }
+    }
+
+    let lock = Lock::read(dir)?;
+    let mut unlocked = Vec::new();
+    if let Some(lock) = &lock {
+        for source in &mut sources {
+            source.id = lock.id(source.schema.urn());
+        }
+        lock.check(dir, &sources, &found.all, &mut unlocked, &mut diagnostics);
+    }
+
+    // Each version against the versions of its name before it, in order.
+    if compatibility && compiled.iter().all(|ok| *ok) {
+        for (index, source) in sources.iter().enumerate() {
+            let urn = source.schema.urn();
+            if duplicated.contains(urn.name()) {
+                continue;
+            }
+            let mode = modes.get(urn.name()).copied().unwrap_or_default();
+            let priors: Vec<Schema> = sources[..index]
+                .iter()
+                .filter(|prior| prior.schema.urn().name() == urn.name())
+                .map(|prior| prior.schema.clone())
+                .collect();
+            if priors.is_empty() {
+                continue;
+            }
+            match compat::check(mode, &source.schema, &priors) {
+                Ok(report) if report.is_compatible() => {}
+                Ok(report) => diagnostics.push(
+                    Diagnostic::new(
+                        DiagnosticKind::Incompatible,
+                        &source.path,
+                        format!(
+                            "{urn} breaks compatibility with the versions before it: {report}\n    \
+                             (the mode comes from {MANIFEST_FILE}: `compatibility`, or \
+                             [compatibility_overrides] for one name)"
+                        ),
+                    )
+                    .with_report(report),
+                ),
+                Err(err) => diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Unusable,
+                    &source.path,
+                    Chain::of(&err).to_string(),
+                )),
+            }
+        }
+    }
+    if diagnostics.is_empty() {
+        Ok(Checked {
+            sources,
+            unlocked,
+            has_lock: lock.is_some(),
+            modes,
+        })
+    } else {
+        Err(BundleError { diagnostics })
+    }
+}
+
+/// The folder's schemas, by URN: what a `$ref` by URN resolves to while
+/// the folder is checked (first wins; duplicates are reported apart).
+struct Folder(HashMap<Urn, Schema>);
+
+impl Resolver for Folder {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        self.0
+            .get(urn)
+            .cloned()
+            .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+    }
+}

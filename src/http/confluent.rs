@@ -1,0 +1,66 @@
+//! The Confluent Schema Registry API as a fallback: subject = URN name,
+//! version = URN version, JSON Schema only.
+
+use dataschema_core::{Schema, Urn};
+
+use super::fetch::get;
+use super::policy::{Failure, Fetched};
+use crate::protocol::{content_type, Client};
+
+/// `GET /subjects/{name}/versions/{version}`, checked to name them (and
+/// `id`, when given).
+pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
+    let path = format!("/subjects/{}/versions/{}", urn.name(), urn.version());
+    let answer = get(client, &path, content_type::CONFLUENT_JSON)?;
+    let nonsense = |why: &str| Failure::Transient(format!("GET {path}: {why}"));
+    let value: serde_json::Value =
+        serde_json::from_slice(answer.body()).map_err(|_| nonsense("the body is not JSON"))?;
+    if value["subject"].as_str() != Some(urn.name())
+        || value["version"].as_u64() != Some(u64::from(urn.version()))
+    {
+        return Err(nonsense("the answer names another subject or version"));
+    }
+    let answered = value["id"]
+        .as_u64()
+        .and_then(|id| u32::try_from(id).ok())
+        .ok_or_else(|| nonsense("no id"))?;
+    if id.is_some_and(|id| id != answered) {
+        return Err(nonsense("the answer has another id"));
+    }
+    if value["schemaType"].as_str() != Some("JSON") {
+        return Err(nonsense(
+            "only JSON schemas are read from a Confluent registry",
+        ));
+    }
+    let text = value["schema"]
+        .as_str()
+        .ok_or_else(|| nonsense("no schema"))?;
+    Ok((
+        Schema::json(urn.clone(), text.as_bytes().to_vec()),
+        Some(answered),
+    ))
+}
+
+/// `GET /schemas/ids/{id}/versions`, then the first subject version it
+/// names (in `namespace`).
+pub(crate) fn id(client: &Client, namespace: &str, id: u32) -> Fetched {
+    let path = format!("/schemas/ids/{id}/versions");
+    let answer = get(client, &path, content_type::CONFLUENT_JSON)?;
+    let nonsense = |why: &str| Failure::Transient(format!("GET {path}: {why}"));
+    let value: serde_json::Value =
+        serde_json::from_slice(answer.body()).map_err(|_| nonsense("the body is not JSON"))?;
+    let first = value
+        .as_array()
+        .and_then(|pairs| pairs.first())
+        .ok_or_else(|| nonsense("no subject version"))?;
+    let subject = first["subject"]
+        .as_str()
+        .ok_or_else(|| nonsense("no subject"))?;
+    let number = first["version"]
+        .as_u64()
+        .ok_or_else(|| nonsense("no version"))?;
+    let urn: Urn = format!("urn:{namespace}:schema:{subject}:{number}")
+        .parse()
+        .map_err(|_| nonsense("the subject version is no URN"))?;
+    version(client, &urn, Some(id))
+}

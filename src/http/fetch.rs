@@ -1,0 +1,76 @@
+//! One fetch: which request a lookup sends for its key, the native API's
+//! answer checked as [`protocol`](crate::protocol) reads it, and the lock's
+//! pins checked on whatever came back.
+
+use dataschema_core::Urn;
+
+use super::confluent;
+use super::policy::{Failure, Fetched, Key, Pins};
+use super::{Api, MAX_SCHEMA_BYTES};
+use crate::protocol::{self, Client, TransportError};
+
+/// Sends a lookup's request and checks its answer.
+pub(crate) struct Fetcher {
+    pub(crate) client: Client,
+    pub(crate) api: Api,
+    pub(crate) pins: Pins,
+}
+
+impl Fetcher {
+    /// The schema of `key`, checked (as the API answers it and against the
+    /// pins), or why not.
+    pub(crate) fn fetch(&self, key: &Key) -> Fetched {
+        let (schema, id) = match (&self.api, key) {
+            (Api::Native, Key::Urn(urn)) => self.native_urn(urn)?,
+            // An id the lock knows: asked by its URN, whose id must match.
+            (Api::Native, Key::Id(id)) => match self.pins.urn_of(*id) {
+                Some(urn) => self.native_urn(urn)?,
+                None => {
+                    let path = protocol::id_path(*id);
+                    let answer = self.native(&path)?;
+                    answer
+                        .check_id(*id)
+                        .map_err(|err| Failure::Transient(err.to_string()))?
+                        .into_parts()
+                }
+            },
+            (Api::Confluent { .. }, Key::Urn(urn)) => confluent::version(&self.client, urn, None)?,
+            (Api::Confluent { namespace }, Key::Id(id)) => match self.pins.urn_of(*id) {
+                Some(urn) => confluent::version(&self.client, urn, Some(*id))?,
+                None => confluent::id(&self.client, namespace, *id)?,
+            },
+        };
+        self.pins.check(&schema, id).map_err(Failure::Transient)?;
+        Ok((schema, id))
+    }
+
+    /// `GET /schemas/{urn}`, checked to be `urn`'s.
+    fn native_urn(&self, urn: &Urn) -> Fetched {
+        let answer = self.native(&protocol::schema_path(urn))?;
+        Ok(answer
+            .check_urn(urn)
+            .map_err(|err| Failure::Transient(err.to_string()))?
+            .into_parts())
+    }
+
+    /// A native schema read at `path`, its digest checked.
+    fn native(&self, path: &str) -> Result<protocol::SchemaAnswer, Failure> {
+        let answer = get(&self.client, path, "*/*")?;
+        answer
+            .into_schema()
+            .map_err(|err| Failure::Transient(format!("GET {path}: {err}")))
+    }
+}
+
+/// `GET path`: a `200`'s answer; a `404` is [`Failure::Missing`], anything
+/// else transient.
+pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol::Answer, Failure> {
+    let answer = client
+        .get(path, accept, MAX_SCHEMA_BYTES)
+        .map_err(|err: TransportError| Failure::Transient(format!("GET {path}: {err}")))?;
+    match answer.status() {
+        200 => Ok(answer),
+        404 => Err(Failure::Missing),
+        status => Err(Failure::Transient(format!("GET {path}: HTTP {status}"))),
+    }
+}

@@ -1,0 +1,385 @@
+//! The native API on the wire (feature `server` or `http`): what
+//! `dataschema serve` answers and what its clients ([`HttpResolver`],
+//! `dataschema publish`) send and check, written once for all three.
+//!
+//! [`HttpResolver`]: crate::http::HttpResolver
+//!
+//! # A schema read
+//!
+//! `GET /schemas/{urn}` (and `GET /ids/{id}`, answered the same way)
+//! answers the schema's bytes as they were published, with
+//! `Content-Type` [`content_type::JSON_SCHEMA`] or
+//! [`content_type::PROTOBUF`] and the headers
+//!
+//! | header | value |
+//! |---|---|
+//! | [`header::URN`] | the URN, canonical |
+//! | [`header::LANGUAGE`] | `jsonschema` or `protobuf` |
+//! | [`header::ROOT`] | protobuf: the root message (absent for JSON Schema) |
+//! | [`header::DIGEST`] | `sha256:<hex>` of the body |
+//! | [`header::ID`] | the registry's id of the schema |
+//!
+//! A client keeps such an answer only once [`SchemaAnswer::parse`] found
+//! the digest to be the body's, and [`SchemaAnswer::check_urn`] (or
+//! [`SchemaAnswer::check_id`]) found it to be what was asked for.
+//!
+//! # A publish
+//!
+//! `PUT /publish/schemas/{urn}` (or `POST`) carries the bytes, and the
+//! headers [`header::LANGUAGE`] (default `jsonschema`), [`header::ROOT`]
+//! and [`header::MODE`] (a compatibility mode; default the subject's), or
+//! the query parameters `language`, `root` and `mode`. The answer is JSON
+//! ([`content_type::JSON`]): `{"urn", "id", "created"}`, or a refusal
+//! `{"error": REASON, "message": ...}`.
+//!
+//! # The client side (feature `http`)
+//!
+//! [`BaseUrl`] is the one check of a registry's URL, with one policy on
+//! credentials: a URL holding `user:password@` is refused (see
+//! [`BaseUrlProblem::Credential`]). [`Client`] is the one configuration of
+//! the HTTP agent: timeouts, no proxy from the environment, no redirect,
+//! bounded bodies.
+
+#[cfg(feature = "http")]
+mod client;
+
+#[cfg(feature = "http")]
+pub use client::{
+    Answer, BaseUrl, BaseUrlError, BaseUrlProblem, Client, Credentials, TransportError,
+};
+
+use std::fmt;
+
+use dataschema_core::{IntoSchemaBytes, Language, Schema, Urn};
+
+/// The native API's header names, lower-case (HTTP header names are
+/// case-insensitive; these are the forms `http::HeaderName` holds).
+pub mod header {
+    /// The schema's URN (a schema read's answer).
+    pub const URN: &str = "dataschema-urn";
+    /// The schema's language: `jsonschema` or `protobuf` (a schema read's
+    /// answer; a publish's request).
+    pub const LANGUAGE: &str = "dataschema-language";
+    /// A protobuf schema's root message (a schema read's answer; a
+    /// publish's request).
+    pub const ROOT: &str = "dataschema-root";
+    /// `sha256:<hex>` of the schema's bytes (a schema read's answer).
+    pub const DIGEST: &str = "dataschema-digest";
+    /// The registry's id of the schema (a schema read's answer).
+    pub const ID: &str = "dataschema-id";
+    /// The compatibility mode a publish is checked under (a publish's
+    /// request).
+    pub const MODE: &str = "dataschema-mode";
+}
+
+/// The content types the native API speaks.
+pub mod content_type {
+    use dataschema_core::Language;
+
+    /// A JSON Schema's bytes.
+    pub const JSON_SCHEMA: &str = "application/schema+json";
+    /// A protobuf schema's bytes (a serialized `FileDescriptorSet`).
+    pub const PROTOBUF: &str = "application/x-protobuf";
+    /// Lists, publish answers and refusals.
+    pub const JSON: &str = "application/json";
+    /// The Confluent Schema Registry API's bodies.
+    pub const CONFLUENT_JSON: &str = "application/vnd.schemaregistry.v1+json";
+
+    /// The content type of a schema's bytes in `language`.
+    pub fn of(language: Language) -> &'static str {
+        match language {
+            Language::Protobuf => PROTOBUF,
+            _ => JSON_SCHEMA,
+        }
+    }
+}
+
+/// The path of a schema read: `/schemas/{urn}`.
+pub fn schema_path(urn: &Urn) -> String {
+    format!("/schemas/{urn}")
+}
+
+/// The path of a read by id: `/ids/{id}`.
+pub fn id_path(id: u32) -> String {
+    format!("/ids/{id}")
+}
+
+/// The path of a publish: `/publish/schemas/{urn}`.
+pub fn publish_path(urn: &Urn) -> String {
+    format!("/publish/schemas/{urn}")
+}
+
+/// A schema read's answer, checked: the schema its headers and body
+/// describe, whose digest is the one [`header::DIGEST`] announced.
+#[derive(Debug, Clone)]
+pub struct SchemaAnswer {
+    schema: Schema,
+    id: Option<u32>,
+}
+
+impl SchemaAnswer {
+    /// Reads an answer from its headers (`header(name)` gives a header's
+    /// value by its lower-case name, `None` when absent or not text) and
+    /// its body. Refused: a missing or malformed [`header::URN`],
+    /// [`header::LANGUAGE`] or [`header::DIGEST`], a malformed
+    /// [`header::ID`], and a digest that is not the body's.
+    pub fn parse<'h>(
+        header: impl Fn(&'static str) -> Option<&'h str>,
+        body: impl IntoSchemaBytes,
+    ) -> Result<SchemaAnswer, AnswerError> {
+        let urn: Urn = header(header::URN)
+            .ok_or(AnswerError::NoUrn)?
+            .parse()
+            .map_err(|_| AnswerError::BadUrn)?;
+        let language: Language = header(header::LANGUAGE)
+            .ok_or(AnswerError::NoLanguage)?
+            .parse()
+            .map_err(|_| AnswerError::BadLanguage)?;
+        let digest = header(header::DIGEST).ok_or(AnswerError::NoDigest)?;
+        let id = match header(header::ID) {
+            Some(id) => Some(id.parse().map_err(|_| AnswerError::BadId)?),
+            None => None,
+        };
+        let schema = Schema::new(urn, language, body, header(header::ROOT));
+        if schema.digest() != digest {
+            return Err(AnswerError::DigestMismatch {
+                body: schema.digest().to_owned(),
+                announced: dataschema_core::clip(digest, 80),
+            });
+        }
+        Ok(SchemaAnswer { schema, id })
+    }
+
+    /// Refuses an answer for another URN than `asked`.
+    pub fn check_urn(self, asked: &Urn) -> Result<SchemaAnswer, AnswerError> {
+        if self.schema.urn() == asked {
+            Ok(self)
+        } else {
+            Err(AnswerError::OtherUrn {
+                asked: asked.clone(),
+                answered: self.schema.urn().clone(),
+            })
+        }
+    }
+
+    /// Refuses an answer with another id than `asked` (or none).
+    pub fn check_id(self, asked: u32) -> Result<SchemaAnswer, AnswerError> {
+        if self.id == Some(asked) {
+            Ok(self)
+        } else {
+            Err(AnswerError::OtherId {
+                asked,
+                answered: self.id,
+            })
+        }
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The registry's id of it ([`header::ID`]), when the answer gave one.
+    pub fn id(&self) -> Option<u32> {
+        self.id
+    }
+
+    /// The schema and its id.
+    pub fn into_parts(self) -> (Schema, Option<u32>) {
+        (self.schema, self.id)
+    }
+}
+
+/// Why a schema read's answer was refused: it is not one the native API
+/// gives for the request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AnswerError {
+    /// No [`header::URN`].
+    NoUrn,
+    /// A [`header::URN`] that is not a URN.
+    BadUrn,
+    /// No [`header::LANGUAGE`].
+    NoLanguage,
+    /// A [`header::LANGUAGE`] that names no language.
+    BadLanguage,
+    /// No [`header::DIGEST`].
+    NoDigest,
+    /// A [`header::ID`] that is not an id.
+    BadId,
+    /// The body's digest is not the one announced.
+    DigestMismatch {
+        /// The body's digest.
+        body: String,
+        /// What [`header::DIGEST`] said (clipped).
+        announced: String,
+    },
+    /// The answer is for another URN.
+    OtherUrn {
+        /// The URN asked for.
+        asked: Urn,
+        /// The URN answered.
+        answered: Urn,
+    },
+    /// The answer has another id (or none).
+    OtherId {
+        /// The id asked for.
+        asked: u32,
+        /// The id answered.
+        answered: Option<u32>,
+    },
+}
+
+impl fmt::Display for AnswerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AnswerError::NoUrn => f.write_str("no Dataschema-Urn header"),
+            AnswerError::BadUrn => f.write_str("Dataschema-Urn is not a URN"),
+            AnswerError::NoLanguage => f.write_str("no Dataschema-Language header"),
+            AnswerError::BadLanguage => f.write_str("unknown Dataschema-Language"),
+            AnswerError::NoDigest => f.write_str("no Dataschema-Digest header"),
+            AnswerError::BadId => f.write_str("Dataschema-Id is not an id"),
+            AnswerError::DigestMismatch { body, announced } => write!(
+                f,
+                "the body's digest is {body}, Dataschema-Digest says {announced}"
+            ),
+            AnswerError::OtherUrn { asked, answered } => {
+                write!(f, "asked for {asked}, the registry answered {answered}")
+            }
+            AnswerError::OtherId { asked, answered } => write!(
+                f,
+                "asked for id {asked}, the registry answered id {}",
+                answered.map_or_else(|| "none".to_owned(), |id| id.to_string())
+            ),
+        }
+    }
+}
+
+impl std::error::Error for AnswerError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BODY: &str = r#"{"type": "string"}"#;
+
+    fn digest(body: &str) -> String {
+        Schema::json("urn:acme:schema:b:1".parse().unwrap(), body.to_owned())
+            .digest()
+            .to_owned()
+    }
+
+    fn headers<'p>(
+        pairs: &'p [(&'static str, String)],
+    ) -> impl Fn(&'static str) -> Option<&'p str> + 'p {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(key, _)| *key == name)
+                .map(|(_, value)| value.as_str())
+        }
+    }
+
+    fn good() -> Vec<(&'static str, String)> {
+        vec![
+            (header::URN, "urn:acme:schema:b:1".to_owned()),
+            (header::LANGUAGE, "jsonschema".to_owned()),
+            (header::DIGEST, digest(BODY)),
+            (header::ID, "7".to_owned()),
+        ]
+    }
+
+    #[test]
+    fn a_good_answer_is_the_schema_and_its_id() {
+        let pairs = good();
+        let answer = SchemaAnswer::parse(headers(&pairs), BODY).unwrap();
+        assert_eq!(answer.schema().urn().as_str(), "urn:acme:schema:b:1");
+        assert_eq!(answer.schema().bytes(), BODY.as_bytes());
+        assert_eq!(answer.id(), Some(7));
+        let urn: Urn = "urn:acme:schema:b:1".parse().unwrap();
+        let answer = answer.check_urn(&urn).unwrap().check_id(7).unwrap();
+        assert_eq!(answer.into_parts().1, Some(7));
+    }
+
+    #[test]
+    fn each_fault_is_named() {
+        let without = |name: &str| {
+            good()
+                .into_iter()
+                .filter(|(key, _)| *key != name)
+                .collect::<Vec<_>>()
+        };
+        let with = |name: &'static str, value: &str| {
+            let mut pairs = without(name);
+            pairs.push((name, value.to_owned()));
+            pairs
+        };
+        for (pairs, expected) in [
+            (without(header::URN), AnswerError::NoUrn),
+            (with(header::URN, "nope"), AnswerError::BadUrn),
+            (without(header::LANGUAGE), AnswerError::NoLanguage),
+            (with(header::LANGUAGE, "cobol"), AnswerError::BadLanguage),
+            (without(header::DIGEST), AnswerError::NoDigest),
+            (with(header::ID, "-1"), AnswerError::BadId),
+            (
+                with(header::DIGEST, "sha256:00"),
+                AnswerError::DigestMismatch {
+                    body: digest(BODY),
+                    announced: "sha256:00".to_owned(),
+                },
+            ),
+        ] {
+            let err = SchemaAnswer::parse(headers(&pairs), BODY).unwrap_err();
+            assert_eq!(err, expected);
+        }
+        // No id is an answer (an id is checked only where asked for).
+        let pairs = without(header::ID);
+        let answer = SchemaAnswer::parse(headers(&pairs), BODY).unwrap();
+        assert_eq!(answer.id(), None);
+        assert_eq!(
+            answer.check_id(7).unwrap_err().to_string(),
+            "asked for id 7, the registry answered id none"
+        );
+    }
+
+    #[test]
+    fn another_urn_is_refused_with_both_named() {
+        let pairs = good();
+        let other: Urn = "urn:acme:schema:c:1".parse().unwrap();
+        let err = SchemaAnswer::parse(headers(&pairs), BODY)
+            .unwrap()
+            .check_urn(&other)
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "asked for urn:acme:schema:c:1, the registry answered urn:acme:schema:b:1"
+        );
+    }
+
+    #[test]
+    fn a_long_announced_digest_is_clipped() {
+        let long = "x".repeat(10_000);
+        let pairs = {
+            let mut pairs = good();
+            pairs.retain(|(key, _)| *key != header::DIGEST);
+            pairs.push((header::DIGEST, long));
+            pairs
+        };
+        let err = SchemaAnswer::parse(headers(&pairs), BODY).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains(&"x".repeat(80)), "{shown}");
+        assert!(!shown.contains(&"x".repeat(81)), "{shown}");
+    }
+
+    #[test]
+    fn content_types_by_language() {
+        assert_eq!(
+            content_type::of(Language::JsonSchema),
+            "application/schema+json"
+        );
+        assert_eq!(
+            content_type::of(Language::Protobuf),
+            "application/x-protobuf"
+        );
+    }
+}

@@ -1,0 +1,508 @@
+//! The conformance suite every [`Store`] must pass, for implementors of
+//! their own store (as `object_store` exports its integration suite).
+//!
+//! Enabled by the `testing` feature. Each function checks one part of the
+//! contract [`Store`] documents and panics (with `assert!`) where a store
+//! breaks it, so it is called from a test:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use dataschema::store::{testing, MemoryStore};
+//!
+//! // One store shared by every handle: `open` answers handles on it. A
+//! // store over a database answers a new connection to the same data.
+//! let store = Arc::new(MemoryStore::new());
+//! testing::all(|| Arc::clone(&store));
+//! ```
+//!
+//! Run it on an empty store. Each function uses names of its own (under
+//! the namespaces `conformance` and `conformance-other`), so they run in
+//! any order on one store, but each once: a second run finds its names
+//! held. [`all`] runs every one.
+//!
+//! The functions taking `open` run publishers on several handles at once,
+//! each from [`open`'s](all) own call: for a store over a database, make
+//! each call a new connection (or pool), so that the store's lock is
+//! tested across connections, as replicas would use it.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{mpsc, Barrier};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use super::{SchemaId, Store, Stored, Version};
+use crate::{Compatibility, Error, Schema, Urn};
+
+/// The namespace of the suite's URNs.
+const NS: &str = "conformance";
+
+/// How many publishers race in the concurrent checks.
+const RACERS: usize = 8;
+
+/// Every check of the suite, in order, on the store `open` answers
+/// handles on (see the [module](self) documentation).
+pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
+    let store = open();
+    immutability(&store);
+    retention_and_order(&store);
+    ids(&store);
+    next_versions(&store);
+    last_version(&store);
+    modes(&store);
+    reads_do_not_wait_for_a_publish(&store);
+    one_of_many_wins(&open);
+    one_content_many_names(&open);
+    next_versions_race(&open);
+}
+
+fn urn(name: &str, version: u32) -> Urn {
+    Urn::new(NS, name, version).expect("the suite's URNs are valid")
+}
+
+fn json(name: &str, version: u32, body: &str) -> Schema {
+    Schema::json(urn(name, version), body.to_owned())
+}
+
+fn no_check(_: &Schema, _: &[Schema]) -> Result<(), Error> {
+    Ok(())
+}
+
+fn refuse(schema: &Schema, _: &[Schema]) -> Result<(), Error> {
+    Err(Error::NotFound {
+        urn: schema.urn().clone(),
+    })
+}
+
+/// Immutability: the same schema again is fine; different bytes, language
+/// or root under a held URN is [`Error::Immutable`] and changes nothing;
+/// what is read back is the schema put, byte for byte, root included.
+pub fn immutability(store: &dyn Store) {
+    let first = json("immutable", 1, r#"{"type":"string"}"#);
+    assert_eq!(store.get(first.urn()).unwrap(), None, "nothing held yet");
+    store.put(&first).unwrap();
+    store.put(&first).unwrap(); // idempotent
+    assert_eq!(store.get(first.urn()).unwrap().as_ref(), Some(&first));
+
+    let changed = json("immutable", 1, r#"{"type":"integer"}"#);
+    assert!(
+        matches!(store.put(&changed), Err(Error::Immutable { .. })),
+        "other bytes under a held URN"
+    );
+    let other_language = Schema::protobuf(first.urn().clone(), first.shared_bytes(), "x.Y");
+    assert!(
+        matches!(store.put(&other_language), Err(Error::Immutable { .. })),
+        "another language under a held URN"
+    );
+    let root_a = Schema::protobuf(urn("immutable.proto", 1), &b"\x0a\x00"[..], "x.A");
+    let root_b = Schema::protobuf(urn("immutable.proto", 1), &b"\x0a\x00"[..], "x.B");
+    store.put(&root_a).unwrap();
+    assert!(
+        matches!(store.put(&root_b), Err(Error::Immutable { .. })),
+        "another root under a held URN"
+    );
+    // Refused with a check that would refuse too: immutability first.
+    assert!(matches!(
+        store.publish(&changed, Version::Exact, &refuse),
+        Err(Error::Immutable { .. })
+    ));
+    assert_eq!(store.get(root_a.urn()).unwrap().as_ref(), Some(&root_a));
+    assert_eq!(store.get(first.urn()).unwrap().as_ref(), Some(&first));
+
+    let read = store.get(first.urn()).unwrap().unwrap();
+    assert_eq!(read.bytes(), first.bytes());
+    assert_eq!(read.digest(), first.digest());
+    assert_eq!(read.root(), None);
+    assert_eq!(
+        store.get(root_a.urn()).unwrap().unwrap().root(),
+        Some("x.A")
+    );
+}
+
+/// Retention and order: versions ascending numerically and per namespace
+/// (compared case-insensitively), `list` ordered by namespace, name and
+/// version, every version kept.
+pub fn retention_and_order(store: &dyn Store) {
+    let other_ns = "conformance-other";
+    for (namespace, version) in [(NS, 10), (NS, 2), (other_ns, 3), (NS, 1)] {
+        let urn = Urn::new(namespace, "ordered", version).unwrap();
+        store.put(&Schema::json(urn, "{}")).unwrap();
+    }
+    store.put(&json("ordered.b", 1, "{}")).unwrap();
+    assert_eq!(store.versions(NS, "ordered").unwrap(), vec![1, 2, 10]);
+    assert_eq!(store.versions(other_ns, "ordered").unwrap(), vec![3]);
+    assert_eq!(
+        store.versions("CONFORMANCE", "ordered").unwrap(),
+        vec![1, 2, 10],
+        "namespaces compare case-insensitively"
+    );
+    assert_eq!(
+        store.versions(NS, "ordered.nothing").unwrap(),
+        Vec::<u32>::new()
+    );
+    let listed: Vec<String> = store
+        .list()
+        .unwrap()
+        .iter()
+        .filter(|urn| urn.name().starts_with("ordered"))
+        .map(Urn::to_string)
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "urn:conformance:schema:ordered:1",
+            "urn:conformance:schema:ordered:2",
+            "urn:conformance:schema:ordered:10",
+            "urn:conformance:schema:ordered.b:1",
+            "urn:conformance-other:schema:ordered:3",
+        ]
+    );
+    let all = store.list().unwrap();
+    let mut sorted = all.clone();
+    sorted.sort();
+    assert_eq!(all, sorted, "list is ordered as URNs order");
+    for urn in all {
+        assert!(store.get(&urn).unwrap().is_some(), "{urn} is kept");
+    }
+}
+
+/// Ids: positive, at most `i32::MAX`, one per content (language, bytes and
+/// root) whatever the URN, stable; `id_of`, `urns_of` and `by_id` agree.
+pub fn ids(store: &dyn Store) {
+    let first = json("ids.x", 1, r#"{"title":"ids"}"#);
+    let same_elsewhere = json("ids.y", 4, r#"{"title":"ids"}"#);
+    let other = json("ids.x", 2, r#"{"title":"other ids"}"#);
+    let stored = store.publish(&first, Version::Exact, &no_check).unwrap();
+    assert!(stored.created);
+    assert_eq!(stored.urn, *first.urn());
+    assert!(stored.id >= 1 && stored.id <= i32::MAX as u32, "{stored:?}");
+    let again = store.publish(&first, Version::Exact, &no_check).unwrap();
+    assert_eq!((again.id, again.created), (stored.id, false), "held again");
+    let elsewhere = store
+        .publish(&same_elsewhere, Version::Exact, &no_check)
+        .unwrap();
+    assert_eq!(
+        (elsewhere.id, elsewhere.created),
+        (stored.id, true),
+        "the same content under another URN has the same id"
+    );
+    let new = store.publish(&other, Version::Exact, &no_check).unwrap();
+    assert_ne!(new.id, stored.id, "another content, another id");
+    assert!(new.id >= 1);
+    let root_a = Schema::protobuf(urn("ids.proto", 1), &b"\x0a\x00"[..], "x.A");
+    let root_b = Schema::protobuf(urn("ids.proto", 2), &b"\x0a\x00"[..], "x.B");
+    let a = store.publish(&root_a, Version::Exact, &no_check).unwrap();
+    let b = store.publish(&root_b, Version::Exact, &no_check).unwrap();
+    assert_ne!(a.id, b.id, "the same bytes under another root: another id");
+
+    assert_eq!(store.id_of(first.urn()).unwrap(), Some(stored.id));
+    assert_eq!(store.id_of(same_elsewhere.urn()).unwrap(), Some(stored.id));
+    assert_eq!(store.id_of(other.urn()).unwrap(), Some(new.id));
+    assert_eq!(store.id_of(&urn("ids.x", 99)).unwrap(), None);
+    assert_eq!(
+        store.urns_of(stored.id).unwrap(),
+        vec![first.urn().clone(), same_elsewhere.urn().clone()]
+    );
+    assert_eq!(store.urns_of(new.id).unwrap(), vec![other.urn().clone()]);
+    assert_eq!(store.urns_of(0).unwrap(), Vec::<Urn>::new());
+    assert_eq!(store.urns_of(i32::MAX as u32).unwrap(), Vec::<Urn>::new());
+    assert_eq!(store.by_id(stored.id).unwrap().as_ref(), Some(&first));
+    assert_eq!(store.by_id(new.id).unwrap().as_ref(), Some(&other));
+    assert_eq!(store.by_id(i32::MAX as u32).unwrap(), None);
+
+    // Over everything held: ids positive and one per content.
+    let mut by_content = BTreeMap::new();
+    for urn in store.list().unwrap() {
+        let held = store.get(&urn).unwrap().unwrap();
+        let id = store.id_of(&urn).unwrap().unwrap();
+        assert!(id >= 1);
+        let content = (
+            held.language(),
+            held.root().map(str::to_owned),
+            held.bytes().to_vec(),
+        );
+        assert_eq!(*by_content.entry(content).or_insert(id), id, "{urn}");
+    }
+    let distinct: HashSet<SchemaId> = by_content.values().copied().collect();
+    assert_eq!(distinct.len(), by_content.len(), "one id per content");
+}
+
+/// Next versions: 1 for a new name, one above the highest held (past a
+/// gap), the held version for content already held; the check sees the
+/// schema under its final URN and every version held; a refused check
+/// stores nothing; a held URN is answered without running the check.
+pub fn next_versions(store: &dyn Store) {
+    let v = |body: &str| json("next", 77, body);
+    let one = store
+        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!((one.urn.clone(), one.created), (urn("next", 1), true));
+    let two = store
+        .publish(&v(r#"{"title":"2"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!(two.urn, urn("next", 2));
+    let again = store
+        .publish(&v(r#"{"title":"1"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!(
+        (again.urn.clone(), again.id, again.created),
+        (one.urn.clone(), one.id, false),
+        "the same content again: the version holding it"
+    );
+    store.put(&json("next", 9, r#"{"title":"9"}"#)).unwrap();
+    let ten = store
+        .publish(&v(r#"{"title":"10"}"#), Version::Next, &no_check)
+        .unwrap();
+    assert_eq!(ten.urn, urn("next", 10), "the highest + 1, past a gap");
+    assert_eq!(store.versions(NS, "next").unwrap(), vec![1, 2, 9, 10]);
+
+    let seen = Mutex::new(None);
+    let record = |schema: &Schema, held: &[Schema]| {
+        let versions: Vec<u32> = held.iter().map(|h| h.urn().version()).collect();
+        *seen.lock() = Some((schema.urn().clone(), versions));
+        Ok(())
+    };
+    store
+        .publish(&v(r#"{"title":"11"}"#), Version::Next, &record)
+        .unwrap();
+    assert_eq!(
+        seen.lock().take(),
+        Some((urn("next", 11), vec![1, 2, 9, 10])),
+        "the check sees the final URN and every version held"
+    );
+    assert!(matches!(
+        store.publish(&v(r#"{"title":"12"}"#), Version::Next, &refuse),
+        Err(Error::NotFound { .. })
+    ));
+    assert!(matches!(
+        store.publish(&json("next", 50, "{}"), Version::Exact, &refuse),
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(
+        store.versions(NS, "next").unwrap(),
+        vec![1, 2, 9, 10, 11],
+        "a refused check stores nothing"
+    );
+    let held = store
+        .publish(
+            &json("next", 9, r#"{"title":"9"}"#),
+            Version::Exact,
+            &refuse,
+        )
+        .unwrap();
+    assert!(!held.created, "a held URN is answered without the check");
+}
+
+/// The largest version: a store holds version 4294967295, and the next
+/// version of a name holding it is [`Error::LastVersion`] naming that URN
+/// (no wrap, no panic, nothing stored); content already held is still
+/// answered.
+pub fn last_version(store: &dyn Store) {
+    let last = json("last", u32::MAX, r#"{"title":"last"}"#);
+    store.put(&last).unwrap();
+    assert_eq!(store.versions(NS, "last").unwrap(), vec![u32::MAX]);
+    for check in [&no_check as super::Check<'_>, &refuse] {
+        match store.publish(
+            &json("last", 1, r#"{"title":"after"}"#),
+            Version::Next,
+            check,
+        ) {
+            Err(Error::LastVersion { urn }) => assert_eq!(urn, *last.urn()),
+            other => panic!("the next version after 4294967295: {other:?}"),
+        }
+    }
+    assert_eq!(store.versions(NS, "last").unwrap(), vec![u32::MAX]);
+    let held = store.publish(&last, Version::Next, &no_check).unwrap();
+    assert_eq!((held.urn, held.created), (last.urn().clone(), false));
+}
+
+/// Compatibility modes: per name and store-wide, set, replaced, cleared,
+/// each of the seven kept.
+pub fn modes(store: &dyn Store) {
+    let name = Some("conformance.modes");
+    assert_eq!(store.compatibility(None).unwrap(), None);
+    assert_eq!(store.compatibility(name).unwrap(), None);
+    store
+        .set_compatibility(name, Some(Compatibility::Full))
+        .unwrap();
+    store
+        .set_compatibility(None, Some(Compatibility::None))
+        .unwrap();
+    assert_eq!(
+        store.compatibility(name).unwrap(),
+        Some(Compatibility::Full)
+    );
+    assert_eq!(
+        store.compatibility(None).unwrap(),
+        Some(Compatibility::None)
+    );
+    store
+        .set_compatibility(name, Some(Compatibility::ForwardTransitive))
+        .unwrap();
+    assert_eq!(
+        store.compatibility(name).unwrap(),
+        Some(Compatibility::ForwardTransitive)
+    );
+    store.set_compatibility(name, None).unwrap();
+    store
+        .set_compatibility(Some("conformance.never-set"), None)
+        .unwrap();
+    assert_eq!(store.compatibility(name).unwrap(), None);
+    assert_eq!(
+        store.compatibility(None).unwrap(),
+        Some(Compatibility::None)
+    );
+    store.set_compatibility(None, None).unwrap();
+    assert_eq!(store.compatibility(None).unwrap(), None);
+    for mode in Compatibility::ALL {
+        store
+            .set_compatibility(Some("conformance.all"), Some(mode))
+            .unwrap();
+        assert_eq!(
+            store.compatibility(Some("conformance.all")).unwrap(),
+            Some(mode)
+        );
+    }
+}
+
+/// A publish held in its check does not hold up reads, which see what was
+/// committed and not the publish in progress.
+pub fn reads_do_not_wait_for_a_publish(store: &dyn Store) {
+    store.put(&json("reads", 1, "{}")).unwrap();
+    let (in_check, wait_in_check) = mpsc::channel();
+    let (go, wait_go) = mpsc::channel::<()>();
+    let wait_go = Mutex::new(wait_go);
+    std::thread::scope(|scope| {
+        let publisher = scope.spawn(|| {
+            let check = |_: &Schema, _: &[Schema]| {
+                let _ = in_check.send(());
+                let _ = wait_go.lock().recv_timeout(Duration::from_secs(60));
+                Ok(())
+            };
+            store.publish(&json("reads.slow", 1, "{}"), Version::Exact, &check)
+        });
+        wait_in_check
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the publish reached its check");
+        let (read, wait_read) = mpsc::channel();
+        scope.spawn(move || {
+            let result = (|| {
+                let held = store.get(&urn("reads", 1))?;
+                let slow = store.get(&urn("reads.slow", 1))?;
+                let listed = store.list()?.len();
+                let versions = store.versions(NS, "reads")?;
+                Ok::<_, Error>((held.is_some(), slow.is_some(), listed > 0, versions))
+            })();
+            let _ = read.send(result);
+        });
+        let result = wait_read.recv_timeout(Duration::from_secs(30));
+        go.send(()).unwrap();
+        let stored = publisher.join().unwrap().unwrap();
+        assert!(stored.created);
+        let result = result.expect("reads waited for a publish in progress");
+        assert_eq!(result.unwrap(), (true, false, true, vec![1]));
+    });
+}
+
+/// Racing publishers of different bytes under one URN, each on its own
+/// handle: exactly one wins, the others are [`Error::Immutable`].
+pub fn one_of_many_wins<S: Store>(open: impl Fn() -> S + Sync) {
+    let barrier = Barrier::new(RACERS);
+    let results: Vec<Result<(), Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, barrier) = (open(), &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    store.put(&json("race", 1, &format!("{{\"maxLength\":{i}}}")))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    assert!(
+        results
+            .iter()
+            .filter_map(|r| r.as_ref().err())
+            .all(|e| matches!(e, Error::Immutable { .. })),
+        "{results:?}"
+    );
+}
+
+/// One content published under many names at once, each on its own
+/// handle: every publish succeeds, all with one id.
+pub fn one_content_many_names<S: Store>(open: impl Fn() -> S + Sync) {
+    let barrier = Barrier::new(RACERS);
+    let stored: Vec<Stored> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, barrier) = (open(), &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    store.publish(
+                        &json(&format!("shared.{i}"), 1, r#"{"title":"shared"}"#),
+                        Version::Exact,
+                        &no_check,
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap())
+            .collect()
+    });
+    let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
+    assert_eq!(ids.len(), 1, "{stored:?}");
+    assert!(stored.iter().all(|s| s.created));
+    assert_eq!(open().urns_of(stored[0].id).unwrap().len(), RACERS);
+}
+
+/// Many publishers of next versions of one name, each on its own handle:
+/// the versions end gap-free 1..=N, each publish's check saw every
+/// version stored before it, and each content has its own id.
+pub fn next_versions_race<S: Store>(open: impl Fn() -> S + Sync) {
+    let checked: Mutex<BTreeMap<u32, Vec<u32>>> = Mutex::new(BTreeMap::new());
+    let barrier = Barrier::new(RACERS);
+    let stored: Vec<Stored> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, barrier, checked) = (open(), &barrier, &checked);
+                scope.spawn(move || {
+                    // (The last attempt's view, when a store retries.)
+                    let record = |schema: &Schema, held: &[Schema]| {
+                        let versions = held.iter().map(|h| h.urn().version()).collect();
+                        checked.lock().insert(schema.urn().version(), versions);
+                        Ok(())
+                    };
+                    barrier.wait();
+                    let body = format!(r#"{{"type":"object","title":"publisher {i}"}}"#);
+                    store.publish(&json("nextrace", 1, &body), Version::Next, &record)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap().unwrap())
+            .collect()
+    });
+    let expected: Vec<u32> = (1..=RACERS as u32).collect();
+    let store = open();
+    assert_eq!(store.versions(NS, "nextrace").unwrap(), expected);
+    let checked = checked.lock();
+    for version in 1..=RACERS as u32 {
+        assert_eq!(
+            checked.get(&version),
+            Some(&(1..version).collect::<Vec<u32>>()),
+            "the check of version {version} saw every version before it"
+        );
+    }
+    let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
+    assert_eq!(ids.len(), RACERS, "every content its own id");
+    assert!(stored.iter().all(|s| s.created));
+}
