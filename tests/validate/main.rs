@@ -21,6 +21,10 @@ mod support;
 #[global_allocator]
 static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
+#[cfg(feature = "json")]
+#[path = "../../benches/support/corpus.rs"]
+mod corpus;
+
 mod fuzz_corpus;
 mod hostile_json;
 mod hostile_json_memory;
@@ -28,6 +32,8 @@ mod hostile_json_memory;
 mod hostile_protobuf;
 #[cfg(feature = "protobuf")]
 mod hostile_protobuf_memory;
+#[cfg(feature = "json")]
+mod json_corpus;
 #[cfg(feature = "json")]
 mod json_scan_alloc;
 #[cfg(feature = "json")]

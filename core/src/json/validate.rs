@@ -35,6 +35,7 @@ use serde_json::Value;
 mod analysis;
 pub(crate) mod plan;
 mod scanner;
+mod tokenizer;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
@@ -216,18 +217,23 @@ impl JsonValidator {
 
     /// Which engine checks payload bytes.
     pub(crate) fn engine(&self) -> JsonEngine {
-        if self.plan.is_some() {
-            JsonEngine::Scanner
-        } else {
-            JsonEngine::Jsonschema
+        match &self.plan {
+            Some(plan) => match plan.fallback_subschemas() {
+                0 => JsonEngine::Scanner,
+                fallback_subschemas => JsonEngine::Mixed {
+                    fallback_subschemas,
+                },
+            },
+            None => JsonEngine::Jsonschema,
         }
     }
 
     /// Checks payload bytes. With a plan, the scanner's verdict stands
     /// (it is `jsonschema`'s): a valid payload is accepted without building
-    /// a `Value`, and a refused one is copied for `jsonschema` to report
-    /// when the report is first read. Without a plan, or when the scanner
-    /// cannot tell, the payload is parsed and checked by `jsonschema`.
+    /// a `Value`. Without a plan, or when the scanner cannot tell, the
+    /// payload is parsed and checked by `jsonschema`'s `is_valid`. Either
+    /// way a refused payload is copied for `jsonschema` to report when the
+    /// report is first read, so the verdict costs no report.
     #[inline]
     pub(crate) fn check(&self, payload: &[u8]) -> Result<(), Report> {
         if let Some(plan) = &self.plan {
@@ -237,7 +243,11 @@ impl JsonValidator {
                 None => {}
             }
         }
-        self.checker.parse_and_check(payload).map_err(Report::found)
+        if self.checker.parses_valid(payload) {
+            Ok(())
+        } else {
+            Err(self.defer(payload))
+        }
     }
 
     #[cold]
@@ -258,6 +268,17 @@ impl JsonValidator {
 }
 
 impl Checker {
+    /// Whether the payload parses and `is_valid` accepts it (no report).
+    #[inline]
+    fn parses_valid(&self, payload: &[u8]) -> bool {
+        let parsed = if self.reject_duplicate_keys {
+            parse_strict(payload)
+        } else {
+            serde_json::from_slice::<Value>(payload)
+        };
+        parsed.is_ok_and(|value| self.validator.is_valid(&value))
+    }
+
     fn parse_and_check(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
         let parsed = if self.reject_duplicate_keys {
             parse_strict(payload)

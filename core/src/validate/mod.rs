@@ -62,6 +62,15 @@ pub enum JsonEngine {
     /// `jsonschema` when its report is first read, so the violations are
     /// `jsonschema`'s.
     Scanner,
+    /// The scanner, leaving some keywords (`uniqueItems`, `minProperties`,
+    /// `maxProperties`, `enum` of arrays or objects) or whole subschemas
+    /// (with `contains`, `unevaluated*`) of
+    /// `fallback_subschemas` subschemas to `jsonschema` on their subvalue
+    /// alone, parsed from its bytes; the rest of the payload is scanned.
+    Mixed {
+        /// How many subschemas leave a keyword to `jsonschema`.
+        fallback_subschemas: usize,
+    },
     /// `serde_json` and `jsonschema`, for a schema using something the
     /// scanner does not cover (or with duplicate keys refused).
     Jsonschema,

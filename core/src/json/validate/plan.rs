@@ -10,16 +10,28 @@
 //! `patternProperties`, `additionalProperties`, `required`,
 //! `dependentRequired`, `dependentSchemas`, `dependencies`, `propertyNames`,
 //! `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
-//! `minLength`/`maxLength`, `pattern`, `format`, `enum`/`const` over scalars,
+//! `minLength`/`maxLength`, `pattern`, `format`, `contentMediaType`/
+//! `contentEncoding` (drafts 6 and 7, which assert them), `enum`/`const`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,
 //! `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
 //! pointer in the same document (`$defs`, `definitions`, or anywhere).
 //!
-//! Anything else `jsonschema` would act on (`uniqueItems`, `contains`,
-//! `min`/`maxProperties`, `unevaluated*`, `$dynamicRef`, `$recursiveRef`,
-//! a `$ref` by URN or to an anchor, an `$id` below the root, a custom
-//! `$schema`, an `enum` holding arrays or objects, an in-place `$ref`
-//! cycle) makes [`JsonPlan::compile`] refuse: such a schema is validated by
+//! Some keywords are left to `jsonschema` on their subvalue alone: the
+//! scanner reads the value, parses just its bytes and asks a small
+//! validator of those keywords (`uniqueItems` on arrays of two items or
+//! more, `minProperties` of 2 or more and `maxProperties` on objects the
+//! member count does not decide, `enum`/`const` holding arrays or objects
+//! on arrays and objects); the rest of the payload stays on the scanner
+//! A subschema below the root using `contains`, `minContains`,
+//! `maxContains` or `unevaluated*` is left whole to `jsonschema` the same
+//! way (a validator of the root document, entered at that subschema), unless
+//! the document uses dynamic references or the subschema holds an `$id`.
+//! ([`JsonPlan::fallback_subschemas`] counts such subschemas.)
+//!
+//! Anything else `jsonschema` would act on (those keywords at the root,
+//! `$dynamicRef`, `$recursiveRef`, a `$ref` by URN or to an anchor, an
+//! `$id` below the root, a custom `$schema`, an in-place `$ref` cycle)
+//! makes [`JsonPlan::compile`] refuse: such a schema is validated by
 //! `jsonschema` alone, as before. Keywords `jsonschema` ignores (annotations,
 //! unknown keywords, a keyword of another draft) are ignored here too.
 //!
@@ -174,6 +186,25 @@ pub(super) struct Node {
     /// compares strings by their text). Strings are checked here; other
     /// values still ask [`Node::choice`].
     pub(super) strings: Option<Box<[Box<str>]>>,
+    /// `enum`/`const` holds an array or an object: an array or object value
+    /// is parsed from its bytes and asked about ([`Node::choice`]).
+    pub(super) compound_choice: bool,
+    /// The keywords the scanner leaves to `jsonschema` on the subvalue
+    /// alone (`uniqueItems`, `minProperties`, `maxProperties`): asked about
+    /// an array or object value parsed from its bytes, when the fast paths
+    /// below do not decide.
+    pub(super) extra: Option<jsonschema::Validator>,
+    /// The whole subschema, left to `jsonschema` on the value parsed from
+    /// its bytes (`contains`, `unevaluated*`): the node checks nothing else.
+    pub(super) whole: Option<jsonschema::Validator>,
+    /// `uniqueItems: true` (an array of fewer than two items is unique).
+    pub(super) unique: bool,
+    /// `minProperties` (an object with fewer members fails; at most one is
+    /// decided here, as duplicate keys cannot make one member none).
+    pub(super) min_properties: u64,
+    /// `maxProperties` (an object with no more members, duplicates
+    /// counted, passes).
+    pub(super) max_properties: u64,
     /// Nothing but in-place applicators (a `$ref` alone, say): the value is
     /// read only by them, not first by this node.
     pub(super) only_in_place: bool,
@@ -217,6 +248,12 @@ impl Node {
             text: None,
             choice: None,
             strings: None,
+            compound_choice: false,
+            extra: None,
+            whole: None,
+            unique: false,
+            min_properties: 0,
+            max_properties: u64::MAX,
             only_in_place: false,
             min_length: 0,
             max_length: u64::MAX,
@@ -259,6 +296,8 @@ impl Node {
             && self.numeric.is_none()
             && self.text.is_none()
             && self.choice.is_none()
+            && self.extra.is_none()
+            && self.whole.is_none()
             && self.min_length == 0
             && self.max_length == u64::MAX
             && self.min_items == 0
@@ -312,6 +351,19 @@ impl Node {
 pub struct JsonPlan {
     pub(super) nodes: Vec<Node>,
     pub(super) root: u32,
+}
+
+impl JsonPlan {
+    /// How many subschemas leave a keyword to `jsonschema` on their
+    /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
+    /// their fast paths, `enum`/`const` of arrays or objects, a subschema
+    /// with `contains` or `unevaluated*` left whole).
+    pub fn fallback_subschemas(&self) -> usize {
+        self.nodes
+            .iter()
+            .filter(|n| n.extra.is_some() || n.whole.is_some() || n.compound_choice)
+            .count()
+    }
 }
 
 impl fmt::Debug for JsonPlan {
@@ -379,6 +431,8 @@ impl JsonPlan {
             assert_formats,
             nodes: Vec::new(),
             at: HashMap::new(),
+            root_value: None,
+            subtree_fallback: !holds_key(schema, &["$dynamicRef", "$recursiveRef"]),
         };
         let root = builder.node(0, String::new(), schema)?;
         let plan = JsonPlan {
@@ -458,15 +512,70 @@ struct Builder<'s> {
     depth: usize,
     /// Node of each subschema compiled so far, by document and JSON pointer.
     at: HashMap<(usize, String), u32>,
+    /// Whether a subschema may be left whole to `jsonschema` ([`Node::whole`]):
+    /// not when the document uses dynamic references, whose scope starts at
+    /// the root.
+    subtree_fallback: bool,
+    /// The root document, shared by the [`Node::whole`] validators.
+    root_value: Option<std::sync::Arc<Value>>,
+}
+
+/// Keywords whose subschema the scanner leaves whole to `jsonschema` on
+/// its subvalue ([`Node::whole`]), below the root.
+fn subtree_keyword(draft: Draft, key: &str) -> bool {
+    match key {
+        "contains" => draft >= Draft::D6,
+        "minContains" | "maxContains" | "unevaluatedItems" | "unevaluatedProperties" => {
+            draft >= Draft::D2019
+        }
+        _ => false,
+    }
+}
+
+/// Whether `value` holds any of `keys` as an object key, at any depth.
+fn holds_key(value: &Value, keys: &[&str]) -> bool {
+    let mut open = vec![value];
+    while let Some(value) = open.pop() {
+        match value {
+            Value::Object(map) => {
+                if map.keys().any(|k| keys.contains(&k.as_str())) {
+                    return true;
+                }
+                open.extend(map.values());
+            }
+            Value::Array(items) => open.extend(items),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The URI the root document is served under to a [`Node::whole`]
+/// validator (its `$ref` names the subschema by JSON pointer in it).
+const ROOT_URI: &str = "urn:dataschema:json-plan:root";
+
+/// Serves the root document to a [`Node::whole`] validator, and nothing else.
+struct RootDocument(std::sync::Arc<Value>);
+
+impl jsonschema::Retrieve for RootDocument {
+    fn retrieve(
+        &self,
+        uri: &jsonschema::Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        if uri.as_str() == ROOT_URI {
+            Ok((*self.0).clone())
+        } else {
+            Err(format!("{uri} is not served to a subschema's validator").into())
+        }
+    }
 }
 
 /// Keywords `jsonschema` acts on that the scanner does not cover.
 fn uncovered(draft: Draft, key: &str) -> bool {
     match key {
-        "uniqueItems" | "minProperties" | "maxProperties" | "discriminator" => true,
+        "discriminator" => true,
         "contains" => draft >= Draft::D6,
         "minContains" | "maxContains" => draft >= Draft::D2019,
-        "contentMediaType" | "contentEncoding" => matches!(draft, Draft::D6 | Draft::D7),
         "$recursiveRef" => draft == Draft::D2019,
         "$dynamicRef" => draft == Draft::D2020,
         "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,
@@ -535,9 +644,22 @@ impl Builder<'_> {
                 return Ok(node);
             }
         }
+        if doc == 0
+            && !pointer.is_empty()
+            && self.subtree_fallback
+            && map.keys().any(|key| subtree_keyword(draft, key))
+            && !map
+                .keys()
+                .any(|key| uncovered(draft, key) && !subtree_keyword(draft, key))
+            && !holds_key(&Value::Object(map.clone()), &["$id", "id", "$anchor"])
+        {
+            node.whole = Some(self.whole(pointer)?);
+            return Ok(node);
+        }
         let mut numeric = Map::new();
         let mut text = Map::new();
         let mut choice = Map::new();
+        let mut extra = Map::new();
         for (key, value) in map {
             if uncovered(draft, key) {
                 return Err(PlanRefusal::new(format!("`{key}` is not covered")));
@@ -640,18 +762,39 @@ impl Builder<'_> {
                 "pattern" | "format" => {
                     text.insert(key.clone(), value.clone());
                 }
+                // Asserted on strings by drafts 6 and 7 (`jsonschema`
+                // reads them as annotations in the others).
+                "contentMediaType" | "contentEncoding"
+                    if matches!(draft, Draft::D6 | Draft::D7) =>
+                {
+                    text.insert(key.clone(), value.clone());
+                }
+                "uniqueItems" => {
+                    if value == &Value::Bool(true) {
+                        node.unique = true;
+                    }
+                    extra.insert(key.clone(), value.clone());
+                }
+                "minProperties" => {
+                    node.min_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
+                "maxProperties" => {
+                    node.max_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
                 "enum" => {
                     let Value::Array(options) = value else {
                         return Err(PlanRefusal::new("`enum` is not an array"));
                     };
                     if options.iter().any(|v| v.is_array() || v.is_object()) {
-                        return Err(PlanRefusal::new("`enum` holds an array or an object"));
+                        node.compound_choice = true;
                     }
                     choice.insert(key.clone(), value.clone());
                 }
                 "const" if draft >= Draft::D6 => {
                     if value.is_array() || value.is_object() {
-                        return Err(PlanRefusal::new("`const` is an array or an object"));
+                        node.compound_choice = true;
                     }
                     choice.insert(key.clone(), value.clone());
                 }
@@ -702,6 +845,9 @@ impl Builder<'_> {
         if !choice.is_empty() {
             node.strings = strings_only(&choice);
             node.choice = Some(self.mini(choice)?);
+        }
+        if node.unique || node.min_properties > 0 || node.max_properties < u64::MAX {
+            node.extra = Some(self.mini(extra)?);
         }
         if node.asserts_nothing() {
             node.kind = Kind::Any;
@@ -861,6 +1007,46 @@ impl Builder<'_> {
         self.uris.push(uri.to_owned());
         self.docs.push(value);
         Some(self.docs.len() - 1)
+    }
+
+    /// A `jsonschema` validator of the whole subschema at `pointer` in the
+    /// root document (the document served to it, the subschema named by
+    /// `$ref`), with the root's `$schema` and the guard's options.
+    fn whole(&mut self, pointer: &str) -> Built<jsonschema::Validator> {
+        let root = match &self.root_value {
+            Some(root) => std::sync::Arc::clone(root),
+            None => {
+                let root = std::sync::Arc::new(self.docs[0].clone());
+                self.root_value = Some(std::sync::Arc::clone(&root));
+                root
+            }
+        };
+        let mut wrapper = Map::new();
+        if let Some(uri) = &self.schema_uri {
+            wrapper.insert("$schema".into(), uri.clone());
+        }
+        let mut reference = format!("{ROOT_URI}#");
+        for c in pointer.chars() {
+            // A URI fragment: the pointer percent-encoded where it must be.
+            if c.is_ascii_alphanumeric() || "/~-._".contains(c) {
+                reference.push(c);
+            } else {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    reference.push_str(&format!("%{b:02X}"));
+                }
+            }
+        }
+        wrapper.insert("$ref".into(), Value::String(reference));
+        let patterns = jsonschema::PatternOptions::regex()
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT);
+        jsonschema::options()
+            .should_validate_formats(self.assert_formats)
+            .with_pattern_options(patterns)
+            .with_retriever(RootDocument(root))
+            .build(&Value::Object(wrapper))
+            .map_err(|err| PlanRefusal::new(format!("a subschema does not compile: {err}")))
     }
 
     /// A `jsonschema` validator for a few keywords of one subschema, with

@@ -1,0 +1,179 @@
+//! The guard against the bare `serde_json` + `jsonschema` path on the
+//! real-schema corpus (`tests/data/json_corpus`), schema by schema.
+//!
+//! ```text
+//! cargo bench --bench json_corpus -- --warm-up-time 1 --measurement-time 2
+//! ```
+//!
+//! First a summary table, timed here (interleaved rounds of both paths over
+//! every instance of a schema, the fastest round of each kept): per schema
+//! the engine the guard picked, the guard's time over the bare path's, and
+//! the geometric mean of those ratios; and for the order event, valid
+//! payload bytes per second on the guard, on the bare path and on
+//! `serde_json::from_slice::<IgnoredAny>` (reading the bytes, building
+//! nothing). Then criterion's groups, `corpus/<schema>` with rows `bare`
+//! (`serde_json::from_slice::<Value>` + a pre-compiled
+//! `jsonschema::Validator::is_valid`, the guard's options) and `guard`
+//! (`Guard::validate`), each over all of the schema's instances (valid and
+//! invalid). A criterion filter (`-- corpus/jasmine`) selects groups; the
+//! summary always runs (`JSON_CORPUS_ROUNDS`, default 15, sets its rounds).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput};
+use dataschema::{Guard, Registry, Schema};
+use serde::de::IgnoredAny;
+use serde_json::Value;
+
+#[path = "support/corpus.rs"]
+mod corpus;
+
+struct Prepared {
+    entry: corpus::Entry,
+    guard: Guard,
+    bare: jsonschema::Validator,
+}
+
+fn prepare() -> Vec<Prepared> {
+    corpus::load()
+        .into_iter()
+        .map(|entry| {
+            let urn = entry.urn.parse().unwrap();
+            let guard = Guard::new(
+                Registry::embed([Schema::json(urn, entry.schema_bytes.clone())]).unwrap(),
+            );
+            let bare = corpus::bare(&entry.schema);
+            // Verdicts identical, payload by payload.
+            for payload in entry.payloads() {
+                let value: Value = serde_json::from_slice(payload).unwrap();
+                assert_eq!(
+                    guard.validate(&entry.urn, payload).is_ok(),
+                    bare.is_valid(&value),
+                    "{}",
+                    entry.name
+                );
+            }
+            Prepared { entry, guard, bare }
+        })
+        .collect()
+}
+
+fn run_bare(p: &Prepared, payloads: &[Vec<u8>]) -> usize {
+    payloads
+        .iter()
+        .filter(|payload| {
+            let value: Value = serde_json::from_slice(black_box(payload)).unwrap();
+            p.bare.is_valid(&value)
+        })
+        .count()
+}
+
+fn run_guard(p: &Prepared, payloads: &[Vec<u8>]) -> usize {
+    payloads
+        .iter()
+        .filter(|payload| {
+            p.guard
+                .validate(black_box(&p.entry.urn), black_box(payload))
+                .is_ok()
+        })
+        .count()
+}
+
+fn run_ignored(payloads: &[Vec<u8>]) -> usize {
+    payloads
+        .iter()
+        .filter(|payload| serde_json::from_slice::<IgnoredAny>(black_box(payload)).is_ok())
+        .count()
+}
+
+/// The fastest of `rounds` timings of `f`, each over enough repetitions to
+/// take about 5 ms.
+fn fastest(rounds: usize, mut f: impl FnMut() -> usize) -> Duration {
+    let start = Instant::now();
+    let mut reps = 0u32;
+    while start.elapsed() < Duration::from_millis(5) {
+        black_box(f());
+        reps += 1;
+    }
+    let mut best = Duration::MAX;
+    for _ in 0..rounds {
+        let start = Instant::now();
+        for _ in 0..reps {
+            black_box(f());
+        }
+        best = best.min(start.elapsed() / reps);
+    }
+    best
+}
+
+fn summary(prepared: &[Prepared]) {
+    let rounds: usize = std::env::var("JSON_CORPUS_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(15);
+    let mut log_sum = 0.0;
+    println!(
+        "{:<24} {:<34} {:>6} {:>10} {:>10} {:>7}",
+        "schema", "engine", "n", "bare µs", "guard µs", "g/b"
+    );
+    for p in prepared {
+        let payloads: Vec<Vec<u8>> = p.entry.payloads().cloned().collect();
+        // Interleaved: a round of each, so drift hits both.
+        let mut bare = Duration::MAX;
+        let mut guard = Duration::MAX;
+        for _ in 0..3 {
+            bare = bare.min(fastest(rounds.div_ceil(3), || run_bare(p, &payloads)));
+            guard = guard.min(fastest(rounds.div_ceil(3), || run_guard(p, &payloads)));
+        }
+        let ratio = guard.as_secs_f64() / bare.as_secs_f64();
+        log_sum += ratio.ln();
+        let engine = p.guard.json_engine(&p.entry.urn.parse().unwrap());
+        println!(
+            "{:<24} {:<34} {:>6} {:>10.2} {:>10.2} {:>7.3}",
+            p.entry.name,
+            format!("{engine:?}"),
+            payloads.len(),
+            bare.as_secs_f64() * 1e6,
+            guard.as_secs_f64() * 1e6,
+            ratio
+        );
+    }
+    println!(
+        "geometric mean guard/bare over {} schemas: {:.3}",
+        prepared.len(),
+        (log_sum / prepared.len() as f64).exp()
+    );
+    if let Some(p) = prepared.iter().find(|p| p.entry.name == "order-event") {
+        let valid = &p.entry.valid;
+        let bytes: usize = valid.iter().map(Vec::len).sum();
+        let rate = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
+        let guard = fastest(rounds, || run_guard(p, valid));
+        let bare = fastest(rounds, || run_bare(p, valid));
+        let ignored = fastest(rounds, || run_ignored(valid));
+        println!(
+            "order-event, {} valid payloads, {} bytes on average: guard {:.0} MB/s, bare {:.0} MB/s, \
+             from_slice::<IgnoredAny> {:.0} MB/s (1 GB/s is the moonshot)",
+            valid.len(),
+            bytes / valid.len(),
+            rate(guard),
+            rate(bare),
+            rate(ignored)
+        );
+    }
+}
+
+fn main() {
+    let prepared = prepare();
+    summary(&prepared);
+    let mut c = Criterion::default().configure_from_args();
+    for p in &prepared {
+        let payloads: Vec<Vec<u8>> = p.entry.payloads().cloned().collect();
+        let mut group = c.benchmark_group(format!("corpus/{}", p.entry.name));
+        group.throughput(Throughput::Elements(payloads.len() as u64));
+        group.bench_function("bare", |b| b.iter(|| run_bare(p, &payloads)));
+        group.bench_function("guard", |b| b.iter(|| run_guard(p, &payloads)));
+        group.finish();
+    }
+    c.final_summary();
+}

@@ -1,0 +1,540 @@
+//! The tokenizer of the JSON scanner: a cursor over the payload bytes
+//! that reads tokens exactly as `serde_json::from_slice::<Value>` accepts
+//! them (see [`super::scanner`] for what that means), and skips values.
+
+use serde_json::Number;
+
+use super::plan::Member;
+use super::MAX_NESTING;
+
+/// Why a scan stopped before its verdict.
+pub(super) enum Stop {
+    /// The bytes are not JSON (as serde_json reads it): invalid.
+    NotJson,
+    /// Past the look-ahead budget: ask `jsonschema`.
+    Unsure,
+}
+
+pub(super) type Scan<T> = Result<T, Stop>;
+
+/// The bytes are not JSON: [`Stop::NotJson`], for the token readers, whose
+/// small results come back in registers.
+pub(super) struct NotJson;
+
+/// A number as serde_json reads it into a `Number` (one of three kinds).
+#[derive(Clone, Copy)]
+pub(super) enum Num {
+    Unsigned(u64),
+    Signed(i64),
+    Float(f64),
+}
+
+impl From<Num> for Number {
+    #[inline(always)]
+    fn from(n: Num) -> Number {
+        match n {
+            Num::Unsigned(n) => Number::from(n),
+            Num::Signed(n) => Number::from(n),
+            // Finite: the scanner's own floats are, and serde_json's too.
+            Num::Float(x) => Number::from_f64(x).unwrap_or_else(|| Number::from(0u64)),
+        }
+    }
+}
+
+/// A string token: its body between the quotes (valid UTF-8, escapes not
+/// yet decoded) and whether it holds an escape.
+#[derive(Clone, Copy)]
+pub(super) struct Str<'a> {
+    pub(super) body: &'a str,
+    pub(super) escaped: bool,
+}
+
+impl Str<'_> {
+    /// The text into `out`, escapes decoded.
+    pub(super) fn decode_into(&self, out: &mut String) {
+        out.clear();
+        if !self.escaped {
+            out.push_str(self.body);
+            return;
+        }
+        out.extend(Unescape::new(self.body));
+    }
+
+    /// Length in Unicode code points, as `jsonschema` counts it.
+    pub(super) fn chars(&self) -> u64 {
+        if self.escaped {
+            Unescape::new(self.body).count() as u64
+        } else {
+            self.body
+                .as_bytes()
+                .iter()
+                .filter(|&&b| (b & 0xC0) != 0x80)
+                .count() as u64
+        }
+    }
+
+    pub(super) fn same_text(&self, other: &Str<'_>) -> bool {
+        if !self.escaped && !other.escaped {
+            return self.body == other.body;
+        }
+        Unescape::new(self.body).eq(Unescape::new(other.body))
+    }
+}
+
+/// The characters of a checked string body, escapes decoded.
+pub(super) struct Unescape<'a> {
+    rest: std::str::Chars<'a>,
+}
+
+impl<'a> Unescape<'a> {
+    pub(super) fn new(body: &'a str) -> Unescape<'a> {
+        Unescape { rest: body.chars() }
+    }
+
+    fn hex4(&mut self) -> u32 {
+        let mut n = 0;
+        for _ in 0..4 {
+            n = n * 16 + self.rest.next().and_then(|c| c.to_digit(16)).unwrap_or(0);
+        }
+        n
+    }
+}
+
+impl Iterator for Unescape<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        let c = self.rest.next()?;
+        if c != '\\' {
+            return Some(c);
+        }
+        Some(match self.rest.next()? {
+            'b' => '\u{8}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'u' => {
+                let n = self.hex4();
+                let code = if (0xD800..0xDC00).contains(&n) {
+                    // The scanner checked the pair: `\uDC00`-`\uDFFF` follows.
+                    self.rest.next();
+                    self.rest.next();
+                    let low = self.hex4();
+                    0x1_0000 + ((n - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF)
+                } else {
+                    n
+                };
+                char::from_u32(code).unwrap_or('\u{FFFD}')
+            }
+            other => other,
+        })
+    }
+}
+
+/// A position in the payload.
+#[derive(Clone)]
+pub(super) struct Cursor<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    #[inline]
+    pub(super) fn ws(&mut self) {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    pub(super) fn literal(&mut self, word: &[u8]) -> Scan<()> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(Stop::NotJson)
+        }
+    }
+
+    /// After a member or an item: `,` (true) or the closing byte (false).
+    #[inline(always)]
+    pub(super) fn next_or_close(&mut self, close: u8) -> Scan<bool> {
+        self.ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                self.ws();
+                Ok(true)
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            _ => Err(Stop::NotJson),
+        }
+    }
+
+    /// A string token, the cursor on its opening quote. Inlined: the
+    /// common token (ASCII, no escape) is found eight bytes at a time and
+    /// returned in registers; anything else continues out of line.
+    #[inline(always)]
+    pub(super) fn string(&mut self) -> Scan<Str<'a>> {
+        let bytes = self.bytes;
+        let start = self.pos + 1;
+        let mut i = start;
+        // Eight bytes at a time, to the first that needs a look.
+        while let Some(word) = bytes.get(i..i + 8) {
+            let mask = special(word);
+            if mask != 0 {
+                i += (mask.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
+        if bytes.get(i) == Some(&b'"') {
+            // SAFETY: every byte of `start..i` was checked (by `special`)
+            // to be ASCII, and ASCII is valid UTF-8.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..i]) };
+            self.pos = i + 1;
+            return Ok(Str {
+                body,
+                escaped: false,
+            });
+        }
+        let (end, escaped) = self.string_rest(i).map_err(|NotJson| Stop::NotJson)?;
+        // SAFETY: `string_rest` checked `start..end` to be UTF-8.
+        let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+        self.pos = end + 1;
+        Ok(Str { body, escaped })
+    }
+
+    /// The rest of a string token from `i` (the bytes before `i` are plain
+    /// ASCII): escapes, non-ASCII, the end of the input. Gives where the
+    /// closing quote is and whether the body holds an escape, once the body
+    /// is checked to be UTF-8 (a small value, returned in registers).
+    #[inline(never)]
+    fn string_rest(&self, mut i: usize) -> Result<(usize, bool), NotJson> {
+        let bytes = self.bytes;
+        let start = i;
+        let mut escaped = false;
+        let mut ascii = true;
+        loop {
+            while let Some(word) = bytes.get(i..i + 8) {
+                if special(word) != 0 {
+                    break;
+                }
+                i += 8;
+            }
+            match bytes.get(i) {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    escaped = true;
+                    i += 1;
+                    match bytes.get(i) {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i += 1,
+                        Some(b'u') => {
+                            let n = hex4(bytes, i + 1).map_err(|_| NotJson)?;
+                            i += 5;
+                            if (0xDC00..=0xDFFF).contains(&n) {
+                                return Err(NotJson);
+                            }
+                            if (0xD800..=0xDBFF).contains(&n) {
+                                if bytes.get(i) != Some(&b'\\') || bytes.get(i + 1) != Some(&b'u') {
+                                    return Err(NotJson);
+                                }
+                                let low = hex4(bytes, i + 2).map_err(|_| NotJson)?;
+                                if !(0xDC00..=0xDFFF).contains(&low) {
+                                    return Err(NotJson);
+                                }
+                                i += 6;
+                            }
+                        }
+                        _ => return Err(NotJson),
+                    }
+                }
+                Some(&b) if b >= 0x20 => {
+                    ascii &= b < 0x80;
+                    i += 1;
+                }
+                // A control character, or the end of the input.
+                _ => return Err(NotJson),
+            }
+        }
+        if !ascii {
+            std::str::from_utf8(&bytes[start..i]).map_err(|_| NotJson)?;
+        }
+        Ok((i, escaped))
+    }
+
+    /// A number token, as serde_json reads it. One pass gathers the
+    /// digits: a plain integer of up to 18 digits (19 when positive) and a
+    /// decimal with at most 15 digits and no exponent are read here, exactly
+    /// as serde_json reads them; anything else goes to serde_json.
+    #[inline]
+    pub(super) fn number(&mut self) -> Result<Num, NotJson> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut i = start;
+        let negative = bytes.get(i) == Some(&b'-');
+        i += usize::from(negative);
+        let mut significand: u64 = 0;
+        // Digits of the significand, and those after the point.
+        let mut digits = 0usize;
+        match bytes.get(i) {
+            Some(b'0') => {
+                i += 1;
+                digits = 1;
+            }
+            Some(b'1'..=b'9') => {
+                while let Some(&d) = bytes.get(i) {
+                    if !d.is_ascii_digit() {
+                        break;
+                    }
+                    // Wraps past 19 digits, where the value is not used.
+                    significand = significand
+                        .wrapping_mul(10)
+                        .wrapping_add(u64::from(d - b'0'));
+                    digits += 1;
+                    i += 1;
+                }
+            }
+            _ => return Err(NotJson),
+        }
+        let mut decimals = 0usize;
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            while let Some(&d) = bytes.get(i) {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                significand = significand
+                    .wrapping_mul(10)
+                    .wrapping_add(u64::from(d - b'0'));
+                decimals += 1;
+                i += 1;
+            }
+            if decimals == 0 {
+                return Err(NotJson);
+            }
+        }
+        let mut exponent = false;
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            exponent = true;
+            i += 1;
+            if matches!(bytes.get(i), Some(b'+' | b'-')) {
+                i += 1;
+            }
+            if !matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                return Err(NotJson);
+            }
+            while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        self.pos = i;
+        if !exponent {
+            if decimals == 0 {
+                if !negative && digits <= 19 {
+                    return Ok(Num::Unsigned(significand));
+                }
+                if negative && digits <= 18 && significand != 0 {
+                    // Below 10^18 in magnitude: an `i64`, as serde_json
+                    // reads a negative integer (`-0` it reads as a float).
+                    return Ok(Num::Signed(-(significand as i64)));
+                }
+            } else if digits + decimals <= 15 {
+                // At most 15 digits: the significand and the power of ten
+                // are exact `f64`s, and one division rounds correctly,
+                // which is what serde_json's parser gives (with or without
+                // its `float_roundtrip` feature, and std's `parse`).
+                // (Below 10^15: as an `i64`, the cheaper conversion.)
+                let value = significand as i64 as f64 / POW10[decimals];
+                let value = if negative { -value } else { value };
+                return Ok(Num::Float(value));
+            }
+        }
+        // Fractional past 15 digits, an exponent or long: serde_json's own
+        // reading (its float parser, its range errors).
+        let n = serde_json::from_slice::<Number>(&bytes[start..i]).map_err(|_| NotJson)?;
+        Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(n), _, _) => Num::Unsigned(n),
+            (None, Some(n), _) => Num::Signed(n),
+            (None, None, Some(x)) => Num::Float(x),
+            // serde_json's `Number` is one of the three.
+            (None, None, None) => return Err(NotJson),
+        })
+    }
+
+    /// Reads one value, checking only that it is JSON.
+    pub(super) fn skip(&mut self, depth: usize) -> Scan<()> {
+        match self.peek() {
+            Some(b'"') => self.string().map(drop),
+            Some(b'-' | b'0'..=b'9') => self.number().map(drop).map_err(|NotJson| Stop::NotJson),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'[') => {
+                let depth = enter(depth)?;
+                self.pos += 1;
+                self.ws();
+                if self.peek() == Some(b']') {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.skip(depth)?;
+                    if !self.next_or_close(b']')? {
+                        return Ok(());
+                    }
+                }
+            }
+            Some(b'{') => {
+                let depth = enter(depth)?;
+                self.pos += 1;
+                self.ws();
+                if self.peek() == Some(b'}') {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.key()?;
+                    self.skip(depth)?;
+                    if !self.next_or_close(b'}')? {
+                        return Ok(());
+                    }
+                }
+            }
+            _ => Err(Stop::NotJson),
+        }
+    }
+
+    /// A member's key that is one of `members`' names written plainly (see
+    /// `Member::first`), matched on the bytes without tokenizing it: the
+    /// key as a token, the member's index, the cursor left on the value.
+    /// `None` leaves the cursor where it was, for [`Cursor::key`].
+    #[inline(always)]
+    pub(super) fn known_key(&mut self, members: &[Member]) -> Option<(Str<'a>, usize)> {
+        let bytes = self.bytes;
+        if bytes.get(self.pos) != Some(&b'"') {
+            return None;
+        }
+        let start = self.pos + 1;
+        let first = *bytes.get(start)?;
+        for (at, member) in members.iter().enumerate() {
+            // (0: a name not matched on the bytes.)
+            if member.first != first || first == 0 {
+                continue;
+            }
+            let name = member.name.as_bytes();
+            let end = start + name.len();
+            let same = match bytes.get(start..start + 8) {
+                // A word of the payload against the name's first eight
+                // bytes, then the rest, if any.
+                Some(word) => {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(word);
+                    u64::from_le_bytes(w) & member.prefix_mask == member.prefix
+                        && (name.len() <= 8 || bytes.get(start + 8..end) == Some(&name[8..]))
+                }
+                None => bytes.get(start..end) == Some(name),
+            };
+            if !same || bytes.get(end) != Some(&b'"') {
+                continue;
+            }
+            // The token is exactly the name: the first quote after the
+            // opening one, with only plain bytes (valid UTF-8) before it.
+            let mut after = Cursor {
+                bytes,
+                pos: end + 1,
+            };
+            after.ws();
+            if after.peek() != Some(b':') {
+                return None;
+            }
+            after.pos += 1;
+            after.ws();
+            self.pos = after.pos;
+            // SAFETY: the bytes are those of `member.name`, a `str`.
+            let body = unsafe { std::str::from_utf8_unchecked(&bytes[start..end]) };
+            return Some((
+                Str {
+                    body,
+                    escaped: false,
+                },
+                at,
+            ));
+        }
+        None
+    }
+
+    /// A member's key and its colon, the cursor left on the value.
+    #[inline]
+    pub(super) fn key(&mut self) -> Scan<Str<'a>> {
+        if self.peek() != Some(b'"') {
+            return Err(Stop::NotJson);
+        }
+        let key = self.string()?;
+        self.ws();
+        if self.peek() != Some(b':') {
+            return Err(Stop::NotJson);
+        }
+        self.pos += 1;
+        self.ws();
+        Ok(key)
+    }
+}
+
+/// Which of eight string bytes need a look (a quote, a backslash, a
+/// control character or a non-ASCII byte): the high bit of each such byte,
+/// by the usual bit tricks (a byte below `n` sets its high bit in `w - n`
+/// where it is clear in `w`). Exact as to whether any does, and the lowest
+/// bit set marks the first that does (a borrow only flags bytes above a
+/// flagged one).
+#[inline(always)]
+fn special(word: &[u8]) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(word);
+    let w = u64::from_le_bytes(bytes);
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let quote = zero(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+    quote | backslash | control | (w & HIGH)
+}
+
+/// Powers of ten exactly representable as `f64`.
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// One more level of nesting, refused at serde_json's limit.
+#[inline]
+pub(super) fn enter(depth: usize) -> Scan<usize> {
+    let depth = depth + 1;
+    if depth >= MAX_NESTING {
+        Err(Stop::NotJson)
+    } else {
+        Ok(depth)
+    }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Scan<u32> {
+    let digits = bytes.get(at..at + 4).ok_or(Stop::NotJson)?;
+    let mut n = 0;
+    for &d in digits {
+        n = n * 16 + (d as char).to_digit(16).ok_or(Stop::NotJson)?;
+    }
+    Ok(n)
+}
