@@ -56,13 +56,19 @@ impl From<Error> for NativeError {
                 (StatusCode::UNPROCESSABLE_ENTITY, "unusable")
             }
             Error::NoValidator { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "no_validator"),
+            Error::LastVersion { .. } => (StatusCode::CONFLICT, "last_version"),
             Error::Store { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "store"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
-        if status.is_server_error() {
+        // A failure of the server's own is told without its causes (a
+        // database path, driver text): those are the log's.
+        let message = if status.is_server_error() {
             tracing::error!(error = %err.chain(), "request failed");
-        }
-        let mut refusal = NativeError::new(status, reason, err.chain().to_string());
+            crate::server::wire::server_failure(&err)
+        } else {
+            err.chain().to_string()
+        };
+        let mut refusal = NativeError::new(status, reason, message);
         if let Error::Incompatible { report, .. } = &err {
             refusal.report = Some(report_json(report));
         }

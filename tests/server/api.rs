@@ -717,3 +717,84 @@ fn the_routers_alone_answer_without_a_socket() {
     });
     assert_eq!(registry.list().unwrap().len(), 2);
 }
+
+/// A store whose every read fails with the driver's text naming a file:
+/// what an anonymous client sees of it on either API is that the store
+/// failed, never the path or the driver's words (the log keeps them).
+#[test]
+fn a_failing_store_shows_anonymous_clients_no_path_or_driver_text() {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use dataschema::server::read_router;
+    use dataschema::store::{Check, SchemaId, Stored, Version};
+    use dataschema::{Compatibility, Error, Schema, Store, Urn};
+    use tower::ServiceExt;
+
+    const SECRET: &str = "unable to open /var/lib/secret/registry.db: disk I/O error";
+    struct Failing;
+    fn fail<T>() -> Result<T, Error> {
+        Err(Error::Store {
+            source: SECRET.into(),
+        })
+    }
+    impl Store for Failing {
+        fn get(&self, _: &Urn) -> Result<Option<Schema>, Error> {
+            fail()
+        }
+        fn publish(&self, _: &Schema, _: Version, _: Check<'_>) -> Result<Stored, Error> {
+            fail()
+        }
+        fn versions(&self, _: &str, _: &str) -> Result<Vec<u32>, Error> {
+            fail()
+        }
+        fn list(&self) -> Result<Vec<Urn>, Error> {
+            fail()
+        }
+        fn id_of(&self, _: &Urn) -> Result<Option<SchemaId>, Error> {
+            fail()
+        }
+        fn urns_of(&self, _: SchemaId) -> Result<Vec<Urn>, Error> {
+            fail()
+        }
+        fn compatibility(&self, _: Option<&str>) -> Result<Option<Compatibility>, Error> {
+            fail()
+        }
+        fn set_compatibility(
+            &self,
+            _: Option<&str>,
+            _: Option<Compatibility>,
+        ) -> Result<(), Error> {
+            fail()
+        }
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let reads = read_router(Registry::new(Failing), &config());
+        for path in [
+            format!("/schemas/{URN}"),
+            "/schemas".to_owned(),
+            "/subjects".to_owned(),
+            "/subjects/x/versions".to_owned(),
+            "/schemas/ids/1".to_owned(),
+        ] {
+            let answer = reads
+                .clone()
+                .oneshot(Request::get(&path).body(Body::empty()).unwrap())
+                .await
+                .unwrap();
+            assert_eq!(answer.status(), StatusCode::INTERNAL_SERVER_ERROR, "{path}");
+            let body = axum::body::to_bytes(answer.into_body(), 1 << 20)
+                .await
+                .unwrap();
+            let text = String::from_utf8_lossy(&body);
+            assert!(text.contains("schema store failed"), "{path}: {text}");
+            for secret in ["/var/lib/secret", "registry.db", "disk I/O"] {
+                assert!(!text.contains(secret), "{path} shows {secret:?}: {text}");
+            }
+        }
+    });
+}

@@ -37,15 +37,22 @@ pub(crate) fn from_error(err: Error) -> ApiError {
             ApiError::new(ErrorCode::SchemaNotFound, format!("Schema {id} not found"))
         }
         Error::NotFound { urn } => version_not_found(urn.name(), urn.version()),
+        Error::LastVersion { .. } => {
+            ApiError::new(ErrorCode::InvalidVersion, err.chain().to_string())
+        }
         _ => store_failed(&err),
     }
 }
 
-/// 50001, with the whole cause chain (the store's error is no secret
-/// worth keeping from the operator, and it is logged too).
+/// 50001. The cause chain (a database file's path, the driver's text) is
+/// the operator's: it goes to the log, and the client, who may be
+/// anonymous, is told only what failed.
 fn store_failed(err: &Error) -> ApiError {
     tracing::error!(error = %err.chain(), "store failed");
-    ApiError::new(ErrorCode::StoreFailed, err.chain().to_string())
+    ApiError::new(
+        ErrorCode::StoreFailed,
+        crate::server::wire::server_failure(err),
+    )
 }
 
 /// 42201: the schema is not one this server takes.

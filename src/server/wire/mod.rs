@@ -41,3 +41,11 @@ pub(crate) fn unauthorized(message: &str) -> Response {
     );
     response
 }
+
+/// The message a client gets, on either API, for a failure of the
+/// server's own: the error's first line (`schema store failed`), never its
+/// causes (a database file's path, the driver's text), which go to the
+/// log: the client may be anonymous.
+pub(crate) fn server_failure(err: &dataschema_core::Error) -> String {
+    format!("{err}: the server's log has the cause")
+}
