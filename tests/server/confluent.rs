@@ -487,8 +487,14 @@ fn store_failures_are_50001_never_not_found() {
             "{}",
             reply.text()
         );
+        // The cause (the driver's text) is the log's, not the client's.
         assert!(
-            reply.text().contains("connection refused"),
+            reply.text().contains("schema store failed"),
+            "{}",
+            reply.text()
+        );
+        assert!(
+            !reply.text().contains("connection refused"),
             "{}",
             reply.text()
         );
@@ -496,6 +502,11 @@ fn store_failures_are_50001_never_not_found() {
     let native = get(&running.url("/schemas/urn:acme:schema:x:1"));
     assert_eq!(native.status, 500);
     assert_eq!(native.json()["error"], "store");
+    assert!(
+        !native.text().contains("connection refused"),
+        "{}",
+        native.text()
+    );
 }
 
 #[test]
