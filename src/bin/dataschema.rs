@@ -367,47 +367,6 @@ fn open_store(spec: &str, read_only: bool) -> Result<Box<dyn dataschema::Store>,
     }
 }
 
-/// The largest credential file read (`publish` reads the same bound).
-const MAX_CREDENTIAL_FILE_BYTES: u64 = 16 * 1024;
-
-/// The credential `serve --token-file` holds: the file's content without
-/// the ASCII whitespace (spaces, tabs, line breaks) that begins or ends
-/// it, as `publish --token-file` reads it, so one file works the same as a
-/// bearer token and as the password of Basic auth. Read bounded: a
-/// `--token-file /dev/zero` (or a log file given by mistake) is refused
-/// past 16 KiB rather than read until memory runs out.
-fn read_credential(path: &std::path::Path) -> Result<Vec<u8>, String> {
-    use std::io::Read as _;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| {
-            file.take(MAX_CREDENTIAL_FILE_BYTES + 1)
-                .read_to_end(&mut bytes)
-        })
-        .map_err(|err| format!("--token-file {}: cannot read: {err}", path.display()))?;
-    if bytes.len() as u64 > MAX_CREDENTIAL_FILE_BYTES {
-        return Err(format!(
-            "--token-file {}: over {MAX_CREDENTIAL_FILE_BYTES} bytes: not a token file",
-            path.display()
-        ));
-    }
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .unwrap_or(bytes.len());
-    let end = bytes
-        .iter()
-        .rposition(|b| !b.is_ascii_whitespace())
-        .map_or(start, |i| i + 1);
-    if start == end {
-        return Err(format!(
-            "--token-file {}: the file is empty (a credential is needed to publish)",
-            path.display()
-        ));
-    }
-    Ok(bytes[start..end].to_vec())
-}
-
 fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
     std::time::Duration::try_from_secs_f64(value)
         .ok()
@@ -416,7 +375,7 @@ fn seconds(value: f64, flag: &str) -> Result<std::time::Duration, String> {
 }
 
 fn serve(args: Serve) -> ExitCode {
-    use dataschema::server::{self, Access, Auth, Config};
+    use dataschema::server::{self, Access, Auth, Config, CredentialError};
 
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -429,9 +388,13 @@ fn serve(args: Serve) -> ExitCode {
         let access = match (&args.token_file, args.read_only) {
             (Some(path), read_only) => {
                 // Read (and checked) even when --read-only leaves it unused.
-                let auth = read_credential(path).and_then(|credential| {
-                    Auth::new(credential)
-                        .map_err(|err| format!("--token-file {}: {}", path.display(), err))
+                // Bounded, and white space trimmed at both ends, as
+                // `publish --token-file` reads it.
+                let auth = Auth::from_file(path).map_err(|err| match err {
+                    CredentialError::Unreadable(err) => {
+                        format!("--token-file {}: cannot read: {err}", path.display())
+                    }
+                    err => format!("--token-file {}: {err}", path.display()),
                 })?;
                 if read_only {
                     Access::ReadOnly

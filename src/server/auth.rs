@@ -47,16 +47,27 @@ impl Auth {
         })
     }
 
-    /// The credential held in a file (its whole content, without trailing
-    /// line breaks or spaces). An empty file is [`CredentialError::Empty`];
-    /// one that cannot be read is [`CredentialError::Unreadable`].
+    /// The credential held in a file: its content without the ASCII white
+    /// space (spaces, tabs, line breaks) that begins or ends it, the same
+    /// for a bearer token and for Basic auth's password, as `dataschema
+    /// publish --token-file` reads it. Read bounded: a file over
+    /// [`MAX_CREDENTIAL_FILE_BYTES`] (a `/dev/zero`, a log given by
+    /// mistake) is [`CredentialError::TooLarge`], not read until memory
+    /// runs out. An empty file is [`CredentialError::Empty`]; one that
+    /// cannot be read is [`CredentialError::Unreadable`].
     pub fn from_file(path: impl AsRef<Path>) -> Result<Auth, CredentialError> {
-        let bytes = std::fs::read(path.as_ref()).map_err(CredentialError::Unreadable)?;
-        let end = bytes
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-            .map_or(0, |i| i + 1);
-        Auth::new(&bytes[..end])
+        use std::io::Read as _;
+        let mut bytes = Vec::new();
+        std::fs::File::open(path.as_ref())
+            .and_then(|file| {
+                file.take(MAX_CREDENTIAL_FILE_BYTES + 1)
+                    .read_to_end(&mut bytes)
+            })
+            .map_err(CredentialError::Unreadable)?;
+        if bytes.len() as u64 > MAX_CREDENTIAL_FILE_BYTES {
+            return Err(CredentialError::TooLarge);
+        }
+        Auth::new(trim(&bytes))
     }
 
     /// Whether `headers` carry the credential.
@@ -81,7 +92,13 @@ pub enum CredentialError {
     Empty,
     /// The credential's file cannot be read: the I/O error.
     Unreadable(std::io::Error),
+    /// The credential's file is over [`MAX_CREDENTIAL_FILE_BYTES`]: not a
+    /// token file.
+    TooLarge,
 }
+
+/// The largest credential file [`Auth::from_file`] reads (16 KiB).
+pub const MAX_CREDENTIAL_FILE_BYTES: u64 = 16 * 1024;
 
 impl std::fmt::Display for CredentialError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -90,6 +107,10 @@ impl std::fmt::Display for CredentialError {
                 f.write_str("the publish credential is empty: publishing needs a non-empty token")
             }
             CredentialError::Unreadable(err) => err.fmt(f),
+            CredentialError::TooLarge => write!(
+                f,
+                "over {MAX_CREDENTIAL_FILE_BYTES} bytes: not a token file"
+            ),
         }
     }
 }
@@ -97,7 +118,7 @@ impl std::fmt::Display for CredentialError {
 impl std::error::Error for CredentialError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            CredentialError::Empty => None,
+            CredentialError::Empty | CredentialError::TooLarge => None,
             // Shown by `Display` already, as `Error::Other` showed it.
             CredentialError::Unreadable(err) => err.source(),
         }

@@ -160,7 +160,7 @@ mod wire;
 
 use axum::Router;
 
-pub use self::auth::{Auth, CredentialError};
+pub use self::auth::{Auth, CredentialError, MAX_CREDENTIAL_FILE_BYTES};
 pub use self::config::Config;
 pub use self::limits::{serve, shutdown_signal};
 use self::state::AppState;

@@ -44,7 +44,7 @@ pub(crate) fn from_error(err: Error) -> ApiError {
     }
 }
 
-/// 50001. The cause chain (a database file's path, the driver's text) is
+/// Confluent's 50001. The cause chain (a database file's path, the driver's text) is
 /// the operator's: it goes to the log, and the client, who may be
 /// anonymous, is told only what failed.
 fn store_failed(err: &Error) -> ApiError {
