@@ -153,6 +153,8 @@ mod cache;
 mod config;
 mod confluent;
 mod limits;
+mod meta;
+pub mod metrics;
 mod native;
 mod query;
 mod state;
@@ -178,7 +180,9 @@ pub enum Access {
 }
 
 fn reads(state: &AppState) -> Router {
-    native::reads(state.clone()).merge(confluent::reads(state.clone()))
+    native::reads(state.clone())
+        .merge(confluent::reads(state.clone()))
+        .merge(meta::routes(state.clone()))
 }
 
 fn publishes(state: &AppState, auth: Auth) -> Router {
@@ -221,5 +225,5 @@ pub fn router(registry: Registry, config: &Config, access: Access) -> Router {
         Access::ReadOnly => reads(&state),
         Access::Publish(auth) => reads(&state).merge(publishes(&state, auth)),
     };
-    limits::apply(app, config)
+    limits::apply(app, config, state.metrics().clone())
 }

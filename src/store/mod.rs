@@ -144,6 +144,15 @@ pub trait Store: Send + Sync {
         name: Option<&str>,
         mode: Option<Compatibility>,
     ) -> Result<(), Error>;
+
+    /// Whether the store answers and its tables are at the layout this
+    /// version of dataschema reads: `Ok` when it is ready to serve, else
+    /// the reason ([`Error::Store`]). A server's `/readyz` asks it, under
+    /// a time bound of its own. By default, one read of the default mode;
+    /// [`SqliteStore`] and [`PostgresStore`] check their layout version.
+    fn ready(&self) -> Result<(), Error> {
+        self.compatibility(None).map(drop)
+    }
 }
 
 /// How a persistent store ([`SqliteStore`], [`PostgresStore`]) is opened:
@@ -537,6 +546,9 @@ macro_rules! forward_store {
                 mode: Option<Compatibility>,
             ) -> Result<(), Error> {
                 (**self).set_compatibility(name, mode)
+            }
+            fn ready(&self) -> Result<(), Error> {
+                (**self).ready()
             }
         }
     )*};
