@@ -103,6 +103,12 @@ impl Metrics {
         } else {
             Gauge::noop()
         };
+        if enabled {
+            // Exported from the start, at 0 (the alerts read them).
+            for kind in ["timeout", "failure"] {
+                counter(STORE_ERRORS, vec![Label::from_static_parts("kind", kind)]);
+            }
+        }
         Metrics {
             enabled,
             routes: RwLock::new(HashMap::new()),
