@@ -282,6 +282,8 @@ mod tests {
             (ErrorCode::TooLarge, 42209, 413),
             (ErrorCode::StoreFailed, 50001, 500),
             (ErrorCode::Timeout, 50002, 503),
+            (ErrorCode::BodyTimeout, 40801, 408),
+            (ErrorCode::NotReady, 50301, 503),
         ];
         for (code, number, status) in cases {
             assert_eq!(code.number(), number, "{code:?}");
