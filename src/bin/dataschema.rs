@@ -22,6 +22,8 @@
 //! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
+//!     [--body-read-timeout SECS] [--check-concurrency N] [--ready-timeout SECS]
+//!     [--metrics ADDR]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a

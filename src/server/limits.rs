@@ -116,11 +116,7 @@ where
         let finish = move |response: Response| {
             if let Some((started, route, metrics)) = route {
                 let template = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
-                metrics.request(
-                    template,
-                    response.status().as_u16(),
-                    started.elapsed(),
-                );
+                metrics.request(template, response.status().as_u16(), started.elapsed());
             }
             if let Some((started, method, uri)) = log {
                 tracing::info!(

@@ -12,8 +12,8 @@ use axum::routing::get;
 use axum::Router;
 
 use super::state::AppState;
-use super::wire::confluent::{ApiError, ErrorCode};
 use super::wire::answer;
+use super::wire::confluent::{ApiError, ErrorCode};
 use super::wire::native::JSON;
 
 /// The OpenAPI description of both APIs, as kept in the repository.
@@ -50,5 +50,9 @@ async fn readyz(State(state): State<AppState>) -> Response {
 }
 
 async fn openapi() -> Response {
-    answer(StatusCode::OK, JSON, Body::from(Bytes::from_static(OPENAPI.as_bytes())))
+    answer(
+        StatusCode::OK,
+        JSON,
+        Body::from(Bytes::from_static(OPENAPI.as_bytes())),
+    )
 }

@@ -579,7 +579,10 @@ fn dripping_bodies_hold_no_slots() {
     assert_eq!(publish(&running, URN, V1, &[]).status, 201);
     let url = running.url(&format!("/schemas/{URN}"));
     assert_eq!(get(&url).status, 200); // now cached
-    let body = format!(r#"{{"schemaType":"JSON","schema":{}}}"#, serde_json::Value::from(V1));
+    let body = format!(
+        r#"{{"schemaType":"JSON","schema":{}}}"#,
+        serde_json::Value::from(V1)
+    );
     let mut drips: Vec<TcpStream> = (0..260)
         .map(|_| {
             let mut stream = TcpStream::connect(running.addr).unwrap();

@@ -15,7 +15,7 @@ mod api;
 mod cli;
 mod confluent;
 mod confluent_framed;
-mod openapi;
-mod operate;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
+mod openapi;
+mod operate;

@@ -163,7 +163,11 @@ fn readyz_reports_a_database_that_waits() {
         if ready.status == 200 {
             break;
         }
-        assert!(Instant::now() < deadline, "never ready again: {}", ready.text());
+        assert!(
+            Instant::now() < deadline,
+            "never ready again: {}",
+            ready.text()
+        );
         std::thread::sleep(Duration::from_millis(200));
     }
     assert!(get(&metrics).text().contains("dataschema_server_ready 1"));
@@ -240,4 +244,20 @@ fn metrics_count_routes_statuses_latency_and_the_cache() {
         used += 1;
     }
     assert!(used >= 2, "the rules name the server's metrics");
+}
+
+/// A SIGTERM sent as soon as the start-up line is read stops the server
+/// cleanly (exit 0), every time: the signals are caught before the line
+/// is printed.
+#[test]
+fn sigterm_right_after_the_start_up_line_is_a_clean_stop() {
+    for round in 0..5 {
+        let serve = Serve::start(&["--store", "memory", "--read-only"]);
+        let (exit, log) = serve.terminate();
+        assert!(exit.success(), "round {round}: {exit:?}\n{log}");
+        assert!(
+            log.contains("dataschema serve stopped"),
+            "round {round}: {log}"
+        );
+    }
 }
