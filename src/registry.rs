@@ -479,6 +479,12 @@ impl Registry {
         self.inner.store.list()
     }
 
+    /// Whether the store answers and its tables are at the layout this
+    /// version reads ([`Store::ready`]): what a server's `/readyz` asks.
+    pub fn ready(&self) -> Result<(), Error> {
+        self.inner.store.ready()
+    }
+
     pub(crate) fn check_compiles(&self, schema: &Schema) -> Result<(), Error> {
         core::compile(schema, Arc::new(self.clone()), core::Options::default())
             .map(drop)

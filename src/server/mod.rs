@@ -17,9 +17,16 @@
 //!   `/%70ublish`, `/PUBLISH`, encoded slashes) never reaches a write.
 //! * [`router`] combines both ([`Access::Publish`]) or serves the read
 //!   router alone ([`Access::ReadOnly`]), with the limits of a [`Config`]:
-//!   body cap, request timeout, concurrency limit and one `tracing` line
-//!   per request. [`serve`] runs it on a listener with the header-read
-//!   timeout and a graceful shutdown.
+//!   body cap, body read timeout (a body is read whole before the request
+//!   takes a concurrency slot), request timeout, concurrency limits (the
+//!   general one, and compatibility tests' own), one `tracing` line per
+//!   request and, when enabled, the [`metrics`]. [`serve`] runs it on a
+//!   listener with the header-read timeout and a graceful shutdown.
+//! * Every router also answers `GET /healthz` (the process answers),
+//!   `GET /readyz` (the store answers within [`Config::ready_timeout`] and
+//!   its tables are at the expected layout: `200`, else `503` with code
+//!   `50301`) and `GET /openapi.json` (the OpenAPI description of both
+//!   APIs, `docs/openapi.json` in the repository), without a credential.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -126,8 +133,10 @@
 //! | `42205` | 422 | refused: a delete, or a write on a read-only server |
 //! | `42208` | 422 | a subject that cannot be a URN name |
 //! | `42209` | 413 | a schema or a body over the cap |
+//! | `40801` | 408 | the body did not arrive within the body read timeout |
 //! | `50001` | 500 | the store failed |
 //! | `50002` | 503 | the request outlived the request timeout |
+//! | `50301` | 503 | not ready (`/readyz`) |
 //!
 //! * `schemaType` `JSON` is JSON Schema. A missing `schemaType` means AVRO
 //!   and is `42201` (Avro is not supported). `PROTOBUF` is `42201` too:
@@ -153,6 +162,8 @@ mod cache;
 mod config;
 mod confluent;
 mod limits;
+mod meta;
+pub mod metrics;
 mod native;
 mod query;
 mod state;
@@ -178,7 +189,9 @@ pub enum Access {
 }
 
 fn reads(state: &AppState) -> Router {
-    native::reads(state.clone()).merge(confluent::reads(state.clone()))
+    native::reads(state.clone())
+        .merge(confluent::reads(state.clone()))
+        .merge(meta::routes(state.clone()))
 }
 
 fn publishes(state: &AppState, auth: Auth) -> Router {
@@ -221,5 +234,5 @@ pub fn router(registry: Registry, config: &Config, access: Access) -> Router {
         Access::ReadOnly => reads(&state),
         Access::Publish(auth) => reads(&state).merge(publishes(&state, auth)),
     };
-    limits::apply(app, config)
+    limits::apply(app, config, state.metrics().clone())
 }

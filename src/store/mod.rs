@@ -144,6 +144,15 @@ pub trait Store: Send + Sync {
         name: Option<&str>,
         mode: Option<Compatibility>,
     ) -> Result<(), Error>;
+
+    /// Whether the store answers and its tables are at the layout this
+    /// version of dataschema reads: `Ok` when it is ready to serve, else
+    /// the reason ([`Error::Store`]). A server's `/readyz` asks it, under
+    /// a time bound of its own. By default, one read of the default mode;
+    /// [`SqliteStore`] and [`PostgresStore`] check their layout version.
+    fn ready(&self) -> Result<(), Error> {
+        self.compatibility(None).map(drop)
+    }
 }
 
 /// How a persistent store ([`SqliteStore`], [`PostgresStore`]) is opened:
@@ -252,6 +261,10 @@ impl Options {
 ///     "host=db user=app password=*** dbname=registry"
 /// );
 /// assert_eq!(redact("sqlite:/var/lib/registry.db"), "sqlite:/var/lib/registry.db");
+/// // A raw `/` or `?` in the password (not percent-encoded) is hidden too.
+/// assert_eq!(redact("postgres://u:p/w@h/db"), "postgres://u:***@h/db");
+/// assert_eq!(redact("postgres://u:p?w@h/db"), "postgres://u:***@h/db");
+/// assert_eq!(redact("postgres://u:p#w@h"), "postgres://u:***@h");
 /// ```
 pub fn redact(url: &str) -> String {
     let mut out = String::with_capacity(url.len());
@@ -260,10 +273,17 @@ pub fn redact(url: &str) -> String {
     // the authority.
     if let Some(scheme_end) = rest.find("://") {
         let authority_start = scheme_end + 3;
-        let authority_len = rest[authority_start..]
-            .find(['/', '?', '#'])
-            .unwrap_or(rest.len() - authority_start);
-        let authority = &rest[authority_start..authority_start + authority_len];
+        let tail = &rest[authority_start..];
+        let authority_len = tail.find(['/', '?', '#']).unwrap_or(tail.len());
+        // A well-formed URL's user information ends at the authority's
+        // last `@`. A password holding a raw `/`, `?` or `#` (not
+        // percent-encoded) ends the authority early: then the user
+        // information runs to the URL's last `@`, which may hide more
+        // than the password (a query value holding `@`), never less.
+        let authority = match tail[..authority_len].rfind('@') {
+            Some(_) => &tail[..authority_len],
+            None => tail,
+        };
         if let Some(at) = authority.rfind('@') {
             let user_info = &authority[..at];
             if let Some(colon) = user_info.find(':') {
@@ -537,6 +557,9 @@ macro_rules! forward_store {
                 mode: Option<Compatibility>,
             ) -> Result<(), Error> {
                 (**self).set_compatibility(name, mode)
+            }
+            fn ready(&self) -> Result<(), Error> {
+                (**self).ready()
             }
         }
     )*};

@@ -672,6 +672,12 @@ impl Store for PostgresStore {
             Ok(())
         })
     }
+
+    /// A pooled connection (within the acquire timeout), then the
+    /// migrations read back: all of this version's, none newer.
+    fn ready(&self) -> Result<(), Error> {
+        self.check_migrated()
+    }
 }
 
 impl Drop for PostgresStore {

@@ -362,6 +362,11 @@ fn check_layout(connection: &Connection, what: &str) -> Result<(), Error> {
     let layout: i64 = connection
         .pragma_query_value(None, "user_version", |row| row.get(0))
         .map_err(|err| failure(format!("{what}: reading the layout"), err))?;
+    layout_is_known(layout, what)
+}
+
+/// `Ok` for the layout this code reads, else why not.
+fn layout_is_known(layout: i64, what: &str) -> Result<(), Error> {
     match layout {
         LAYOUT => Ok(()),
         0 => Err(super::corrupt(format!(
@@ -600,5 +605,13 @@ impl Store for SqliteStore {
         }
         .map(drop)
         .map_err(|err| self.failed("setting a compatibility mode", err))
+    }
+
+    /// One read of the file's layout version, on a reader connection.
+    fn ready(&self) -> Result<(), Error> {
+        let layout: i64 = self.read("reading the layout", |connection| {
+            connection.pragma_query_value(None, "user_version", |row| row.get(0))
+        })?;
+        layout_is_known(layout, &self.what)
     }
 }

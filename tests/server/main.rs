@@ -17,3 +17,5 @@ mod confluent;
 mod confluent_framed;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
+mod openapi;
+mod operate;

@@ -57,6 +57,12 @@ pub(crate) enum ErrorCode {
     StoreFailed,
     /// 50002: the request took longer than the request timeout (503).
     Timeout,
+    /// 40801: the client took longer than the body read timeout to send
+    /// the request's body (408).
+    BodyTimeout,
+    /// 50301: the server is not ready: its store did not answer within
+    /// the bound, or its tables are not at the expected layout (503).
+    NotReady,
 }
 
 impl ErrorCode {
@@ -80,6 +86,8 @@ impl ErrorCode {
             ErrorCode::TooLarge => 42209,
             ErrorCode::StoreFailed => 50001,
             ErrorCode::Timeout => 50002,
+            ErrorCode::BodyTimeout => 40801,
+            ErrorCode::NotReady => 50301,
         }
     }
 
@@ -102,7 +110,8 @@ impl ErrorCode {
             | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Timeout | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 }
@@ -273,6 +282,8 @@ mod tests {
             (ErrorCode::TooLarge, 42209, 413),
             (ErrorCode::StoreFailed, 50001, 500),
             (ErrorCode::Timeout, 50002, 503),
+            (ErrorCode::BodyTimeout, 40801, 408),
+            (ErrorCode::NotReady, 50301, 503),
         ];
         for (code, number, status) in cases {
             assert_eq!(code.number(), number, "{code:?}");
