@@ -299,10 +299,7 @@ impl Registry {
     ) -> Result<Stored, Error> {
         schema.check_shape()?;
         let publish = |schema: &Schema, check: crate::store::Check<'_>| match id {
-            Some(id) => self
-                .inner
-                .store
-                .publish_with_id(schema, version, id, check),
+            Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
             None => self.inner.store.publish(schema, version, check),
         };
         if version == Version::Exact {

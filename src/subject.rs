@@ -225,15 +225,15 @@ mod tests {
     #[test]
     fn names_that_write_no_subject() {
         for name in [
-            "x..abc",    // abc is plain: its name is abc
-            "x.._-61",   // `a` escaped needlessly
-            "x.._",      // a lone escape
-            "x.._-3",    // a short hex escape
-            "x.._-zz",   // not hex
-            "x.._-ff",   // not UTF-8
-            "x.._1",     // no such escape
-            "a..b",      // `..` outside a written name
-            "Upper",     // not a URN name at all
+            "x..abc",  // abc is plain: its name is abc
+            "x.._-61", // `a` escaped needlessly
+            "x.._",    // a lone escape
+            "x.._-3",  // a short hex escape
+            "x.._-zz", // not hex
+            "x.._-ff", // not UTF-8
+            "x.._1",   // no such escape
+            "a..b",    // `..` outside a written name
+            "Upper",   // not a URN name at all
         ] {
             assert_eq!(subject_of(name), None, "{name}");
         }

@@ -43,10 +43,10 @@ use dataschema::compat::Compatibility;
 use dataschema::{build, Guard, Outcome, Registry, Schema};
 
 // Not under src/bin/ itself, where cargo would take it for a binary.
-#[path = "dataschema/publish.rs"]
-mod publish;
 #[path = "dataschema/import.rs"]
 mod import;
+#[path = "dataschema/publish.rs"]
+mod publish;
 
 #[derive(Parser)]
 #[command(

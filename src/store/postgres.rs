@@ -24,7 +24,8 @@ const ATTEMPTS: u32 = 5;
 
 /// The migrations, in order: each runs once, in the transaction that
 /// records it in `dataschema_migrations`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE dataschema_contents (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY CHECK (id BETWEEN 1 AND 2147483647),
     digest TEXT NOT NULL UNIQUE,
@@ -45,7 +46,9 @@ CREATE TABLE dataschema_modes (
     name TEXT PRIMARY KEY,
     mode TEXT NOT NULL
 );
-", CONFLUENT_MODES_AND_DELETES];
+",
+    CONFLUENT_MODES_AND_DELETES,
+];
 
 /// Migration 2: Confluent's registry modes (the name `''` holds the
 /// store-wide one), and the soft-deleted versions.
@@ -648,7 +651,12 @@ impl PostgresStore {
             &[&other_content],
         )?;
         let other = match row {
-            Some(row) => urn_from_row(&self.what, row.try_get(0)?, row.try_get(1)?, row.try_get(2)?)?,
+            Some(row) => urn_from_row(
+                &self.what,
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+            )?,
             None => schema.urn().clone(),
         };
         Err(Attempt::Final(Error::IdConflict {
@@ -809,7 +817,10 @@ impl Store for PostgresStore {
             let Some(row) = row else { return Ok(None) };
             let mode: String = row.try_get(0)?;
             let mode = mode.parse().map_err(|err| {
-                self.failed(&format!("the stored registry mode of {key:?} is unreadable"), err)
+                self.failed(
+                    &format!("the stored registry mode of {key:?} is unreadable"),
+                    err,
+                )
             })?;
             Ok(Some(mode))
         })

@@ -6,8 +6,8 @@ use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    check_held_id, content_digest, failure, id_from_row, live, plan, schema_from_row,
-    urn_from_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
+    check_held_id, content_digest, failure, id_from_row, live, plan, schema_from_row, urn_from_row,
+    Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -727,7 +727,10 @@ impl Store for SqliteStore {
         mode.map(|mode| {
             mode.parse().map_err(|err| {
                 failure(
-                    format!("{}: the stored registry mode of {key:?} is unreadable", self.what),
+                    format!(
+                        "{}: the stored registry mode of {key:?} is unreadable",
+                        self.what
+                    ),
                     err,
                 )
             })
@@ -801,7 +804,9 @@ impl Store for SqliteStore {
                         "INSERT INTO deleted_versions (namespace, name, version)
                          VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
                     )
-                    .and_then(|mut s| s.execute(params![urn.namespace(), urn.name(), urn.version()]))
+                    .and_then(|mut s| {
+                        s.execute(params![urn.namespace(), urn.name(), urn.version()])
+                    })
                     .map_err(|err| self.failed("deleting a version", err))?;
             }
             Ok(())

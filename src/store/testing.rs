@@ -266,7 +266,10 @@ pub fn soft_deletes(store: &dyn Store) {
     let v2 = json("soft-deletes", 2, r#"{"title":"two"}"#);
     store.put(&v1).unwrap();
     let id2 = store.publish(&v2, Version::Exact, &no_check).unwrap().id;
-    assert_eq!(store.deleted(NS, "soft-deletes").unwrap(), Vec::<u32>::new());
+    assert_eq!(
+        store.deleted(NS, "soft-deletes").unwrap(),
+        Vec::<u32>::new()
+    );
     store.delete_versions(&[v2.urn().clone()]).unwrap();
     store.delete_versions(&[v2.urn().clone()]).unwrap(); // idempotent
     assert_eq!(store.deleted(NS, "soft-deletes").unwrap(), vec![2]);
@@ -279,13 +282,19 @@ pub fn soft_deletes(store: &dyn Store) {
     let seen = Mutex::new(Vec::new());
     let again = store
         .publish(&v2, Version::Next, &|_, held| {
-            seen.lock()
-                .extend(held.iter().map(|s| s.urn().version()));
+            seen.lock().extend(held.iter().map(|s| s.urn().version()));
             Ok(())
         })
         .unwrap();
-    assert_eq!((again.urn.version(), again.id, again.created), (3, id2, true));
-    assert_eq!(*seen.lock(), vec![1], "deleted versions are not checked against");
+    assert_eq!(
+        (again.urn.version(), again.id, again.created),
+        (3, id2, true)
+    );
+    assert_eq!(
+        *seen.lock(),
+        vec![1],
+        "deleted versions are not checked against"
+    );
     // Not held: nothing marked.
     let missing = urn("soft-deletes", 99);
     assert!(matches!(

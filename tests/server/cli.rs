@@ -446,7 +446,12 @@ fn an_endless_token_file_is_refused_after_16_kib() {
 
 /// A Confluent registry request to a `dataschema serve` process, with the
 /// publish credential.
-fn confluent_to(serve: &Serve, method: &str, path: &str, body: &serde_json::Value) -> server::Reply {
+fn confluent_to(
+    serve: &Serve,
+    method: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> server::Reply {
     server::confluent(method, &serve.url(path), body)
 }
 
@@ -469,9 +474,24 @@ fn import_copies_a_registry_with_its_ids() {
     );
     let schemas = [
         ("Orders-value", 1, 1000, r#"{"type": "object"}"#),
-        ("Orders-value", 2, 1003, r#"{"type": "object", "title": "v2"}"#),
-        ("Orders-value", 3, 1010, r#"{"type": "object", "title": "v3"}"#),
-        ("com.acme.Payment", 4, 1003, r#"{"type": "object", "title": "v2"}"#),
+        (
+            "Orders-value",
+            2,
+            1003,
+            r#"{"type": "object", "title": "v2"}"#,
+        ),
+        (
+            "Orders-value",
+            3,
+            1010,
+            r#"{"type": "object", "title": "v3"}"#,
+        ),
+        (
+            "com.acme.Payment",
+            4,
+            1003,
+            r#"{"type": "object", "title": "v2"}"#,
+        ),
         ("other-value", 1, 1500, r#"{"type": "string"}"#),
     ];
     for (subject, version, id, schema) in schemas {
@@ -488,12 +508,23 @@ fn import_copies_a_registry_with_its_ids() {
         200
     );
     assert_eq!(
-        confluent_to(&source, "DELETE", "/subjects/Orders-value/versions/2", &json!(null)).status,
+        confluent_to(
+            &source,
+            "DELETE",
+            "/subjects/Orders-value/versions/2",
+            &json!(null)
+        )
+        .status,
         200
     );
     assert_eq!(
-        confluent_to(&source, "PUT", "/config/Orders-value", &json!({"compatibility": "FULL"}))
-            .status,
+        confluent_to(
+            &source,
+            "PUT",
+            "/config/Orders-value",
+            &json!({"compatibility": "FULL"})
+        )
+        .status,
         200
     );
     assert_eq!(
@@ -507,15 +538,27 @@ fn import_copies_a_registry_with_its_ids() {
     let import = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_dataschema"))
             .args(["import", "--from", &source.url(""), "--to", &target.url("")])
-            .args(["--token-file", &target_token, "--from-token-file", &source_token])
+            .args([
+                "--token-file",
+                &target_token,
+                "--from-token-file",
+                &source_token,
+            ])
             .args(extra)
             .output()
             .unwrap()
     };
     let out = import(&[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("imported 3 subject(s), 5 version(s) (5 new"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("imported 3 subject(s), 5 version(s) (5 new"),
+        "{stdout}"
+    );
     for (subject, version, id, _) in schemas {
         let read = get(&target.url(&format!(
             "/subjects/{subject}/versions/{version}?deleted=true"
@@ -536,14 +579,21 @@ fn import_copies_a_registry_with_its_ids() {
         get(&target.url("/config/Orders-value")).json()["compatibilityLevel"],
         "FULL"
     );
-    assert_eq!(get(&target.url("/config")).json()["compatibilityLevel"], "NONE");
+    assert_eq!(
+        get(&target.url("/config")).json()["compatibilityLevel"],
+        "NONE"
+    );
     // The subjects' modes are set back.
     assert_eq!(get(&target.url("/mode/Orders-value")).code(), 40409);
 
     // Idempotent.
     let again = import(&[]);
     let stdout = String::from_utf8_lossy(&again.stdout);
-    assert!(again.status.success(), "{stdout}{}", String::from_utf8_lossy(&again.stderr));
+    assert!(
+        again.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
     assert!(stdout.contains("(0 new, 5 held already)"), "{stdout}");
 
     // The target hands out new ids above the imported ones, and an
@@ -561,8 +611,14 @@ fn import_copies_a_registry_with_its_ids() {
     // other bytes refuses, and the import says so (exit 1).
     let third_dir = Arc::new(tempfile::tempdir().unwrap());
     let third_token = token_file(third_dir.path());
-    let third = Serve::start_in(third_dir.clone(), &["--store", "memory", "--token-file", &third_token]);
-    assert_eq!(confluent_to(&third, "PUT", "/mode", &json!({"mode": "IMPORT"})).status, 200);
+    let third = Serve::start_in(
+        third_dir.clone(),
+        &["--store", "memory", "--token-file", &third_token],
+    );
+    assert_eq!(
+        confluent_to(&third, "PUT", "/mode", &json!({"mode": "IMPORT"})).status,
+        200
+    );
     let clash = confluent_to(
         &third,
         "POST",
@@ -572,11 +628,20 @@ fn import_copies_a_registry_with_its_ids() {
     assert_eq!(clash.status, 200, "{}", clash.text());
     let prefixed = Command::new(env!("CARGO_BIN_EXE_dataschema"))
         .args(["import", "--from", &source.url(""), "--to", &third.url("")])
-        .args(["--token-file", &third_token, "--from-token-file", &source_token])
+        .args([
+            "--token-file",
+            &third_token,
+            "--from-token-file",
+            &source_token,
+        ])
         .args(["--subject-prefix", "Orders"])
         .output()
         .unwrap();
-    assert!(prefixed.status.success(), "{}", String::from_utf8_lossy(&prefixed.stderr));
+    assert!(
+        prefixed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&prefixed.stderr)
+    );
     assert!(
         String::from_utf8_lossy(&prefixed.stdout).contains("imported 1 subject(s), 3 version(s)"),
         "{}",
@@ -584,7 +649,12 @@ fn import_copies_a_registry_with_its_ids() {
     );
     let refused = Command::new(env!("CARGO_BIN_EXE_dataschema"))
         .args(["import", "--from", &source.url(""), "--to", &third.url("")])
-        .args(["--token-file", &third_token, "--from-token-file", &source_token])
+        .args([
+            "--token-file",
+            &third_token,
+            "--from-token-file",
+            &source_token,
+        ])
         .output()
         .unwrap();
     assert_eq!(refused.status.code(), Some(1));

@@ -442,11 +442,7 @@ fn unsupported_schemas_and_bad_requests_are_clear_4xx() {
             &running.url(&format!("{path}?permanent=true")),
             &Value::Null,
         );
-        assert_eq!(
-            (permanent.status, permanent.code()),
-            (422, 42205),
-            "{path}"
-        );
+        assert_eq!((permanent.status, permanent.code()), (422, 42205), "{path}");
         assert!(
             permanent.text().contains("permanent delete is refused"),
             "{}",

@@ -145,7 +145,10 @@ fn store_child_process() {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 fn confluent_state_survives(first: &dyn Store, second: &dyn Store) {
     use dataschema::store::Mode;
-    let imported = schema("urn:acme:schema:x.._orders-value:3", r#"{"title":"imported"}"#);
+    let imported = schema(
+        "urn:acme:schema:x.._orders-value:3",
+        r#"{"title":"imported"}"#,
+    );
     first.set_mode(None, Some(Mode::Import)).unwrap();
     first
         .set_mode(Some("x.._orders-value"), Some(Mode::ReadOnly))
@@ -360,7 +363,10 @@ mod sqlite {
                 .unwrap(),
             Some(100_000)
         );
-        assert_eq!(reopened.deleted("acme", "x.._orders-value").unwrap(), vec![4]);
+        assert_eq!(
+            reopened.deleted("acme", "x.._orders-value").unwrap(),
+            vec![4]
+        );
         drop(first);
     }
 
@@ -603,7 +609,10 @@ mod postgres {
                 .unwrap(),
             Some(100_000)
         );
-        assert_eq!(restarted.deleted("acme", "x.._orders-value").unwrap(), vec![4]);
+        assert_eq!(
+            restarted.deleted("acme", "x.._orders-value").unwrap(),
+            vec![4]
+        );
     }
 
     #[test]

@@ -69,10 +69,13 @@ fn segment(subject: &str) -> String {
 }
 
 impl Api {
-    fn answer(&self, what: &str, sent: Result<dataschema::protocol::Answer, TransportError>) -> Step<(u16, Value)> {
-        let answer = sent.map_err(|err| {
-            Stop::Unreachable(format!("{} registry: {what}: {err}", self.name))
-        })?;
+    fn answer(
+        &self,
+        what: &str,
+        sent: Result<dataschema::protocol::Answer, TransportError>,
+    ) -> Step<(u16, Value)> {
+        let answer = sent
+            .map_err(|err| Stop::Unreachable(format!("{} registry: {what}: {err}", self.name)))?;
         let status = answer.status();
         let value = serde_json::from_slice(answer.body()).map_err(|err| {
             Stop::Unreachable(format!(
@@ -84,7 +87,10 @@ impl Api {
     }
 
     fn get(&self, path: &str) -> Step<(u16, Value)> {
-        self.answer(&format!("GET {path}"), self.client.get(path, CONTENT_TYPE, MAX_ANSWER_BYTES))
+        self.answer(
+            &format!("GET {path}"),
+            self.client.get(path, CONTENT_TYPE, MAX_ANSWER_BYTES),
+        )
     }
 
     fn send(&self, method: &str, path: &str, body: &Value) -> Step<(u16, Value)> {
@@ -134,7 +140,10 @@ pub fn run(args: &Args) -> u8 {
         let from = url("--from", &args.from)?;
         let to = url("--to", &args.to)?;
         let from_token = match &args.from_token_file {
-            Some(path) => Some(super::publish::read_token(path).map_err(|m| m.replace("--token-file", "--from-token-file"))?),
+            Some(path) => Some(
+                super::publish::read_token(path)
+                    .map_err(|m| m.replace("--token-file", "--from-token-file"))?,
+            ),
             None => None,
         };
         let token = super::publish::read_token(&args.token_file)?;
@@ -163,7 +172,11 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    match import(&source, &target, args.subject_prefix.as_deref().unwrap_or("")) {
+    match import(
+        &source,
+        &target,
+        args.subject_prefix.as_deref().unwrap_or(""),
+    ) {
         Ok(summary) => {
             println!("{summary}");
             0
@@ -180,13 +193,19 @@ pub fn run(args: &Args) -> u8 {
 }
 
 fn strings(value: &Value, what: &str) -> Step<Vec<String>> {
-    serde_json::from_value(value.clone())
-        .map_err(|_| Stop::Unreachable(format!("source registry: {what}: not a list of strings: {value}")))
+    serde_json::from_value(value.clone()).map_err(|_| {
+        Stop::Unreachable(format!(
+            "source registry: {what}: not a list of strings: {value}"
+        ))
+    })
 }
 
 fn numbers(value: &Value, what: &str) -> Step<Vec<u32>> {
-    serde_json::from_value(value.clone())
-        .map_err(|_| Stop::Unreachable(format!("source registry: {what}: not a list of versions: {value}")))
+    serde_json::from_value(value.clone()).map_err(|_| {
+        Stop::Unreachable(format!(
+            "source registry: {what}: not a list of versions: {value}"
+        ))
+    })
 }
 
 fn import(source: &Api, target: &Api, prefix: &str) -> Step<String> {
@@ -224,13 +243,26 @@ fn import(source: &Api, target: &Api, prefix: &str) -> Step<String> {
 fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usize)> {
     let path = segment(subject);
     let all = source.get(&format!("/subjects/{path}/versions?deleted=true"))?;
-    let all = numbers(&source.expect(&format!("versions of {subject}"), all)?, "versions")?;
+    let all = numbers(
+        &source.expect(&format!("versions of {subject}"), all)?,
+        "versions",
+    )?;
     let (status, live) = source.get(&format!("/subjects/{path}/versions"))?;
-    let live = if status == 200 { numbers(&live, "versions")? } else { Vec::new() };
+    let live = if status == 200 {
+        numbers(&live, "versions")?
+    } else {
+        Vec::new()
+    };
     let (status, own_mode) = source.get(&format!("/mode/{path}"))?;
-    let own_mode = (status == 200).then(|| own_mode.get("mode").cloned()).flatten();
+    let own_mode = (status == 200)
+        .then(|| own_mode.get("mode").cloned())
+        .flatten();
 
-    let set = target.send("PUT", &format!("/mode/{path}?force=true"), &json!({"mode": "IMPORT"}))?;
+    let set = target.send(
+        "PUT",
+        &format!("/mode/{path}?force=true"),
+        &json!({"mode": "IMPORT"}),
+    )?;
     target.expect(&format!("IMPORT mode for {subject}"), set)?;
     let mut created = 0;
     let result = (|| -> Step<()> {
@@ -243,12 +275,17 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
                 "id": read.get("id").cloned().unwrap_or(Value::Null),
                 "version": version,
             });
-            if let Some(references) = read.get("references").filter(|r| r.as_array().is_some_and(|r| !r.is_empty())) {
+            if let Some(references) = read
+                .get("references")
+                .filter(|r| r.as_array().is_some_and(|r| !r.is_empty()))
+            {
                 body["references"] = references.clone();
             }
-            let before = target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
+            let before =
+                target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
             let answer = target.send("POST", &format!("/subjects/{path}/versions"), &body)?;
-            let answer = target.expect(&format!("registering {subject} version {version}"), answer)?;
+            let answer =
+                target.expect(&format!("registering {subject} version {version}"), answer)?;
             if answer.get("id") != body.get("id") {
                 return Err(Stop::Refused(format!(
                     "target registry: {subject} version {version}: registered under id {} instead of {}",
@@ -261,16 +298,27 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
             }
         }
         for version in all.iter().filter(|v| !live.contains(v)) {
-            let answer = target.send("DELETE", &format!("/subjects/{path}/versions/{version}"), &Value::Null)?;
+            let answer = target.send(
+                "DELETE",
+                &format!("/subjects/{path}/versions/{version}"),
+                &Value::Null,
+            )?;
             // Deleted already (a second run): 40406.
             if answer.0 != 200 && answer.1.get("error_code") != Some(&json!(40406)) {
-                target.expect(&format!("soft-deleting {subject} version {version}"), answer)?;
+                target.expect(
+                    &format!("soft-deleting {subject} version {version}"),
+                    answer,
+                )?;
             }
         }
         let (status, config) = source.get(&format!("/config/{path}"))?;
         if status == 200 {
             if let Some(level) = config.get("compatibilityLevel") {
-                let answer = target.send("PUT", &format!("/config/{path}"), &json!({"compatibility": level}))?;
+                let answer = target.send(
+                    "PUT",
+                    &format!("/config/{path}"),
+                    &json!({"compatibility": level}),
+                )?;
                 target.expect(&format!("config of {subject}"), answer)?;
             }
         }
@@ -278,7 +326,11 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
     })();
     // The subject's mode is set back whatever happened.
     let restored = match own_mode {
-        Some(mode) => target.send("PUT", &format!("/mode/{path}?force=true"), &json!({"mode": mode})),
+        Some(mode) => target.send(
+            "PUT",
+            &format!("/mode/{path}?force=true"),
+            &json!({"mode": mode}),
+        ),
         None => target.send("DELETE", &format!("/mode/{path}"), &Value::Null),
     };
     result?;

@@ -78,7 +78,10 @@ pub(crate) fn reads(state: AppState) -> Router {
             get(config::subject_level).fallback(read_only),
         )
         .route("/mode", get(mode::global).fallback(read_only))
-        .route("/mode/{subject}", get(mode::subject_mode).fallback(read_only))
+        .route(
+            "/mode/{subject}",
+            get(mode::subject_mode).fallback(read_only),
+        )
         .fallback(not_found)
         .with_state(state)
 }
@@ -124,4 +127,3 @@ async fn read_only(method: Method) -> ApiError {
         ApiError::new(ErrorCode::MethodNotAllowed, "HTTP 405 Method Not Allowed")
     }
 }
-

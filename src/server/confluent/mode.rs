@@ -71,9 +71,7 @@ async fn set(
             };
             if mode == Mode::Import && current != Mode::Import && !force {
                 let held = match &name {
-                    Some(name) => !History::read(registry, &namespace, name)?
-                        .live()
-                        .is_empty(),
+                    Some(name) => !History::read(registry, &namespace, name)?.live().is_empty(),
                     None => !every_subject(registry, &namespace, Seen::Live)?.is_empty(),
                 };
                 if held {

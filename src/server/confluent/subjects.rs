@@ -276,7 +276,14 @@ pub(crate) async fn register(
     let who = subject.clone();
     let registration = state
         .blocking(move |registry| {
-            register_in(registry, &namespace, &who, candidate.schema, candidate.given, normalize)
+            register_in(
+                registry,
+                &namespace,
+                &who,
+                candidate.schema,
+                candidate.given,
+                normalize,
+            )
         })
         .await
         .map_err(|err| registration_error(err, &subject))?;
@@ -412,14 +419,8 @@ pub(crate) async fn lookup(
             let history = History::read(registry, &namespace, &name)?;
             let versions = history.seen(seen);
             let form = String::from_utf8_lossy(candidate.bytes()).into_owned();
-            let found = same_canonical(
-                registry,
-                candidate.urn(),
-                &versions,
-                &form,
-                normalize,
-                None,
-            )?;
+            let found =
+                same_canonical(registry, candidate.urn(), &versions, &form, normalize, None)?;
             let unusable = match found {
                 Some(_) => None,
                 None => registry.check_compiles(&candidate).err(),
