@@ -176,6 +176,23 @@ pub fn context_of(subject: &str) -> &str {
     "."
 }
 
+/// `subject` as one segment of a URL path: every byte but the unreserved
+/// ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded, so a subject with `/`,
+/// `:` or `%` names one path segment.
+pub fn path_segment(subject: &str) -> String {
+    let mut out = String::with_capacity(subject.len());
+    for byte in subject.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            out.push(hex_digit(byte >> 4).to_ascii_uppercase());
+            out.push(hex_digit(byte & 0xf).to_ascii_uppercase());
+        }
+    }
+    out
+}
+
 fn hex_digit(nibble: u8) -> char {
     char::from(b"0123456789abcdef"[usize::from(nibble & 0xf)])
 }
@@ -237,6 +254,15 @@ mod tests {
         ] {
             assert_eq!(subject_of(name), None, "{name}");
         }
+    }
+
+    #[test]
+    fn path_segments() {
+        assert_eq!(path_segment("orders-value"), "orders-value");
+        assert_eq!(
+            path_segment(":.staging:a/b c%"),
+            "%3A.staging%3Aa%2Fb%20c%25"
+        );
     }
 
     #[test]

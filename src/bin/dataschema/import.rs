@@ -54,18 +54,9 @@ struct Api {
     client: Client,
 }
 
-/// A subject as a path segment: every byte but the unreserved ones
-/// percent-encoded.
+/// A subject as a path segment.
 fn segment(subject: &str) -> String {
-    let mut out = String::with_capacity(subject.len());
-    for byte in subject.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
+    dataschema::subject::path_segment(subject)
 }
 
 impl Api {
