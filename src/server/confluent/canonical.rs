@@ -13,17 +13,21 @@ use serde_json::Value;
 
 /// The canonical form of `text`, or why it is not JSON.
 pub(crate) fn canonical(text: &str, normalize: bool) -> Result<String, String> {
-    // serde_json checks the syntax (and bounds the nesting at 128), so the
-    // walk below meets only well-formed JSON of bounded depth.
+    // serde_json checks the syntax, so the walk below meets only
+    // well-formed JSON; the walk bounds the nesting itself.
     serde_json::from_str::<IgnoredAny>(text).map_err(|err| err.to_string())?;
     let mut reader = Reader {
         bytes: text.as_bytes(),
         at: 0,
     };
     let mut out = String::with_capacity(text.len());
-    reader.value(normalize, &mut out)?;
+    reader.value(normalize, &mut out, 0)?;
     Ok(out)
 }
+
+/// The deepest nesting of arrays and objects walked (serde_json's own
+/// bound on a `Value`).
+const MAX_DEPTH: usize = 128;
 
 /// A walk over well-formed JSON.
 struct Reader<'a> {
@@ -66,8 +70,12 @@ impl Reader<'_> {
         serde_json::from_str(token).map_err(|err| err.to_string())
     }
 
-    fn value(&mut self, normalize: bool, out: &mut String) -> Result<(), String> {
-        match self.peek()? {
+    fn value(&mut self, normalize: bool, out: &mut String, depth: usize) -> Result<(), String> {
+        let first = self.peek()?;
+        if matches!(first, b'{' | b'[') && depth >= MAX_DEPTH {
+            return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+        }
+        match first {
             b'{' => {
                 self.at += 1;
                 let mut members: Vec<(String, String)> = Vec::new();
@@ -80,7 +88,7 @@ impl Reader<'_> {
                         self.peek()?; // the colon
                         self.at += 1;
                         let mut value = String::new();
-                        self.value(normalize, &mut value)?;
+                        self.value(normalize, &mut value, depth + 1)?;
                         members.push((key, value));
                         let next = self.peek()?;
                         self.at += 1;
@@ -115,7 +123,7 @@ impl Reader<'_> {
                             out.push(',');
                         }
                         first = false;
-                        self.value(normalize, out)?;
+                        self.value(normalize, out, depth + 1)?;
                         let next = self.peek()?;
                         self.at += 1;
                         if next == b']' {
