@@ -7,8 +7,8 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
-    content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row, Check,
-    Held, Options, Plan, SchemaId, Store, Stored, Version,
+    content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row,
+    with_contract_row, Check, Held, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -44,6 +44,15 @@ CREATE INDEX dataschema_urns_by_content ON dataschema_urns (content_id);
 CREATE TABLE dataschema_modes (
     name TEXT PRIMARY KEY,
     mode TEXT NOT NULL
+);
+", "
+CREATE TABLE dataschema_contracts (
+    content_id BIGINT PRIMARY KEY REFERENCES dataschema_contents (id),
+    contract TEXT NOT NULL
+);
+CREATE TABLE dataschema_configs (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL
 );
 "];
 
@@ -461,8 +470,9 @@ impl PostgresStore {
 
     fn held(&self, client: &mut impl GenericClient, urn: &Urn) -> Result<Vec<Held>, Attempt> {
         let rows = client.query(
-            "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
+            "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id, k.contract
              FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+             LEFT JOIN dataschema_contracts k ON k.content_id = c.id
              WHERE u.namespace = $1 AND u.name = $2 ORDER BY u.version",
             &[&urn.namespace(), &urn.name()],
         )?;
@@ -477,6 +487,8 @@ impl PostgresStore {
                 row.try_get(2)?,
                 row.try_get(3)?,
             )?;
+            let contract: Option<String> = row.try_get(6)?;
+            let schema = with_contract_row(&self.what, schema, contract.as_deref())?;
             held.push(Held {
                 schema,
                 digest: row.try_get(4)?,
@@ -514,13 +526,14 @@ impl Store for PostgresStore {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
         self.run("reading a schema", |client| {
             let row = client.query_opt(
-                "SELECT c.language, c.root, c.bytes
+                "SELECT c.language, c.root, c.bytes, k.contract
                  FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+                 LEFT JOIN dataschema_contracts k ON k.content_id = c.id
                  WHERE u.namespace = $1 AND u.name = $2 AND u.version = $3",
                 &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
             )?;
             let Some(row) = row else { return Ok(None) };
-            Ok(Some(schema_from_row(
+            let schema = schema_from_row(
                 &self.what,
                 urn.namespace(),
                 urn.name(),
@@ -528,6 +541,12 @@ impl Store for PostgresStore {
                 row.try_get(0)?,
                 row.try_get(1)?,
                 row.try_get(2)?,
+            )?;
+            let contract: Option<String> = row.try_get(3)?;
+            Ok(Some(with_contract_row(
+                &self.what,
+                schema,
+                contract.as_deref(),
             )?))
         })
     }
@@ -572,6 +591,13 @@ impl Store for PostgresStore {
                     .try_get(0)?,
             };
             let id = id_from_row(&self.what, id)?;
+            if let Some(contract) = schema.contract_json() {
+                transaction.execute(
+                    "INSERT INTO dataschema_contracts (content_id, contract) VALUES ($1, $2)
+                     ON CONFLICT (content_id) DO NOTHING",
+                    &[&i64::from(id), &contract],
+                )?;
+            }
             let urn = schema.urn();
             transaction.execute(
                 "INSERT INTO dataschema_urns (namespace, name, version, content_id)
@@ -672,21 +698,66 @@ impl Store for PostgresStore {
             Ok(())
         })
     }
-}
 
-impl Drop for PostgresStore {
-    fn drop(&mut self) {
-        // A sync client closes its connection by blocking on its own
-        // runtime, which panics on an async runtime's worker thread: close
-        // them on a thread of their own.
-        let idle = std::mem::take(&mut self.pool.get_mut().idle);
-        if !idle.is_empty() {
-            let closing = std::thread::Builder::new()
-                .name("dataschema-postgres-close".into())
-                .spawn(move || drop(idle));
-            if let Ok(closing) = closing {
-                let _ = closing.join();
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        let key = name.unwrap_or("");
+        self.run("reading a config", |client| {
+            let row = client.query_opt(
+                "SELECT config FROM dataschema_configs WHERE name = $1",
+                &[&key],
+            )?;
+            match row {
+                Some(row) => Ok(Some(row.try_get(0)?)),
+                None => Ok(None),
             }
-        }
+        })
+    }
+
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        self.writable("setting a config")?;
+        let key = name.unwrap_or("");
+        self.run("setting a config", |client| {
+            match config {
+                Some(config) => client.execute(
+                    "INSERT INTO dataschema_configs (name, config) VALUES ($1, $2)
+                     ON CONFLICT (name) DO UPDATE SET config = excluded.config",
+                    &[&key, &config],
+                )?,
+                None => {
+                    client.execute("DELETE FROM dataschema_configs WHERE name = $1", &[&key])?
+                }
+            };
+            Ok(())
+        })
+    }
+
+    fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+        // Compared as text (not a range, which a database's collation
+        // may order otherwise).
+        self.run("finding a content by its guid", |client| {
+            let row = client.query_opt(
+                "SELECT id FROM dataschema_contents
+                 WHERE left(digest, char_length($1)) = $1 ORDER BY id LIMIT 1",
+                &[&prefix],
+            )?;
+            match row {
+                Some(row) => Ok(Some(id_from_row(&self.what, row.try_get(0)?)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+        let needle = super::reference_needle(urn);
+        let candidates = self.run("listing the referrers of a URN", |client| {
+            let rows = client.query(
+                "SELECT u.namespace, u.name, u.version FROM dataschema_urns u
+                 JOIN dataschema_contracts k ON k.content_id = u.content_id
+                 WHERE strpos(k.contract, $1) > 0",
+                &[&needle],
+            )?;
+            self.urns(rows)
+        })?;
+        super::confirm_referrers(self, urn, candidates)
     }
 }

@@ -480,7 +480,7 @@ pub fn compile(
     };
     match schema.language() {
         #[cfg(feature = "json")]
-        Language::JsonSchema => json::JsonValidator::compile(schema.bytes(), refs, options)
+        Language::JsonSchema => json::JsonValidator::compile(schema.bytes(), schema.references(), refs, options)
             .map(Compiled::Json)
             .map_err(|err| match err {
                 json::CompileError::Unusable(source) => unusable(source),
