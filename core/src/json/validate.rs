@@ -159,7 +159,10 @@ impl Retrieve for UrnRetriever {
             )
             .into());
         }
-        Ok(serde_json::from_slice(schema.bytes())?)
+        let mut value: Value = serde_json::from_slice(schema.bytes())?;
+        // The referenced version's own references apply inside it.
+        references::apply(&mut value, schema.references());
+        Ok(value)
     }
 }
 

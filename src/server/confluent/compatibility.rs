@@ -6,12 +6,12 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
 use super::error::{from_error, subject_not_found, version_not_found, Reply};
-use super::request::{candidate, subject, subject_version, which, Which};
+use super::contracts;
+use super::request::{candidate_with_contract, subject, subject_version, which, Which};
 use super::subjects::versions_of;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{compatibility_json, ok};
-use dataschema_core::compat;
 
 /// `POST /compatibility/subjects/{s}/versions`: against every version.
 pub(crate) async fn all(
@@ -51,7 +51,7 @@ async fn compatibility(
     let verbose = query.flag("verbose", false)?;
     let versions = versions_of(&state, &subject).await?;
     let next = versions.last().map_or(1, |v| v.saturating_add(1));
-    let candidate = candidate(&state, &subject, next, body)?;
+    let (candidate, contract) = candidate_with_contract(&state, &subject, next, body)?;
     let against: Vec<u32> = match which {
         Some(Which::Exact(_)) if versions.is_empty() => return Err(subject_not_found(&subject)),
         Some(Which::Exact(v)) if !versions.contains(&v) => {
@@ -61,16 +61,27 @@ async fn compatibility(
         Some(Which::Latest) => versions.last().copied().into_iter().collect(),
         None => versions,
     };
+    let namespace = state.namespace().to_owned();
     let report = state
         .blocking(move |registry| {
+            let candidate = match contracts::completed(
+                &registry,
+                &namespace,
+                candidate.urn().name(),
+                candidate.clone(),
+                &contract,
+            ) {
+                Ok(candidate) => candidate,
+                Err(refused) => return Ok(Err(refused.into_api())),
+            };
             let mode = registry.compatibility(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);
             }
-            Ok(compat::check(mode, &candidate, &priors)?)
+            Ok(Ok(registry.check_compatibility(mode, &candidate, &priors)?))
         })
         .await
-        .map_err(from_error)?;
+        .map_err(from_error)??;
     Ok(ok(&compatibility_json(&report, verbose)))
 }

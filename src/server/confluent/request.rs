@@ -6,7 +6,6 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
@@ -120,15 +119,29 @@ pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
     })
 }
 
-/// The body of register, lookup and compatibility requests. `metadata`,
-/// `ruleSet`, `normalize`, `guid`, `id` and `version` are accepted and
-/// ignored.
+/// The body of register, lookup and compatibility requests.
+/// `references`, `metadata` and `ruleSet` are read by
+/// [`contracts::requested`](super::contracts::requested); `normalize`,
+/// `guid`, `id` and `version` are accepted and ignored.
 #[derive(Deserialize)]
 struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
-    references: Option<Value>,
+}
+
+/// [`candidate`], and the references, metadata and rule set the request
+/// sends beside it.
+pub(crate) fn candidate_with_contract(
+    state: &AppState,
+    subject: &str,
+    version: u32,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<(Schema, super::contracts::Contract), ApiError> {
+    let bytes = body.as_ref().ok().cloned();
+    let schema = candidate(state, subject, version, body)?;
+    let contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
+    Ok((schema, contract))
 }
 
 /// The schema a request sends, under `subject` and `version`.
@@ -139,16 +152,6 @@ pub(crate) fn candidate(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Schema, ApiError> {
     let request: SchemaRequest = json_body(body)?;
-    match &request.references {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(references)) if references.is_empty() => {}
-        Some(_) => {
-            return Err(invalid_schema(
-                "schema references are not supported: a JSON Schema refers to another schema \
-                 by its URN (\"$ref\": \"urn:...\") instead",
-            ))
-        }
-    }
     match request.schema_type.as_deref() {
         Some(t) if t.eq_ignore_ascii_case("JSON") => {}
         None => {

@@ -8,7 +8,8 @@ use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
 use super::error::{from_error, subject_not_found, version_not_found, ApiError, ErrorCode, Reply};
-use super::request::{candidate, subject, subject_version, urn, which, Which};
+use super::contracts;
+use super::request::{candidate_with_contract, subject, subject_version, urn, which, Which};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
@@ -121,15 +122,22 @@ pub(crate) async fn register(
 ) -> Reply {
     let subject = subject(path)?;
     Query::parse(raw_query.as_deref()).flag("normalize", false)?;
-    let schema = candidate(&state, &subject, 1, body)?;
+    let (schema, contract) = candidate_with_contract(&state, &subject, 1, body)?;
+    let namespace = state.namespace().to_owned();
     let (stored, schema) = state
         .blocking(move |registry| {
+            let name = schema.urn().name().to_owned();
+            let schema = match contracts::completed(&registry, &namespace, &name, schema, &contract)
+            {
+                Ok(schema) => schema,
+                Err(refused) => return Ok(Err(refused.into_api())),
+            };
             let mode = registry.compatibility(schema.urn().name())?;
             let stored = registry.publish_next(schema.clone(), mode)?;
-            Ok((stored, schema))
+            Ok(Ok((stored, schema)))
         })
         .await
-        .map_err(from_error)?;
+        .map_err(from_error)??;
     Ok(ok(&registered_json(
         stored.id,
         &subject,
@@ -150,27 +158,32 @@ pub(crate) async fn lookup(
     let query = Query::parse(raw_query.as_deref());
     query.flag("normalize", false)?;
     query.flag("deleted", false)?;
-    let candidate = candidate(&state, &subject, 1, body)?;
+    let (candidate, contract) = candidate_with_contract(&state, &subject, 1, body)?;
     let namespace = state.namespace().to_owned();
     let name = subject.clone();
     let found = state
         .blocking(move |registry| {
+            let candidate = match contracts::resolved(&registry, &namespace, candidate, &contract)
+            {
+                Ok(candidate) => candidate,
+                Err(refused) => return Ok(Err(refused.into_api())),
+            };
             let versions = registry.versions_in(&namespace, &name)?;
             if versions.is_empty() {
-                return Ok(None);
+                return Ok(Ok(None));
             }
             for &version in versions.iter().rev() {
                 let urn = candidate.urn().with_version(version)?;
                 let held = registry.resolve(&urn)?;
                 if same_content(&held, &candidate) {
                     let id = registry.id_of(&urn)?;
-                    return Ok(Some(Some((held, id))));
+                    return Ok(Ok(Some(Some((held, id)))));
                 }
             }
-            Ok(Some(None))
+            Ok(Ok(Some(None)))
         })
         .await
-        .map_err(from_error)?;
+        .map_err(from_error)??;
     match found {
         None => Err(subject_not_found(&subject)),
         Some(None) => Err(ApiError::new(
@@ -181,6 +194,14 @@ pub(crate) async fn lookup(
     }
 }
 
-fn same_content(a: &Schema, b: &Schema) -> bool {
-    a.language() == b.language() && a.root() == b.root() && a.bytes() == b.bytes()
+/// Whether `held` is the schema a lookup sent: the same bytes and
+/// references, and, when the lookup sent metadata or a rule set, the same
+/// ones (a lookup without them matches any, as Confluent's does).
+fn same_content(held: &Schema, sent: &Schema) -> bool {
+    held.language() == sent.language()
+        && held.root() == sent.root()
+        && held.bytes() == sent.bytes()
+        && held.references() == sent.references()
+        && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
+        && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
 }
