@@ -149,11 +149,28 @@ pub trait Store: Send + Sync {
     /// default) beside its compatibility mode, as the JSON text
     /// [`set_config`](Store::set_config) was given (see
     /// [`crate::registry::Settings`]), if any.
-    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error>;
+    ///
+    /// The default keeps none: `None`. Every store of this crate keeps
+    /// them.
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        let _ = name;
+        Ok(None)
+    }
 
     /// Sets (or, with `None`, clears) the settings of `name` (or, for
     /// `None`, the store-wide default): JSON text the store keeps as it is.
-    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error>;
+    ///
+    /// The default keeps none: setting any is [`Error::Store`] (saying
+    /// so), clearing them succeeds.
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        let _ = name;
+        match config {
+            None => Ok(()),
+            Some(_) => Err(Error::Store {
+                source: "this store keeps no settings beside the compatibility modes".into(),
+            }),
+        }
+    }
 
     /// The id of the first content whose [`content_digest`] starts with
     /// `prefix` (a guid's digest, [`guid_digest_prefix`]), or `None`. The
