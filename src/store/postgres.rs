@@ -761,3 +761,20 @@ impl Store for PostgresStore {
         super::confirm_referrers(self, urn, candidates)
     }
 }
+
+impl Drop for PostgresStore {
+    fn drop(&mut self) {
+        // A sync client closes its connection by blocking on its own
+        // runtime, which panics on an async runtime's worker thread: close
+        // them on a thread of their own.
+        let idle = std::mem::take(&mut self.pool.get_mut().idle);
+        if !idle.is_empty() {
+            let closing = std::thread::Builder::new()
+                .name("dataschema-postgres-close".into())
+                .spawn(move || drop(idle));
+            if let Ok(closing) = closing {
+                let _ = closing.join();
+            }
+        }
+    }
+}
