@@ -23,6 +23,16 @@ pub(super) struct Manifest {
     /// `"<name>" = "<mode>"`: a mode for one name.
     #[serde(default)]
     compatibility_overrides: BTreeMap<String, String>,
+    /// The metadata property whose value groups a name's versions for
+    /// compatibility checks (Confluent's `compatibilityGroup`): a version
+    /// is checked only against the versions before it with the same value
+    /// (a version without the property is in the group of those without).
+    #[serde(default)]
+    compatibility_group: Option<String>,
+    /// `[metadata."<name>.v<version>"]`: a version's metadata properties,
+    /// `property = "value"` (what `compatibility_group` reads).
+    #[serde(default)]
+    metadata: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Manifest {
@@ -103,6 +113,48 @@ impl Manifest {
         modes
     }
 
+    /// The compatibility group of each version of the folder, when the
+    /// manifest sets `compatibility_group`: the value of that property in
+    /// the version's `[metadata."<name>.v<version>"]` (`None` without
+    /// one). `None` when no group is set. A `[metadata]` table for a
+    /// version the folder does not hold is a problem.
+    pub(super) fn groups(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<BTreeMap<String, Option<String>>> {
+        let path = dir.join(MANIFEST_FILE);
+        let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.metadata.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[metadata] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        let group = self.compatibility_group.as_deref()?;
+        Some(
+            sources
+                .iter()
+                .map(|source| {
+                    let key = stem(source);
+                    let value = self
+                        .metadata
+                        .get(&key)
+                        .and_then(|properties| properties.get(group))
+                        .cloned();
+                    (key, value)
+                })
+                .collect(),
+        )
+    }
+
     /// Every protobuf schema has a root; every root names a protobuf schema.
     pub(super) fn check_roots(
         &self,
@@ -141,4 +193,13 @@ impl Manifest {
             }
         }
     }
+}
+
+/// `"<name>.v<version>"`: how the manifest names a version.
+pub(super) fn stem(source: &Source) -> String {
+    format!(
+        "{}.v{}",
+        source.schema.urn().name(),
+        source.schema.urn().version()
+    )
 }

@@ -21,7 +21,6 @@ use dataschema_core::{clip, Metadata, RuleSet};
 /// other fields Confluent knows (`validateFields`, `alias`, ...) are kept
 /// and answered as they were sent.
 #[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
 pub struct Settings {
     /// `compatibilityGroup`: the metadata property whose value groups
     /// versions for compatibility checks.

@@ -148,7 +148,7 @@ pub trait Store: Send + Sync {
     /// The settings kept for `name` (or, for `None`, the store-wide
     /// default) beside its compatibility mode, as the JSON text
     /// [`set_config`](Store::set_config) was given (see
-    /// [`crate::registry::Settings`]), if any.
+    /// [`crate::Settings`]), if any.
     ///
     /// The default keeps none: `None`. Every store of this crate keeps
     /// them.
