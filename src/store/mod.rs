@@ -199,6 +199,7 @@ pub trait Store: Send + Sync {
 
 /// The text a [`Schema::contract_json`] holds when it references `urn`
 /// (a store's first filter, confirmed by [`confirm_referrers`]).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn reference_needle(urn: &Urn) -> String {
     format!("\"urn\":{}", serde_json::Value::from(urn.to_string()))
 }
