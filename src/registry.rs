@@ -322,15 +322,21 @@ impl Registry {
             .inner
             .store
             .publish(&schema, version, &|checked, held| {
-                check_compatible(checked, mode, &grouping, held, &mut |other| match &candidate {
-                    Some(reading)
-                        if other.language() == schema.language()
-                            && other.bytes() == schema.bytes() =>
-                    {
-                        Ok(reading.clone())
-                    }
-                    _ => readings.read(other),
-                })
+                check_compatible(
+                    checked,
+                    mode,
+                    &grouping,
+                    held,
+                    &mut |other| match &candidate {
+                        Some(reading)
+                            if other.language() == schema.language()
+                                && other.bytes() == schema.bytes() =>
+                        {
+                            Ok(reading.clone())
+                        }
+                        _ => readings.read(other),
+                    },
+                )
             });
         if let Some(reading) = candidate {
             match &stored {
@@ -362,19 +368,23 @@ impl Registry {
         let Some(text) = self.inner.store.config(name)? else {
             return Ok(None);
         };
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| {
-            Error::Store {
-                source: format!("the stored settings of {name:?} are not JSON: {err}").into(),
-            }
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| Error::Store {
+            source: format!("the stored settings of {name:?} are not JSON: {err}").into(),
         })?;
-        Settings::from_json(&value).map(Some).map_err(|why| Error::Store {
-            source: format!("the stored settings of {name:?} are unreadable: {why}").into(),
-        })
+        Settings::from_json(&value)
+            .map(Some)
+            .map_err(|why| Error::Store {
+                source: format!("the stored settings of {name:?} are unreadable: {why}").into(),
+            })
     }
 
     /// Sets (`Some`) or clears (`None`) the settings of `name` (`Some`) or
     /// of the default (`None`). Kept by the store, as the mode is.
-    pub fn set_settings(&self, name: Option<&str>, settings: Option<&Settings>) -> Result<(), Error> {
+    pub fn set_settings(
+        &self,
+        name: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(), Error> {
         if let Some(name) = name {
             check_name(name)?;
         }

@@ -180,7 +180,12 @@ impl Metadata {
             let tags = self
                 .tags
                 .iter()
-                .map(|(k, v)| (k.clone(), Value::from(v.iter().cloned().collect::<Vec<_>>())))
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        Value::from(v.iter().cloned().collect::<Vec<_>>()),
+                    )
+                })
                 .collect();
             object.insert("tags".into(), Value::Object(tags));
         }
@@ -265,9 +270,9 @@ impl RuleSet {
                 "domainRules" => &mut set.domain_rules,
                 "encodingRules" => &mut set.encoding_rules,
                 "enableAt" => {
-                    let at = member
-                        .as_str()
-                        .ok_or_else(|| format!("ruleSet.enableAt is {}, not a string", kind(member)))?;
+                    let at = member.as_str().ok_or_else(|| {
+                        format!("ruleSet.enableAt is {}, not a string", kind(member))
+                    })?;
                     set.enable_at = Some(at.to_owned());
                     continue;
                 }
@@ -304,9 +309,15 @@ impl RuleSet {
     /// them; `enableAt` only when set).
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
-        object.insert("migrationRules".into(), Value::from(self.migration_rules.clone()));
+        object.insert(
+            "migrationRules".into(),
+            Value::from(self.migration_rules.clone()),
+        );
         object.insert("domainRules".into(), Value::from(self.domain_rules.clone()));
-        object.insert("encodingRules".into(), Value::from(self.encoding_rules.clone()));
+        object.insert(
+            "encodingRules".into(),
+            Value::from(self.encoding_rules.clone()),
+        );
         if let Some(at) = &self.enable_at {
             object.insert("enableAt".into(), Value::from(at.as_str()));
         }

@@ -375,7 +375,10 @@ impl Schema {
         let object = value
             .as_object()
             .ok_or_else(|| format!("the contract of {} is not an object", self.urn()))?;
-        let metadata = object.get("metadata").map(Metadata::from_json).transpose()?;
+        let metadata = object
+            .get("metadata")
+            .map(Metadata::from_json)
+            .transpose()?;
         let rule_set = object.get("ruleSet").map(RuleSet::from_json).transpose()?;
         let mut references = Vec::new();
         for reference in object

@@ -75,9 +75,12 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
     let groups = manifest.groups(dir, &sources, &mut diagnostics);
     let group_of = |source: &Source| {
-        groups
-            .as_ref()
-            .map(|groups| groups.get(&crate::manifest::stem(source)).cloned().flatten())
+        groups.as_ref().map(|groups| {
+            groups
+                .get(&crate::manifest::stem(source))
+                .cloned()
+                .flatten()
+        })
     };
 
     // Compile each schema against all of them (a JSON Schema may `$ref`

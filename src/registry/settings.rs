@@ -117,9 +117,7 @@ impl Settings {
                     settings.override_metadata = Some(Metadata::from_json(member)?)
                 }
                 "defaultRuleSet" => settings.default_rule_set = Some(RuleSet::from_json(member)?),
-                "overrideRuleSet" => {
-                    settings.override_rule_set = Some(RuleSet::from_json(member)?)
-                }
+                "overrideRuleSet" => settings.override_rule_set = Some(RuleSet::from_json(member)?),
                 other => {
                     if other.len() > 100 {
                         return Err(format!("config member {:?} is too long", clip(other, 40)));

@@ -24,7 +24,8 @@ const ATTEMPTS: u32 = 5;
 
 /// The migrations, in order: each runs once, in the transaction that
 /// records it in `dataschema_migrations`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE dataschema_contents (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY CHECK (id BETWEEN 1 AND 2147483647),
     digest TEXT NOT NULL UNIQUE,
@@ -45,7 +46,8 @@ CREATE TABLE dataschema_modes (
     name TEXT PRIMARY KEY,
     mode TEXT NOT NULL
 );
-", "
+",
+    "
 CREATE TABLE dataschema_contracts (
     content_id BIGINT PRIMARY KEY REFERENCES dataschema_contents (id),
     contract TEXT NOT NULL
@@ -54,7 +56,8 @@ CREATE TABLE dataschema_configs (
     name TEXT PRIMARY KEY,
     config TEXT NOT NULL
 );
-"];
+",
+];
 
 /// A [`Store`] in PostgreSQL: several registry servers (replicas) over
 /// one database share it, and see one history.

@@ -59,7 +59,15 @@ const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONTRACTS_V2];
 
 /// A version held: version, language, root, bytes, digest, content id,
 /// contract.
-type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64, Option<String>);
+type HeldRow = (
+    i64,
+    String,
+    Option<String>,
+    Vec<u8>,
+    String,
+    i64,
+    Option<String>,
+);
 
 /// A [`Store`] in one SQLite file: the registry server's embedded default.
 ///

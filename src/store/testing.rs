@@ -540,11 +540,12 @@ pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
         .with_metadata(Some(metadata.clone()))
         .with_rule_set(Some(rules.clone()));
     writer.put(&plain).unwrap();
-    let stored = writer
-        .publish(&with, Version::Exact, &no_check)
-        .unwrap();
+    let stored = writer.publish(&with, Version::Exact, &no_check).unwrap();
     let plain_id = writer.id_of(plain.urn()).unwrap().unwrap();
-    assert_ne!(stored.id, plain_id, "the same bytes with a contract are another content");
+    assert_ne!(
+        stored.id, plain_id,
+        "the same bytes with a contract are another content"
+    );
     // Immutable: the same URN with other metadata is refused.
     let other = with.with_metadata(None);
     assert!(matches!(
@@ -552,9 +553,14 @@ pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
         Err(Error::Immutable { .. })
     ));
     writer
-        .set_config(Some("contracts.with"), Some(r#"{"compatibilityGroup":"major"}"#))
+        .set_config(
+            Some("contracts.with"),
+            Some(r#"{"compatibilityGroup":"major"}"#),
+        )
         .unwrap();
-    writer.set_config(None, Some(r#"{"normalize":true}"#)).unwrap();
+    writer
+        .set_config(None, Some(r#"{"normalize":true}"#))
+        .unwrap();
     drop(writer);
 
     let reader = open();
@@ -566,14 +572,22 @@ pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
     assert_eq!(reader.get(plain.urn()).unwrap().unwrap().references(), &[]);
     let by_id = reader.by_id(stored.id).unwrap().unwrap();
     assert_eq!(by_id.metadata(), Some(&metadata));
-    assert_eq!(reader.referrers(target.urn()).unwrap(), vec![with.urn().clone()]);
+    assert_eq!(
+        reader.referrers(target.urn()).unwrap(),
+        vec![with.urn().clone()]
+    );
     assert_eq!(reader.referrers(plain.urn()).unwrap(), Vec::<Urn>::new());
     let guid = content_guid(&content_digest(&with));
     let prefix = guid_digest_prefix(&guid).unwrap();
-    assert_eq!(reader.id_of_digest_prefix(&prefix).unwrap(), Some(stored.id));
+    assert_eq!(
+        reader.id_of_digest_prefix(&prefix).unwrap(),
+        Some(stored.id)
+    );
     assert_eq!(
         reader
-            .id_of_digest_prefix(&guid_digest_prefix("00000000-0000-0000-0000-000000000000").unwrap())
+            .id_of_digest_prefix(
+                &guid_digest_prefix("00000000-0000-0000-0000-000000000000").unwrap()
+            )
             .unwrap(),
         None
     );
@@ -591,7 +605,10 @@ pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
         reader.config(Some("contracts.with")).unwrap().as_deref(),
         Some(r#"{"compatibilityGroup":"major"}"#)
     );
-    assert_eq!(reader.config(None).unwrap().as_deref(), Some(r#"{"normalize":true}"#));
+    assert_eq!(
+        reader.config(None).unwrap().as_deref(),
+        Some(r#"{"normalize":true}"#)
+    );
     assert_eq!(reader.config(Some("contracts.plain")).unwrap(), None);
     reader.set_config(Some("contracts.with"), None).unwrap();
     reader.set_config(None, None).unwrap();

@@ -31,7 +31,9 @@ fn grouped_registry() -> Registry {
         compatibility_group: Some("major".to_owned()),
         ..Settings::default()
     };
-    registry.set_settings(Some("event"), Some(&settings)).unwrap();
+    registry
+        .set_settings(Some("event"), Some(&settings))
+        .unwrap();
     registry
 }
 
@@ -54,18 +56,27 @@ fn the_designs_example_at_publish() {
     assert_eq!(checked, [1]);
     // A version without the property is its own group: nothing to check.
     registry
-        .publish(in_group(3, EVENT_ID_INT, None), Compatibility::BackwardTransitive)
+        .publish(
+            in_group(3, EVENT_ID_INT, None),
+            Compatibility::BackwardTransitive,
+        )
         .unwrap();
     // The same in group 2 again is compatible with version 2.
     registry
         .publish(
-            in_group(4, &EVENT_ID_INT.replace("}}", "}, \"note\": {}}"), Some("2")),
+            in_group(
+                4,
+                &EVENT_ID_INT.replace("}}", "}, \"note\": {}}"),
+                Some("2"),
+            ),
             mode,
         )
         .unwrap();
     // Without a group every version is a prior.
     let plain = Registry::new(MemoryStore::new());
-    plain.publish(in_group(1, ID_STRING, Some("1")), mode).unwrap();
+    plain
+        .publish(in_group(1, ID_STRING, Some("1")), mode)
+        .unwrap();
     assert!(matches!(
         plain.publish(in_group(2, EVENT_ID_INT, Some("2")), mode),
         Err(Error::Incompatible { .. })
@@ -92,7 +103,9 @@ fn settings_fall_back_to_the_default_field_by_field() {
     assert_eq!(registry.settings(Some("other")).unwrap(), None);
     registry.set_settings(Some("event"), None).unwrap();
     assert_eq!(registry.settings(Some("event")).unwrap(), None);
-    assert!(registry.set_settings(Some("Not A Name"), Some(&own)).is_err());
+    assert!(registry
+        .set_settings(Some("Not A Name"), Some(&own))
+        .is_err());
 }
 
 /// Lenient cases: (prior, candidate, mode, strict verdict, lenient verdict).
@@ -163,7 +176,11 @@ fn the_lenient_policy_case_by_case() {
         let report = compat::check(*mode, &candidate, std::slice::from_ref(&prior)).unwrap();
         assert_eq!(report.is_compatible(), *strict, "case {i} strict: {report}");
         let forgiving = report.clone().under(Policy::Lenient);
-        assert_eq!(forgiving.is_compatible(), *lenient, "case {i} lenient: {forgiving}");
+        assert_eq!(
+            forgiving.is_compatible(),
+            *lenient,
+            "case {i} lenient: {forgiving}"
+        );
         assert_eq!(forgiving.policy(), Policy::Lenient);
         // Every change is still listed; the forgiven ones say so.
         let forgiven = forgiving.versions()[0]
@@ -178,7 +195,9 @@ fn the_lenient_policy_case_by_case() {
             compatibility_policy: Some(Policy::Lenient),
             ..Settings::default()
         };
-        registry.set_settings(Some("case"), Some(&settings)).unwrap();
+        registry
+            .set_settings(Some("case"), Some(&settings))
+            .unwrap();
         registry.publish(prior, *mode).unwrap();
         assert_eq!(
             registry.publish(candidate, *mode).is_ok(),
@@ -236,7 +255,10 @@ major = "GROUP"
         assert!(err.to_string().contains("event.v2.json"), "{err}");
         // Metadata for a version the folder does not hold is a problem.
         let err = check(
-            &format!("{}\n[metadata.\"event.v9\"]\nmajor = \"1\"\n", GROUPED.replace("GROUP", "2")),
+            &format!(
+                "{}\n[metadata.\"event.v9\"]\nmajor = \"1\"\n",
+                GROUPED.replace("GROUP", "2")
+            ),
             &third,
         )
         .unwrap_err();

@@ -126,7 +126,10 @@ fn reads_subjects_versions_and_ids() {
     let mut latest = get(&running.url("/subjects/orders-value/versions/latest")).json();
     // The content's guid (tests/server/confluent_contracts.rs).
     let guid = latest.as_object_mut().unwrap().remove("guid");
-    assert_eq!(guid.as_ref().and_then(Value::as_str).map(str::len), Some(36));
+    assert_eq!(
+        guid.as_ref().and_then(Value::as_str).map(str::len),
+        Some(36)
+    );
     assert_eq!(
         latest,
         json!({"subject": "orders-value", "version": 2, "id": id2, "schemaType": "JSON", "schema": V2})

@@ -100,11 +100,11 @@ fn references_resolve_at_register_and_the_guard_follows_them() {
     let guard = Guard::new(running.registry.clone());
     let good = br#"{"order": {"customer": {"name": "Ada", "id": 1}}, "billed": "Ada"}"#;
     assert!(matches!(
-        guard.validate(&urn.to_string(), good),
+        guard.validate(urn.as_ref(), good),
         Ok(Outcome::Validated)
     ));
     let bad_deep = br#"{"order": {"customer": {"name": "Ada", "id": "one"}}, "billed": "Ada"}"#;
-    let refused = guard.validate(&urn.to_string(), bad_deep).unwrap_err();
+    let refused = guard.validate(urn.as_ref(), bad_deep).unwrap_err();
     assert!(
         refused
             .violations()
@@ -113,7 +113,7 @@ fn references_resolve_at_register_and_the_guard_follows_them() {
         "{refused}"
     );
     let bad_fragment = br#"{"order": {"customer": {"name": "Ada", "id": 1}}, "billed": 7}"#;
-    assert!(guard.validate(&urn.to_string(), bad_fragment).is_err());
+    assert!(guard.validate(urn.as_ref(), bad_fragment).is_err());
     // referencedby: the ids of the versions referring to one.
     assert_eq!(
         read(&running, "/subjects/customer/versions/1/referencedby"),
@@ -147,7 +147,12 @@ fn a_missing_reference_is_refused_with_42201_and_stores_nothing() {
             "/subjects/order/versions",
             &json!({"schema": file("order.json"), "schemaType": "JSON", "references": [reference]}),
         );
-        assert_eq!((reply.status, reply.code()), (422, 42201), "{}", reply.text());
+        assert_eq!(
+            (reply.status, reply.code()),
+            (422, 42201),
+            "{}",
+            reply.text()
+        );
     }
     register(
         &running,
@@ -235,14 +240,20 @@ fn metadata_and_rule_sets_are_kept_inherited_and_returned() {
         json!({"schema": r#"{"type": "object", "properties": {"id": {"type": "string"}}, "title": "v2"}"#,
                "schemaType": "JSON", "metadata": {"properties": {"owner": "team-b"}}}),
     );
-    assert_eq!((again["version"].clone(), again["id"].clone()), (json!(3), third["id"].clone()));
+    assert_eq!(
+        (again["version"].clone(), again["id"].clone()),
+        (json!(3), third["id"].clone())
+    );
     // GET /subjects/{s}/metadata: the latest version with the properties.
     let latest_a = read(
         &running,
         "/subjects/orders-value/metadata?key=owner&value=team-a",
     );
     assert_eq!(latest_a["version"], 2);
-    let latest_b = read(&running, "/subjects/orders-value/metadata?key=owner&value=team-b");
+    let latest_b = read(
+        &running,
+        "/subjects/orders-value/metadata?key=owner&value=team-b",
+    );
     assert_eq!(latest_b["version"], 3);
     let both = read(
         &running,
@@ -312,7 +323,11 @@ fn config_metadata_and_rules_merge_into_registrations() {
         json!({"properties": {"tier": "platinum"}})
     );
     // A PUT of one field keeps the others.
-    put(&running, "/config/orders-value", &json!({"compatibilityGroup": "v"}));
+    put(
+        &running,
+        "/config/orders-value",
+        &json!({"compatibilityGroup": "v"}),
+    );
     let config = read(&running, "/config/orders-value");
     assert_eq!(config["compatibilityGroup"], "v");
     assert_eq!(config["normalize"], true);
@@ -351,7 +366,11 @@ fn config_metadata_and_rules_merge_into_registrations() {
     );
     assert_eq!(other["metadata"], json!({"properties": {"org": "acme"}}));
     // A bad setting is refused, nothing kept.
-    let bad = put(&running, "/config/orders-value", &json!({"compatibilityPolicy": "LOOSE"}));
+    let bad = put(
+        &running,
+        "/config/orders-value",
+        &json!({"compatibilityPolicy": "LOOSE"}),
+    );
     assert_eq!(bad.code(), 42203, "{}", bad.text());
     assert_eq!(
         read(&running, "/config/orders-value")["compatibilityPolicy"],
@@ -393,9 +412,9 @@ fn confluent_version_follows_the_version_registered() {
     assert_eq!(again["id"], first["id"]);
 }
 
-const ID_STRING: &str = r#"{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}"#;
-const EVENT_ID_INT: &str =
-    r#"{"type": "object", "properties": {"event_id": {"type": "integer"}}, "required": ["event_id"]}"#;
+const ID_STRING: &str =
+    r#"{"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}"#;
+const EVENT_ID_INT: &str = r#"{"type": "object", "properties": {"event_id": {"type": "integer"}}, "required": ["event_id"]}"#;
 
 #[test]
 fn compatibility_groups_check_each_group_apart() {
@@ -437,7 +456,12 @@ fn compatibility_groups_check_each_group_apart() {
         "/subjects/event/versions",
         &json!({"schema": text, "schemaType": "JSON", "metadata": group("1")}),
     );
-    assert_eq!((refused.status, refused.code()), (409, 40901), "{}", refused.text());
+    assert_eq!(
+        (refused.status, refused.code()),
+        (409, 40901),
+        "{}",
+        refused.text()
+    );
     // Without the property: its own group (empty so far), accepted.
     let none = register(
         &running,
@@ -452,8 +476,16 @@ fn the_lenient_policy_accepts_a_property_added_to_an_open_model() {
     let running = start();
     let open = r#"{"type": "object", "properties": {"id": {"type": "string"}}}"#;
     let added = r#"{"type": "object", "properties": {"id": {"type": "string"}, "note": {"type": "string"}}}"#;
-    put(&running, "/config/notes", &json!({"compatibility": "BACKWARD"}));
-    register(&running, "notes", json!({"schema": open, "schemaType": "JSON"}));
+    put(
+        &running,
+        "/config/notes",
+        &json!({"compatibility": "BACKWARD"}),
+    );
+    register(
+        &running,
+        "notes",
+        json!({"schema": open, "schemaType": "JSON"}),
+    );
     // BACKWARD: the new schema reads the old data; under STRICT the new
     // property is breaking (the old open model let data hold "note" with
     // any value).
@@ -468,7 +500,11 @@ fn the_lenient_policy_accepts_a_property_added_to_an_open_model() {
         "/config/notes",
         &json!({"compatibilityPolicy": "LENIENT"}),
     );
-    let lenient = register(&running, "notes", json!({"schema": added, "schemaType": "JSON"}));
+    let lenient = register(
+        &running,
+        "notes",
+        json!({"schema": added, "schemaType": "JSON"}),
+    );
     assert_eq!(lenient["version"], 2);
 }
 

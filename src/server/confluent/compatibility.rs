@@ -5,8 +5,8 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
-use super::error::{from_error, subject_not_found, version_not_found, Reply};
 use super::contracts;
+use super::error::{from_error, subject_not_found, version_not_found, Reply};
 use super::request::{candidate_with_contract, subject, subject_version, which, Which};
 use super::subjects::versions_of;
 use crate::server::query::Query;
@@ -65,7 +65,7 @@ async fn compatibility(
     let report = state
         .blocking(move |registry| {
             let candidate = match contracts::completed(
-                &registry,
+                registry,
                 &namespace,
                 candidate.urn().name(),
                 candidate.clone(),

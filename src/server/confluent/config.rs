@@ -7,13 +7,13 @@ use serde::Deserialize;
 
 use super::error::{from_error, invalid_level, no_subject_config, ApiError, Reply};
 use super::request::{json_body, subject};
+use crate::registry::Settings;
 use crate::server::query::Query;
 use crate::server::state::AppState;
-use crate::registry::Settings;
 use crate::server::wire::confluent::{level_json, level_set_json, ok};
-use serde_json::{json, Value};
 use dataschema_core::clip;
 use dataschema_core::Compatibility;
+use serde_json::{json, Value};
 
 #[derive(Deserialize)]
 struct ConfigRequest {
@@ -37,15 +37,14 @@ fn sent(body: Result<Bytes, BytesRejection>) -> Result<Sent, ApiError> {
         serde_json::from_slice(bytes.as_deref().unwrap_or_default()).unwrap_or_default();
     let settings = Settings::from_json(&value)
         .map_err(|why| invalid_level(format!("Invalid config: {why}")))?;
-    let level = match request.compatibility.or(request.compatibility_level) {
-        Some(level) => Some(parse_level(&level)?),
-        None if !settings.is_empty() => None,
-        None => {
-            return Err(invalid_level(
+    let level =
+        match request.compatibility.or(request.compatibility_level) {
+            Some(level) => Some(parse_level(&level)?),
+            None if !settings.is_empty() => None,
+            None => return Err(invalid_level(
                 "the request names no compatibility level: send {\"compatibility\": \"BACKWARD\"}",
-            ))
-        }
-    };
+            )),
+        };
     Ok(Sent { level, settings })
 }
 
@@ -107,7 +106,7 @@ pub(crate) async fn set_global(
             if let Some(mode) = level {
                 registry.set_default_compatibility(mode)?;
             }
-            set_settings(&registry, None, settings)
+            set_settings(registry, None, settings)
         })
         .await
         .map_err(from_error)?;
@@ -186,7 +185,7 @@ pub(crate) async fn set_subject_level(
             if let Some(mode) = level {
                 registry.set_compatibility(&subject, mode)?;
             }
-            set_settings(&registry, Some(&subject), settings)
+            set_settings(registry, Some(&subject), settings)
         })
         .await
         .map_err(from_error)?;

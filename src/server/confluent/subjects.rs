@@ -7,8 +7,8 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
-use super::error::{from_error, subject_not_found, version_not_found, ApiError, ErrorCode, Reply};
 use super::contracts;
+use super::error::{from_error, subject_not_found, version_not_found, ApiError, ErrorCode, Reply};
 use super::request::{candidate_with_contract, subject, subject_version, urn, which, Which};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
@@ -127,7 +127,7 @@ pub(crate) async fn register(
     let (stored, schema) = state
         .blocking(move |registry| {
             let name = schema.urn().name().to_owned();
-            let schema = match contracts::completed(&registry, &namespace, &name, schema, &contract)
+            let schema = match contracts::completed(registry, &namespace, &name, schema, &contract)
             {
                 Ok(schema) => schema,
                 Err(refused) => return Ok(Err(refused.into_api())),
@@ -163,8 +163,7 @@ pub(crate) async fn lookup(
     let name = subject.clone();
     let found = state
         .blocking(move |registry| {
-            let candidate = match contracts::resolved(&registry, &namespace, candidate, &contract)
-            {
+            let candidate = match contracts::resolved(registry, &namespace, candidate, &contract) {
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),
             };

@@ -118,7 +118,10 @@ mod tests {
         );
         assert_eq!(schema["properties"]["c"]["$ref"], "#/$defs/local");
         assert_eq!(schema["properties"]["d"]["const"]["$ref"], "other.json");
-        assert_eq!(schema["properties"]["e"]["items"][0]["$ref"], "nothing.json");
+        assert_eq!(
+            schema["properties"]["e"]["items"][0]["$ref"],
+            "nothing.json"
+        );
     }
 
     #[test]
