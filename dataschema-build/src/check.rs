@@ -72,6 +72,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
         }
     }
     manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
+    manifest.apply_references(dir, &mut sources, &mut diagnostics);
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
     let groups = manifest.groups(dir, &sources, &mut diagnostics);
     let group_of = |source: &Source| {

@@ -33,6 +33,11 @@ pub(super) struct Manifest {
     /// `property = "value"` (what `compatibility_group` reads).
     #[serde(default)]
     metadata: BTreeMap<String, BTreeMap<String, String>>,
+    /// `[references."<name>.v<version>"]`: `"<name used in $ref>" =
+    /// "<URN>"`, the version's references (a `$ref` to the name resolves
+    /// to the URN, in the build's compile and in the bundle).
+    #[serde(default)]
+    references: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Manifest {
@@ -153,6 +158,52 @@ impl Manifest {
                 })
                 .collect(),
         )
+    }
+
+    /// Gives each version the references `[references."<name>.v<version>"]`
+    /// lists; a table for a version the folder does not hold, or a value
+    /// that is no URN, is a problem.
+    pub(super) fn apply_references(
+        &self,
+        dir: &Path,
+        sources: &mut [Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let path = dir.join(MANIFEST_FILE);
+        let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.references.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[references] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        for source in sources {
+            let Some(table) = self.references.get(&stem(source)) else {
+                continue;
+            };
+            let mut references = Vec::with_capacity(table.len());
+            for (name, urn) in table {
+                match urn.parse::<dataschema_core::Urn>() {
+                    Ok(urn) => references.push(dataschema_core::Reference::new(name.as_str(), urn)),
+                    Err(err) => diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::Manifest,
+                        &path,
+                        format!(
+                            "[references.{:?}] {name:?} = {urn:?} is not a schema URN ({})",
+                            stem(source),
+                            err.chain()
+                        ),
+                    )),
+                }
+            }
+            source.schema = source.schema.with_references(references);
+        }
     }
 
     /// Every protobuf schema has a root; every root names a protobuf schema.
