@@ -96,17 +96,20 @@
 //! |---|---|---|
 //! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`) |
 //! | | `GET /subjects/{s}/versions` | the subject's versions |
-//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `schemaType`, `schema` (the schema string raw) |
+//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `guid`, `schemaType`, `schema` (the schema string raw), and its `references`, `metadata`, `ruleSet` |
+//! | | `GET /subjects/{s}/versions/{v\|latest}/referencedby` | the ids of the versions whose references name it |
+//! | | `GET /subjects/{s}/metadata?key=K&value=V...` | the latest version whose metadata properties include every pair (`40403` for none) |
 //! | | `POST /subjects/{s}/versions` | register (publish router): the next version, or the version holding the same content |
 //! | | `POST /subjects/{s}` | lookup: the newest version holding the schema sent |
 //! | | `DELETE /subjects/{s}[/versions/{v}]` | `42205`: nothing is deleted |
-//! | schemas | `GET /schemas/ids/{id}` (and `/schema`) | the id's `schemaType` and `schema` (the schema string raw) |
+//! | schemas | `GET /schemas/ids/{id}` (and `/schema`) | the id's `guid`, `schemaType` and `schema` (the schema string raw), `references`, `metadata`, `ruleSet` |
+//! | | `GET /schemas/guids/{guid}` | as `GET /schemas/ids/{id}`, for the content with that guid |
 //! | | `GET /schemas/ids/{id}/subjects`, `/versions` | the id's subjects, its subject versions |
 //! | | `GET /schemas/types` | `["JSON"]` |
 //! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |
-//! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel` |
-//! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` |
-//! | | `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
+//! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel`, and the settings set (`compatibilityGroup`, `compatibilityPolicy`, `normalize`, `defaultMetadata`, `overrideMetadata`, `defaultRuleSet`, `overrideRuleSet`, any other member) |
+//! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` and the settings (a member not sent keeps its value) |
+//! | | `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` and settings cleared |
 //!
 //! Errors are `{"error_code": N, "message": ...}`:
 //!
@@ -135,8 +138,15 @@
 //!   compile at run time; publish protobuf schemas as descriptor sets
 //!   through the native API. A stored protobuf schema reads through the
 //!   Confluent API as `PROTOBUF` with its descriptor set in base64.
-//! * Non-empty `references` are `42201`; `metadata`, `ruleSet`, `normalize`
-//!   and `guid` are accepted and ignored.
+//! * `references` (`name`, `subject`, `version`, `-1` the latest) are
+//!   resolved at register (a reference to no version held is `42201`) and
+//!   kept with the version: a `$ref` to a reference's name resolves to the
+//!   referenced version, at register and in every guard. `metadata` and
+//!   `ruleSet` are kept with the version (rules are never executed); a
+//!   register without them inherits the previous version's, merged with
+//!   the config's default and override metadata and rule sets;
+//!   `confluent:version` follows the version registered. `normalize` and a
+//!   request's `guid` are accepted and ignored.
 //! * Nothing is ever deleted: `DELETE` of a subject or a version is `42205`,
 //!   because a stored message's schema must resolve for ever.
 //! * Flags in the query are read case-insensitively (`normalize=False`,
