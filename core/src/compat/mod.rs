@@ -48,6 +48,8 @@ pub(crate) mod java_order;
 pub(crate) mod kind;
 pub mod mode;
 
+#[cfg(feature = "avro")]
+pub use crate::avro::compat as avro;
 pub use crate::json::compat as json;
 #[cfg(feature = "protobuf")]
 pub use crate::protobuf::compat as protobuf;

@@ -153,6 +153,7 @@ pub(crate) fn raw(bytes: Bytes) -> Response {
 pub(crate) fn schema_type(language: Language) -> &'static str {
     match language {
         Language::Protobuf => "PROTOBUF",
+        Language::Avro => "AVRO",
         _ => "JSON",
     }
 }
@@ -217,7 +218,7 @@ pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema:
         "id": id,
         "subject": subject,
         "version": version,
-        "schemaType": "JSON",
+        "schemaType": schema_type(schema.language()),
         "schema": String::from_utf8_lossy(schema.bytes()),
     })
 }
