@@ -8,6 +8,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "avro")]
+mod avro;
 mod conformance;
 mod enforced;
 mod hostile;
