@@ -447,7 +447,10 @@ impl Compiled {
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => Some(v.check_indexes(indexes)),
             #[cfg(feature = "avro")]
-            Compiled::Avro(_) => None,
+            Compiled::Avro(_) => {
+                let _ = indexes;
+                None
+            }
         }
     }
 
@@ -545,9 +548,14 @@ pub fn compile(
                 .map_err(unusable)
         }
         #[cfg(feature = "avro")]
-        Language::Avro => avro::AvroValidator::compile(schema.bytes())
-            .map(Compiled::Avro)
-            .map_err(unusable),
+        Language::Avro => {
+            // Avro payloads have no options: the encoding has no unknown
+            // fields and no duplicate keys.
+            let _ = options;
+            avro::AvroValidator::compile(schema.bytes())
+                .map(Compiled::Avro)
+                .map_err(unusable)
+        }
         #[allow(unreachable_patterns)]
         language => {
             let _ = (refs, unusable);
