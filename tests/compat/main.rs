@@ -10,6 +10,8 @@ mod common;
 
 #[cfg(feature = "avro")]
 mod avro;
+#[cfg(feature = "avro")]
+mod avro_python;
 mod conformance;
 mod enforced;
 mod hostile;
