@@ -149,7 +149,10 @@ pub(crate) fn descriptors(
 /// An Avro schema's JSON text read for comparison, naming the input
 /// (`what`) in the error.
 #[cfg(feature = "avro")]
-pub(crate) fn avro(what: &str, bytes: &[u8]) -> Result<crate::avro::model::AvroSchema, CompatError> {
+pub(crate) fn avro(
+    what: &str,
+    bytes: &[u8],
+) -> Result<crate::avro::model::AvroSchema, CompatError> {
     crate::avro::model::parse(bytes).map_err(|source| CompatError::NotAnAvroSchema {
         what: what.to_owned(),
         source,

@@ -156,8 +156,7 @@ fn regular_file_inside(path: &Path, dir: Option<&Path>) -> Result<(), String> {
 
 /// `orders.created.v3` in namespace `acme` is `urn:acme:schema:orders.created:3`.
 fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
-    const EXPECTED: &str =
-        "a schema file is named <name>.v<version>.json, .avsc or .proto";
+    const EXPECTED: &str = "a schema file is named <name>.v<version>.json, .avsc or .proto";
     let (name, version) = stem
         .rsplit_once(".v")
         .ok_or_else(|| format!("no version in the file name: {EXPECTED}"))?;

@@ -295,7 +295,11 @@ mod build {
         assert_problem(dir.path(), "broken.v1.avsc", Kind::Unusable, "/symbols/1");
         fs::remove_file(dir.path().join("broken.v1.avsc")).unwrap();
         // A locked .avsc that changed fails the build.
-        fs::write(dir.path().join("payment.v1.avsc"), PAYMENT.replace("9", "10")).unwrap();
+        fs::write(
+            dir.path().join("payment.v1.avsc"),
+            PAYMENT.replace("9", "10"),
+        )
+        .unwrap();
         assert_problem(
             dir.path(),
             "payment.v1.avsc",

@@ -210,9 +210,21 @@ fn avro_schemas_validate_binary_datums_and_diff() {
     let invalid = dir.path().join("invalid.bin");
     std::fs::write(&invalid, [2, b'a', 0x80]).unwrap(); // n never ends
     let folder = dir.path().to_str().unwrap();
-    let out = dataschema(&["validate", "--schemas", folder, "urn:acme:schema:ping:1", valid.to_str().unwrap()]);
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        folder,
+        "urn:acme:schema:ping:1",
+        valid.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let out = dataschema(&["validate", "--schemas", folder, "urn:acme:schema:ping:1", invalid.to_str().unwrap()]);
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        folder,
+        "urn:acme:schema:ping:1",
+        invalid.to_str().unwrap(),
+    ]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("/n"), "{}", text(&out));
 
@@ -223,7 +235,8 @@ fn avro_schemas_validate_binary_datums_and_diff() {
     let out = dataschema(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
-        text(&out).contains("READER_FIELD_MISSING_DEFAULT_VALUE") && text(&out).contains("/fields/2"),
+        text(&out).contains("READER_FIELD_MISSING_DEFAULT_VALUE")
+            && text(&out).contains("/fields/2"),
         "{}",
         text(&out)
     );

@@ -25,7 +25,13 @@ fn incompatibilities(writer: &str, reader: &str) -> Vec<(K, String, String)> {
     avro::diff(&w, &r)
         .changes()
         .iter()
-        .map(|c| (c.kind(), c.path().to_owned(), c.label().unwrap_or("").to_owned()))
+        .map(|c| {
+            (
+                c.kind(),
+                c.path().to_owned(),
+                c.label().unwrap_or("").to_owned(),
+            )
+        })
         .collect()
 }
 
@@ -97,13 +103,18 @@ fn a_field_renamed_with_a_reader_alias_is_compatible() {
     // apache-avro's checker says compatible too, but its resolution then
     // fails to read the data; Java reads the field by its alias.
     let writer = r#"{"type":"record","name":"R","fields":[{"name":"old","type":"int"}]}"#;
-    let reader = r#"{"type":"record","name":"R","fields":[{"name":"new","aliases":["old"],"type":"int"}]}"#;
+    let reader =
+        r#"{"type":"record","name":"R","fields":[{"name":"new","aliases":["old"],"type":"int"}]}"#;
     assert!(incompatibilities(writer, reader).is_empty());
     // Without the alias the reader's field has no default.
     let plain = r#"{"type":"record","name":"R","fields":[{"name":"new","type":"int"}]}"#;
     assert_eq!(
         incompatibilities(writer, plain),
-        [(K::ReaderFieldMissingDefaultValue, "/fields/0".into(), "new".into())]
+        [(
+            K::ReaderFieldMissingDefaultValue,
+            "/fields/0".into(),
+            "new".into()
+        )]
     );
 }
 
@@ -205,7 +216,10 @@ fn every_incompatibility_is_reported_with_its_location() {
         ("string", "bytes"),
         ("bytes", "string"),
     ] {
-        assert!(incompatibilities(&format!("{w:?}"), &format!("{r:?}")).is_empty(), "{w} to {r}");
+        assert!(
+            incompatibilities(&format!("{w:?}"), &format!("{r:?}")).is_empty(),
+            "{w} to {r}"
+        );
         let narrowing = !incompatibilities(&format!("{r:?}"), &format!("{w:?}")).is_empty();
         let both_ways = matches!((w, r), ("string", "bytes") | ("bytes", "string"));
         assert_eq!(narrowing, !both_ways, "{r} to {w}");
@@ -237,9 +251,15 @@ fn version(n: u32, fields: &str) -> Schema {
 fn the_seven_modes_over_schemas() {
     let v1 = version(1, r#"{"name":"id","type":"string"}"#);
     // Adds a field with a default: both ways.
-    let v2 = version(2, r#"{"name":"id","type":"string"},{"name":"n","type":"int","default":0}"#);
+    let v2 = version(
+        2,
+        r#"{"name":"id","type":"string"},{"name":"n","type":"int","default":0}"#,
+    );
     // Adds a field without a default: the new reader cannot read v1/v2.
-    let v3 = version(3, r#"{"name":"id","type":"string"},{"name":"n","type":"int","default":0},{"name":"m","type":"int"}"#);
+    let v3 = version(
+        3,
+        r#"{"name":"id","type":"string"},{"name":"n","type":"int","default":0},{"name":"m","type":"int"}"#,
+    );
     for mode in Compatibility::ALL {
         let report = compat::check(mode, &v2, std::slice::from_ref(&v1)).unwrap();
         assert!(report.is_compatible(), "{mode}: {report}");
@@ -265,40 +285,66 @@ fn the_seven_modes_over_schemas() {
         assert_eq!(versions, expected, "{mode}");
         for change in report.breaking() {
             assert_eq!(change.direction(), Direction::Backward);
-            assert_eq!(change.kind().as_avro(), Some(K::ReaderFieldMissingDefaultValue));
+            assert_eq!(
+                change.kind().as_avro(),
+                Some(K::ReaderFieldMissingDefaultValue)
+            );
             assert_eq!(change.path(), "/fields/2");
             assert_eq!(change.label(), Some("m"));
         }
     }
     // A language change is breaking too.
-    let json = Schema::json(common::urn("urn:acme:schema:payment:4"), r#"{"type":"object"}"#);
-    assert!(!compat::check(Compatibility::Backward, &json, &priors).unwrap().is_compatible());
+    let json = Schema::json(
+        common::urn("urn:acme:schema:payment:4"),
+        r#"{"type":"object"}"#,
+    );
+    assert!(!compat::check(Compatibility::Backward, &json, &priors)
+        .unwrap()
+        .is_compatible());
 }
 
 #[test]
 fn publish_enforces_avro_compatibility() {
     let registry = Registry::new(MemoryStore::new());
     registry
-        .publish(version(1, r#"{"name":"id","type":"string"}"#), Compatibility::Backward)
+        .publish(
+            version(1, r#"{"name":"id","type":"string"}"#),
+            Compatibility::Backward,
+        )
         .unwrap();
     let err = registry
         .publish(
-            version(2, r#"{"name":"id","type":"string"},{"name":"m","type":"int"}"#),
+            version(
+                2,
+                r#"{"name":"id","type":"string"},{"name":"m","type":"int"}"#,
+            ),
             Compatibility::Backward,
         )
         .unwrap_err();
-    let Error::Incompatible { report, .. } = &err else { panic!("{err}") };
+    let Error::Incompatible { report, .. } = &err else {
+        panic!("{err}")
+    };
     assert_eq!(report.breaking().count(), 1, "{report}");
-    assert!(err.to_string().contains("READER_FIELD_MISSING_DEFAULT_VALUE"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("READER_FIELD_MISSING_DEFAULT_VALUE"),
+        "{err}"
+    );
     registry
         .publish(
-            version(2, r#"{"name":"id","type":"string"},{"name":"m","type":"int","default":1}"#),
+            version(
+                2,
+                r#"{"name":"id","type":"string"},{"name":"m","type":"int","default":1}"#,
+            ),
             Compatibility::Backward,
         )
         .unwrap();
     // A schema Avro refuses is unusable, with the place and the rule.
     let err = registry
-        .publish(version(3, r#"{"name":"id","type":"strin"}"#), Compatibility::None)
+        .publish(
+            version(3, r#"{"name":"id","type":"strin"}"#),
+            Compatibility::None,
+        )
         .unwrap_err();
     let chain = dataschema::Chain::of(&err).to_string();
     assert!(chain.contains("/fields/0/type"), "{chain}");

@@ -35,7 +35,9 @@ impl Rng {
     }
 }
 
-const PRIMITIVES: [&str; 7] = ["int", "long", "float", "double", "string", "bytes", "boolean"];
+const PRIMITIVES: [&str; 7] = [
+    "int", "long", "float", "double", "string", "bytes", "boolean",
+];
 
 /// A random type; named types get names from `names`.
 fn random_type(rng: &mut Rng, depth: usize, names: &mut usize) -> Value {
@@ -43,7 +45,11 @@ fn random_type(rng: &mut Rng, depth: usize, names: &mut usize) -> Value {
         *names += 1;
         format!("{prefix}{names}")
     };
-    let pick = if depth >= 2 { rng.below(10) } else { rng.below(15) };
+    let pick = if depth >= 2 {
+        rng.below(10)
+    } else {
+        rng.below(15)
+    };
     match pick {
         0..=6 => json!(PRIMITIVES[pick]),
         7 => {
@@ -229,7 +235,11 @@ fn checked(writer: &Value, reader: &Value) -> Option<(bool, Vec<String>)> {
     let w = avro::parse("writer", writer.to_string().as_bytes()).ok()?;
     let r = avro::parse("reader", reader.to_string().as_bytes()).ok()?;
     let diff = avro::diff(&w, &r);
-    let mut kinds: Vec<String> = diff.changes().iter().map(|c| c.kind().name().to_owned()).collect();
+    let mut kinds: Vec<String> = diff
+        .changes()
+        .iter()
+        .map(|c| c.kind().name().to_owned())
+        .collect();
     kinds.sort();
     kinds.dedup();
     Some((diff.is_empty(), kinds))
@@ -284,7 +294,9 @@ fn verdicts_agree_with_pypi_avro_on_10000_pairs() {
         let ours = checked(writer, reader);
         match (ours, answer.get("error")) {
             (None, Some(_)) => refused += 1,
-            (Some(_), Some(err)) => panic!("avro refuses what we accept: {err}\n{writer}\n{reader}"),
+            (Some(_), Some(err)) => {
+                panic!("avro refuses what we accept: {err}\n{writer}\n{reader}")
+            }
             (None, None) => panic!("we refuse what avro accepts:\n{writer}\n{reader}"),
             (Some((verdict, kinds)), None) => {
                 let theirs = answer["compatible"].as_bool().unwrap();
@@ -294,15 +306,27 @@ fn verdicts_agree_with_pypi_avro_on_10000_pairs() {
                     .iter()
                     .map(|k| k.as_str().unwrap().to_owned())
                     .collect();
-                assert_eq!(verdict, theirs, "verdict\nwriter {writer}\nreader {reader}\nours {kinds:?}");
-                assert_eq!(kinds, their_kinds, "kinds\nwriter {writer}\nreader {reader}");
+                assert_eq!(
+                    verdict, theirs,
+                    "verdict\nwriter {writer}\nreader {reader}\nours {kinds:?}"
+                );
+                assert_eq!(
+                    kinds, their_kinds,
+                    "kinds\nwriter {writer}\nreader {reader}"
+                );
                 compared += 1;
                 compatible += usize::from(verdict);
             }
         }
     }
     eprintln!("{compared} pairs compared ({compatible} compatible), {refused} refused by both");
-    assert!(compared >= 10_000, "{compared} compared, {refused} refused by both");
+    assert!(
+        compared >= 10_000,
+        "{compared} compared, {refused} refused by both"
+    );
     // Both verdicts are well represented.
-    assert!(compatible > compared / 10 && compatible < compared * 9 / 10, "{compatible} of {compared}");
+    assert!(
+        compatible > compared / 10 && compatible < compared * 9 / 10,
+        "{compatible} of {compared}"
+    );
 }

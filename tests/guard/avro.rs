@@ -6,15 +6,14 @@
 use crate::common;
 use crate::counting_alloc::allocations_during;
 
-use dataschema::{Compatibility, Guard, MemoryStore, Outcome, Reason, Registry, Schema, ViolationKind};
+use dataschema::{
+    Compatibility, Guard, MemoryStore, Outcome, Reason, Registry, Schema, ViolationKind,
+};
 
 const ORDER: &str = "urn:acme:schema:order:1";
 
 fn order_schema() -> Schema {
-    Schema::avro(
-        common::urn(ORDER),
-        common::read("avro/order.avsc"),
-    )
+    Schema::avro(common::urn(ORDER), common::read("avro/order.avsc"))
 }
 
 fn zigzag(value: i64, out: &mut Vec<u8>) {
@@ -62,7 +61,10 @@ fn order_with(items: usize, price: &[u8]) -> Vec<u8> {
 #[test]
 fn a_raw_datum_is_validated_or_refused_with_its_path() {
     let guard = Guard::new(Registry::embed([order_schema()]).unwrap());
-    assert!(matches!(guard.validate(ORDER, &order(4, 250)), Ok(Outcome::Validated)));
+    assert!(matches!(
+        guard.validate(ORDER, &order(4, 250)),
+        Ok(Outcome::Validated)
+    ));
     // A varint longer than 10 bytes in the fourth item's price.
     let broken = order_with(4, &[0xff; 11]);
     let invalid = guard.validate(ORDER, &broken).unwrap_err();
@@ -94,7 +96,9 @@ fn validating_a_datum_allocates_nothing() {
 #[test]
 fn a_framed_datum_is_validated_against_the_schema_its_id_names() {
     let registry = Registry::new(MemoryStore::new());
-    let stored = registry.publish(order_schema(), Compatibility::None).unwrap();
+    let stored = registry
+        .publish(order_schema(), Compatibility::None)
+        .unwrap();
     let guard = Guard::new(registry);
     let frame = |body: &[u8]| {
         let mut out = vec![0];
@@ -102,10 +106,18 @@ fn a_framed_datum_is_validated_against_the_schema_its_id_names() {
         out.extend_from_slice(body);
         out
     };
-    assert!(matches!(guard.validate_framed(&frame(&order(2, 1))), Ok(Outcome::Validated)));
-    let invalid = guard.validate_framed(&frame(&order(2, 1)[..5])).unwrap_err();
+    assert!(matches!(
+        guard.validate_framed(&frame(&order(2, 1))),
+        Ok(Outcome::Validated)
+    ));
+    let invalid = guard
+        .validate_framed(&frame(&order(2, 1)[..5]))
+        .unwrap_err();
     assert_eq!(invalid.urn().as_str(), ORDER);
-    assert!(invalid.violations()[0].path().starts_with("/items"), "{invalid}");
+    assert!(
+        invalid.violations()[0].path().starts_with("/items"),
+        "{invalid}"
+    );
     // An id held nowhere fails open.
     let mut unknown = frame(&order(1, 1));
     unknown[1..5].copy_from_slice(&9999u32.to_be_bytes());
@@ -119,9 +131,17 @@ fn a_framed_datum_is_validated_against_the_schema_its_id_names() {
 fn an_unusable_avro_schema_is_refused_with_its_place() {
     let urn = "urn:acme:schema:broken:1";
     // Checked at embed: refused with the place and the rule.
-    let broken = Schema::avro(common::urn(urn), r#"{"type":"record","name":"R","fields":[{"name":"a"}]}"#);
+    let broken = Schema::avro(
+        common::urn(urn),
+        r#"{"type":"record","name":"R","fields":[{"name":"a"}]}"#,
+    );
     let err = Registry::embed([broken.clone()]).unwrap_err();
-    assert!(dataschema::Chain::of(&err).to_string().contains("/fields/0"), "{err}");
+    assert!(
+        dataschema::Chain::of(&err)
+            .to_string()
+            .contains("/fields/0"),
+        "{err}"
+    );
 }
 
 #[cfg(feature = "cloudevents")]
@@ -133,7 +153,10 @@ fn a_cloudevent_with_avro_data_is_validated() {
         const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         let mut out = String::new();
         for chunk in data.chunks(3) {
-            let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+            let n = chunk
+                .iter()
+                .enumerate()
+                .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
             for i in 0..4 {
                 if i <= chunk.len() {
                     out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
@@ -153,7 +176,10 @@ fn a_cloudevent_with_avro_data_is_validated() {
         }))
         .unwrap()
     };
-    assert!(matches!(guard.validate_event(&event(&order(3, 7))), Ok(Outcome::Validated)));
+    assert!(matches!(
+        guard.validate_event(&event(&order(3, 7))),
+        Ok(Outcome::Validated)
+    ));
     let invalid = guard.validate_event(&event(&order(3, 7)[..6])).unwrap_err();
     assert_eq!(invalid.urn().as_str(), ORDER);
 }

@@ -552,11 +552,16 @@ fn requests_in_either_content_type_and_any_accept_are_served() {
 #[cfg(feature = "avro")]
 #[test]
 fn avro_schemas_register_lookup_and_check() {
-    const A1: &str = r#"{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"}]}"#;
+    const A1: &str =
+        r#"{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"}]}"#;
     const A2: &str = r#"{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"},{"name":"n","type":"int","default":0}]}"#;
     const A3: &str = r#"{"type":"record","name":"Payment","fields":[{"name":"id","type":"string"},{"name":"m","type":"int"}]}"#;
     let running = start();
-    let first = post(&running, "/subjects/payments-value/versions", &json!({"schema": A1}));
+    let first = post(
+        &running,
+        "/subjects/payments-value/versions",
+        &json!({"schema": A1}),
+    );
     assert_eq!(first.status, 200, "{}", first.text());
     let id = first.json()["id"].as_u64().unwrap();
     let by_id = get(&running.url(&format!("/schemas/ids/{id}")));
@@ -588,6 +593,15 @@ fn avro_schemas_register_lookup_and_check() {
         message.contains("READER_FIELD_MISSING_DEFAULT_VALUE") && message.contains("/fields/1"),
         "{body}"
     );
-    let refused = post(&running, "/subjects/payments-value/versions", &json!({"schema": A3}));
-    assert_eq!((refused.status, refused.code()), (409, 40901), "{}", refused.text());
+    let refused = post(
+        &running,
+        "/subjects/payments-value/versions",
+        &json!({"schema": A3}),
+    );
+    assert_eq!(
+        (refused.status, refused.code()),
+        (409, 40901),
+        "{}",
+        refused.text()
+    );
 }

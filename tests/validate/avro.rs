@@ -22,8 +22,7 @@ fn test_data() -> Option<PathBuf> {
 }
 
 fn plan(schema: &str) -> Plan {
-    let schema = parse_schema(schema.as_bytes())
-        .unwrap_or_else(|err| panic!("{schema}: {err}"));
+    let schema = parse_schema(schema.as_bytes()).unwrap_or_else(|err| panic!("{schema}: {err}"));
     Plan::new(std::sync::Arc::new(schema))
 }
 
@@ -34,12 +33,13 @@ fn schema_tests(text: &str) -> Vec<(String, String, Option<i64>)> {
     let mut input: Option<String> = None;
     let mut canonical: Option<String> = None;
     let mut fingerprint: Option<i64> = None;
-    let mut flush = |input: &mut Option<String>, canonical: &mut Option<String>, fp: &mut Option<i64>| {
-        if let (Some(i), Some(c)) = (input.take(), canonical.take()) {
-            cases.push((i, c, fp.take()));
-        }
-        *fp = None;
-    };
+    let mut flush =
+        |input: &mut Option<String>, canonical: &mut Option<String>, fp: &mut Option<i64>| {
+            if let (Some(i), Some(c)) = (input.take(), canonical.take()) {
+                cases.push((i, c, fp.take()));
+            }
+            *fp = None;
+        };
     while let Some(line) = lines.next() {
         if let Some(rest) = line.strip_prefix("<<INPUT") {
             flush(&mut input, &mut canonical, &mut fingerprint);
@@ -110,11 +110,7 @@ fn every_must_reject_vector_is_refused() {
 
 #[test]
 fn real_schemas_are_accepted() {
-    for file in [
-        "logical.avsc",
-        "recursive.avsc",
-        "namespaces.avsc",
-    ] {
+    for file in ["logical.avsc", "recursive.avsc", "namespaces.avsc"] {
         let bytes = common::read(&format!("avro/{file}"));
         parse_schema(&bytes).unwrap_or_else(|err| panic!("{file}: {err}"));
     }
@@ -123,26 +119,60 @@ fn real_schemas_are_accepted() {
 #[test]
 fn refused_schemas_name_the_place_and_the_rule() {
     let cases: &[(&str, &str, &str)] = &[
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}"#,
-         "/fields/0/default", "default"),
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long","default":1.5}]}"#,
-         "/fields/0/default", "default"),
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":["null","int"],"default":1}]}"#,
-         "/fields/0/default", "first branch"),
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]}"#,
-         "/fields/0/type", "not a defined type"),
-        (r#"{"type":"enum","name":"E","symbols":["A","A"]}"#, "/symbols/1", "twice"),
-        (r#"{"type":"enum","name":"E","symbols":["A"],"default":"B"}"#, "/default", "symbols"),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}"#,
+            "/fields/0/default",
+            "default",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long","default":1.5}]}"#,
+            "/fields/0/default",
+            "default",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":["null","int"],"default":1}]}"#,
+            "/fields/0/default",
+            "first branch",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"Missing"}]}"#,
+            "/fields/0/type",
+            "not a defined type",
+        ),
+        (
+            r#"{"type":"enum","name":"E","symbols":["A","A"]}"#,
+            "/symbols/1",
+            "twice",
+        ),
+        (
+            r#"{"type":"enum","name":"E","symbols":["A"],"default":"B"}"#,
+            "/default",
+            "symbols",
+        ),
         (r#"{"type":"fixed","name":"F"}"#, "/size", "size"),
         (r#"["int",["long"]]"#, "/1", "union"),
         (r#"["string","string"]"#, "/1", "twice"),
-        (r#"{"type":"record","name":"1R","fields":[]}"#, "/name", "valid name"),
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]}"#,
-         "/fields/1/name", "two fields"),
+        (
+            r#"{"type":"record","name":"1R","fields":[]}"#,
+            "/name",
+            "valid name",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"a","type":"int"}]}"#,
+            "/fields/1/name",
+            "two fields",
+        ),
         (r#"{"type":"array"}"#, "", "items"),
-        (r#"{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"record","name":"R","fields":[]}}]}"#,
-         "/fields/0/type/name", "defined twice"),
-        (r#"{"type":"record","name":"int","fields":[]}"#, "/name", "primitive"),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"record","name":"R","fields":[]}}]}"#,
+            "/fields/0/type/name",
+            "defined twice",
+        ),
+        (
+            r#"{"type":"record","name":"int","fields":[]}"#,
+            "/name",
+            "primitive",
+        ),
         (r#"not json"#, "", "not JSON"),
     ];
     for (schema, location, words) in cases {
@@ -180,8 +210,12 @@ fn defaults_of_every_type_are_checked_and_accepted() {
         {"name":"r","type":{"type":"record","name":"In","fields":[{"name":"p","type":"int"}]},"default":{}}]}"#;
     let err = parse_schema(bad.as_bytes()).expect_err("p is missing");
     assert!(err.reason().contains("\"p\""), "{err}");
-    let big = r#"{"type":"record","name":"D","fields":[{"name":"i","type":"int","default":2147483648}]}"#;
-    assert!(parse_schema(big.as_bytes()).is_err(), "an int default beyond 32 bits");
+    let big =
+        r#"{"type":"record","name":"D","fields":[{"name":"i","type":"int","default":2147483648}]}"#;
+    assert!(
+        parse_schema(big.as_bytes()).is_err(),
+        "an int default beyond 32 bits"
+    );
 }
 
 fn zigzag(value: i64, out: &mut Vec<u8>) {
@@ -246,11 +280,31 @@ fn each_check_refuses_with_its_kind_and_path() {
         assert_eq!(violations[0].path(), path, "{violations:?}");
         assert_eq!(violations[0].kind(), kind, "{violations:?}");
     };
-    check(&datum(&[0x27, 0x10], 1, uuid, 1, 0), "/items/0/price", ViolationKind::Bounds);
-    check(&datum(&[0x01], 2, uuid, 1, 0), "/tags/a~1b", ViolationKind::Wire);
-    check(&datum(&[0x01], 1, "not-a-uuid", 1, 0), "/ref", ViolationKind::Format);
-    check(&datum(&[0x01], 1, uuid, 2, 0), "/state", ViolationKind::Enum);
-    check(&datum(&[0x01], 1, uuid, -1, 0), "/state", ViolationKind::Enum);
+    check(
+        &datum(&[0x27, 0x10], 1, uuid, 1, 0),
+        "/items/0/price",
+        ViolationKind::Bounds,
+    );
+    check(
+        &datum(&[0x01], 2, uuid, 1, 0),
+        "/tags/a~1b",
+        ViolationKind::Wire,
+    );
+    check(
+        &datum(&[0x01], 1, "not-a-uuid", 1, 0),
+        "/ref",
+        ViolationKind::Format,
+    );
+    check(
+        &datum(&[0x01], 1, uuid, 2, 0),
+        "/state",
+        ViolationKind::Enum,
+    );
+    check(
+        &datum(&[0x01], 1, uuid, -1, 0),
+        "/state",
+        ViolationKind::Enum,
+    );
     check(&datum(&[0x01], 1, uuid, 1, 2), "/note", ViolationKind::Wire);
     let mut trailing = good.clone();
     trailing.push(0);
@@ -274,8 +328,12 @@ fn each_check_refuses_with_its_kind_and_path() {
     // An int of 5 bytes beyond 32 bits; a long of 10 beyond 64.
     assert!(!plan(r#""int""#).is_valid(&[0xff, 0xff, 0xff, 0xff, 0x1f]));
     assert!(plan(r#""int""#).is_valid(&[0xff, 0xff, 0xff, 0xff, 0x0f]));
-    assert!(!plan(r#""long""#).is_valid(&[0xff; 9].iter().copied().chain([0x02]).collect::<Vec<_>>()));
-    assert!(plan(r#""long""#).is_valid(&[0xff; 9].iter().copied().chain([0x01]).collect::<Vec<_>>()));
+    assert!(
+        !plan(r#""long""#).is_valid(&[0xff; 9].iter().copied().chain([0x02]).collect::<Vec<_>>())
+    );
+    assert!(
+        plan(r#""long""#).is_valid(&[0xff; 9].iter().copied().chain([0x01]).collect::<Vec<_>>())
+    );
     // Booleans, floats, fixed sizes.
     assert!(!plan(r#""boolean""#).is_valid(&[2]));
     assert!(!plan(r#""double""#).is_valid(&[0; 7]));
@@ -305,7 +363,11 @@ fn a_recursive_schema_nests_to_the_limit() {
     assert!(!list.is_valid(&deep));
     let violations = list.violations(&deep);
     assert_eq!(violations[0].kind(), ViolationKind::TooDeep);
-    assert!(violations[0].path().starts_with("/next/next/"), "{}", violations[0].path());
+    assert!(
+        violations[0].path().starts_with("/next/next/"),
+        "{}",
+        violations[0].path()
+    );
 }
 
 #[test]
@@ -411,7 +473,7 @@ impl Gen {
             *rng ^= *rng << 17;
             *rng
         }
-                match self {
+        match self {
             Gen::Boolean => out.push((step(rng) & 1) as u8),
             Gen::Int => zigzag(i64::from(step(rng) as i32) >> (step(rng) % 32), out),
             Gen::Long => zigzag((step(rng) as i64) >> (step(rng) % 64), out),
@@ -487,7 +549,8 @@ fn stricter_by_the_spec(message: &str) -> bool {
 
 fn reference_accepts(schema: &apache_avro::Schema, payload: &[u8]) -> bool {
     let mut reader = payload;
-    let Ok(datum_reader) = apache_avro::reader::datum::GenericDatumReader::builder(schema).build() else {
+    let Ok(datum_reader) = apache_avro::reader::datum::GenericDatumReader::builder(schema).build()
+    else {
         return false;
     };
     // apache-avro answers a `null` value for a boolean at the end of its

@@ -275,7 +275,10 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
     let parsed = apache_avro::Schema::parse_str(&text).map_err(|err| {
         SchemaError::new(
             "",
-            format!("Avro (apache-avro) refuses the schema: {}", crate::clip(&err.to_string(), 300)),
+            format!(
+                "Avro (apache-avro) refuses the schema: {}",
+                crate::clip(&err.to_string(), 300)
+            ),
         )
     })?;
     let canonical = parsed.canonical_form();
@@ -473,8 +476,11 @@ impl Reader {
                 Ok(self.push(Node::Map(values)))
             }
             primitive if PRIMITIVES.contains(&primitive) => {
-                let base = self.primitives[PRIMITIVES.iter().position(|p| *p == primitive).unwrap_or(0)];
-                let logical = logical.map_or(Logical::None, |name| primitive_logical(primitive, name, object));
+                let base =
+                    self.primitives[PRIMITIVES.iter().position(|p| *p == primitive).unwrap_or(0)];
+                let logical = logical.map_or(Logical::None, |name| {
+                    primitive_logical(primitive, name, object)
+                });
                 if logical == Logical::None {
                     return Ok(base);
                 }
@@ -534,10 +540,7 @@ impl Reader {
         let type_space = full.rsplit_once('.').map_or("", |(ns, _)| ns).to_owned();
         let aliases = self.aliases(object, at, &type_space)?;
         if self.names.contains_key(&full) {
-            return Err(self.err(
-                &format!("{at}/name"),
-                format!("{full:?} is defined twice"),
-            ));
+            return Err(self.err(&format!("{at}/name"), format!("{full:?} is defined twice")));
         }
         Ok((full, type_space, aliases))
     }
@@ -568,7 +571,10 @@ impl Reader {
                 .collect(),
             Some(other) => Err(self.err(
                 &format!("{at}/aliases"),
-                format!("\"aliases\" is an array of names, found {}", json_type(other)),
+                format!(
+                    "\"aliases\" is an array of names, found {}",
+                    json_type(other)
+                ),
             )),
         }
     }
@@ -642,10 +648,7 @@ impl Reader {
                     .enumerate()
                     .map(|(j, alias)| {
                         alias.as_str().map(str::to_owned).ok_or_else(|| {
-                            self.err(
-                                &format!("{here}/aliases/{j}"),
-                                "a field alias is a string",
-                            )
+                            self.err(&format!("{here}/aliases/{j}"), "a field alias is a string")
                         })
                     })
                     .collect::<Result<_, _>>()?,
@@ -807,9 +810,9 @@ impl Reader {
         let ok = match (self.node(id), value) {
             (Node::Null, Value::Null) => true,
             (Node::Boolean, Value::Bool(_)) => true,
-            (Node::Int(_), Value::Number(n)) => n
-                .as_i64()
-                .is_some_and(|n| i32::try_from(n).is_ok()),
+            (Node::Int(_), Value::Number(n)) => {
+                n.as_i64().is_some_and(|n| i32::try_from(n).is_ok())
+            }
             (Node::Long(_), Value::Number(n)) => n.as_i64().is_some(),
             (Node::Float | Node::Double, Value::Number(_)) => true,
             (Node::Float | Node::Double, Value::String(s)) => {
@@ -951,8 +954,10 @@ mod tests {
 
     #[test]
     fn refusals_name_their_place() {
-        let err = parse(br#"{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}"#)
-            .unwrap_err();
+        let err = parse(
+            br#"{"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]}"#,
+        )
+        .unwrap_err();
         assert_eq!(err.location(), "/fields/0/default");
         let err = parse(br#"{"type":"record","name":"R","fields":[{"name":"a","type":"Nope"}]}"#)
             .unwrap_err();
@@ -968,8 +973,12 @@ mod tests {
                 {"name":"next","type":["null","Node"],"default":null}]}"#,
         )
         .unwrap();
-        let Node::Record(record) = schema.node(schema.root) else { panic!() };
-        let Node::Union(branches) = schema.node(record.fields[0].ty) else { panic!() };
+        let Node::Record(record) = schema.node(schema.root) else {
+            panic!()
+        };
+        let Node::Union(branches) = schema.node(record.fields[0].ty) else {
+            panic!()
+        };
         assert_eq!(branches[1], schema.root);
     }
 }

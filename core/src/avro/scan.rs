@@ -244,8 +244,12 @@ impl Plan {
             }
             Node::String(logical) => {
                 let bytes = cursor.length_prefixed("a string")?;
-                let text = std::str::from_utf8(bytes)
-                    .map_err(|_| fail(ViolationKind::Utf8, "a string holds bytes that are not UTF-8"))?;
+                let text = std::str::from_utf8(bytes).map_err(|_| {
+                    fail(
+                        ViolationKind::Utf8,
+                        "a string holds bytes that are not UTF-8",
+                    )
+                })?;
                 if *logical == Logical::Uuid && !is_uuid(text) {
                     return Err(fail(
                         ViolationKind::Format,
@@ -275,9 +279,7 @@ impl Plan {
             Node::Union(branches) => {
                 let depth = self.deeper(depth)?;
                 let index = cursor.long("a union index")?;
-                let Some(&branch) = usize::try_from(index)
-                    .ok()
-                    .and_then(|i| branches.get(i))
+                let Some(&branch) = usize::try_from(index).ok().and_then(|i| branches.get(i))
                 else {
                     return Err(wire(format!(
                         "union index {index} is out of range: the union has {} branches",
@@ -311,8 +313,12 @@ impl Plan {
                 let per_item = self.min_size[*values as usize].saturating_add(1);
                 self.blocks(cursor, per_item, |plan, cursor| {
                     let key = cursor.length_prefixed("a map key")?;
-                    let key = std::str::from_utf8(key)
-                        .map_err(|_| fail(ViolationKind::Utf8, "a map key holds bytes that are not UTF-8"))?;
+                    let key = std::str::from_utf8(key).map_err(|_| {
+                        fail(
+                            ViolationKind::Utf8,
+                            "a map key holds bytes that are not UTF-8",
+                        )
+                    })?;
                     plan.walk(*values, cursor, depth)
                         .map_err(|f| within(f, || token(key)))
                 })
@@ -428,7 +434,10 @@ pub(crate) fn decimal_fits(bytes: &[u8], precision: u32) -> bool {
     // Drop the sign-extension bytes.
     let fill = if negative { 0xff } else { 0x00 };
     let mut start = 0;
-    while start + 1 < bytes.len() && bytes[start] == fill && (bytes[start + 1] & 0x80 != 0) == negative {
+    while start + 1 < bytes.len()
+        && bytes[start] == fill
+        && (bytes[start + 1] & 0x80 != 0) == negative
+    {
         start += 1;
     }
     let bytes = &bytes[start..];
@@ -447,7 +456,8 @@ pub(crate) fn decimal_fits(bytes: &[u8], precision: u32) -> bool {
     const LIMBS: usize = 128;
     if bytes.len() > LIMBS * 4 {
         // Over 4,096 bits: more than 1,232 digits.
-        return precision > 1232 && (bytes.len() as f64 * 8.0 * 2f64.log10()) < f64::from(precision);
+        return precision > 1232
+            && (bytes.len() as f64 * 8.0 * 2f64.log10()) < f64::from(precision);
     }
     let mut limbs = [0u32; LIMBS];
     let mut n = 0;
@@ -487,7 +497,11 @@ pub(crate) fn decimal_fits(bytes: &[u8], precision: u32) -> bool {
             n -= 1;
         }
         digits += if n == 0 {
-            if rem == 0 { 0 } else { rem.ilog10() + 1 }
+            if rem == 0 {
+                0
+            } else {
+                rem.ilog10() + 1
+            }
         } else {
             9
         };
@@ -519,7 +533,7 @@ mod tests {
         assert!(decimal_fits(&[0xfc, 0x19], 3)); // -999
         assert!(!decimal_fits(&[0xfc, 0x18], 3)); // -1000
         assert!(decimal_fits(&[0xff, 0xff, 0xff], 1)); // -1
-        // 10^40 on 17 bytes
+                                                       // 10^40 on 17 bytes
         let mut big = [0u8; 17];
         let mut v: Vec<u32> = vec![1];
         for _ in 0..40 {

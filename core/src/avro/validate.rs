@@ -16,7 +16,8 @@ pub struct AvroValidator {
 
 impl AvroValidator {
     pub(crate) fn compile(bytes: &[u8]) -> Result<AvroValidator, BoxError> {
-        let schema = model::parse(bytes).map_err(|err| format!("not a usable Avro schema: {err}"))?;
+        let schema =
+            model::parse(bytes).map_err(|err| format!("not a usable Avro schema: {err}"))?;
         Ok(AvroValidator {
             plan: Plan::new(Arc::new(schema)),
         })

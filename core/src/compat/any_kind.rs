@@ -3,10 +3,10 @@
 
 use std::fmt;
 
-use super::json::JsonChangeKind;
-use super::kind::ChangeKind;
 #[cfg(feature = "avro")]
 use super::avro::AvroChangeKind;
+use super::json::JsonChangeKind;
+use super::kind::ChangeKind;
 #[cfg(feature = "protobuf")]
 use super::protobuf::ProtoChangeKind;
 use crate::schema::Language;

@@ -15,10 +15,10 @@
     allow(unused_imports, unused_variables, dead_code)
 )]
 
-#[cfg(feature = "json")]
-use crate::json::validate as json;
 #[cfg(feature = "avro")]
 use crate::avro::validate as avro;
+#[cfg(feature = "json")]
+use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
 use crate::protobuf::validate as protobuf;
 

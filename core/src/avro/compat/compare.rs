@@ -77,7 +77,8 @@ impl Comparer<'_> {
         }
         self.memo.insert((reader, writer), Memo::InProgress);
         let found = self.calculate(reader, writer);
-        self.memo.insert((reader, writer), Memo::Done(found.clone()));
+        self.memo
+            .insert((reader, writer), Memo::Done(found.clone()));
         found
     }
 
@@ -218,16 +219,12 @@ impl Comparer<'_> {
         self.location.push("fields".into());
         for (pos, field) in rr.fields.iter().enumerate() {
             self.location.push(pos.to_string());
-            let writer_field = wr
-                .fields
-                .iter()
-                .find(|f| f.name == field.name)
-                .or_else(|| {
-                    field
-                        .aliases
-                        .iter()
-                        .find_map(|alias| wr.fields.iter().find(|f| &f.name == alias))
-                });
+            let writer_field = wr.fields.iter().find(|f| f.name == field.name).or_else(|| {
+                field
+                    .aliases
+                    .iter()
+                    .find_map(|alias| wr.fields.iter().find(|f| &f.name == alias))
+            });
             match writer_field {
                 Some(wf) => found.extend(self.child("type", field.ty, wf.ty)),
                 None if field.default.is_some() => {}
@@ -239,10 +236,12 @@ impl Comparer<'_> {
                     if enum_default {
                         found.extend(self.child("type", field.ty, writer));
                     } else {
-                        found.push(self.incompatible(
-                            K::ReaderFieldMissingDefaultValue,
-                            field.name.clone(),
-                        ));
+                        found.push(
+                            self.incompatible(
+                                K::ReaderFieldMissingDefaultValue,
+                                field.name.clone(),
+                            ),
+                        );
                     }
                 }
             }
