@@ -272,7 +272,14 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
     }
     let root = reader.read(json, "")?;
     let text = json.to_string();
-    let parsed = apache_avro::Schema::parse_str(&text).map_err(|err| {
+    // The walk above bounds the nesting apache-avro recurses through; a
+    // panic inside the crate on a shape it does not expect is a refusal,
+    // never a crash.
+    let canonical = std::panic::catch_unwind(|| {
+        apache_avro::Schema::parse_str(&text).map(|parsed| parsed.canonical_form())
+    })
+    .map_err(|_| SchemaError::new("", "Avro (apache-avro) fails on the schema"))?
+    .map_err(|err| {
         SchemaError::new(
             "",
             format!(
@@ -281,7 +288,6 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
             ),
         )
     })?;
-    let canonical = parsed.canonical_form();
     let fingerprint = rabin(canonical.as_bytes());
     Ok(AvroSchema {
         nodes: reader.nodes,
