@@ -3,6 +3,11 @@
 use std::collections::HashMap;
 
 mod readings;
+#[cfg(feature = "avro")]
+mod resolution;
+
+#[cfg(feature = "avro")]
+pub use self::resolution::Resolution;
 
 use std::sync::Arc;
 
@@ -442,6 +447,20 @@ impl Registry {
             Ids::Unknown => Ok(Vec::new()),
             Ids::Given(table) => Ok(table.by_id.get(&id).cloned().unwrap_or_default()),
         }
+    }
+
+    /// Reading `writer`'s data as `reader` (two Avro schemas this registry
+    /// holds; feature `avro`): the [`Resolution`] plan, made once for the
+    /// pair. A pair that cannot be resolved is refused here, never per
+    /// message: [`Error::Unresolvable`] with the reader's data path
+    /// (`cannot read long as int at /amount`). Also [`Error::NotFound`]
+    /// for a URN not held, [`Error::SchemaUnusable`] for a schema that
+    /// does not read.
+    #[cfg(feature = "avro")]
+    pub fn resolution(&self, writer: &Urn, reader: &Urn) -> Result<Resolution, Error> {
+        let writer = self.resolve(writer)?;
+        let reader = self.resolve(reader)?;
+        Resolution::new(&writer, &reader)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].

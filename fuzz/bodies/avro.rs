@@ -16,7 +16,10 @@ pub fn run(data: &[u8]) {
     let Ok(schema) = parse_schema(schema) else {
         return;
     };
-    assert!(avro::diff(&schema, &schema).is_empty(), "a schema reads itself");
+    assert!(
+        avro::diff(&schema, &schema).is_empty(),
+        "a schema reads itself"
+    );
     let plan = Plan::new(std::sync::Arc::new(schema));
     let valid = plan.is_valid(datum);
     let violations = plan.violations(datum);

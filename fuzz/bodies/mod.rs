@@ -2,8 +2,7 @@
 //! `cargo fuzz` (`fuzz_targets/`) and by `tests/validate/fuzz_corpus.rs`, which runs
 //! each over its committed seeds (`seeds/<target>/`) on stable.
 
-// (In the fuzz crate `test` is off and the target always builds.)
-#[cfg(any(feature = "avro", not(test)))]
+#[cfg(feature = "avro")]
 pub mod avro;
 pub mod compat_json;
 pub mod descriptors;

@@ -8,6 +8,9 @@
 //! * [`scan`]: the validating scanner, which checks a binary datum against
 //!   the schema in one pass without decoding it.
 //! * [`validate`]: the validator, over the scanner.
+//! * [`resolve`]: reading one version's bytes as another's (Avro's schema
+//!   resolution as a plan over the bytes), public as
+//!   [`dataschema::validate::avro_resolution`](crate::validate::avro_resolution).
 //! * [`compat`]: the compatibility engine (Java's `SchemaCompatibility`),
 //!   public as [`dataschema::compat::avro`](crate::compat::avro).
 //!
@@ -16,5 +19,6 @@
 
 pub mod compat;
 pub mod model;
+pub mod resolve;
 pub mod scan;
 pub(crate) mod validate;

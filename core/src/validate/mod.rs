@@ -22,6 +22,20 @@ use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
 use crate::protobuf::validate as protobuf;
 
+/// Avro's schema resolution as a plan over the bytes (feature `avro`):
+/// what `dataschema::Registry::resolution` builds. Use it through the
+/// registry; the plan is public for those who hold two schemas outside one.
+#[cfg(feature = "avro")]
+pub mod avro_resolution {
+    pub use crate::avro::model::AvroSchema;
+    pub use crate::avro::resolve::{Transcoder, Unresolvable};
+
+    /// Reads an Avro schema's JSON text (the model the plan is made from).
+    pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {
+        crate::avro::model::parse(bytes)
+    }
+}
+
 /// The Avro validating scanner and schema model (features `avro` and
 /// `unstable`): the guard's engine for Avro payloads, public for the
 /// differential tests, the benches and the fuzz targets.
