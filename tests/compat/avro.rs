@@ -360,3 +360,54 @@ fn a_corpus_reader_reads_itself() {
         assert!(avro::diff(&s, &s).is_empty(), "{file}");
     }
 }
+
+#[test]
+fn a_resolution_reads_one_version_as_another() {
+    let registry = Registry::new(MemoryStore::new());
+    let v = |n: u32| common::urn(&format!("urn:acme:schema:payment:{n}"));
+    let publish = |n: u32, fields: &str| {
+        registry
+            .publish(version(n, fields), Compatibility::None)
+            .unwrap();
+    };
+    publish(
+        1,
+        r#"{"name":"id","type":"string"},{"name":"amount","type":"int"},
+           {"name":"state","type":{"type":"enum","name":"S","symbols":["NEW","PAID","LOST"]}},
+           {"name":"gone","type":"string"}"#,
+    );
+    publish(
+        2,
+        r#"{"name":"ref","aliases":["id"],"type":"string"},{"name":"amount","type":"double"},
+           {"name":"state","type":{"type":"enum","name":"S","symbols":["NEW","PAID","OTHER"],"default":"OTHER"}},
+           {"name":"note","type":["null","string"],"default":null}"#,
+    );
+    let resolution = registry.resolution(&v(1), &v(2)).unwrap();
+    assert_eq!(resolution.writer(), &v(1));
+    // id "a", amount -2, state LOST, gone "x".
+    let datum = [2, b'a', 3, 4, 2, b'x'];
+    let mut expected = vec![2, b'a'];
+    expected.extend_from_slice(&(-2f64).to_le_bytes());
+    expected.push(4); // LOST is not a v2 symbol: the default, OTHER (2)
+    expected.push(0); // note: null
+    assert_eq!(resolution.transcode(&datum).unwrap(), expected);
+    // A payload that is not a v1 datum is invalid, under v1's URN.
+    let invalid = resolution.transcode(&datum[..2]).unwrap_err();
+    assert_eq!(invalid.urn(), &v(1));
+    assert_eq!(invalid.violations()[0].path(), "/amount");
+    // v1 cannot read v2: a double amount as an int (and no `id`, whose
+    // alias is v2's own, a writer alias Avro does not use); the first, in
+    // the writer's order, is named with the reader's data path.
+    let err = registry.resolution(&v(2), &v(1)).unwrap_err();
+    let Error::Unresolvable { path, reason, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (path.as_str(), reason.as_str()),
+        ("/amount", "cannot read double as int")
+    );
+    let err = registry
+        .resolution(&v(1), &common::urn("urn:acme:schema:payment:9"))
+        .unwrap_err();
+    assert!(matches!(err, Error::NotFound { .. }), "{err}");
+}
