@@ -35,6 +35,8 @@ pub use dataschema_core::{
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
 pub use crate::registry::{Registry, Settings};
+#[cfg(feature = "avro")]
+pub use crate::registry::Resolution;
 #[cfg(feature = "postgres")]
 pub use crate::store::PostgresStore;
 #[cfg(feature = "sqlite")]

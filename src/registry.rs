@@ -7,6 +7,12 @@ mod settings;
 
 pub use self::settings::Settings;
 
+#[cfg(feature = "avro")]
+mod resolution;
+
+#[cfg(feature = "avro")]
+pub use self::resolution::Resolution;
+
 use std::sync::Arc;
 
 use self::readings::{free_apart, Readings};
@@ -600,6 +606,20 @@ impl Registry {
             Ids::Store => self.inner.store.id_of_digest_prefix(&prefix),
             Ids::Unknown | Ids::Given(_) => Ok(None),
         }
+    }
+
+    /// Reading `writer`'s data as `reader` (two Avro schemas this registry
+    /// holds; feature `avro`): the [`Resolution`] plan, made once for the
+    /// pair. A pair that cannot be resolved is refused here, never per
+    /// message: [`Error::Unresolvable`] with the reader's data path
+    /// (`cannot read long as int at /amount`). Also [`Error::NotFound`]
+    /// for a URN not held, [`Error::SchemaUnusable`] for a schema that
+    /// does not read.
+    #[cfg(feature = "avro")]
+    pub fn resolution(&self, writer: &Urn, reader: &Urn) -> Result<Resolution, Error> {
+        let writer = self.resolve(writer)?;
+        let reader = self.resolve(reader)?;
+        Resolution::new(&writer, &reader)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].

@@ -11,6 +11,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "avro")]
+mod avro;
 pub mod compat;
 pub mod contract;
 mod error;

@@ -22,6 +22,8 @@ pub(crate) enum Model {
     Json(Value),
     #[cfg(feature = "protobuf")]
     Protobuf(prost_reflect::DescriptorPool),
+    #[cfg(feature = "avro")]
+    Avro(std::sync::Arc<crate::avro::model::AvroSchema>),
 }
 
 impl Reading {
@@ -38,6 +40,12 @@ impl Reading {
     /// The language read.
     pub fn language(&self) -> Language {
         self.0.language()
+    }
+
+    /// An Avro schema already read by the validator's compile.
+    #[cfg(feature = "avro")]
+    pub(crate) fn from_avro(schema: std::sync::Arc<crate::avro::model::AvroSchema>) -> Reading {
+        Reading(Model::Avro(schema))
     }
 
     /// A protobuf schema already decoded into `pool` by the model's checks
@@ -71,6 +79,10 @@ impl Model {
             Language::Protobuf => descriptors(what, schema.bytes())
                 .map(Model::Protobuf)
                 .map_err(unusable),
+            #[cfg(feature = "avro")]
+            Language::Avro => avro(what, schema.bytes())
+                .map(|schema| Model::Avro(std::sync::Arc::new(schema)))
+                .map_err(unusable),
             #[allow(unreachable_patterns)]
             language => Err(CompatError::NoComparer {
                 urn: schema.urn().clone(),
@@ -84,6 +96,8 @@ impl Model {
             Model::Json(_) => Language::JsonSchema,
             #[cfg(feature = "protobuf")]
             Model::Protobuf(_) => Language::Protobuf,
+            #[cfg(feature = "avro")]
+            Model::Avro(_) => Language::Avro,
         }
     }
 }
@@ -130,4 +144,17 @@ pub(crate) fn descriptors(
         });
     }
     Ok(pool)
+}
+
+/// An Avro schema's JSON text read for comparison, naming the input
+/// (`what`) in the error.
+#[cfg(feature = "avro")]
+pub(crate) fn avro(
+    what: &str,
+    bytes: &[u8],
+) -> Result<crate::avro::model::AvroSchema, CompatError> {
+    crate::avro::model::parse(bytes).map_err(|source| CompatError::NotAnAvroSchema {
+        what: what.to_owned(),
+        source,
+    })
 }

@@ -32,6 +32,9 @@ pub enum Language {
     /// Protocol Buffers: the bytes are a serialized `FileDescriptorSet`.
     /// Written `protobuf`.
     Protobuf,
+    /// Apache Avro: the bytes are the schema's JSON text (`.avsc`); a
+    /// payload is one datum in Avro's binary encoding. Written `avro`.
+    Avro,
 }
 
 impl Language {
@@ -40,6 +43,7 @@ impl Language {
         match self {
             Language::JsonSchema => "jsonschema",
             Language::Protobuf => "protobuf",
+            Language::Avro => "avro",
         }
     }
 
@@ -48,6 +52,7 @@ impl Language {
         match self {
             Language::JsonSchema => "json",
             Language::Protobuf => "protobuf",
+            Language::Avro => "avro",
         }
     }
 }
@@ -65,6 +70,7 @@ impl FromStr for Language {
         match s {
             "jsonschema" => Ok(Language::JsonSchema),
             "protobuf" => Ok(Language::Protobuf),
+            "avro" => Ok(Language::Avro),
             _ => Err(Error::InvalidLanguage {
                 language: clip(s, 100),
             }),
@@ -242,6 +248,21 @@ impl Schema {
         Schema::new(urn, Language::Protobuf, descriptor_set, Some(root.as_ref()))
     }
 
+    /// An Avro schema: its JSON text (the contents of an `.avsc` file).
+    ///
+    /// ```
+    /// use dataschema::{Language, Schema, Urn};
+    ///
+    /// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+    /// let schema = Schema::avro(urn, r#"{"type": "string"}"#);
+    /// assert_eq!(schema.language(), Language::Avro);
+    /// assert_eq!(schema.root(), None);
+    /// # Ok::<(), dataschema::Error>(())
+    /// ```
+    pub fn avro(urn: Urn, bytes: impl IntoSchemaBytes) -> Schema {
+        Schema::new(urn, Language::Avro, bytes, None)
+    }
+
     /// The schema's permanent identifier.
     pub fn urn(&self) -> &Urn {
         &self.inner.urn
@@ -254,6 +275,7 @@ impl Schema {
 
     /// JSON Schema: the JSON document. Protobuf: a serialized
     /// `FileDescriptorSet` holding the root message and its dependencies.
+    /// Avro: the schema's JSON text.
     pub fn bytes(&self) -> &[u8] {
         &self.inner.bytes
     }

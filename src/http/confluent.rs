@@ -1,7 +1,7 @@
 //! The Confluent Schema Registry API as a fallback: the subject of a URN
-//! name ([`crate::subject`]), version = URN version, JSON Schema only.
+//! name ([`crate::subject`]), version = URN version, JSON Schema and Avro.
 
-use dataschema_core::{Reference, Schema, Urn};
+use dataschema_core::{Language, Reference, Schema, Urn};
 
 use super::fetch::get;
 use super::policy::{Failure, Fetched};
@@ -32,11 +32,16 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
     if id.is_some_and(|id| id != answered) {
         return Err(nonsense("the answer has another id"));
     }
-    if value["schemaType"].as_str() != Some("JSON") {
-        return Err(nonsense(
-            "only JSON schemas are read from a Confluent registry",
-        ));
-    }
+    // Confluent leaves `schemaType` out for Avro, its default.
+    let language = match value["schemaType"].as_str() {
+        Some("JSON") => Language::JsonSchema,
+        None | Some("AVRO") => Language::Avro,
+        Some(_) => {
+            return Err(nonsense(
+                "only JSON Schema and Avro schemas are read from a Confluent registry",
+            ))
+        }
+    };
     let text = value["schema"]
         .as_str()
         .ok_or_else(|| nonsense("no schema"))?;
@@ -60,7 +65,8 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
         }
     }
     Ok((
-        Schema::json(urn.clone(), text.as_bytes().to_vec()).with_references(references),
+        Schema::new(urn.clone(), language, text.as_bytes().to_vec(), None)
+            .with_references(references),
         Some(answered),
     ))
 }

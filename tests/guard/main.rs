@@ -17,6 +17,8 @@ static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 #[cfg(feature = "protobuf")]
 mod alloc;
+#[cfg(feature = "avro")]
+mod avro;
 mod basics;
 #[cfg(feature = "json")]
 mod cache_scale;

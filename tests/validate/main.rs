@@ -25,6 +25,8 @@ static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 #[path = "../../benches/support/corpus.rs"]
 mod corpus;
 
+#[cfg(feature = "avro")]
+mod avro;
 mod fuzz_corpus;
 mod hostile_json;
 mod hostile_json_memory;

@@ -65,6 +65,18 @@ pub enum CompatError {
         /// The file looked for (empty when the set holds no file at all).
         file: String,
     },
+    /// The bytes of an Avro schema are not a usable Avro schema (not JSON,
+    /// or a rule of the specification broken); the source names the place
+    /// in the schema and the rule.
+    #[cfg(feature = "avro")]
+    #[error("{what} is not a usable Avro schema: {source}")]
+    NotAnAvroSchema {
+        /// Which input was wrong.
+        what: String,
+        /// Where in the schema, and the rule broken.
+        #[source]
+        source: crate::avro::model::SchemaError,
+    },
     /// A schema given by URN cannot be read for comparison; the cause (in
     /// `source()`) says why.
     #[error("schema {urn} is unusable")]

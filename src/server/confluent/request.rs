@@ -11,7 +11,7 @@ use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
 use crate::store::SchemaId;
 use dataschema_core::clip;
-use dataschema_core::{Error, Schema, Urn};
+use dataschema_core::{Error, Language, Schema, Urn};
 
 /// A subject a request names: as Confluent reads it, and the URN name it
 /// maps to ([`crate::subject`]).
@@ -212,33 +212,7 @@ pub(crate) fn candidate_with(
             })?),
         },
     };
-    match request.schema_type.as_deref() {
-        Some(t) if t.eq_ignore_ascii_case("JSON") => {}
-        None => {
-            return Err(invalid_schema(
-                "Avro schemas are not supported: a request without schemaType is Avro; this \
-                 server takes JSON Schema (schemaType JSON)",
-            ))
-        }
-        Some(t) if t.eq_ignore_ascii_case("AVRO") => {
-            return Err(invalid_schema(
-                "Avro schemas are not supported: this server takes JSON Schema (schemaType JSON)",
-            ))
-        }
-        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => {
-            return Err(invalid_schema(
-                "PROTOBUF schemas are not accepted through the Confluent API: this server does \
-                 not compile .proto text; publish a protobuf schema as a descriptor set through \
-                 the native API (PUT /publish/schemas/{urn}), or send JSON Schema",
-            ))
-        }
-        Some(t) => {
-            return Err(invalid_schema(format!(
-                "unknown schemaType {:?}: expected JSON",
-                clip(t, 40)
-            )))
-        }
-    }
+    let language = language_of(request.schema_type.as_deref())?;
     let text = request
         .schema
         .filter(|text| !text.is_empty())
@@ -263,9 +237,28 @@ pub(crate) fn candidate_with(
         })?,
     };
     Ok(Candidate {
-        schema: Schema::json(urn(state, subject, version)?, text),
+        schema: Schema::new(urn(state, subject, version)?, language, text, None),
         given,
     })
+}
+
+/// The language a request's `schemaType` names: `JSON` is JSON Schema;
+/// `AVRO`, or no `schemaType` (Confluent's default), is Avro.
+fn language_of(schema_type: Option<&str>) -> Result<Language, ApiError> {
+    match schema_type {
+        Some(t) if t.eq_ignore_ascii_case("JSON") => Ok(Language::JsonSchema),
+        None => Ok(Language::Avro),
+        Some(t) if t.eq_ignore_ascii_case("AVRO") => Ok(Language::Avro),
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => Err(invalid_schema(
+            "PROTOBUF schemas are not accepted through the Confluent API: this server does \
+             not compile .proto text; publish a protobuf schema as a descriptor set through \
+             the native API (PUT /publish/schemas/{urn}), or send JSON Schema or Avro",
+        )),
+        Some(t) => Err(invalid_schema(format!(
+            "unknown schemaType {:?}: expected AVRO or JSON",
+            clip(t, 40)
+        ))),
+    }
 }
 
 #[cfg(test)]

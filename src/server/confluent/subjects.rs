@@ -237,6 +237,7 @@ enum Registration {
 fn same_canonical(
     registry: &Registry,
     template: &Urn,
+    language: Language,
     versions: &[u32],
     form: &str,
     normalize: bool,
@@ -246,7 +247,7 @@ fn same_canonical(
     for &version in versions.iter().rev() {
         let urn = template.with_version(version)?;
         let held = registry.resolve(&urn)?;
-        if held.language() != Language::JsonSchema {
+        if held.language() != language {
             continue;
         }
         let Ok(text) = std::str::from_utf8(held.bytes()) else {
@@ -360,6 +361,7 @@ fn register_in(
         if let Some((version, held, id)) = same_canonical(
             registry,
             schema.urn(),
+            schema.language(),
             &history.live(),
             &form,
             normalize,
@@ -443,6 +445,7 @@ pub(crate) async fn lookup(
             let found = same_canonical(
                 registry,
                 candidate.urn(),
+                candidate.language(),
                 &versions,
                 &form,
                 normalize,

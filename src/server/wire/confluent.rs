@@ -178,6 +178,7 @@ pub(crate) fn raw(bytes: Bytes) -> Response {
 pub(crate) fn schema_type(language: Language) -> &'static str {
     match language {
         Language::Protobuf => "PROTOBUF",
+        Language::Avro => "AVRO",
         _ => "JSON",
     }
 }
@@ -290,7 +291,7 @@ pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema:
         "guid": guid(schema),
         "subject": subject,
         "version": version,
-        "schemaType": "JSON",
+        "schemaType": schema_type(schema.language()),
         "schema": String::from_utf8_lossy(schema.bytes()),
     });
     contract_members(schema, &mut answer);
