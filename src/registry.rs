@@ -321,7 +321,7 @@ impl Registry {
                     {
                         Ok(reading.clone())
                     }
-                    _ => readings.read(other),
+                    _ => readings.read(other, self),
                 })
             });
         if let Some(reading) = candidate {

@@ -67,13 +67,18 @@ impl Readings {
     }
 
     /// The reading of `schema`: kept, or read now (and kept).
-    pub(crate) fn read(&self, schema: &Schema) -> Result<Arc<Reading>, CompatError> {
+    /// A protobuf schema's references resolve through `refs`.
+    pub(crate) fn read(
+        &self,
+        schema: &Schema,
+        refs: &dyn dataschema_core::Resolver,
+    ) -> Result<Arc<Reading>, CompatError> {
         let key = (schema.language(), schema.digest().to_owned());
         if let Some(hit) = self.inner.lock().get(&key) {
             return Ok(hit);
         }
         // Read outside the lock: other publishes go on meanwhile.
-        let reading = Arc::new(Reading::read(schema)?);
+        let reading = Arc::new(Reading::read_with(schema, refs)?);
         self.keep_keyed(key, schema.bytes().len(), reading.clone());
         Ok(reading)
     }
