@@ -15,5 +15,6 @@ mod api;
 mod cli;
 mod confluent;
 mod confluent_framed;
+mod confluent_protobuf;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;

@@ -290,10 +290,16 @@ mod compile {
                 return match form {
                     Form::Text(text) => File::from_source(name, text),
                     Form::Descriptor(bytes) => {
-                        let mut file = FileDescriptorProto::decode(bytes.as_slice())
-                            .map_err(|err| protox::Error::new(err))?;
-                        file.name = Some(name.to_owned());
-                        Ok(File::from_file_descriptor_proto(file))
+                        // The file is named by its import path, as Python's
+                        // deserializer names it: a `name` field appended
+                        // (the last occurrence wins), so that nothing else
+                        // of the encoded file (extension options) is lost.
+                        let mut named = bytes.clone();
+                        named.push(0x0a);
+                        prost::encoding::encode_varint(name.len() as u64, &mut named);
+                        named.extend_from_slice(name.as_bytes());
+                        File::decode_file_descriptor_proto(named.as_slice())
+                            .map_err(protox::Error::new)
                     }
                 };
             }

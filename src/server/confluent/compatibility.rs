@@ -68,7 +68,11 @@ async fn compatibility(
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);
             }
-            Ok(compat::check(mode, &candidate, &priors)?)
+            // A protobuf schema's references resolve through the registry.
+            let mut read = |schema: &dataschema_core::Schema| {
+                compat::Reading::read_with(schema, registry).map(std::sync::Arc::new)
+            };
+            Ok(compat::check_readings(mode, &candidate, &priors, &mut read)?)
         })
         .await
         .map_err(from_error)?;

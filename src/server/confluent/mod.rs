@@ -11,6 +11,7 @@
 //! | [`compatibility`] | compatibility tests |
 //! | [`config`] | compatibility levels |
 //! | [`request`] | reading paths, bodies and the schema a request sends |
+//! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references) and `?format=serialized` (feature `proto-text`) |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
@@ -19,6 +20,8 @@
 mod compatibility;
 mod config;
 mod error;
+#[cfg(feature = "proto-text")]
+mod protobuf;
 mod request;
 mod schemas;
 mod subjects;

@@ -139,7 +139,12 @@ pub(crate) fn candidate(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Schema, ApiError> {
     let request: SchemaRequest = json_body(body)?;
+    let protobuf = request
+        .schema_type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("PROTOBUF"));
     match &request.references {
+        _ if protobuf && cfg!(feature = "proto-text") => {}
         None | Some(Value::Null) => {}
         Some(Value::Array(references)) if references.is_empty() => {}
         Some(_) => {
@@ -162,6 +167,7 @@ pub(crate) fn candidate(
                 "Avro schemas are not supported: this server takes JSON Schema (schemaType JSON)",
             ))
         }
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") && cfg!(feature = "proto-text") => {}
         Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => {
             return Err(invalid_schema(
                 "PROTOBUF schemas are not accepted through the Confluent API: this server does \
@@ -171,7 +177,7 @@ pub(crate) fn candidate(
         }
         Some(t) => {
             return Err(invalid_schema(format!(
-                "unknown schemaType {:?}: expected JSON",
+                "unknown schemaType {:?}: expected JSON or PROTOBUF",
                 clip(t, 40)
             )))
         }
@@ -189,6 +195,10 @@ pub(crate) fn candidate(
                 state.max_schema_bytes()
             ),
         ));
+    }
+    #[cfg(feature = "proto-text")]
+    if protobuf {
+        return super::protobuf::candidate(state, subject, version, text, request.references);
     }
     Ok(Schema::json(urn(state, subject, version)?, text))
 }

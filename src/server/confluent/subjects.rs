@@ -11,7 +11,7 @@ use super::error::{from_error, subject_not_found, version_not_found, ApiError, E
 use super::request::{candidate, subject, subject_version, urn, which, Which};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
-use crate::server::state::AppState;
+use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
 use dataschema_core::{Error, Schema, Urn};
 
@@ -91,13 +91,34 @@ async fn find_version(
     }
 }
 
-/// `GET /subjects/{s}/versions/{v}`.
+/// `GET /subjects/{s}/versions/{v}` (`?format=serialized`: a protobuf
+/// schema as base64 of its `FileDescriptorProto`).
 pub(crate) async fn version(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw_query): RawQuery,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
     let entry = find_version(&state, &subject, &version).await?;
+    #[cfg(feature = "proto-text")]
+    if super::protobuf::wants_serialized(Query::parse(raw_query.as_deref()).get("format")) {
+        let schema = entry.schema.clone();
+        let (name, number) = (schema.urn().name().to_owned(), schema.urn().version());
+        let id = state
+            .blocking({
+                let urn = schema.urn().clone();
+                move |registry| registry.id_of(&urn)
+            })
+            .await
+            .map_err(from_error)?;
+        if let Some(answer) =
+            super::protobuf::serialized(&state, schema, Some((name, number, id))).await?
+        {
+            return Ok(ok(&answer));
+        }
+    }
+    #[cfg(not(feature = "proto-text"))]
+    let _ = raw_query;
     Ok(raw(entry.version_json.clone()))
 }
 
@@ -122,11 +143,13 @@ pub(crate) async fn register(
     let subject = subject(path)?;
     Query::parse(raw_query.as_deref()).flag("normalize", false)?;
     let schema = candidate(&state, &subject, 1, body)?;
-    let (stored, schema) = state
+    let namespace = state.namespace().to_owned();
+    let (stored, schema, view) = state
         .blocking(move |registry| {
             let mode = registry.compatibility(schema.urn().name())?;
             let stored = registry.publish_next(schema.clone(), mode)?;
-            Ok((stored, schema))
+            let view = proto_view(registry, &namespace, &schema);
+            Ok((stored, schema, view))
         })
         .await
         .map_err(from_error)?;
@@ -135,6 +158,7 @@ pub(crate) async fn register(
         &subject,
         stored.urn.version(),
         &schema,
+        view.as_ref(),
     )))
 }
 
@@ -164,7 +188,8 @@ pub(crate) async fn lookup(
                 let held = registry.resolve(&urn)?;
                 if same_content(&held, &candidate) {
                     let id = registry.id_of(&urn)?;
-                    return Ok(Some(Some((held, id))));
+                    let view = proto_view(registry, &namespace, &held);
+                    return Ok(Some(Some((held, id, view))));
                 }
             }
             Ok(Some(None))
@@ -177,7 +202,7 @@ pub(crate) async fn lookup(
             ErrorCode::SchemaNotFound,
             format!("Schema not found under subject '{subject}'."),
         )),
-        Some(Some((schema, id))) => Ok(ok(&schema_json(&schema, id))),
+        Some(Some((schema, id, view))) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
     }
 }
 

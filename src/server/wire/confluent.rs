@@ -162,9 +162,38 @@ pub(crate) fn level_name(mode: Compatibility) -> String {
     mode.as_str().to_ascii_uppercase()
 }
 
+/// What Confluent's answers show of a protobuf schema registered as its
+/// clients register it (no root message): its `.proto` text (the text
+/// registered, or printed from the descriptor registered) and its
+/// references. Built on the blocking pool, where its references resolve
+/// (`state.rs`), and handed to the answers below.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ProtoView {
+    /// The `.proto` text.
+    pub(crate) text: String,
+    /// `(name, subject, version)` of each reference, in order.
+    pub(crate) references: Vec<(String, String, u32)>,
+}
+
+/// The references of an answer (`references`), Confluent's shape.
+pub(crate) fn references_json(view: &ProtoView) -> Value {
+    Value::Array(
+        view.references
+            .iter()
+            .map(|(name, subject, version)| {
+                json!({"name": name, "subject": subject, "version": version})
+            })
+            .collect(),
+    )
+}
+
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
-/// protobuf descriptor set in base64.
-fn schema_string(schema: &Schema) -> Cow<'_, str> {
+/// protobuf schema registered as Confluent's clients do, its `.proto` text
+/// (`view`); a protobuf descriptor set, in base64.
+fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
+    if let Some(view) = view {
+        return Cow::Borrowed(&view.text);
+    }
     match schema.language() {
         Language::Protobuf => {
             use base64::Engine as _;
@@ -176,50 +205,74 @@ fn schema_string(schema: &Schema) -> Cow<'_, str> {
 
 /// [`schema_string`] as bytes, the answer of the `.../schema` routes: the
 /// schema's own (shared, not copied) when its text is them.
-pub(crate) fn schema_text(schema: &Schema) -> Bytes {
-    match schema_string(schema) {
-        Cow::Borrowed(_) => schema.shared_bytes(),
+pub(crate) fn schema_text(schema: &Schema, view: Option<&ProtoView>) -> Bytes {
+    match schema_string(schema, view) {
+        Cow::Borrowed(text) if text.as_bytes() == schema.bytes() => schema.shared_bytes(),
+        Cow::Borrowed(text) => Bytes::copy_from_slice(text.as_bytes()),
         Cow::Owned(text) => Bytes::from(text),
     }
 }
 
+/// Adds `references` to an answer when the schema has any.
+fn with_references(mut answer: Value, view: Option<&ProtoView>) -> Value {
+    if let Some(view) = view.filter(|view| !view.references.is_empty()) {
+        answer["references"] = references_json(view);
+    }
+    answer
+}
+
 /// A subject's version: `{"subject", "version", "id", "schemaType",
-/// "schema"}` (a version read, a lookup).
-pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
-    json!({
-        "subject": schema.urn().name(),
-        "version": schema.urn().version(),
-        "id": id,
-        "schemaType": schema_type(schema.language()),
-        "schema": schema_string(schema),
-    })
+/// "schema"}`, and `references` if any (a version read, a lookup).
+pub(crate) fn schema_json(schema: &Schema, id: SchemaId, view: Option<&ProtoView>) -> Value {
+    with_references(
+        json!({
+            "subject": schema.urn().name(),
+            "version": schema.urn().version(),
+            "id": id,
+            "schemaType": schema_type(schema.language()),
+            "schema": schema_string(schema, view),
+        }),
+        view,
+    )
 }
 
 /// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
 /// URN).
-pub(crate) fn version_json(schema: &Schema, id: SchemaId) -> Bytes {
-    Bytes::from(schema_json(schema, id).to_string())
+pub(crate) fn version_json(schema: &Schema, id: SchemaId, view: Option<&ProtoView>) -> Bytes {
+    Bytes::from(schema_json(schema, id, view).to_string())
 }
 
 /// The answer of `GET /schemas/ids/{id}`, serialized (cached per id).
-pub(crate) fn id_json(schema: &Schema) -> Bytes {
-    let value = json!({
-        "schemaType": schema_type(schema.language()),
-        "schema": schema_string(schema),
-    });
+pub(crate) fn id_json(schema: &Schema, view: Option<&ProtoView>) -> Bytes {
+    let value = with_references(
+        json!({
+            "schemaType": schema_type(schema.language()),
+            "schema": schema_string(schema, view),
+        }),
+        view,
+    );
     Bytes::from(value.to_string())
 }
 
 /// The answer of a register: the version `schema` was given under
 /// `subject`, with its id.
-pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema: &Schema) -> Value {
-    json!({
-        "id": id,
-        "subject": subject,
-        "version": version,
-        "schemaType": "JSON",
-        "schema": String::from_utf8_lossy(schema.bytes()),
-    })
+pub(crate) fn registered_json(
+    id: SchemaId,
+    subject: &str,
+    version: u32,
+    schema: &Schema,
+    view: Option<&ProtoView>,
+) -> Value {
+    with_references(
+        json!({
+            "id": id,
+            "subject": subject,
+            "version": version,
+            "schemaType": schema_type(schema.language()),
+            "schema": schema_string(schema, view),
+        }),
+        view,
+    )
 }
 
 /// One of an id's subject versions (`GET /schemas/ids/{id}/versions`).
