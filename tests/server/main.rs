@@ -16,5 +16,6 @@ mod cli;
 mod confluent;
 mod confluent_framed;
 mod confluent_protobuf;
+mod confluent_protobuf_python;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;

@@ -28,9 +28,10 @@
 //! file or the network), and compiles the files from memory with `protox`:
 //! a file resolver keyed on import paths, then the well-known files, which
 //! resolve without references as Confluent's do: `google/protobuf/*`
-//! (`protox`'s own), `confluent/meta.proto` and
+//! (`protox`'s own), `google/type/*` (bundled, from
+//! `googleapis-common-protos`, Apache-2.0), `confluent/meta.proto` and
 //! `confluent/type/decimal.proto` (bundled, from `confluent-kafka-go`,
-//! Apache-2.0; `core/proto/README.md`).
+//! Apache-2.0); `core/proto/README.md` says where each comes from.
 //!
 //! [`Schema`]: crate::Schema
 //! [`Error::MissingRoot`]: crate::Error::MissingRoot
@@ -220,6 +221,74 @@ mod compile {
         (
             "confluent/type/decimal.proto",
             include_str!("../../proto/confluent/type/decimal.proto"),
+        ),
+        (
+            "google/type/calendar_period.proto",
+            include_str!("../../proto/google/type/calendar_period.proto"),
+        ),
+        (
+            "google/type/color.proto",
+            include_str!("../../proto/google/type/color.proto"),
+        ),
+        (
+            "google/type/date.proto",
+            include_str!("../../proto/google/type/date.proto"),
+        ),
+        (
+            "google/type/datetime.proto",
+            include_str!("../../proto/google/type/datetime.proto"),
+        ),
+        (
+            "google/type/dayofweek.proto",
+            include_str!("../../proto/google/type/dayofweek.proto"),
+        ),
+        (
+            "google/type/decimal.proto",
+            include_str!("../../proto/google/type/decimal.proto"),
+        ),
+        (
+            "google/type/expr.proto",
+            include_str!("../../proto/google/type/expr.proto"),
+        ),
+        (
+            "google/type/fraction.proto",
+            include_str!("../../proto/google/type/fraction.proto"),
+        ),
+        (
+            "google/type/interval.proto",
+            include_str!("../../proto/google/type/interval.proto"),
+        ),
+        (
+            "google/type/latlng.proto",
+            include_str!("../../proto/google/type/latlng.proto"),
+        ),
+        (
+            "google/type/localized_text.proto",
+            include_str!("../../proto/google/type/localized_text.proto"),
+        ),
+        (
+            "google/type/money.proto",
+            include_str!("../../proto/google/type/money.proto"),
+        ),
+        (
+            "google/type/month.proto",
+            include_str!("../../proto/google/type/month.proto"),
+        ),
+        (
+            "google/type/phone_number.proto",
+            include_str!("../../proto/google/type/phone_number.proto"),
+        ),
+        (
+            "google/type/postal_address.proto",
+            include_str!("../../proto/google/type/postal_address.proto"),
+        ),
+        (
+            "google/type/quaternion.proto",
+            include_str!("../../proto/google/type/quaternion.proto"),
+        ),
+        (
+            "google/type/timeofday.proto",
+            include_str!("../../proto/google/type/timeofday.proto"),
         ),
     ];
 
