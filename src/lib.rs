@@ -24,9 +24,9 @@ pub mod store;
 /// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
 pub use dataschema_build as build;
-pub use dataschema_core::{compat, validate};
 #[cfg(feature = "protobuf")]
 pub use dataschema_core::proto;
+pub use dataschema_core::{compat, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Resolver, Schema, Urn,
     UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES, MAX_VIOLATIONS,

@@ -17,7 +17,12 @@ fn text(file: &str) -> String {
 }
 
 fn rootless(urn: &str, source: &ProtoSource) -> Schema {
-    Schema::new(common::urn(urn), Language::Protobuf, source.to_bytes(), None)
+    Schema::new(
+        common::urn(urn),
+        Language::Protobuf,
+        source.to_bytes(),
+        None,
+    )
 }
 
 fn shop_source() -> ProtoSource {
@@ -73,7 +78,10 @@ fn the_message_indexes_pick_the_message() {
         (b"\x04\x00\x00", LINE, "[0, 0]: Order.Line"),
     ] {
         assert!(
-            matches!(guard.validate_framed(&frame(id, indexes, body)), Ok(Outcome::Validated)),
+            matches!(
+                guard.validate_framed(&frame(id, indexes, body)),
+                Ok(Outcome::Validated)
+            ),
             "{what}"
         );
     }
@@ -103,9 +111,18 @@ fn bad_message_indexes_are_invalid_and_say_why() {
     // zigzag(200_000) = 400_000, as a varint.
     let absurd = [0x80, 0xb5, 0x18];
     for (indexes, needle) in [
-        (&b"\x02\x04"[..], "index 0 is 2, and there are 2 top-level messages"),
-        (b"\x04\x00\x06", "index 1 is 3, and there are 1 nested messages in acme.shop.v1.Order"),
-        (b"\x04\x02\x00", "index 1 is 0, and there are 0 nested messages in acme.shop.v1.Refund"),
+        (
+            &b"\x02\x04"[..],
+            "index 0 is 2, and there are 2 top-level messages",
+        ),
+        (
+            b"\x04\x00\x06",
+            "index 1 is 3, and there are 1 nested messages in acme.shop.v1.Order",
+        ),
+        (
+            b"\x04\x02\x00",
+            "index 1 is 0, and there are 0 nested messages in acme.shop.v1.Refund",
+        ),
         (b"", "truncated"),
         (b"\x02", "truncated"),
         (b"\x06\x00\x00", "truncated"),
@@ -128,7 +145,10 @@ fn bad_message_indexes_are_invalid_and_say_why() {
 fn by_urn_a_rootless_schema_is_its_first_message() {
     let (registry, _) = shop();
     let guard = Guard::new(registry);
-    assert!(matches!(guard.validate(SHOP, ORDER), Ok(Outcome::Validated)));
+    assert!(matches!(
+        guard.validate(SHOP, ORDER),
+        Ok(Outcome::Validated)
+    ));
     assert!(guard.validate(SHOP, REFUND).is_err());
 }
 
@@ -144,7 +164,9 @@ fn references_are_resolved_and_a_missing_one_refused() {
         .unwrap_err();
     assert!(matches!(err, Error::SchemaUnusable { .. }), "{err}");
     assert!(
-        err.chain().to_string().contains("acme/common/v1/money.proto"),
+        err.chain()
+            .to_string()
+            .contains("acme/common/v1/money.proto"),
         "{}",
         err.chain()
     );
@@ -201,10 +223,7 @@ proptest! {
         }
         let outcome = guard.validate_framed(&frame(id, &encoded, &body));
         // An index list naming no message is invalid, whatever the body.
-        let names_a_message = match indexes.as_slice() {
-            [] | [0] | [1] | [0, 0] => true,
-            _ => false,
-        };
+        let names_a_message = matches!(indexes.as_slice(), [] | [0] | [1] | [0, 0]);
         if !names_a_message {
             prop_assert!(outcome.is_err());
         }

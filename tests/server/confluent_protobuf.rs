@@ -73,7 +73,11 @@ fn text_with_references_registers_and_reads_back_as_registered() {
         assert_eq!(reply.status, 200, "{path}: {}", reply.text());
         let body = reply.json();
         assert_eq!(body["schemaType"], "PROTOBUF", "{path}");
-        assert_eq!(body["schema"].as_str(), Some(text("shop.proto").as_str()), "{path}");
+        assert_eq!(
+            body["schema"].as_str(),
+            Some(text("shop.proto").as_str()),
+            "{path}"
+        );
         assert_eq!(body["references"], money_ref(), "{path}");
     }
     let raw = get(&running.url(&format!("/schemas/ids/{id}/schema")));
@@ -130,8 +134,14 @@ fn a_descriptor_registers_as_python_sends_it_and_reads_back_as_text() {
     let read = get(&running.url(&format!("/schemas/ids/{id}"))).json();
     let printed = read["schema"].as_str().unwrap();
     assert!(printed.contains("message Refund {"), "{printed}");
-    assert!(printed.contains("import \"acme/common/v1/money.proto\";"), "{printed}");
-    assert!(printed.contains("(confluent.field_meta) = { doc: \"the order's id\" }"), "{printed}");
+    assert!(
+        printed.contains("import \"acme/common/v1/money.proto\";"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("(confluent.field_meta) = { doc: \"the order's id\" }"),
+        "{printed}"
+    );
     assert_eq!(read["references"], money_ref());
     // And serialized, the same file.
     let serialized = get(&running.url(&format!("/schemas/ids/{id}?format=serialized"))).json();
@@ -167,7 +177,12 @@ fn bad_protobuf_registrations_are_42201_and_store_nothing() {
         ),
     ] {
         let reply = register(&running, "bad-value", &body);
-        assert_eq!((reply.status, reply.code()), (422, 42201), "{body}: {}", reply.text());
+        assert_eq!(
+            (reply.status, reply.code()),
+            (422, 42201),
+            "{body}: {}",
+            reply.text()
+        );
         assert!(reply.text().contains(needle), "{needle}: {}", reply.text());
     }
     let subjects = get(&running.url("/subjects")).json();
@@ -197,7 +212,8 @@ fn compatibility_is_checked_for_protobuf_with_references() {
     let refused = register(&running, "shop-value", &body);
     assert_eq!(refused.code(), 40901, "{}", refused.text());
     // Adding a field is compatible.
-    let added = text("shop.proto").replace("int64 cents = 2;", "int64 cents = 2;\n  string note = 3;");
+    let added =
+        text("shop.proto").replace("int64 cents = 2;", "int64 cents = 2;\n  string note = 3;");
     let body = json!({"schemaType": "PROTOBUF", "schema": added, "references": money_ref()});
     let test = post(
         &running,

@@ -25,9 +25,8 @@ fn descriptor_set(dir: &std::path::Path) -> Vec<u8> {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    let read = |file: &str| {
-        String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap()
-    };
+    let read =
+        |file: &str| String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap();
     write("acme/common/v1/money.proto", &read("money.proto"));
     write("shop.proto", &read("shop.proto"));
     for (name, text) in WELL_KNOWN {
@@ -41,8 +40,7 @@ fn descriptor_set(dir: &std::path::Path) -> Vec<u8> {
 
 #[test]
 fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
-    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf")
-    else {
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
         return;
     };
     let running = server::start();
@@ -89,7 +87,10 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
         .build()
         .unwrap();
     for (what, guard) in [
-        ("the server's registry", Guard::new(running.registry.clone())),
+        (
+            "the server's registry",
+            Guard::new(running.registry.clone()),
+        ),
         (
             "the fallback (native API)",
             Guard::builder(common::samples()).fallback(native).build(),

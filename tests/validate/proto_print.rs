@@ -8,13 +8,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use dataschema::proto::{print_file, WELL_KNOWN};
+use proptest::prelude::*;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
 use prost_reflect::prost_types::{
     DescriptorProto, EnumDescriptorProto, EnumValueDescriptorProto, FieldDescriptorProto,
     FileDescriptorProto, FileDescriptorSet, OneofDescriptorProto,
 };
 use prost_reflect::{DescriptorPool, FileDescriptor};
-use proptest::prelude::*;
 use protox::file::{File, FileResolver, GoogleFileResolver};
 
 /// Files by import path: the printed one as text, the rest as encoded
@@ -72,18 +72,30 @@ fn compared(file: &FileDescriptor) -> (FileDescriptorProto, String) {
     proto.source_code_info = None;
     fn clear_message(message: &mut DescriptorProto) {
         for field in message.field.iter_mut().chain(message.extension.iter_mut()) {
-            if field.options.as_ref().is_some_and(|o| *o == Default::default()) {
+            if field
+                .options
+                .as_ref()
+                .is_some_and(|o| *o == Default::default())
+            {
                 field.options = None;
             }
         }
-        if message.options.as_ref().is_some_and(|o| *o == Default::default()) {
+        if message
+            .options
+            .as_ref()
+            .is_some_and(|o| *o == Default::default())
+        {
             message.options = None;
         }
         message.nested_type.iter_mut().for_each(clear_message);
     }
     proto.message_type.iter_mut().for_each(clear_message);
     for field in &mut proto.extension {
-        if field.options.as_ref().is_some_and(|o| *o == Default::default()) {
+        if field
+            .options
+            .as_ref()
+            .is_some_and(|o| *o == Default::default())
+        {
             field.options = None;
         }
     }
@@ -96,7 +108,11 @@ fn round_trip(file: &FileDescriptor) -> Result<(), String> {
     let _ = &text;
     if pa != pb || ta != tb {
         let (da, db) = (format!("{pa:?}"), format!("{pb:?}"));
-        let at = da.bytes().zip(db.bytes()).take_while(|(x, y)| x == y).count();
+        let at = da
+            .bytes()
+            .zip(db.bytes())
+            .take_while(|(x, y)| x == y)
+            .count();
         let from = at.saturating_sub(300);
         return Err(format!(
             "{}: printed, compiled, not the same descriptor at byte {at}:\n compiled: ...{}\n \
@@ -157,7 +173,11 @@ fn every_proto_of_the_tests_and_samples_prints_back_to_itself() {
             checked.push(path.clone());
         }
     }
-    assert!(checked.len() >= 12, "only {} .proto files checked", checked.len());
+    assert!(
+        checked.len() >= 12,
+        "only {} .proto files checked",
+        checked.len()
+    );
     for fixture in ["proto/print/options.proto", "proto/print/legacy.proto"] {
         assert!(
             checked.contains(&root.join("tests/data").join(fixture)),
@@ -302,9 +322,12 @@ fn generated_file(proto3: bool, shapes: Vec<FieldShape>, reserved: bool) -> File
                 } else {
                     Label::Optional
                 };
-                message
-                    .field
-                    .push(scalar_field(&name, number, SCALARS[k % SCALARS.len()].0, label));
+                message.field.push(scalar_field(
+                    &name,
+                    number,
+                    SCALARS[k % SCALARS.len()].0,
+                    label,
+                ));
             }
             FieldShape::Nested => message.field.push(typed_field(
                 &name,
@@ -351,7 +374,8 @@ fn generated_file(proto3: bool, shapes: Vec<FieldShape>, reserved: bool) -> File
                     options: None,
                 });
                 for (j, ty) in [Type::String, Type::Int32].into_iter().enumerate() {
-                    let mut field = scalar_field(&format!("{name}o{j}"), number, ty, Label::Optional);
+                    let mut field =
+                        scalar_field(&format!("{name}o{j}"), number, ty, Label::Optional);
                     field.oneof_index = Some(index);
                     message.field.push(field);
                     number += 1;
@@ -379,12 +403,12 @@ fn generated_file(proto3: bool, shapes: Vec<FieldShape>, reserved: bool) -> File
         });
     }
     if reserved {
-        message
-            .reserved_range
-            .push(prost_reflect::prost_types::descriptor_proto::ReservedRange {
+        message.reserved_range.push(
+            prost_reflect::prost_types::descriptor_proto::ReservedRange {
                 start: Some(1000),
                 end: Some(1010),
-            });
+            },
+        );
         message.reserved_name.push("gone".into());
     }
     FileDescriptorProto {

@@ -34,7 +34,11 @@ const MAX_FIELD: i32 = 536_870_911;
 pub fn print_file(descriptor: &FileDescriptor) -> String {
     let file = descriptor.file_descriptor_proto();
     let mut out = String::new();
-    let syntax = file.syntax.as_deref().filter(|s| !s.is_empty()).unwrap_or("proto2");
+    let syntax = file
+        .syntax
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .unwrap_or("proto2");
     let proto3 = syntax == "proto3";
     let _ = writeln!(out, "syntax = {};", quote(syntax));
     if let Some(package) = file.package.as_deref().filter(|p| !p.is_empty()) {
@@ -61,7 +65,12 @@ pub fn print_file(descriptor: &FileDescriptor) -> String {
         printer.message(&mut out, message, &join(&package, message.name()), 0);
     }
     for enumeration in &file.enum_type {
-        printer.enumeration(&mut out, enumeration, &join(&package, enumeration.name()), 0);
+        printer.enumeration(
+            &mut out,
+            enumeration,
+            &join(&package, enumeration.name()),
+            0,
+        );
     }
     printer.extensions(&mut out, &file.extension, &package, 0);
     for service in &file.service {
@@ -95,7 +104,11 @@ fn option_items(options: &DynamicMessage, skip: &[&str]) -> Vec<String> {
             continue;
         }
         for value in elements(value) {
-            items.push(format!("{} = {}", field.name(), value_text(&field.kind(), value)));
+            items.push(format!(
+                "{} = {}",
+                field.name(),
+                value_text(&field.kind(), value)
+            ));
         }
     }
     for (extension, value) in options.extensions() {
@@ -139,7 +152,12 @@ fn value_text(kind: &Kind, value: &Value) -> String {
             let mut out = String::from("{");
             for (field, value) in m.fields() {
                 for value in elements(value) {
-                    let _ = write!(out, " {}: {}", field.name(), value_text(&field.kind(), value));
+                    let _ = write!(
+                        out,
+                        " {}: {}",
+                        field.name(),
+                        value_text(&field.kind(), value)
+                    );
                 }
             }
             for (extension, value) in m.extensions() {
@@ -267,8 +285,7 @@ impl Printer {
             if let Some(oneof) = real_oneof(field) {
                 // A oneof's members are contiguous: print them together.
                 let mut end = i;
-                while end < message.field.len() && real_oneof(&message.field[end]) == Some(oneof)
-                {
+                while end < message.field.len() && real_oneof(&message.field[end]) == Some(oneof) {
                     end += 1;
                 }
                 for member in &message.field[i..end] {
@@ -313,7 +330,11 @@ impl Printer {
             indent(out, depth);
             // A range's own options (`declaration`, `verification`) are
             // not printed: descriptors this prints from do not keep them.
-            let _ = write!(out, "extensions {}", range_text(range.start(), range.end() - 1));
+            let _ = write!(
+                out,
+                "extensions {}",
+                range_text(range.start(), range.end() - 1)
+            );
             out.push_str(";\n");
         }
         self.reserved(
@@ -375,7 +396,11 @@ impl Printer {
         let options = self
             .pool
             .get_message_by_name(full)
-            .and_then(|m| u32::try_from(field.number()).ok().and_then(|n| m.get_field(n)))
+            .and_then(|m| {
+                u32::try_from(field.number())
+                    .ok()
+                    .and_then(|n| m.get_field(n))
+            })
             .map(|f| f.options());
         indent(out, depth);
         let entry = local_name(field.type_name()).and_then(|local| {

@@ -119,8 +119,8 @@ impl ProtoSource {
             }
             return Ok(source);
         }
-        let text = std::str::from_utf8(bytes)
-            .map_err(|_| "the schema's text is not UTF-8".to_owned())?;
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())?;
         Ok(ProtoSource::new(text))
     }
 }
@@ -181,7 +181,10 @@ mod compile {
         Ok(crate::protobuf::print::print_file(&own_file(schema, refs)?))
     }
 
-    fn own_file(schema: &Schema, refs: &dyn Resolver) -> Result<prost_reflect::FileDescriptor, Error> {
+    fn own_file(
+        schema: &Schema,
+        refs: &dyn Resolver,
+    ) -> Result<prost_reflect::FileDescriptor, Error> {
         let unusable = |message: String| Error::SchemaUnusable {
             urn: schema.urn().clone(),
             source: message.into(),
@@ -320,7 +323,7 @@ mod compile {
     pub(crate) fn form_of(name: &str, schema: &str) -> Result<Form, String> {
         let parsed = catch_unwind(|| File::from_source(name, schema));
         match parsed {
-            Ok(Ok(_)) => return Ok(Form::Text(schema.to_owned())),
+            Ok(Ok(_)) => Ok(Form::Text(schema.to_owned())),
             Ok(Err(err)) => {
                 if let Some(bytes) = base64_descriptor(schema) {
                     return Ok(Form::Descriptor(bytes));

@@ -143,8 +143,7 @@ impl ProtobufValidator {
             named = Some(node);
         }
         let node = named.ok_or("the frame's message index list is empty")?;
-        let options =
-            ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
+        let options = ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
         Ok(node
             .plan
             .get_or_init(|| Plan::compile_checked(&node.message, options)))
@@ -269,7 +268,10 @@ fn explain(plan: &Plan, payload: &[u8]) -> Result<(), Vec<Violation>> {
         violations.push(Violation::new(
             "",
             ViolationKind::Other,
-            format!("the payload is not a valid {}", plan.descriptor().full_name()),
+            format!(
+                "the payload is not a valid {}",
+                plan.descriptor().full_name()
+            ),
         ));
     }
     Err(violations)

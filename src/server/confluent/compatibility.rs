@@ -72,7 +72,9 @@ async fn compatibility(
             let mut read = |schema: &dataschema_core::Schema| {
                 compat::Reading::read_with(schema, registry).map(std::sync::Arc::new)
             };
-            Ok(compat::check_readings(mode, &candidate, &priors, &mut read)?)
+            Ok(compat::check_readings(
+                mode, &candidate, &priors, &mut read,
+            )?)
         })
         .await
         .map_err(from_error)?;
