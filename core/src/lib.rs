@@ -29,9 +29,9 @@ pub mod validate;
 /// `protobuf`; compiling such a schema's text needs `proto-text`.
 #[cfg(feature = "protobuf")]
 pub mod proto {
-    pub use crate::protobuf::print::print_file;
+    pub use crate::protobuf::print::{print_file, print_file_normalized};
     #[cfg(feature = "proto-text")]
-    pub use crate::protobuf::source::{file_descriptor, text, WELL_KNOWN};
+    pub use crate::protobuf::source::{file_descriptor, normalize, text, WELL_KNOWN};
     pub use crate::protobuf::source::{looks_like_source, Form, ProtoReference, ProtoSource};
 }
 

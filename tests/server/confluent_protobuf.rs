@@ -224,3 +224,50 @@ fn compatibility_is_checked_for_protobuf_with_references() {
     let v2 = register(&running, "shop-value", &body);
     assert_eq!(v2.json()["version"], 2, "{}", v2.text());
 }
+
+#[test]
+fn normalize_makes_equivalent_texts_one_schema() {
+    let running = start();
+    registered(&running);
+    // The same schema written twice: imports, fields, oneof and reserved
+    // ranges in other orders, other spacing and comments.
+    let a = "syntax = \"proto3\";\npackage acme.norm.v1;\nimport \"google/protobuf/timestamp.proto\";\nimport \"acme/common/v1/money.proto\";\n\
+             message Pay {\n  reserved 9, 3;\n  acme.common.v1.Money amount = 2;\n  string id = 1;\n  oneof via { string card = 6; string iban = 5; }\n  google.protobuf.Timestamp at = 4;\n}\n\
+             message After { Pay pay = 1; }\n";
+    let b = "// Written by hand.\nsyntax = \"proto3\";\npackage acme.norm.v1;\nimport \"acme/common/v1/money.proto\";\nimport \"google/protobuf/timestamp.proto\";\n\
+             message Pay {\n  string id = 1;\n  .acme.common.v1.Money amount = 2;\n  reserved 3, 9;\n  google.protobuf.Timestamp at = 4;\n  oneof via {\n    string iban = 5;\n    string card = 6;\n  }\n}\n\
+             message After {\n  Pay pay = 1;\n}\n";
+    let body =
+        |text: &str| json!({"schemaType": "PROTOBUF", "schema": text, "references": money_ref()});
+    let first = post(
+        &running,
+        "/subjects/pay-value/versions?normalize=true",
+        &body(a),
+    );
+    assert_eq!(first.status, 200, "{}", first.text());
+    let second = post(
+        &running,
+        "/subjects/pay-value/versions?normalize=true",
+        &body(b),
+    );
+    assert_eq!(second.json()["id"], first.json()["id"], "{}", second.text());
+    assert_eq!(second.json()["version"], 1);
+    let found = post(&running, "/subjects/pay-value?normalize=true", &body(a));
+    assert_eq!(found.json()["id"], first.json()["id"], "{}", found.text());
+    // What is stored is the normalized text: imports sorted, fields by tag.
+    let stored = first.json()["schema"].as_str().unwrap().to_owned();
+    let money = stored
+        .find("import \"acme/common/v1/money.proto\"")
+        .unwrap();
+    let timestamp = stored
+        .find("import \"google/protobuf/timestamp.proto\"")
+        .unwrap();
+    assert!(money < timestamp, "{stored}");
+    let id = stored.find("string id = 1;").unwrap();
+    let amount = stored.find("amount = 2;").unwrap();
+    assert!(id < amount, "{stored}");
+    assert!(stored.contains("reserved 3, 9;"), "{stored}");
+    // Without normalize, the other text is another version.
+    let other = post(&running, "/subjects/pay-value/versions", &body(b));
+    assert_eq!(other.json()["version"], 2, "{}", other.text());
+}

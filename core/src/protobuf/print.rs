@@ -32,6 +32,24 @@ const MAX_FIELD: i32 = 536_870_911;
 
 /// `file` as `.proto` text.
 pub fn print_file(descriptor: &FileDescriptor) -> String {
+    print(descriptor, false)
+}
+
+/// `file` as `.proto` text, normalized as Confluent's `normalize=true`
+/// normalizes: imports sorted and deduplicated, fields in tag order (a
+/// oneof at its first tag, its members in tag order), reserved and
+/// extension ranges sorted; messages, enums and their values in their
+/// order (message indexes depend on it); type names fully qualified (as
+/// always).
+///
+/// Reordering fields moves the map entries and group bodies they declare
+/// among a message's nested types; `proto::normalize` checks that the
+/// nested messages keep their indexes, and prints unnormalized otherwise.
+pub fn print_file_normalized(descriptor: &FileDescriptor) -> String {
+    print(descriptor, true)
+}
+
+fn print(descriptor: &FileDescriptor, normalized: bool) -> String {
     let file = descriptor.file_descriptor_proto();
     let mut out = String::new();
     let syntax = file
@@ -44,20 +62,33 @@ pub fn print_file(descriptor: &FileDescriptor) -> String {
     if let Some(package) = file.package.as_deref().filter(|p| !p.is_empty()) {
         let _ = writeln!(out, "package {package};");
     }
-    for (i, import) in file.dependency.iter().enumerate() {
-        let i = i as i32;
-        let modifier = if file.public_dependency.contains(&i) {
-            "public "
-        } else if file.weak_dependency.contains(&i) {
-            "weak "
-        } else {
-            ""
-        };
+    let mut imports: Vec<(&str, &str)> = file
+        .dependency
+        .iter()
+        .enumerate()
+        .map(|(i, import)| {
+            let i = i as i32;
+            let modifier = if file.public_dependency.contains(&i) {
+                "public "
+            } else if file.weak_dependency.contains(&i) {
+                "weak "
+            } else {
+                ""
+            };
+            (import.as_str(), modifier)
+        })
+        .collect();
+    if normalized {
+        imports.sort();
+        imports.dedup_by(|a, b| a.0 == b.0);
+    }
+    for (import, modifier) in imports {
         let _ = writeln!(out, "import {modifier}{};", quote(import));
     }
     statement_options(&mut out, &descriptor.options(), &[], 0);
     let printer = Printer {
         proto3,
+        normalized,
         pool: descriptor.parent_pool().clone(),
     };
     let package = file.package().to_owned();
@@ -210,6 +241,7 @@ fn quote_bytes(bytes: &[u8]) -> String {
 
 struct Printer {
     proto3: bool,
+    normalized: bool,
     pool: DescriptorPool,
 }
 
@@ -279,16 +311,31 @@ impl Printer {
                 .filter(|_| !field.proto3_optional())
                 .map(|i| i as usize)
         };
+        let mut fields: Vec<&FieldDescriptorProto> = message.field.iter().collect();
+        if self.normalized {
+            // By tag; a oneof's members together, at its first tag.
+            let key = |field: &FieldDescriptorProto| match real_oneof(field) {
+                Some(oneof) => message
+                    .field
+                    .iter()
+                    .filter(|f| real_oneof(f) == Some(oneof))
+                    .map(|f| f.number())
+                    .min()
+                    .unwrap_or(field.number()),
+                None => field.number(),
+            };
+            fields.sort_by_key(|field| (key(field), field.number()));
+        }
         let mut i = 0;
-        while i < message.field.len() {
-            let field = &message.field[i];
+        while i < fields.len() {
+            let field = fields[i];
             if let Some(oneof) = real_oneof(field) {
                 // A oneof's members are contiguous: print them together.
                 let mut end = i;
-                while end < message.field.len() && real_oneof(&message.field[end]) == Some(oneof) {
+                while end < fields.len() && real_oneof(fields[end]) == Some(oneof) {
                     end += 1;
                 }
-                for member in &message.field[i..end] {
+                for &member in &fields[i..end] {
                     if let Some(at) = self.declared_nested(member, &nested, nested_index(member)) {
                         flush_nested(out, at, &mut next_nested);
                     }
@@ -303,7 +350,7 @@ impl Printer {
                 if let Some(oneof) = descriptor.as_ref().and_then(|d| d.oneofs().nth(oneof)) {
                     statement_options(out, &oneof.options(), &[], depth + 1);
                 }
-                for member in &message.field[i..end] {
+                for &member in &fields[i..end] {
                     self.field(out, member, message, full, &nested, depth + 1, true);
                     if let Some(at) = self.declared_nested(member, &nested, nested_index(member)) {
                         next_nested = next_nested.max(at + 1);
@@ -326,7 +373,11 @@ impl Printer {
             self.enumeration(out, enumeration, &join(full, enumeration.name()), depth);
         }
         self.extensions(out, &message.extension, full, depth);
-        for range in &message.extension_range {
+        let mut extension_ranges: Vec<_> = message.extension_range.iter().collect();
+        if self.normalized {
+            extension_ranges.sort_by_key(|r| (r.start(), r.end()));
+        }
+        for range in extension_ranges {
             indent(out, depth);
             // A range's own options (`declaration`, `verification`) are
             // not printed: descriptors this prints from do not keep them.
@@ -370,7 +421,13 @@ impl Printer {
         names: &[String],
         depth: usize,
     ) {
-        let ranges: Vec<String> = ranges.map(|(s, e)| range_text(s, e)).collect();
+        let mut ranges: Vec<(i32, i32)> = ranges.collect();
+        let mut names: Vec<&String> = names.iter().collect();
+        if self.normalized {
+            ranges.sort();
+            names.sort();
+        }
+        let ranges: Vec<String> = ranges.into_iter().map(|(s, e)| range_text(s, e)).collect();
         if !ranges.is_empty() {
             indent(out, depth);
             let _ = writeln!(out, "reserved {};", ranges.join(", "));

@@ -136,7 +136,7 @@ pub fn looks_like_source(bytes: &[u8]) -> bool {
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
 #[cfg(feature = "proto-text")]
-pub use self::compile::{file_descriptor, text, WELL_KNOWN};
+pub use self::compile::{file_descriptor, normalize, text, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -179,6 +179,59 @@ mod compile {
             }
         }
         Ok(crate::protobuf::print::print_file(&own_file(schema, refs)?))
+    }
+
+    /// A rootless protobuf schema normalized as Confluent's `normalize=true`
+    /// does ([`print_file_normalized`](crate::protobuf::print::print_file_normalized)):
+    /// the same schema (URN, references) whose `schema` string is the
+    /// normalized `.proto` text. When reordering fields would move a
+    /// nested message's index (a map entry or group body declared between
+    /// nested messages), fields keep their order (the text printed
+    /// otherwise normalized). Other schemas are answered as they are.
+    pub fn normalize(schema: &Schema, refs: &dyn Resolver) -> Result<Schema, Error> {
+        if schema.language() != Language::Protobuf || schema.root().is_some() {
+            return Ok(schema.clone());
+        }
+        let unusable = |message: String| Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        };
+        let source = ProtoSource::from_bytes(schema.bytes()).map_err(unusable)?;
+        let main = own_file(schema, refs)?;
+        let with_text = |text: String| {
+            let bytes = ProtoSource {
+                schema: text,
+                references: source.references.clone(),
+            }
+            .to_bytes();
+            Schema::new(schema.urn().clone(), Language::Protobuf, bytes, None)
+        };
+        let normalized = with_text(crate::protobuf::print::print_file_normalized(&main));
+        let keeps_indexes = own_file(&normalized, refs)
+            .map(|file| message_tree(&file) == message_tree(&main))
+            .unwrap_or(false);
+        if keeps_indexes {
+            Ok(normalized)
+        } else {
+            Ok(with_text(crate::protobuf::print::print_file(&main)))
+        }
+    }
+
+    /// The names of a file's messages and of their nested messages, in
+    /// index order.
+    fn message_tree(file: &prost_reflect::FileDescriptor) -> Vec<String> {
+        fn walk(message: prost_reflect::MessageDescriptor, out: &mut Vec<String>) {
+            out.push(message.full_name().to_owned());
+            for child in message.child_messages() {
+                walk(child, out);
+            }
+            out.push(String::new());
+        }
+        let mut out = Vec::new();
+        for message in file.messages() {
+            walk(message, &mut out);
+        }
+        out
     }
 
     fn own_file(

@@ -141,11 +141,12 @@ pub(crate) async fn register(
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    Query::parse(raw_query.as_deref()).flag("normalize", false)?;
+    let normalize = Query::parse(raw_query.as_deref()).flag("normalize", false)?;
     let schema = candidate(&state, &subject, 1, body)?;
     let namespace = state.namespace().to_owned();
     let (stored, schema, view) = state
         .blocking(move |registry| {
+            let schema = normalized(registry, schema, normalize)?;
             let mode = registry.compatibility(schema.urn().name())?;
             let stored = registry.publish_next(schema.clone(), mode)?;
             let view = proto_view(registry, &namespace, &schema);
@@ -172,13 +173,14 @@ pub(crate) async fn lookup(
 ) -> Reply {
     let subject = subject(path)?;
     let query = Query::parse(raw_query.as_deref());
-    query.flag("normalize", false)?;
+    let normalize = query.flag("normalize", false)?;
     query.flag("deleted", false)?;
     let candidate = candidate(&state, &subject, 1, body)?;
     let namespace = state.namespace().to_owned();
     let name = subject.clone();
     let found = state
         .blocking(move |registry| {
+            let candidate = normalized(registry, candidate, normalize)?;
             let versions = registry.versions_in(&namespace, &name)?;
             if versions.is_empty() {
                 return Ok(None);
@@ -208,4 +210,20 @@ pub(crate) async fn lookup(
 
 fn same_content(a: &Schema, b: &Schema) -> bool {
     a.language() == b.language() && a.root() == b.root() && a.bytes() == b.bytes()
+}
+
+/// `schema` as `normalize=true` registers it: a protobuf schema registered
+/// as Confluent's clients do, its text normalized
+/// (`dataschema::proto::normalize`); anything else as it is.
+fn normalized(
+    registry: &crate::Registry,
+    schema: Schema,
+    normalize: bool,
+) -> Result<Schema, Error> {
+    #[cfg(feature = "proto-text")]
+    if normalize {
+        return dataschema_core::proto::normalize(&schema, registry);
+    }
+    let _ = (registry, normalize);
+    Ok(schema)
 }
