@@ -1,5 +1,6 @@
 //! The Confluent Schema Registry API as a fallback: subject = URN name,
-//! version = URN version, JSON Schema only.
+//! version = URN version; JSON Schema, and protobuf as Confluent answers
+//! it (`.proto` text and references: a schema without a root).
 
 use dataschema_core::{Schema, Urn};
 
@@ -27,17 +28,57 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
     if id.is_some_and(|id| id != answered) {
         return Err(nonsense("the answer has another id"));
     }
-    if value["schemaType"].as_str() != Some("JSON") {
-        return Err(nonsense(
-            "only JSON schemas are read from a Confluent registry",
-        ));
-    }
     let text = value["schema"]
         .as_str()
         .ok_or_else(|| nonsense("no schema"))?;
-    Ok((
-        Schema::json(urn.clone(), text.as_bytes().to_vec()),
-        Some(answered),
+    match value["schemaType"].as_str() {
+        Some("JSON") => Ok((
+            Schema::json(urn.clone(), text.as_bytes().to_vec()),
+            Some(answered),
+        )),
+        #[cfg(feature = "protobuf")]
+        Some("PROTOBUF") => Ok((
+            protobuf(urn, text, &value["references"]).map_err(|why| nonsense(&why))?,
+            Some(answered),
+        )),
+        _ => Err(nonsense(
+            "only JSON and PROTOBUF schemas are read from a Confluent registry",
+        )),
+    }
+}
+
+/// A Confluent protobuf answer as a schema without a root: its text and
+/// its references, each reference's subject version read as a URN of
+/// `urn`'s namespace (as the answers of this API are).
+#[cfg(feature = "protobuf")]
+fn protobuf(urn: &Urn, text: &str, references: &serde_json::Value) -> Result<Schema, String> {
+    use dataschema_core::proto::{ProtoReference, ProtoSource};
+    let mut resolved = Vec::new();
+    for reference in references.as_array().map(Vec::as_slice).unwrap_or_default() {
+        let (Some(name), Some(subject), Some(version)) = (
+            reference["name"].as_str(),
+            reference["subject"].as_str(),
+            reference["version"].as_u64(),
+        ) else {
+            return Err("a reference without name, subject or version".into());
+        };
+        let target: Urn = format!("urn:{}:schema:{subject}:{version}", urn.namespace())
+            .parse()
+            .map_err(|_| "a reference's subject version is no URN".to_owned())?;
+        resolved.push(ProtoReference {
+            name: name.to_owned(),
+            urn: target.to_string(),
+        });
+    }
+    let source = ProtoSource {
+        schema: text.to_owned(),
+        references: resolved,
+    };
+    Ok(Schema::new(
+        urn.clone(),
+        dataschema_core::Language::Protobuf,
+        source.to_bytes(),
+        None,
     ))
 }
 

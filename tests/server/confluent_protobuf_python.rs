@@ -82,18 +82,24 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
     mislabelled.push(0);
     mislabelled.extend_from_slice(&refund[7..]);
 
-    let native = HttpResolver::builder(running.url(""))
-        .api(Api::Native)
-        .build()
-        .unwrap();
+    let fallback = |api: Api| {
+        let resolver = HttpResolver::builder(running.url(""))
+            .api(api)
+            .build()
+            .unwrap();
+        Guard::builder(common::samples()).fallback(resolver).build()
+    };
     for (what, guard) in [
         (
             "the server's registry",
             Guard::new(running.registry.clone()),
         ),
+        ("the fallback (native API)", fallback(Api::Native)),
         (
-            "the fallback (native API)",
-            Guard::builder(common::samples()).fallback(native).build(),
+            "the fallback (Confluent API)",
+            fallback(Api::Confluent {
+                namespace: "acme".to_owned(),
+            }),
         ),
     ] {
         for (name, payload) in [("order", &order), ("refund", &refund), ("latest", &latest)] {
