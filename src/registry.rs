@@ -354,7 +354,7 @@ impl Registry {
                     {
                         Ok(reading.clone())
                     }
-                    _ => readings.read(other),
+                    _ => readings.read(other, self),
                 },
             )
         });
@@ -585,7 +585,10 @@ impl Registry {
             }
             None => priors.to_vec(),
         };
-        Ok(compat::check(mode, candidate, &priors)?
+        // A schema's references (a protobuf import) resolve through the
+        // registry.
+        let mut read = |schema: &Schema| compat::Reading::read_with(schema, self).map(Arc::new);
+        Ok(compat::check_readings(mode, candidate, &priors, &mut read)?
             .under(settings.compatibility_policy.unwrap_or_default()))
     }
 

@@ -37,6 +37,12 @@ impl Reading {
         Model::read(schema, "the schema").map(Reading)
     }
 
+    /// [`read`](Reading::read), a protobuf schema's references (a schema
+    /// without a root, registered with references) resolved through `refs`.
+    pub fn read_with(schema: &Schema, refs: &dyn crate::Resolver) -> Result<Reading, CompatError> {
+        Model::read_with(schema, "the schema", refs).map(Reading)
+    }
+
     /// The language read.
     pub fn language(&self) -> Language {
         self.0.language()
@@ -66,7 +72,17 @@ impl std::fmt::Debug for Reading {
 
 impl Model {
     /// Reads `schema` in its language; `what` names it inside the error.
+    /// A protobuf schema's references resolve to nothing.
     pub(crate) fn read(schema: &Schema, what: &str) -> Result<Model, CompatError> {
+        Model::read_with(schema, what, &crate::resolver::NoRefs)
+    }
+
+    /// [`read`](Model::read), references resolved through `refs`.
+    pub(crate) fn read_with(
+        schema: &Schema,
+        what: &str,
+        refs: &dyn crate::Resolver,
+    ) -> Result<Model, CompatError> {
         let unusable = |source| CompatError::Unusable {
             urn: schema.urn().clone(),
             source: Box::new(source),
@@ -74,6 +90,10 @@ impl Model {
         match schema.language() {
             Language::JsonSchema => json(what, schema.bytes())
                 .map(Model::Json)
+                .map_err(unusable),
+            #[cfg(feature = "protobuf")]
+            Language::Protobuf if schema.root().is_none() => rootless(what, schema, refs)
+                .map(Model::Protobuf)
                 .map_err(unusable),
             #[cfg(feature = "protobuf")]
             Language::Protobuf => descriptors(what, schema.bytes())
@@ -116,6 +136,40 @@ pub(crate) fn json(what: &str, text: &[u8]) -> Result<Value, CompatError> {
             found,
         },
     })
+}
+
+/// A protobuf schema without a root compiled for comparison: its pool
+/// (the schema's file and its imports).
+#[cfg(feature = "protobuf")]
+fn rootless(
+    what: &str,
+    schema: &Schema,
+    refs: &dyn crate::Resolver,
+) -> Result<prost_reflect::DescriptorPool, CompatError> {
+    let not_compiled = |reason: String| CompatError::NotCompiled {
+        what: what.to_owned(),
+        reason,
+    };
+    #[cfg(feature = "proto-text")]
+    {
+        use crate::protobuf::source::{compile, CompileError};
+        compile(schema.bytes(), refs)
+            .map(|compiled| compiled.pool)
+            .map_err(|err| match err {
+                CompileError::Unusable(reason) => not_compiled(reason),
+                CompileError::MissingRef(urn) => {
+                    not_compiled(format!("its reference {urn} is not held"))
+                }
+                CompileError::Unreachable(err) => not_compiled(err.chain().to_string()),
+            })
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (schema, refs);
+        Err(not_compiled(
+            "it is .proto text, and this build compiles none (feature `proto-text`)".into(),
+        ))
+    }
 }
 
 /// A serialized `FileDescriptorSet` read for comparison, naming the input

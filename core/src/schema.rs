@@ -286,7 +286,10 @@ impl Schema {
     }
 
     /// Protobuf: the fully-qualified name of the message a payload is
-    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema.
+    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema, and for a
+    /// protobuf schema registered as Confluent's clients register it
+    /// (`.proto` text or a `FileDescriptorProto`, with references: see
+    /// `dataschema::proto::ProtoSource`), whose frames name their message.
     pub fn root(&self) -> Option<&str> {
         self.inner.root.as_deref()
     }
@@ -438,7 +441,13 @@ impl Schema {
                 urn: self.urn().clone(),
             });
         }
-        if self.language() == Language::Protobuf && self.root().is_none_or(str::is_empty) {
+        // A protobuf schema without a root is a Confluent registration,
+        // text (`protobuf/source.rs`); a descriptor set names its root.
+        let missing = match self.root() {
+            Some(root) => root.is_empty(),
+            None => !is_source_text(self.bytes()),
+        };
+        if self.language() == Language::Protobuf && missing {
             return Err(Error::MissingRoot {
                 urn: self.urn().clone(),
             });
@@ -459,6 +468,20 @@ impl fmt::Debug for Schema {
             .field("rule_set", &self.rule_set())
             .finish()
     }
+}
+
+/// Whether `bytes` can be a protobuf schema without a root (a Confluent
+/// registration: `.proto` text, base64 of a `FileDescriptorProto`, or the
+/// record of either with references), not a serialized descriptor set:
+/// UTF-8 with no control character but tab, line feed, form feed and
+/// carriage return. A serialized `FileDescriptorSet` always has one (its
+/// length prefixes and tags).
+pub(crate) fn is_source_text(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && std::str::from_utf8(bytes).is_ok()
+        && !bytes
+            .iter()
+            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
 }
 
 /// `sha256:<hex>` of some bytes: the digest [`Schema::digest`] gives, and

@@ -25,6 +25,8 @@ mod cache_scale;
 mod cloudevents;
 #[cfg(all(feature = "json", feature = "protobuf"))]
 mod framed;
+#[cfg(feature = "proto-text")]
+mod framed_protobuf;
 mod prepare;
 mod resolve_alloc;
 mod retry;

@@ -42,6 +42,8 @@ mod json_scan_alloc;
 mod json_scan_differential;
 #[cfg(feature = "json")]
 mod json_scan_suite;
+#[cfg(feature = "proto-text")]
+mod proto_print;
 #[cfg(feature = "protobuf")]
 mod scan_alloc;
 #[cfg(feature = "protobuf")]

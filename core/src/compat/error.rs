@@ -56,6 +56,16 @@ pub enum CompatError {
         #[source]
         source: crate::protobuf::model::UnusableDescriptor,
     },
+    /// A protobuf schema without a root (`.proto` text or a
+    /// `FileDescriptorProto`, with references) does not compile.
+    #[cfg(feature = "protobuf")]
+    #[error("{what} does not compile as a protobuf schema: {reason}")]
+    NotCompiled {
+        /// Which input was wrong.
+        what: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A descriptor set holds no file, or not the file that was asked for.
     #[cfg(feature = "protobuf")]
     #[error("{what} has no file {file:?} to compare")]

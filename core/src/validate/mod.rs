@@ -557,12 +557,14 @@ pub fn compile(
                 })
         }
         #[cfg(feature = "protobuf")]
-        Language::Protobuf => {
-            let root = schema.root().unwrap_or_default();
-            protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
+        Language::Protobuf => match schema.root() {
+            Some(root) => protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
                 .map(Compiled::Protobuf)
-                .map_err(unusable)
-        }
+                .map_err(unusable),
+            // No root: a Confluent registration, `.proto` text or a
+            // descriptor with references (`protobuf/source.rs`).
+            None => compile_rootless(schema, refs.as_ref(), options),
+        },
         #[cfg(feature = "avro")]
         Language::Avro => {
             // Avro payloads have no options: the encoding has no unknown
@@ -580,5 +582,48 @@ pub fn compile(
                 language,
             }))
         }
+    }
+}
+
+/// A protobuf schema without a root (a Confluent registration): its text
+/// compiled with its references (feature `proto-text`).
+#[cfg(feature = "protobuf")]
+fn compile_rootless(
+    schema: &Schema,
+    refs: &dyn Resolver,
+    options: Options,
+) -> Result<Compiled, CompileError> {
+    let unusable = |message: String| {
+        CompileError::Unusable(Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        })
+    };
+    #[cfg(feature = "proto-text")]
+    {
+        use crate::protobuf::source::{self, CompileError as SourceError};
+        let compiled = source::compile(schema.bytes(), refs).map_err(|err| match err {
+            SourceError::Unusable(message) => unusable(message),
+            SourceError::MissingRef(target) => CompileError::MissingRef(Error::SchemaUnusable {
+                urn: schema.urn().clone(),
+                source: Box::new(MissingRef { target }),
+            }),
+            SourceError::Unreachable(source) => CompileError::Unreachable(Error::Unreachable {
+                urn: schema.urn().clone(),
+                source: Box::new(source),
+            }),
+        })?;
+        protobuf::ProtobufValidator::rootless(&compiled.pool, &compiled.main, options)
+            .map(Compiled::Protobuf)
+            .map_err(|err| unusable(err.to_string()))
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (refs, options);
+        Err(unusable(
+            "a protobuf schema without a root is .proto text (a Confluent registration), and \
+             this build compiles no .proto text: enable the `proto-text` feature"
+                .into(),
+        ))
     }
 }

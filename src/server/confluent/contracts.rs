@@ -13,7 +13,7 @@ use super::error::{from_error, invalid_schema, subject_not_found, ApiError, Erro
 use super::request::{subject, subject_version, urn, which, Which};
 use crate::registry::Registry;
 use crate::server::query::Query;
-use crate::server::state::AppState;
+use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{ok, raw, schema_json};
 use dataschema_core::contract::CONFLUENT_VERSION;
 use dataschema_core::{clip, Error, Metadata, Reference, RuleSet, Schema, Urn};
@@ -118,7 +118,14 @@ pub(crate) fn resolved(
     contract: &Contract,
 ) -> Result<Schema, Refused> {
     let mut references = Vec::with_capacity(contract.references.len());
-    for reference in &contract.references {
+    // A protobuf registration's references travel in its own bytes
+    // (`core/src/protobuf/source.rs`), read by `confluent/protobuf.rs`.
+    let sent: &[_] = if schema.language() == dataschema_core::Language::Protobuf {
+        &[]
+    } else {
+        &contract.references
+    };
+    for reference in sent {
         let missing = || {
             Refused::Request(invalid_schema(format!(
                 "Invalid schema: the reference {:?} names subject {:?} version {}, which is \
@@ -275,7 +282,8 @@ pub(crate) async fn latest_with_metadata(
                 });
                 if matches {
                     let id = registry.id_of(&urn)?;
-                    return Ok(Some(Some((schema, id))));
+                    let view = proto_view(registry, &namespace, &schema);
+                    return Ok(Some(Some((schema, id, view))));
                 }
             }
             Ok(Some(None))
@@ -291,7 +299,7 @@ pub(crate) async fn latest_with_metadata(
                 subject.text
             ),
         )),
-        Some(Some((schema, id))) => Ok(ok(&schema_json(&schema, id))),
+        Some(Some((schema, id, view))) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
     }
 }
 

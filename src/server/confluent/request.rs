@@ -138,6 +138,10 @@ struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
+    /// A protobuf registration's references (read here, as its bytes
+    /// carry them); every other language's are read by
+    /// [`contracts::requested`](super::contracts::requested).
+    references: Option<Value>,
     id: Option<i64>,
     version: Option<i64>,
 }
@@ -212,6 +216,10 @@ pub(crate) fn candidate_with(
             })?),
         },
     };
+    let protobuf = request
+        .schema_type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("PROTOBUF"));
     let language = language_of(request.schema_type.as_deref())?;
     let text = request
         .schema
@@ -227,6 +235,14 @@ pub(crate) fn candidate_with(
             ),
         ));
     }
+    #[cfg(feature = "proto-text")]
+    if protobuf {
+        // Its references travel in its bytes (`protobuf/source.rs`).
+        let schema = super::protobuf::candidate(state, subject, version, text, request.references)?;
+        return Ok(Candidate { schema, given });
+    }
+    #[cfg(not(feature = "proto-text"))]
+    let _ = (protobuf, request.references);
     let text = match normalize {
         None => text,
         Some(normalize) => super::canonical::canonical(&text, normalize).map_err(|err| {
@@ -243,19 +259,23 @@ pub(crate) fn candidate_with(
 }
 
 /// The language a request's `schemaType` names: `JSON` is JSON Schema;
-/// `AVRO`, or no `schemaType` (Confluent's default), is Avro.
+/// `AVRO`, or no `schemaType` (Confluent's default), is Avro; `PROTOBUF`
+/// (feature `proto-text`) is protobuf as Confluent's clients send it.
 fn language_of(schema_type: Option<&str>) -> Result<Language, ApiError> {
     match schema_type {
         Some(t) if t.eq_ignore_ascii_case("JSON") => Ok(Language::JsonSchema),
         None => Ok(Language::Avro),
         Some(t) if t.eq_ignore_ascii_case("AVRO") => Ok(Language::Avro),
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") && cfg!(feature = "proto-text") => {
+            Ok(Language::Protobuf)
+        }
         Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => Err(invalid_schema(
             "PROTOBUF schemas are not accepted through the Confluent API: this server does \
              not compile .proto text; publish a protobuf schema as a descriptor set through \
              the native API (PUT /publish/schemas/{urn}), or send JSON Schema or Avro",
         )),
         Some(t) => Err(invalid_schema(format!(
-            "unknown schemaType {:?}: expected AVRO or JSON",
+            "unknown schemaType {:?}: expected AVRO, JSON or PROTOBUF",
             clip(t, 40)
         ))),
     }
