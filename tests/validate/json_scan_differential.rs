@@ -15,6 +15,8 @@ use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::{json, Map, Value};
 
 const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+/// The guard's backtrack limit per match (core/src/json/validate.rs).
+const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
 const PAYLOADS_PER_SCHEMA: usize = 20;
 
 fn reference(schema: &Value) -> Option<jsonschema::Validator> {
@@ -25,6 +27,18 @@ fn reference(schema: &Value) -> Option<jsonschema::Validator> {
         .should_validate_formats(true)
         .with_pattern_options(patterns)
         .build(schema)
+        .or_else(|_| {
+            // A pattern the linear engine cannot run: the guard's
+            // backtracking engine and limits.
+            let patterns = jsonschema::PatternOptions::fancy_regex()
+                .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(PATTERN_SIZE_LIMIT);
+            jsonschema::options()
+                .should_validate_formats(true)
+                .with_pattern_options(patterns)
+                .build(schema)
+        })
         .ok()
 }
 
@@ -177,7 +191,21 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert(key.into(), json!(rng.below(4)));
         }
         5 => {
-            let pattern = rng.pick(&["^a", "b$", "[0-9]", "\\d", "é", "^.{2}$", "\\w+", "^$"]);
+            let pattern = rng.pick(&[
+                "^a",
+                "b$",
+                "[0-9]",
+                "\\d",
+                "é",
+                "^.{2}$",
+                "\\w+",
+                "^$",
+                // Lookaround and a backreference: the backtracking engine.
+                "^(?!a)",
+                "(?=.*1)\\w",
+                "(?<!b)c",
+                "^(.)\\1",
+            ]);
             map.insert("pattern".into(), json!(pattern));
         }
         6 => {
@@ -240,7 +268,7 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert("additionalProperties".into(), sub(rng));
         }
         18 => {
-            let pattern = rng.pick(&["^a", "1$", "é"]);
+            let pattern = rng.pick(&["^a", "1$", "é", "^(?!a)"]);
             map.insert("patternProperties".into(), json!({ pattern: sub(rng) }));
         }
         19 => {

@@ -49,6 +49,7 @@
 mod build;
 mod keywords;
 mod node;
+mod pattern;
 mod refs;
 
 use std::collections::HashMap;

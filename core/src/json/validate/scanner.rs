@@ -76,6 +76,16 @@ impl JsonPlan {
     /// `jsonschema` must be asked. Allocates nothing on a thread's later
     /// calls, except to grow its buffer for a longer escaped string.
     pub fn scan(&self, payload: &[u8]) -> Option<bool> {
+        match self.scan_outcome(payload) {
+            Scanned::Valid => Some(true),
+            Scanned::Invalid => Some(false),
+            Scanned::Unsure | Scanned::Undecided => None,
+        }
+    }
+
+    /// [`JsonPlan::scan`], telling apart a payload `jsonschema` must be
+    /// asked about and one without a verdict.
+    pub(super) fn scan_outcome(&self, payload: &[u8]) -> Scanned {
         let run = |scratch: &mut Scratch| {
             scratch.budget = payload.len().saturating_mul(4).saturating_add(4096);
             scratch.frames = 0;
@@ -98,9 +108,12 @@ impl JsonPlan {
             })
             .unwrap_or_else(|_| run(&mut new_scratch()));
         match result {
-            Ok(verdict) => Some(verdict),
-            Err(Stop::NotJson) => Some(false),
-            Err(Stop::Unsure) => None,
+            Ok(true) => Scanned::Valid,
+            Ok(false) | Err(Stop::NotJson) => Scanned::Invalid,
+            Err(Stop::Unsure) => Scanned::Unsure,
+            // Not JSON is invalid whatever the match.
+            Err(Stop::Undecided) if !is_json(payload) => Scanned::Invalid,
+            Err(Stop::Undecided) => Scanned::Undecided,
         }
     }
 
@@ -222,7 +235,10 @@ impl JsonPlan {
         match cur.peek() {
             Some(b'"') => {
                 let text = cur.string()?;
-                Ok(node.types & STRING != 0 && self.string(node, text, sc))
+                if node.types & STRING == 0 {
+                    return Ok(false);
+                }
+                self.string(node, text, sc)
             }
             Some(b'-' | b'0'..=b'9') => {
                 let n = Number::from(cur.number().map_err(|NotJson| Stop::NotJson)?);
@@ -272,7 +288,7 @@ impl JsonPlan {
         }
     }
 
-    fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> bool {
+    fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> Scan<bool> {
         if node.min_length > 0 || node.max_length < u64::MAX {
             // A code point takes 1 to 4 bytes of UTF-8, and 1 to 12 of
             // escapes (a surrogate pair): the byte length often decides.
@@ -283,26 +299,27 @@ impl JsonPlan {
                 bytes.div_ceil(4)
             };
             if bytes < node.min_length {
-                return false;
+                return Ok(false);
             }
             if bytes > node.max_length || least < node.min_length {
                 let length = text.chars();
                 if length < node.min_length || length > node.max_length {
-                    return false;
+                    return Ok(false);
                 }
             }
         }
+        let checks_text = node.text.is_some() || node.backtracking.is_some();
         if let Some(options) = &node.strings {
             if !text.escaped {
                 if !options.iter().any(|option| **option == *text.body) {
-                    return false;
+                    return Ok(false);
                 }
-                if node.text.is_none() {
-                    return true;
+                if !checks_text {
+                    return Ok(true);
                 }
             }
-        } else if node.text.is_none() && node.choice.is_none() {
-            return true;
+        } else if !checks_text && node.choice.is_none() {
+            return Ok(true);
         }
         sc.fill(&text);
         let chosen = match &node.strings {
@@ -313,7 +330,15 @@ impl JsonPlan {
             }
             None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
         };
-        chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
+        if !(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))) {
+            return Ok(false);
+        }
+        match &node.backtracking {
+            Some(pattern) => pattern
+                .is_match(sc.text.as_str().unwrap_or_default())
+                .ok_or(Stop::Undecided),
+            None => Ok(true),
+        }
     }
 
     fn array(
@@ -467,7 +492,7 @@ impl JsonPlan {
         }
         let mut matched: u64 = 0;
         for (i, (pattern, _)) in node.patterns.iter().enumerate() {
-            if pattern.is_valid(&sc.text) {
+            if pattern.matches(&sc.text).ok_or(Stop::Undecided)? {
                 matched |= 1 << i;
             }
         }
@@ -557,6 +582,23 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
         return Ok(false);
     }
     Ok(!extra || node.extra.as_ref().is_none_or(|v| v.is_valid(&value)))
+}
+
+/// What [`JsonPlan::scan_outcome`] found.
+pub(super) enum Scanned {
+    Valid,
+    Invalid,
+    /// Ask `jsonschema`.
+    Unsure,
+    /// The verdict may hang on a backtracking match that ran out of its
+    /// budget: none.
+    Undecided,
+}
+
+/// Whether `payload` is JSON as serde_json reads it.
+#[cold]
+fn is_json(payload: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok()
 }
 
 /// `x` within exact bounds.

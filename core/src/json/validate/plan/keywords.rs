@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::build::{holds_key, subtree_keyword, uncovered, Builder};
+use super::pattern::{Backtracking, Matcher};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
 
@@ -86,7 +87,13 @@ impl Builder<'_> {
                             self.child(doc, pointer, &["patternProperties", pattern], schema)?;
                         let mut keywords = Map::new();
                         keywords.insert("pattern".into(), Value::String(pattern.clone()));
-                        node.patterns.push((self.mini(keywords)?, id));
+                        let matcher = match self.mini(keywords) {
+                            Ok(linear) => Matcher::Linear(linear),
+                            Err(refusal) => Matcher::Backtracking(
+                                Backtracking::compile(pattern).ok_or(refusal)?,
+                            ),
+                        };
+                        node.patterns.push((matcher, id));
                     }
                 }
                 "additionalProperties" => {
@@ -235,7 +242,22 @@ impl Builder<'_> {
             node.numeric = Some(self.mini(numeric)?);
         }
         if !text.is_empty() {
-            node.text = Some(self.mini(text)?);
+            node.text = match self.mini(text.clone()) {
+                Ok(text) => Some(text),
+                // A `pattern` the linear engine cannot run goes to the
+                // backtracking one; the other keywords stay.
+                Err(refusal) => {
+                    let Some(Value::String(pattern)) = text.remove("pattern") else {
+                        return Err(refusal);
+                    };
+                    node.backtracking = Some(Backtracking::compile(&pattern).ok_or(refusal)?);
+                    if text.is_empty() {
+                        None
+                    } else {
+                        Some(self.mini(text)?)
+                    }
+                }
+            };
         }
         if !choice.is_empty() {
             node.strings = strings_only(&choice);

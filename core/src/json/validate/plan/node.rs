@@ -1,5 +1,7 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
+use super::pattern::{Backtracking, Matcher};
+
 /// A JSON Schema draft, as `jsonschema` reads `$schema`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(in crate::json::validate) enum Draft {
@@ -113,6 +115,9 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
     /// `pattern` and `format`: asked about strings.
     pub(in crate::json::validate) text: Option<jsonschema::Validator>,
+    /// A `pattern` the linear engine cannot run, on the backtracking one
+    /// (then not in [`Node::text`]).
+    pub(in crate::json::validate) backtracking: Option<Backtracking>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
     /// objects never match.
     pub(in crate::json::validate) choice: Option<jsonschema::Validator>,
@@ -154,7 +159,7 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) members: Vec<Member>,
     /// `patternProperties`: a `{"pattern": ..}` validator asked about the
     /// key, and the subschema of a matching member.
-    pub(in crate::json::validate) patterns: Vec<(jsonschema::Validator, u32)>,
+    pub(in crate::json::validate) patterns: Vec<(Matcher, u32)>,
     pub(in crate::json::validate) additional: Option<u32>,
     pub(in crate::json::validate) names: Option<u32>,
     /// Bits of the members that must be present.
@@ -181,6 +186,7 @@ impl Node {
             numeric: None,
             bounds: None,
             text: None,
+            backtracking: None,
             choice: None,
             strings: None,
             compound_choice: false,
@@ -230,6 +236,7 @@ impl Node {
         self.types == ALL_TYPES
             && self.numeric.is_none()
             && self.text.is_none()
+            && self.backtracking.is_none()
             && self.choice.is_none()
             && self.extra.is_none()
             && self.whole.is_none()
