@@ -59,8 +59,8 @@ use serde_json::Value;
 
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
-    exact_f64, Bound, Draft, Kind, Member, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT,
-    STRING,
+    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
+    OBJECT, STRING,
 };
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
@@ -174,7 +174,51 @@ impl JsonPlan {
             root,
         };
         plan.refuse_in_place_cycles()?;
+        let mut plan = plan;
+        let mut memo = vec![None; plan.nodes.len()];
+        for id in 0..plan.nodes.len() {
+            let accepts = plan.accepts(id as u32, &mut memo);
+            plan.nodes[id].accepts = accepts;
+        }
         Ok(plan)
+    }
+
+    /// The types of value node `id` may accept: its `type`, narrowed by
+    /// each `allOf` member (`$ref`s too) and by the union of its `anyOf`
+    /// and of its `oneOf` branches. Recurses over in-place edges, which
+    /// have no cycle ([`JsonPlan::refuse_in_place_cycles`]) and nest no
+    /// deeper than the compile depth.
+    fn accepts(&self, id: u32, memo: &mut Vec<Option<u8>>) -> u8 {
+        if let Some(known) = memo[id as usize] {
+            return known;
+        }
+        let node = &self.nodes[id as usize];
+        let mut bits = match node.kind {
+            Kind::Any => ALL_TYPES,
+            Kind::Never => 0,
+            Kind::Check if node.whole.is_some() => ALL_TYPES,
+            Kind::Check => node.types,
+        };
+        // `integer` accepts a number token too (its first byte cannot tell).
+        if bits & INTEGER != 0 {
+            bits |= NUMBER;
+        }
+        if node.kind == Kind::Check && node.whole.is_none() {
+            for &member in &node.all_of {
+                bits &= self.accepts(member, memo);
+            }
+            for branches in [&node.any_of, &node.one_of] {
+                if !branches.is_empty() {
+                    let mut any = 0;
+                    for &branch in branches {
+                        any |= self.accepts(branch, memo);
+                    }
+                    bits &= any;
+                }
+            }
+        }
+        memo[id as usize] = Some(bits);
+        bits
     }
 
     /// An in-place cycle (`{"$ref": "#"}`, `allOf` back to an ancestor)

@@ -48,6 +48,19 @@ struct Scratch {
     budget: usize,
     /// Subschemas being checked, nested.
     frames: usize,
+    /// The items of an array `uniqueItems` compares on the bytes.
+    items: Vec<Item>,
+}
+
+/// One scalar item of an array, as `uniqueItems` compares it: its kind, a
+/// number's value (an exact `f64`, zero's sign dropped, as bits) and a
+/// string's unescaped body (its place in the payload).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Item {
+    kind: u8,
+    bits: u64,
+    at: usize,
+    len: usize,
 }
 
 impl Scratch {
@@ -64,7 +77,7 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { text: Value::Null, budget: 0, frames: 0 })
+        RefCell::new(Scratch { text: Value::Null, budget: 0, frames: 0, items: Vec::new() })
     };
 }
 
@@ -166,7 +179,8 @@ impl JsonPlan {
         Ok(ok)
     }
 
-    /// The applicators that read the value at `start` again.
+    /// The applicators that read the value at `start` again; the cursor
+    /// left after the value.
     fn in_place(
         &self,
         node: &Node,
@@ -175,9 +189,40 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
     ) -> Scan<bool> {
-        let again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+        let mut end = None;
+        let verdict = self.in_place_verdict(node, start, cur, sc, depth, &mut end);
+        match end {
+            Some(end) => cur.pos = end,
+            // No branch read the value (a value of a type none accepts): it
+            // is read once here, for its syntax.
+            None => {
+                cur.pos = start;
+                cur.skip(depth)?;
+            }
+        }
+        verdict
+    }
+
+    fn in_place_verdict(
+        &self,
+        node: &Node,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<bool> {
+        // The value's type by its first byte: a branch that accepts no
+        // value of that type fails without reading it.
+        let kind = value_type(cur.bytes.get(start).copied());
+        let mut again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+            if self.nodes[id as usize].accepts & kind == 0 {
+                return Ok(false);
+            }
             cur.pos = start;
-            self.check(id, cur, sc, depth)
+            let ok = self.check(id, cur, sc, depth)?;
+            *end = Some(cur.pos);
+            Ok(ok)
         };
         for &id in &node.all_of {
             if !again(id, cur, sc)? {
@@ -311,7 +356,7 @@ impl JsonPlan {
         let checks_text = node.text.is_some() || node.backtracking.is_some();
         if let Some(options) = &node.strings {
             if !text.escaped {
-                if !options.iter().any(|option| **option == *text.body) {
+                if !options.contains(text.body) {
                     return Ok(false);
                 }
                 if !checks_text {
@@ -324,10 +369,7 @@ impl JsonPlan {
         sc.fill(&text);
         let chosen = match &node.strings {
             Some(_) if !text.escaped => true,
-            Some(options) => {
-                let text = sc.text.as_str().unwrap_or_default();
-                options.iter().any(|option| **option == *text)
-            }
+            Some(options) => options.contains(sc.text.as_str().unwrap_or_default()),
             None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
         };
         if !(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))) {
@@ -381,6 +423,11 @@ impl JsonPlan {
             return Ok(false);
         }
         let unique = node.unique && count > 1;
+        if unique && !node.compound_choice {
+            if let Some(distinct) = unique_scalars(&cur.bytes[start..cur.pos], sc) {
+                return Ok(distinct);
+            }
+        }
         if unique || node.compound_choice {
             return subvalue(node, &cur.bytes[start..cur.pos], unique);
         }
@@ -584,6 +631,21 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
     Ok(!extra || node.extra.as_ref().is_none_or(|v| v.is_valid(&value)))
 }
 
+/// The type bits ([`STRING`], ...) a value starting with `first` may have:
+/// none for a byte no JSON value starts with.
+#[inline]
+fn value_type(first: Option<u8>) -> u8 {
+    match first {
+        Some(b'"') => STRING,
+        Some(b'-' | b'0'..=b'9') => NUMBER | INTEGER,
+        Some(b't' | b'f') => BOOLEAN,
+        Some(b'n') => NULL,
+        Some(b'[') => ARRAY,
+        Some(b'{') => OBJECT,
+        _ => 0,
+    }
+}
+
 /// What [`JsonPlan::scan_outcome`] found.
 pub(super) enum Scanned {
     Valid,
@@ -599,6 +661,99 @@ pub(super) enum Scanned {
 #[cold]
 fn is_json(payload: &[u8]) -> bool {
     serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok()
+}
+
+/// `uniqueItems` on the bytes of an array (checked to be JSON) whose items
+/// are all scalars: `None` when an item is an array or object, a string
+/// holds an escape, or a number is not exactly an `f64` (the parsed array
+/// is asked then). Numbers are equal by value (`1` and `1.0`, `0` and
+/// `-0.0`), strings by their text, as `jsonschema` compares them.
+fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
+    const NUM: u8 = 0;
+    const STR: u8 = 1;
+    const TRUE: u8 = 2;
+    const FALSE: u8 = 3;
+    const NIL: u8 = 4;
+    let items = &mut sc.items;
+    items.clear();
+    let mut cur = Cursor { bytes, pos: 1 };
+    cur.ws();
+    if cur.peek() == Some(b']') {
+        return Some(true);
+    }
+    loop {
+        let at = cur.pos;
+        let item = match cur.peek()? {
+            b'"' => {
+                let text = cur.string().ok()?;
+                if text.escaped {
+                    return None;
+                }
+                Item {
+                    kind: STR,
+                    bits: 0,
+                    at: at + 1,
+                    len: text.body.len(),
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let n = Number::from(cur.number().ok()?);
+                let x = exact_f64(&n)?;
+                // `0.0 == -0.0`: one key for both.
+                let x = if x == 0.0 { 0.0 } else { x };
+                Item {
+                    kind: NUM,
+                    bits: x.to_bits(),
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b't' => {
+                cur.literal(b"true").ok()?;
+                Item {
+                    kind: TRUE,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b'f' => {
+                cur.literal(b"false").ok()?;
+                Item {
+                    kind: FALSE,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b'n' => {
+                cur.literal(b"null").ok()?;
+                Item {
+                    kind: NIL,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            _ => return None,
+        };
+        items.push(item);
+        if !cur.next_or_close(b']').ok()? {
+            break;
+        }
+    }
+    let text = |item: &Item| &bytes[item.at..item.at + item.len];
+    let same = |a: &Item, b: &Item| a.kind == b.kind && a.bits == b.bits && text(a) == text(b);
+    if items.len() <= 16 {
+        for (i, a) in items.iter().enumerate() {
+            if items[..i].iter().any(|b| same(a, b)) {
+                return Some(false);
+            }
+        }
+        return Some(true);
+    }
+    items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
+    Some(!items.windows(2).any(|pair| same(&pair[0], &pair[1])))
 }
 
 /// `x` within exact bounds.
@@ -623,5 +778,6 @@ fn new_scratch() -> Scratch {
         text: Value::String(String::new()),
         budget: 0,
         frames: 0,
+        items: Vec::new(),
     }
 }

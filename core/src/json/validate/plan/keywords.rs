@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::build::{holds_key, subtree_keyword, uncovered, Builder};
+use super::node::Strings;
 use super::pattern::{Backtracking, Matcher};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
@@ -300,21 +301,25 @@ fn tracked(node: &mut Node, name: &str) -> Built<u64> {
     Ok(entry.bit)
 }
 
-/// The strings of an `enum` holding only strings, or of a string `const`
-/// (the only keyword of `choice`).
-fn strings_only(choice: &Map<String, Value>) -> Option<Box<[Box<str>]>> {
+/// The string options of an `enum` or a `const` (the only keyword of
+/// `choice`), sorted: a string equals no other JSON value, so a string
+/// value is in the `enum` exactly when it is one of these.
+fn strings_only(choice: &Map<String, Value>) -> Option<Strings> {
     if choice.len() != 1 {
         return None;
     }
     let options = match choice.iter().next()? {
         (key, Value::Array(options)) if key == "enum" => options.as_slice(),
-        (key, value @ Value::String(_)) if key == "const" => std::slice::from_ref(value),
+        (key, value) if key == "const" => std::slice::from_ref(value),
         _ => return None,
     };
-    options
+    let mut strings: Vec<Box<str>> = options
         .iter()
-        .map(|option| option.as_str().map(Box::from))
-        .collect()
+        .filter_map(|option| option.as_str().map(Box::from))
+        .collect();
+    strings.sort_unstable();
+    strings.dedup();
+    Some(Strings(strings.into_boxed_slice()))
 }
 
 fn dependent_required(node: &mut Node, trigger: &str, names: &Value) -> Built<()> {

@@ -20,7 +20,7 @@ pub(in crate::json::validate) const NUMBER: u8 = 8;
 pub(in crate::json::validate) const STRING: u8 = 16;
 pub(in crate::json::validate) const ARRAY: u8 = 32;
 pub(in crate::json::validate) const OBJECT: u8 = 64;
-const ALL_TYPES: u8 = 127;
+pub(in crate::json::validate) const ALL_TYPES: u8 = 127;
 
 /// A numeric bound [`Node::bounds`] checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +44,25 @@ pub(in crate::json::validate) fn exact_f64(value: &serde_json::Number) -> Option
         return (n.unsigned_abs() <= EXACT).then_some(n as f64);
     }
     value.as_f64()
+}
+
+/// The string options of an `enum`, sorted and distinct: a short list is
+/// searched in order, a long one (SchemaStore's enums of dozens of names)
+/// by halves.
+pub(in crate::json::validate) struct Strings(pub(super) Box<[Box<str>]>);
+
+impl Strings {
+    /// Whether `text` is one of the options.
+    #[inline]
+    pub(in crate::json::validate) fn contains(&self, text: &str) -> bool {
+        if self.0.len() <= 8 {
+            self.0.iter().any(|option| **option == *text)
+        } else {
+            self.0
+                .binary_search_by(|option| (**option).cmp(text))
+                .is_ok()
+        }
+    }
 }
 
 /// What a node is.
@@ -103,6 +122,11 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) kind: Kind,
     /// Allowed JSON types ([`NULL`], ...; all when there is no `type`).
     pub(in crate::json::validate) types: u8,
+    /// The types a value may have and still conform, as far as `type` and
+    /// the in-place `allOf`/`$ref`/`anyOf`/`oneOf` tell ([`JsonPlan::
+    /// accepts`]): a branch of an applicator is not read for a value of
+    /// another type.
+    pub(in crate::json::validate) accepts: u8,
     /// Draft 4 decides `integer` by how the number is written.
     pub(in crate::json::validate) draft4_integers: bool,
     /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
@@ -121,11 +145,11 @@ pub(in crate::json::validate) struct Node {
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
     /// objects never match.
     pub(in crate::json::validate) choice: Option<jsonschema::Validator>,
-    /// The same, when it is an `enum` of strings alone or a string
-    /// `const`: the strings, which a string must equal one of (`jsonschema`
-    /// compares strings by their text). Strings are checked here; other
-    /// values still ask [`Node::choice`].
-    pub(in crate::json::validate) strings: Option<Box<[Box<str>]>>,
+    /// The same, when it is one `enum` or `const`: its string options,
+    /// which a string must equal one of (`jsonschema` compares strings by
+    /// their text, and a string equals no other value). Strings are checked
+    /// here; other values still ask [`Node::choice`].
+    pub(in crate::json::validate) strings: Option<Strings>,
     /// `enum`/`const` holds an array or an object: an array or object value
     /// is parsed from its bytes and asked about ([`Node::choice`]).
     pub(in crate::json::validate) compound_choice: bool,
@@ -182,6 +206,7 @@ impl Node {
         Node {
             kind,
             types: ALL_TYPES,
+            accepts: ALL_TYPES,
             draft4_integers: false,
             numeric: None,
             bounds: None,
