@@ -50,6 +50,55 @@ struct Scratch {
     frames: usize,
     /// The items of an array `uniqueItems` compares on the bytes.
     items: Vec<Item>,
+    /// Where an object starts that is about to be read more than once (by
+    /// a node's own keywords and its in-place applicators, or by several
+    /// branches): its first read records a [`Tape`].
+    tape_at: usize,
+    /// The tapes of this scan's objects read more than once.
+    tapes: Vec<Tape>,
+    /// Emptied member lists, reused.
+    pool: Vec<Vec<Entry>>,
+}
+
+/// One object's members, recorded by its first read: a later read finds
+/// each key and value without tokenizing the values it does not check,
+/// and stops at the first failing member.
+struct Tape {
+    start: usize,
+    end: usize,
+    entries: Vec<Entry>,
+}
+
+/// One member of a [`Tape`]: where its key starts and its value ends.
+#[derive(Clone, Copy)]
+struct Entry {
+    key_at: usize,
+    value_end: usize,
+}
+
+/// The most tapes a lookup searches, newest first (older objects are read
+/// again without one).
+const TAPES_SEARCHED: usize = 64;
+
+impl Scratch {
+    /// The tape of the object at `start`, if it has one.
+    #[inline]
+    fn tape(&self, start: usize) -> Option<usize> {
+        let newest = self.tapes.len();
+        (newest.saturating_sub(TAPES_SEARCHED)..newest)
+            .rev()
+            .find(|&t| self.tapes[t].start == start)
+    }
+
+    /// Back to no tapes, their lists kept for reuse.
+    fn forget_tapes(&mut self) {
+        self.tape_at = usize::MAX;
+        for tape in self.tapes.drain(..) {
+            if self.pool.len() < TAPES_SEARCHED {
+                self.pool.push(tape.entries);
+            }
+        }
+    }
 }
 
 /// One scalar item of an array, as `uniqueItems` compares it: its kind, a
@@ -77,7 +126,15 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { text: Value::Null, budget: 0, frames: 0, items: Vec::new() })
+        RefCell::new(Scratch {
+            text: Value::Null,
+            budget: 0,
+            frames: 0,
+            items: Vec::new(),
+            tape_at: usize::MAX,
+            tapes: Vec::new(),
+            pool: Vec::new(),
+        })
     };
 }
 
@@ -102,12 +159,17 @@ impl JsonPlan {
         let run = |scratch: &mut Scratch| {
             scratch.budget = payload.len().saturating_mul(4).saturating_add(4096);
             scratch.frames = 0;
+            scratch.forget_tapes();
             let mut cur = Cursor {
                 bytes: payload,
                 pos: 0,
             };
             cur.ws();
-            let verdict = self.check(self.root, &mut cur, scratch, 0)?;
+            let verdict = self.check(self.root, &mut cur, scratch, 0);
+            // The tapes' lists go back to the pool now, so that the next
+            // payload of the same shape allocates nothing.
+            scratch.forget_tapes();
+            let verdict = verdict?;
             cur.ws();
             if cur.pos != payload.len() {
                 return Err(Stop::NotJson);
@@ -164,6 +226,10 @@ impl JsonPlan {
                 return Err(Stop::Unsure);
             };
             return Ok(whole.is_valid(&value));
+        }
+        if node.in_place() && cur.peek() == Some(b'{') {
+            // Read more than once: the first read records a tape.
+            sc.tape_at = start;
         }
         if node.only_in_place {
             // Each applicator reads the whole value (its syntax too), and
@@ -442,6 +508,16 @@ impl JsonPlan {
         depth: usize,
     ) -> Scan<bool> {
         let start = cur.pos;
+        if let Some(tape) = sc.tape(start) {
+            return self.object_on_tape(node, start, tape, cur, sc, depth);
+        }
+        let mut entries = if sc.tape_at == start {
+            let mut entries = sc.pool.pop().unwrap_or_default();
+            entries.clear();
+            Some(entries)
+        } else {
+            None
+        };
         let depth = enter(depth)?;
         cur.pos += 1;
         cur.ws();
@@ -460,11 +536,27 @@ impl JsonPlan {
                 };
                 if !ok {
                     cur.skip(depth)?;
-                } else if !self.member(node, key, known, key_at, cur, sc, depth, &mut present)? {
+                } else if !self.member(
+                    node,
+                    key,
+                    known,
+                    key_at,
+                    None,
+                    cur,
+                    sc,
+                    depth,
+                    &mut present,
+                )? {
                     // Fails, unless a later member with the same key wins.
                     if !self.overridden(key, cur, sc, depth)? {
                         ok = false;
                     }
+                }
+                if let Some(entries) = &mut entries {
+                    entries.push(Entry {
+                        key_at,
+                        value_end: cur.pos,
+                    });
                 }
                 members += 1;
                 if !cur.next_or_close(b'}')? {
@@ -473,7 +565,82 @@ impl JsonPlan {
             }
         }
         let end = cur.pos;
-        if !ok || members < node.min_properties {
+        if let Some(entries) = entries {
+            sc.tapes.push(Tape {
+                start,
+                end,
+                entries,
+            });
+        }
+        if !ok {
+            return Ok(false);
+        }
+        self.object_end(node, start, end, present, members, cur, sc, depth)
+    }
+
+    /// [`JsonPlan::object`] on an object read before, from its tape.
+    fn object_on_tape(
+        &self,
+        node: &Node,
+        start: usize,
+        tape: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let depth = enter(depth)?;
+        let end = sc.tapes[tape].end;
+        if !(node.types & OBJECT != 0 && (node.choice.is_none() || node.compound_choice)) {
+            cur.pos = end;
+            return Ok(false);
+        }
+        let mut present: u64 = 0;
+        let members = sc.tapes[tape].entries.len();
+        for i in 0..members {
+            // (Tapes are only added to during a scan: `tape` stays.)
+            let entry = sc.tapes[tape].entries[i];
+            cur.pos = entry.key_at;
+            let (key, known) = match cur.known_key(&node.members) {
+                Some((key, at)) => (key, Some(at)),
+                None => (cur.key()?, None),
+            };
+            let at = entry.key_at;
+            let value_end = Some(entry.value_end);
+            if !self.member(
+                node,
+                key,
+                known,
+                at,
+                value_end,
+                cur,
+                sc,
+                depth,
+                &mut present,
+            )? && !self.overridden(key, cur, sc, depth)?
+            {
+                cur.pos = end;
+                return Ok(false);
+            }
+        }
+        cur.pos = end;
+        self.object_end(node, start, end, present, members as u64, cur, sc, depth)
+    }
+
+    /// The keywords of an object read to `end` whose members all passed:
+    /// `required`, dependencies, the counts, `enum`.
+    #[allow(clippy::too_many_arguments)]
+    fn object_end(
+        &self,
+        node: &Node,
+        start: usize,
+        end: usize,
+        present: u64,
+        members: u64,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        if members < node.min_properties {
             return Ok(false);
         }
         if present & node.required != node.required {
@@ -515,6 +682,7 @@ impl JsonPlan {
         key: Str<'_>,
         known: Option<usize>,
         key_at: usize,
+        value_end: Option<usize>,
         cur: &mut Cursor<'_>,
         sc: &mut Scratch,
         depth: usize,
@@ -574,9 +742,9 @@ impl JsonPlan {
                 ok = apply(id, cur, sc)?;
             }
         }
-        match end {
-            Some(end) => cur.pos = end,
-            None => {
+        match (end, value_end) {
+            (Some(end), _) | (None, Some(end)) => cur.pos = end,
+            (None, None) => {
                 cur.pos = value_at;
                 cur.skip(depth)?;
             }
@@ -779,5 +947,8 @@ fn new_scratch() -> Scratch {
         budget: 0,
         frames: 0,
         items: Vec::new(),
+        tape_at: usize::MAX,
+        tapes: Vec::new(),
+        pool: Vec::new(),
     }
 }
