@@ -14,8 +14,13 @@
 //!
 //! A value is read once against its subschema; the applicators that apply
 //! several subschemas to the same value (`allOf`, `anyOf`, `oneOf`, `not`,
-//! `if`, `$ref`, dependent schemas) read its bytes again for each, which
-//! is the walk `jsonschema` makes over the `Value` tree. A member that fails
+//! `if`, `$ref`, dependent schemas) read it again for each, which is the
+//! walk `jsonschema` makes over the `Value` tree, with two short cuts: a
+//! branch that accepts no value of the value's type (`Node::accepts`) is
+//! not read, and an object read more than once is reread from the tape its
+//! first read records (where each member's key starts and value ends), so
+//! that a branch tokenizes only the values it checks and stops at its
+//! first failing member. A member that fails
 //! its subschema fails its object only if no later member has the same key
 //! (the last one wins, as in the `Value` serde_json builds); finding that out
 //! reads ahead in the object, within a budget proportional to the payload,
@@ -462,6 +467,8 @@ impl JsonPlan {
         cur.ws();
         let mut ok = node.types & ARRAY != 0 && (node.choice.is_none() || node.compound_choice);
         let mut count: usize = 0;
+        // Items matching `contains`.
+        let mut contained: u64 = 0;
         if cur.peek() == Some(b']') {
             cur.pos += 1;
         } else {
@@ -471,9 +478,27 @@ impl JsonPlan {
                         Some(&id) => Some(id),
                         None => node.rest,
                     };
+                    let item_at = cur.pos;
                     match schema {
                         Some(id) => ok = self.check(id, cur, sc, depth)?,
-                        None => cur.skip(depth)?,
+                        None if node.contains.is_none() => cur.skip(depth)?,
+                        // Read by `contains` below.
+                        None => {}
+                    }
+                    if let (true, Some(id)) = (ok, node.contains) {
+                        let end = (cur.pos != item_at).then_some(cur.pos);
+                        cur.pos = item_at;
+                        if self.check(id, cur, sc, depth)? {
+                            contained += 1;
+                            // More than `maxContains`: the array fails.
+                            ok = contained <= node.max_contains;
+                        }
+                        if let Some(end) = end {
+                            cur.pos = end;
+                        }
+                    } else if cur.pos == item_at {
+                        // Not read yet (the array failed at this item).
+                        cur.skip(depth)?;
                     }
                 } else {
                     cur.skip(depth)?;
@@ -486,6 +511,9 @@ impl JsonPlan {
         }
         let count = count as u64;
         if !(ok && count >= node.min_items && count <= node.max_items) {
+            return Ok(false);
+        }
+        if node.contains.is_some() && contained < node.min_contains {
             return Ok(false);
         }
         let unique = node.unique && count > 1;

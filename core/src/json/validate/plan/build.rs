@@ -40,10 +40,7 @@ pub(super) struct Builder<'s> {
 /// its subvalue ([`Node::whole`]), below the root.
 pub(super) fn subtree_keyword(draft: Draft, key: &str) -> bool {
     match key {
-        "contains" => draft >= Draft::D6,
-        "minContains" | "maxContains" | "unevaluatedItems" | "unevaluatedProperties" => {
-            draft >= Draft::D2019
-        }
+        "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,
         _ => false,
     }
 }
@@ -70,8 +67,6 @@ pub(super) fn holds_key(value: &Value, keys: &[&str]) -> bool {
 pub(super) fn uncovered(draft: Draft, key: &str) -> bool {
     match key {
         "discriminator" => true,
-        "contains" => draft >= Draft::D6,
-        "minContains" | "maxContains" => draft >= Draft::D2019,
         "$recursiveRef" => draft == Draft::D2019,
         "$dynamicRef" => draft == Draft::D2020,
         "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,

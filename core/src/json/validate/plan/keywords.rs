@@ -152,6 +152,16 @@ impl Builder<'_> {
                         }
                     }
                 }
+                "contains" if draft >= Draft::D6 => {
+                    node.contains = Some(self.child(doc, pointer, &[key], value)?);
+                }
+                // Read with `contains` (ignored without it).
+                "minContains" if draft >= Draft::D2019 => {
+                    node.min_contains = self.size(key, value)?;
+                }
+                "maxContains" if draft >= Draft::D2019 => {
+                    node.max_contains = self.size(key, value)?;
+                }
                 "minItems" => node.min_items = self.size(key, value)?,
                 "maxItems" => node.max_items = self.size(key, value)?,
                 "minLength" => node.min_length = self.size(key, value)?,

@@ -180,6 +180,11 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) prefix: Vec<u32>,
     /// The items past the tuple (`items`, or `additionalItems`).
     pub(in crate::json::validate) rest: Option<u32>,
+    /// `contains` (drafts 6 on), and how many items must match it:
+    /// `minContains` (1 unless given, from 2019-09) to `maxContains`.
+    pub(in crate::json::validate) contains: Option<u32>,
+    pub(in crate::json::validate) min_contains: u64,
+    pub(in crate::json::validate) max_contains: u64,
     pub(in crate::json::validate) members: Vec<Member>,
     /// `patternProperties`: a `{"pattern": ..}` validator asked about the
     /// key, and the subschema of a matching member.
@@ -227,6 +232,9 @@ impl Node {
             max_items: u64::MAX,
             prefix: Vec::new(),
             rest: None,
+            contains: None,
+            min_contains: 1,
+            max_contains: u64::MAX,
             members: Vec::new(),
             patterns: Vec::new(),
             additional: None,
@@ -271,6 +279,7 @@ impl Node {
             && self.max_items == u64::MAX
             && self.prefix.is_empty()
             && self.rest.is_none()
+            && self.contains.is_none()
             && self.members.iter().all(|m| m.schema.is_none())
             && self.patterns.is_empty()
             && self.additional.is_none()

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::build::Builder;
-use super::{Built, PlanRefusal};
+use super::{Built, Draft, PlanRefusal};
 use crate::json::validate::PATTERN_SIZE_LIMIT;
 
 /// The URI the root document is served under to a [`Node::whole`]
@@ -93,7 +93,17 @@ impl Builder<'_> {
         let root = match &self.root_value {
             Some(root) => std::sync::Arc::clone(root),
             None => {
-                let root = std::sync::Arc::new(self.docs[0].clone());
+                let mut root = self.docs[0].clone();
+                // A relative root `$id` (`compose_spec.json`) does not
+                // resolve against the URN the document is served under; the
+                // root's own pointers (`#/$defs/..`) resolve without it.
+                let id = if self.draft == Draft::D4 { "id" } else { "$id" };
+                if let Value::Object(map) = &mut root {
+                    if matches!(map.get(id), Some(Value::String(uri)) if !uri.contains(':')) {
+                        map.remove(id);
+                    }
+                }
+                let root = std::sync::Arc::new(root);
                 self.root_value = Some(std::sync::Arc::clone(&root));
                 root
             }
