@@ -353,6 +353,10 @@ enum Found {
         deferred: json::Deferred,
         violations: std::sync::OnceLock<Vec<Violation>>,
     },
+    /// No verdict: it depends on a `pattern` match that ran out of its
+    /// backtracking budget. Its one violation says so.
+    #[cfg(feature = "json")]
+    Undecided(Vec<Violation>),
 }
 
 impl Report {
@@ -371,7 +375,31 @@ impl Report {
                 deferred,
                 violations,
             } => violations.get_or_init(|| deferred.violations()),
+            #[cfg(feature = "json")]
+            Found::Undecided(why) => why,
         }
+    }
+
+    /// Whether the payload has no verdict (a JSON Schema `pattern` match
+    /// ran out of its backtracking budget and the verdict depends on its
+    /// outcome), and why. Such a payload is not known to be invalid: the
+    /// guard lets it through, counted as `pattern_budget`.
+    pub fn undecided(&self) -> Option<&str> {
+        match &self.0 {
+            #[cfg(feature = "json")]
+            Found::Undecided(why) => why.first().map(Violation::message),
+            _ => None,
+        }
+    }
+
+    /// A payload without a verdict, and why.
+    #[cfg(feature = "json")]
+    pub(crate) fn undecided_because(why: String) -> Report {
+        Report(Found::Undecided(vec![Violation::new(
+            "",
+            ViolationKind::Other,
+            why,
+        )]))
     }
 
     /// A report `jsonschema` produces from `deferred` when first read.
@@ -498,13 +526,21 @@ impl Compiled {
     /// Checks a payload the caller has already parsed as JSON.
     #[inline]
     pub fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
+        self.check_json(value)
+            .map_err(|report| report.violations().to_vec())
+    }
+
+    /// Checks a payload the caller has already parsed as JSON; a JSON
+    /// Schema's report may be undecided ([`Report::undecided`]).
+    #[inline]
+    pub fn check_json(&self, value: &serde_json::Value) -> Result<(), Report> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.validate_value(value),
             #[cfg(feature = "protobuf")]
-            Compiled::Protobuf(ref v) => v.validate_json(value),
+            Compiled::Protobuf(ref v) => v.validate_json(value).map_err(Report::found),
             #[cfg(feature = "avro")]
-            Compiled::Avro(ref v) => v.validate_json(value),
+            Compiled::Avro(ref v) => v.validate_json(value).map_err(Report::found),
         }
     }
 }
