@@ -38,22 +38,21 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
         .as_str()
         .ok_or_else(|| nonsense("no schema"))?;
     // Confluent leaves `schemaType` out for Avro, its default.
-    let language = match value["schemaType"].as_str() {
-        Some("JSON") => Language::JsonSchema,
-        None | Some("AVRO") => Language::Avro,
-        #[cfg(feature = "protobuf")]
-        Some("PROTOBUF") => {
-            return Ok((
-                protobuf(urn, text, &value["references"]).map_err(|why| nonsense(&why))?,
-                Some(answered),
-            ))
-        }
-        Some(_) => {
-            return Err(nonsense(
+    let language =
+        match value["schemaType"].as_str() {
+            Some("JSON") => Language::JsonSchema,
+            None | Some("AVRO") => Language::Avro,
+            #[cfg(feature = "protobuf")]
+            Some("PROTOBUF") => {
+                return Ok((
+                    protobuf(urn, text, &value["references"]).map_err(|why| nonsense(&why))?,
+                    Some(answered),
+                ))
+            }
+            Some(_) => return Err(nonsense(
                 "only JSON Schema, Avro and protobuf schemas are read from a Confluent registry",
-            ))
-        }
-    };
+            )),
+        };
     // The version's references, each a subject version in the URN's
     // namespace: the guard's compile follows them as it follows a `$ref`
     // by URN (asking this resolver for them).

@@ -305,13 +305,19 @@ pub(crate) async fn register(
     let (registration, view) = state
         .blocking(move |registry| {
             let schema = normalized(registry, candidate.schema, normalize)?;
-            let schema = match contracts::completed(registry, &namespace, &who.name, schema, &contract)
-            {
-                Ok(schema) => schema,
-                Err(refused) => return Ok((Registration::Refused(refused.into_api()), None)),
-            };
-            let registration =
-                register_in(registry, &namespace, &who, schema, candidate.given, normalize)?;
+            let schema =
+                match contracts::completed(registry, &namespace, &who.name, schema, &contract) {
+                    Ok(schema) => schema,
+                    Err(refused) => return Ok((Registration::Refused(refused.into_api()), None)),
+                };
+            let registration = register_in(
+                registry,
+                &namespace,
+                &who,
+                schema,
+                candidate.given,
+                normalize,
+            )?;
             let view = match &registration {
                 Registration::Done { schema, .. } => proto_view(registry, &namespace, schema),
                 Registration::Refused(_) => None,
