@@ -63,6 +63,9 @@ impl From<Error> for NativeError {
         // A failure of the server's own is told without its causes (a
         // database path, driver text): those are the log's.
         let message = if status.is_server_error() {
+            if matches!(err, Error::Store { .. }) {
+                crate::server::metrics::store_error(&err);
+            }
             tracing::error!(error = %err.chain(), "request failed");
             crate::server::wire::server_failure(&err)
         } else {

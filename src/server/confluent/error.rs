@@ -55,6 +55,9 @@ pub(crate) fn from_error(err: Error) -> ApiError {
 /// the operator's: it goes to the log, and the client, who may be
 /// anonymous, is told only what failed.
 fn store_failed(err: &Error) -> ApiError {
+    if matches!(err, Error::Store { .. }) {
+        crate::server::metrics::store_error(err);
+    }
     tracing::error!(error = %err.chain(), "store failed");
     ApiError::new(
         ErrorCode::StoreFailed,
