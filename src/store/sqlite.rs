@@ -926,3 +926,53 @@ impl Store for SqliteStore {
         super::confirm_referrers(self, urn, candidates)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of the first layout (before Confluent's modes and soft
+    /// deletes) opens migrated: its schemas, ids and modes as they were,
+    /// the new tables working.
+    #[test]
+    fn a_first_layout_file_is_migrated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let connection = Connection::open(&path).unwrap();
+            connection.execute_batch(SCHEMA_V1).unwrap();
+            connection
+                .execute_batch(
+                    "INSERT INTO contents (id, digest, language, root, bytes)
+                     VALUES (7, 'sha256:x', 'jsonschema', NULL, CAST('{}' AS BLOB));
+                     INSERT INTO urns VALUES ('acme', 'old', 1, 7);
+                     INSERT INTO modes VALUES ('old', 'full');",
+                )
+                .unwrap();
+            connection.pragma_update(None, "user_version", 1).unwrap();
+        }
+        let read_only = SqliteStore::open_with(&path, &Options::default().read_only(true));
+        let message = read_only.unwrap_err().chain().to_string();
+        assert!(message.contains("older"), "{message}");
+
+        let store = SqliteStore::open(&path).unwrap();
+        let urn = Urn::new("acme", "old", 1).unwrap();
+        assert_eq!(store.id_of(&urn).unwrap(), Some(7));
+        assert_eq!(store.get(&urn).unwrap().unwrap().bytes(), b"{}");
+        assert_eq!(
+            store.compatibility(Some("old")).unwrap(),
+            Some(Compatibility::Full)
+        );
+        store.set_mode(Some("old"), Some(Mode::ReadOnly)).unwrap();
+        store.delete_versions(std::slice::from_ref(&urn)).unwrap();
+        assert_eq!(store.deleted("acme", "old").unwrap(), vec![1]);
+        drop(store);
+        let layout: i64 = Connection::open(&path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
+        assert_eq!(layout, LAYOUT);
+        let reopened = SqliteStore::open_with(&path, &Options::default().read_only(true)).unwrap();
+        assert_eq!(reopened.mode(Some("old")).unwrap(), Some(Mode::ReadOnly));
+    }
+}
