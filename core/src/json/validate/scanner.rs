@@ -74,10 +74,15 @@ struct Tape {
     entries: Vec<Entry>,
 }
 
-/// One member of a [`Tape`]: where its key starts and its value ends.
+/// One member of a [`Tape`]: where its key starts (its opening quote) and
+/// ends (its closing quote), whether it holds an escape, and where its
+/// value starts and ends.
 #[derive(Clone, Copy)]
 struct Entry {
     key_at: usize,
+    key_end: usize,
+    escaped: bool,
+    value_at: usize,
     value_end: usize,
 }
 
@@ -562,6 +567,7 @@ impl JsonPlan {
                     Some((key, at)) => (key, Some(at)),
                     None => (cur.key()?, None),
                 };
+                let value_at = cur.pos;
                 if !ok {
                     cur.skip(depth)?;
                 } else if !self.member(
@@ -583,6 +589,9 @@ impl JsonPlan {
                 if let Some(entries) = &mut entries {
                     entries.push(Entry {
                         key_at,
+                        key_end: key_at + 1 + key.body.len(),
+                        escaped: key.escaped,
+                        value_at,
                         value_end: cur.pos,
                     });
                 }
@@ -630,7 +639,21 @@ impl JsonPlan {
             cur.pos = entry.key_at;
             let (key, known) = match cur.known_key(&node.members) {
                 Some((key, at)) => (key, Some(at)),
-                None => (cur.key()?, None),
+                None => {
+                    // The key as its first read found it, not tokenized
+                    // again.
+                    let body = cur.bytes.get(entry.key_at + 1..entry.key_end);
+                    let body = body.ok_or(Stop::NotJson)?;
+                    // SAFETY: the first read checked these bytes to be a
+                    // string token's body, which is UTF-8.
+                    let body = unsafe { std::str::from_utf8_unchecked(body) };
+                    cur.pos = entry.value_at;
+                    let key = Str {
+                        body,
+                        escaped: entry.escaped,
+                    };
+                    (key, None)
+                }
             };
             let at = entry.key_at;
             let value_end = Some(entry.value_end);
