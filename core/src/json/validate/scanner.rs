@@ -718,6 +718,11 @@ impl JsonPlan {
         // `minProperties` asks the parsed object, as does `maxProperties`
         // when the members alone exceed it.
         let counts = (node.min_properties > 1) || members > node.max_properties;
+        if counts && !node.compound_choice {
+            if let Some(distinct) = distinct_keys(&cur.bytes[start..end], sc) {
+                return Ok(distinct >= node.min_properties && distinct <= node.max_properties);
+            }
+        }
         if counts || node.compound_choice {
             return subvalue(node, &cur.bytes[start..end], counts);
         }
@@ -973,6 +978,50 @@ fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     }
     items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
     Some(!items.windows(2).any(|pair| same(&pair[0], &pair[1])))
+}
+
+/// How many distinct keys the object at the start of `bytes` (checked to
+/// be JSON) has, as its parsed `Value` would: `None` when a key holds an
+/// escape (the parsed object is asked then). Reads keys, skips values.
+fn distinct_keys(bytes: &[u8], sc: &mut Scratch) -> Option<u64> {
+    let keys = &mut sc.items;
+    keys.clear();
+    let mut cur = Cursor { bytes, pos: 1 };
+    cur.ws();
+    if cur.peek() == Some(b'}') {
+        return Some(0);
+    }
+    loop {
+        let key = cur.key().ok()?;
+        if key.escaped {
+            return None;
+        }
+        let body_at = key.body.as_ptr() as usize - bytes.as_ptr() as usize;
+        keys.push(Item {
+            kind: 0,
+            bits: 0,
+            at: body_at,
+            len: key.body.len(),
+        });
+        cur.skip(0).ok()?;
+        if !cur.next_or_close(b'}').ok()? {
+            break;
+        }
+    }
+    let text = |item: &Item| &bytes[item.at..item.at + item.len];
+    let n = keys.len();
+    if n <= 16 {
+        let repeated = (0..n)
+            .filter(|&i| keys[..i].iter().any(|k| text(k) == text(&keys[i])))
+            .count();
+        return Some((n - repeated) as u64);
+    }
+    keys.sort_unstable_by(|a, b| text(a).cmp(text(b)));
+    let repeated = keys
+        .windows(2)
+        .filter(|p| text(&p[0]) == text(&p[1]))
+        .count();
+    Some((n - repeated) as u64)
 }
 
 /// `x` within exact bounds.
