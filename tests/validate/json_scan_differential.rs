@@ -192,6 +192,10 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             if rng.chance(40) {
                 map.insert("uniqueItems".into(), json!(true));
             }
+            if rng.chance(30) {
+                let key = rng.pick(&["minProperties", "maxProperties"]);
+                map.insert(key.into(), json!(rng.below(4)));
+            }
         }
         5 => {
             let pattern = rng.pick(&[
@@ -626,6 +630,8 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         json!({"$defs": {"n": {"type": "number", "exclusiveMinimum": 0}},
             "properties": {"x": {"$ref": "#/$defs/n"}}}),
         json!({"uniqueItems": true}),
+        json!({"minProperties": 2, "maxProperties": 3}),
+        json!({"anyOf": [{"minProperties": 3}, {"maxProperties": 1}]}),
         json!({"enum": ["a", 1, null, "b", "c", "d", "e", "f", "g", "h", "i", "é"]}),
         json!({"anyOf": [{"type": "string"}, {"type": "object", "required": ["a"]}]}),
         json!({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 2}]}),
@@ -710,6 +716,15 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 3.0]",
         r#"["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "a"]"#,
         "[1, 2",
+        // Distinct keys counted on the bytes.
+        r#"{"a": 1, "a": 2}"#,
+        r#"{"a": 1, "b": 2}"#,
+        r#"{"a": 1, "b": 2, "a": 3}"#,
+        r#"{"a": 1, "b": 2, "c": 3, "d": 4}"#,
+        r#"{"a": 1, "b": 2, "c": 3, "a": 4}"#,
+        r#"{"\u0061": 1, "a": 2}"#,
+        r#"{"a": {"b": 1, "b": 2}, "c": [1, {"d": 1}]}"#,
+        r#"{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":0,"k11":1,"k12":2,"k13":3,"k14":4,"k15":5,"k16":6,"k0":7}"#,
         r#""h""#,
         r#""z""#,
         "null",

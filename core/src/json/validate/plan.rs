@@ -10,7 +10,11 @@
 //! `patternProperties`, `additionalProperties`, `required`,
 //! `dependentRequired`, `dependentSchemas`, `dependencies`, `propertyNames`,
 //! `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
-//! `minLength`/`maxLength`, `pattern`, `format`, `contentMediaType`/
+//! `contains`/`minContains`/`maxContains`, `uniqueItems` and
+//! `minProperties`/`maxProperties` (on the bytes: see below),
+//! `minLength`/`maxLength`, `pattern` (lookaround and backreferences on a
+//! backtracking engine within a budget, `plan/pattern.rs`), `format`,
+//! `contentMediaType`/
 //! `contentEncoding` (drafts 6 and 7, which assert them), `enum`/`const`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,
 //! `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
@@ -18,17 +22,18 @@
 //!
 //! Some keywords are left to `jsonschema` on their subvalue alone: the
 //! scanner reads the value, parses just its bytes and asks a small
-//! validator of those keywords (`uniqueItems` on arrays of two items or
-//! more, `minProperties` of 2 or more and `maxProperties` on objects the
-//! member count does not decide, `enum`/`const` holding arrays or objects
-//! on arrays and objects); the rest of the payload stays on the scanner
-//! A subschema below the root using `contains`, `minContains`,
-//! `maxContains` or `unevaluated*` is left whole to `jsonschema` the same
+//! validator of those keywords (`uniqueItems` on an array holding an array,
+//! an object, a string with an escape or a number that is not exactly an
+//! `f64`; `minProperties`/`maxProperties` on an object whose member count
+//! does not decide and one of whose keys holds an escape; `enum`/`const`
+//! holding arrays or objects on arrays and objects); the rest of the
+//! payload stays on the scanner.
+//! A subschema below the root using `unevaluated*` is left whole to `jsonschema` the same
 //! way (a validator of the root document, entered at that subschema), unless
 //! the document uses dynamic references or the subschema holds an `$id`.
 //! ([`JsonPlan::fallback_subschemas`] counts such subschemas.)
 //!
-//! Anything else `jsonschema` would act on (those keywords at the root,
+//! Anything else `jsonschema` would act on (`unevaluated*` at the root,
 //! `$dynamicRef`, `$recursiveRef`, a `$ref` by URN or to an anchor, an
 //! `$id` below the root, a custom `$schema`, an in-place `$ref` cycle)
 //! makes [`JsonPlan::compile`] refuse: such a schema is validated by

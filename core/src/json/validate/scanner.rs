@@ -74,10 +74,15 @@ struct Tape {
     entries: Vec<Entry>,
 }
 
-/// One member of a [`Tape`]: where its key starts and its value ends.
+/// One member of a [`Tape`]: where its key starts (its opening quote) and
+/// ends (its closing quote), whether it holds an escape, and where its
+/// value starts and ends.
 #[derive(Clone, Copy)]
 struct Entry {
     key_at: usize,
+    key_end: usize,
+    escaped: bool,
+    value_at: usize,
     value_end: usize,
 }
 
@@ -562,6 +567,7 @@ impl JsonPlan {
                     Some((key, at)) => (key, Some(at)),
                     None => (cur.key()?, None),
                 };
+                let value_at = cur.pos;
                 if !ok {
                     cur.skip(depth)?;
                 } else if !self.member(
@@ -583,6 +589,9 @@ impl JsonPlan {
                 if let Some(entries) = &mut entries {
                     entries.push(Entry {
                         key_at,
+                        key_end: key_at + 1 + key.body.len(),
+                        escaped: key.escaped,
+                        value_at,
                         value_end: cur.pos,
                     });
                 }
@@ -630,7 +639,21 @@ impl JsonPlan {
             cur.pos = entry.key_at;
             let (key, known) = match cur.known_key(&node.members) {
                 Some((key, at)) => (key, Some(at)),
-                None => (cur.key()?, None),
+                None => {
+                    // The key as its first read found it, not tokenized
+                    // again.
+                    let body = cur.bytes.get(entry.key_at + 1..entry.key_end);
+                    let body = body.ok_or(Stop::NotJson)?;
+                    // SAFETY: the first read checked these bytes to be a
+                    // string token's body, which is UTF-8.
+                    let body = unsafe { std::str::from_utf8_unchecked(body) };
+                    cur.pos = entry.value_at;
+                    let key = Str {
+                        body,
+                        escaped: entry.escaped,
+                    };
+                    (key, None)
+                }
             };
             let at = entry.key_at;
             let value_end = Some(entry.value_end);
@@ -695,6 +718,11 @@ impl JsonPlan {
         // `minProperties` asks the parsed object, as does `maxProperties`
         // when the members alone exceed it.
         let counts = (node.min_properties > 1) || members > node.max_properties;
+        if counts && !node.compound_choice {
+            if let Some(distinct) = distinct_keys(&cur.bytes[start..end], sc) {
+                return Ok(distinct >= node.min_properties && distinct <= node.max_properties);
+            }
+        }
         if counts || node.compound_choice {
             return subvalue(node, &cur.bytes[start..end], counts);
         }
@@ -950,6 +978,50 @@ fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     }
     items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
     Some(!items.windows(2).any(|pair| same(&pair[0], &pair[1])))
+}
+
+/// How many distinct keys the object at the start of `bytes` (checked to
+/// be JSON) has, as its parsed `Value` would: `None` when a key holds an
+/// escape (the parsed object is asked then). Reads keys, skips values.
+fn distinct_keys(bytes: &[u8], sc: &mut Scratch) -> Option<u64> {
+    let keys = &mut sc.items;
+    keys.clear();
+    let mut cur = Cursor { bytes, pos: 1 };
+    cur.ws();
+    if cur.peek() == Some(b'}') {
+        return Some(0);
+    }
+    loop {
+        let key = cur.key().ok()?;
+        if key.escaped {
+            return None;
+        }
+        let body_at = key.body.as_ptr() as usize - bytes.as_ptr() as usize;
+        keys.push(Item {
+            kind: 0,
+            bits: 0,
+            at: body_at,
+            len: key.body.len(),
+        });
+        cur.skip(0).ok()?;
+        if !cur.next_or_close(b'}').ok()? {
+            break;
+        }
+    }
+    let text = |item: &Item| &bytes[item.at..item.at + item.len];
+    let n = keys.len();
+    if n <= 16 {
+        let repeated = (0..n)
+            .filter(|&i| keys[..i].iter().any(|k| text(k) == text(&keys[i])))
+            .count();
+        return Some((n - repeated) as u64);
+    }
+    keys.sort_unstable_by(|a, b| text(a).cmp(text(b)));
+    let repeated = keys
+        .windows(2)
+        .filter(|p| text(&p[0]) == text(&p[1]))
+        .count();
+    Some((n - repeated) as u64)
 }
 
 /// `x` within exact bounds.
