@@ -36,9 +36,9 @@ pub use dataschema_core::{
 
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
-pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "avro")]
 pub use crate::registry::Resolution;
+pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "postgres")]
 pub use crate::store::PostgresStore;
 #[cfg(feature = "sqlite")]
