@@ -27,15 +27,18 @@ mod urn;
 pub mod validate;
 
 /// Protobuf schemas as Confluent's clients register them, without a root
-/// message ([`ProtoSource`](proto::ProtoSource)), and descriptors printed
+/// message (their bytes the `schema` string registered, their imports
+/// [`Schema::references`](crate::Schema::references)), and descriptors printed
 /// back to `.proto` text ([`print_file`](proto::print_file)). Feature
 /// `protobuf`; compiling such a schema's text needs `proto-text`.
 #[cfg(feature = "protobuf")]
 pub mod proto {
     pub use crate::protobuf::print::{print_file, print_file_normalized};
     #[cfg(feature = "proto-text")]
-    pub use crate::protobuf::source::{file_descriptor, normalize, text, WELL_KNOWN};
-    pub use crate::protobuf::source::{looks_like_source, Form, ProtoReference, ProtoSource};
+    pub use crate::protobuf::source::{
+        file_descriptor, is_descriptor, normalize, text, WELL_KNOWN,
+    };
+    pub use crate::protobuf::source::{looks_like_source, Form};
 }
 
 pub use crate::compat::mode::Compatibility;

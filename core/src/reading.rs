@@ -153,7 +153,7 @@ fn rootless(
     #[cfg(feature = "proto-text")]
     {
         use crate::protobuf::source::{compile, CompileError};
-        compile(schema.bytes(), refs)
+        compile(schema, refs)
             .map(|compiled| compiled.pool)
             .map_err(|err| match err {
                 CompileError::Unusable(reason) => not_compiled(reason),

@@ -288,8 +288,8 @@ impl Schema {
     /// Protobuf: the fully-qualified name of the message a payload is
     /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema, and for a
     /// protobuf schema registered as Confluent's clients register it
-    /// (`.proto` text or a `FileDescriptorProto`, with references: see
-    /// `dataschema::proto::ProtoSource`), whose frames name their message.
+    /// (`.proto` text or a `FileDescriptorProto`, its imports its
+    /// [`references`](Schema::references)), whose frames name their message.
     pub fn root(&self) -> Option<&str> {
         self.inner.root.as_deref()
     }

@@ -42,13 +42,8 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
         match value["schemaType"].as_str() {
             Some("JSON") => Language::JsonSchema,
             None | Some("AVRO") => Language::Avro,
-            #[cfg(feature = "protobuf")]
-            Some("PROTOBUF") => {
-                return Ok((
-                    protobuf(urn, text, &value["references"]).map_err(|why| nonsense(&why))?,
-                    Some(answered),
-                ))
-            }
+            // A schema without a root: its text, its imports by reference.
+            Some("PROTOBUF") => Language::Protobuf,
             Some(_) => return Err(nonsense(
                 "only JSON Schema, Avro and protobuf schemas are read from a Confluent registry",
             )),
@@ -80,40 +75,6 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
 fn reference_urn(urn: &Urn, subject: &str, version: u64) -> Option<Urn> {
     let name = crate::subject::name_of(subject).ok()?;
     Urn::new(urn.namespace(), &name, u32::try_from(version).ok()?).ok()
-}
-
-/// A Confluent protobuf answer as a schema without a root: its text and
-/// its references, each reference's subject version read as a URN of
-/// `urn`'s namespace (as the answers of this API are).
-#[cfg(feature = "protobuf")]
-fn protobuf(urn: &Urn, text: &str, references: &serde_json::Value) -> Result<Schema, String> {
-    use dataschema_core::proto::{ProtoReference, ProtoSource};
-    let mut resolved = Vec::new();
-    for reference in references.as_array().map(Vec::as_slice).unwrap_or_default() {
-        let (Some(name), Some(subject), Some(version)) = (
-            reference["name"].as_str(),
-            reference["subject"].as_str(),
-            reference["version"].as_u64(),
-        ) else {
-            return Err("a reference without name, subject or version".into());
-        };
-        let target = reference_urn(urn, subject, version)
-            .ok_or_else(|| "a reference's subject version is no URN".to_owned())?;
-        resolved.push(ProtoReference {
-            name: name.to_owned(),
-            urn: target.to_string(),
-        });
-    }
-    let source = ProtoSource {
-        schema: text.to_owned(),
-        references: resolved,
-    };
-    Ok(Schema::new(
-        urn.clone(),
-        dataschema_core::Language::Protobuf,
-        source.to_bytes(),
-        None,
-    ))
 }
 
 /// `GET /schemas/ids/{id}/versions`, then the first subject version it

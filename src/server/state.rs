@@ -188,9 +188,13 @@ impl AppState {
 
 /// What Confluent's answers show of `schema` when it is a protobuf schema
 /// registered as Confluent's clients register it (no root): its `.proto`
-/// text and its references as subject versions. `None` for any other
-/// schema. Runs on the blocking pool: printing a schema registered as a
-/// descriptor compiles it, its references resolved through `registry`.
+/// text (the text registered, or printed from the descriptor registered).
+/// Its references are the version's own ([`Schema::references`], written
+/// by `wire::confluent::contract_members`). `None` for any other schema.
+/// Runs on the blocking pool: printing a schema registered as a descriptor
+/// compiles it, its references resolved through `registry`.
+///
+/// [`Schema::references`]: dataschema_core::Schema::references
 pub(crate) fn proto_view(
     registry: &Registry,
     namespace: &str,
@@ -198,24 +202,15 @@ pub(crate) fn proto_view(
 ) -> Option<super::wire::confluent::ProtoView> {
     #[cfg(feature = "proto-text")]
     {
-        use dataschema_core::proto::{text, ProtoSource};
+        let _ = namespace;
         if schema.language() != dataschema_core::Language::Protobuf || schema.root().is_some() {
             return None;
         }
-        let source = ProtoSource::from_bytes(schema.bytes()).ok()?;
-        let references = source
-            .references
-            .iter()
-            .filter_map(|reference| {
-                let urn: Urn = reference.urn.parse().ok()?;
-                (urn.namespace() == namespace)
-                    .then(|| (reference.name.clone(), urn.name().to_owned(), urn.version()))
-            })
-            .collect();
         // A schema that no longer compiles (a reference lost) still
         // answers what was registered.
-        let text = text(schema, registry).unwrap_or(source.schema);
-        Some(super::wire::confluent::ProtoView { text, references })
+        let text = dataschema_core::proto::text(schema, registry)
+            .unwrap_or_else(|_| String::from_utf8_lossy(schema.bytes()).into_owned());
+        Some(super::wire::confluent::ProtoView { text })
     }
     #[cfg(not(feature = "proto-text"))]
     {

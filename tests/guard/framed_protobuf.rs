@@ -5,8 +5,9 @@
 
 use crate::common;
 
-use dataschema::proto::{ProtoReference, ProtoSource};
-use dataschema::{Compatibility, Error, Guard, Language, MemoryStore, Outcome, Registry, Schema};
+use dataschema::{
+    Compatibility, Error, Guard, Language, MemoryStore, Outcome, Reference, Registry, Schema,
+};
 use proptest::prelude::*;
 
 const MONEY: &str = "urn:acme:schema:money:1";
@@ -16,23 +17,16 @@ fn text(file: &str) -> String {
     String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap()
 }
 
-fn rootless(urn: &str, source: &ProtoSource) -> Schema {
-    Schema::new(
-        common::urn(urn),
-        Language::Protobuf,
-        source.to_bytes(),
-        None,
-    )
+fn rootless(urn: &str, text: &str) -> Schema {
+    Schema::new(common::urn(urn), Language::Protobuf, text.to_owned(), None)
 }
 
-fn shop_source() -> ProtoSource {
-    ProtoSource {
-        schema: text("shop.proto"),
-        references: vec![ProtoReference {
-            name: "acme/common/v1/money.proto".into(),
-            urn: MONEY.into(),
-        }],
-    }
+/// `shop.proto`, its import `acme/common/v1/money.proto` by reference.
+fn shop_schema() -> Schema {
+    rootless(SHOP, &text("shop.proto")).with_references([Reference::new(
+        "acme/common/v1/money.proto",
+        common::urn(MONEY),
+    )])
 }
 
 /// A registry holding `money.proto` and `shop.proto` (which imports it by
@@ -41,13 +35,10 @@ fn shop_source() -> ProtoSource {
 fn shop() -> (Registry, u32) {
     let registry = Registry::new(MemoryStore::new());
     registry
-        .publish(
-            rootless(MONEY, &ProtoSource::new(text("money.proto"))),
-            Compatibility::None,
-        )
+        .publish(rootless(MONEY, &text("money.proto")), Compatibility::None)
         .unwrap();
     let stored = registry
-        .publish(rootless(SHOP, &shop_source()), Compatibility::None)
+        .publish(shop_schema(), Compatibility::None)
         .unwrap();
     (registry, stored.id)
 }
@@ -157,10 +148,7 @@ fn references_are_resolved_and_a_missing_one_refused() {
     let registry = Registry::new(MemoryStore::new());
     // The import has no reference: nothing names that file.
     let err = registry
-        .publish(
-            rootless(SHOP, &ProtoSource::new(text("shop.proto"))),
-            Compatibility::None,
-        )
+        .publish(rootless(SHOP, &text("shop.proto")), Compatibility::None)
         .unwrap_err();
     assert!(matches!(err, Error::SchemaUnusable { .. }), "{err}");
     assert!(
@@ -172,13 +160,13 @@ fn references_are_resolved_and_a_missing_one_refused() {
     );
     // The reference names a URN nobody holds.
     let err = registry
-        .publish(rootless(SHOP, &shop_source()), Compatibility::None)
+        .publish(shop_schema(), Compatibility::None)
         .unwrap_err();
     assert!(err.chain().to_string().contains(MONEY), "{}", err.chain());
     // Same bytes, same content: the same registration again is the same id.
     let (registry, id) = shop();
     let again = registry
-        .publish(rootless(SHOP, &shop_source()), Compatibility::None)
+        .publish(shop_schema(), Compatibility::None)
         .unwrap();
     assert_eq!(again.id, id);
 }

@@ -185,12 +185,14 @@ fn reads_subjects_versions_and_ids() {
         let reply = get(&running.url(path));
         assert_eq!((reply.status, reply.code()), (404, 40403), "{path}");
     }
-    let types = if cfg!(feature = "proto-text") {
-        json!(["JSON", "PROTOBUF"])
-    } else {
-        json!(["JSON"])
-    };
-    assert_eq!(get(&running.url("/schemas/types")).json(), types);
+    let mut types = vec!["JSON"];
+    if cfg!(feature = "proto-text") {
+        types.push("PROTOBUF");
+    }
+    if cfg!(feature = "avro") {
+        types.push("AVRO");
+    }
+    assert_eq!(get(&running.url("/schemas/types")).json(), json!(types));
 }
 
 #[test]

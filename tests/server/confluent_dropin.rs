@@ -477,7 +477,14 @@ fn smaller_answers_as_confluent_gives_them() {
         "{id}"
     );
     assert_eq!(get(&running.url("/contexts")).json(), json!(["."]));
-    assert_eq!(get(&running.url("/schemas/types")).json(), json!(["JSON"]));
+    let mut types = vec!["JSON"];
+    if cfg!(feature = "proto-text") {
+        types.push("PROTOBUF");
+    }
+    if cfg!(feature = "avro") {
+        types.push("AVRO");
+    }
+    assert_eq!(get(&running.url("/schemas/types")).json(), json!(types));
 }
 
 /// Modes and imported ids are kept by the store: the same store under a

@@ -168,12 +168,12 @@ fn bad_protobuf_registrations_are_42201_and_store_nothing() {
         (
             json!({"schemaType": "PROTOBUF", "schema": "syntax = \"proto3\"; message A {}",
                    "references": [{"name": "a.proto", "subject": "a"}]}),
-            "no version",
+            "references[0] is not a reference",
         ),
         (
             json!({"schemaType": "PROTOBUF", "schema": "syntax = \"proto3\"; message A {}",
                    "references": [{"subject": "a", "version": 1}]}),
-            "has no name",
+            "references[0] is not a reference",
         ),
     ] {
         let reply = register(&running, "bad-value", &body);

@@ -2,7 +2,7 @@
 //! against the real server: a message importing another file (by
 //! reference) and well-known files (skipped), `use.latest.version`; the
 //! framed bytes validate through `Guard::validate_framed`, over the
-//! server's registry and through the fallback.
+//! server's registry and through the fallback's Confluent API.
 //!
 //! `DATASCHEMA_PYTHON` missing or without `confluent-kafka` and `protobuf`:
 //! under `CI` the test fails saying so; elsewhere it prints that it skips.
@@ -94,7 +94,7 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
             "the server's registry",
             Guard::new(running.registry.clone()),
         ),
-        ("the fallback (native API)", fallback(Api::Native)),
+        // (Not the native API's: its answers carry no references.)
         (
             "the fallback (Confluent API)",
             fallback(Api::Confluent {

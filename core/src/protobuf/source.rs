@@ -1,25 +1,18 @@
 //! A protobuf schema as Confluent's clients register it: no root message,
 //! the `schema` string exactly as registered (`.proto` text, which Java and
 //! Go send, or base64 of one `FileDescriptorProto`, which Python sends),
-//! and its references (each an import path naming another such schema by
-//! its URN).
+//! and its references ([`Schema::references`]: each an import path naming
+//! another such schema by its URN).
 //!
 //! # The bytes
 //!
-//! A protobuf [`Schema`] without a root is one of these. Its bytes are what
-//! was registered, so the same registration again is the same content (the
-//! same URN, the same id), and the compiled descriptors are derived from
-//! them, never stored:
-//!
-//! * without references: the `schema` string itself, byte for byte;
-//! * with references: a JSON object, `{"schema": "<the string>",
-//!   "references": [{"name": "<import path>", "urn": "<urn>"}, ...]}`, its
-//!   keys in that order, the references in the order registered. A `.proto`
-//!   file never starts with `{` (nor does base64), so the first byte tells
-//!   the two apart.
-//!
-//! Bytes that are not text (a serialized `FileDescriptorSet`) are no such
-//! schema: a descriptor set names its root ([`Error::MissingRoot`]).
+//! A protobuf [`Schema`] without a root is one of these. Its bytes are the
+//! `schema` string as registered, byte for byte, so the same registration
+//! again is the same content (the same URN, the same id); its references
+//! are the version's (stored with it, as every version's); the compiled
+//! descriptors are derived from them, never stored. Bytes that are not
+//! text (a serialized `FileDescriptorSet`) are no such schema: a descriptor
+//! set names its root ([`Error::MissingRoot`]).
 //!
 //! # Compiling
 //!
@@ -34,95 +27,17 @@
 //! Apache-2.0); `core/proto/README.md` says where each comes from.
 //!
 //! [`Schema`]: crate::Schema
+//! [`Schema::references`]: crate::Schema::references
 //! [`Error::MissingRoot`]: crate::Error::MissingRoot
 //! [`Resolver`]: crate::Resolver
 
-use serde::{Deserialize, Serialize};
-
-use crate::urn::Urn;
-
-/// One reference of a Confluent protobuf schema: the import path its text
-/// (or descriptor) names, and the URN of the schema that file is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProtoReference {
-    /// The import path (Confluent's reference `name`).
-    pub name: String,
-    /// The referenced schema, a protobuf schema of the same kind.
-    pub urn: String,
-}
-
-/// A Confluent protobuf registration: the `schema` string as registered and
-/// its references.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProtoSource {
-    /// The `schema` string as registered: `.proto` text or base64 of a
-    /// `FileDescriptorProto`.
-    pub schema: String,
-    /// The references, in the order registered.
-    #[serde(default)]
-    pub references: Vec<ProtoReference>,
-}
-
-/// What the `schema` string of a [`ProtoSource`] holds.
+/// What the `schema` string of a rootless protobuf schema holds.
 #[derive(Clone, Debug)]
 pub enum Form {
     /// `.proto` text.
     Text(String),
     /// A serialized `FileDescriptorProto` (the base64 decoded).
     Descriptor(Vec<u8>),
-}
-
-impl ProtoSource {
-    /// A registration without references.
-    pub fn new(schema: impl Into<String>) -> ProtoSource {
-        ProtoSource {
-            schema: schema.into(),
-            references: Vec::new(),
-        }
-    }
-
-    /// The schema's bytes (see the module docs): the string itself without
-    /// references, else the JSON record.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        if self.references.is_empty() {
-            self.schema.clone().into_bytes()
-        } else {
-            // A struct, serialized: its keys in declaration order whatever
-            // features `serde_json` is built with.
-            serde_json::to_vec(self).unwrap_or_default()
-        }
-    }
-
-    /// Reads a rootless protobuf schema's bytes.
-    pub fn from_bytes(bytes: &[u8]) -> Result<ProtoSource, String> {
-        if !looks_like_source(bytes) {
-            return Err(
-                "the bytes are not text: a protobuf schema without a root is .proto text or \
-                 base64 of a FileDescriptorProto (a descriptor set names its root message)"
-                    .into(),
-            );
-        }
-        if bytes.first() == Some(&b'{') {
-            let source: ProtoSource = serde_json::from_slice(bytes).map_err(|err| {
-                format!(
-                    "the schema's record (its text and references) does not read: {}",
-                    crate::text::clip(&err.to_string(), 200)
-                )
-            })?;
-            for reference in &source.references {
-                reference.urn.parse::<Urn>().map_err(|err| {
-                    format!(
-                        "reference {:?} names no URN: {err}",
-                        crate::text::clip(&reference.name, 100)
-                    )
-                })?;
-            }
-            return Ok(source);
-        }
-        let text =
-            std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())?;
-        Ok(ProtoSource::new(text))
-    }
 }
 
 /// Whether `bytes` can be a rootless protobuf schema (text, not a
@@ -133,10 +48,23 @@ pub fn looks_like_source(bytes: &[u8]) -> bool {
     crate::schema::is_source_text(bytes)
 }
 
+/// The text of a rootless protobuf schema's bytes.
+#[cfg_attr(not(feature = "proto-text"), allow(dead_code))]
+fn text_of(bytes: &[u8]) -> Result<&str, String> {
+    if !looks_like_source(bytes) {
+        return Err(
+            "the bytes are not text: a protobuf schema without a root is .proto text or \
+             base64 of a FileDescriptorProto (a descriptor set names its root message)"
+                .into(),
+        );
+    }
+    std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())
+}
+
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
 #[cfg(feature = "proto-text")]
-pub use self::compile::{file_descriptor, normalize, text, WELL_KNOWN};
+pub use self::compile::{file_descriptor, is_descriptor, normalize, text, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -148,7 +76,7 @@ mod compile {
     use prost_reflect::DescriptorPool;
     use protox::file::{File, FileResolver, GoogleFileResolver};
 
-    use super::{Form, ProtoSource};
+    use super::{text_of, Form};
     use crate::error::Error;
     use crate::resolver::Resolver;
     use crate::schema::{Language, Schema};
@@ -173,8 +101,8 @@ mod compile {
                 urn: schema.urn().clone(),
                 source: message.into(),
             };
-            let source = ProtoSource::from_bytes(schema.bytes()).map_err(unusable)?;
-            if let Form::Text(text) = form_of(MAIN, &source.schema).map_err(unusable)? {
+            let source = text_of(schema.bytes()).map_err(unusable)?;
+            if let Form::Text(text) = form_of(MAIN, source).map_err(unusable)? {
                 return Ok(text);
             }
         }
@@ -196,15 +124,13 @@ mod compile {
             urn: schema.urn().clone(),
             source: message.into(),
         };
-        let source = ProtoSource::from_bytes(schema.bytes()).map_err(unusable)?;
+        text_of(schema.bytes()).map_err(unusable)?;
         let main = own_file(schema, refs)?;
         let with_text = |text: String| {
-            let bytes = ProtoSource {
-                schema: text,
-                references: source.references.clone(),
-            }
-            .to_bytes();
-            Schema::new(schema.urn().clone(), Language::Protobuf, bytes, None)
+            Schema::new(schema.urn().clone(), Language::Protobuf, text, None)
+                .with_references(schema.references().iter().cloned())
+                .with_metadata(schema.metadata().cloned())
+                .with_rule_set(schema.rule_set().cloned())
         };
         let normalized = with_text(crate::protobuf::print::print_file_normalized(&main));
         let keeps_indexes = own_file(&normalized, refs)
@@ -244,7 +170,7 @@ mod compile {
         };
         let (pool, main) = match schema.root() {
             None => {
-                let compiled = compile(schema.bytes(), refs).map_err(|err| match err {
+                let compiled = compile(schema, refs).map_err(|err| match err {
                     CompileError::Unusable(message) => unusable(message),
                     CompileError::MissingRef(target) => {
                         unusable(format!("its reference {target} is not held"))
@@ -400,6 +326,12 @@ mod compile {
         Some(bytes)
     }
 
+    /// Whether a rootless protobuf schema's bytes are base64 of a
+    /// `FileDescriptorProto` (what Python registers), not `.proto` text.
+    pub fn is_descriptor(bytes: &[u8]) -> bool {
+        text_of(bytes).is_ok_and(|text| matches!(form_of(MAIN, text), Ok(Form::Descriptor(_))))
+    }
+
     /// The name the schema's own file gets when its text carries none.
     pub(crate) const MAIN: &str = "default.proto";
 
@@ -435,11 +367,11 @@ mod compile {
         }
     }
 
-    /// Compiles a rootless protobuf schema's bytes, its references resolved
+    /// Compiles a rootless protobuf schema, its references resolved
     /// through `refs`.
-    pub(crate) fn compile(bytes: &[u8], refs: &dyn Resolver) -> Result<Compiled, CompileError> {
-        let source = ProtoSource::from_bytes(bytes).map_err(CompileError::Unusable)?;
-        let main_form = form_of(MAIN, &source.schema).map_err(CompileError::Unusable)?;
+    pub(crate) fn compile(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, CompileError> {
+        let source = text_of(schema.bytes()).map_err(CompileError::Unusable)?;
+        let main_form = form_of(MAIN, source).map_err(CompileError::Unusable)?;
         let main = match &main_form {
             Form::Text(_) => MAIN.to_owned(),
             Form::Descriptor(bytes) => FileDescriptorProto::decode(bytes.as_slice())
@@ -450,12 +382,12 @@ mod compile {
         };
         let mut files = HashMap::new();
         files.insert(main.clone(), main_form);
-        let mut pending: Vec<(String, String)> = source
-            .references
+        let mut pending: Vec<(String, Urn)> = schema
+            .references()
             .iter()
-            .map(|r| (r.name.clone(), r.urn.clone()))
+            .rev()
+            .map(|r| (r.name().to_owned(), r.urn().clone()))
             .collect();
-        pending.reverse();
         while let Some((name, urn)) = pending.pop() {
             if files.contains_key(&name) {
                 continue;
@@ -465,33 +397,27 @@ mod compile {
                     "the schema imports more than {MAX_FILES} files"
                 )));
             }
-            let urn: Urn = urn.parse().map_err(|err: Error| {
-                CompileError::Unusable(format!(
-                    "reference {:?} names no URN: {err}",
-                    clip(&name, 100)
-                ))
-            })?;
-            let schema = match refs.resolve(&urn) {
+            let referenced = match refs.resolve(&urn) {
                 Ok(schema) => schema,
                 Err(Error::NotFound { .. }) => return Err(CompileError::MissingRef(urn)),
                 Err(err) => return Err(CompileError::Unreachable(err)),
             };
-            if schema.language() != Language::Protobuf || schema.root().is_some() {
+            if referenced.language() != Language::Protobuf || referenced.root().is_some() {
                 return Err(CompileError::Unusable(format!(
                     "reference {:?} names {urn}, which is not a protobuf schema registered as \
                      text or a FileDescriptorProto",
                     clip(&name, 100)
                 )));
             }
-            let referenced = ProtoSource::from_bytes(schema.bytes()).map_err(|err| {
+            let text = text_of(referenced.bytes()).map_err(|err| {
                 CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
             })?;
-            let form = form_of(&name, &referenced.schema).map_err(|err| {
+            let form = form_of(&name, text).map_err(|err| {
                 CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
             })?;
             files.insert(name, form);
-            for reference in referenced.references.iter().rev() {
-                pending.push((reference.name.clone(), reference.urn.clone()));
+            for reference in referenced.references().iter().rev() {
+                pending.push((reference.name().to_owned(), reference.urn().clone()));
             }
         }
         // `prost-reflect`'s linker (inside protox too) panics on some
@@ -545,19 +471,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bytes_round_trip_and_tell_the_forms_apart() {
-        let plain = ProtoSource::new("syntax = \"proto3\";\nmessage A {}\n");
-        assert_eq!(plain.to_bytes(), plain.schema.as_bytes());
-        assert_eq!(ProtoSource::from_bytes(&plain.to_bytes()).unwrap(), plain);
-        let mut with = plain.clone();
-        with.references.push(ProtoReference {
-            name: "b.proto".into(),
-            urn: "urn:acme:schema:b:1".into(),
-        });
-        let bytes = with.to_bytes();
-        assert!(bytes.starts_with(b"{\"schema\":"));
-        assert_eq!(ProtoSource::from_bytes(&bytes).unwrap(), with);
-        assert!(ProtoSource::from_bytes(b"\x0a\x07a.proto").is_err());
+    fn text_is_told_from_a_descriptor_set() {
+        assert_eq!(
+            text_of(b"syntax = \"proto3\";\nmessage A {}\n").unwrap(),
+            "syntax = \"proto3\";\nmessage A {}\n"
+        );
+        assert!(text_of(b"\x0a\x07a.proto").is_err());
         assert!(!looks_like_source(b""));
     }
 }

@@ -638,7 +638,7 @@ fn compile_rootless(
     #[cfg(feature = "proto-text")]
     {
         use crate::protobuf::source::{self, CompileError as SourceError};
-        let compiled = source::compile(schema.bytes(), refs).map_err(|err| match err {
+        let compiled = source::compile(schema, refs).map_err(|err| match err {
             SourceError::Unusable(message) => unusable(message),
             SourceError::MissingRef(target) => CompileError::MissingRef(Error::SchemaUnusable {
                 urn: schema.urn().clone(),

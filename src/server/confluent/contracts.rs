@@ -118,14 +118,7 @@ pub(crate) fn resolved(
     contract: &Contract,
 ) -> Result<Schema, Refused> {
     let mut references = Vec::with_capacity(contract.references.len());
-    // A protobuf registration's references travel in its own bytes
-    // (`core/src/protobuf/source.rs`), read by `confluent/protobuf.rs`.
-    let sent: &[_] = if schema.language() == dataschema_core::Language::Protobuf {
-        &[]
-    } else {
-        &contract.references
-    };
-    for reference in sent {
+    for reference in &contract.references {
         let missing = || {
             Refused::Request(invalid_schema(format!(
                 "Invalid schema: the reference {:?} names subject {:?} version {}, which is \

@@ -1,95 +1,35 @@
 //! Protobuf through the Confluent API: a registration as Confluent's clients
 //! send it (`.proto` text from Java and Go, base64 of one
-//! `FileDescriptorProto` from Python, with `references` naming the subject
-//! version of each import), and `?format=serialized`.
+//! `FileDescriptorProto` from Python, its imports as `references`, which
+//! the contracts module resolves as for every schema), and
+//! `?format=serialized`.
 //!
-//! The schema stored is what was registered (`dataschema::proto::ProtoSource`):
-//! the `schema` string byte for byte, with its references as URNs (each
-//! reference's subject and version under the server's namespace). The
+//! The schema stored is what was registered: the `schema` string byte for
+//! byte, no root, its references the version's
+//! ([`Schema::references`](dataschema_core::Schema::references)). The
 //! registry compiles it (`protox`, from memory) when it is published, so a
 //! registration that does not compile, or whose reference names nothing,
 //! is refused (42201) and nothing is stored.
 
 use base64::Engine as _;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::error::{from_error, invalid_schema, ApiError};
-use super::request::{checked_subject, urn, Subject};
-use crate::server::state::{proto_view, AppState};
-use crate::server::wire::confluent::references_json;
-use dataschema_core::clip;
-use dataschema_core::proto::{ProtoReference, ProtoSource};
+use super::request::{urn, Subject};
+use crate::server::state::AppState;
+use crate::server::wire::confluent::contract_members;
 use dataschema_core::{Language, Schema};
 
-/// One of a request's `references`.
-#[derive(Deserialize)]
-struct Reference {
-    name: Option<String>,
-    subject: Option<String>,
-    version: Option<Value>,
-}
-
 /// The protobuf schema a register, lookup or compatibility request sends
-/// (`text`, its `schema`), under `subject` and `version`.
+/// (`text`, its `schema`), under `subject` and `version`; its references
+/// are the request's, resolved by the contracts module.
 pub(crate) fn candidate(
     state: &AppState,
     subject: &Subject,
     version: u32,
     text: String,
-    references: Option<Value>,
 ) -> Result<Schema, ApiError> {
-    let references: Vec<Reference> = match references {
-        None | Some(Value::Null) => Vec::new(),
-        Some(value) => serde_json::from_value(value).map_err(|err| {
-            invalid_schema(format!(
-                "references are a list of {{\"name\", \"subject\", \"version\"}}: {}",
-                clip(&err.to_string(), 200)
-            ))
-        })?,
-    };
-    let mut resolved: Vec<ProtoReference> = Vec::with_capacity(references.len());
-    for (i, reference) in references.into_iter().enumerate() {
-        let name = reference
-            .name
-            .filter(|name| !name.is_empty())
-            .ok_or_else(|| invalid_schema(format!("reference {i} has no name")))?;
-        let target = reference
-            .subject
-            .filter(|subject| !subject.is_empty())
-            .ok_or_else(|| {
-                invalid_schema(format!("reference {:?} has no subject", clip(&name, 100)))
-            })?;
-        let version = reference
-            .version
-            .as_ref()
-            .and_then(Value::as_u64)
-            .and_then(|v| u32::try_from(v).ok())
-            .filter(|v| *v > 0)
-            .ok_or_else(|| {
-                invalid_schema(format!(
-                    "reference {:?} has no version (1 or more)",
-                    clip(&name, 100)
-                ))
-            })?;
-        if resolved.iter().any(|r| r.name == name) {
-            return Err(invalid_schema(format!(
-                "reference {:?} is given twice",
-                clip(&name, 100)
-            )));
-        }
-        let target = urn(state, &checked_subject(target)?, version)?;
-        resolved.push(ProtoReference {
-            name,
-            urn: target.to_string(),
-        });
-    }
-    let source = ProtoSource {
-        schema: text,
-        references: resolved,
-    };
-    let bytes = source.to_bytes();
-    if !dataschema_core::proto::looks_like_source(&bytes) {
+    if !dataschema_core::proto::looks_like_source(text.as_bytes()) {
         return Err(invalid_schema(
             "a PROTOBUF schema is .proto text or base64 of a FileDescriptorProto, without \
              control characters",
@@ -98,7 +38,7 @@ pub(crate) fn candidate(
     Ok(Schema::new(
         urn(state, subject, version)?,
         Language::Protobuf,
-        bytes,
+        text,
         None,
     ))
 }
@@ -121,11 +61,10 @@ pub(crate) async fn serialized(
     if schema.language() != Language::Protobuf {
         return Ok(None);
     }
-    let namespace = state.namespace().to_owned();
-    let (file, view) = state
+    let (file, schema) = state
         .blocking(move |registry| {
             let file = dataschema_core::proto::file_descriptor(&schema, registry)?;
-            Ok((file, proto_view(registry, &namespace, &schema)))
+            Ok((file, schema))
         })
         .await
         .map_err(from_error)?;
@@ -138,8 +77,6 @@ pub(crate) async fn serialized(
         answer["version"] = json!(version);
         answer["id"] = json!(id);
     }
-    if let Some(view) = view.filter(|view| !view.references.is_empty()) {
-        answer["references"] = references_json(&view);
-    }
+    contract_members(&schema, None, &mut answer);
     Ok(Some(answer))
 }

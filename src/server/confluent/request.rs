@@ -139,10 +139,6 @@ struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
-    /// A protobuf registration's references (read here, as its bytes
-    /// carry them); every other language's are read by
-    /// [`contracts::requested`](super::contracts::requested).
-    references: Option<Value>,
     id: Option<i64>,
     version: Option<i64>,
 }
@@ -238,12 +234,13 @@ pub(crate) fn candidate_with(
     }
     #[cfg(feature = "proto-text")]
     if protobuf {
-        // Its references travel in its bytes (`protobuf/source.rs`).
-        let schema = super::protobuf::candidate(state, subject, version, text, request.references)?;
+        // Its references are resolved by the contracts module; normalized
+        // (`normalize=true`) once they are, on the blocking pool.
+        let schema = super::protobuf::candidate(state, subject, version, text)?;
         return Ok(Candidate { schema, given });
     }
     #[cfg(not(feature = "proto-text"))]
-    let _ = (protobuf, request.references);
+    let _ = protobuf;
     let text = match normalize {
         None => text,
         Some(normalize) => super::canonical::canonical(&text, normalize).map_err(|err| {

@@ -157,9 +157,17 @@ pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): Raw
 
 /// `GET /schemas/types`.
 pub(crate) async fn types() -> Response {
+    ok(&Value::from(schema_types()))
+}
+
+/// The `schemaType`s this server registers, in Confluent's order.
+pub(crate) fn schema_types() -> Vec<&'static str> {
+    let mut types = vec!["JSON"];
     if cfg!(feature = "proto-text") {
-        ok(&Value::from(vec!["JSON", "PROTOBUF"]))
-    } else {
-        ok(&Value::from(vec!["JSON"]))
+        types.push("PROTOBUF");
     }
+    if cfg!(feature = "avro") {
+        types.push("AVRO");
+    }
+    types
 }

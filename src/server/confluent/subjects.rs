@@ -304,12 +304,19 @@ pub(crate) async fn register(
     let who = subject.clone();
     let (registration, view) = state
         .blocking(move |registry| {
-            let schema = normalized(registry, candidate.schema, normalize)?;
-            let schema =
-                match contracts::completed(registry, &namespace, &who.name, schema, &contract) {
-                    Ok(schema) => schema,
-                    Err(refused) => return Ok((Registration::Refused(refused.into_api()), None)),
-                };
+            let schema = match contracts::completed(
+                registry,
+                &namespace,
+                &who.name,
+                candidate.schema,
+                &contract,
+            ) {
+                Ok(schema) => schema,
+                Err(refused) => return Ok((Registration::Refused(refused.into_api()), None)),
+            };
+            // Normalized once its references are resolved (a protobuf
+            // schema compiles with them).
+            let schema = normalized(registry, schema, normalize)?;
             let registration = register_in(
                 registry,
                 &namespace,
@@ -464,11 +471,11 @@ pub(crate) async fn lookup(
     let name = subject.name.clone();
     let found = state
         .blocking(move |registry| {
-            let candidate = normalized(registry, candidate, normalize)?;
             let candidate = match contracts::resolved(registry, &namespace, candidate, &contract) {
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),
             };
+            let candidate = normalized(registry, candidate, normalize)?;
             let history = History::read(registry, &namespace, &name)?;
             let versions = history.seen(seen);
             let form = String::from_utf8_lossy(candidate.bytes()).into_owned();

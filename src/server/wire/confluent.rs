@@ -190,27 +190,13 @@ pub(crate) fn level_name(mode: Compatibility) -> String {
 
 /// What Confluent's answers show of a protobuf schema registered as its
 /// clients register it (no root message): its `.proto` text (the text
-/// registered, or printed from the descriptor registered) and its
-/// references. Built on the blocking pool, where its references resolve
-/// (`state.rs`), and handed to the answers below.
+/// registered, or printed from the descriptor registered; its references
+/// are the schema's own). Built on the blocking pool, where its references
+/// resolve (`state::proto_view`), and handed to the answers below.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ProtoView {
     /// The `.proto` text.
     pub(crate) text: String,
-    /// `(name, subject, version)` of each reference, in order.
-    pub(crate) references: Vec<(String, String, u32)>,
-}
-
-/// The references of an answer (`references`), Confluent's shape.
-pub(crate) fn references_json(view: &ProtoView) -> Value {
-    Value::Array(
-        view.references
-            .iter()
-            .map(|(name, subject, version)| {
-                json!({"name": name, "subject": subject_name(subject), "version": version})
-            })
-            .collect(),
-    )
 }
 
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
@@ -221,7 +207,7 @@ fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a,
         return Cow::Borrowed(&view.text);
     }
     match schema.language() {
-        Language::Protobuf => {
+        Language::Protobuf if schema.root().is_some() => {
             use base64::Engine as _;
             Cow::Owned(base64::engine::general_purpose::STANDARD.encode(schema.bytes()))
         }
@@ -261,13 +247,11 @@ pub(crate) fn guid(schema: &Schema) -> String {
 }
 
 /// Adds a version's `references` (`name`, `subject`, `version`),
-/// `metadata` and `ruleSet` to an answer, those it has: a protobuf
-/// registration's references are its `view`'s (they travel in its bytes),
-/// any other schema's its [`Schema::references`].
+/// `metadata` and `ruleSet` to an answer, those it has ([`Schema::references`],
+/// a protobuf registration's included; `view` shows nothing of them).
 pub(crate) fn contract_members(schema: &Schema, view: Option<&ProtoView>, answer: &mut Value) {
-    if let Some(view) = view.filter(|view| !view.references.is_empty()) {
-        answer["references"] = references_json(view);
-    } else if !schema.references().is_empty() {
+    let _ = view;
+    if !schema.references().is_empty() {
         let references: Vec<Value> = schema
             .references()
             .iter()
