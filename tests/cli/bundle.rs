@@ -151,8 +151,10 @@ fn framed_offline(registry: dataschema::Registry) {
 fn a_bundle_carries_references_and_the_guard_follows_them_offline() {
     use dataschema::{Guard, Outcome, Registry};
 
-    let bundle: dataschema::bundle::Bundle =
-        include!(concat!(env!("OUT_DIR"), "/bundle_references/dataschema_bundle.rs"));
+    let bundle: dataschema::bundle::Bundle = include!(concat!(
+        env!("OUT_DIR"),
+        "/bundle_references/dataschema_bundle.rs"
+    ));
     let registry = Registry::from_bundle(bundle).unwrap();
     let order = registry
         .resolve(&"urn:acme:schema:order:1".parse().unwrap())
