@@ -83,6 +83,14 @@ pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
     })
 }
 
+/// The URN of `subject`'s `version` under `namespace`: the subject
+/// mapping as this module applies it (a reference's subject, the subject
+/// of a metadata lookup). The reverse, a reference's URN written as its
+/// `subject`, is `wire::confluent::contract_members`.
+fn subject_urn(namespace: &str, subject: &str, version: u32) -> Result<Urn, Error> {
+    Urn::new(namespace, subject, version)
+}
+
 /// Why a contract cannot be completed.
 pub(crate) enum Refused {
     /// The request's fault (a reference to nothing): 42201.
@@ -128,8 +136,9 @@ pub(crate) fn resolved(
                 reference.version
             )))
         };
-        let versions = match Urn::check_name(&reference.subject) {
-            Ok(()) => registry.versions_in(namespace, &reference.subject)?,
+        // A subject that cannot be a URN name holds nothing.
+        let versions = match subject_urn(namespace, &reference.subject, 1) {
+            Ok(urn) => registry.versions_in(namespace, urn.name())?,
             Err(_) => Vec::new(),
         };
         let version = match u32::try_from(reference.version) {
@@ -137,7 +146,7 @@ pub(crate) fn resolved(
             _ if reference.version == -1 => *versions.last().ok_or_else(missing)?,
             _ => return Err(missing()),
         };
-        let urn = Urn::new(namespace, &reference.subject, version).map_err(|_| missing())?;
+        let urn = subject_urn(namespace, &reference.subject, version).map_err(|_| missing())?;
         references.push(Reference::new(reference.name.as_str(), urn));
     }
     Ok(schema
@@ -263,7 +272,7 @@ pub(crate) async fn latest_with_metadata(
                 return Ok(None);
             }
             for &version in versions.iter().rev() {
-                let urn = Urn::new(&namespace, &name, version)?;
+                let urn = subject_urn(&namespace, &name, version)?;
                 let schema = registry.resolve(&urn)?;
                 let matches = wanted.iter().all(|(key, value)| {
                     schema
