@@ -19,9 +19,17 @@
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
 //!     exit 0 compatible, 1 incompatible, 2 bad input
+//! dataschema import --from URL [--from-token-file FILE] --to URL --token-file FILE
+//!     [--subject-prefix PREFIX]
+//!     copy a Confluent-compatible registry (every subject, version, id, config) into
+//!     another through Confluent's REST API, in IMPORT mode, idempotently
+//!     exit 0 imported, 1 refused by the target (an id held by other bytes), 2 bad
+//!     input, 3 a registry unreachable or not answering as Confluent's API
 //! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
+//!     [--body-read-timeout SECS] [--check-concurrency N] [--ready-timeout SECS]
+//!     [--metrics ADDR]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
@@ -37,6 +45,8 @@ use dataschema::compat::Compatibility;
 use dataschema::{build, Guard, Outcome, Registry, Schema};
 
 // Not under src/bin/ itself, where cargo would take it for a binary.
+#[path = "dataschema/import.rs"]
+mod import;
 #[path = "dataschema/publish.rs"]
 mod publish;
 
@@ -148,6 +158,31 @@ enum Command {
         /// The schema name (`orders.created`).
         name: String,
     },
+    /// Copy a running Confluent-compatible registry (every subject, its
+    /// versions soft-deleted ones included, their ids, the compatibility
+    /// levels) into another (`dataschema serve`) through Confluent's REST
+    /// API, each subject in IMPORT mode while it is copied: ids and
+    /// versions are kept. Idempotent. Exit code: 0 imported, 1 refused by
+    /// the target (an id it holds with other bytes, a schema it does not
+    /// take), 2 bad input, 3 a registry cannot be reached or does not
+    /// answer as Confluent's API.
+    Import {
+        /// The source registry's base URL.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// A file holding a bearer token for the source, if it needs one.
+        #[arg(long, value_name = "FILE")]
+        from_token_file: Option<PathBuf>,
+        /// The target registry's base URL (a `dataschema serve`).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// A file holding the target's publish token.
+        #[arg(long, value_name = "FILE")]
+        token_file: PathBuf,
+        /// Only the subjects starting with this.
+        #[arg(long, value_name = "PREFIX")]
+        subject_prefix: Option<String>,
+    },
     /// Run the registry server: the native API and the Confluent Schema
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
     /// ctrl-c after finishing the requests in flight. Logs one line per
@@ -193,6 +228,23 @@ struct Serve {
     /// How many requests are handled at once (default 256).
     #[arg(long)]
     concurrency: Option<usize>,
+    /// How long a client may take to send a request's body, in seconds
+    /// (default 10). Bodies are read before a request takes a slot.
+    #[arg(long)]
+    body_read_timeout: Option<f64>,
+    /// How many compatibility tests run at once, apart from the other
+    /// requests (default 4): each costs tens of times its schema's size in
+    /// memory while it runs.
+    #[arg(long)]
+    check_concurrency: Option<usize>,
+    /// How long /readyz waits for the store, in seconds (default 2).
+    #[arg(long)]
+    ready_timeout: Option<f64>,
+    /// Serve the server's metrics in Prometheus's text format at
+    /// http://ADDR/metrics (its second line on standard output names the
+    /// address: `metrics on http://ADDR/metrics`).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<std::net::SocketAddr>,
 }
 
 /// Exit code for bad input and unvalidated payloads.
@@ -336,6 +388,19 @@ fn main() -> ExitCode {
         }
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
+        Command::Import {
+            from,
+            from_token_file,
+            to,
+            token_file,
+            subject_prefix,
+        } => ExitCode::from(import::run(&import::Args {
+            from,
+            from_token_file,
+            to,
+            token_file,
+            subject_prefix,
+        })),
         Command::Serve(args) => serve(args),
     }
 }
@@ -426,6 +491,16 @@ fn serve(args: Serve) -> ExitCode {
         if let Some(limit) = args.concurrency {
             config = config.with_concurrency_limit(limit);
         }
+        if let Some(secs) = args.body_read_timeout {
+            config = config.with_body_read_timeout(seconds(secs, "--body-read-timeout")?);
+        }
+        if let Some(limit) = args.check_concurrency {
+            config = config.with_check_concurrency(limit);
+        }
+        if let Some(secs) = args.ready_timeout {
+            config = config.with_ready_timeout(seconds(secs, "--ready-timeout")?);
+        }
+        config = config.with_metrics(args.metrics.is_some());
         let registry = Registry::new(open_store(&args.store, args.read_only)?);
         Ok((config, access, registry))
     };
@@ -435,6 +510,18 @@ fn serve(args: Serve) -> ExitCode {
             eprintln!("{message}");
             return ExitCode::from(EXIT_UNVALIDATED);
         }
+    };
+    // The recorder first: the server binds its metric handles in it when
+    // the router is built.
+    let exporter = match args.metrics {
+        Some(_) => match metrics_recorder() {
+            Ok(handle) => Some(handle),
+            Err(message) => {
+                eprintln!("{message}");
+                return ExitCode::FAILURE;
+            }
+        },
+        None => None,
     };
     let app = server::router(registry, &config, access);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -454,9 +541,19 @@ fn serve(args: Serve) -> ExitCode {
         let local = listener
             .local_addr()
             .map_err(|err| format!("cannot listen on {}: {err}", args.listen))?;
+        let metrics = match (args.metrics, exporter) {
+            (Some(addr), Some(handle)) => Some(metrics_listener(addr, handle).await?),
+            _ => None,
+        };
+        // Signals are caught from here on: a SIGTERM sent as soon as the
+        // line below is read stops the server cleanly.
+        let shutdown = server::shutdown_signal();
         // The first line on standard output: tests and scripts read the
         // port from it (with --listen 127.0.0.1:0).
         println!("listening on http://{local}");
+        if let Some(metrics) = metrics {
+            println!("metrics on http://{metrics}/metrics");
+        }
         tracing::info!(
             address = %local,
             namespace = config.namespace(),
@@ -464,7 +561,7 @@ fn serve(args: Serve) -> ExitCode {
             read_only = args.read_only,
             "dataschema serve started"
         );
-        server::serve(listener, app, &config, server::shutdown_signal())
+        server::serve(listener, app, &config, shutdown)
             .await
             .map_err(|err| format!("server failed: {err}"))
     });
@@ -478,6 +575,67 @@ fn serve(args: Serve) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The bucket bounds of the request latency histogram, in seconds.
+const LATENCY_BUCKETS: [f64; 12] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0, 30.0,
+];
+
+/// The Prometheus recorder, installed as the global one.
+fn metrics_recorder() -> Result<metrics_exporter_prometheus::PrometheusHandle, String> {
+    use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+    PrometheusBuilder::new()
+        .set_buckets_for_metric(
+            Matcher::Full(dataschema::server::metrics::DURATION.to_owned()),
+            &LATENCY_BUCKETS,
+        )
+        .and_then(PrometheusBuilder::install_recorder)
+        .map_err(|err| format!("--metrics: cannot install the recorder: {err}"))
+}
+
+/// Serves `GET /metrics` on `addr` (a listener of its own, apart from the
+/// APIs and their limits), with the recorder's upkeep every 5 s; answers
+/// the address bound.
+async fn metrics_listener(
+    addr: std::net::SocketAddr,
+    handle: metrics_exporter_prometheus::PrometheusHandle,
+) -> Result<std::net::SocketAddr, String> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|err| format!("--metrics: cannot listen on {addr}: {err}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|err| format!("--metrics: cannot listen on {addr}: {err}"))?;
+    let upkeep = handle.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+        loop {
+            every.tick().await;
+            upkeep.run_upkeep();
+        }
+    });
+    let app = axum::Router::new().route(
+        "/metrics",
+        axum::routing::get(move || {
+            let handle = handle.clone();
+            async move {
+                (
+                    [(
+                        axum::http::header::CONTENT_TYPE,
+                        "text/plain; version=0.0.4; charset=utf-8",
+                    )],
+                    handle.render(),
+                )
+            }
+        }),
+    );
+    tokio::spawn(async move {
+        if let Err(err) = axum::serve(listener, app).await {
+            tracing::error!(error = %err, "the metrics listener failed");
+        }
+    });
+    Ok(local)
 }
 
 /// Exit code for an incompatible or breaking change.

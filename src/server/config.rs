@@ -13,8 +13,12 @@ use dataschema_core::{Error, Urn};
 /// | [`max_body_bytes`](Config::max_body_bytes) | 2 MiB + 64 KiB (a schema sent JSON-escaped in a Confluent request can grow) |
 /// | [`request_timeout`](Config::request_timeout) | 30 s, waiting for a concurrency slot included |
 /// | [`header_read_timeout`](Config::header_read_timeout) | 10 s |
+/// | [`body_read_timeout`](Config::body_read_timeout) | 10 s to send a request's body, read before a concurrency slot is taken |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
+/// | [`check_concurrency`](Config::check_concurrency) | 4 compatibility tests in flight (the rest wait), apart from the 256 |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
+/// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
+/// | [`metrics`](Config::metrics) | off: no per-request metrics |
 #[derive(Clone, Debug)]
 pub struct Config {
     namespace: String,
@@ -22,8 +26,12 @@ pub struct Config {
     max_schema_bytes: usize,
     request_timeout: Duration,
     header_read_timeout: Duration,
+    body_read_timeout: Duration,
     concurrency_limit: usize,
+    check_concurrency: usize,
     cache_bytes: usize,
+    ready_timeout: Duration,
+    metrics: bool,
 }
 
 impl Config {
@@ -43,8 +51,12 @@ impl Config {
             max_schema_bytes: crate::MAX_SCHEMA_BYTES,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
+            body_read_timeout: Duration::from_secs(10),
             concurrency_limit: 256,
+            check_concurrency: 4,
             cache_bytes: 64 * 1024 * 1024,
+            ready_timeout: Duration::from_secs(2),
+            metrics: false,
         })
     }
 
@@ -79,6 +91,55 @@ impl Config {
     /// the request timeout). At least 1.
     pub fn with_concurrency_limit(mut self, limit: usize) -> Config {
         self.concurrency_limit = limit.max(1);
+        self
+    }
+
+    /// Sets how long a client may take to send a request's body (`408`,
+    /// Confluent code `40801`, beyond it). A body is read whole, up to the
+    /// body cap, before the request takes a concurrency slot: a client
+    /// that sends it slowly holds its own connection only, never a slot
+    /// that other requests wait for.
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Config {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how many compatibility tests
+    /// (`POST /compatibility/subjects/...`) run at once; the others wait
+    /// (within the request timeout). At least 1. They take these slots
+    /// instead of the general ones: a test of a large schema costs tens of
+    /// times its size in memory while it runs, and anyone may ask for one,
+    /// so this bounds what they cost together (about 70 MiB each for a
+    /// 1 MB schema) without making reads wait behind them.
+    pub fn with_check_concurrency(mut self, limit: usize) -> Config {
+        self.check_concurrency = limit.max(1);
+        self
+    }
+
+    /// Sets how long `/readyz` waits for the store to answer before it
+    /// reports the server not ready (`503`).
+    pub fn with_ready_timeout(mut self, timeout: Duration) -> Config {
+        self.ready_timeout = timeout;
+        self
+    }
+
+    /// Records the server's metrics through the [`metrics`] facade (off by
+    /// default): requests by route template and status, their latency,
+    /// store errors and timeouts, cache hits and misses, readiness. The
+    /// recorder (a Prometheus exporter, say) must be installed before the
+    /// router is built: the counters are registered then.
+    /// `dataschema serve --metrics ADDR` does both.
+    ///
+    /// | metric | kind | labels |
+    /// |---|---|---|
+    /// | `dataschema_server_requests_total` | counter | `route` (the route template, `unmatched` for none), `status` |
+    /// | `dataschema_server_request_duration_seconds` | histogram | `route` |
+    /// | `dataschema_server_request_timeouts_total` | counter | `phase` (`body`: the client was too slow; `handling`) |
+    /// | `dataschema_server_store_errors_total` | counter | `kind` (`timeout`: a lock, statement or pool wait ran out; `failure`) |
+    /// | `dataschema_server_cache_total` | counter | `lookup` (`urn`, `id`), `result` (`hit`, `miss`) |
+    /// | `dataschema_server_ready` | gauge | none: 1 after `/readyz` found the store ready, 0 after it did not |
+    pub fn with_metrics(mut self, metrics: bool) -> Config {
+        self.metrics = metrics;
         self
     }
 
@@ -117,6 +178,26 @@ impl Config {
     /// How many requests are handled at once.
     pub fn concurrency_limit(&self) -> usize {
         self.concurrency_limit
+    }
+
+    /// How long a client may take to send a request's body.
+    pub fn body_read_timeout(&self) -> Duration {
+        self.body_read_timeout
+    }
+
+    /// How many compatibility tests run at once.
+    pub fn check_concurrency(&self) -> usize {
+        self.check_concurrency
+    }
+
+    /// How long `/readyz` waits for the store.
+    pub fn ready_timeout(&self) -> Duration {
+        self.ready_timeout
+    }
+
+    /// Whether the server records metrics.
+    pub fn metrics(&self) -> bool {
+        self.metrics
     }
 
     /// How many schema bytes the cache of immutable lookups holds.

@@ -1,5 +1,7 @@
-//! Limits and the serve loop: body cap, request timeout, concurrency
-//! limit, one log line per request, header-read timeout, graceful shutdown.
+//! Limits and the serve loop: body cap, body read timeout, request
+//! timeout, concurrency limits (general, compatibility tests), one log
+//! line and the metrics per request, header-read timeout, graceful
+//! shutdown.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -8,7 +10,8 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
@@ -17,24 +20,39 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use super::config::Config;
+use super::metrics::{Metrics, UNMATCHED};
 use super::wire::confluent::{ApiError, ErrorCode};
 
-/// The limits every request runs under, and the request log: one layer,
-/// one boxed future per request (two `middleware::from_fn` layers cost a
-/// boxed service clone and two boxed futures each).
+/// The limits every request runs under, the request log and the request
+/// metrics: one layer, one boxed future per request (two
+/// `middleware::from_fn` layers cost a boxed service clone and two boxed
+/// futures each).
 #[derive(Clone)]
 struct Limits {
     timeout: Duration,
+    body_timeout: Duration,
+    max_body: usize,
+    /// The general concurrency slots.
     slots: Arc<Semaphore>,
+    /// The slots of compatibility tests, which take these instead.
+    checks: Arc<Semaphore>,
     body: DefaultBodyLimit,
+    metrics: Arc<Metrics>,
 }
 
-/// `app` with the limits of `config` and the request log.
-pub(crate) fn apply(app: Router, config: &Config) -> Router {
+/// The routes whose requests take a compatibility-test slot.
+const CHECK_ROUTES: &str = "/compatibility/";
+
+/// `app` with the limits of `config`, the request log and `metrics`.
+pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Router {
     app.layer(Limits {
         timeout: config.request_timeout(),
+        body_timeout: config.body_read_timeout(),
+        max_body: config.max_body_bytes(),
         slots: Arc::new(Semaphore::new(config.concurrency_limit())),
+        checks: Arc::new(Semaphore::new(config.check_concurrency())),
         body: DefaultBodyLimit::max(config.max_body_bytes()),
+        metrics,
     })
 }
 
@@ -49,9 +67,11 @@ impl<S> Layer<S> for Limits {
     }
 }
 
-/// A route under [`Limits`]: the body cap (axum's `DefaultBodyLimit`, read
-/// by the body extractors), then a concurrency slot and the request
-/// timeout around the handler, and one log line when it is done.
+/// A route under [`Limits`]: its body read whole (up to the cap, within
+/// the body read timeout) before anything else, then a concurrency slot
+/// and the request timeout around the handler (the body cap itself is
+/// axum's `DefaultBodyLimit`, read by the body extractors), and one log
+/// line and the metrics when it is done.
 #[derive(Clone)]
 struct Limited<S> {
     inner: S,
@@ -60,7 +80,7 @@ struct Limited<S> {
 
 impl<S> Service<Request> for Limited<S>
 where
-    S: Service<Request, Response = Response, Error = Infallible> + Send + 'static,
+    S: Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
     type Response = Response;
@@ -83,12 +103,21 @@ where
                     request.uri().clone(),
                 )
             });
-        // The inner service is axum's route, whose future does nothing
-        // until polled: the handler runs inside the slot and the timeout.
-        let handled = self.inner.call(request);
-        let limits = self.limits.clone();
-        Box::pin(async move {
-            let response = limits.bound(handled).await;
+        let matched = request.extensions().get::<MatchedPath>();
+        let checks = matched.is_some_and(|path| path.as_str().starts_with(CHECK_ROUTES));
+        // The template (a shared string), for the metrics only.
+        let route = self.limits.metrics.enabled().then(|| {
+            (
+                Instant::now(),
+                matched.cloned(),
+                self.limits.metrics.clone(),
+            )
+        });
+        let finish = move |response: Response| {
+            if let Some((started, route, metrics)) = route {
+                let template = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+                metrics.request(template, response.status().as_u16(), started.elapsed());
+            }
             if let Some((started, method, uri)) = log {
                 tracing::info!(
                     target: "dataschema::server",
@@ -100,17 +129,89 @@ where
                 );
             }
             Ok(response)
+        };
+        let limits = self.limits.clone();
+        if request.body().is_end_stream() {
+            // No body (a read): the inner service is axum's route, whose
+            // future does nothing until polled, so the handler runs inside
+            // the slot and the timeout.
+            let handled = self.inner.call(request);
+            return Box::pin(async move { finish(limits.bound(handled, checks).await) });
+        }
+        // A body: read before a slot is taken, by the service that was
+        // polled ready (its clone stays for the next request).
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        Box::pin(async move {
+            let (parts, body) = request.into_parts();
+            let read = tokio::time::timeout(limits.body_timeout, read_body(body, limits.max_body));
+            let response = match read.await {
+                Ok(Ok(bytes)) => {
+                    let handled = inner.call(Request::from_parts(parts, Body::from(bytes)));
+                    limits.bound(handled, checks).await
+                }
+                Ok(Err(err)) => ApiError::new(
+                    ErrorCode::BadRequest,
+                    format!("the request body could not be read: {err}"),
+                )
+                .into_response(),
+                Err(_) => {
+                    limits.metrics.body_timeouts.increment(1);
+                    ApiError::new(
+                        ErrorCode::BodyTimeout,
+                        format!(
+                            "the request body did not arrive within {} ms",
+                            limits.body_timeout.as_millis()
+                        ),
+                    )
+                    .into_response()
+                }
+            };
+            finish(response)
         })
     }
 }
 
+/// `body` read whole, or its first `max + 1` bytes when it is longer (the
+/// body extractors, under the same cap, then refuse it with their own
+/// API's `413`). One chunk is kept as it came, without a copy.
+async fn read_body(mut body: Body, max: usize) -> Result<Bytes, axum::Error> {
+    let mut chunks: Vec<Bytes> = Vec::new();
+    let mut total = 0usize;
+    while total <= max {
+        let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+        let Some(frame) = frame else { break };
+        if let Ok(data) = frame?.into_data() {
+            total += data.len();
+            chunks.push(data);
+        }
+    }
+    Ok(match chunks.len() {
+        0 => Bytes::new(),
+        1 => chunks.pop().unwrap_or_default(),
+        _ => {
+            let mut whole = Vec::with_capacity(total);
+            for chunk in &chunks {
+                whole.extend_from_slice(chunk);
+            }
+            Bytes::from(whole)
+        }
+    })
+}
+
 impl Limits {
     /// One request within its time, waiting for a concurrency slot
-    /// included.
-    async fn bound(&self, handled: impl Future<Output = Result<Response, Infallible>>) -> Response {
+    /// included: a general one, or for a compatibility test (`checks`)
+    /// one of its own.
+    async fn bound(
+        &self,
+        handled: impl Future<Output = Result<Response, Infallible>>,
+        checks: bool,
+    ) -> Response {
+        let slots = if checks { &self.checks } else { &self.slots };
         let run = async {
             // The semaphore is never closed: `acquire` cannot fail.
-            let _slot = self.slots.acquire().await;
+            let _slot = slots.acquire().await;
             match handled.await {
                 Ok(response) => response,
                 Err(never) => match never {},
@@ -118,14 +219,17 @@ impl Limits {
         };
         match tokio::time::timeout(self.timeout, run).await {
             Ok(response) => response,
-            Err(_) => ApiError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "the request took longer than {} ms",
-                    self.timeout.as_millis()
-                ),
-            )
-            .into_response(),
+            Err(_) => {
+                self.metrics.handling_timeouts.increment(1);
+                ApiError::new(
+                    ErrorCode::Timeout,
+                    format!(
+                        "the request took longer than {} ms",
+                        self.timeout.as_millis()
+                    ),
+                )
+                .into_response()
+            }
         }
     }
 }
@@ -180,26 +284,39 @@ pub async fn serve(
 }
 
 /// Completes on ctrl-c or (on Unix) SIGTERM: the `shutdown` of [`serve`]
-/// that `dataschema serve` uses.
-pub async fn shutdown_signal() {
-    let ctrl_c = async {
+/// that `dataschema serve` uses. Called inside a Tokio runtime, it catches
+/// the signals from the call on (not from its first poll): a SIGTERM that
+/// arrives before the serve loop starts still stops it cleanly.
+pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, Signal, SignalKind};
+        let now = tokio::runtime::Handle::try_current().is_ok();
+        let early = |kind: SignalKind| if now { signal(kind).ok() } else { None };
+        let terminate = early(SignalKind::terminate());
+        let interrupt = early(SignalKind::interrupt());
+        async fn next(signal: Option<Signal>, kind: SignalKind) {
+            match signal.or_else(|| signal_of(kind)) {
+                Some(mut signal) => {
+                    signal.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        fn signal_of(kind: SignalKind) -> Option<Signal> {
+            signal(kind).ok()
+        }
+        async move {
+            tokio::select! {
+                () = next(terminate, SignalKind::terminate()) => {}
+                () = next(interrupt, SignalKind::interrupt()) => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
     }
 }

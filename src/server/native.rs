@@ -19,7 +19,7 @@ use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
-        .route("/schemas", get(list))
+        .route("/urns", get(list))
         .route("/schemas/{key}", get(schema))
         .route("/ids/{id}", get(schema_of_id))
         .route("/names/{namespace}/{name}/versions", get(versions))
@@ -63,6 +63,9 @@ impl From<Error> for NativeError {
         // A failure of the server's own is told without its causes (a
         // database path, driver text): those are the log's.
         let message = if status.is_server_error() {
+            if matches!(err, Error::Store { .. }) {
+                crate::server::metrics::store_error(&err);
+            }
             tracing::error!(error = %err.chain(), "request failed");
             crate::server::wire::server_failure(&err)
         } else {

@@ -3,9 +3,11 @@
 //! a name's versions).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::cache::{Cache, IdEntry, UrnEntry};
 use super::config::Config;
+use super::metrics::Metrics;
 use crate::store::SchemaId;
 use crate::Registry;
 use dataschema_core::{Error, Urn};
@@ -22,6 +24,11 @@ struct Shared {
     namespace: String,
     max_schema_bytes: usize,
     cache: Cache,
+    metrics: Arc<Metrics>,
+    ready_timeout: Duration,
+    /// Held by the readiness check in flight, until its store call returns
+    /// (even past the bound): at most one waits on a stuck store.
+    readiness: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl AppState {
@@ -32,6 +39,9 @@ impl AppState {
                 namespace: config.namespace().to_owned(),
                 max_schema_bytes: config.max_schema_bytes(),
                 cache: Cache::new(config.cache_bytes()),
+                metrics: Arc::new(Metrics::new(config.metrics())),
+                ready_timeout: config.ready_timeout(),
+                readiness: Arc::new(tokio::sync::Mutex::new(())),
             }),
         }
     }
@@ -44,6 +54,51 @@ impl AppState {
     /// The largest schema published.
     pub(crate) fn max_schema_bytes(&self) -> usize {
         self.inner.max_schema_bytes
+    }
+
+    /// The server's metric handles.
+    pub(crate) fn metrics(&self) -> &Arc<Metrics> {
+        &self.inner.metrics
+    }
+
+    /// Whether the store answers, and its tables are at the expected
+    /// layout, within the ready timeout. One check runs at a time: a
+    /// check that finds the previous one still waiting on the store waits
+    /// for it within the same bound, so a stuck store ties up one blocking
+    /// thread, however often it is asked.
+    pub(crate) async fn ready(&self) -> Result<(), String> {
+        let bound = self.inner.ready_timeout;
+        let lock = self.inner.readiness.clone();
+        let registry = self.inner.registry.clone();
+        let check = async move {
+            let held = lock.lock_owned().await;
+            tokio::task::spawn_blocking(move || {
+                let ready = registry.ready();
+                drop(held);
+                ready
+            })
+            .await
+        };
+        let outcome = match tokio::time::timeout(bound, check).await {
+            Ok(Ok(Ok(()))) => Ok(()),
+            Ok(Ok(Err(err))) => {
+                tracing::warn!(target: "dataschema::server", error = %err.chain(), "not ready");
+                Err(format!("the store is not ready: {err}"))
+            }
+            Ok(Err(_panicked)) => Err("the store's check failed".to_owned()),
+            Err(_) => {
+                tracing::warn!(target: "dataschema::server", ms = bound.as_millis() as u64, "not ready: the store did not answer in time");
+                Err(format!(
+                    "the store did not answer within {} ms",
+                    bound.as_millis()
+                ))
+            }
+        };
+        self.inner
+            .metrics
+            .ready
+            .set(if outcome.is_ok() { 1.0 } else { 0.0 });
+        outcome
     }
 
     /// Runs a registry call on the blocking pool (stores are synchronous).
@@ -67,8 +122,10 @@ impl AppState {
     /// the store.
     pub(crate) async fn urn_entry(&self, urn: Urn) -> Result<Arc<UrnEntry>, Error> {
         if let Some(hit) = self.inner.cache.by_urn(urn.as_ref()) {
+            self.inner.metrics.urn_hit.increment(1);
             return Ok(hit);
         }
+        self.inner.metrics.urn_miss.increment(1);
         let (schema, id) = self
             .blocking(move |registry| {
                 let schema = registry.resolve(&urn)?;
@@ -85,7 +142,10 @@ impl AppState {
     /// canonical form first ([`Error::InvalidUrn`] if it is none).
     pub(crate) async fn urn_entry_of(&self, key: &str) -> Result<Arc<UrnEntry>, Error> {
         match self.inner.cache.by_urn(key) {
-            Some(hit) => Ok(hit),
+            Some(hit) => {
+                self.inner.metrics.urn_hit.increment(1);
+                Ok(hit)
+            }
             None => self.urn_entry(key.parse()?).await,
         }
     }
@@ -94,8 +154,10 @@ impl AppState {
     /// or the store.
     pub(crate) async fn id_entry(&self, id: SchemaId) -> Result<Arc<IdEntry>, Error> {
         if let Some(entry) = self.inner.cache.by_id(id) {
+            self.inner.metrics.id_hit.increment(1);
             return Ok(entry);
         }
+        self.inner.metrics.id_miss.increment(1);
         let schema = self
             .blocking(move |registry| registry.schema_by_id(id))
             .await?;

@@ -64,6 +64,10 @@ fn promtool_checks_and_tests_the_rules() {
     }
     run(&["check", "rules", RULES]);
     run(&["test", "rules", TESTS]);
+    // The server's rules (their names are checked against a running
+    // server's export in tests/server/operate.rs).
+    run(&["check", "rules", "dataschema-server.rules.yml"]);
+    run(&["test", "rules", "dataschema-server.rules.test.yml"]);
 }
 
 /// The series a guard exports, rendered by the real exporter: each metric

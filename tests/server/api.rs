@@ -74,7 +74,7 @@ fn publish_then_read_with_immutable_caching() {
     );
     assert_eq!(stale.status, 200);
 
-    let list = get(&running.url("/schemas"));
+    let list = get(&running.url("/urns"));
     assert_eq!(list.json(), serde_json::json!([URN]));
     let versions = get(&running.url("/names/acme/orders.created/versions"));
     assert_eq!(versions.json(), serde_json::json!([1]));
@@ -513,25 +513,45 @@ fn finish(mut stream: TcpStream) -> String {
 
 #[test]
 fn a_request_over_its_time_is_503_with_code_50002() {
-    let running = start_with(
+    let running = start_sleepy(
         config().with_request_timeout(Duration::from_millis(300)),
+        Duration::from_millis(1200),
+    );
+    let started = std::time::Instant::now();
+    let reply = get(&running.url("/names/acme/slow/versions"));
+    assert_eq!(reply.status, 503, "{}", reply.text());
+    assert_eq!(reply.code(), 50002);
+    assert!(started.elapsed() < Duration::from_millis(1100));
+}
+
+/// A body slower than the body read timeout is 408 (`40801`), and nothing
+/// is published.
+#[test]
+fn a_body_over_its_time_is_408_with_code_40801() {
+    let running = start_with(
+        config().with_body_read_timeout(Duration::from_millis(300)),
         false,
     );
     let stream = slow_publish(&running, URN);
     std::thread::sleep(Duration::from_millis(1200));
     let reply = finish(stream);
-    assert!(reply.starts_with("HTTP/1.1 503"), "{reply}");
-    assert!(reply.contains("50002"), "{reply}");
+    assert!(reply.starts_with("HTTP/1.1 408"), "{reply}");
+    assert!(reply.contains("40801"), "{reply}");
     assert!(running.registry.list().unwrap().is_empty());
 }
 
 #[test]
 fn the_concurrency_limit_makes_requests_wait_for_a_slot() {
-    let running = start_with(config().with_concurrency_limit(1), false);
-    // The slow publish holds the only slot: a read behind it is not
-    // answered until the publish is.
-    let stream = slow_publish(&running, URN);
-    std::thread::sleep(Duration::from_millis(100));
+    let running = start_sleepy(
+        config().with_concurrency_limit(1),
+        Duration::from_millis(1000),
+    );
+    assert_eq!(publish(&running, URN, V1, &[]).status, 201);
+    // The slow read holds the only slot: a read behind it is not
+    // answered until the slow one is.
+    let slow_url = running.url("/names/acme/slow/versions");
+    let slow = std::thread::spawn(move || get(&slow_url));
+    std::thread::sleep(Duration::from_millis(200));
     let url = running.url(&format!("/schemas/{URN}"));
     let (answered, answer) = std::sync::mpsc::channel();
     let reader = std::thread::spawn(move || {
@@ -539,21 +559,81 @@ fn the_concurrency_limit_makes_requests_wait_for_a_slot() {
         answered.send(()).unwrap();
         reply
     });
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(400));
     assert!(
         answer.try_recv().is_err(),
         "the read was answered while the slot was held"
     );
-    let published = finish(stream);
-    assert!(published.starts_with("HTTP/1.1 201"), "{published}");
+    assert_eq!(slow.join().unwrap().status, 404);
     let read = reader.join().unwrap();
-    assert_eq!(
-        read.status,
-        200,
-        "the read ran after the publish: {}",
-        read.text()
-    );
+    assert_eq!(read.status, 200, "the read ran after: {}", read.text());
     assert_eq!(read.text(), V1);
+}
+
+/// 260 unauthenticated clients each dripping a lookup's body (more than
+/// the 256 concurrency slots) hold no slot: a cached read answers at once
+/// meanwhile, and so does a publish.
+#[test]
+fn dripping_bodies_hold_no_slots() {
+    let running = start_with(config(), false);
+    assert_eq!(publish(&running, URN, V1, &[]).status, 201);
+    let url = running.url(&format!("/schemas/{URN}"));
+    assert_eq!(get(&url).status, 200); // now cached
+    let body = format!(
+        r#"{{"schemaType":"JSON","schema":{}}}"#,
+        serde_json::Value::from(V1)
+    );
+    let mut drips: Vec<TcpStream> = (0..260)
+        .map(|_| {
+            let mut stream = TcpStream::connect(running.addr).unwrap();
+            write!(
+                stream,
+                "POST /subjects/orders.created HTTP/1.1\r\nHost: x\r\n\
+                 Content-Type: application/vnd.schemaregistry.v1+json\r\n\
+                 Content-Length: {}\r\n\r\n{}",
+                body.len(),
+                &body[..4]
+            )
+            .unwrap();
+            stream
+        })
+        .collect();
+    // Let every request reach the server and start its body.
+    std::thread::sleep(Duration::from_millis(500));
+    let mut slowest = Duration::ZERO;
+    for round in 0..6 {
+        for stream in &mut drips {
+            let _ = stream.write_all(&body.as_bytes()[4 + round..5 + round]);
+        }
+        let started = std::time::Instant::now();
+        let read = get(&url);
+        slowest = slowest.max(started.elapsed());
+        assert_eq!(read.status, 200, "{}", read.text());
+        assert_eq!(read.text(), V1);
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let started = std::time::Instant::now();
+    let other = "urn:acme:schema:during.drips:1";
+    assert_eq!(publish(&running, other, V1, &[]).status, 201);
+    slowest = slowest.max(started.elapsed());
+    println!("260 dripping bodies: the slowest read or publish took {slowest:?}");
+    assert!(
+        slowest < Duration::from_secs(1),
+        "a request waited {slowest:?} behind the dripping bodies"
+    );
+    // The drips finish: each is answered (its lookup found the schema).
+    let mut answered = 0;
+    for mut stream in drips.drain(..200) {
+        stream.write_all(&body.as_bytes()[10..]).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        let mut head = [0u8; 12];
+        if stream.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.1 200") {
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 200, "every finished lookup is answered");
 }
 
 #[test]
@@ -776,6 +856,7 @@ fn a_failing_store_shows_anonymous_clients_no_path_or_driver_text() {
         let reads = read_router(Registry::new(Failing), &config());
         for path in [
             format!("/schemas/{URN}"),
+            "/urns".to_owned(),
             "/schemas".to_owned(),
             "/subjects".to_owned(),
             "/subjects/x/versions".to_owned(),

@@ -15,6 +15,9 @@ mod api;
 mod cli;
 mod confluent;
 mod confluent_contracts;
+mod confluent_dropin;
 mod confluent_framed;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
+mod openapi;
+mod operate;

@@ -138,7 +138,7 @@ pub(crate) async fn subject_level(
 ) -> Reply {
     let subject = subject(path)?;
     let default_to_global = Query::parse(raw_query.as_deref()).flag("defaultToGlobal", false)?;
-    let name = subject.clone();
+    let name = subject.name.clone();
     let (own, own_settings, global, global_settings) = state
         .blocking(move |registry| {
             Ok((
@@ -169,7 +169,29 @@ pub(crate) async fn subject_level(
             global_settings.as_ref(),
         )));
     }
-    Err(no_subject_config(&subject))
+    Err(no_subject_config(&subject.text))
+}
+
+/// `DELETE /config`: clears the default level, answering the level it
+/// cleared (the default, BACKWARD, when none was set).
+pub(crate) async fn clear_global(State(state): State<AppState>) -> Reply {
+    let (previous, settings) = state
+        .blocking(|registry| {
+            let previous = registry.compatibility_setting(None)?;
+            registry.clear_default_compatibility()?;
+            let settings = registry.settings(None)?;
+            if settings.is_some() {
+                registry.set_settings(None, None)?;
+            }
+            Ok((previous, settings))
+        })
+        .await
+        .map_err(from_error)?;
+    Ok(ok(&config_json(
+        "compatibilityLevel",
+        Some(previous.unwrap_or_default()),
+        settings.as_ref(),
+    )))
 }
 
 /// `PUT /config/{s}`: sets the subject's level.
@@ -183,9 +205,9 @@ pub(crate) async fn set_subject_level(
     let settings = state
         .blocking(move |registry| {
             if let Some(mode) = level {
-                registry.set_compatibility(&subject, mode)?;
+                registry.set_compatibility(&subject.name, mode)?;
             }
-            set_settings(registry, Some(&subject), settings)
+            set_settings(registry, Some(&subject.name), settings)
         })
         .await
         .map_err(from_error)?;
@@ -199,7 +221,7 @@ pub(crate) async fn clear_subject_level(
     path: Result<Path<String>, PathRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    let name = subject.clone();
+    let name = subject.name.clone();
     let (previous, settings) = state
         .blocking(move |registry| {
             let previous = registry.compatibility_setting(Some(&name))?;
@@ -215,7 +237,7 @@ pub(crate) async fn clear_subject_level(
         .await
         .map_err(from_error)?;
     if previous.is_none() && settings.is_none() {
-        return Err(no_subject_config(&subject));
+        return Err(no_subject_config(&subject.text));
     }
     Ok(ok(&config_json(
         "compatibilityLevel",

@@ -87,8 +87,9 @@ pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
 /// mapping as this module applies it (a reference's subject, the subject
 /// of a metadata lookup). The reverse, a reference's URN written as its
 /// `subject`, is `wire::confluent::contract_members`.
-fn subject_urn(namespace: &str, subject: &str, version: u32) -> Result<Urn, Error> {
-    Urn::new(namespace, subject, version)
+fn subject_urn(namespace: &str, subject: &str, version: u32) -> Option<Urn> {
+    let name = crate::subject::name_of(subject).ok()?;
+    Urn::new(namespace, &name, version).ok()
 }
 
 /// Why a contract cannot be completed.
@@ -138,15 +139,15 @@ pub(crate) fn resolved(
         };
         // A subject that cannot be a URN name holds nothing.
         let versions = match subject_urn(namespace, &reference.subject, 1) {
-            Ok(urn) => registry.versions_in(namespace, urn.name())?,
-            Err(_) => Vec::new(),
+            Some(urn) => registry.versions_in(namespace, urn.name())?,
+            None => Vec::new(),
         };
         let version = match u32::try_from(reference.version) {
             Ok(version) if versions.contains(&version) => version,
             _ if reference.version == -1 => *versions.last().ok_or_else(missing)?,
             _ => return Err(missing()),
         };
-        let urn = subject_urn(namespace, &reference.subject, version).map_err(|_| missing())?;
+        let urn = subject_urn(namespace, &reference.subject, version).ok_or_else(missing)?;
         references.push(Reference::new(reference.name.as_str(), urn));
     }
     Ok(schema
@@ -166,15 +167,28 @@ pub(crate) fn resolved(
 /// `confluent:version` is set aside, that version is answered instead
 /// (Confluent's register finds it the same way), so registering a schema
 /// again stays idempotent.
+///
+/// With `inherit` false (import mode, as Confluent's), only [`resolved`].
 pub(crate) fn completed(
     registry: &Registry,
     namespace: &str,
     subject: &str,
     schema: Schema,
     contract: &Contract,
+    inherit: bool,
 ) -> Result<Schema, Refused> {
     let schema = resolved(registry, namespace, schema, contract)?;
-    let versions = registry.versions_in(namespace, subject)?;
+    if !inherit {
+        return Ok(schema);
+    }
+    // The previous version is the latest not soft-deleted.
+    let deleted = registry.deleted_versions(namespace, subject)?;
+    let versions: Vec<u32> = registry
+        .versions_in(namespace, subject)?
+        .into_iter()
+        .filter(|version| !deleted.contains(version))
+        .collect();
+    let all = registry.versions_in(namespace, subject)?;
     let held: Vec<Schema> = versions
         .iter()
         .map(|&version| registry.resolve(&schema.urn().with_version(version)?))
@@ -209,7 +223,7 @@ pub(crate) fn completed(
         {
             return Ok(same.clone());
         }
-        let next = versions.last().map_or(1, |last| last.saturating_add(1));
+        let next = all.last().map_or(1, |last| last.saturating_add(1));
         let mut metadata = schema.metadata().cloned().unwrap_or_default();
         metadata
             .properties
@@ -217,6 +231,24 @@ pub(crate) fn completed(
         schema = schema.with_metadata(Some(metadata));
     }
     Ok(schema)
+}
+
+/// Whether `held` carries the references, metadata and rule set of
+/// `candidate` (a register's, completed): what, beside the canonical
+/// bytes, makes it the same version.
+pub(crate) fn same_contract(held: &Schema, candidate: &Schema) -> bool {
+    held.references() == candidate.references()
+        && held.metadata() == candidate.metadata()
+        && held.rule_set() == candidate.rule_set()
+}
+
+/// Whether `held` is what a lookup sent: the same references, and, when
+/// the lookup sent metadata or a rule set, the same ones (a lookup without
+/// them matches any, as Confluent's does).
+pub(crate) fn lookup_matches(held: &Schema, sent: &Schema) -> bool {
+    held.references() == sent.references()
+        && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
+        && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
 }
 
 /// Whether `a` and `b` are the same version but for `confluent:version`.
@@ -264,15 +296,20 @@ pub(crate) async fn latest_with_metadata(
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     let namespace = state.namespace().to_owned();
-    let name = subject.clone();
+    let name = subject.name.clone();
+    let deleted = query.flag("deleted", false)?;
     let found = state
         .blocking(move |registry| {
-            let versions = registry.versions_in(&namespace, &name)?;
+            let mut versions = registry.versions_in(&namespace, &name)?;
             if versions.is_empty() {
                 return Ok(None);
             }
+            if !deleted {
+                let gone = registry.deleted_versions(&namespace, &name)?;
+                versions.retain(|version| !gone.contains(version));
+            }
             for &version in versions.iter().rev() {
-                let urn = subject_urn(&namespace, &name, version)?;
+                let urn = Urn::new(&namespace, &name, version)?;
                 let schema = registry.resolve(&urn)?;
                 let matches = wanted.iter().all(|(key, value)| {
                     schema
@@ -290,10 +327,13 @@ pub(crate) async fn latest_with_metadata(
         .await
         .map_err(from_error)?;
     match found {
-        None => Err(subject_not_found(&subject)),
+        None => Err(subject_not_found(&subject.text)),
         Some(None) => Err(ApiError::new(
             ErrorCode::SchemaNotFound,
-            format!("Schema not found under subject '{subject}' with the metadata given."),
+            format!(
+                "Schema not found under subject '{}' with the metadata given.",
+                subject.text
+            ),
         )),
         Some(Some((schema, id))) => Ok(ok(&schema_json(&schema, id))),
     }
@@ -334,16 +374,17 @@ pub(crate) async fn referenced_by(
     };
     let namespace = state.namespace().to_owned();
     let target = urn(&state, &subject, number.unwrap_or(1))?;
+    let text = subject.text.clone();
     let ids = state
         .blocking(move |registry| {
             let versions = registry.versions_in(&namespace, target.name())?;
             let Some(&latest) = versions.last() else {
-                return Ok(Err(subject_not_found(target.name())));
+                return Ok(Err(subject_not_found(&text)));
             };
             let target = target.with_version(number.unwrap_or(latest))?;
             if !versions.contains(&target.version()) {
                 return Ok(Err(super::error::version_not_found(
-                    target.name(),
+                    &text,
                     target.version(),
                 )));
             }

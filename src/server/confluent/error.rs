@@ -33,10 +33,17 @@ pub(crate) fn from_error(err: Error) -> ApiError {
             ApiError::new(ErrorCode::InvalidSubject, err.chain().to_string())
         }
         Error::UnknownCompatibility(_) => invalid_level(err.chain().to_string()),
+        Error::IdConflict { id, .. } => not_permitted(format!(
+            "Overwrite new schema with id {id} is not permitted: {}",
+            err.chain()
+        )),
         Error::IdNotFound { id } => {
             ApiError::new(ErrorCode::SchemaNotFound, format!("Schema {id} not found"))
         }
-        Error::NotFound { urn } => version_not_found(urn.name(), urn.version()),
+        Error::NotFound { urn } => version_not_found(
+            &crate::server::wire::confluent::subject_name(urn.name()),
+            urn.version(),
+        ),
         Error::LastVersion { .. } => {
             ApiError::new(ErrorCode::InvalidVersion, err.chain().to_string())
         }
@@ -48,6 +55,9 @@ pub(crate) fn from_error(err: Error) -> ApiError {
 /// the operator's: it goes to the log, and the client, who may be
 /// anonymous, is told only what failed.
 fn store_failed(err: &Error) -> ApiError {
+    if matches!(err, Error::Store { .. }) {
+        crate::server::metrics::store_error(err);
+    }
     tracing::error!(error = %err.chain(), "store failed");
     ApiError::new(
         ErrorCode::StoreFailed,
@@ -88,6 +98,14 @@ pub(crate) fn version_not_found(subject: &str, version: u32) -> ApiError {
     ApiError::new(
         ErrorCode::VersionNotFound,
         format!("Version {version} not found for subject '{subject}'."),
+    )
+}
+
+/// 40409: the subject has no registry mode of its own.
+pub(crate) fn no_subject_mode(subject: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::SubjectModeNotFound,
+        format!("Subject '{subject}' does not have subject-level mode configured"),
     )
 }
 

@@ -35,8 +35,14 @@ pub(crate) enum ErrorCode {
     VersionNotFound,
     /// 40403: no schema has the id, or none under the subject matches (404).
     SchemaNotFound,
+    /// 40404: every version of the subject is soft-deleted (404).
+    SubjectSoftDeleted,
+    /// 40406: the version is soft-deleted already (404).
+    VersionSoftDeleted,
     /// 40408: the subject has no compatibility level of its own (404).
     SubjectConfigNotFound,
+    /// 40409: the subject has no registry mode of its own (404).
+    SubjectModeNotFound,
     /// 40901: the schema conflicts with the subject: incompatible, out of
     /// order, or the URN is held with other bytes (409).
     Conflict,
@@ -46,6 +52,8 @@ pub(crate) enum ErrorCode {
     InvalidVersion,
     /// 42203: a compatibility level that is none (422).
     InvalidCompatibilityLevel,
+    /// 42204: a registry mode that is none (422).
+    InvalidMode,
     /// 42205: refused, whoever asks: a write on a read-only server, a
     /// delete (422).
     NotPermitted,
@@ -57,6 +65,12 @@ pub(crate) enum ErrorCode {
     StoreFailed,
     /// 50002: the request took longer than the request timeout (503).
     Timeout,
+    /// 40801: the client took longer than the body read timeout to send
+    /// the request's body (408).
+    BodyTimeout,
+    /// 50301: the server is not ready: its store did not answer within
+    /// the bound, or its tables are not at the expected layout (503).
+    NotReady,
 }
 
 impl ErrorCode {
@@ -70,16 +84,22 @@ impl ErrorCode {
             ErrorCode::SubjectNotFound => 40401,
             ErrorCode::VersionNotFound => 40402,
             ErrorCode::SchemaNotFound => 40403,
+            ErrorCode::SubjectSoftDeleted => 40404,
+            ErrorCode::VersionSoftDeleted => 40406,
             ErrorCode::SubjectConfigNotFound => 40408,
+            ErrorCode::SubjectModeNotFound => 40409,
             ErrorCode::Conflict => 40901,
             ErrorCode::InvalidSchema => 42201,
             ErrorCode::InvalidVersion => 42202,
             ErrorCode::InvalidCompatibilityLevel => 42203,
+            ErrorCode::InvalidMode => 42204,
             ErrorCode::NotPermitted => 42205,
             ErrorCode::InvalidSubject => 42208,
             ErrorCode::TooLarge => 42209,
             ErrorCode::StoreFailed => 50001,
             ErrorCode::Timeout => 50002,
+            ErrorCode::BodyTimeout => 40801,
+            ErrorCode::NotReady => 50301,
         }
     }
 
@@ -92,17 +112,22 @@ impl ErrorCode {
             | ErrorCode::SubjectNotFound
             | ErrorCode::VersionNotFound
             | ErrorCode::SchemaNotFound
-            | ErrorCode::SubjectConfigNotFound => StatusCode::NOT_FOUND,
+            | ErrorCode::SubjectSoftDeleted
+            | ErrorCode::VersionSoftDeleted
+            | ErrorCode::SubjectConfigNotFound
+            | ErrorCode::SubjectModeNotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Conflict => StatusCode::CONFLICT,
             ErrorCode::InvalidSchema
             | ErrorCode::InvalidVersion
             | ErrorCode::InvalidCompatibilityLevel
+            | ErrorCode::InvalidMode
             | ErrorCode::NotPermitted
             | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::Timeout => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::Timeout | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
         }
     }
 }
@@ -188,7 +213,7 @@ pub(crate) fn schema_text(schema: &Schema) -> Bytes {
 /// the version has them (a version read, a lookup).
 pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
     let mut answer = json!({
-        "subject": schema.urn().name(),
+        "subject": subject_name(schema.urn().name()),
         "version": schema.urn().version(),
         "id": id,
         "guid": guid(schema),
@@ -214,7 +239,7 @@ pub(crate) fn contract_members(schema: &Schema, answer: &mut Value) {
             .map(|reference| {
                 json!({
                     "name": reference.name(),
-                    "subject": reference.urn().name(),
+                    "subject": subject_name(reference.urn().name()),
                     "version": reference.urn().version(),
                 })
             })
@@ -227,6 +252,17 @@ pub(crate) fn contract_members(schema: &Schema, answer: &mut Value) {
     if let Some(rule_set) = schema.rule_set() {
         answer["ruleSet"] = rule_set.to_json();
     }
+}
+
+/// The Confluent subject of a URN name ([`crate::subject`]); a name that
+/// writes no subject (published natively) as it is.
+pub(crate) fn subject_name(name: &str) -> String {
+    crate::subject::subject_of(name).unwrap_or_else(|| name.to_owned())
+}
+
+/// A registry mode: `{"mode": ...}`.
+pub(crate) fn mode_json(mode: crate::store::Mode) -> Value {
+    json!({"mode": mode.as_str()})
 }
 
 /// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
@@ -302,16 +338,22 @@ mod tests {
             (ErrorCode::SubjectNotFound, 40401, 404),
             (ErrorCode::VersionNotFound, 40402, 404),
             (ErrorCode::SchemaNotFound, 40403, 404),
+            (ErrorCode::SubjectSoftDeleted, 40404, 404),
+            (ErrorCode::VersionSoftDeleted, 40406, 404),
             (ErrorCode::SubjectConfigNotFound, 40408, 404),
+            (ErrorCode::SubjectModeNotFound, 40409, 404),
             (ErrorCode::Conflict, 40901, 409),
             (ErrorCode::InvalidSchema, 42201, 422),
             (ErrorCode::InvalidVersion, 42202, 422),
             (ErrorCode::InvalidCompatibilityLevel, 42203, 422),
+            (ErrorCode::InvalidMode, 42204, 422),
             (ErrorCode::NotPermitted, 42205, 422),
             (ErrorCode::InvalidSubject, 42208, 422),
             (ErrorCode::TooLarge, 42209, 413),
             (ErrorCode::StoreFailed, 50001, 500),
             (ErrorCode::Timeout, 50002, 503),
+            (ErrorCode::BodyTimeout, 40801, 408),
+            (ErrorCode::NotReady, 50301, 503),
         ];
         for (code, number, status) in cases {
             assert_eq!(code.number(), number, "{code:?}");

@@ -15,7 +15,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use serde_json::json;
 
-pub(crate) use self::body::report_json;
+pub(crate) use self::body::{answer, report_json};
 
 /// The refusal of a publish without the credential, the same for both
 /// APIs (a Confluent client reads `error_code`, a native one `error`),

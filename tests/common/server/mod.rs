@@ -214,3 +214,70 @@ pub fn raw(addr: SocketAddr, request: &[u8]) -> (u16, String) {
         .unwrap_or(0);
     (status, reply)
 }
+
+/// A memory store whose `versions` of a name starting with `slow` takes
+/// `delay`: a request that holds its concurrency slot that long
+/// (`GET /names/acme/slow/versions`).
+pub struct Sleepy {
+    pub inner: MemoryStore,
+    pub delay: Duration,
+}
+
+impl Store for Sleepy {
+    fn get(&self, urn: &dataschema::Urn) -> Result<Option<dataschema::Schema>, dataschema::Error> {
+        self.inner.get(urn)
+    }
+    fn publish(
+        &self,
+        schema: &dataschema::Schema,
+        version: dataschema::store::Version,
+        check: dataschema::store::Check<'_>,
+    ) -> Result<dataschema::store::Stored, dataschema::Error> {
+        self.inner.publish(schema, version, check)
+    }
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, dataschema::Error> {
+        if name.starts_with("slow") {
+            std::thread::sleep(self.delay);
+        }
+        self.inner.versions(namespace, name)
+    }
+    fn list(&self) -> Result<Vec<dataschema::Urn>, dataschema::Error> {
+        self.inner.list()
+    }
+    fn id_of(
+        &self,
+        urn: &dataschema::Urn,
+    ) -> Result<Option<dataschema::store::SchemaId>, dataschema::Error> {
+        self.inner.id_of(urn)
+    }
+    fn urns_of(
+        &self,
+        id: dataschema::store::SchemaId,
+    ) -> Result<Vec<dataschema::Urn>, dataschema::Error> {
+        self.inner.urns_of(id)
+    }
+    fn compatibility(
+        &self,
+        name: Option<&str>,
+    ) -> Result<Option<dataschema::Compatibility>, dataschema::Error> {
+        self.inner.compatibility(name)
+    }
+    fn set_compatibility(
+        &self,
+        name: Option<&str>,
+        mode: Option<dataschema::Compatibility>,
+    ) -> Result<(), dataschema::Error> {
+        self.inner.set_compatibility(name, mode)
+    }
+}
+
+/// A publishing server whose `GET /names/acme/slow/versions` takes `delay`.
+pub fn start_sleepy(config: Config, delay: Duration) -> Running {
+    start_on(
+        Sleepy {
+            inner: MemoryStore::new(),
+            delay,
+        },
+        config,
+    )
+}

@@ -14,6 +14,8 @@ pub struct Serve {
     pub child: Child,
     pub addr: SocketAddr,
     pub stderr: Arc<Mutex<String>>,
+    /// Standard output after its first line.
+    pub stdout: Arc<Mutex<String>>,
     /// The working directory, where the default store (`sqlite:dataschema.db`) lands.
     pub cwd: Arc<tempfile::TempDir>,
 }
@@ -50,9 +52,18 @@ impl Serve {
             }
         });
         let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        // The rest of standard output (the metrics line), kept.
+        let rest = Arc::new(Mutex::new(String::new()));
+        let sink = rest.clone();
+        std::thread::spawn(move || {
+            let mut next = String::new();
+            while stdout.read_line(&mut next).is_ok_and(|n| n > 0) {
+                sink.lock().unwrap().push_str(&next);
+                next.clear();
+            }
+        });
         let addr = line
             .trim()
             .strip_prefix("listening on http://")
@@ -69,12 +80,39 @@ impl Serve {
             child,
             addr,
             stderr,
+            stdout: rest,
             cwd,
         }
     }
 
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// The metrics URL its second line names (`--metrics`), waited for.
+    pub fn metrics_url(&self) -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let out = self.stdout.lock().unwrap().clone();
+            if let Some(line) = out.lines().find(|l| l.starts_with("metrics on ")) {
+                return line["metrics on ".len()..].trim().to_owned();
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no metrics line on stdout: {out:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// A line of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB.
+    pub fn memory_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|value| value.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("no {field} in /proc status"))
     }
 
     /// SIGTERM, then the exit status and the log.
