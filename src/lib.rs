@@ -25,6 +25,8 @@ pub mod subject;
 /// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
 pub use dataschema_build as build;
+#[cfg(feature = "protobuf")]
+pub use dataschema_core::proto;
 pub use dataschema_core::{compat, contract, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
@@ -34,6 +36,8 @@ pub use dataschema_core::{
 
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
+#[cfg(feature = "avro")]
+pub use crate::registry::Resolution;
 pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "postgres")]
 pub use crate::store::PostgresStore;

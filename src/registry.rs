@@ -7,6 +7,12 @@ mod settings;
 
 pub use self::settings::Settings;
 
+#[cfg(feature = "avro")]
+mod resolution;
+
+#[cfg(feature = "avro")]
+pub use self::resolution::Resolution;
+
 use std::sync::Arc;
 
 use self::readings::{free_apart, Readings};
@@ -301,14 +307,14 @@ impl Registry {
         id: Option<SchemaId>,
     ) -> Result<Stored, Error> {
         schema.check_shape()?;
+        let publish = |schema: &Schema, check: crate::store::Check<'_>| match id {
+            Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
+            None => self.inner.store.publish(schema, version, check),
+        };
         let settings = self.settings_in_effect(schema.urn().name())?;
         let grouping = Grouping {
             group: settings.compatibility_group.clone(),
             policy: settings.compatibility_policy.unwrap_or_default(),
-        };
-        let publish = |schema: &Schema, check: crate::store::Check<'_>| match id {
-            Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
-            None => self.inner.store.publish(schema, version, check),
         };
         if version == Version::Exact {
             if let Some(held) = self.inner.store.get(schema.urn())? {
@@ -348,7 +354,7 @@ impl Registry {
                     {
                         Ok(reading.clone())
                     }
-                    _ => readings.read(other),
+                    _ => readings.read(other, self),
                 },
             )
         });
@@ -579,7 +585,10 @@ impl Registry {
             }
             None => priors.to_vec(),
         };
-        Ok(compat::check(mode, candidate, &priors)?
+        // A schema's references (a protobuf import) resolve through the
+        // registry.
+        let mut read = |schema: &Schema| compat::Reading::read_with(schema, self).map(Arc::new);
+        Ok(compat::check_readings(mode, candidate, &priors, &mut read)?
             .under(settings.compatibility_policy.unwrap_or_default()))
     }
 
@@ -600,6 +609,20 @@ impl Registry {
             Ids::Store => self.inner.store.id_of_digest_prefix(&prefix),
             Ids::Unknown | Ids::Given(_) => Ok(None),
         }
+    }
+
+    /// Reading `writer`'s data as `reader` (two Avro schemas this registry
+    /// holds; feature `avro`): the [`Resolution`] plan, made once for the
+    /// pair. A pair that cannot be resolved is refused here, never per
+    /// message: [`Error::Unresolvable`] with the reader's data path
+    /// (`cannot read long as int at /amount`). Also [`Error::NotFound`]
+    /// for a URN not held, [`Error::SchemaUnusable`] for a schema that
+    /// does not read.
+    #[cfg(feature = "avro")]
+    pub fn resolution(&self, writer: &Urn, reader: &Urn) -> Result<Resolution, Error> {
+        let writer = self.resolve(writer)?;
+        let reader = self.resolve(reader)?;
+        Resolution::new(&writer, &reader)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].

@@ -74,7 +74,9 @@ pub fn load() -> Vec<Entry> {
 }
 
 /// `jsonschema` built as the guard builds it: formats asserted, the
-/// `regex` engine with the guard's limits.
+/// `regex` engine with the guard's limits, or, for a schema with a pattern
+/// that engine cannot run, `fancy-regex` with the guard's backtrack limit
+/// (core/src/json/validate.rs).
 pub fn bare(schema: &Value) -> jsonschema::Validator {
     jsonschema::options()
         .should_validate_formats(true)
@@ -84,5 +86,19 @@ pub fn bare(schema: &Value) -> jsonschema::Validator {
                 .dfa_size_limit(2 << 20),
         )
         .build(schema)
+        .or_else(|_| {
+            jsonschema::options()
+                .should_validate_formats(true)
+                .with_pattern_options(
+                    jsonschema::PatternOptions::fancy_regex()
+                        .backtrack_limit(10_000)
+                        .size_limit(2 << 20)
+                        .dfa_size_limit(2 << 20),
+                )
+                .build(schema)
+        })
         .unwrap()
 }
+
+/// The corpus entries written for this project (not real-world schemas).
+pub const OWN: [&str; 2] = ["order-event", "deploy-event"];

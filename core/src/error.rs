@@ -48,7 +48,7 @@ pub enum Error {
         reason: UrnError,
     },
     /// A schema language string is neither `jsonschema` nor `protobuf`.
-    #[error("unknown schema language {language:?}: expected `jsonschema` or `protobuf`")]
+    #[error("unknown schema language {language:?}: expected `jsonschema`, `protobuf` or `avro`")]
     InvalidLanguage {
         /// The string given (clipped to 100 characters).
         language: String,
@@ -76,6 +76,20 @@ pub enum Error {
     Immutable {
         /// The URN that was published twice.
         urn: Urn,
+    },
+    /// Data written with `writer` cannot be read as `reader` (Avro's
+    /// schema resolution, `Registry::resolution`): where in the reader's
+    /// data and why (`cannot read long as int at /amount`).
+    #[error("data of {writer} cannot be read as {reader}: {reason} at {path}")]
+    Unresolvable {
+        /// The schema the data is written with.
+        writer: Urn,
+        /// The schema it was to be read as.
+        reader: Urn,
+        /// Where in the reader's data (`/amount`; `/` for the whole).
+        path: String,
+        /// Why, in words.
+        reason: String,
     },
     /// No schema is held under the URN.
     #[error("schema {urn} not found")]
@@ -255,7 +269,8 @@ impl Error {
             Error::Empty { .. }
             | Error::MissingRoot { .. }
             | Error::SchemaUnusable { .. }
-            | Error::NoValidator { .. } => ErrorKind::Schema,
+            | Error::NoValidator { .. }
+            | Error::Unresolvable { .. } => ErrorKind::Schema,
             Error::Immutable { .. }
             | Error::Incompatible { .. }
             | Error::OutOfOrder { .. }
@@ -292,6 +307,7 @@ impl Error {
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
             | Error::IdConflict { urn, .. } => Some(urn),
+            Error::Unresolvable { reader, .. } => Some(reader),
             _ => None,
         }
     }

@@ -11,6 +11,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+#[cfg(feature = "avro")]
+mod avro;
 pub mod compat;
 pub mod contract;
 mod error;
@@ -23,6 +25,18 @@ mod schema;
 mod text;
 mod urn;
 pub mod validate;
+
+/// Protobuf schemas as Confluent's clients register them, without a root
+/// message ([`ProtoSource`](proto::ProtoSource)), and descriptors printed
+/// back to `.proto` text ([`print_file`](proto::print_file)). Feature
+/// `protobuf`; compiling such a schema's text needs `proto-text`.
+#[cfg(feature = "protobuf")]
+pub mod proto {
+    pub use crate::protobuf::print::{print_file, print_file_normalized};
+    #[cfg(feature = "proto-text")]
+    pub use crate::protobuf::source::{file_descriptor, normalize, text, WELL_KNOWN};
+    pub use crate::protobuf::source::{looks_like_source, Form, ProtoReference, ProtoSource};
+}
 
 pub use crate::compat::mode::Compatibility;
 pub use crate::contract::{Metadata, Reference, RuleSet};

@@ -22,6 +22,8 @@ pub(crate) enum Model {
     Json(Value),
     #[cfg(feature = "protobuf")]
     Protobuf(prost_reflect::DescriptorPool),
+    #[cfg(feature = "avro")]
+    Avro(std::sync::Arc<crate::avro::model::AvroSchema>),
 }
 
 impl Reading {
@@ -35,9 +37,21 @@ impl Reading {
         Model::read(schema, "the schema").map(Reading)
     }
 
+    /// [`read`](Reading::read), a protobuf schema's references (a schema
+    /// without a root, registered with references) resolved through `refs`.
+    pub fn read_with(schema: &Schema, refs: &dyn crate::Resolver) -> Result<Reading, CompatError> {
+        Model::read_with(schema, "the schema", refs).map(Reading)
+    }
+
     /// The language read.
     pub fn language(&self) -> Language {
         self.0.language()
+    }
+
+    /// An Avro schema already read by the validator's compile.
+    #[cfg(feature = "avro")]
+    pub(crate) fn from_avro(schema: std::sync::Arc<crate::avro::model::AvroSchema>) -> Reading {
+        Reading(Model::Avro(schema))
     }
 
     /// A protobuf schema already decoded into `pool` by the model's checks
@@ -58,7 +72,17 @@ impl std::fmt::Debug for Reading {
 
 impl Model {
     /// Reads `schema` in its language; `what` names it inside the error.
+    /// A protobuf schema's references resolve to nothing.
     pub(crate) fn read(schema: &Schema, what: &str) -> Result<Model, CompatError> {
+        Model::read_with(schema, what, &crate::resolver::NoRefs)
+    }
+
+    /// [`read`](Model::read), references resolved through `refs`.
+    pub(crate) fn read_with(
+        schema: &Schema,
+        what: &str,
+        refs: &dyn crate::Resolver,
+    ) -> Result<Model, CompatError> {
         let unusable = |source| CompatError::Unusable {
             urn: schema.urn().clone(),
             source: Box::new(source),
@@ -68,8 +92,16 @@ impl Model {
                 .map(Model::Json)
                 .map_err(unusable),
             #[cfg(feature = "protobuf")]
+            Language::Protobuf if schema.root().is_none() => rootless(what, schema, refs)
+                .map(Model::Protobuf)
+                .map_err(unusable),
+            #[cfg(feature = "protobuf")]
             Language::Protobuf => descriptors(what, schema.bytes())
                 .map(Model::Protobuf)
+                .map_err(unusable),
+            #[cfg(feature = "avro")]
+            Language::Avro => avro(what, schema.bytes())
+                .map(|schema| Model::Avro(std::sync::Arc::new(schema)))
                 .map_err(unusable),
             #[allow(unreachable_patterns)]
             language => Err(CompatError::NoComparer {
@@ -84,6 +116,8 @@ impl Model {
             Model::Json(_) => Language::JsonSchema,
             #[cfg(feature = "protobuf")]
             Model::Protobuf(_) => Language::Protobuf,
+            #[cfg(feature = "avro")]
+            Model::Avro(_) => Language::Avro,
         }
     }
 }
@@ -102,6 +136,40 @@ pub(crate) fn json(what: &str, text: &[u8]) -> Result<Value, CompatError> {
             found,
         },
     })
+}
+
+/// A protobuf schema without a root compiled for comparison: its pool
+/// (the schema's file and its imports).
+#[cfg(feature = "protobuf")]
+fn rootless(
+    what: &str,
+    schema: &Schema,
+    refs: &dyn crate::Resolver,
+) -> Result<prost_reflect::DescriptorPool, CompatError> {
+    let not_compiled = |reason: String| CompatError::NotCompiled {
+        what: what.to_owned(),
+        reason,
+    };
+    #[cfg(feature = "proto-text")]
+    {
+        use crate::protobuf::source::{compile, CompileError};
+        compile(schema.bytes(), refs)
+            .map(|compiled| compiled.pool)
+            .map_err(|err| match err {
+                CompileError::Unusable(reason) => not_compiled(reason),
+                CompileError::MissingRef(urn) => {
+                    not_compiled(format!("its reference {urn} is not held"))
+                }
+                CompileError::Unreachable(err) => not_compiled(err.chain().to_string()),
+            })
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (schema, refs);
+        Err(not_compiled(
+            "it is .proto text, and this build compiles none (feature `proto-text`)".into(),
+        ))
+    }
 }
 
 /// A serialized `FileDescriptorSet` read for comparison, naming the input
@@ -130,4 +198,17 @@ pub(crate) fn descriptors(
         });
     }
     Ok(pool)
+}
+
+/// An Avro schema's JSON text read for comparison, naming the input
+/// (`what`) in the error.
+#[cfg(feature = "avro")]
+pub(crate) fn avro(
+    what: &str,
+    bytes: &[u8],
+) -> Result<crate::avro::model::AvroSchema, CompatError> {
+    crate::avro::model::parse(bytes).map_err(|source| CompatError::NotAnAvroSchema {
+        what: what.to_owned(),
+        source,
+    })
 }

@@ -55,3 +55,13 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
         (**self).resolve_id(id)
     }
 }
+
+/// A resolver holding nothing: what a schema read without a registry
+/// resolves its references through.
+pub(crate) struct NoRefs;
+
+impl Resolver for NoRefs {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        Err(Error::NotFound { urn: urn.clone() })
+    }
+}

@@ -32,6 +32,9 @@ pub enum Language {
     /// Protocol Buffers: the bytes are a serialized `FileDescriptorSet`.
     /// Written `protobuf`.
     Protobuf,
+    /// Apache Avro: the bytes are the schema's JSON text (`.avsc`); a
+    /// payload is one datum in Avro's binary encoding. Written `avro`.
+    Avro,
 }
 
 impl Language {
@@ -40,6 +43,7 @@ impl Language {
         match self {
             Language::JsonSchema => "jsonschema",
             Language::Protobuf => "protobuf",
+            Language::Avro => "avro",
         }
     }
 
@@ -48,6 +52,7 @@ impl Language {
         match self {
             Language::JsonSchema => "json",
             Language::Protobuf => "protobuf",
+            Language::Avro => "avro",
         }
     }
 }
@@ -65,6 +70,7 @@ impl FromStr for Language {
         match s {
             "jsonschema" => Ok(Language::JsonSchema),
             "protobuf" => Ok(Language::Protobuf),
+            "avro" => Ok(Language::Avro),
             _ => Err(Error::InvalidLanguage {
                 language: clip(s, 100),
             }),
@@ -242,6 +248,21 @@ impl Schema {
         Schema::new(urn, Language::Protobuf, descriptor_set, Some(root.as_ref()))
     }
 
+    /// An Avro schema: its JSON text (the contents of an `.avsc` file).
+    ///
+    /// ```
+    /// use dataschema::{Language, Schema, Urn};
+    ///
+    /// let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+    /// let schema = Schema::avro(urn, r#"{"type": "string"}"#);
+    /// assert_eq!(schema.language(), Language::Avro);
+    /// assert_eq!(schema.root(), None);
+    /// # Ok::<(), dataschema::Error>(())
+    /// ```
+    pub fn avro(urn: Urn, bytes: impl IntoSchemaBytes) -> Schema {
+        Schema::new(urn, Language::Avro, bytes, None)
+    }
+
     /// The schema's permanent identifier.
     pub fn urn(&self) -> &Urn {
         &self.inner.urn
@@ -254,6 +275,7 @@ impl Schema {
 
     /// JSON Schema: the JSON document. Protobuf: a serialized
     /// `FileDescriptorSet` holding the root message and its dependencies.
+    /// Avro: the schema's JSON text.
     pub fn bytes(&self) -> &[u8] {
         &self.inner.bytes
     }
@@ -264,7 +286,10 @@ impl Schema {
     }
 
     /// Protobuf: the fully-qualified name of the message a payload is
-    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema.
+    /// (`acme.orders.v1.OrderShipped`). `None` for JSON Schema, and for a
+    /// protobuf schema registered as Confluent's clients register it
+    /// (`.proto` text or a `FileDescriptorProto`, with references: see
+    /// `dataschema::proto::ProtoSource`), whose frames name their message.
     pub fn root(&self) -> Option<&str> {
         self.inner.root.as_deref()
     }
@@ -416,7 +441,13 @@ impl Schema {
                 urn: self.urn().clone(),
             });
         }
-        if self.language() == Language::Protobuf && self.root().is_none_or(str::is_empty) {
+        // A protobuf schema without a root is a Confluent registration,
+        // text (`protobuf/source.rs`); a descriptor set names its root.
+        let missing = match self.root() {
+            Some(root) => root.is_empty(),
+            None => !is_source_text(self.bytes()),
+        };
+        if self.language() == Language::Protobuf && missing {
             return Err(Error::MissingRoot {
                 urn: self.urn().clone(),
             });
@@ -437,6 +468,20 @@ impl fmt::Debug for Schema {
             .field("rule_set", &self.rule_set())
             .finish()
     }
+}
+
+/// Whether `bytes` can be a protobuf schema without a root (a Confluent
+/// registration: `.proto` text, base64 of a `FileDescriptorProto`, or the
+/// record of either with references), not a serialized descriptor set:
+/// UTF-8 with no control character but tab, line feed, form feed and
+/// carriage return. A serialized `FileDescriptorSet` always has one (its
+/// length prefixes and tags).
+pub(crate) fn is_source_text(bytes: &[u8]) -> bool {
+    !bytes.is_empty()
+        && std::str::from_utf8(bytes).is_ok()
+        && !bytes
+            .iter()
+            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
 }
 
 /// `sha256:<hex>` of some bytes: the digest [`Schema::digest`] gives, and

@@ -1,5 +1,5 @@
 //! Finding the schema files of a folder and reading each one: names, file
-//! kinds, confinement to the folder, JSON and `.proto` sources.
+//! kinds, confinement to the folder, JSON, `.avsc` and `.proto` sources.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -67,22 +67,25 @@ pub(crate) fn discover(
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::FileName,
                 &path,
-                "the file name is not UTF-8: a schema file is named <name>.v<version>.json \
-                 or .proto, in UTF-8",
+                "the file name is not UTF-8: a schema file is named <name>.v<version>.json, \
+                 .avsc or .proto, in UTF-8",
             ));
             continue;
         };
         let lower = file_name.to_ascii_lowercase();
-        let looks_like_schema = lower.ends_with(".json") || lower.ends_with(".proto");
+        let looks_like_schema =
+            lower.ends_with(".json") || lower.ends_with(".proto") || lower.ends_with(".avsc");
         let (stem, language) = if let Some(stem) = file_name.strip_suffix(".json") {
             (stem, Language::JsonSchema)
+        } else if let Some(stem) = file_name.strip_suffix(".avsc") {
+            (stem, Language::Avro)
         } else if let Some(stem) = file_name.strip_suffix(".proto") {
             (stem, Language::Protobuf)
         } else if looks_like_schema {
             diagnostics.push(Diagnostic::new(
                 DiagnosticKind::FileName,
                 &path,
-                "the extension must be written in lower case: .json or .proto",
+                "the extension must be written in lower case: .json, .avsc or .proto",
             ));
             continue;
         } else {
@@ -108,7 +111,7 @@ pub(crate) fn discover(
         let read = if language == Language::Protobuf {
             read_proto(dir, &path, file_name, stem, urn, manifest)
         } else {
-            read_json(&path, urn)
+            read_json(&path, urn, language)
         };
         match read {
             Ok(source) => sources.push(source),
@@ -153,8 +156,7 @@ fn regular_file_inside(path: &Path, dir: Option<&Path>) -> Result<(), String> {
 
 /// `orders.created.v3` in namespace `acme` is `urn:acme:schema:orders.created:3`.
 fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
-    const EXPECTED: &str =
-        "a schema file is named <name>.v<version>.json or <name>.v<version>.proto";
+    const EXPECTED: &str = "a schema file is named <name>.v<version>.json, .avsc or .proto";
     let (name, version) = stem
         .rsplit_once(".v")
         .ok_or_else(|| format!("no version in the file name: {EXPECTED}"))?;
@@ -168,14 +170,16 @@ fn parse_stem(namespace: &str, stem: &str) -> Result<Urn, String> {
 /// A problem reading one schema file: its kind and message.
 type Problem = (DiagnosticKind, String);
 
-fn read_json(path: &Path, urn: Urn) -> Result<Source, Problem> {
+/// A JSON Schema (`.json`) or an Avro schema (`.avsc`): JSON text, bundled
+/// as it is.
+fn read_json(path: &Path, urn: Urn, language: Language) -> Result<Source, Problem> {
     let bytes =
         fs::read(path).map_err(|err| (DiagnosticKind::Io, format!("cannot read: {err}")))?;
     serde_json::from_slice::<serde_json::Value>(&bytes)
         .map_err(|err| (DiagnosticKind::NotJson, format!("not JSON: {err}")))?;
     Ok(Source {
         digest: sha256_hex(&bytes),
-        schema: Schema::json(urn, bytes),
+        schema: Schema::new(urn, language, bytes, None),
         path: path.to_path_buf(),
         id: None,
     })

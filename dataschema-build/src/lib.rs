@@ -9,6 +9,7 @@
 //!                               and its registry id (written by `dataschema publish`)
 //!   orders.created.v1.json      JSON Schema: urn:acme:schema:orders.created:1
 //!   orders.shipped.v1.proto     protobuf:    urn:acme:schema:orders.shipped:1
+//!   payments.made.v1.avsc       Avro:        urn:acme:schema:payments.made:1
 //!   acme/common.proto           (sub-folders: files a .proto imports)
 //! ```
 //!

@@ -99,7 +99,7 @@ impl Lock {
                     DiagnosticKind::Removed,
                     dir.join(LOCK_FILE),
                     format!(
-                        "{urn} is published but its file ({}.v{}.json or .proto) is gone: every \
+                        "{urn} is published but its file ({}.v{}.json, .avsc or .proto) is gone: every \
                          version is kept forever; restore it",
                         urn.name(),
                         urn.version()

@@ -2,6 +2,8 @@
 //! `cargo fuzz` (`fuzz_targets/`) and by `tests/validate/fuzz_corpus.rs`, which runs
 //! each over its committed seeds (`seeds/<target>/`) on stable.
 
+#[cfg(feature = "avro")]
+pub mod avro;
 pub mod compat_json;
 pub mod descriptors;
 pub mod guard;

@@ -137,8 +137,9 @@ enum Command {
         args: Vec<OsString>,
     },
     /// Print every change between two versions of a schema, breaking ones
-    /// marked. Files: `.json` (JSON Schema), `.proto` (compiled with its
-    /// folder as the include path) or `.binpb`/`.pb` (a FileDescriptorSet).
+    /// marked. Files: `.json` (JSON Schema), `.avsc` (Avro), `.proto`
+    /// (compiled with its folder as the include path) or `.binpb`/`.pb` (a
+    /// FileDescriptorSet).
     /// Exit code: 0 backward compatible, 1 breaking, 2 bad input.
     Diff {
         /// The old version.
@@ -679,7 +680,7 @@ fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
     }
 }
 
-/// A schema file on its own: `.json`, `.proto` or a descriptor set.
+/// A schema file on its own: `.json`, `.avsc`, `.proto` or a descriptor set.
 fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
     let placeholder: dataschema::Urn = "urn:cli:schema:file:1"
         .parse()
@@ -695,12 +696,15 @@ fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
         "json" => std::fs::read(path)
             .map(|bytes| Schema::json(placeholder, bytes))
             .map_err(|err| format!("cannot read {}: {err}", path.display())),
+        "avsc" => std::fs::read(path)
+            .map(|bytes| Schema::avro(placeholder, bytes))
+            .map_err(|err| format!("cannot read {}: {err}", path.display())),
         "proto" => build::compile_proto(path).map(|bytes| Schema::protobuf(placeholder, bytes, "")),
         "binpb" | "pb" | "desc" => std::fs::read(path)
             .map(|bytes| Schema::protobuf(placeholder, bytes, ""))
             .map_err(|err| format!("cannot read {}: {err}", path.display())),
         _ => Err(format!(
-            "{}: expected a .json, .proto or .binpb file",
+            "{}: expected a .json, .avsc, .proto or .binpb file",
             path.display()
         )),
     }

@@ -33,6 +33,7 @@ type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 /// | fallback down, slow, or answering garbage | [`Reason::Unreachable`] | same |
 /// | no validator compiled in for the language | [`Reason::NoValidator`] | same |
 /// | schema unusable | [`Reason::Unusable`] | same |
+/// | verdict hangs on a backtracking `pattern` match that ran out of budget | [`Reason::PatternBudget`] | same |
 /// | payload does not conform | `Err(Invalid)` | `dataschema_invalid_total` |
 /// | payload conforms | `Ok(Outcome::Validated)` | `dataschema_validated_total` |
 ///
@@ -228,9 +229,7 @@ impl Guard {
         dataschema: &str,
         payload: &serde_json::Value,
     ) -> Result<Outcome, Invalid> {
-        self.run(dataschema, |compiled| {
-            compiled.validate_json(payload).map_err(Report::found)
-        })
+        self.run(dataschema, |compiled| compiled.check_json(payload))
     }
 
     /// Validates a CloudEvent: its `dataschema` attribute (none: no schema)
@@ -478,6 +477,14 @@ impl Guard {
                 Ok(()) => {
                     counters.validated.increment(1);
                     Ok(Outcome::Validated)
+                }
+                Err(report) if report.undecided().is_some() => {
+                    let why = report.undecided().unwrap_or_default().to_owned();
+                    let error = Error::Other(why.into());
+                    Ok(self.fail_open(
+                        dataschema,
+                        Unvalidated::new(Reason::PatternBudget, Arc::new(error)),
+                    ))
                 }
                 Err(report) => {
                     counters.invalid.increment(1);

@@ -68,6 +68,10 @@ reasons! {
     /// The schema was found but cannot be used (does not compile, not a
     /// descriptor set, root message missing, a `$ref` not held).
     Unusable => "unusable",
+    /// A JSON Schema `pattern` the linear engine cannot run (lookaround,
+    /// backreferences) ran out of its backtracking budget on this payload,
+    /// and the verdict depends on the match's outcome.
+    PatternBudget => "pattern_budget",
 }
 
 impl Reason {

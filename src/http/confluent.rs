@@ -1,7 +1,9 @@
 //! The Confluent Schema Registry API as a fallback: the subject of a URN
-//! name ([`crate::subject`]), version = URN version, JSON Schema only.
+//! name ([`crate::subject`]), version = URN version; JSON Schema, Avro, and
+//! protobuf as Confluent answers it (`.proto` text and references: a
+//! schema without a root).
 
-use dataschema_core::{Reference, Schema, Urn};
+use dataschema_core::{Language, Reference, Schema, Urn};
 
 use super::fetch::get;
 use super::policy::{Failure, Fetched};
@@ -32,14 +34,25 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
     if id.is_some_and(|id| id != answered) {
         return Err(nonsense("the answer has another id"));
     }
-    if value["schemaType"].as_str() != Some("JSON") {
-        return Err(nonsense(
-            "only JSON schemas are read from a Confluent registry",
-        ));
-    }
     let text = value["schema"]
         .as_str()
         .ok_or_else(|| nonsense("no schema"))?;
+    // Confluent leaves `schemaType` out for Avro, its default.
+    let language =
+        match value["schemaType"].as_str() {
+            Some("JSON") => Language::JsonSchema,
+            None | Some("AVRO") => Language::Avro,
+            #[cfg(feature = "protobuf")]
+            Some("PROTOBUF") => {
+                return Ok((
+                    protobuf(urn, text, &value["references"]).map_err(|why| nonsense(&why))?,
+                    Some(answered),
+                ))
+            }
+            Some(_) => return Err(nonsense(
+                "only JSON Schema, Avro and protobuf schemas are read from a Confluent registry",
+            )),
+        };
     // The version's references, each a subject version in the URN's
     // namespace: the guard's compile follows them as it follows a `$ref`
     // by URN (asking this resolver for them).
@@ -49,19 +62,57 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
         let target = reference["subject"]
             .as_str()
             .zip(reference["version"].as_u64())
-            .and_then(|(subject, version)| {
-                format!("urn:{}:schema:{subject}:{version}", urn.namespace())
-                    .parse::<Urn>()
-                    .ok()
-            });
+            .and_then(|(subject, version)| reference_urn(urn, subject, version));
         match (name, target) {
             (Some(name), Some(target)) => references.push(Reference::new(name, target)),
             _ => return Err(nonsense("a reference is not a name, subject and version")),
         }
     }
     Ok((
-        Schema::json(urn.clone(), text.as_bytes().to_vec()).with_references(references),
+        Schema::new(urn.clone(), language, text.as_bytes().to_vec(), None)
+            .with_references(references),
         Some(answered),
+    ))
+}
+
+/// The URN a reference's subject version stands for, in `urn`'s namespace
+/// (the subject mapped to its URN name, [`crate::subject::name_of`]).
+fn reference_urn(urn: &Urn, subject: &str, version: u64) -> Option<Urn> {
+    let name = crate::subject::name_of(subject).ok()?;
+    Urn::new(urn.namespace(), &name, u32::try_from(version).ok()?).ok()
+}
+
+/// A Confluent protobuf answer as a schema without a root: its text and
+/// its references, each reference's subject version read as a URN of
+/// `urn`'s namespace (as the answers of this API are).
+#[cfg(feature = "protobuf")]
+fn protobuf(urn: &Urn, text: &str, references: &serde_json::Value) -> Result<Schema, String> {
+    use dataschema_core::proto::{ProtoReference, ProtoSource};
+    let mut resolved = Vec::new();
+    for reference in references.as_array().map(Vec::as_slice).unwrap_or_default() {
+        let (Some(name), Some(subject), Some(version)) = (
+            reference["name"].as_str(),
+            reference["subject"].as_str(),
+            reference["version"].as_u64(),
+        ) else {
+            return Err("a reference without name, subject or version".into());
+        };
+        let target = reference_urn(urn, subject, version)
+            .ok_or_else(|| "a reference's subject version is no URN".to_owned())?;
+        resolved.push(ProtoReference {
+            name: name.to_owned(),
+            urn: target.to_string(),
+        });
+    }
+    let source = ProtoSource {
+        schema: text.to_owned(),
+        references: resolved,
+    };
+    Ok(Schema::new(
+        urn.clone(),
+        dataschema_core::Language::Protobuf,
+        source.to_bytes(),
+        None,
     ))
 }
 

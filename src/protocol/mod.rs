@@ -8,13 +8,13 @@
 //!
 //! `GET /schemas/{urn}` (and `GET /ids/{id}`, answered the same way)
 //! answers the schema's bytes as they were published, with
-//! `Content-Type` [`content_type::JSON_SCHEMA`] or
-//! [`content_type::PROTOBUF`] and the headers
+//! `Content-Type` [`content_type::JSON_SCHEMA`], [`content_type::PROTOBUF`]
+//! or [`content_type::AVRO`] and the headers
 //!
 //! | header | value |
 //! |---|---|
 //! | [`header::URN`] | the URN, canonical |
-//! | [`header::LANGUAGE`] | `jsonschema` or `protobuf` |
+//! | [`header::LANGUAGE`] | `jsonschema`, `protobuf` or `avro` |
 //! | [`header::ROOT`] | protobuf: the root message (absent for JSON Schema) |
 //! | [`header::DIGEST`] | `sha256:<hex>` of the body |
 //! | [`header::ID`] | the registry's id of the schema |
@@ -146,6 +146,8 @@ pub mod content_type {
     pub const JSON_SCHEMA: &str = "application/schema+json";
     /// A protobuf schema's bytes (a serialized `FileDescriptorSet`).
     pub const PROTOBUF: &str = "application/x-protobuf";
+    /// An Avro schema's bytes (its JSON text).
+    pub const AVRO: &str = "application/vnd.apache.avro+json";
     /// Lists, publish answers and refusals.
     pub const JSON: &str = "application/json";
     /// The Confluent Schema Registry API's bodies.
@@ -155,6 +157,7 @@ pub mod content_type {
     pub fn of(language: Language) -> &'static str {
         match language {
             Language::Protobuf => PROTOBUF,
+            Language::Avro => AVRO,
             _ => JSON_SCHEMA,
         }
     }
@@ -481,6 +484,10 @@ mod tests {
         assert_eq!(
             content_type::of(Language::Protobuf),
             "application/x-protobuf"
+        );
+        assert_eq!(
+            content_type::of(Language::Avro),
+            "application/vnd.apache.avro+json"
         );
     }
 }

@@ -67,13 +67,18 @@ impl Readings {
     }
 
     /// The reading of `schema`: kept, or read now (and kept).
-    pub(crate) fn read(&self, schema: &Schema) -> Result<Arc<Reading>, CompatError> {
+    /// A protobuf schema's references resolve through `refs`.
+    pub(crate) fn read(
+        &self,
+        schema: &Schema,
+        refs: &dyn dataschema_core::Resolver,
+    ) -> Result<Arc<Reading>, CompatError> {
         let key = (schema.language(), schema.digest().to_owned());
         if let Some(hit) = self.inner.lock().get(&key) {
             return Ok(hit);
         }
         // Read outside the lock: other publishes go on meanwhile.
-        let reading = Arc::new(Reading::read(schema)?);
+        let reading = Arc::new(Reading::read_with(schema, refs)?);
         self.keep_keyed(key, schema.bytes().len(), reading.clone());
         Ok(reading)
     }
@@ -166,6 +171,17 @@ pub(crate) fn free_apart<T: Send + 'static>(value: T, bytes: usize) {
 mod tests {
     use super::*;
 
+    /// Resolves nothing: these JSON Schemas have no references.
+    struct Nothing;
+
+    impl dataschema_core::Resolver for Nothing {
+        fn resolve(&self, urn: &dataschema_core::Urn) -> Result<Schema, dataschema_core::Error> {
+            Err(dataschema_core::Error::NotFound { urn: urn.clone() })
+        }
+    }
+
+    const NOTHING: Nothing = Nothing;
+
     fn schema(v: u32, size: usize) -> Schema {
         // One digit of `v` in the title: each version's bytes differ.
         let text = format!(
@@ -179,12 +195,12 @@ mod tests {
     fn keeps_within_its_bytes_and_evicts_the_least_recently_used() {
         let (a, b, c) = (schema(1, 100), schema(2, 100), schema(3, 100));
         let readings = Readings::new(250);
-        let first = readings.read(&a).unwrap();
-        readings.read(&b).unwrap();
+        let first = readings.read(&a, &NOTHING).unwrap();
+        readings.read(&b, &NOTHING).unwrap();
         // `a` used again: `b` is now the oldest.
-        assert!(Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
-        readings.read(&c).unwrap(); // evicts b
-        assert!(Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
+        assert!(Arc::ptr_eq(&first, &readings.read(&a, &NOTHING).unwrap()));
+        readings.read(&c, &NOTHING).unwrap(); // evicts b
+        assert!(Arc::ptr_eq(&first, &readings.read(&a, &NOTHING).unwrap()));
         let inner = readings.inner.lock();
         assert_eq!(inner.entries.len(), 2);
         assert!(inner.bytes <= 250);
@@ -197,17 +213,17 @@ mod tests {
     fn off_keeps_nothing_and_a_bad_schema_is_an_error() {
         let readings = Readings::new(0);
         let a = schema(1, 100);
-        let first = readings.read(&a).unwrap();
-        assert!(!Arc::ptr_eq(&first, &readings.read(&a).unwrap()));
+        let first = readings.read(&a, &NOTHING).unwrap();
+        assert!(!Arc::ptr_eq(&first, &readings.read(&a, &NOTHING).unwrap()));
         let bad = Schema::json("urn:acme:schema:x:9".parse().unwrap(), "{not json");
-        assert!(Readings::new(1000).read(&bad).is_err());
+        assert!(Readings::new(1000).read(&bad, &NOTHING).is_err());
     }
 
     #[test]
     fn shrinking_evicts() {
         let readings = Readings::new(1000);
-        readings.read(&schema(1, 300)).unwrap();
-        readings.read(&schema(2, 300)).unwrap();
+        readings.read(&schema(1, 300), &NOTHING).unwrap();
+        readings.read(&schema(2, 300), &NOTHING).unwrap();
         readings.set_max_bytes(400);
         assert_eq!(readings.inner.lock().entries.len(), 1);
         readings.set_max_bytes(0);

@@ -18,7 +18,8 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use parking_lot::RwLock;
 
-use super::wire::{confluent, native::SchemaAnswer};
+use super::wire::confluent::{self, ProtoView};
+use super::wire::native::SchemaAnswer;
 use crate::store::SchemaId;
 use dataschema_core::Schema;
 
@@ -43,11 +44,11 @@ pub(crate) struct IdEntry {
 }
 
 impl UrnEntry {
-    fn new(schema: &Schema, id: SchemaId) -> UrnEntry {
-        let text = confluent::schema_text(schema);
+    fn new(schema: &Schema, id: SchemaId, view: Option<&ProtoView>) -> UrnEntry {
+        let text = confluent::schema_text(schema, view);
         UrnEntry {
             native: SchemaAnswer::new(schema, id),
-            version_json: confluent::version_json(schema, id),
+            version_json: confluent::version_json(schema, id, view),
             text,
             schema: schema.clone(),
         }
@@ -64,10 +65,10 @@ impl UrnEntry {
 }
 
 impl IdEntry {
-    fn new(schema: &Schema) -> IdEntry {
-        let text = confluent::schema_text(schema);
+    fn new(schema: &Schema, view: Option<&ProtoView>) -> IdEntry {
+        let text = confluent::schema_text(schema, view);
         IdEntry {
-            id_json: confluent::id_json(schema),
+            id_json: confluent::id_json(schema, view),
             text,
         }
     }
@@ -119,10 +120,16 @@ impl Cache {
 
     /// Caches `schema` under its URN (when it fits), and answers its entry
     /// either way.
-    pub(crate) fn insert_urn(&self, schema: &Schema, id: SchemaId) -> Arc<UrnEntry> {
+    /// `view`: what Confluent's answers show of a rootless protobuf schema.
+    pub(crate) fn insert_urn(
+        &self,
+        schema: &Schema,
+        id: SchemaId,
+        view: Option<&ProtoView>,
+    ) -> Arc<UrnEntry> {
         // Built outside the lock: readers are not held up by the
         // formatting of a large schema.
-        let entry = Arc::new(UrnEntry::new(schema, id));
+        let entry = Arc::new(UrnEntry::new(schema, id, view));
         let mut inner = self.inner.write();
         if let Some(held) = inner.by_urn.get(schema.urn().as_ref()) {
             return held.clone();
@@ -138,8 +145,13 @@ impl Cache {
 
     /// Caches the schema of `id` (when it fits), and answers its entry
     /// either way.
-    pub(crate) fn insert_id(&self, id: SchemaId, schema: &Schema) -> Arc<IdEntry> {
-        let entry = Arc::new(IdEntry::new(schema));
+    pub(crate) fn insert_id(
+        &self,
+        id: SchemaId,
+        schema: &Schema,
+        view: Option<&ProtoView>,
+    ) -> Arc<IdEntry> {
+        let entry = Arc::new(IdEntry::new(schema, view));
         let mut inner = self.inner.write();
         if let Some(held) = inner.by_id.get(&id) {
             return held.clone();
@@ -178,20 +190,20 @@ mod tests {
             )
         };
         // What one entry of each kind counts, measured on the real answers.
-        let urn_size = 40 + UrnEntry::new(&schema(1), 1).size();
-        let id_size = 40 + IdEntry::new(&schema(2)).size(&schema(2));
+        let urn_size = 40 + UrnEntry::new(&schema(1), 1, None).size();
+        let id_size = 40 + IdEntry::new(&schema(2), None).size(&schema(2));
         let cache = Cache::new(urn_size + id_size + 10);
-        cache.insert_urn(&schema(1), 1);
-        cache.insert_id(2, &schema(2));
+        cache.insert_urn(&schema(1), 1, None);
+        cache.insert_id(2, &schema(2), None);
         assert!(cache.by_urn("urn:acme:schema:x:1").is_some());
         assert!(cache.by_id(2).is_some());
-        let third = cache.insert_urn(&schema(3), 3); // does not fit: starts over
+        let third = cache.insert_urn(&schema(3), 3, None); // does not fit: starts over
         assert_eq!(third.schema.urn().version(), 3);
         assert!(cache.by_urn("urn:acme:schema:x:1").is_none());
         assert!(cache.by_urn("urn:acme:schema:x:3").is_some());
         let huge = Schema::json(schema(9).urn().clone(), vec![b' '; 10 * urn_size]);
         // Too large to keep, answered all the same.
-        assert!(!cache.insert_id(9, &huge).id_json.is_empty());
+        assert!(!cache.insert_id(9, &huge, None).id_json.is_empty());
         assert!(cache.by_id(9).is_none());
     }
 
@@ -199,8 +211,8 @@ mod tests {
     fn a_second_insert_answers_the_first_entry() {
         let cache = Cache::new(1 << 20);
         let schema = Schema::json("urn:acme:schema:x:1".parse().unwrap(), "{}");
-        let first = cache.insert_urn(&schema, 1);
-        let second = cache.insert_urn(&schema, 1);
+        let first = cache.insert_urn(&schema, 1, None);
+        let second = cache.insert_urn(&schema, 1, None);
         assert!(Arc::ptr_eq(&first, &second));
     }
 }

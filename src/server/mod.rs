@@ -120,7 +120,7 @@
 //! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |
 //! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel`, and the settings set (`compatibilityGroup`, `compatibilityPolicy`, `normalize`, `defaultMetadata`, `overrideMetadata`, `defaultRuleSet`, `overrideRuleSet`, any other member) |
 //! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` and the settings (a member not sent keeps its value) |
-//! | | `DELETE /config`, `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` and settings cleared |
+//! | | `DELETE /config`, `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
 //! | mode | `GET /mode`, `GET /mode/{s}` | `mode` (`defaultToGlobal` for a subject) |
 //! | | `PUT /mode`, `PUT /mode/{s}` | set (publish router; `force=true` for IMPORT where subjects are held) |
 //! | | `DELETE /mode`, `DELETE /mode/{s}` | clear (publish router): the `mode` cleared |

@@ -227,11 +227,11 @@ async fn publish(
         None => Language::JsonSchema,
     };
     let root = setting(&query, &headers, "root", &wire::ROOT).filter(|root| !root.is_empty());
-    if language == Language::JsonSchema && root.is_some() {
+    if language != Language::Protobuf && root.is_some() {
         return Err(NativeError::new(
             StatusCode::BAD_REQUEST,
             "invalid_root",
-            "a JSON Schema has no root message: give a root for protobuf schemas only",
+            "only a protobuf schema has a root message: give a root for protobuf schemas only",
         ));
     }
     let mode = match setting(&query, &headers, "mode", &wire::MODE) {

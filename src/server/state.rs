@@ -126,14 +126,16 @@ impl AppState {
             return Ok(hit);
         }
         self.inner.metrics.urn_miss.increment(1);
-        let (schema, id) = self
+        let namespace = self.inner.namespace.clone();
+        let (schema, id, view) = self
             .blocking(move |registry| {
                 let schema = registry.resolve(&urn)?;
                 let id = registry.id_of(&urn)?;
-                Ok((schema, id))
+                let view = proto_view(registry, &namespace, &schema);
+                Ok((schema, id, view))
             })
             .await?;
-        Ok(self.inner.cache.insert_urn(&schema, id))
+        Ok(self.inner.cache.insert_urn(&schema, id, view.as_ref()))
     }
 
     /// The entry of the URN a request spells as `key`. A URN spelled
@@ -158,10 +160,15 @@ impl AppState {
             return Ok(entry);
         }
         self.inner.metrics.id_miss.increment(1);
-        let schema = self
-            .blocking(move |registry| registry.schema_by_id(id))
+        let namespace = self.inner.namespace.clone();
+        let (schema, view) = self
+            .blocking(move |registry| {
+                let schema = registry.schema_by_id(id)?;
+                let view = proto_view(registry, &namespace, &schema);
+                Ok((schema, view))
+            })
             .await?;
-        Ok(self.inner.cache.insert_id(id, &schema))
+        Ok(self.inner.cache.insert_id(id, &schema, view.as_ref()))
     }
 
     /// Every URN `id` is held under (none for an id no schema has), in the
@@ -176,5 +183,43 @@ impl AppState {
         let name = name.to_owned();
         self.blocking(move |registry| registry.versions_in(&namespace, &name))
             .await
+    }
+}
+
+/// What Confluent's answers show of `schema` when it is a protobuf schema
+/// registered as Confluent's clients register it (no root): its `.proto`
+/// text and its references as subject versions. `None` for any other
+/// schema. Runs on the blocking pool: printing a schema registered as a
+/// descriptor compiles it, its references resolved through `registry`.
+pub(crate) fn proto_view(
+    registry: &Registry,
+    namespace: &str,
+    schema: &dataschema_core::Schema,
+) -> Option<super::wire::confluent::ProtoView> {
+    #[cfg(feature = "proto-text")]
+    {
+        use dataschema_core::proto::{text, ProtoSource};
+        if schema.language() != dataschema_core::Language::Protobuf || schema.root().is_some() {
+            return None;
+        }
+        let source = ProtoSource::from_bytes(schema.bytes()).ok()?;
+        let references = source
+            .references
+            .iter()
+            .filter_map(|reference| {
+                let urn: Urn = reference.urn.parse().ok()?;
+                (urn.namespace() == namespace)
+                    .then(|| (reference.name.clone(), urn.name().to_owned(), urn.version()))
+            })
+            .collect();
+        // A schema that no longer compiles (a reference lost) still
+        // answers what was registered.
+        let text = text(schema, registry).unwrap_or(source.schema);
+        Some(super::wire::confluent::ProtoView { text, references })
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (registry, namespace, schema);
+        None
     }
 }

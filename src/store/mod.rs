@@ -799,18 +799,6 @@ macro_rules! forward_store {
             ) -> Result<(), Error> {
                 (**self).set_compatibility(name, mode)
             }
-            fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
-                (**self).config(name)
-            }
-            fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
-                (**self).set_config(name, config)
-            }
-            fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
-                (**self).id_of_digest_prefix(prefix)
-            }
-            fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
-                (**self).referrers(urn)
-            }
             fn ready(&self) -> Result<(), Error> {
                 (**self).ready()
             }
@@ -835,6 +823,18 @@ macro_rules! forward_store {
             }
             fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
                 (**self).delete_versions(urns)
+            }
+            fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+                (**self).config(name)
+            }
+            fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+                (**self).set_config(name, config)
+            }
+            fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+                (**self).id_of_digest_prefix(prefix)
+            }
+            fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+                (**self).referrers(urn)
             }
         }
     )*};

@@ -68,9 +68,8 @@ CREATE TABLE dataschema_deleted_versions (
     FOREIGN KEY (namespace, name, version) REFERENCES dataschema_urns (namespace, name, version)
 );
 ";
-
 /// Migration 3: a content's references, metadata and rule set
-/// ([`Schema::contract_json`]), and the settings of a name beside its
+/// ([`Schema::contract_json`]), and a subject's settings beside its
 /// compatibility mode (Confluent's config), as JSON text.
 const CONTRACTS: &str = "
 CREATE TABLE dataschema_contracts (
@@ -500,8 +499,7 @@ impl PostgresStore {
             "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
                     EXISTS (SELECT 1 FROM dataschema_deleted_versions d
                             WHERE d.namespace = u.namespace AND d.name = u.name
-                              AND d.version = u.version),
-                    k.contract
+                              AND d.version = u.version), k.contract
              FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
              LEFT JOIN dataschema_contracts k ON k.content_id = c.id
              WHERE u.namespace = $1 AND u.name = $2 ORDER BY u.version",
@@ -603,6 +601,13 @@ impl PostgresStore {
                     .try_get(0)?,
             };
             let id = id_from_row(&self.what, id)?;
+            if let Some(contract) = schema.contract_json() {
+                transaction.execute(
+                    "INSERT INTO dataschema_contracts (content_id, contract) VALUES ($1, $2)
+                     ON CONFLICT (content_id) DO NOTHING",
+                    &[&i64::from(id), &contract],
+                )?;
+            }
             if let Some(given) = given {
                 // Another replica stored the content meanwhile, under
                 // another id.
@@ -614,13 +619,6 @@ impl PostgresStore {
                         other_id: id,
                     }));
                 }
-            }
-            if let Some(contract) = schema.contract_json() {
-                transaction.execute(
-                    "INSERT INTO dataschema_contracts (content_id, contract) VALUES ($1, $2)
-                     ON CONFLICT (content_id) DO NOTHING",
-                    &[&i64::from(id), &contract],
-                )?;
             }
             let urn = schema.urn();
             transaction.execute(

@@ -19,21 +19,6 @@ const LAYOUT: i64 = MIGRATIONS.len() as i64;
 /// `n` applied.
 const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONFLUENT_MODES_AND_DELETES, CONTRACTS];
 
-/// A content's references, metadata and rule set
-/// ([`Schema::contract_json`]), and the settings of a name beside its
-/// compatibility mode (Confluent's config: `compatibilityGroup`,
-/// `defaultMetadata`, ...), as JSON text.
-const CONTRACTS: &str = "
-CREATE TABLE contracts (
-    content_id INTEGER PRIMARY KEY REFERENCES contents (id),
-    contract TEXT NOT NULL
-);
-CREATE TABLE configs (
-    name TEXT PRIMARY KEY,
-    config TEXT NOT NULL
-) WITHOUT ROWID;
-";
-
 /// Idle read connections kept open.
 const IDLE_READERS: usize = 8;
 
@@ -72,6 +57,21 @@ CREATE TABLE deleted_versions (
     version INTEGER NOT NULL,
     PRIMARY KEY (namespace, name, version),
     FOREIGN KEY (namespace, name, version) REFERENCES urns (namespace, name, version)
+) WITHOUT ROWID;
+";
+
+/// Layout 3: a content's references, metadata and rule set
+/// ([`Schema::contract_json`]), and the settings of a subject beside its
+/// compatibility mode (Confluent's config: `compatibilityGroup`,
+/// `defaultMetadata`, ...), as JSON text.
+const CONTRACTS: &str = "
+CREATE TABLE contracts (
+    content_id INTEGER PRIMARY KEY REFERENCES contents (id),
+    contract TEXT NOT NULL
+);
+CREATE TABLE configs (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL
 ) WITHOUT ROWID;
 ";
 
@@ -249,8 +249,7 @@ impl SqliteStore {
                 "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
                         EXISTS (SELECT 1 FROM deleted_versions d
                                 WHERE d.namespace = u.namespace AND d.name = u.name
-                                  AND d.version = u.version),
-                        k.contract
+                                  AND d.version = u.version), k.contract
                  FROM urns u JOIN contents c ON c.id = u.content_id
                  LEFT JOIN contracts k ON k.content_id = c.id
                  WHERE u.namespace = ?1 AND u.name = ?2 ORDER BY u.version",

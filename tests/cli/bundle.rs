@@ -286,6 +286,68 @@ mod build {
         assert_eq!(checked.unlocked.len(), 1);
     }
 
+    #[cfg(feature = "avro")]
+    const PAYMENT: &str = r#"{"type":"record","name":"Payment","namespace":"acme","fields":[
+        {"name":"id","type":{"type":"string","logicalType":"uuid"}},
+        {"name":"amount","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}}]}"#;
+
+    #[cfg(feature = "avro")]
+    #[test]
+    fn avro_schemas_are_bundled_locked_and_checked() {
+        let dir = folder(&[
+            ("dataschema.toml", "namespace = \"acme\"\n"),
+            ("payment.v1.avsc", PAYMENT),
+        ]);
+        let checked = build::check(dir.path()).unwrap();
+        assert_eq!(checked.sources.len(), 1);
+        let schema = &checked.sources[0].schema;
+        assert_eq!(schema.urn().to_string(), "urn:acme:schema:payment:1");
+        assert_eq!(schema.language(), dataschema::Language::Avro);
+        assert_eq!(schema.bytes(), PAYMENT.as_bytes(), "bundled as written");
+        assert_eq!(build::lock(dir.path()).unwrap().len(), 1);
+        // A compatible next version: a field with a default.
+        let v2 = PAYMENT.replace(
+            "scale\":2}}]",
+            "scale\":2}},{\"name\":\"note\",\"type\":\"string\",\"default\":\"\"}]",
+        );
+        fs::write(dir.path().join("payment.v2.avsc"), &v2).unwrap();
+        assert_eq!(build::check(dir.path()).unwrap().unlocked.len(), 1);
+        // An incompatible one (a field without a default) fails the build
+        // under the default mode, with Java's kind and location.
+        let v3 = v2.replace(
+            "\"default\":\"\"}]",
+            "\"default\":\"\"},{\"name\":\"due\",\"type\":\"long\"}]",
+        );
+        fs::write(dir.path().join("payment.v3.avsc"), v3).unwrap();
+        assert_problem(
+            dir.path(),
+            "payment.v3.avsc",
+            Kind::Incompatible,
+            "READER_FIELD_MISSING_DEFAULT_VALUE at /fields/3",
+        );
+        fs::remove_file(dir.path().join("payment.v3.avsc")).unwrap();
+        // A schema Avro refuses, with the place and the rule.
+        fs::write(
+            dir.path().join("broken.v1.avsc"),
+            r#"{"type":"enum","name":"E","symbols":["A","A"]}"#,
+        )
+        .unwrap();
+        assert_problem(dir.path(), "broken.v1.avsc", Kind::Unusable, "/symbols/1");
+        fs::remove_file(dir.path().join("broken.v1.avsc")).unwrap();
+        // A locked .avsc that changed fails the build.
+        fs::write(
+            dir.path().join("payment.v1.avsc"),
+            PAYMENT.replace("9", "10"),
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "payment.v1.avsc",
+            Kind::Changed,
+            "urn:acme:schema:payment:1 changed",
+        );
+    }
+
     #[test]
     fn a_changed_locked_schema_fails_naming_the_urn_and_the_next_version() {
         let dir = folder(&[

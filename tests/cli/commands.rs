@@ -194,3 +194,54 @@ fn diff_names_a_missing_file() {
         );
     }
 }
+
+/// `validate` of a binary Avro datum, from a folder of `.avsc` files;
+/// `diff` of two `.avsc` files with Java's kinds and locations.
+#[cfg(feature = "avro")]
+#[test]
+fn avro_schemas_validate_binary_datums_and_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dataschema.toml"), "namespace = \"acme\"\n").unwrap();
+    let v1 = r#"{"type":"record","name":"Ping","fields":[{"name":"id","type":"string"},{"name":"n","type":"int"}]}"#;
+    let v2 = r#"{"type":"record","name":"Ping","fields":[{"name":"id","type":"string"},{"name":"n","type":"long"},{"name":"m","type":"int"}]}"#;
+    std::fs::write(dir.path().join("ping.v1.avsc"), v1).unwrap();
+    let valid = dir.path().join("valid.bin");
+    std::fs::write(&valid, [2, b'a', 4]).unwrap(); // id "a", n 2
+    let invalid = dir.path().join("invalid.bin");
+    std::fs::write(&invalid, [2, b'a', 0x80]).unwrap(); // n never ends
+    let folder = dir.path().to_str().unwrap();
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        folder,
+        "urn:acme:schema:ping:1",
+        valid.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = dataschema(&[
+        "validate",
+        "--schemas",
+        folder,
+        "urn:acme:schema:ping:1",
+        invalid.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("/n"), "{}", text(&out));
+
+    let old = dir.path().join("old.avsc");
+    let new = dir.path().join("new.avsc");
+    std::fs::write(&old, v1).unwrap();
+    std::fs::write(&new, v2).unwrap();
+    let out = dataschema(&["diff", old.to_str().unwrap(), new.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("READER_FIELD_MISSING_DEFAULT_VALUE")
+            && text(&out).contains("/fields/2"),
+        "{}",
+        text(&out)
+    );
+    let out = dataschema(&["diff", new.to_str().unwrap(), old.to_str().unwrap()]);
+    // v1 reads v2's data: the int field n cannot read v2's long.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("TYPE_MISMATCH"), "{}", text(&out));
+}

@@ -8,6 +8,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[cfg(feature = "avro")]
+mod avro;
+#[cfg(feature = "avro")]
+mod avro_python;
 mod conformance;
 mod enforced;
 mod groups;

@@ -538,6 +538,7 @@ mod json {
                 "no_validator",
                 "not_a_urn",
                 "not_found",
+                "pattern_budget",
                 "unreachable",
                 "unusable"
             ]

@@ -17,12 +17,16 @@ static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 
 #[cfg(feature = "protobuf")]
 mod alloc;
+#[cfg(feature = "avro")]
+mod avro;
 mod basics;
 #[cfg(feature = "json")]
 mod cache_scale;
 mod cloudevents;
 #[cfg(all(feature = "json", feature = "protobuf"))]
 mod framed;
+#[cfg(feature = "proto-text")]
+mod framed_protobuf;
 mod prepare;
 mod resolve_alloc;
 mod retry;

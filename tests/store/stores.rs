@@ -645,7 +645,7 @@ mod postgres {
             )
             .unwrap();
         let (migrations, highest): (i64, i64) = (row.get(0), row.get(1));
-        // The tables; modes and deletes; contracts and configs.
+        // The tables, the Confluent modes and deletes, the contracts and configs.
         assert!(highest >= 3, "{highest}");
         assert_eq!(migrations, highest);
         let store = PostgresStore::connect(&db.url).unwrap();

@@ -55,6 +55,12 @@ fn scan_corpus() {
     run_all("scan", bodies::scan::run);
 }
 
+#[cfg(feature = "avro")]
+#[test]
+fn avro_corpus() {
+    run_all("avro", bodies::avro::run);
+}
+
 #[test]
 fn compat_json_corpus() {
     run_all("compat_json", bodies::compat_json::run);

@@ -196,33 +196,87 @@ fn refs_to_other_schemas_by_urn_count_towards_the_bound() {
 }
 
 #[test]
-fn patterns_the_linear_engine_cannot_run_make_the_schema_unusable() {
-    for file in [
-        "backreference_pattern_properties.json",
-        "not_backreference.json",
-        "huge_pattern.json",
-    ] {
-        let bytes = common::read(&format!("schemas/hostile/{file}"));
-        assert!(
-            matches!(embed(bytes.clone()), Err(Error::SchemaUnusable { .. })),
-            "{file}"
-        );
-        let guard = fallback_guard(bytes);
-        // 400 keys that made the backtracking engine take 19 s; 40 a's and
-        // a '!' it rejected though the payload conforms.
-        let keys: serde_json::Map<String, Value> = (0..400)
-            .map(|i| (format!("{}{i}!", "a".repeat(45)), json!(1)))
-            .collect();
-        let payloads = [
-            Value::Object(keys).to_string(),
-            format!("\"{}!\"", "a".repeat(40)),
-        ];
-        for payload in payloads {
+fn a_pattern_too_large_for_either_engine_makes_the_schema_unusable() {
+    let bytes = common::read("schemas/hostile/huge_pattern.json");
+    assert!(matches!(
+        embed(bytes.clone()),
+        Err(Error::SchemaUnusable { .. })
+    ));
+    let guard = fallback_guard(bytes);
+    assert!(is_unusable(guard.validate(URN, b"\"a\"")));
+}
+
+fn is_pattern_budget(outcome: &Result<Outcome, dataschema::Invalid>) -> bool {
+    matches!(outcome, Ok(Outcome::Unvalidated(u)) if u.reason() == Reason::PatternBudget)
+}
+
+/// Backreferences run on the backtracking engine, a match within a budget:
+/// ordinary payloads get their verdict; a payload whose verdict hangs on a
+/// match that ran out of budget fails open (`pattern_budget`), never
+/// `Invalid`, on both guard paths, and quickly.
+#[test]
+fn patterns_the_linear_engine_cannot_run_are_matched_within_a_budget() {
+    // 400 keys that made an unbounded backtracking engine take 19 s; 40 a's
+    // and a '!' it rejected though the payload conforms.
+    let keys: serde_json::Map<String, Value> = (0..400)
+        .map(|i| (format!("{}{i}!", "a".repeat(45)), json!(1)))
+        .collect();
+    let keys = Value::Object(keys);
+    let bangs = json!(format!("{}!", "a".repeat(40)));
+    // (schema, payload, its verdict: Some(valid), None: undecided)
+    let cases = [
+        ("backreference_pattern_properties.json", keys.clone(), None),
+        (
+            "backreference_pattern_properties.json",
+            bangs.clone(),
+            Some(true),
+        ),
+        (
+            "backreference_pattern_properties.json",
+            json!({"aa": 1}),
+            Some(false),
+        ),
+        (
+            "backreference_pattern_properties.json",
+            json!({"aa": "x", "b": 1}),
+            Some(true),
+        ),
+        ("not_backreference.json", bangs, None),
+        // A pattern passes what is not a string: `not` refuses it.
+        ("not_backreference.json", keys, Some(false)),
+        ("not_backreference.json", json!("aaaa"), Some(false)),
+        ("not_backreference.json", json!("ab"), Some(true)),
+    ];
+    for (file, payload, verdict) in cases {
+        let guard = Guard::new(embed(common::read(&format!("schemas/hostile/{file}"))).unwrap());
+        let bytes = payload.to_string();
+        for parsed in [false, true] {
+            let start = std::time::Instant::now();
+            let outcome = if parsed {
+                guard.validate_json(URN, &payload)
+            } else {
+                guard.validate(URN, bytes.as_bytes())
+            };
+            let took = start.elapsed();
+            match verdict {
+                None => assert!(
+                    is_pattern_budget(&outcome),
+                    "{file} {bytes:.60}: {outcome:?}"
+                ),
+                Some(true) => assert!(
+                    outcome.as_ref().is_ok_and(Outcome::is_validated),
+                    "{file} {bytes:.60}: {outcome:?}"
+                ),
+                Some(false) => assert!(outcome.is_err(), "{file} {bytes:.60}: {outcome:?}"),
+            }
+            // A few budgets' worth per key (debug build, shared machine).
             assert!(
-                is_unusable(guard.validate(URN, payload.as_bytes())),
-                "{file}"
+                took < std::time::Duration::from_secs(30),
+                "{file}: {took:?}"
             );
         }
+        let undecided = if verdict.is_none() { 2 } else { 0 };
+        assert_eq!(guard.unvalidated(), undecided, "{file} {bytes:.60}");
     }
 }
 
@@ -515,7 +569,10 @@ proptest! {
                 guard.validate_json(URN, payload),
             ] {
                 match outcome {
-                    Ok(Outcome::Unvalidated(u)) => prop_assert!(embedded.is_err() && u.reason() == Reason::Unusable),
+                    Ok(Outcome::Unvalidated(u)) => prop_assert!(
+                        (embedded.is_err() && u.reason() == Reason::Unusable)
+                            || u.reason() == Reason::PatternBudget
+                    ),
                     Ok(_) => {}
                     Err(invalid) => prop_assert!(!invalid.violations().is_empty()),
                 }

@@ -15,6 +15,8 @@ use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::{json, Map, Value};
 
 const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+/// The guard's backtrack limit per match (core/src/json/validate.rs).
+const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
 const PAYLOADS_PER_SCHEMA: usize = 20;
 
 fn reference(schema: &Value) -> Option<jsonschema::Validator> {
@@ -25,6 +27,18 @@ fn reference(schema: &Value) -> Option<jsonschema::Validator> {
         .should_validate_formats(true)
         .with_pattern_options(patterns)
         .build(schema)
+        .or_else(|_| {
+            // A pattern the linear engine cannot run: the guard's
+            // backtracking engine and limits.
+            let patterns = jsonschema::PatternOptions::fancy_regex()
+                .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(PATTERN_SIZE_LIMIT);
+            jsonschema::options()
+                .should_validate_formats(true)
+                .with_pattern_options(patterns)
+                .build(schema)
+        })
         .ok()
 }
 
@@ -175,9 +189,26 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
         4 => {
             let key = rng.pick(&["minLength", "maxLength", "minItems", "maxItems"]);
             map.insert(key.into(), json!(rng.below(4)));
+            if rng.chance(40) {
+                map.insert("uniqueItems".into(), json!(true));
+            }
         }
         5 => {
-            let pattern = rng.pick(&["^a", "b$", "[0-9]", "\\d", "é", "^.{2}$", "\\w+", "^$"]);
+            let pattern = rng.pick(&[
+                "^a",
+                "b$",
+                "[0-9]",
+                "\\d",
+                "é",
+                "^.{2}$",
+                "\\w+",
+                "^$",
+                // Lookaround and a backreference: the backtracking engine.
+                "^(?!a)",
+                "(?=.*1)\\w",
+                "(?<!b)c",
+                "^(.)\\1",
+            ]);
             map.insert("pattern".into(), json!(pattern));
         }
         6 => {
@@ -240,7 +271,7 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert("additionalProperties".into(), sub(rng));
         }
         18 => {
-            let pattern = rng.pick(&["^a", "1$", "é"]);
+            let pattern = rng.pick(&["^a", "1$", "é", "^(?!a)"]);
             map.insert("patternProperties".into(), json!({ pattern: sub(rng) }));
         }
         19 => {
@@ -594,6 +625,10 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         json!({"type": "string", "minLength": 2, "maxLength": 3}),
         json!({"$defs": {"n": {"type": "number", "exclusiveMinimum": 0}},
             "properties": {"x": {"$ref": "#/$defs/n"}}}),
+        json!({"uniqueItems": true}),
+        json!({"enum": ["a", 1, null, "b", "c", "d", "e", "f", "g", "h", "i", "é"]}),
+        json!({"anyOf": [{"type": "string"}, {"type": "object", "required": ["a"]}]}),
+        json!({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 2}]}),
     ];
     let payloads: &[&str] = &[
         r#"{"a": 1}"#,
@@ -655,6 +690,29 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         r#"{"x": [1}"#,
         "[1, 2]",
         "{}",
+        // uniqueItems on the bytes: equal by value and by text.
+        "[1, 1.0]",
+        "[1, 1]",
+        "[0, -0.0]",
+        "[0, -0]",
+        "[1, true]",
+        "[null, null]",
+        "[null, false, true, 0, \"\"]",
+        r#"["a", "a"]"#,
+        r#"["a", "\u0061"]"#,
+        r#"["é", "é"]"#,
+        r#"["a", "b", 1]"#,
+        "[9007199254740993, 9007199254740992]",
+        "[9007199254740992, 9007199254740992.0]",
+        "[[1], [1]]",
+        "[{}, {}]",
+        "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]",
+        "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 3.0]",
+        r#"["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", "m", "n", "o", "p", "q", "a"]"#,
+        "[1, 2",
+        r#""h""#,
+        r#""z""#,
+        "null",
     ];
     for schema in &schemas {
         let plan = JsonPlan::compile(schema, true).expect("planned");

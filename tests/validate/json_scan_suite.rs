@@ -15,6 +15,8 @@ use serde_json::Value;
 
 /// The guard's pattern limits (core/src/validate/json.rs).
 const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+/// The guard's backtrack limit per match (core/src/json/validate.rs).
+const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
 
 fn reference(schema: &Value) -> Option<jsonschema::Validator> {
     let patterns = jsonschema::PatternOptions::regex()
@@ -24,6 +26,18 @@ fn reference(schema: &Value) -> Option<jsonschema::Validator> {
         .should_validate_formats(true)
         .with_pattern_options(patterns)
         .build(schema)
+        .or_else(|_| {
+            // A pattern the linear engine cannot run: the guard's
+            // backtracking engine and limits.
+            let patterns = jsonschema::PatternOptions::fancy_regex()
+                .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(PATTERN_SIZE_LIMIT);
+            jsonschema::options()
+                .should_validate_formats(true)
+                .with_pattern_options(patterns)
+                .build(schema)
+        })
         .ok()
 }
 

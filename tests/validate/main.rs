@@ -25,6 +25,8 @@ static GLOBAL: counting_alloc::Counting = counting_alloc::Counting;
 #[path = "../../benches/support/corpus.rs"]
 mod corpus;
 
+#[cfg(feature = "avro")]
+mod avro;
 mod fuzz_corpus;
 mod hostile_json;
 mod hostile_json_memory;
@@ -40,6 +42,8 @@ mod json_scan_alloc;
 mod json_scan_differential;
 #[cfg(feature = "json")]
 mod json_scan_suite;
+#[cfg(feature = "proto-text")]
+mod proto_print;
 #[cfg(feature = "protobuf")]
 mod scan_alloc;
 #[cfg(feature = "protobuf")]

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+#[cfg(feature = "avro")]
+use super::avro::AvroChangeKind;
 use super::json::JsonChangeKind;
 use super::kind::ChangeKind;
 #[cfg(feature = "protobuf")]
@@ -23,6 +25,9 @@ pub enum AnyChangeKind {
     /// A change between two protobuf schemas (feature `protobuf`).
     #[cfg(feature = "protobuf")]
     Protobuf(ProtoChangeKind),
+    /// An incompatibility between two Avro schemas (feature `avro`).
+    #[cfg(feature = "avro")]
+    Avro(AvroChangeKind),
     /// The schema's language changed between versions (`LANGUAGE_CHANGED`,
     /// breaking): no data of one reads as the other.
     LanguageChanged {
@@ -41,6 +46,8 @@ impl AnyChangeKind {
             AnyChangeKind::Json(kind) => kind.name(),
             #[cfg(feature = "protobuf")]
             AnyChangeKind::Protobuf(kind) => kind.name(),
+            #[cfg(feature = "avro")]
+            AnyChangeKind::Avro(kind) => kind.name(),
             AnyChangeKind::LanguageChanged { .. } => "LANGUAGE_CHANGED",
         }
     }
@@ -52,6 +59,8 @@ impl AnyChangeKind {
             AnyChangeKind::Json(kind) => kind.is_backward_compatible(),
             #[cfg(feature = "protobuf")]
             AnyChangeKind::Protobuf(kind) => kind.is_backward_compatible(),
+            #[cfg(feature = "avro")]
+            AnyChangeKind::Avro(kind) => kind.is_backward_compatible(),
             AnyChangeKind::LanguageChanged { .. } => false,
         }
     }
@@ -71,6 +80,31 @@ impl AnyChangeKind {
             AnyChangeKind::Protobuf(kind) => Some(kind),
             _ => None,
         }
+    }
+}
+
+#[cfg(feature = "avro")]
+impl AnyChangeKind {
+    /// The Avro kind, if it is one (feature `avro`).
+    pub const fn as_avro(self) -> Option<AvroChangeKind> {
+        match self {
+            AnyChangeKind::Avro(kind) => Some(kind),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "avro")]
+impl From<AvroChangeKind> for AnyChangeKind {
+    fn from(kind: AvroChangeKind) -> Self {
+        AnyChangeKind::Avro(kind)
+    }
+}
+
+#[cfg(feature = "avro")]
+impl PartialEq<AvroChangeKind> for AnyChangeKind {
+    fn eq(&self, other: &AvroChangeKind) -> bool {
+        *self == AnyChangeKind::Avro(*other)
     }
 }
 

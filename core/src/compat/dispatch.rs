@@ -19,6 +19,8 @@ fn diff_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
         (Model::Json(old), Model::Json(new)) => super::json::diff(old, new).into_any(),
         #[cfg(feature = "protobuf")]
         (Model::Protobuf(old), Model::Protobuf(new)) => super::protobuf::diff(old, new).into_any(),
+        #[cfg(feature = "avro")]
+        (Model::Avro(old), Model::Avro(new)) => super::avro::diff(old, new).into_any(),
         #[allow(unreachable_patterns)]
         (old, new) => SchemaDiff::new(vec![super::Change::new(
             AnyChangeKind::LanguageChanged {

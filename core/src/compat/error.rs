@@ -56,6 +56,16 @@ pub enum CompatError {
         #[source]
         source: crate::protobuf::model::UnusableDescriptor,
     },
+    /// A protobuf schema without a root (`.proto` text or a
+    /// `FileDescriptorProto`, with references) does not compile.
+    #[cfg(feature = "protobuf")]
+    #[error("{what} does not compile as a protobuf schema: {reason}")]
+    NotCompiled {
+        /// Which input was wrong.
+        what: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A descriptor set holds no file, or not the file that was asked for.
     #[cfg(feature = "protobuf")]
     #[error("{what} has no file {file:?} to compare")]
@@ -64,6 +74,18 @@ pub enum CompatError {
         what: String,
         /// The file looked for (empty when the set holds no file at all).
         file: String,
+    },
+    /// The bytes of an Avro schema are not a usable Avro schema (not JSON,
+    /// or a rule of the specification broken); the source names the place
+    /// in the schema and the rule.
+    #[cfg(feature = "avro")]
+    #[error("{what} is not a usable Avro schema: {source}")]
+    NotAnAvroSchema {
+        /// Which input was wrong.
+        what: String,
+        /// Where in the schema, and the rule broken.
+        #[source]
+        source: crate::avro::model::SchemaError,
     },
     /// A schema given by URN cannot be read for comparison; the cause (in
     /// `source()`) says why.

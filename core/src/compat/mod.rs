@@ -49,6 +49,8 @@ pub(crate) mod kind;
 pub mod mode;
 mod policy;
 
+#[cfg(feature = "avro")]
+pub use crate::avro::compat as avro;
 pub use crate::json::compat as json;
 #[cfg(feature = "protobuf")]
 pub use crate::protobuf::compat as protobuf;

@@ -11,10 +11,17 @@
 //!   deep or more are not JSON on both guard paths (`validate` through
 //!   serde_json's recursion limit, `validate_json` by a check here).
 //! * **Patterns.** `pattern` and `patternProperties` run on the `regex`
-//!   crate's engine, linear in the subject; a pattern it cannot compile
-//!   (backreferences, lookaround) or larger than [`PATTERN_SIZE_LIMIT`]
-//!   makes the schema unusable. Matching cannot fail on that engine: no
-//!   limit is met while checking a payload.
+//!   crate's engine, linear in the subject, where it can run them. A schema
+//!   with a pattern it cannot compile (backreferences, lookaround) is
+//!   compiled again with `fancy-regex`, the backtracking ECMA-262 engine
+//!   `jsonschema` offers, which hands the parts of a pattern without those
+//!   features to the linear engine and stops a match after
+//!   [`PATTERN_BACKTRACK_LIMIT`] backtracks. A match that stops so is
+//!   unfinished: `jsonschema` then evaluates the payload under both of its
+//!   outcomes, and a payload whose verdict depends on it is undecided
+//!   ([`Report::undecided`]: the guard lets it through, counted as
+//!   `pattern_budget`), never invalid. A pattern larger than
+//!   [`PATTERN_SIZE_LIMIT`] still makes the schema unusable.
 //! * **Reports.** A valid payload is checked with `is_valid`, which collects
 //!   nothing. A payload the scanner refuses is reported when the report is
 //!   first read (`Deferred`), from a copy of the payload. For an invalid
@@ -40,6 +47,7 @@ mod tokenizer;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
+use self::scanner::Scanned;
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
@@ -50,6 +58,27 @@ use crate::validate::{JsonEngine, Options, Report, Violation, ViolationKind, MAX
 /// size limit), and the largest lazy-DFA cache it may use while matching
 /// (past it the engine falls back to a slower linear search, never an error).
 pub(crate) const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+
+/// The most times one match of a backtracking pattern may backtrack
+/// (`fancy-regex`'s backtrack limit, per match): well under a millisecond,
+/// and far more than an ordinary string takes.
+pub(crate) const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
+
+/// The linear engine's pattern options (the guard's default).
+fn linear_patterns() -> jsonschema::PatternOptions<jsonschema::Regex> {
+    jsonschema::PatternOptions::regex()
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT)
+}
+
+/// The backtracking engine's pattern options, for a schema with a pattern
+/// the linear engine cannot run.
+fn backtracking_patterns() -> jsonschema::PatternOptions<jsonschema::FancyRegex> {
+    jsonschema::PatternOptions::fancy_regex()
+        .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT)
+}
 
 /// The most errors `jsonschema` may collect for a full report.
 const ERROR_BUDGET: u64 = 100_000;
@@ -73,6 +102,8 @@ pub struct JsonValidator {
 /// every report. Shared with the deferred reports of refused payloads.
 struct Checker {
     validator: jsonschema::Validator,
+    /// Built with [`backtracking_patterns`]: a match may stop unfinished.
+    backtracking: bool,
     reject_duplicate_keys: bool,
     errors_per_value: u64,
     has_context: bool,
@@ -109,6 +140,7 @@ impl Deferred {
 /// every other URI (no network, no filesystem, ever). Remembers whether a
 /// resolution failed for a passing reason (a remote registry down), so the
 /// compile failure is not taken for a property of the schema.
+#[derive(Clone)]
 struct UrnRetriever {
     resolver: Arc<dyn Resolver>,
     transient: Arc<Mutex<Option<Passing>>>,
@@ -195,19 +227,31 @@ impl JsonValidator {
             transient: Arc::clone(&transient),
             fetched: facts.fetched,
         };
-        let patterns = jsonschema::PatternOptions::regex()
-            .size_limit(PATTERN_SIZE_LIMIT)
-            .dfa_size_limit(PATTERN_SIZE_LIMIT);
-        let built = jsonschema::options()
+        let mut backtracking = false;
+        let mut built = jsonschema::options()
             .should_validate_formats(options.assert_formats)
-            .with_pattern_options(patterns)
-            .with_retriever(retriever)
+            .with_pattern_options(linear_patterns())
+            .with_retriever(retriever.clone())
             .build(&schema);
+        if built.is_err() && transient.lock().is_none() {
+            // A pattern the linear engine cannot run (or a schema that
+            // does not compile either way, whose first error is reported).
+            let again = jsonschema::options()
+                .should_validate_formats(options.assert_formats)
+                .with_pattern_options(backtracking_patterns())
+                .with_retriever(retriever)
+                .build(&schema);
+            if again.is_ok() {
+                backtracking = true;
+                built = again;
+            }
+        }
         match built {
             Ok(validator) => Ok(JsonValidator {
                 plan,
                 checker: Arc::new(Checker {
                     validator,
+                    backtracking,
                     reject_duplicate_keys: options.reject_duplicate_keys,
                     errors_per_value: facts.errors_per_value,
                     has_context: facts.has_context,
@@ -245,16 +289,17 @@ impl JsonValidator {
     #[inline]
     pub(crate) fn check(&self, payload: &[u8]) -> Result<(), Report> {
         if let Some(plan) = &self.plan {
-            match plan.scan(payload) {
-                Some(true) => return Ok(()),
-                Some(false) => return Err(self.defer(payload)),
-                None => {}
+            match plan.scan_outcome(payload) {
+                Scanned::Valid => return Ok(()),
+                Scanned::Invalid => return Err(self.defer(payload)),
+                Scanned::Undecided => return Err(undecided_by_the_scanner()),
+                Scanned::Unsure => {}
             }
         }
-        if self.checker.parses_valid(payload) {
-            Ok(())
-        } else {
-            Err(self.defer(payload))
+        match self.checker.verdict(payload) {
+            Verdict::Valid => Ok(()),
+            Verdict::Invalid => Err(self.defer(payload)),
+            Verdict::Undecided(why) => Err(Report::undecided_because(why)),
         }
     }
 
@@ -270,21 +315,70 @@ impl JsonValidator {
     /// A value the caller parsed: nested less than [`MAX_NESTING`] deep, as
     /// on the bytes path (checked without recursion).
     #[inline]
-    pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
+    pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Report> {
         self.checker.validate_value(value)
     }
 }
 
+/// The report of a payload the scanner found no verdict for.
+#[cold]
+fn undecided_by_the_scanner() -> Report {
+    Report::undecided_because(format!(
+        "a pattern match ran out of its budget of {PATTERN_BACKTRACK_LIMIT} backtracks, and \
+         the verdict may depend on its outcome"
+    ))
+}
+
+/// `jsonschema`'s verdict on a payload.
+enum Verdict {
+    Valid,
+    Invalid,
+    /// It depends on a pattern match that ran out of its backtracking
+    /// budget: why.
+    Undecided(String),
+}
+
 impl Checker {
-    /// Whether the payload parses and `is_valid` accepts it (no report).
+    /// Whether the payload parses and `is_valid` accepts it (no report),
+    /// or that this depends on an unfinished pattern match.
     #[inline]
-    fn parses_valid(&self, payload: &[u8]) -> bool {
+    fn verdict(&self, payload: &[u8]) -> Verdict {
         let parsed = if self.reject_duplicate_keys {
             parse_strict(payload)
         } else {
             serde_json::from_slice::<Value>(payload)
         };
-        parsed.is_ok_and(|value| self.validator.is_valid(&value))
+        match parsed {
+            Ok(value) if self.validator.is_valid(&value) => Verdict::Valid,
+            Ok(value) => match self.unfinished(&value) {
+                Some(why) => Verdict::Undecided(why),
+                None => Verdict::Invalid,
+            },
+            Err(_) => Verdict::Invalid,
+        }
+    }
+
+    /// For a value `is_valid` refused: whether that is only because a
+    /// pattern match stopped unfinished, whose outcomes disagree (then
+    /// `jsonschema` reports the engine's failure, not a violation). A value
+    /// invalid under every outcome is invalid.
+    #[cold]
+    fn unfinished(&self, value: &Value) -> Option<String> {
+        if !self.backtracking {
+            return None;
+        }
+        self.validator.iter_errors(value).find_map(|err| {
+            use jsonschema::error::ValidationErrorKind as K;
+            match err.kind() {
+                K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. } => Some(format!(
+                    "a pattern match at \"{}\" ran out of its budget of {PATTERN_BACKTRACK_LIMIT} \
+                     backtracks, and the verdict depends on its outcome: {}",
+                    err.instance_path(),
+                    bounded(&err)
+                )),
+                _ => None,
+            }
+        })
     }
 
     fn parse_and_check(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
@@ -304,21 +398,24 @@ impl Checker {
     }
 
     #[inline]
-    fn validate_value(&self, value: &Value) -> Result<(), Vec<Violation>> {
+    fn validate_value(&self, value: &Value) -> Result<(), Report> {
         if nests_too_deep(value, 0) {
-            return Err(vec![Violation::new(
+            return Err(Report::found(vec![Violation::new(
                 "",
                 ViolationKind::TooDeep,
                 format!(
                     "the payload is not JSON: arrays and objects nested {MAX_NESTING} deep \
                      or more (serde_json's recursion limit, kept on both guard paths)"
                 ),
-            )]);
+            )]));
         }
         if self.validator.is_valid(value) {
             return Ok(());
         }
-        Err(self.report(value, &Shape::of(value)))
+        if let Some(why) = self.unfinished(value) {
+            return Err(Report::undecided_because(why));
+        }
+        Err(Report::found(self.report(value, &Shape::of(value))))
     }
 
     #[inline]

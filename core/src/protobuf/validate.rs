@@ -7,6 +7,8 @@
 //! for a payload it refuses. A JSON value (`Guard::validate_json`) is read
 //! in protobuf's JSON mapping with `prost-reflect`.
 
+use std::sync::OnceLock;
+
 use prost_reflect::{DescriptorPool, DeserializeOptions, DynamicMessage, MessageDescriptor};
 
 use super::frame;
@@ -19,6 +21,30 @@ pub struct ProtobufValidator {
     plan: Plan,
     message: MessageDescriptor,
     reject_unknown_fields: bool,
+    /// A schema without a root (a Confluent registration): the messages
+    /// of its file, by index, which a frame's message indexes pick.
+    messages: Option<Box<[Node]>>,
+}
+
+/// A message of a rootless schema's file, its plan compiled when a frame
+/// first names it, and its nested messages by index.
+struct Node {
+    message: MessageDescriptor,
+    plan: OnceLock<Plan>,
+    children: Box<[Node]>,
+}
+
+impl Node {
+    #[cfg_attr(not(feature = "proto-text"), allow(dead_code))]
+    fn tree(messages: impl Iterator<Item = MessageDescriptor>) -> Box<[Node]> {
+        messages
+            .map(|message| Node {
+                children: Node::tree(message.child_messages()),
+                message,
+                plan: OnceLock::new(),
+            })
+            .collect()
+    }
 }
 
 impl ProtobufValidator {
@@ -40,15 +66,46 @@ impl ProtobufValidator {
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
+        Ok(ProtobufValidator::with_message(message, options, None))
+    }
+
+    fn with_message(
+        message: MessageDescriptor,
+        options: Options,
+        messages: Option<Box<[Node]>>,
+    ) -> ProtobufValidator {
         let plan = Plan::compile_checked(
             &message,
             ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
         );
-        Ok(ProtobufValidator {
+        ProtobufValidator {
             plan,
             message,
             reject_unknown_fields: options.reject_unknown_fields,
-        })
+            messages,
+        }
+    }
+
+    /// A schema without a root (a Confluent registration), already compiled
+    /// into a checked `pool` whose file `main` is the schema's own: a frame's
+    /// message indexes pick the message of that file to validate; a payload
+    /// validated by URN (no indexes) is the file's first message, as the
+    /// indexes `[0]` say.
+    #[cfg_attr(not(feature = "proto-text"), allow(dead_code))]
+    pub(crate) fn rootless(
+        pool: &DescriptorPool,
+        main: &str,
+        options: Options,
+    ) -> Result<ProtobufValidator, BoxError> {
+        let file = pool
+            .get_file_by_name(main)
+            .ok_or_else(|| format!("the compiled schema has no file {main:?}"))?;
+        let first = file
+            .messages()
+            .next()
+            .ok_or("the schema declares no message: a frame names one of its messages")?;
+        let tree = Node::tree(file.messages());
+        Ok(ProtobufValidator::with_message(first, options, Some(tree)))
     }
 
     /// The descriptor pool the schema was decoded into (shared).
@@ -56,11 +113,51 @@ impl ProtobufValidator {
         self.message.parent_pool().clone()
     }
 
+    /// The plan of the message Confluent message indexes name in a rootless
+    /// schema's file (top-level index, then nested indexes).
+    fn pick<'a>(&self, nodes: &'a [Node], indexes: &[u64]) -> Result<&'a Plan, String> {
+        let mut level = nodes;
+        let mut named: Option<&Node> = None;
+        for (depth, &index) in indexes.iter().enumerate() {
+            let node = usize::try_from(index)
+                .ok()
+                .and_then(|i| level.get(i))
+                .ok_or_else(|| {
+                    let of = named.map_or_else(
+                        || format!("{} top-level messages", level.len()),
+                        |node| {
+                            format!(
+                                "{} nested messages in {}",
+                                level.len(),
+                                node.message.full_name()
+                            )
+                        },
+                    );
+                    format!(
+                        "the frame's message indexes {} name no message of the schema: index \
+                         {depth} is {index}, and there are {of}",
+                        clipped(indexes),
+                    )
+                })?;
+            level = &node.children;
+            named = Some(node);
+        }
+        let node = named.ok_or("the frame's message index list is empty")?;
+        let options = ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
+        Ok(node
+            .plan
+            .get_or_init(|| Plan::compile_checked(&node.message, options)))
+    }
+
     #[inline]
     /// Whether Confluent message indexes (the path of a message type in
     /// the file that defines the root: top-level index, then nested
     /// indexes) name the root message; `Err` names what they name instead.
+    /// For a rootless schema, whether they name a message of its file.
     pub(crate) fn check_indexes(&self, indexes: &[u64]) -> Result<(), String> {
+        if let Some(nodes) = &self.messages {
+            return self.pick(nodes, indexes).map(|_| ());
+        }
         let file = self.message.parent_file();
         let mut named: Option<MessageDescriptor> = None;
         for (depth, &index) in indexes.iter().enumerate() {
@@ -74,8 +171,9 @@ impl ProtobufValidator {
             };
             named = Some(next.ok_or_else(|| {
                 format!(
-                    "the frame's message indexes {indexes:?} name no message of {} (index {} \
+                    "the frame's message indexes {} name no message of {} (index {} \
                      of {index} is out of range)",
+                    clipped(indexes),
                     file.name(),
                     depth
                 )
@@ -99,6 +197,15 @@ impl ProtobufValidator {
         let mut inline = [0u64; frame::INLINE_INDEXES];
         let mut heap = Vec::new();
         let (indexes, body) = frame::read_indexes(rest, &mut inline, &mut heap)?;
+        if let Some(nodes) = &self.messages {
+            let plan = self
+                .pick(nodes, indexes)
+                .map_err(|why| vec![Violation::new("", ViolationKind::Wire, why)])?;
+            if plan.is_valid(body) {
+                return Ok(());
+            }
+            return explain(plan, body);
+        }
         if let Err(why) = self.check_indexes(indexes) {
             return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
         }
@@ -114,17 +221,7 @@ impl ProtobufValidator {
 
     #[cold]
     fn explain(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
-        let mut violations = self.plan.violations(payload);
-        if violations.is_empty() {
-            // The scanner explains every refusal; never report an invalid
-            // payload without a reason, all the same.
-            violations.push(Violation::new(
-                "",
-                ViolationKind::Other,
-                format!("the payload is not a valid {}", self.message.full_name()),
-            ));
-        }
-        Err(violations)
+        explain(&self.plan, payload)
     }
 
     /// A JSON value in protobuf's JSON mapping: decoded with
@@ -158,5 +255,33 @@ impl ProtobufValidator {
         } else {
             Err(violations)
         }
+    }
+}
+
+/// Why `plan` refuses `payload`: the scanner's explaining walk.
+#[cold]
+fn explain(plan: &Plan, payload: &[u8]) -> Result<(), Vec<Violation>> {
+    let mut violations = plan.violations(payload);
+    if violations.is_empty() {
+        // The scanner explains every refusal; never report an invalid
+        // payload without a reason, all the same.
+        violations.push(Violation::new(
+            "",
+            ViolationKind::Other,
+            format!(
+                "the payload is not a valid {}",
+                plan.descriptor().full_name()
+            ),
+        ));
+    }
+    Err(violations)
+}
+
+/// Message indexes as an error shows them: at most the first 8.
+fn clipped(indexes: &[u64]) -> String {
+    if indexes.len() <= 8 {
+        format!("{indexes:?}")
+    } else {
+        format!("{:?} (and {} more)", &indexes[..8], indexes.len() - 8)
     }
 }

@@ -11,14 +11,42 @@
 // Without a validator every schema fails open with `no_validator`, and the
 // payload-checking half of this module has nothing to do.
 #![cfg_attr(
-    not(any(feature = "json", feature = "protobuf")),
+    not(any(feature = "json", feature = "protobuf", feature = "avro")),
     allow(unused_imports, unused_variables, dead_code)
 )]
 
+#[cfg(feature = "avro")]
+use crate::avro::validate as avro;
 #[cfg(feature = "json")]
 use crate::json::validate as json;
 #[cfg(feature = "protobuf")]
 use crate::protobuf::validate as protobuf;
+
+/// Avro's schema resolution as a plan over the bytes (feature `avro`):
+/// what `dataschema::Registry::resolution` builds. Use it through the
+/// registry; the plan is public for those who hold two schemas outside one.
+#[cfg(feature = "avro")]
+pub mod avro_resolution {
+    pub use crate::avro::model::AvroSchema;
+    pub use crate::avro::resolve::{Transcoder, Unresolvable};
+
+    /// Reads an Avro schema's JSON text (the model the plan is made from).
+    pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {
+        crate::avro::model::parse(bytes)
+    }
+}
+
+/// The Avro validating scanner and schema model (features `avro` and
+/// `unstable`): the guard's engine for Avro payloads, public for the
+/// differential tests, the benches and the fuzz targets.
+///
+/// **Unstable**: behind the `unstable` feature, with no semver promise.
+/// Validate through `dataschema::Guard`.
+#[cfg(all(feature = "avro", feature = "unstable"))]
+pub mod avro_scan {
+    pub use crate::avro::model::{parse_schema, rabin, AvroSchema, SchemaError};
+    pub use crate::avro::scan::{Plan, MAX_DEPTH};
+}
 
 /// The protobuf validating scanner (features `protobuf` and `unstable`):
 /// the guard's engine for protobuf payloads, public for the differential
@@ -182,7 +210,8 @@ pub enum ViolationKind {
     DuplicateKey,
     /// Arrays and objects nested 128 deep or more (JSON, serde_json's
     /// recursion limit), or messages nested deeper than 100 levels
-    /// (protobuf, prost's limit).
+    /// (protobuf, prost's limit), or types nested deeper than 128 levels
+    /// (Avro, a datum of a recursive schema).
     TooDeep,
     /// JSON Schema `type`: a value of the wrong JSON type.
     Type,
@@ -191,15 +220,18 @@ pub enum ViolationKind {
     Required,
     /// JSON Schema `format`, `contentEncoding` or `contentMediaType`: a
     /// string that is not what its format says (a date, an e-mail address).
+    /// Avro: a `uuid` string that is not a UUID.
     Format,
     /// JSON Schema `pattern`: a string the pattern does not match.
     Pattern,
     /// JSON Schema `enum` or `const`: a value not among those allowed.
+    /// Avro: an enum index out of the symbols' range.
     Enum,
     /// A JSON Schema bound: `minimum`, `maximum`, `exclusiveMinimum`,
     /// `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`,
     /// `minItems`, `maxItems`, `minProperties`, `maxProperties`,
-    /// `uniqueItems`, `contains`.
+    /// `uniqueItems`, `contains`. Avro: a `decimal` whose unscaled value
+    /// has more digits than its precision.
     Bounds,
     /// JSON Schema `additionalProperties`, `unevaluatedProperties`,
     /// `additionalItems`, `unevaluatedItems` or `propertyNames`: a property
@@ -208,11 +240,17 @@ pub enum ViolationKind {
     /// JSON Schema `anyOf`, `oneOf`, `not` or a `false` subschema: the value
     /// fails a combination of subschemas.
     Composition,
+    /// Avro: the bytes are not one datum of the schema's binary encoding
+    /// (a bad varint, a boolean other than 0 or 1, a negative or overlong
+    /// length, a block whose byte size disagrees with its items, a union
+    /// index out of range, bytes after the datum).
+    ///
     /// Protobuf: the bytes are not well-formed protobuf (a bad varint, tag
     /// or length, a truncated value, an unterminated group), or a known field
     /// arrived with a wire type its type cannot have.
     Wire,
-    /// Protobuf: a `string` field holds bytes that are not UTF-8.
+    /// Protobuf: a `string` field holds bytes that are not UTF-8. Avro: a
+    /// `string` or a map key does.
     Utf8,
     /// Protobuf: a field number the descriptor does not declare, refused by
     /// the options (`GuardBuilder::reject_unknown_fields`).
@@ -289,6 +327,8 @@ pub enum Compiled {
     Json(json::JsonValidator),
     #[cfg(feature = "protobuf")]
     Protobuf(protobuf::ProtobufValidator),
+    #[cfg(feature = "avro")]
+    Avro(avro::AvroValidator),
 }
 
 /// Why a payload does not conform: its violations, found when the payload
@@ -313,6 +353,10 @@ enum Found {
         deferred: json::Deferred,
         violations: std::sync::OnceLock<Vec<Violation>>,
     },
+    /// No verdict: it depends on a `pattern` match that ran out of its
+    /// backtracking budget. Its one violation says so.
+    #[cfg(feature = "json")]
+    Undecided(Vec<Violation>),
 }
 
 impl Report {
@@ -331,7 +375,31 @@ impl Report {
                 deferred,
                 violations,
             } => violations.get_or_init(|| deferred.violations()),
+            #[cfg(feature = "json")]
+            Found::Undecided(why) => why,
         }
+    }
+
+    /// Whether the payload has no verdict (a JSON Schema `pattern` match
+    /// ran out of its backtracking budget and the verdict depends on its
+    /// outcome), and why. Such a payload is not known to be invalid: the
+    /// guard lets it through, counted as `pattern_budget`.
+    pub fn undecided(&self) -> Option<&str> {
+        match &self.0 {
+            #[cfg(feature = "json")]
+            Found::Undecided(why) => why.first().map(Violation::message),
+            _ => None,
+        }
+    }
+
+    /// A payload without a verdict, and why.
+    #[cfg(feature = "json")]
+    pub(crate) fn undecided_because(why: String) -> Report {
+        Report(Found::Undecided(vec![Violation::new(
+            "",
+            ViolationKind::Other,
+            why,
+        )]))
     }
 
     /// A report `jsonschema` produces from `deferred` when first read.
@@ -368,6 +436,8 @@ impl Compiled {
             Compiled::Json(_) => None,
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => Some(crate::compat::Reading::from_pool(v.pool())),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(ref v) => Some(crate::compat::Reading::from_avro(v.schema())),
         }
     }
 
@@ -388,6 +458,8 @@ impl Compiled {
             Compiled::Json(ref v) => v.check(payload),
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => v.validate(payload).map_err(Report::found),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(ref v) => v.validate(payload).map_err(Report::found),
         }
     }
 
@@ -399,6 +471,8 @@ impl Compiled {
             Compiled::Json(_) => false,
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(_) => true,
+            #[cfg(feature = "avro")]
+            Compiled::Avro(_) => false,
         }
     }
 
@@ -414,6 +488,11 @@ impl Compiled {
             }
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => Some(v.check_indexes(indexes)),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(_) => {
+                let _ = indexes;
+                None
+            }
         }
     }
 
@@ -426,6 +505,8 @@ impl Compiled {
             Compiled::Json(ref v) => v.check(rest),
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => v.validate_framed(rest).map_err(Report::found),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(ref v) => v.validate(rest).map_err(Report::found),
         }
     }
 
@@ -437,17 +518,29 @@ impl Compiled {
             Compiled::Json(ref v) => Some(v.engine()),
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(_) => None,
+            #[cfg(feature = "avro")]
+            Compiled::Avro(_) => None,
         }
     }
 
     /// Checks a payload the caller has already parsed as JSON.
     #[inline]
     pub fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
+        self.check_json(value)
+            .map_err(|report| report.violations().to_vec())
+    }
+
+    /// Checks a payload the caller has already parsed as JSON; a JSON
+    /// Schema's report may be undecided ([`Report::undecided`]).
+    #[inline]
+    pub fn check_json(&self, value: &serde_json::Value) -> Result<(), Report> {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.validate_value(value),
             #[cfg(feature = "protobuf")]
-            Compiled::Protobuf(ref v) => v.validate_json(value),
+            Compiled::Protobuf(ref v) => v.validate_json(value).map_err(Report::found),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(ref v) => v.validate_json(value).map_err(Report::found),
         }
     }
 }
@@ -500,10 +593,21 @@ pub fn compile(
                 })
         }
         #[cfg(feature = "protobuf")]
-        Language::Protobuf => {
-            let root = schema.root().unwrap_or_default();
-            protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
+        Language::Protobuf => match schema.root() {
+            Some(root) => protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
                 .map(Compiled::Protobuf)
+                .map_err(unusable),
+            // No root: a Confluent registration, `.proto` text or a
+            // descriptor with references (`protobuf/source.rs`).
+            None => compile_rootless(schema, refs.as_ref(), options),
+        },
+        #[cfg(feature = "avro")]
+        Language::Avro => {
+            // Avro payloads have no options: the encoding has no unknown
+            // fields and no duplicate keys.
+            let _ = options;
+            avro::AvroValidator::compile(schema.bytes())
+                .map(Compiled::Avro)
                 .map_err(unusable)
         }
         #[allow(unreachable_patterns)]
@@ -514,5 +618,48 @@ pub fn compile(
                 language,
             }))
         }
+    }
+}
+
+/// A protobuf schema without a root (a Confluent registration): its text
+/// compiled with its references (feature `proto-text`).
+#[cfg(feature = "protobuf")]
+fn compile_rootless(
+    schema: &Schema,
+    refs: &dyn Resolver,
+    options: Options,
+) -> Result<Compiled, CompileError> {
+    let unusable = |message: String| {
+        CompileError::Unusable(Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        })
+    };
+    #[cfg(feature = "proto-text")]
+    {
+        use crate::protobuf::source::{self, CompileError as SourceError};
+        let compiled = source::compile(schema.bytes(), refs).map_err(|err| match err {
+            SourceError::Unusable(message) => unusable(message),
+            SourceError::MissingRef(target) => CompileError::MissingRef(Error::SchemaUnusable {
+                urn: schema.urn().clone(),
+                source: Box::new(MissingRef { target }),
+            }),
+            SourceError::Unreachable(source) => CompileError::Unreachable(Error::Unreachable {
+                urn: schema.urn().clone(),
+                source: Box::new(source),
+            }),
+        })?;
+        protobuf::ProtobufValidator::rootless(&compiled.pool, &compiled.main, options)
+            .map(Compiled::Protobuf)
+            .map_err(|err| unusable(err.to_string()))
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (refs, options);
+        Err(unusable(
+            "a protobuf schema without a root is .proto text (a Confluent registration), and \
+             this build compiles no .proto text: enable the `proto-text` feature"
+                .into(),
+        ))
     }
 }

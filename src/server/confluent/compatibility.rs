@@ -7,7 +7,7 @@ use axum::extract::{Path, RawQuery, State};
 
 use super::contracts;
 use super::error::{from_error, version_not_found, Reply};
-use super::request::{candidate_with, subject, subject_version, which, Subject, Which};
+use super::request::{candidate_with_contract, subject, subject_version, which, Subject, Which};
 use super::subjects::history;
 use crate::server::query::Query;
 use crate::server::state::AppState;
@@ -55,8 +55,7 @@ async fn compatibility(
     let history = history(&state, &subject).await?;
     let next = history.all.last().map_or(1, |v| v.saturating_add(1));
     let versions = history.live();
-    let candidate = candidate_with(&state, &subject, next, body, None)?;
-    let contract = candidate.contract;
+    let (candidate, contract) = candidate_with_contract(&state, &subject, next, body, None)?;
     let candidate = candidate.schema;
     let against: Vec<u32> = match which {
         Some(Which::Exact(v)) if !versions.contains(&v) => {
@@ -75,7 +74,6 @@ async fn compatibility(
                 candidate.urn().name(),
                 candidate.clone(),
                 &contract,
-                true,
             ) {
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),

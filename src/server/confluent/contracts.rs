@@ -13,7 +13,7 @@ use super::error::{from_error, invalid_schema, subject_not_found, ApiError, Erro
 use super::request::{subject, subject_version, urn, which, Which};
 use crate::registry::Registry;
 use crate::server::query::Query;
-use crate::server::state::AppState;
+use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{ok, raw, schema_json};
 use dataschema_core::contract::CONFLUENT_VERSION;
 use dataschema_core::{clip, Error, Metadata, Reference, RuleSet, Schema, Urn};
@@ -83,15 +83,6 @@ pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
     })
 }
 
-/// The URN of `subject`'s `version` under `namespace`: the subject
-/// mapping as this module applies it (a reference's subject, the subject
-/// of a metadata lookup). The reverse, a reference's URN written as its
-/// `subject`, is `wire::confluent::contract_members`.
-fn subject_urn(namespace: &str, subject: &str, version: u32) -> Option<Urn> {
-    let name = crate::subject::name_of(subject).ok()?;
-    Urn::new(namespace, &name, version).ok()
-}
-
 /// Why a contract cannot be completed.
 pub(crate) enum Refused {
     /// The request's fault (a reference to nothing): 42201.
@@ -127,7 +118,14 @@ pub(crate) fn resolved(
     contract: &Contract,
 ) -> Result<Schema, Refused> {
     let mut references = Vec::with_capacity(contract.references.len());
-    for reference in &contract.references {
+    // A protobuf registration's references travel in its own bytes
+    // (`core/src/protobuf/source.rs`), read by `confluent/protobuf.rs`.
+    let sent: &[_] = if schema.language() == dataschema_core::Language::Protobuf {
+        &[]
+    } else {
+        &contract.references
+    };
+    for reference in sent {
         let missing = || {
             Refused::Request(invalid_schema(format!(
                 "Invalid schema: the reference {:?} names subject {:?} version {}, which is \
@@ -137,17 +135,18 @@ pub(crate) fn resolved(
                 reference.version
             )))
         };
-        // A subject that cannot be a URN name holds nothing.
-        let versions = match subject_urn(namespace, &reference.subject, 1) {
-            Some(urn) => registry.versions_in(namespace, urn.name())?,
-            None => Vec::new(),
+        // The subject as its URN name (`crate::subject`): a subject that
+        // maps to none names nothing held.
+        let Ok(name) = crate::subject::name_of(&reference.subject) else {
+            return Err(missing());
         };
+        let versions = registry.versions_in(namespace, &name)?;
         let version = match u32::try_from(reference.version) {
             Ok(version) if versions.contains(&version) => version,
             _ if reference.version == -1 => *versions.last().ok_or_else(missing)?,
             _ => return Err(missing()),
         };
-        let urn = subject_urn(namespace, &reference.subject, version).ok_or_else(missing)?;
+        let urn = Urn::new(namespace, &name, version).map_err(|_| missing())?;
         references.push(Reference::new(reference.name.as_str(), urn));
     }
     Ok(schema
@@ -167,28 +166,26 @@ pub(crate) fn resolved(
 /// `confluent:version` is set aside, that version is answered instead
 /// (Confluent's register finds it the same way), so registering a schema
 /// again stays idempotent.
-///
-/// With `inherit` false (import mode, as Confluent's), only [`resolved`].
 pub(crate) fn completed(
     registry: &Registry,
     namespace: &str,
     subject: &str,
     schema: Schema,
     contract: &Contract,
-    inherit: bool,
 ) -> Result<Schema, Refused> {
     let schema = resolved(registry, namespace, schema, contract)?;
-    if !inherit {
+    // In import mode a version is kept as sent (Confluent completes none).
+    if registry.mode(subject)? == crate::store::Mode::Import {
         return Ok(schema);
     }
+    let all = registry.versions_in(namespace, subject)?;
     // The previous version is the latest not soft-deleted.
     let deleted = registry.deleted_versions(namespace, subject)?;
-    let versions: Vec<u32> = registry
-        .versions_in(namespace, subject)?
-        .into_iter()
+    let versions: Vec<u32> = all
+        .iter()
+        .copied()
         .filter(|version| !deleted.contains(version))
         .collect();
-    let all = registry.versions_in(namespace, subject)?;
     let held: Vec<Schema> = versions
         .iter()
         .map(|&version| registry.resolve(&schema.urn().with_version(version)?))
@@ -231,24 +228,6 @@ pub(crate) fn completed(
         schema = schema.with_metadata(Some(metadata));
     }
     Ok(schema)
-}
-
-/// Whether `held` carries the references, metadata and rule set of
-/// `candidate` (a register's, completed): what, beside the canonical
-/// bytes, makes it the same version.
-pub(crate) fn same_contract(held: &Schema, candidate: &Schema) -> bool {
-    held.references() == candidate.references()
-        && held.metadata() == candidate.metadata()
-        && held.rule_set() == candidate.rule_set()
-}
-
-/// Whether `held` is what a lookup sent: the same references, and, when
-/// the lookup sent metadata or a rule set, the same ones (a lookup without
-/// them matches any, as Confluent's does).
-pub(crate) fn lookup_matches(held: &Schema, sent: &Schema) -> bool {
-    held.references() == sent.references()
-        && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
-        && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
 }
 
 /// Whether `a` and `b` are the same version but for `confluent:version`.
@@ -297,16 +276,11 @@ pub(crate) async fn latest_with_metadata(
         .collect();
     let namespace = state.namespace().to_owned();
     let name = subject.name.clone();
-    let deleted = query.flag("deleted", false)?;
     let found = state
         .blocking(move |registry| {
-            let mut versions = registry.versions_in(&namespace, &name)?;
+            let versions = registry.versions_in(&namespace, &name)?;
             if versions.is_empty() {
                 return Ok(None);
-            }
-            if !deleted {
-                let gone = registry.deleted_versions(&namespace, &name)?;
-                versions.retain(|version| !gone.contains(version));
             }
             for &version in versions.iter().rev() {
                 let urn = Urn::new(&namespace, &name, version)?;
@@ -319,7 +293,8 @@ pub(crate) async fn latest_with_metadata(
                 });
                 if matches {
                     let id = registry.id_of(&urn)?;
-                    return Ok(Some(Some((schema, id))));
+                    let view = proto_view(registry, &namespace, &schema);
+                    return Ok(Some(Some((schema, id, view))));
                 }
             }
             Ok(Some(None))
@@ -335,7 +310,7 @@ pub(crate) async fn latest_with_metadata(
                 subject.text
             ),
         )),
-        Some(Some((schema, id))) => Ok(ok(&schema_json(&schema, id))),
+        Some(Some((schema, id, view))) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
     }
 }
 

@@ -12,6 +12,7 @@
 //! | [`config`] | compatibility levels and the config's other settings |
 //! | [`contracts`] | references, metadata and rule sets: their completion at register, metadata and guid lookups, `referencedby` |
 //! | [`request`] | reading paths, bodies and the schema a request sends |
+//! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references) and `?format=serialized` (feature `proto-text`) |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
@@ -23,6 +24,8 @@ mod config;
 mod contracts;
 mod error;
 mod mode;
+#[cfg(feature = "proto-text")]
+mod protobuf;
 mod request;
 mod schemas;
 mod server;

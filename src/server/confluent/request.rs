@@ -6,12 +6,13 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
 use crate::store::SchemaId;
 use dataschema_core::clip;
-use dataschema_core::{Error, Schema, Urn};
+use dataschema_core::{Error, Language, Schema, Urn};
 
 /// A subject a request names: as Confluent reads it, and the URN name it
 /// maps to ([`crate::subject`]).
@@ -128,18 +129,37 @@ pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
     })
 }
 
-/// The body of register, lookup and compatibility requests.
-/// `references`, `metadata` and `ruleSet` are read by
+/// The body of register, lookup and compatibility requests. `id` and
+/// `version` are a registration's, kept in import mode; `references`,
+/// `metadata` and `ruleSet` are read by
 /// [`contracts::requested`](super::contracts::requested); `normalize` and
-/// `guid` are accepted and ignored; `id` and `version` are a
-/// registration's, kept in import mode.
+/// `guid` are accepted and ignored.
 #[derive(Deserialize)]
 struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
+    /// A protobuf registration's references (read here, as its bytes
+    /// carry them); every other language's are read by
+    /// [`contracts::requested`](super::contracts::requested).
+    references: Option<Value>,
     id: Option<i64>,
     version: Option<i64>,
+}
+
+/// [`candidate_with`], and the references, metadata and rule set the
+/// request sends beside it.
+pub(crate) fn candidate_with_contract(
+    state: &AppState,
+    subject: &Subject,
+    version: u32,
+    body: Result<Bytes, BytesRejection>,
+    normalize: Option<bool>,
+) -> Result<(Candidate, super::contracts::Contract), ApiError> {
+    let bytes = body.as_ref().ok().cloned();
+    let candidate = candidate_with(state, subject, version, body, normalize)?;
+    let contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
+    Ok((candidate, contract))
 }
 
 /// The id and version a registration gives (Confluent: `-1`, `0` or
@@ -160,8 +180,6 @@ pub(crate) struct Candidate {
     pub(crate) schema: Schema,
     /// The id and version given.
     pub(crate) given: Given,
-    /// The references, metadata and rule set sent beside the schema.
-    pub(crate) contract: super::contracts::Contract,
 }
 
 /// The schema a request sends, under `subject` and `version`: with
@@ -174,9 +192,7 @@ pub(crate) fn candidate_with(
     body: Result<Bytes, BytesRejection>,
     normalize: Option<bool>,
 ) -> Result<Candidate, ApiError> {
-    let bytes = body.as_ref().ok().cloned();
     let request: SchemaRequest = json_body(body)?;
-    let contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
     let given = Given {
         id: match request.id {
             None => None,
@@ -201,33 +217,11 @@ pub(crate) fn candidate_with(
             })?),
         },
     };
-    match request.schema_type.as_deref() {
-        Some(t) if t.eq_ignore_ascii_case("JSON") => {}
-        None => {
-            return Err(invalid_schema(
-                "Avro schemas are not supported: a request without schemaType is Avro; this \
-                 server takes JSON Schema (schemaType JSON)",
-            ))
-        }
-        Some(t) if t.eq_ignore_ascii_case("AVRO") => {
-            return Err(invalid_schema(
-                "Avro schemas are not supported: this server takes JSON Schema (schemaType JSON)",
-            ))
-        }
-        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => {
-            return Err(invalid_schema(
-                "PROTOBUF schemas are not accepted through the Confluent API: this server does \
-                 not compile .proto text; publish a protobuf schema as a descriptor set through \
-                 the native API (PUT /publish/schemas/{urn}), or send JSON Schema",
-            ))
-        }
-        Some(t) => {
-            return Err(invalid_schema(format!(
-                "unknown schemaType {:?}: expected JSON",
-                clip(t, 40)
-            )))
-        }
-    }
+    let protobuf = request
+        .schema_type
+        .as_deref()
+        .is_some_and(|t| t.eq_ignore_ascii_case("PROTOBUF"));
+    let language = language_of(request.schema_type.as_deref())?;
     let text = request
         .schema
         .filter(|text| !text.is_empty())
@@ -242,6 +236,14 @@ pub(crate) fn candidate_with(
             ),
         ));
     }
+    #[cfg(feature = "proto-text")]
+    if protobuf {
+        // Its references travel in its bytes (`protobuf/source.rs`).
+        let schema = super::protobuf::candidate(state, subject, version, text, request.references)?;
+        return Ok(Candidate { schema, given });
+    }
+    #[cfg(not(feature = "proto-text"))]
+    let _ = (protobuf, request.references);
     let text = match normalize {
         None => text,
         Some(normalize) => super::canonical::canonical(&text, normalize).map_err(|err| {
@@ -252,10 +254,32 @@ pub(crate) fn candidate_with(
         })?,
     };
     Ok(Candidate {
-        schema: Schema::json(urn(state, subject, version)?, text),
+        schema: Schema::new(urn(state, subject, version)?, language, text, None),
         given,
-        contract,
     })
+}
+
+/// The language a request's `schemaType` names: `JSON` is JSON Schema;
+/// `AVRO`, or no `schemaType` (Confluent's default), is Avro; `PROTOBUF`
+/// (feature `proto-text`) is protobuf as Confluent's clients send it.
+fn language_of(schema_type: Option<&str>) -> Result<Language, ApiError> {
+    match schema_type {
+        Some(t) if t.eq_ignore_ascii_case("JSON") => Ok(Language::JsonSchema),
+        None => Ok(Language::Avro),
+        Some(t) if t.eq_ignore_ascii_case("AVRO") => Ok(Language::Avro),
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") && cfg!(feature = "proto-text") => {
+            Ok(Language::Protobuf)
+        }
+        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => Err(invalid_schema(
+            "PROTOBUF schemas are not accepted through the Confluent API: this server does \
+             not compile .proto text; publish a protobuf schema as a descriptor set through \
+             the native API (PUT /publish/schemas/{urn}), or send JSON Schema or Avro",
+        )),
+        Some(t) => Err(invalid_schema(format!(
+            "unknown schemaType {:?}: expected AVRO, JSON or PROTOBUF",
+            clip(t, 40)
+        ))),
+    }
 }
 
 #[cfg(test)]

@@ -9,13 +9,31 @@ use super::error::{from_error, ApiError, Reply};
 use super::request::parse_id;
 use super::subjects::{every_subject, Seen};
 use crate::server::query::Query;
-use crate::server::state::AppState;
+use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{ok, raw, schema_json, subject_name, subject_version_json};
 use dataschema_core::{Error, Urn};
 
-/// `GET /schemas/ids/{id}`.
-pub(crate) async fn by_id(State(state): State<AppState>, Path(id): Path<String>) -> Reply {
-    let entry = state.id_entry(parse_id(&id)?).await.map_err(from_error)?;
+/// `GET /schemas/ids/{id}` (`?format=serialized`: a protobuf schema as
+/// base64 of its `FileDescriptorProto`).
+pub(crate) async fn by_id(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let id = parse_id(&id)?;
+    let entry = state.id_entry(id).await.map_err(from_error)?;
+    #[cfg(feature = "proto-text")]
+    if super::protobuf::wants_serialized(Query::parse(raw_query.as_deref()).get("format")) {
+        let schema = state
+            .blocking(move |registry| registry.schema_by_id(id))
+            .await
+            .map_err(from_error)?;
+        if let Some(answer) = super::protobuf::serialized(&state, schema, None).await? {
+            return Ok(ok(&answer));
+        }
+    }
+    #[cfg(not(feature = "proto-text"))]
+    let _ = raw_query;
     Ok(raw(entry.id_json.clone()))
 }
 
@@ -126,7 +144,8 @@ pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): Raw
                     let urn = Urn::new(&namespace, &name, version)?;
                     let schema = registry.resolve(&urn)?;
                     let id = registry.id_of(&urn)?;
-                    answers.push(schema_json(&schema, id));
+                    let view = proto_view(registry, &namespace, &schema);
+                    answers.push(schema_json(&schema, id, view.as_ref()));
                 }
             }
             Ok(answers)
@@ -138,5 +157,9 @@ pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): Raw
 
 /// `GET /schemas/types`.
 pub(crate) async fn types() -> Response {
-    ok(&Value::from(vec!["JSON"]))
+    if cfg!(feature = "proto-text") {
+        ok(&Value::from(vec!["JSON", "PROTOBUF"]))
+    } else {
+        ok(&Value::from(vec!["JSON"]))
+    }
 }

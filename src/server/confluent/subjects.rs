@@ -16,11 +16,11 @@ use super::error::{
     ErrorCode, Reply,
 };
 use super::request::{
-    candidate_with, subject, subject_version, urn, which, Candidate, Subject, Which,
+    candidate_with_contract, subject, subject_version, urn, which, Subject, Which,
 };
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
-use crate::server::state::AppState;
+use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
 use crate::store::{Mode, SchemaId, Version};
 use crate::Registry;
@@ -191,15 +191,35 @@ async fn find_version(
 }
 
 /// `GET /subjects/{s}/versions/{v}` (`deleted=true`: a soft-deleted
-/// version too).
+/// version too; `?format=serialized`: a protobuf schema as base64 of its
+/// `FileDescriptorProto`).
 pub(crate) async fn version(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
-    RawQuery(raw): RawQuery,
+    RawQuery(raw_query): RawQuery,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let seen = Seen::of(&Query::parse(raw.as_deref()))?;
+    let query = Query::parse(raw_query.as_deref());
+    let seen = Seen::of(&query)?;
     let entry = find_version(&state, &subject, &version, seen).await?;
+    #[cfg(feature = "proto-text")]
+    if super::protobuf::wants_serialized(query.get("format")) {
+        let schema = entry.schema.clone();
+        let number = schema.urn().version();
+        let id = state
+            .blocking({
+                let urn = schema.urn().clone();
+                move |registry| registry.id_of(&urn)
+            })
+            .await
+            .map_err(from_error)?;
+        if let Some(answer) =
+            super::protobuf::serialized(&state, schema, Some((subject.text.clone(), number, id)))
+                .await?
+        {
+            return Ok(ok(&answer));
+        }
+    }
     Ok(raw_answer(entry.version_json.clone()))
 }
 
@@ -233,10 +253,11 @@ enum Registration {
 
 /// The version of `history` (among `versions`, newest first) holding a
 /// schema whose canonical form is `form`, with the id `id` when one is
-/// given, and whose references, metadata and rule set `contract` accepts.
+/// given.
 fn same_canonical(
     registry: &Registry,
     template: &Urn,
+    language: Language,
     versions: &[u32],
     form: &str,
     normalize: bool,
@@ -246,13 +267,15 @@ fn same_canonical(
     for &version in versions.iter().rev() {
         let urn = template.with_version(version)?;
         let held = registry.resolve(&urn)?;
-        if held.language() != Language::JsonSchema {
+        if held.language() != language {
             continue;
         }
         let Ok(text) = std::str::from_utf8(held.bytes()) else {
             continue;
         };
-        if canonical(text, normalize).ok().as_deref() != Some(form) || !contract(&held) {
+        // A text that is no JSON (`.proto`) is compared as it is.
+        let same = text == form || canonical(text, normalize).ok().as_deref() == Some(form);
+        if !same || !contract(&held) {
             continue;
         }
         let held_id = registry.id_of(&urn)?;
@@ -275,33 +298,31 @@ pub(crate) async fn register(
 ) -> Reply {
     let subject = subject(path)?;
     let normalize = Query::parse(raw_query.as_deref()).flag("normalize", false)?;
-    let candidate = candidate_with(&state, &subject, 1, body, Some(normalize))?;
+    let (candidate, contract) =
+        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
     let namespace = state.namespace().to_owned();
     let who = subject.clone();
-    let registration = state
+    let (registration, view) = state
         .blocking(move |registry| {
-            // References resolved; metadata and rule set completed from
-            // the previous version and the config (not in import mode).
-            let import = registry.mode(&who.name)? == Mode::Import;
-            let schema = match contracts::completed(
-                registry,
-                &namespace,
-                &who.name,
-                candidate.schema,
-                &candidate.contract,
-                !import,
-            ) {
-                Ok(schema) => schema,
-                Err(refused) => return Ok(Registration::Refused(refused.into_api())),
-            };
-            register_in(
+            let schema = normalized(registry, candidate.schema, normalize)?;
+            let schema =
+                match contracts::completed(registry, &namespace, &who.name, schema, &contract) {
+                    Ok(schema) => schema,
+                    Err(refused) => return Ok((Registration::Refused(refused.into_api()), None)),
+                };
+            let registration = register_in(
                 registry,
                 &namespace,
                 &who,
                 schema,
                 candidate.given,
                 normalize,
-            )
+            )?;
+            let view = match &registration {
+                Registration::Done { schema, .. } => proto_view(registry, &namespace, schema),
+                Registration::Refused(_) => None,
+            };
+            Ok((registration, view))
         })
         .await
         .map_err(|err| registration_error(err, &subject))?;
@@ -311,7 +332,13 @@ pub(crate) async fn register(
             version,
             schema,
             id,
-        } => Ok(ok(&registered_json(id, &subject.text, version, &schema))),
+        } => Ok(ok(&registered_json(
+            id,
+            &subject.text,
+            version,
+            &schema,
+            view.as_ref(),
+        ))),
     }
 }
 
@@ -363,11 +390,16 @@ fn register_in(
         if let Some((version, held, id)) = same_canonical(
             registry,
             schema.urn(),
+            schema.language(),
             &history.live(),
             &form,
             normalize,
             given.id,
-            &|held| contracts::same_contract(held, &schema),
+            &|held| {
+                held.references() == schema.references()
+                    && held.metadata() == schema.metadata()
+                    && held.rule_set() == schema.rule_set()
+            },
         )? {
             return Ok(Registration::Done {
                 version,
@@ -402,8 +434,7 @@ fn register_in(
     })
 }
 
-/// `schema` under its URN's name at `version` (its references, metadata
-/// and rule set kept).
+/// `schema` under its URN's name at `version`.
 fn at_version(schema: &Schema, version: u32) -> Result<Schema, Error> {
     Ok(schema.with_urn(schema.urn().with_version(version)?))
 }
@@ -426,15 +457,14 @@ pub(crate) async fn lookup(
     } else {
         Seen::Live
     };
-    let Candidate {
-        schema: candidate,
-        contract,
-        ..
-    } = candidate_with(&state, &subject, 1, body, Some(normalize))?;
+    let (candidate, contract) =
+        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
+    let candidate = candidate.schema;
     let namespace = state.namespace().to_owned();
     let name = subject.name.clone();
     let found = state
         .blocking(move |registry| {
+            let candidate = normalized(registry, candidate, normalize)?;
             let candidate = match contracts::resolved(registry, &namespace, candidate, &contract) {
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),
@@ -445,26 +475,30 @@ pub(crate) async fn lookup(
             let found = same_canonical(
                 registry,
                 candidate.urn(),
+                candidate.language(),
                 &versions,
                 &form,
                 normalize,
                 None,
-                &|held| contracts::lookup_matches(held, &candidate),
+                &|held| same_contract(held, &candidate),
             )?;
             let unusable = match found {
                 Some(_) => None,
                 None => registry.check_compiles(&candidate).err(),
             };
-            Ok(Ok((history, versions, found, unusable)))
+            let view = found
+                .as_ref()
+                .and_then(|(_, held, _)| proto_view(registry, &namespace, held));
+            Ok(Ok((history, versions, found, unusable, view)))
         })
         .await
         .map_err(from_error)??;
-    let (history, versions, found, unusable) = found;
+    let (history, versions, found, unusable, view) = found;
     if let Some(err) = unusable {
         return Err(invalid_schema(format!("Invalid schema: {}", err.chain())));
     }
     match found {
-        Some((_, schema, id)) => Ok(ok(&schema_json(&schema, id))),
+        Some((_, schema, id)) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
         None if history.all.is_empty() || versions.is_empty() => {
             Err(subject_not_found(&subject.text))
         }
@@ -598,4 +632,29 @@ pub(crate) fn every_subject(
         }
     }
     Ok(subjects)
+}
+
+/// Whether `held` carries the contract a lookup sent: the same
+/// references, and, when the lookup sent metadata or a rule set, the same
+/// ones (a lookup without them matches any, as Confluent's does).
+fn same_contract(held: &Schema, sent: &Schema) -> bool {
+    held.references() == sent.references()
+        && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
+        && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
+}
+
+/// `schema` as `normalize=true` registers it: a protobuf schema registered
+/// as Confluent's clients do, its text normalized
+/// (`dataschema::proto::normalize`); anything else as it is.
+fn normalized(
+    registry: &crate::Registry,
+    schema: Schema,
+    normalize: bool,
+) -> Result<Schema, Error> {
+    #[cfg(feature = "proto-text")]
+    if normalize {
+        return dataschema_core::proto::normalize(&schema, registry);
+    }
+    let _ = (registry, normalize);
+    Ok(schema)
 }

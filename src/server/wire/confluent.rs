@@ -178,6 +178,7 @@ pub(crate) fn raw(bytes: Bytes) -> Response {
 pub(crate) fn schema_type(language: Language) -> &'static str {
     match language {
         Language::Protobuf => "PROTOBUF",
+        Language::Avro => "AVRO",
         _ => "JSON",
     }
 }
@@ -187,9 +188,38 @@ pub(crate) fn level_name(mode: Compatibility) -> String {
     mode.as_str().to_ascii_uppercase()
 }
 
+/// What Confluent's answers show of a protobuf schema registered as its
+/// clients register it (no root message): its `.proto` text (the text
+/// registered, or printed from the descriptor registered) and its
+/// references. Built on the blocking pool, where its references resolve
+/// (`state.rs`), and handed to the answers below.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ProtoView {
+    /// The `.proto` text.
+    pub(crate) text: String,
+    /// `(name, subject, version)` of each reference, in order.
+    pub(crate) references: Vec<(String, String, u32)>,
+}
+
+/// The references of an answer (`references`), Confluent's shape.
+pub(crate) fn references_json(view: &ProtoView) -> Value {
+    Value::Array(
+        view.references
+            .iter()
+            .map(|(name, subject, version)| {
+                json!({"name": name, "subject": subject_name(subject), "version": version})
+            })
+            .collect(),
+    )
+}
+
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
-/// protobuf descriptor set in base64.
-fn schema_string(schema: &Schema) -> Cow<'_, str> {
+/// protobuf schema registered as Confluent's clients do, its `.proto` text
+/// (`view`); a protobuf descriptor set, in base64.
+fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
+    if let Some(view) = view {
+        return Cow::Borrowed(&view.text);
+    }
     match schema.language() {
         Language::Protobuf => {
             use base64::Engine as _;
@@ -201,9 +231,10 @@ fn schema_string(schema: &Schema) -> Cow<'_, str> {
 
 /// [`schema_string`] as bytes, the answer of the `.../schema` routes: the
 /// schema's own (shared, not copied) when its text is them.
-pub(crate) fn schema_text(schema: &Schema) -> Bytes {
-    match schema_string(schema) {
-        Cow::Borrowed(_) => schema.shared_bytes(),
+pub(crate) fn schema_text(schema: &Schema, view: Option<&ProtoView>) -> Bytes {
+    match schema_string(schema, view) {
+        Cow::Borrowed(text) if text.as_bytes() == schema.bytes() => schema.shared_bytes(),
+        Cow::Borrowed(text) => Bytes::copy_from_slice(text.as_bytes()),
         Cow::Owned(text) => Bytes::from(text),
     }
 }
@@ -211,16 +242,16 @@ pub(crate) fn schema_text(schema: &Schema) -> Bytes {
 /// A subject's version: `{"subject", "version", "id", "guid",
 /// "schemaType", "schema"}`, and `references`, `metadata`, `ruleSet` when
 /// the version has them (a version read, a lookup).
-pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
+pub(crate) fn schema_json(schema: &Schema, id: SchemaId, view: Option<&ProtoView>) -> Value {
     let mut answer = json!({
         "subject": subject_name(schema.urn().name()),
         "version": schema.urn().version(),
         "id": id,
         "guid": guid(schema),
         "schemaType": schema_type(schema.language()),
-        "schema": schema_string(schema),
+        "schema": schema_string(schema, view),
     });
-    contract_members(schema, &mut answer);
+    contract_members(schema, view, &mut answer);
     answer
 }
 
@@ -230,9 +261,13 @@ pub(crate) fn guid(schema: &Schema) -> String {
 }
 
 /// Adds a version's `references` (`name`, `subject`, `version`),
-/// `metadata` and `ruleSet` to an answer, those it has.
-pub(crate) fn contract_members(schema: &Schema, answer: &mut Value) {
-    if !schema.references().is_empty() {
+/// `metadata` and `ruleSet` to an answer, those it has: a protobuf
+/// registration's references are its `view`'s (they travel in its bytes),
+/// any other schema's its [`Schema::references`].
+pub(crate) fn contract_members(schema: &Schema, view: Option<&ProtoView>, answer: &mut Value) {
+    if let Some(view) = view.filter(|view| !view.references.is_empty()) {
+        answer["references"] = references_json(view);
+    } else if !schema.references().is_empty() {
         let references: Vec<Value> = schema
             .references()
             .iter()
@@ -267,33 +302,39 @@ pub(crate) fn mode_json(mode: crate::store::Mode) -> Value {
 
 /// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
 /// URN).
-pub(crate) fn version_json(schema: &Schema, id: SchemaId) -> Bytes {
-    Bytes::from(schema_json(schema, id).to_string())
+pub(crate) fn version_json(schema: &Schema, id: SchemaId, view: Option<&ProtoView>) -> Bytes {
+    Bytes::from(schema_json(schema, id, view).to_string())
 }
 
 /// The answer of `GET /schemas/ids/{id}`, serialized (cached per id).
-pub(crate) fn id_json(schema: &Schema) -> Bytes {
+pub(crate) fn id_json(schema: &Schema, view: Option<&ProtoView>) -> Bytes {
     let mut value = json!({
         "guid": guid(schema),
         "schemaType": schema_type(schema.language()),
-        "schema": schema_string(schema),
+        "schema": schema_string(schema, view),
     });
-    contract_members(schema, &mut value);
+    contract_members(schema, view, &mut value);
     Bytes::from(value.to_string())
 }
 
 /// The answer of a register: the version `schema` was given under
 /// `subject`, with its id.
-pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema: &Schema) -> Value {
+pub(crate) fn registered_json(
+    id: SchemaId,
+    subject: &str,
+    version: u32,
+    schema: &Schema,
+    view: Option<&ProtoView>,
+) -> Value {
     let mut answer = json!({
         "id": id,
         "guid": guid(schema),
         "subject": subject,
         "version": version,
-        "schemaType": "JSON",
-        "schema": String::from_utf8_lossy(schema.bytes()),
+        "schemaType": schema_type(schema.language()),
+        "schema": schema_string(schema, view),
     });
-    contract_members(schema, &mut answer);
+    contract_members(schema, view, &mut answer);
     answer
 }
 

@@ -14,8 +14,13 @@
 //!
 //! A value is read once against its subschema; the applicators that apply
 //! several subschemas to the same value (`allOf`, `anyOf`, `oneOf`, `not`,
-//! `if`, `$ref`, dependent schemas) read its bytes again for each, which
-//! is the walk `jsonschema` makes over the `Value` tree. A member that fails
+//! `if`, `$ref`, dependent schemas) read it again for each, which is the
+//! walk `jsonschema` makes over the `Value` tree, with two short cuts: a
+//! branch that accepts no value of the value's type (`Node::accepts`) is
+//! not read, and an object read more than once is reread from the tape its
+//! first read records (where each member's key starts and value ends), so
+//! that a branch tokenizes only the values it checks and stops at its
+//! first failing member. A member that fails
 //! its subschema fails its object only if no later member has the same key
 //! (the last one wins, as in the `Value` serde_json builds); finding that out
 //! reads ahead in the object, within a budget proportional to the payload,
@@ -48,6 +53,68 @@ struct Scratch {
     budget: usize,
     /// Subschemas being checked, nested.
     frames: usize,
+    /// The items of an array `uniqueItems` compares on the bytes.
+    items: Vec<Item>,
+    /// Where an object starts that is about to be read more than once (by
+    /// a node's own keywords and its in-place applicators, or by several
+    /// branches): its first read records a [`Tape`].
+    tape_at: usize,
+    /// The tapes of this scan's objects read more than once.
+    tapes: Vec<Tape>,
+    /// Emptied member lists, reused.
+    pool: Vec<Vec<Entry>>,
+}
+
+/// One object's members, recorded by its first read: a later read finds
+/// each key and value without tokenizing the values it does not check,
+/// and stops at the first failing member.
+struct Tape {
+    start: usize,
+    end: usize,
+    entries: Vec<Entry>,
+}
+
+/// One member of a [`Tape`]: where its key starts and its value ends.
+#[derive(Clone, Copy)]
+struct Entry {
+    key_at: usize,
+    value_end: usize,
+}
+
+/// The most tapes a lookup searches, newest first (older objects are read
+/// again without one).
+const TAPES_SEARCHED: usize = 64;
+
+impl Scratch {
+    /// The tape of the object at `start`, if it has one.
+    #[inline]
+    fn tape(&self, start: usize) -> Option<usize> {
+        let newest = self.tapes.len();
+        (newest.saturating_sub(TAPES_SEARCHED)..newest)
+            .rev()
+            .find(|&t| self.tapes[t].start == start)
+    }
+
+    /// Back to no tapes, their lists kept for reuse.
+    fn forget_tapes(&mut self) {
+        self.tape_at = usize::MAX;
+        for tape in self.tapes.drain(..) {
+            if self.pool.len() < TAPES_SEARCHED {
+                self.pool.push(tape.entries);
+            }
+        }
+    }
+}
+
+/// One scalar item of an array, as `uniqueItems` compares it: its kind, a
+/// number's value (an exact `f64`, zero's sign dropped, as bits) and a
+/// string's unescaped body (its place in the payload).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Item {
+    kind: u8,
+    bits: u64,
+    at: usize,
+    len: usize,
 }
 
 impl Scratch {
@@ -64,7 +131,15 @@ impl Scratch {
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
-        RefCell::new(Scratch { text: Value::Null, budget: 0, frames: 0 })
+        RefCell::new(Scratch {
+            text: Value::Null,
+            budget: 0,
+            frames: 0,
+            items: Vec::new(),
+            tape_at: usize::MAX,
+            tapes: Vec::new(),
+            pool: Vec::new(),
+        })
     };
 }
 
@@ -76,15 +151,30 @@ impl JsonPlan {
     /// `jsonschema` must be asked. Allocates nothing on a thread's later
     /// calls, except to grow its buffer for a longer escaped string.
     pub fn scan(&self, payload: &[u8]) -> Option<bool> {
+        match self.scan_outcome(payload) {
+            Scanned::Valid => Some(true),
+            Scanned::Invalid => Some(false),
+            Scanned::Unsure | Scanned::Undecided => None,
+        }
+    }
+
+    /// [`JsonPlan::scan`], telling apart a payload `jsonschema` must be
+    /// asked about and one without a verdict.
+    pub(super) fn scan_outcome(&self, payload: &[u8]) -> Scanned {
         let run = |scratch: &mut Scratch| {
             scratch.budget = payload.len().saturating_mul(4).saturating_add(4096);
             scratch.frames = 0;
+            scratch.forget_tapes();
             let mut cur = Cursor {
                 bytes: payload,
                 pos: 0,
             };
             cur.ws();
-            let verdict = self.check(self.root, &mut cur, scratch, 0)?;
+            let verdict = self.check(self.root, &mut cur, scratch, 0);
+            // The tapes' lists go back to the pool now, so that the next
+            // payload of the same shape allocates nothing.
+            scratch.forget_tapes();
+            let verdict = verdict?;
             cur.ws();
             if cur.pos != payload.len() {
                 return Err(Stop::NotJson);
@@ -98,9 +188,12 @@ impl JsonPlan {
             })
             .unwrap_or_else(|_| run(&mut new_scratch()));
         match result {
-            Ok(verdict) => Some(verdict),
-            Err(Stop::NotJson) => Some(false),
-            Err(Stop::Unsure) => None,
+            Ok(true) => Scanned::Valid,
+            Ok(false) | Err(Stop::NotJson) => Scanned::Invalid,
+            Err(Stop::Unsure) => Scanned::Unsure,
+            // Not JSON is invalid whatever the match.
+            Err(Stop::Undecided) if !is_json(payload) => Scanned::Invalid,
+            Err(Stop::Undecided) => Scanned::Undecided,
         }
     }
 
@@ -139,6 +232,10 @@ impl JsonPlan {
             };
             return Ok(whole.is_valid(&value));
         }
+        if node.in_place() && cur.peek() == Some(b'{') {
+            // Read more than once: the first read records a tape.
+            sc.tape_at = start;
+        }
         if node.only_in_place {
             // Each applicator reads the whole value (its syntax too), and
             // leaves the cursor after it.
@@ -153,7 +250,8 @@ impl JsonPlan {
         Ok(ok)
     }
 
-    /// The applicators that read the value at `start` again.
+    /// The applicators that read the value at `start` again; the cursor
+    /// left after the value.
     fn in_place(
         &self,
         node: &Node,
@@ -162,9 +260,40 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
     ) -> Scan<bool> {
-        let again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+        let mut end = None;
+        let verdict = self.in_place_verdict(node, start, cur, sc, depth, &mut end);
+        match end {
+            Some(end) => cur.pos = end,
+            // No branch read the value (a value of a type none accepts): it
+            // is read once here, for its syntax.
+            None => {
+                cur.pos = start;
+                cur.skip(depth)?;
+            }
+        }
+        verdict
+    }
+
+    fn in_place_verdict(
+        &self,
+        node: &Node,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<bool> {
+        // The value's type by its first byte: a branch that accepts no
+        // value of that type fails without reading it.
+        let kind = value_type(cur.bytes.get(start).copied());
+        let mut again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+            if self.nodes[id as usize].accepts & kind == 0 {
+                return Ok(false);
+            }
             cur.pos = start;
-            self.check(id, cur, sc, depth)
+            let ok = self.check(id, cur, sc, depth)?;
+            *end = Some(cur.pos);
+            Ok(ok)
         };
         for &id in &node.all_of {
             if !again(id, cur, sc)? {
@@ -222,7 +351,10 @@ impl JsonPlan {
         match cur.peek() {
             Some(b'"') => {
                 let text = cur.string()?;
-                Ok(node.types & STRING != 0 && self.string(node, text, sc))
+                if node.types & STRING == 0 {
+                    return Ok(false);
+                }
+                self.string(node, text, sc)
             }
             Some(b'-' | b'0'..=b'9') => {
                 let n = Number::from(cur.number().map_err(|NotJson| Stop::NotJson)?);
@@ -272,7 +404,7 @@ impl JsonPlan {
         }
     }
 
-    fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> bool {
+    fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> Scan<bool> {
         if node.min_length > 0 || node.max_length < u64::MAX {
             // A code point takes 1 to 4 bytes of UTF-8, and 1 to 12 of
             // escapes (a surrogate pair): the byte length often decides.
@@ -283,37 +415,43 @@ impl JsonPlan {
                 bytes.div_ceil(4)
             };
             if bytes < node.min_length {
-                return false;
+                return Ok(false);
             }
             if bytes > node.max_length || least < node.min_length {
                 let length = text.chars();
                 if length < node.min_length || length > node.max_length {
-                    return false;
+                    return Ok(false);
                 }
             }
         }
+        let checks_text = node.text.is_some() || node.backtracking.is_some();
         if let Some(options) = &node.strings {
             if !text.escaped {
-                if !options.iter().any(|option| **option == *text.body) {
-                    return false;
+                if !options.contains(text.body) {
+                    return Ok(false);
                 }
-                if node.text.is_none() {
-                    return true;
+                if !checks_text {
+                    return Ok(true);
                 }
             }
-        } else if node.text.is_none() && node.choice.is_none() {
-            return true;
+        } else if !checks_text && node.choice.is_none() {
+            return Ok(true);
         }
         sc.fill(&text);
         let chosen = match &node.strings {
             Some(_) if !text.escaped => true,
-            Some(options) => {
-                let text = sc.text.as_str().unwrap_or_default();
-                options.iter().any(|option| **option == *text)
-            }
+            Some(options) => options.contains(sc.text.as_str().unwrap_or_default()),
             None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
         };
-        chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))
+        if !(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))) {
+            return Ok(false);
+        }
+        match &node.backtracking {
+            Some(pattern) => pattern
+                .is_match(sc.text.as_str().unwrap_or_default())
+                .ok_or(Stop::Undecided),
+            None => Ok(true),
+        }
     }
 
     fn array(
@@ -329,6 +467,8 @@ impl JsonPlan {
         cur.ws();
         let mut ok = node.types & ARRAY != 0 && (node.choice.is_none() || node.compound_choice);
         let mut count: usize = 0;
+        // Items matching `contains`.
+        let mut contained: u64 = 0;
         if cur.peek() == Some(b']') {
             cur.pos += 1;
         } else {
@@ -338,9 +478,27 @@ impl JsonPlan {
                         Some(&id) => Some(id),
                         None => node.rest,
                     };
+                    let item_at = cur.pos;
                     match schema {
                         Some(id) => ok = self.check(id, cur, sc, depth)?,
-                        None => cur.skip(depth)?,
+                        None if node.contains.is_none() => cur.skip(depth)?,
+                        // Read by `contains` below.
+                        None => {}
+                    }
+                    if let (true, Some(id)) = (ok, node.contains) {
+                        let end = (cur.pos != item_at).then_some(cur.pos);
+                        cur.pos = item_at;
+                        if self.check(id, cur, sc, depth)? {
+                            contained += 1;
+                            // More than `maxContains`: the array fails.
+                            ok = contained <= node.max_contains;
+                        }
+                        if let Some(end) = end {
+                            cur.pos = end;
+                        }
+                    } else if cur.pos == item_at {
+                        // Not read yet (the array failed at this item).
+                        cur.skip(depth)?;
                     }
                 } else {
                     cur.skip(depth)?;
@@ -355,7 +513,15 @@ impl JsonPlan {
         if !(ok && count >= node.min_items && count <= node.max_items) {
             return Ok(false);
         }
+        if node.contains.is_some() && contained < node.min_contains {
+            return Ok(false);
+        }
         let unique = node.unique && count > 1;
+        if unique && !node.compound_choice {
+            if let Some(distinct) = unique_scalars(&cur.bytes[start..cur.pos], sc) {
+                return Ok(distinct);
+            }
+        }
         if unique || node.compound_choice {
             return subvalue(node, &cur.bytes[start..cur.pos], unique);
         }
@@ -370,6 +536,16 @@ impl JsonPlan {
         depth: usize,
     ) -> Scan<bool> {
         let start = cur.pos;
+        if let Some(tape) = sc.tape(start) {
+            return self.object_on_tape(node, start, tape, cur, sc, depth);
+        }
+        let mut entries = if sc.tape_at == start {
+            let mut entries = sc.pool.pop().unwrap_or_default();
+            entries.clear();
+            Some(entries)
+        } else {
+            None
+        };
         let depth = enter(depth)?;
         cur.pos += 1;
         cur.ws();
@@ -388,11 +564,27 @@ impl JsonPlan {
                 };
                 if !ok {
                     cur.skip(depth)?;
-                } else if !self.member(node, key, known, key_at, cur, sc, depth, &mut present)? {
+                } else if !self.member(
+                    node,
+                    key,
+                    known,
+                    key_at,
+                    None,
+                    cur,
+                    sc,
+                    depth,
+                    &mut present,
+                )? {
                     // Fails, unless a later member with the same key wins.
                     if !self.overridden(key, cur, sc, depth)? {
                         ok = false;
                     }
+                }
+                if let Some(entries) = &mut entries {
+                    entries.push(Entry {
+                        key_at,
+                        value_end: cur.pos,
+                    });
                 }
                 members += 1;
                 if !cur.next_or_close(b'}')? {
@@ -401,7 +593,82 @@ impl JsonPlan {
             }
         }
         let end = cur.pos;
-        if !ok || members < node.min_properties {
+        if let Some(entries) = entries {
+            sc.tapes.push(Tape {
+                start,
+                end,
+                entries,
+            });
+        }
+        if !ok {
+            return Ok(false);
+        }
+        self.object_end(node, start, end, present, members, cur, sc, depth)
+    }
+
+    /// [`JsonPlan::object`] on an object read before, from its tape.
+    fn object_on_tape(
+        &self,
+        node: &Node,
+        start: usize,
+        tape: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let depth = enter(depth)?;
+        let end = sc.tapes[tape].end;
+        if !(node.types & OBJECT != 0 && (node.choice.is_none() || node.compound_choice)) {
+            cur.pos = end;
+            return Ok(false);
+        }
+        let mut present: u64 = 0;
+        let members = sc.tapes[tape].entries.len();
+        for i in 0..members {
+            // (Tapes are only added to during a scan: `tape` stays.)
+            let entry = sc.tapes[tape].entries[i];
+            cur.pos = entry.key_at;
+            let (key, known) = match cur.known_key(&node.members) {
+                Some((key, at)) => (key, Some(at)),
+                None => (cur.key()?, None),
+            };
+            let at = entry.key_at;
+            let value_end = Some(entry.value_end);
+            if !self.member(
+                node,
+                key,
+                known,
+                at,
+                value_end,
+                cur,
+                sc,
+                depth,
+                &mut present,
+            )? && !self.overridden(key, cur, sc, depth)?
+            {
+                cur.pos = end;
+                return Ok(false);
+            }
+        }
+        cur.pos = end;
+        self.object_end(node, start, end, present, members as u64, cur, sc, depth)
+    }
+
+    /// The keywords of an object read to `end` whose members all passed:
+    /// `required`, dependencies, the counts, `enum`.
+    #[allow(clippy::too_many_arguments)]
+    fn object_end(
+        &self,
+        node: &Node,
+        start: usize,
+        end: usize,
+        present: u64,
+        members: u64,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        if members < node.min_properties {
             return Ok(false);
         }
         if present & node.required != node.required {
@@ -443,6 +710,7 @@ impl JsonPlan {
         key: Str<'_>,
         known: Option<usize>,
         key_at: usize,
+        value_end: Option<usize>,
         cur: &mut Cursor<'_>,
         sc: &mut Scratch,
         depth: usize,
@@ -467,7 +735,7 @@ impl JsonPlan {
         }
         let mut matched: u64 = 0;
         for (i, (pattern, _)) in node.patterns.iter().enumerate() {
-            if pattern.is_valid(&sc.text) {
+            if pattern.matches(&sc.text).ok_or(Stop::Undecided)? {
                 matched |= 1 << i;
             }
         }
@@ -502,9 +770,9 @@ impl JsonPlan {
                 ok = apply(id, cur, sc)?;
             }
         }
-        match end {
-            Some(end) => cur.pos = end,
-            None => {
+        match (end, value_end) {
+            (Some(end), _) | (None, Some(end)) => cur.pos = end,
+            (None, None) => {
                 cur.pos = value_at;
                 cur.skip(depth)?;
             }
@@ -559,6 +827,131 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
     Ok(!extra || node.extra.as_ref().is_none_or(|v| v.is_valid(&value)))
 }
 
+/// The type bits ([`STRING`], ...) a value starting with `first` may have:
+/// none for a byte no JSON value starts with.
+#[inline]
+fn value_type(first: Option<u8>) -> u8 {
+    match first {
+        Some(b'"') => STRING,
+        Some(b'-' | b'0'..=b'9') => NUMBER | INTEGER,
+        Some(b't' | b'f') => BOOLEAN,
+        Some(b'n') => NULL,
+        Some(b'[') => ARRAY,
+        Some(b'{') => OBJECT,
+        _ => 0,
+    }
+}
+
+/// What [`JsonPlan::scan_outcome`] found.
+pub(super) enum Scanned {
+    Valid,
+    Invalid,
+    /// Ask `jsonschema`.
+    Unsure,
+    /// The verdict may hang on a backtracking match that ran out of its
+    /// budget: none.
+    Undecided,
+}
+
+/// Whether `payload` is JSON as serde_json reads it.
+#[cold]
+fn is_json(payload: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok()
+}
+
+/// `uniqueItems` on the bytes of an array (checked to be JSON) whose items
+/// are all scalars: `None` when an item is an array or object, a string
+/// holds an escape, or a number is not exactly an `f64` (the parsed array
+/// is asked then). Numbers are equal by value (`1` and `1.0`, `0` and
+/// `-0.0`), strings by their text, as `jsonschema` compares them.
+fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
+    const NUM: u8 = 0;
+    const STR: u8 = 1;
+    const TRUE: u8 = 2;
+    const FALSE: u8 = 3;
+    const NIL: u8 = 4;
+    let items = &mut sc.items;
+    items.clear();
+    let mut cur = Cursor { bytes, pos: 1 };
+    cur.ws();
+    if cur.peek() == Some(b']') {
+        return Some(true);
+    }
+    loop {
+        let at = cur.pos;
+        let item = match cur.peek()? {
+            b'"' => {
+                let text = cur.string().ok()?;
+                if text.escaped {
+                    return None;
+                }
+                Item {
+                    kind: STR,
+                    bits: 0,
+                    at: at + 1,
+                    len: text.body.len(),
+                }
+            }
+            b'-' | b'0'..=b'9' => {
+                let n = Number::from(cur.number().ok()?);
+                let x = exact_f64(&n)?;
+                // `0.0 == -0.0`: one key for both.
+                let x = if x == 0.0 { 0.0 } else { x };
+                Item {
+                    kind: NUM,
+                    bits: x.to_bits(),
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b't' => {
+                cur.literal(b"true").ok()?;
+                Item {
+                    kind: TRUE,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b'f' => {
+                cur.literal(b"false").ok()?;
+                Item {
+                    kind: FALSE,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            b'n' => {
+                cur.literal(b"null").ok()?;
+                Item {
+                    kind: NIL,
+                    bits: 0,
+                    at: 0,
+                    len: 0,
+                }
+            }
+            _ => return None,
+        };
+        items.push(item);
+        if !cur.next_or_close(b']').ok()? {
+            break;
+        }
+    }
+    let text = |item: &Item| &bytes[item.at..item.at + item.len];
+    let same = |a: &Item, b: &Item| a.kind == b.kind && a.bits == b.bits && text(a) == text(b);
+    if items.len() <= 16 {
+        for (i, a) in items.iter().enumerate() {
+            if items[..i].iter().any(|b| same(a, b)) {
+                return Some(false);
+            }
+        }
+        return Some(true);
+    }
+    items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
+    Some(!items.windows(2).any(|pair| same(&pair[0], &pair[1])))
+}
+
 /// `x` within exact bounds.
 #[inline]
 fn within(bounds: &[(Bound, f64)], x: f64) -> bool {
@@ -581,5 +974,9 @@ fn new_scratch() -> Scratch {
         text: Value::String(String::new()),
         budget: 0,
         frames: 0,
+        items: Vec::new(),
+        tape_at: usize::MAX,
+        tapes: Vec::new(),
+        pool: Vec::new(),
     }
 }

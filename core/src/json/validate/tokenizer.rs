@@ -13,6 +13,10 @@ pub(super) enum Stop {
     NotJson,
     /// Past the look-ahead budget: ask `jsonschema`.
     Unsure,
+    /// A backtracking `pattern` match ran out of its budget: no verdict
+    /// (the scanner does not ask `jsonschema`, which would run out of it
+    /// again, once per such match in the payload).
+    Undecided,
 }
 
 pub(super) type Scan<T> = Result<T, Stop>;

@@ -1,0 +1,565 @@
+//! The validating Avro binary scanner: a schema compiled once into a
+//! [`Plan`], and a payload checked in one pass over its bytes without
+//! decoding it into values. Nothing is allocated for a valid payload; the
+//! path and message of a refusal are built only on the way out of a failing
+//! walk.
+//!
+//! The checks, from the specification's binary encoding:
+//!
+//! * `int` and `long` are zigzag varints of at most 5 and 10 bytes whose
+//!   value fits 32 and 64 bits (the bits above are refused, not dropped);
+//! * a `boolean` is the byte 0 or 1; a `float` 4 bytes, a `double` 8;
+//! * `bytes` and `string` lengths are not negative and within the payload;
+//!   a `string` is UTF-8;
+//! * array and map blocks: a count, then its items; a negative count is
+//!   followed by the block's byte size, which must be exactly what the
+//!   block's items take; a count of `i64::MIN` is refused (its magnitude does
+//!   not exist); map keys are strings;
+//! * union and enum indexes are within the branches and the symbols;
+//! * a `fixed` has its size;
+//! * types nest at most [`MAX_DEPTH`] deep (a recursive schema's payload);
+//! * nothing follows the datum;
+//! * logical types: a decimal's unscaled value has at most its precision's
+//!   digits; a `uuid` string is a UUID in its 8-4-4-4-12 hexadecimal form.
+
+use std::sync::Arc;
+
+use super::model::{AvroSchema, Logical, Node, NodeId};
+use crate::validate::{Violation, ViolationKind};
+
+/// How deep types may nest in a payload (records, arrays, maps and unions
+/// each count one), so that a payload of a recursive schema cannot exhaust
+/// the stack.
+pub const MAX_DEPTH: u32 = 128;
+
+/// A schema compiled for scanning: its types and each type's smallest
+/// encoding (a type whose smallest encoding is 0 bytes is always 0 bytes:
+/// `null`, a `fixed` of size 0, a record of such).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    schema: Arc<AvroSchema>,
+    min_size: Vec<u64>,
+}
+
+/// Why a walk stopped: the problem, and the path segments collected on the
+/// way out (innermost first).
+#[derive(Debug)]
+struct Fail {
+    kind: ViolationKind,
+    message: String,
+    segments: Vec<String>,
+}
+
+type Walk = Result<(), Box<Fail>>;
+
+#[cold]
+fn fail(kind: ViolationKind, message: impl Into<String>) -> Box<Fail> {
+    Box::new(Fail {
+        kind,
+        message: message.into(),
+        segments: Vec::new(),
+    })
+}
+
+#[cold]
+fn wire(message: impl Into<String>) -> Box<Fail> {
+    fail(ViolationKind::Wire, message)
+}
+
+#[cold]
+fn within(mut failure: Box<Fail>, segment: impl FnOnce() -> String) -> Box<Fail> {
+    failure.segments.push(segment());
+    failure
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    #[inline]
+    fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    #[inline]
+    fn varint(&mut self, max_bytes: usize, what: &str) -> Result<u64, Box<Fail>> {
+        let mut value: u64 = 0;
+        for i in 0..max_bytes {
+            let Some(&byte) = self.bytes.get(self.pos) else {
+                return Err(wire(format!("the payload ends inside {what}")));
+            };
+            self.pos += 1;
+            let low = u64::from(byte & 0x7f);
+            let shift = 7 * i as u32;
+            if shift == 63 && low > 1 {
+                return Err(wire(format!("{what} does not fit 64 bits")));
+            }
+            value |= low << shift;
+            if byte & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(wire(format!("{what} is longer than {max_bytes} bytes")))
+    }
+
+    #[inline]
+    fn long(&mut self, what: &str) -> Result<i64, Box<Fail>> {
+        let raw = self.varint(10, what)?;
+        Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+    }
+
+    #[inline]
+    fn int(&mut self, what: &str) -> Result<i32, Box<Fail>> {
+        let raw = self.varint(5, what)?;
+        if raw > u64::from(u32::MAX) {
+            return Err(wire(format!("{what} does not fit 32 bits")));
+        }
+        let raw = raw as u32;
+        Ok(((raw >> 1) as i32) ^ -((raw & 1) as i32))
+    }
+
+    #[inline]
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], Box<Fail>> {
+        if n > self.remaining() {
+            return Err(wire(format!(
+                "{what} of {n} bytes runs past the end of the payload"
+            )));
+        }
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// A length-prefixed `bytes` or `string` value.
+    #[inline]
+    fn length_prefixed(&mut self, what: &str) -> Result<&'a [u8], Box<Fail>> {
+        let len = self.long(what)?;
+        if len < 0 {
+            return Err(wire(format!("{what} has a negative length ({len})")));
+        }
+        let len = usize::try_from(len).unwrap_or(usize::MAX);
+        self.take(len, what)
+    }
+}
+
+impl Plan {
+    /// Compiles `schema` for scanning.
+    pub fn new(schema: Arc<AvroSchema>) -> Plan {
+        let mut min_size = vec![u64::MAX; schema.nodes.len()];
+        // Sizes settle in a few rounds (records are the only sums, and a
+        // record that holds itself holds it behind an array, a map or a
+        // union, whose smallest encoding is one byte).
+        for _ in 0..=schema.nodes.len() {
+            let mut changed = false;
+            for (i, node) in schema.nodes.iter().enumerate() {
+                let size = match node {
+                    Node::Null => 0,
+                    Node::Float => 4,
+                    Node::Double => 8,
+                    Node::Fixed(f) => f.size as u64,
+                    Node::Record(r) => r
+                        .fields
+                        .iter()
+                        .map(|f| min_size[f.ty as usize])
+                        .fold(0u64, u64::saturating_add),
+                    _ => 1,
+                };
+                if size != min_size[i] {
+                    min_size[i] = size;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        Plan { schema, min_size }
+    }
+
+    /// The schema read.
+    #[allow(dead_code)] // used by the `unstable` re-export's users
+    pub fn schema(&self) -> &AvroSchema {
+        &self.schema
+    }
+
+    /// The schema read, shared.
+    pub fn shared_schema(&self) -> Arc<AvroSchema> {
+        Arc::clone(&self.schema)
+    }
+
+    /// Whether `payload` is exactly one datum of the schema.
+    #[inline]
+    pub fn is_valid(&self, payload: &[u8]) -> bool {
+        self.check(payload).is_ok()
+    }
+
+    fn check(&self, payload: &[u8]) -> Walk {
+        let mut cursor = Cursor {
+            bytes: payload,
+            pos: 0,
+        };
+        self.walk(self.schema.root, &mut cursor, 0)?;
+        if cursor.remaining() != 0 {
+            return Err(wire(format!(
+                "{} bytes follow the datum",
+                cursor.remaining()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The violation of a payload (one: the walk stops at the first problem,
+    /// after which nothing of the bytes can be read reliably); empty when it
+    /// is valid.
+    pub fn violations(&self, payload: &[u8]) -> Vec<Violation> {
+        match self.check(payload) {
+            Ok(()) => Vec::new(),
+            Err(failure) => {
+                let mut path = String::new();
+                for segment in failure.segments.iter().rev() {
+                    path.push('/');
+                    path.push_str(segment);
+                }
+                vec![Violation::new(path, failure.kind, failure.message)]
+            }
+        }
+    }
+
+    fn walk(&self, id: NodeId, cursor: &mut Cursor<'_>, depth: u32) -> Walk {
+        match self.schema.node(id) {
+            Node::Null => Ok(()),
+            Node::Boolean => match cursor.take(1, "a boolean")?[0] {
+                0 | 1 => Ok(()),
+                other => Err(wire(format!("a boolean is the byte 0 or 1, found {other}"))),
+            },
+            Node::Int(_) => cursor.int("an int").map(drop),
+            Node::Long(_) => cursor.long("a long").map(drop),
+            Node::Float => cursor.take(4, "a float").map(drop),
+            Node::Double => cursor.take(8, "a double").map(drop),
+            Node::Bytes(logical) => {
+                let bytes = cursor.length_prefixed("a bytes value")?;
+                check_decimal(*logical, bytes)
+            }
+            Node::String(logical) => {
+                let bytes = cursor.length_prefixed("a string")?;
+                let text = std::str::from_utf8(bytes).map_err(|_| {
+                    fail(
+                        ViolationKind::Utf8,
+                        "a string holds bytes that are not UTF-8",
+                    )
+                })?;
+                if *logical == Logical::Uuid && !is_uuid(text) {
+                    return Err(fail(
+                        ViolationKind::Format,
+                        format!("{:?} is not a UUID", crate::clip(text, 60)),
+                    ));
+                }
+                Ok(())
+            }
+            Node::Fixed(fixed) => {
+                let bytes = cursor.take(fixed.size, "a fixed")?;
+                check_decimal(fixed.logical, bytes)
+            }
+            Node::Enum(e) => {
+                let index = cursor.int("an enum index")?;
+                if index < 0 || index as usize >= e.symbols.len() {
+                    return Err(fail(
+                        ViolationKind::Enum,
+                        format!(
+                            "enum index {index} is out of range: {} has {} symbols",
+                            e.name,
+                            e.symbols.len()
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            Node::Union(branches) => {
+                let depth = self.deeper(depth)?;
+                let index = cursor.long("a union index")?;
+                let Some(&branch) = usize::try_from(index).ok().and_then(|i| branches.get(i))
+                else {
+                    return Err(wire(format!(
+                        "union index {index} is out of range: the union has {} branches",
+                        branches.len()
+                    )));
+                };
+                self.walk(branch, cursor, depth)
+            }
+            Node::Record(record) => {
+                let depth = self.deeper(depth)?;
+                for field in &record.fields {
+                    self.walk(field.ty, cursor, depth)
+                        .map_err(|f| within(f, || field.name.clone()))?;
+                }
+                Ok(())
+            }
+            Node::Array(items) => {
+                let depth = self.deeper(depth)?;
+                let mut index: u64 = 0;
+                let per_item = self.min_size[*items as usize];
+                self.blocks(cursor, per_item, |plan, cursor| {
+                    let at = index;
+                    index += 1;
+                    plan.walk(*items, cursor, depth)
+                        .map_err(|f| within(f, || at.to_string()))
+                })
+            }
+            Node::Map(values) => {
+                let depth = self.deeper(depth)?;
+                // An entry has a key: at least one byte.
+                let per_item = self.min_size[*values as usize].saturating_add(1);
+                self.blocks(cursor, per_item, |plan, cursor| {
+                    let key = cursor.length_prefixed("a map key")?;
+                    let key = std::str::from_utf8(key).map_err(|_| {
+                        fail(
+                            ViolationKind::Utf8,
+                            "a map key holds bytes that are not UTF-8",
+                        )
+                    })?;
+                    plan.walk(*values, cursor, depth)
+                        .map_err(|f| within(f, || token(key)))
+                })
+            }
+        }
+    }
+
+    #[inline]
+    fn deeper(&self, depth: u32) -> Result<u32, Box<Fail>> {
+        if depth >= MAX_DEPTH {
+            return Err(fail(
+                ViolationKind::TooDeep,
+                format!("the datum nests deeper than {MAX_DEPTH} levels"),
+            ));
+        }
+        Ok(depth + 1)
+    }
+
+    /// The blocks of an array or a map, each item read by `item`.
+    #[inline]
+    fn blocks(
+        &self,
+        cursor: &mut Cursor<'_>,
+        per_item: u64,
+        mut item: impl FnMut(&Plan, &mut Cursor<'_>) -> Walk,
+    ) -> Walk {
+        loop {
+            let count = cursor.long("a block count")?;
+            if count == 0 {
+                return Ok(());
+            }
+            let (count, end) = if count < 0 {
+                if count == i64::MIN {
+                    return Err(wire("a block count of -2^63 has no magnitude"));
+                }
+                let size = cursor.long("a block's byte size")?;
+                if size < 0 {
+                    return Err(wire(format!("a block's byte size is negative ({size})")));
+                }
+                let size = usize::try_from(size).unwrap_or(usize::MAX);
+                if size > cursor.remaining() {
+                    return Err(wire(format!(
+                        "a block of {size} bytes runs past the end of the payload"
+                    )));
+                }
+                (count.unsigned_abs(), Some(cursor.pos + size))
+            } else {
+                (count as u64, None)
+            };
+            if per_item == 0 {
+                // Items of a type whose encoding is always empty (`null`,
+                // a fixed of size 0, a record of such): nothing to read.
+                if let Some(end) = end {
+                    if end != cursor.pos {
+                        return Err(wire(format!(
+                            "a block's byte size says it ends at byte {end}, its items end at byte {}",
+                            cursor.pos
+                        )));
+                    }
+                }
+                continue;
+            }
+            if count > (cursor.remaining() as u64) / per_item {
+                return Err(wire(format!(
+                    "a block of {count} items cannot fit in the {} bytes left",
+                    cursor.remaining()
+                )));
+            }
+            for _ in 0..count {
+                item(self, cursor)?;
+            }
+            if let Some(end) = end {
+                if cursor.pos != end {
+                    return Err(wire(format!(
+                        "a block's byte size says it ends at byte {end}, its items end at byte {}",
+                        cursor.pos
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// A map key as a path segment (`/` and `~` escaped as in a JSON pointer).
+fn token(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// A decimal's two's-complement unscaled value has at most `precision`
+/// decimal digits.
+#[inline]
+fn check_decimal(logical: Logical, bytes: &[u8]) -> Walk {
+    let Logical::Decimal { precision, .. } = logical else {
+        return Ok(());
+    };
+    if decimal_fits(bytes, precision) {
+        Ok(())
+    } else {
+        Err(fail(
+            ViolationKind::Bounds,
+            format!("the decimal's unscaled value has more than {precision} digits"),
+        ))
+    }
+}
+
+/// Whether the big-endian two's-complement integer `bytes` has at most
+/// `precision` decimal digits.
+pub(crate) fn decimal_fits(bytes: &[u8], precision: u32) -> bool {
+    if bytes.is_empty() {
+        return true;
+    }
+    let negative = bytes[0] & 0x80 != 0;
+    // Drop the sign-extension bytes.
+    let fill = if negative { 0xff } else { 0x00 };
+    let mut start = 0;
+    while start + 1 < bytes.len()
+        && bytes[start] == fill
+        && (bytes[start + 1] & 0x80 != 0) == negative
+    {
+        start += 1;
+    }
+    let bytes = &bytes[start..];
+    if bytes.len() <= 16 {
+        let mut value: i128 = if negative { -1 } else { 0 };
+        for &b in bytes {
+            value = (value << 8) | i128::from(b);
+        }
+        let magnitude = value.unsigned_abs();
+        return match 10u128.checked_pow(precision) {
+            Some(limit) => magnitude < limit,
+            None => true, // 10^precision > 2^128 > magnitude
+        };
+    }
+    // Longer: count the digits of the magnitude on 32-bit limbs.
+    const LIMBS: usize = 128;
+    if bytes.len() > LIMBS * 4 {
+        // Over 4,096 bits: more than 1,232 digits.
+        return precision > 1232
+            && (bytes.len() as f64 * 8.0 * 2f64.log10()) < f64::from(precision);
+    }
+    let mut limbs = [0u32; LIMBS];
+    let mut n = 0;
+    // Magnitude of the two's complement, limbs little-endian.
+    let mut chunk_end = bytes.len();
+    while chunk_end > 0 {
+        let chunk_start = chunk_end.saturating_sub(4);
+        let mut limb = 0u32;
+        for &b in &bytes[chunk_start..chunk_end] {
+            limb = (limb << 8) | u32::from(b);
+        }
+        if chunk_end - chunk_start < 4 && negative {
+            limb |= u32::MAX << (8 * (chunk_end - chunk_start));
+        }
+        limbs[n] = limb;
+        n += 1;
+        chunk_end = chunk_start;
+    }
+    if negative {
+        // Negate: invert and add one.
+        let mut carry = 1u64;
+        for limb in &mut limbs[..n] {
+            let v = u64::from(!*limb) + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+    }
+    let mut digits = 0u32;
+    while n > 0 {
+        let mut rem = 0u64;
+        for limb in limbs[..n].iter_mut().rev() {
+            let cur = (rem << 32) | u64::from(*limb);
+            *limb = (cur / 1_000_000_000) as u32;
+            rem = cur % 1_000_000_000;
+        }
+        while n > 0 && limbs[n - 1] == 0 {
+            n -= 1;
+        }
+        digits += if n == 0 {
+            if rem == 0 {
+                0
+            } else {
+                rem.ilog10() + 1
+            }
+        } else {
+            9
+        };
+        if digits > precision {
+            return false;
+        }
+    }
+    true
+}
+
+/// The 8-4-4-4-12 hexadecimal form of a UUID.
+fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, &b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal_digits() {
+        assert!(decimal_fits(&[0x03, 0xe7], 3)); // 999
+        assert!(!decimal_fits(&[0x03, 0xe8], 3)); // 1000
+        assert!(decimal_fits(&[0xfc, 0x19], 3)); // -999
+        assert!(!decimal_fits(&[0xfc, 0x18], 3)); // -1000
+        assert!(decimal_fits(&[0xff, 0xff, 0xff], 1)); // -1
+                                                       // 10^40 on 17 bytes
+        let mut big = [0u8; 17];
+        let mut v: Vec<u32> = vec![1];
+        for _ in 0..40 {
+            let mut carry = 0u64;
+            for limb in &mut v {
+                let x = u64::from(*limb) * 10 + carry;
+                *limb = x as u32;
+                carry = x >> 32;
+            }
+            if carry > 0 {
+                v.push(carry as u32);
+            }
+        }
+        for (i, limb) in v.iter().enumerate() {
+            for j in 0..4 {
+                let at = 16 - (i * 4 + j);
+                big[at] = (limb >> (8 * j)) as u8;
+            }
+        }
+        assert!(!decimal_fits(&big, 40));
+        assert!(decimal_fits(&big, 41));
+    }
+
+    #[test]
+    fn uuids() {
+        assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
+        assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+    }
+}

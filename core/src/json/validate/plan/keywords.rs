@@ -1,0 +1,371 @@
+//! One subschema's keywords, read into its [`Node`].
+
+use serde_json::{Map, Value};
+
+use super::build::{holds_key, subtree_keyword, uncovered, Builder};
+use super::node::Strings;
+use super::pattern::{Backtracking, Matcher};
+use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
+use super::{Draft, Kind, Member, Node, PlanRefusal};
+
+/// Keys a node tracks the presence of (`required`, dependencies): at most
+/// this many per subschema, one bit each.
+const MAX_TRACKED: usize = 64;
+
+/// The most `patternProperties` one subschema may have (one bit each).
+const MAX_PATTERNS: usize = 64;
+
+impl Builder<'_> {
+    pub(super) fn keywords(
+        &mut self,
+        doc: usize,
+        pointer: &str,
+        map: &Map<String, Value>,
+    ) -> Built<Node> {
+        let draft = self.draft;
+        if !pointer.is_empty() {
+            let id = if draft == Draft::D4 { "id" } else { "$id" };
+            if matches!(map.get(id), Some(Value::String(_))) {
+                return Err(PlanRefusal::new(format!("{pointer:?} has an `{id}`")));
+            }
+            if map.contains_key("$schema") {
+                return Err(PlanRefusal::new(format!("{pointer:?} has a `$schema`")));
+            }
+        }
+        let mut node = Node::new(Kind::Check);
+        node.draft4_integers = draft == Draft::D4;
+        // Drafts 4 to 7 ignore every sibling of `$ref`.
+        if draft <= Draft::D7 {
+            if let Some(reference) = map.get("$ref") {
+                node.all_of.push(self.reference(doc, reference)?);
+                return Ok(node);
+            }
+        }
+        if doc == 0
+            && !pointer.is_empty()
+            && self.subtree_fallback
+            && map.keys().any(|key| subtree_keyword(draft, key))
+            && !map
+                .keys()
+                .any(|key| uncovered(draft, key) && !subtree_keyword(draft, key))
+            && !holds_key(&Value::Object(map.clone()), &["$id", "id", "$anchor"])
+        {
+            node.whole = Some(self.whole(pointer)?);
+            return Ok(node);
+        }
+        let mut numeric = Map::new();
+        let mut text = Map::new();
+        let mut choice = Map::new();
+        let mut extra = Map::new();
+        for (key, value) in map {
+            if uncovered(draft, key) {
+                return Err(PlanRefusal::new(format!("`{key}` is not covered")));
+            }
+            match key.as_str() {
+                "$ref" => {
+                    let target = self.reference(doc, value)?;
+                    node.all_of.push(target);
+                }
+                "type" => node.types = types(value)?,
+                "properties" => {
+                    let Value::Object(properties) = value else {
+                        return Err(PlanRefusal::new("`properties` is not an object"));
+                    };
+                    for (name, schema) in properties {
+                        let id = self.child(doc, pointer, &["properties", name], schema)?;
+                        member(&mut node, name).schema = Some(id);
+                    }
+                }
+                "patternProperties" => {
+                    let Value::Object(patterns) = value else {
+                        return Err(PlanRefusal::new("`patternProperties` is not an object"));
+                    };
+                    if patterns.len() > MAX_PATTERNS {
+                        return Err(PlanRefusal::new("too many `patternProperties`"));
+                    }
+                    for (pattern, schema) in patterns {
+                        let id =
+                            self.child(doc, pointer, &["patternProperties", pattern], schema)?;
+                        let mut keywords = Map::new();
+                        keywords.insert("pattern".into(), Value::String(pattern.clone()));
+                        let matcher = match self.mini(keywords) {
+                            Ok(linear) => Matcher::Linear(linear),
+                            Err(refusal) => Matcher::Backtracking(
+                                Backtracking::compile(pattern).ok_or(refusal)?,
+                            ),
+                        };
+                        node.patterns.push((matcher, id));
+                    }
+                }
+                "additionalProperties" => {
+                    node.additional = Some(self.child(doc, pointer, &[key], value)?);
+                }
+                "propertyNames" if draft >= Draft::D6 => {
+                    node.names = Some(self.child(doc, pointer, &[key], value)?);
+                }
+                "required" => {
+                    let Value::Array(names) = value else {
+                        return Err(PlanRefusal::new("`required` is not an array"));
+                    };
+                    for (i, name) in names.iter().enumerate() {
+                        let Value::String(name) = name else {
+                            return Err(PlanRefusal::new("`required` holds a non-string"));
+                        };
+                        // `jsonschema` counts a repeated name twice (an
+                        // object then needs as many members): its verdict,
+                        // not the scanner's, for such a schema.
+                        if names[..i].iter().any(|other| other.as_str() == Some(name)) {
+                            return Err(PlanRefusal::new("`required` repeats a name"));
+                        }
+                        node.required |= tracked(&mut node, name)?;
+                    }
+                }
+                "dependentRequired" if draft >= Draft::D2019 => {
+                    let Value::Object(deps) = value else {
+                        return Err(PlanRefusal::new("`dependentRequired` is not an object"));
+                    };
+                    for (trigger, names) in deps {
+                        dependent_required(&mut node, trigger, names)?;
+                    }
+                }
+                "dependentSchemas" if draft >= Draft::D2019 => {
+                    let Value::Object(deps) = value else {
+                        return Err(PlanRefusal::new("`dependentSchemas` is not an object"));
+                    };
+                    for (trigger, schema) in deps {
+                        let id = self.child(doc, pointer, &[key, trigger], schema)?;
+                        let bit = tracked(&mut node, trigger)?;
+                        node.dependent_schemas.push((bit, id));
+                    }
+                }
+                "dependencies" => {
+                    let Value::Object(deps) = value else {
+                        return Err(PlanRefusal::new("`dependencies` is not an object"));
+                    };
+                    for (trigger, dep) in deps {
+                        if dep.is_array() {
+                            dependent_required(&mut node, trigger, dep)?;
+                        } else {
+                            let id = self.child(doc, pointer, &[key, trigger], dep)?;
+                            let bit = tracked(&mut node, trigger)?;
+                            node.dependent_schemas.push((bit, id));
+                        }
+                    }
+                }
+                "contains" if draft >= Draft::D6 => {
+                    node.contains = Some(self.child(doc, pointer, &[key], value)?);
+                }
+                // Read with `contains` (ignored without it).
+                "minContains" if draft >= Draft::D2019 => {
+                    node.min_contains = self.size(key, value)?;
+                }
+                "maxContains" if draft >= Draft::D2019 => {
+                    node.max_contains = self.size(key, value)?;
+                }
+                "minItems" => node.min_items = self.size(key, value)?,
+                "maxItems" => node.max_items = self.size(key, value)?,
+                "minLength" => node.min_length = self.size(key, value)?,
+                "maxLength" => node.max_length = self.size(key, value)?,
+                "minimum" | "maximum" | "multipleOf" => {
+                    numeric.insert(key.clone(), value.clone());
+                }
+                "exclusiveMinimum" | "exclusiveMaximum" => {
+                    numeric.insert(key.clone(), value.clone());
+                }
+                "pattern" | "format" => {
+                    text.insert(key.clone(), value.clone());
+                }
+                // Asserted on strings by drafts 6 and 7 (`jsonschema`
+                // reads them as annotations in the others).
+                "contentMediaType" | "contentEncoding"
+                    if matches!(draft, Draft::D6 | Draft::D7) =>
+                {
+                    text.insert(key.clone(), value.clone());
+                }
+                "uniqueItems" => {
+                    if value == &Value::Bool(true) {
+                        node.unique = true;
+                    }
+                    extra.insert(key.clone(), value.clone());
+                }
+                "minProperties" => {
+                    node.min_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
+                "maxProperties" => {
+                    node.max_properties = self.size(key, value)?;
+                    extra.insert(key.clone(), value.clone());
+                }
+                "enum" => {
+                    let Value::Array(options) = value else {
+                        return Err(PlanRefusal::new("`enum` is not an array"));
+                    };
+                    if options.iter().any(|v| v.is_array() || v.is_object()) {
+                        node.compound_choice = true;
+                    }
+                    choice.insert(key.clone(), value.clone());
+                }
+                "const" if draft >= Draft::D6 => {
+                    if value.is_array() || value.is_object() {
+                        node.compound_choice = true;
+                    }
+                    choice.insert(key.clone(), value.clone());
+                }
+                "allOf" | "anyOf" | "oneOf" => {
+                    let Value::Array(schemas) = value else {
+                        return Err(PlanRefusal::new(format!("`{key}` is not an array")));
+                    };
+                    let mut ids = Vec::with_capacity(schemas.len());
+                    for (i, schema) in schemas.iter().enumerate() {
+                        ids.push(self.child(doc, pointer, &[key, &i.to_string()], schema)?);
+                    }
+                    match key.as_str() {
+                        "allOf" => node.all_of.extend(ids),
+                        "anyOf" => node.any_of = ids,
+                        _ => node.one_of = ids,
+                    }
+                }
+                "not" => node.not = Some(self.child(doc, pointer, &[key], value)?),
+                "if" if draft >= Draft::D7 => {
+                    let condition = self.child(doc, pointer, &[key], value)?;
+                    let then = match map.get("then") {
+                        Some(schema) => Some(self.child(doc, pointer, &["then"], schema)?),
+                        None => None,
+                    };
+                    let otherwise = match map.get("else") {
+                        Some(schema) => Some(self.child(doc, pointer, &["else"], schema)?),
+                        None => None,
+                    };
+                    if then.is_some() || otherwise.is_some() {
+                        node.condition = Some((condition, then, otherwise));
+                    }
+                }
+                // Read with `items`, below.
+                "items" | "prefixItems" | "additionalItems" => {}
+                // Everything else `jsonschema` ignores: annotations,
+                // `$defs`, unknown keywords, another draft's keywords.
+                _ => {}
+            }
+        }
+        self.items(doc, pointer, map, &mut node)?;
+        if !numeric.is_empty() {
+            node.bounds = self.bounds(&numeric);
+            node.numeric = Some(self.mini(numeric)?);
+        }
+        if !text.is_empty() {
+            node.text = match self.mini(text.clone()) {
+                Ok(text) => Some(text),
+                // A `pattern` the linear engine cannot run goes to the
+                // backtracking one; the other keywords stay.
+                Err(refusal) => {
+                    let Some(Value::String(pattern)) = text.remove("pattern") else {
+                        return Err(refusal);
+                    };
+                    node.backtracking = Some(Backtracking::compile(&pattern).ok_or(refusal)?);
+                    if text.is_empty() {
+                        None
+                    } else {
+                        Some(self.mini(text)?)
+                    }
+                }
+            };
+        }
+        if !choice.is_empty() {
+            node.strings = strings_only(&choice);
+            node.choice = Some(self.mini(choice)?);
+        }
+        if node.unique || node.min_properties > 0 || node.max_properties < u64::MAX {
+            node.extra = Some(self.mini(extra)?);
+        }
+        if node.asserts_nothing() {
+            node.kind = Kind::Any;
+        } else if node.asserts_nothing_itself() {
+            node.only_in_place = true;
+        }
+        Ok(node)
+    }
+}
+
+/// The member named `name`, added if new.
+fn member<'n>(node: &'n mut Node, name: &str) -> &'n mut Member {
+    let at = match node.members.iter().position(|m| &*m.name == name) {
+        Some(at) => at,
+        None => {
+            node.members.push(Member::new(name));
+            node.members.len() - 1
+        }
+    };
+    &mut node.members[at]
+}
+
+/// The presence bit of `name`, assigned if new.
+fn tracked(node: &mut Node, name: &str) -> Built<u64> {
+    let used = node.members.iter().filter(|m| m.bit != 0).count();
+    let entry = member(node, name);
+    if entry.bit == 0 {
+        if used >= MAX_TRACKED {
+            return Err(PlanRefusal::new("more than 64 required or dependent keys"));
+        }
+        entry.bit = 1 << used;
+    }
+    Ok(entry.bit)
+}
+
+/// The string options of an `enum` or a `const` (the only keyword of
+/// `choice`), sorted: a string equals no other JSON value, so a string
+/// value is in the `enum` exactly when it is one of these.
+fn strings_only(choice: &Map<String, Value>) -> Option<Strings> {
+    if choice.len() != 1 {
+        return None;
+    }
+    let options = match choice.iter().next()? {
+        (key, Value::Array(options)) if key == "enum" => options.as_slice(),
+        (key, value) if key == "const" => std::slice::from_ref(value),
+        _ => return None,
+    };
+    let mut strings: Vec<Box<str>> = options
+        .iter()
+        .filter_map(|option| option.as_str().map(Box::from))
+        .collect();
+    strings.sort_unstable();
+    strings.dedup();
+    Some(Strings(strings.into_boxed_slice()))
+}
+
+fn dependent_required(node: &mut Node, trigger: &str, names: &Value) -> Built<()> {
+    let Value::Array(names) = names else {
+        return Err(PlanRefusal::new("a dependency is not an array"));
+    };
+    let bit = tracked(node, trigger)?;
+    let mut mask = 0;
+    for (i, name) in names.iter().enumerate() {
+        let Value::String(name) = name else {
+            return Err(PlanRefusal::new("a dependency holds a non-string"));
+        };
+        if names[..i].iter().any(|other| other.as_str() == Some(name)) {
+            return Err(PlanRefusal::new("a dependency repeats a name"));
+        }
+        mask |= tracked(node, name)?;
+    }
+    node.dependent_required.push((bit, mask));
+    Ok(())
+}
+
+fn types(value: &Value) -> Built<u8> {
+    fn one(name: &Value) -> Built<u8> {
+        Ok(match name.as_str() {
+            Some("null") => NULL,
+            Some("boolean") => BOOLEAN,
+            Some("integer") => INTEGER,
+            Some("number") => NUMBER,
+            Some("string") => STRING,
+            Some("array") => ARRAY,
+            Some("object") => OBJECT,
+            _ => return Err(PlanRefusal::new("`type` names no JSON type")),
+        })
+    }
+    match value {
+        Value::Array(names) => names.iter().try_fold(0, |bits, name| Ok(bits | one(name)?)),
+        name => one(name),
+    }
+}

@@ -1,0 +1,306 @@
+//! The plan's table: [`Node`], one per subschema, and what it holds.
+
+use super::pattern::{Backtracking, Matcher};
+
+/// A JSON Schema draft, as `jsonschema` reads `$schema`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(in crate::json::validate) enum Draft {
+    D4,
+    D6,
+    D7,
+    D2019,
+    D2020,
+}
+
+/// Type bits of [`Node::types`].
+pub(in crate::json::validate) const NULL: u8 = 1;
+pub(in crate::json::validate) const BOOLEAN: u8 = 2;
+pub(in crate::json::validate) const INTEGER: u8 = 4;
+pub(in crate::json::validate) const NUMBER: u8 = 8;
+pub(in crate::json::validate) const STRING: u8 = 16;
+pub(in crate::json::validate) const ARRAY: u8 = 32;
+pub(in crate::json::validate) const OBJECT: u8 = 64;
+pub(in crate::json::validate) const ALL_TYPES: u8 = 127;
+
+/// A numeric bound [`Node::bounds`] checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::json::validate) enum Bound {
+    Minimum,
+    Maximum,
+    ExclusiveMinimum,
+    ExclusiveMaximum,
+}
+
+/// 2^53: integers up to it in magnitude are exactly `f64`s.
+pub(in crate::json::validate) const EXACT: u64 = 1 << 53;
+
+/// `value` as an `f64` holding exactly the same number, if there is one
+/// (floats as serde_json read them, integers up to 2^53).
+pub(in crate::json::validate) fn exact_f64(value: &serde_json::Number) -> Option<f64> {
+    if let Some(n) = value.as_u64() {
+        return (n <= EXACT).then_some(n as f64);
+    }
+    if let Some(n) = value.as_i64() {
+        return (n.unsigned_abs() <= EXACT).then_some(n as f64);
+    }
+    value.as_f64()
+}
+
+/// The string options of an `enum`, sorted and distinct: a short list is
+/// searched in order, a long one (SchemaStore's enums of dozens of names)
+/// by halves.
+pub(in crate::json::validate) struct Strings(pub(super) Box<[Box<str>]>);
+
+impl Strings {
+    /// Whether `text` is one of the options.
+    #[inline]
+    pub(in crate::json::validate) fn contains(&self, text: &str) -> bool {
+        if self.0.len() <= 8 {
+            self.0.iter().any(|option| **option == *text)
+        } else {
+            self.0
+                .binary_search_by(|option| (**option).cmp(text))
+                .is_ok()
+        }
+    }
+}
+
+/// What a node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::json::validate) enum Kind {
+    /// `true` or a schema without assertions: any JSON value.
+    Any,
+    /// `false`: no value.
+    Never,
+    /// Keywords to check.
+    Check,
+}
+
+/// A property a node knows by name: its subschema (`properties`) and its
+/// presence bit (`required`, dependencies), either or both.
+pub(in crate::json::validate) struct Member {
+    pub(in crate::json::validate) name: Box<str>,
+    pub(in crate::json::validate) schema: Option<u32>,
+    pub(in crate::json::validate) bit: u64,
+    /// The name's first byte when a key written as the name's bytes, with
+    /// no escape, can only be this member (the name is not empty and holds
+    /// no quote, backslash or control character); 0 otherwise. The scanner
+    /// then matches such a key on the payload bytes, before tokenizing it.
+    pub(in crate::json::validate) first: u8,
+    /// The name's first eight bytes (fewer, zero-padded, for a shorter
+    /// name) as a little-endian word, and the mask of the bytes it has.
+    pub(in crate::json::validate) prefix: u64,
+    pub(in crate::json::validate) prefix_mask: u64,
+}
+
+impl Member {
+    pub(super) fn new(name: &str) -> Member {
+        let plain = name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\');
+        let mut word = [0u8; 8];
+        let head = &name.as_bytes()[..name.len().min(8)];
+        word[..head.len()].copy_from_slice(head);
+        Member {
+            name: name.into(),
+            schema: None,
+            bit: 0,
+            prefix: u64::from_le_bytes(word),
+            prefix_mask: match head.len() {
+                8 => u64::MAX,
+                n => (1u64 << (8 * n)) - 1,
+            },
+            first: if plain {
+                name.bytes().next().unwrap_or(0)
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// One subschema.
+pub(in crate::json::validate) struct Node {
+    pub(in crate::json::validate) kind: Kind,
+    /// Allowed JSON types ([`NULL`], ...; all when there is no `type`).
+    pub(in crate::json::validate) types: u8,
+    /// The types a value may have and still conform, as far as `type` and
+    /// the in-place `allOf`/`$ref`/`anyOf`/`oneOf` tell ([`JsonPlan::
+    /// accepts`]): a branch of an applicator is not read for a value of
+    /// another type.
+    pub(in crate::json::validate) accepts: u8,
+    /// Draft 4 decides `integer` by how the number is written.
+    pub(in crate::json::validate) draft4_integers: bool,
+    /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
+    pub(in crate::json::validate) numeric: Option<jsonschema::Validator>,
+    /// The same bounds checked here, when they are only `minimum`,
+    /// `maximum` and (drafts 6 on) numeric `exclusive*`, each exactly an
+    /// `f64`: (kind, limit). Used for numbers exactly an `f64` too (any
+    /// float serde_json reads, integers up to 2^53), where comparing `f64`s
+    /// is comparing the values; other numbers ask [`Node::numeric`].
+    pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
+    /// `pattern` and `format`: asked about strings.
+    pub(in crate::json::validate) text: Option<jsonschema::Validator>,
+    /// A `pattern` the linear engine cannot run, on the backtracking one
+    /// (then not in [`Node::text`]).
+    pub(in crate::json::validate) backtracking: Option<Backtracking>,
+    /// `enum`/`const` (scalars only): asked about scalars; arrays and
+    /// objects never match.
+    pub(in crate::json::validate) choice: Option<jsonschema::Validator>,
+    /// The same, when it is one `enum` or `const`: its string options,
+    /// which a string must equal one of (`jsonschema` compares strings by
+    /// their text, and a string equals no other value). Strings are checked
+    /// here; other values still ask [`Node::choice`].
+    pub(in crate::json::validate) strings: Option<Strings>,
+    /// `enum`/`const` holds an array or an object: an array or object value
+    /// is parsed from its bytes and asked about ([`Node::choice`]).
+    pub(in crate::json::validate) compound_choice: bool,
+    /// The keywords the scanner leaves to `jsonschema` on the subvalue
+    /// alone (`uniqueItems`, `minProperties`, `maxProperties`): asked about
+    /// an array or object value parsed from its bytes, when the fast paths
+    /// below do not decide.
+    pub(in crate::json::validate) extra: Option<jsonschema::Validator>,
+    /// The whole subschema, left to `jsonschema` on the value parsed from
+    /// its bytes (`contains`, `unevaluated*`): the node checks nothing else.
+    pub(in crate::json::validate) whole: Option<jsonschema::Validator>,
+    /// `uniqueItems: true` (an array of fewer than two items is unique).
+    pub(in crate::json::validate) unique: bool,
+    /// `minProperties` (an object with fewer members fails; at most one is
+    /// decided here, as duplicate keys cannot make one member none).
+    pub(in crate::json::validate) min_properties: u64,
+    /// `maxProperties` (an object with no more members, duplicates
+    /// counted, passes).
+    pub(in crate::json::validate) max_properties: u64,
+    /// Nothing but in-place applicators (a `$ref` alone, say): the value is
+    /// read only by them, not first by this node.
+    pub(in crate::json::validate) only_in_place: bool,
+    pub(in crate::json::validate) min_length: u64,
+    pub(in crate::json::validate) max_length: u64,
+    pub(in crate::json::validate) min_items: u64,
+    pub(in crate::json::validate) max_items: u64,
+    /// Tuple items (`prefixItems`, or `items` as an array).
+    pub(in crate::json::validate) prefix: Vec<u32>,
+    /// The items past the tuple (`items`, or `additionalItems`).
+    pub(in crate::json::validate) rest: Option<u32>,
+    /// `contains` (drafts 6 on), and how many items must match it:
+    /// `minContains` (1 unless given, from 2019-09) to `maxContains`.
+    pub(in crate::json::validate) contains: Option<u32>,
+    pub(in crate::json::validate) min_contains: u64,
+    pub(in crate::json::validate) max_contains: u64,
+    pub(in crate::json::validate) members: Vec<Member>,
+    /// `patternProperties`: a `{"pattern": ..}` validator asked about the
+    /// key, and the subschema of a matching member.
+    pub(in crate::json::validate) patterns: Vec<(Matcher, u32)>,
+    pub(in crate::json::validate) additional: Option<u32>,
+    pub(in crate::json::validate) names: Option<u32>,
+    /// Bits of the members that must be present.
+    pub(in crate::json::validate) required: u64,
+    /// (trigger bit, bits then required).
+    pub(in crate::json::validate) dependent_required: Vec<(u64, u64)>,
+    /// (trigger bit, subschema then applied to the object).
+    pub(in crate::json::validate) dependent_schemas: Vec<(u64, u32)>,
+    /// In place: `$ref` targets and `allOf`.
+    pub(in crate::json::validate) all_of: Vec<u32>,
+    pub(in crate::json::validate) any_of: Vec<u32>,
+    pub(in crate::json::validate) one_of: Vec<u32>,
+    pub(in crate::json::validate) not: Option<u32>,
+    /// `if`, `then`, `else`.
+    pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
+}
+
+impl Node {
+    pub(super) fn new(kind: Kind) -> Node {
+        Node {
+            kind,
+            types: ALL_TYPES,
+            accepts: ALL_TYPES,
+            draft4_integers: false,
+            numeric: None,
+            bounds: None,
+            text: None,
+            backtracking: None,
+            choice: None,
+            strings: None,
+            compound_choice: false,
+            extra: None,
+            whole: None,
+            unique: false,
+            min_properties: 0,
+            max_properties: u64::MAX,
+            only_in_place: false,
+            min_length: 0,
+            max_length: u64::MAX,
+            min_items: 0,
+            max_items: u64::MAX,
+            prefix: Vec::new(),
+            rest: None,
+            contains: None,
+            min_contains: 1,
+            max_contains: u64::MAX,
+            members: Vec::new(),
+            patterns: Vec::new(),
+            additional: None,
+            names: None,
+            required: 0,
+            dependent_required: Vec::new(),
+            dependent_schemas: Vec::new(),
+            all_of: Vec::new(),
+            any_of: Vec::new(),
+            one_of: Vec::new(),
+            not: None,
+            condition: None,
+        }
+    }
+
+    /// Whether the node applies subschemas to the value itself.
+    pub(in crate::json::validate) fn in_place(&self) -> bool {
+        !self.all_of.is_empty()
+            || !self.any_of.is_empty()
+            || !self.one_of.is_empty()
+            || self.not.is_some()
+            || self.condition.is_some()
+    }
+
+    pub(super) fn asserts_nothing(&self) -> bool {
+        self.asserts_nothing_itself() && !self.in_place()
+    }
+
+    /// Whether the node's own keywords (its in-place applicators aside)
+    /// accept any JSON value.
+    pub(super) fn asserts_nothing_itself(&self) -> bool {
+        self.types == ALL_TYPES
+            && self.numeric.is_none()
+            && self.text.is_none()
+            && self.backtracking.is_none()
+            && self.choice.is_none()
+            && self.extra.is_none()
+            && self.whole.is_none()
+            && self.min_length == 0
+            && self.max_length == u64::MAX
+            && self.min_items == 0
+            && self.max_items == u64::MAX
+            && self.prefix.is_empty()
+            && self.rest.is_none()
+            && self.contains.is_none()
+            && self.members.iter().all(|m| m.schema.is_none())
+            && self.patterns.is_empty()
+            && self.additional.is_none()
+            && self.names.is_none()
+            && self.required == 0
+            && self.dependent_required.is_empty()
+            && self.dependent_schemas.is_empty()
+    }
+
+    pub(super) fn in_place_edges(&self) -> impl Iterator<Item = u32> + '_ {
+        let condition = self
+            .condition
+            .iter()
+            .flat_map(|&(i, t, e)| std::iter::once(i).chain(t).chain(e));
+        self.all_of
+            .iter()
+            .chain(&self.any_of)
+            .chain(&self.one_of)
+            .copied()
+            .chain(self.not)
+            .chain(condition)
+            .chain(self.dependent_schemas.iter().map(|&(_, s)| s))
+    }
+}

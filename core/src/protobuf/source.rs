@@ -1,0 +1,563 @@
+//! A protobuf schema as Confluent's clients register it: no root message,
+//! the `schema` string exactly as registered (`.proto` text, which Java and
+//! Go send, or base64 of one `FileDescriptorProto`, which Python sends),
+//! and its references (each an import path naming another such schema by
+//! its URN).
+//!
+//! # The bytes
+//!
+//! A protobuf [`Schema`] without a root is one of these. Its bytes are what
+//! was registered, so the same registration again is the same content (the
+//! same URN, the same id), and the compiled descriptors are derived from
+//! them, never stored:
+//!
+//! * without references: the `schema` string itself, byte for byte;
+//! * with references: a JSON object, `{"schema": "<the string>",
+//!   "references": [{"name": "<import path>", "urn": "<urn>"}, ...]}`, its
+//!   keys in that order, the references in the order registered. A `.proto`
+//!   file never starts with `{` (nor does base64), so the first byte tells
+//!   the two apart.
+//!
+//! Bytes that are not text (a serialized `FileDescriptorSet`) are no such
+//! schema: a descriptor set names its root ([`Error::MissingRoot`]).
+//!
+//! # Compiling
+//!
+//! [`compile`] (feature `proto-text`) resolves the references, recursively,
+//! through the caller's [`Resolver`] (by URN: nothing is fetched from a
+//! file or the network), and compiles the files from memory with `protox`:
+//! a file resolver keyed on import paths, then the well-known files, which
+//! resolve without references as Confluent's do: `google/protobuf/*`
+//! (`protox`'s own), `google/type/*` (bundled, from
+//! `googleapis-common-protos`, Apache-2.0), `confluent/meta.proto` and
+//! `confluent/type/decimal.proto` (bundled, from `confluent-kafka-go`,
+//! Apache-2.0); `core/proto/README.md` says where each comes from.
+//!
+//! [`Schema`]: crate::Schema
+//! [`Error::MissingRoot`]: crate::Error::MissingRoot
+//! [`Resolver`]: crate::Resolver
+
+use serde::{Deserialize, Serialize};
+
+use crate::urn::Urn;
+
+/// One reference of a Confluent protobuf schema: the import path its text
+/// (or descriptor) names, and the URN of the schema that file is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtoReference {
+    /// The import path (Confluent's reference `name`).
+    pub name: String,
+    /// The referenced schema, a protobuf schema of the same kind.
+    pub urn: String,
+}
+
+/// A Confluent protobuf registration: the `schema` string as registered and
+/// its references.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProtoSource {
+    /// The `schema` string as registered: `.proto` text or base64 of a
+    /// `FileDescriptorProto`.
+    pub schema: String,
+    /// The references, in the order registered.
+    #[serde(default)]
+    pub references: Vec<ProtoReference>,
+}
+
+/// What the `schema` string of a [`ProtoSource`] holds.
+#[derive(Clone, Debug)]
+pub enum Form {
+    /// `.proto` text.
+    Text(String),
+    /// A serialized `FileDescriptorProto` (the base64 decoded).
+    Descriptor(Vec<u8>),
+}
+
+impl ProtoSource {
+    /// A registration without references.
+    pub fn new(schema: impl Into<String>) -> ProtoSource {
+        ProtoSource {
+            schema: schema.into(),
+            references: Vec::new(),
+        }
+    }
+
+    /// The schema's bytes (see the module docs): the string itself without
+    /// references, else the JSON record.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        if self.references.is_empty() {
+            self.schema.clone().into_bytes()
+        } else {
+            // A struct, serialized: its keys in declaration order whatever
+            // features `serde_json` is built with.
+            serde_json::to_vec(self).unwrap_or_default()
+        }
+    }
+
+    /// Reads a rootless protobuf schema's bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<ProtoSource, String> {
+        if !looks_like_source(bytes) {
+            return Err(
+                "the bytes are not text: a protobuf schema without a root is .proto text or \
+                 base64 of a FileDescriptorProto (a descriptor set names its root message)"
+                    .into(),
+            );
+        }
+        if bytes.first() == Some(&b'{') {
+            let source: ProtoSource = serde_json::from_slice(bytes).map_err(|err| {
+                format!(
+                    "the schema's record (its text and references) does not read: {}",
+                    crate::text::clip(&err.to_string(), 200)
+                )
+            })?;
+            for reference in &source.references {
+                reference.urn.parse::<Urn>().map_err(|err| {
+                    format!(
+                        "reference {:?} names no URN: {err}",
+                        crate::text::clip(&reference.name, 100)
+                    )
+                })?;
+            }
+            return Ok(source);
+        }
+        let text =
+            std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())?;
+        Ok(ProtoSource::new(text))
+    }
+}
+
+/// Whether `bytes` can be a rootless protobuf schema (text, not a
+/// serialized descriptor set): UTF-8 with no control character but tab,
+/// line feed, form feed and carriage return. A serialized
+/// `FileDescriptorSet` always has one (its length prefixes and tags).
+pub fn looks_like_source(bytes: &[u8]) -> bool {
+    crate::schema::is_source_text(bytes)
+}
+
+#[cfg(feature = "proto-text")]
+pub(crate) use self::compile::{compile, CompileError};
+#[cfg(feature = "proto-text")]
+pub use self::compile::{file_descriptor, normalize, text, WELL_KNOWN};
+
+#[cfg(feature = "proto-text")]
+mod compile {
+    use std::collections::HashMap;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use prost::Message as _;
+    use prost_reflect::prost_types::{FileDescriptorProto, FileDescriptorSet};
+    use prost_reflect::DescriptorPool;
+    use protox::file::{File, FileResolver, GoogleFileResolver};
+
+    use super::{Form, ProtoSource};
+    use crate::error::Error;
+    use crate::resolver::Resolver;
+    use crate::schema::{Language, Schema};
+    use crate::text::clip;
+    use crate::urn::Urn;
+
+    /// The bytes of the `FileDescriptorProto` of `schema`'s own file, as
+    /// Confluent's `?format=serialized` answers it (base64 aside): for a
+    /// rootless schema, its file compiled (its references resolved through
+    /// `refs`); for a descriptor set, the file declaring its root.
+    pub fn file_descriptor(schema: &Schema, refs: &dyn Resolver) -> Result<Vec<u8>, Error> {
+        Ok(own_file(schema, refs)?.encode_to_vec())
+    }
+
+    /// The `.proto` text of `schema`'s own file, as Confluent's default
+    /// format answers it: the text registered, byte for byte, when it was
+    /// registered as text; else printed from its descriptor
+    /// ([`print_file`](crate::protobuf::print::print_file)).
+    pub fn text(schema: &Schema, refs: &dyn Resolver) -> Result<String, Error> {
+        if schema.root().is_none() {
+            let unusable = |message: String| Error::SchemaUnusable {
+                urn: schema.urn().clone(),
+                source: message.into(),
+            };
+            let source = ProtoSource::from_bytes(schema.bytes()).map_err(unusable)?;
+            if let Form::Text(text) = form_of(MAIN, &source.schema).map_err(unusable)? {
+                return Ok(text);
+            }
+        }
+        Ok(crate::protobuf::print::print_file(&own_file(schema, refs)?))
+    }
+
+    /// A rootless protobuf schema normalized as Confluent's `normalize=true`
+    /// does ([`print_file_normalized`](crate::protobuf::print::print_file_normalized)):
+    /// the same schema (URN, references) whose `schema` string is the
+    /// normalized `.proto` text. When reordering fields would move a
+    /// nested message's index (a map entry or group body declared between
+    /// nested messages), fields keep their order (the text printed
+    /// otherwise normalized). Other schemas are answered as they are.
+    pub fn normalize(schema: &Schema, refs: &dyn Resolver) -> Result<Schema, Error> {
+        if schema.language() != Language::Protobuf || schema.root().is_some() {
+            return Ok(schema.clone());
+        }
+        let unusable = |message: String| Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        };
+        let source = ProtoSource::from_bytes(schema.bytes()).map_err(unusable)?;
+        let main = own_file(schema, refs)?;
+        let with_text = |text: String| {
+            let bytes = ProtoSource {
+                schema: text,
+                references: source.references.clone(),
+            }
+            .to_bytes();
+            Schema::new(schema.urn().clone(), Language::Protobuf, bytes, None)
+        };
+        let normalized = with_text(crate::protobuf::print::print_file_normalized(&main));
+        let keeps_indexes = own_file(&normalized, refs)
+            .map(|file| message_tree(&file) == message_tree(&main))
+            .unwrap_or(false);
+        if keeps_indexes {
+            Ok(normalized)
+        } else {
+            Ok(with_text(crate::protobuf::print::print_file(&main)))
+        }
+    }
+
+    /// The names of a file's messages and of their nested messages, in
+    /// index order.
+    fn message_tree(file: &prost_reflect::FileDescriptor) -> Vec<String> {
+        fn walk(message: prost_reflect::MessageDescriptor, out: &mut Vec<String>) {
+            out.push(message.full_name().to_owned());
+            for child in message.child_messages() {
+                walk(child, out);
+            }
+            out.push(String::new());
+        }
+        let mut out = Vec::new();
+        for message in file.messages() {
+            walk(message, &mut out);
+        }
+        out
+    }
+
+    fn own_file(
+        schema: &Schema,
+        refs: &dyn Resolver,
+    ) -> Result<prost_reflect::FileDescriptor, Error> {
+        let unusable = |message: String| Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        };
+        let (pool, main) = match schema.root() {
+            None => {
+                let compiled = compile(schema.bytes(), refs).map_err(|err| match err {
+                    CompileError::Unusable(message) => unusable(message),
+                    CompileError::MissingRef(target) => {
+                        unusable(format!("its reference {target} is not held"))
+                    }
+                    CompileError::Unreachable(err) => err,
+                })?;
+                (compiled.pool, compiled.main)
+            }
+            Some(root) => {
+                let pool = crate::protobuf::model::decode(schema.bytes())
+                    .map_err(|_| unusable("not a usable descriptor set".into()))?;
+                let main = pool
+                    .get_message_by_name(root)
+                    .map(|m| m.parent_file().name().to_owned())
+                    .ok_or_else(|| unusable(format!("no root message {root:?}")))?;
+                (pool, main)
+            }
+        };
+        pool.get_file_by_name(&main)
+            .ok_or_else(|| unusable(format!("no file {main:?}")))
+    }
+
+    /// The well-known files bundled here, by import path and text (Confluent's; the
+    /// `google/protobuf/*` ones are `protox`'s).
+    pub const WELL_KNOWN: &[(&str, &str)] = &[
+        (
+            "confluent/meta.proto",
+            include_str!("../../proto/confluent/meta.proto"),
+        ),
+        (
+            "confluent/type/decimal.proto",
+            include_str!("../../proto/confluent/type/decimal.proto"),
+        ),
+        (
+            "google/type/calendar_period.proto",
+            include_str!("../../proto/google/type/calendar_period.proto"),
+        ),
+        (
+            "google/type/color.proto",
+            include_str!("../../proto/google/type/color.proto"),
+        ),
+        (
+            "google/type/date.proto",
+            include_str!("../../proto/google/type/date.proto"),
+        ),
+        (
+            "google/type/datetime.proto",
+            include_str!("../../proto/google/type/datetime.proto"),
+        ),
+        (
+            "google/type/dayofweek.proto",
+            include_str!("../../proto/google/type/dayofweek.proto"),
+        ),
+        (
+            "google/type/decimal.proto",
+            include_str!("../../proto/google/type/decimal.proto"),
+        ),
+        (
+            "google/type/expr.proto",
+            include_str!("../../proto/google/type/expr.proto"),
+        ),
+        (
+            "google/type/fraction.proto",
+            include_str!("../../proto/google/type/fraction.proto"),
+        ),
+        (
+            "google/type/interval.proto",
+            include_str!("../../proto/google/type/interval.proto"),
+        ),
+        (
+            "google/type/latlng.proto",
+            include_str!("../../proto/google/type/latlng.proto"),
+        ),
+        (
+            "google/type/localized_text.proto",
+            include_str!("../../proto/google/type/localized_text.proto"),
+        ),
+        (
+            "google/type/money.proto",
+            include_str!("../../proto/google/type/money.proto"),
+        ),
+        (
+            "google/type/month.proto",
+            include_str!("../../proto/google/type/month.proto"),
+        ),
+        (
+            "google/type/phone_number.proto",
+            include_str!("../../proto/google/type/phone_number.proto"),
+        ),
+        (
+            "google/type/postal_address.proto",
+            include_str!("../../proto/google/type/postal_address.proto"),
+        ),
+        (
+            "google/type/quaternion.proto",
+            include_str!("../../proto/google/type/quaternion.proto"),
+        ),
+        (
+            "google/type/timeofday.proto",
+            include_str!("../../proto/google/type/timeofday.proto"),
+        ),
+    ];
+
+    /// At most this many files (the schema and everything it imports,
+    /// well-known files aside).
+    const MAX_FILES: usize = 1_000;
+
+    /// Why a rootless protobuf schema does not compile.
+    #[derive(Debug)]
+    pub(crate) enum CompileError {
+        /// It is not a schema (its text, a reference, an import).
+        Unusable(String),
+        /// A reference names a URN nobody holds yet.
+        MissingRef(Urn),
+        /// A reference's schema could not be fetched just now.
+        Unreachable(Error),
+    }
+
+    /// A rootless protobuf schema compiled: the checked pool (the schema's
+    /// file and everything it imports) and the name of the schema's file.
+    pub(crate) struct Compiled {
+        pub(crate) pool: DescriptorPool,
+        pub(crate) main: String,
+    }
+
+    /// What a `schema` string holds, as Confluent reads it: `.proto` text
+    /// when it parses as such, else base64 of a `FileDescriptorProto`.
+    /// `Err` is the text's parse error when it is neither.
+    pub(crate) fn form_of(name: &str, schema: &str) -> Result<Form, String> {
+        let parsed = catch_unwind(|| File::from_source(name, schema));
+        match parsed {
+            Ok(Ok(_)) => Ok(Form::Text(schema.to_owned())),
+            Ok(Err(err)) => {
+                if let Some(bytes) = base64_descriptor(schema) {
+                    return Ok(Form::Descriptor(bytes));
+                }
+                Err(format!(
+                    "neither .proto text nor base64 of a FileDescriptorProto: {}",
+                    clip(&err.to_string(), 300)
+                ))
+            }
+            Err(_) => Err("the .proto text does not parse".into()),
+        }
+    }
+
+    fn base64_descriptor(schema: &str) -> Option<Vec<u8>> {
+        use base64::Engine as _;
+        let trimmed = schema.trim();
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(trimmed)
+            .ok()?;
+        FileDescriptorProto::decode(bytes.as_slice()).ok()?;
+        Some(bytes)
+    }
+
+    /// The name the schema's own file gets when its text carries none.
+    pub(crate) const MAIN: &str = "default.proto";
+
+    /// The files of a schema and its references, by import path.
+    struct Sources {
+        files: HashMap<String, Form>,
+        google: GoogleFileResolver,
+    }
+
+    impl FileResolver for Sources {
+        fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+            if let Some(form) = self.files.get(name) {
+                return match form {
+                    Form::Text(text) => File::from_source(name, text),
+                    Form::Descriptor(bytes) => {
+                        // The file is named by its import path, as Python's
+                        // deserializer names it: a `name` field appended
+                        // (the last occurrence wins), so that nothing else
+                        // of the encoded file (extension options) is lost.
+                        let mut named = bytes.clone();
+                        named.push(0x0a);
+                        prost::encoding::encode_varint(name.len() as u64, &mut named);
+                        named.extend_from_slice(name.as_bytes());
+                        File::decode_file_descriptor_proto(named.as_slice())
+                            .map_err(protox::Error::new)
+                    }
+                };
+            }
+            if let Some((_, text)) = WELL_KNOWN.iter().find(|(path, _)| *path == name) {
+                return File::from_source(name, text);
+            }
+            self.google.open_file(name)
+        }
+    }
+
+    /// Compiles a rootless protobuf schema's bytes, its references resolved
+    /// through `refs`.
+    pub(crate) fn compile(bytes: &[u8], refs: &dyn Resolver) -> Result<Compiled, CompileError> {
+        let source = ProtoSource::from_bytes(bytes).map_err(CompileError::Unusable)?;
+        let main_form = form_of(MAIN, &source.schema).map_err(CompileError::Unusable)?;
+        let main = match &main_form {
+            Form::Text(_) => MAIN.to_owned(),
+            Form::Descriptor(bytes) => FileDescriptorProto::decode(bytes.as_slice())
+                .ok()
+                .and_then(|file| file.name)
+                .filter(|name| !name.is_empty())
+                .unwrap_or_else(|| MAIN.to_owned()),
+        };
+        let mut files = HashMap::new();
+        files.insert(main.clone(), main_form);
+        let mut pending: Vec<(String, String)> = source
+            .references
+            .iter()
+            .map(|r| (r.name.clone(), r.urn.clone()))
+            .collect();
+        pending.reverse();
+        while let Some((name, urn)) = pending.pop() {
+            if files.contains_key(&name) {
+                continue;
+            }
+            if files.len() >= MAX_FILES {
+                return Err(CompileError::Unusable(format!(
+                    "the schema imports more than {MAX_FILES} files"
+                )));
+            }
+            let urn: Urn = urn.parse().map_err(|err: Error| {
+                CompileError::Unusable(format!(
+                    "reference {:?} names no URN: {err}",
+                    clip(&name, 100)
+                ))
+            })?;
+            let schema = match refs.resolve(&urn) {
+                Ok(schema) => schema,
+                Err(Error::NotFound { .. }) => return Err(CompileError::MissingRef(urn)),
+                Err(err) => return Err(CompileError::Unreachable(err)),
+            };
+            if schema.language() != Language::Protobuf || schema.root().is_some() {
+                return Err(CompileError::Unusable(format!(
+                    "reference {:?} names {urn}, which is not a protobuf schema registered as \
+                     text or a FileDescriptorProto",
+                    clip(&name, 100)
+                )));
+            }
+            let referenced = ProtoSource::from_bytes(schema.bytes()).map_err(|err| {
+                CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
+            })?;
+            let form = form_of(&name, &referenced.schema).map_err(|err| {
+                CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
+            })?;
+            files.insert(name, form);
+            for reference in referenced.references.iter().rev() {
+                pending.push((reference.name.clone(), reference.urn.clone()));
+            }
+        }
+        // `prost-reflect`'s linker (inside protox too) panics on some
+        // descriptor shapes; a descriptor-form file is checked first.
+        for form in files.values() {
+            if let Form::Descriptor(bytes) = form {
+                let file = FileDescriptorProto::decode(bytes.as_slice())
+                    .map_err(|err| CompileError::Unusable(err.to_string()))?;
+                let set = FileDescriptorSet { file: vec![file] }.encode_to_vec();
+                crate::protobuf::model::check_descriptor_set(&set)
+                    .map_err(|err| CompileError::Unusable(err.to_string()))?;
+            }
+        }
+        let sources = Sources {
+            files,
+            google: GoogleFileResolver::new(),
+        };
+        let compiled = catch_unwind(AssertUnwindSafe(|| {
+            let mut compiler = protox::Compiler::with_file_resolver(sources);
+            compiler.include_imports(true).include_source_info(false);
+            compiler
+                .open_file(&main)
+                .map(|compiler| compiler.encode_file_descriptor_set())
+        }));
+        let set = match compiled {
+            Ok(Ok(set)) => set,
+            Ok(Err(err)) => {
+                return Err(CompileError::Unusable(format!(
+                    "the schema does not compile: {}",
+                    clip(&err.to_string(), 500)
+                )))
+            }
+            Err(_) => {
+                return Err(CompileError::Unusable(
+                    "the schema does not compile (the compiler failed on it)".into(),
+                ))
+            }
+        };
+        let pool = crate::protobuf::model::decode(&set).map_err(|err| {
+            CompileError::Unusable(match err {
+                crate::protobuf::model::DecodeError::Unusable(err) => err.to_string(),
+                crate::protobuf::model::DecodeError::NotADescriptorSet(err) => err.to_string(),
+            })
+        })?;
+        Ok(Compiled { pool, main })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_round_trip_and_tell_the_forms_apart() {
+        let plain = ProtoSource::new("syntax = \"proto3\";\nmessage A {}\n");
+        assert_eq!(plain.to_bytes(), plain.schema.as_bytes());
+        assert_eq!(ProtoSource::from_bytes(&plain.to_bytes()).unwrap(), plain);
+        let mut with = plain.clone();
+        with.references.push(ProtoReference {
+            name: "b.proto".into(),
+            urn: "urn:acme:schema:b:1".into(),
+        });
+        let bytes = with.to_bytes();
+        assert!(bytes.starts_with(b"{\"schema\":"));
+        assert_eq!(ProtoSource::from_bytes(&bytes).unwrap(), with);
+        assert!(ProtoSource::from_bytes(b"\x0a\x07a.proto").is_err());
+        assert!(!looks_like_source(b""));
+    }
+}
