@@ -75,6 +75,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     manifest.apply_references(dir, &mut sources, &mut diagnostics);
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
     let groups = manifest.groups(dir, &sources, &mut diagnostics);
+    let policy = manifest.policy(dir, &mut diagnostics);
     let group_of = |source: &Source| {
         groups.as_ref().map(|groups| {
             groups
@@ -142,7 +143,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             if priors.is_empty() {
                 continue;
             }
-            match compat::check(mode, &source.schema, &priors) {
+            match compat::check(mode, &source.schema, &priors).map(|r| r.under(policy)) {
                 Ok(report) if report.is_compatible() => {}
                 Ok(report) => diagnostics.push(
                     Diagnostic::new(

@@ -29,6 +29,10 @@ pub(super) struct Manifest {
     /// (a version without the property is in the group of those without).
     #[serde(default)]
     compatibility_group: Option<String>,
+    /// `strict` (the default) or `lenient` (Confluent's
+    /// `compatibilityPolicy`, for JSON Schema's open content models).
+    #[serde(default)]
+    compatibility_policy: Option<String>,
     /// `[metadata."<name>.v<version>"]`: a version's metadata properties,
     /// `property = "value"` (what `compatibility_group` reads).
     #[serde(default)]
@@ -116,6 +120,27 @@ impl Manifest {
             }
         }
         modes
+    }
+
+    /// The policy the compatibility checks read changes under (an unknown
+    /// name is a problem, and the default applies).
+    pub(super) fn policy(
+        &self,
+        dir: &Path,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> dataschema_core::compat::Policy {
+        match self.compatibility_policy.as_deref().map(str::parse) {
+            None => dataschema_core::compat::Policy::default(),
+            Some(Ok(policy)) => policy,
+            Some(Err(err)) => {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    dir.join(MANIFEST_FILE),
+                    format!("compatibility_policy: {err}"),
+                ));
+                dataschema_core::compat::Policy::default()
+            }
+        }
     }
 
     /// The compatibility group of each version of the folder, when the

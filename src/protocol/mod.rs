@@ -18,6 +18,7 @@
 //! | [`header::ROOT`] | protobuf: the root message (absent for JSON Schema) |
 //! | [`header::DIGEST`] | `sha256:<hex>` of the body |
 //! | [`header::ID`] | the registry's id of the schema |
+//! | [`header::REFERENCES`] | the version's references, `name=urn` pairs (absent without) |
 //!
 //! A client keeps such an answer only once [`SchemaAnswer::parse`] found
 //! the digest to be the body's, and [`SchemaAnswer::check_urn`] (or
@@ -26,8 +27,9 @@
 //! # A publish
 //!
 //! `PUT /publish/schemas/{urn}` (or `POST`) carries the bytes, and the
-//! headers [`header::LANGUAGE`] (default `jsonschema`), [`header::ROOT`]
-//! and [`header::MODE`] (a compatibility mode; default the subject's), or
+//! headers [`header::LANGUAGE`] (default `jsonschema`), [`header::ROOT`],
+//! [`header::REFERENCES`] (the version's references, kept with it) and
+//! [`header::MODE`] (a compatibility mode; default the subject's), or
 //! the query parameters `language`, `root` and `mode`. The answer is JSON
 //! ([`content_type::JSON`]): `{"urn", "id", "created"}`, or a refusal
 //! `{"error": REASON, "message": ...}`.
@@ -70,6 +72,70 @@ pub mod header {
     /// The compatibility mode a publish is checked under (a publish's
     /// request).
     pub const MODE: &str = "dataschema-mode";
+    /// The version's references (a schema read's answer; a publish's
+    /// request): `name=urn` pairs separated by `,`, each side
+    /// percent-encoded ([`references_header`](super::references_header)).
+    /// Absent for a version without references.
+    pub const REFERENCES: &str = "dataschema-references";
+}
+
+/// The value of [`header::REFERENCES`] for `references` (`None` for none):
+/// `name=urn` pairs separated by `,`, every byte of a name or URN outside
+/// `A-Z a-z 0-9 - . _ ~ :` written `%XX`, so the value is visible ASCII
+/// whatever the names hold.
+pub fn references_header(references: &[dataschema_core::Reference]) -> Option<String> {
+    fn encode(text: &str, out: &mut String) {
+        for byte in text.bytes() {
+            if byte.is_ascii_alphanumeric() || b"-._~:".contains(&byte) {
+                out.push(char::from(byte));
+            } else {
+                out.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    if references.is_empty() {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, reference) in references.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        encode(reference.name(), &mut out);
+        out.push('=');
+        encode(reference.urn().as_ref(), &mut out);
+    }
+    Some(out)
+}
+
+/// The references a [`header::REFERENCES`] value holds; `None` for a value
+/// [`references_header`] does not write (a pair without `=`, a bad `%`
+/// escape, text that is not UTF-8, a URN that is none).
+pub fn parse_references(value: &str) -> Option<Vec<dataschema_core::Reference>> {
+    fn decode(text: &str) -> Option<String> {
+        let bytes = text.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%' {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        String::from_utf8(out).ok()
+    }
+    value
+        .split(',')
+        .map(|pair| {
+            let (name, urn) = pair.split_once('=')?;
+            let urn: Urn = decode(urn)?.parse().ok()?;
+            Some(dataschema_core::Reference::new(decode(name)?, urn))
+        })
+        .collect()
 }
 
 /// The content types the native API speaks.
@@ -143,7 +209,11 @@ impl SchemaAnswer {
             Some(id) => Some(id.parse().map_err(|_| AnswerError::BadId)?),
             None => None,
         };
-        let schema = Schema::new(urn, language, body, header(header::ROOT));
+        let mut schema = Schema::new(urn, language, body, header(header::ROOT));
+        if let Some(value) = header(header::REFERENCES) {
+            let references = parse_references(value).ok_or(AnswerError::BadReferences)?;
+            schema = schema.with_references(references);
+        }
         if schema.digest() != digest {
             return Err(AnswerError::DigestMismatch {
                 body: schema.digest().to_owned(),
@@ -210,6 +280,8 @@ pub enum AnswerError {
     NoDigest,
     /// A [`header::ID`] that is not an id.
     BadId,
+    /// A [`header::REFERENCES`] that is not references.
+    BadReferences,
     /// The body's digest is not the one announced.
     DigestMismatch {
         /// The body's digest.
@@ -242,6 +314,9 @@ impl fmt::Display for AnswerError {
             AnswerError::BadLanguage => f.write_str("unknown Dataschema-Language"),
             AnswerError::NoDigest => f.write_str("no Dataschema-Digest header"),
             AnswerError::BadId => f.write_str("Dataschema-Id is not an id"),
+            AnswerError::BadReferences => {
+                f.write_str("Dataschema-References is not name=urn pairs")
+            }
             AnswerError::DigestMismatch { body, announced } => write!(
                 f,
                 "the body's digest is {body}, Dataschema-Digest says {announced}"
@@ -262,6 +337,32 @@ impl std::error::Error for AnswerError {}
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn references_round_trip_through_their_header() {
+        use dataschema_core::Reference;
+        let references = vec![
+            Reference::new(
+                "http://example.com/a b,c=d%é.json",
+                "urn:acme:schema:a:1".parse().unwrap(),
+            ),
+            Reference::new("plain", "urn:acme:schema:b:2".parse().unwrap()),
+        ];
+        let value = references_header(&references).unwrap();
+        assert!(value.bytes().all(|b| b.is_ascii_graphic()), "{value}");
+        assert_eq!(value.matches(',').count(), 1, "{value}");
+        assert_eq!(parse_references(&value), Some(references));
+        assert_eq!(references_header(&[]), None);
+        for bad in [
+            "x",
+            "a=urn:nope",
+            "a%zz=urn:acme:schema:a:1",
+            "a=urn:acme:schema:a:1,",
+        ] {
+            assert_eq!(parse_references(bad), None, "{bad}");
+        }
+    }
+
     use super::*;
 
     const BODY: &str = r#"{"type": "string"}"#;

@@ -238,7 +238,22 @@ async fn publish(
         Some(mode) => Some(mode.parse::<Compatibility>().map_err(Error::from)?),
         None => None,
     };
-    let schema = Schema::new(urn, language, body, root.as_deref());
+    let mut schema = Schema::new(urn, language, body, root.as_deref());
+    if let Some(value) = headers.get(&wire::REFERENCES) {
+        let references = value
+            .to_str()
+            .ok()
+            .and_then(crate::protocol::parse_references)
+            .ok_or_else(|| {
+                NativeError::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_references",
+                    "Dataschema-References is not name=urn pairs (each side percent-encoded, \
+                     pairs separated by `,`)",
+                )
+            })?;
+        schema = schema.with_references(references);
+    }
     let stored = state
         .blocking(move |registry| {
             let mode = match mode {

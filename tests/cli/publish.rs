@@ -218,6 +218,51 @@ fn publish_sends_a_referenced_schema_before_the_one_referring_to_it() {
     assert_eq!(lock_ids(&dir).len(), 2);
 }
 
+/// A version with references (the manifest's `[references]`) is published
+/// with them (`Dataschema-References`), after the version they name; the
+/// registry compiles it with them, and reads answer them.
+#[test]
+fn publish_sends_references_and_the_registry_keeps_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let serve = registry(&tmp);
+    let token = token_file(tmp.path());
+    let dir = folder(
+        tmp.path(),
+        "references",
+        &[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[references.\"a.v1\"]\n\"base.json\" = \"urn:acme:schema:z.base:1\"\n",
+            ),
+            (
+                "a.v1.json",
+                r#"{"type": "object", "properties": {"base": {"$ref": "base.json"}}}"#,
+            ),
+            ("z.base.v1.json", r#"{"type": "string"}"#),
+        ],
+    );
+    let out = publish(&serve, Some(&token), &dir, &[]);
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    let shown = text(&out);
+    let base = shown.find("published urn:acme:schema:z.base:1").unwrap();
+    let a = shown.find("published urn:acme:schema:a:1").unwrap();
+    assert!(base < a, "{shown}");
+    let read = call("GET", &serve.url("/schemas/urn:acme:schema:a:1"), &[], b"");
+    assert_eq!(read.status, 200, "{}", read.text());
+    assert_eq!(
+        read.header("dataschema-references"),
+        Some("base.json=urn:acme:schema:z.base:1")
+    );
+    let confluent = call("GET", &serve.url("/subjects/a/versions/1"), &[], b"").json();
+    assert_eq!(
+        confluent["references"],
+        serde_json::json!([{"name": "base.json", "subject": "z.base", "version": 1}])
+    );
+    // A second run changes nothing.
+    let again = publish(&serve, Some(&token), &dir, &[]);
+    assert_eq!(code(&again), Some(0), "{}", text(&again));
+}
+
 #[test]
 fn publish_refuses_a_changed_schema_and_leaves_the_lock() {
     let tmp = tempfile::tempdir().unwrap();

@@ -264,4 +264,30 @@ major = "GROUP"
         .unwrap_err();
         assert!(err.to_string().contains("event.v9"), "{err}");
     }
+
+    #[test]
+    fn the_manifest_sets_the_policy() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = r#"{"type": "object", "properties": {"a": {"type": "string"}}}"#;
+        let added = r#"{"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}"#;
+        fs::write(dir.path().join("note.v1.json"), open).unwrap();
+        fs::write(dir.path().join("note.v2.json"), added).unwrap();
+        let manifest = |policy: &str| {
+            fs::write(
+                dir.path().join("dataschema.toml"),
+                format!("namespace = \"acme\"\n{policy}"),
+            )
+            .unwrap();
+            build::check(dir.path())
+        };
+        let err = manifest("").unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("OPTIONAL_PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL"),
+            "{err}"
+        );
+        manifest("compatibility_policy = \"lenient\"\n").unwrap();
+        let err = manifest("compatibility_policy = \"loose\"\n").unwrap_err();
+        assert!(err.to_string().contains("compatibility_policy"), "{err}");
+    }
 }

@@ -515,6 +515,57 @@ fn references_are_followed_through_the_confluent_fallback() {
         .is_err());
 }
 
+/// The same through the native API: a publish with `Dataschema-References`,
+/// and a fallback reading the header back.
+#[test]
+fn references_are_followed_through_the_native_fallback() {
+    let running = server::start();
+    let base = r#"{"type": "integer"}"#;
+    let order = r#"{"type": "object", "properties": {"n": {"$ref": "base.json"}}}"#;
+    for (urn, body, references) in [
+        ("urn:acme:schema:base:1", base, None),
+        (
+            "urn:acme:schema:order:1",
+            order,
+            Some("base.json=urn:acme:schema:base:1"),
+        ),
+    ] {
+        let auth = server::bearer();
+        let mut headers = vec![("Authorization", auth.as_str())];
+        if let Some(references) = references {
+            headers.push(("Dataschema-References", references));
+        }
+        let reply = server::call(
+            "PUT",
+            &running.url(&format!("/publish/schemas/{urn}")),
+            &headers,
+            body.as_bytes(),
+        );
+        assert!(
+            reply.status == 200 || reply.status == 201,
+            "{}",
+            reply.text()
+        );
+    }
+    let bad = server::call(
+        "PUT",
+        &running.url("/publish/schemas/urn:acme:schema:order:2"),
+        &[
+            ("Authorization", server::bearer().as_str()),
+            ("Dataschema-References", "no pairs"),
+        ],
+        order.as_bytes(),
+    );
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    let guard = guard_over(builder(&running.url("")).build().unwrap());
+    let urn = "urn:acme:schema:order:1";
+    assert!(matches!(
+        guard.validate(urn, br#"{"n": 3}"#),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard.validate(urn, br#"{"n": "3"}"#).is_err());
+}
+
 // ---- async and memory ----
 
 #[test]

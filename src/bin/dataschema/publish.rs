@@ -225,8 +225,13 @@ fn order(sources: &[Source]) -> Result<Vec<&Source>, String> {
         }) {
             needs[i].insert(prior);
         }
+        // Its references' URNs too (the manifest's `[references]`).
+        let referenced = source.schema.references().iter().map(|r| r.urn().clone());
         if source.schema.language() == Language::JsonSchema {
-            for target in urn_refs(source.schema.bytes()) {
+            for target in urn_refs(source.schema.bytes())
+                .into_iter()
+                .chain(referenced)
+            {
                 if let Some(&j) = index.get(&target) {
                     if j != i {
                         needs[i].insert(j);
@@ -331,6 +336,10 @@ impl Client {
         }
         if let Some(mode) = self.mode {
             headers.push((header::MODE, mode.as_str()));
+        }
+        let references = protocol::references_header(schema.references());
+        if let Some(references) = &references {
+            headers.push((header::REFERENCES, references.as_str()));
         }
         let answer = self
             .http

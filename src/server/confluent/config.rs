@@ -175,15 +175,23 @@ pub(crate) async fn subject_level(
 /// `DELETE /config`: clears the default level, answering the level it
 /// cleared (the default, BACKWARD, when none was set).
 pub(crate) async fn clear_global(State(state): State<AppState>) -> Reply {
-    let previous = state
+    let (previous, settings) = state
         .blocking(|registry| {
             let previous = registry.compatibility_setting(None)?;
             registry.clear_default_compatibility()?;
-            Ok(previous)
+            let settings = registry.settings(None)?;
+            if settings.is_some() {
+                registry.set_settings(None, None)?;
+            }
+            Ok((previous, settings))
         })
         .await
         .map_err(from_error)?;
-    Ok(ok(&level_json(previous.unwrap_or_default())))
+    Ok(ok(&config_json(
+        "compatibilityLevel",
+        Some(previous.unwrap_or_default()),
+        settings.as_ref(),
+    )))
 }
 
 /// `PUT /config/{s}`: sets the subject's level.

@@ -167,7 +167,18 @@ pub(crate) fn completed(
     contract: &Contract,
 ) -> Result<Schema, Refused> {
     let schema = resolved(registry, namespace, schema, contract)?;
-    let versions = registry.versions_in(namespace, subject)?;
+    // In import mode a version is kept as sent (Confluent completes none).
+    if registry.mode(subject)? == crate::store::Mode::Import {
+        return Ok(schema);
+    }
+    let all = registry.versions_in(namespace, subject)?;
+    // The previous version is the latest not soft-deleted.
+    let deleted = registry.deleted_versions(namespace, subject)?;
+    let versions: Vec<u32> = all
+        .iter()
+        .copied()
+        .filter(|version| !deleted.contains(version))
+        .collect();
     let held: Vec<Schema> = versions
         .iter()
         .map(|&version| registry.resolve(&schema.urn().with_version(version)?))
@@ -202,7 +213,7 @@ pub(crate) fn completed(
         {
             return Ok(same.clone());
         }
-        let next = versions.last().map_or(1, |last| last.saturating_add(1));
+        let next = all.last().map_or(1, |last| last.saturating_add(1));
         let mut metadata = schema.metadata().cloned().unwrap_or_default();
         metadata
             .properties

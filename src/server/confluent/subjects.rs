@@ -253,7 +253,9 @@ enum Registration {
 
 /// The version of `history` (among `versions`, newest first) holding a
 /// schema whose canonical form is `form`, with the id `id` when one is
-/// given.
+/// given, and whose references, metadata and rule set `contract` accepts.
+// Each argument is one term of the lookup (a register's, a lookup's).
+#[allow(clippy::too_many_arguments)]
 fn same_canonical(
     registry: &Registry,
     template: &Urn,

@@ -24,6 +24,8 @@ pub(crate) const URN: HeaderName = HeaderName::from_static(protocol::header::URN
 pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static(protocol::header::LANGUAGE);
 /// A protobuf schema's root message (a read's answer; a publish's setting).
 pub(crate) const ROOT: HeaderName = HeaderName::from_static(protocol::header::ROOT);
+/// `Dataschema-References`.
+pub(crate) const REFERENCES: HeaderName = HeaderName::from_static(protocol::header::REFERENCES);
 /// `sha256:` of the schema's bytes (a read's answer).
 pub(crate) const DIGEST: HeaderName = HeaderName::from_static(protocol::header::DIGEST);
 /// The schema's registry id (a read's answer).
@@ -126,6 +128,9 @@ impl SchemaAnswer {
         insert(&mut not_modified, LANGUAGE, schema.language().as_str());
         if let Some(root) = schema.root() {
             insert(&mut not_modified, ROOT, root);
+        }
+        if let Some(references) = protocol::references_header(schema.references()) {
+            insert(&mut not_modified, REFERENCES, &references);
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());
