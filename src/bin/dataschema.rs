@@ -155,7 +155,7 @@ enum Command {
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
     /// ctrl-c after finishing the requests in flight. Logs one line per
     /// request to standard error (`RUST_LOG` filters, default `info`).
-    Serve(Serve),
+    Serve(Box<Serve>),
 }
 
 #[derive(clap::Args)]
@@ -360,7 +360,7 @@ fn main() -> ExitCode {
         }
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
     }
 }
 
