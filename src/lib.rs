@@ -19,6 +19,7 @@ mod registry;
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
 pub mod store;
+pub mod subject;
 
 /// Bundling at `cargo build` (feature `build`): the `dataschema-build`
 /// crate, the function a `build.rs` calls.

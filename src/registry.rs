@@ -9,7 +9,7 @@ use std::sync::Arc;
 use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
-use crate::store::{content_digest, MemoryStore, SchemaId, Store, Stored, Version};
+use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
 use dataschema_core::compat::{CompatError, Reading};
 use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
@@ -265,7 +265,7 @@ impl Registry {
     /// this publish stored it. The mode set for a name is
     /// [`compatibility`](Registry::compatibility).
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
-        self.store_checked(schema, mode, Version::Exact)
+        self.store_checked(schema, mode, Version::Exact, None)
     }
 
     /// Publishes `schema` as the next version of its name in its namespace
@@ -275,7 +275,19 @@ impl Registry {
     /// is stored (Confluent's register behaves so). Checked as
     /// [`publish`](Registry::publish) checks.
     pub fn publish_next(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
-        self.store_checked(schema, mode, Version::Next)
+        self.store_checked(schema, mode, Version::Next, None)
+    }
+
+    /// Stores `schema` with the content id `id` given (a schema imported
+    /// from another registry, with the id its messages carry): under its
+    /// URN's version ([`Version::Exact`]) or the next one
+    /// ([`Version::Next`]). Compiled as [`publish`](Registry::publish)
+    /// compiles, not checked for compatibility (Confluent's import mode
+    /// checks none). The same schema under the same URN and id again is
+    /// fine; an id held by other bytes, or the content held under another
+    /// id, is [`Error::IdConflict`] (see [`Store::publish_with_id`]).
+    pub fn import(&self, schema: Schema, version: Version, id: SchemaId) -> Result<Stored, Error> {
+        self.store_checked(schema, Compatibility::None, version, Some(id))
     }
 
     fn store_checked(
@@ -283,8 +295,13 @@ impl Registry {
         schema: Schema,
         mode: Compatibility,
         version: Version,
+        id: Option<SchemaId>,
     ) -> Result<Stored, Error> {
         schema.check_shape()?;
+        let publish = |schema: &Schema, check: crate::store::Check<'_>| match id {
+            Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
+            None => self.inner.store.publish(schema, version, check),
+        };
         if version == Version::Exact {
             if let Some(held) = self.inner.store.get(schema.urn())? {
                 if held != schema {
@@ -293,7 +310,7 @@ impl Registry {
                     });
                 }
                 // Held already: no compile, no check.
-                return self.inner.store.publish(&schema, version, &|_, _| Ok(()));
+                return publish(&schema, &|_, _| Ok(()));
             }
         }
         // Compiled before the store's lock is taken: a schema's `$ref`s by
@@ -310,20 +327,16 @@ impl Registry {
         let candidate = compiled.reading().map(Arc::new);
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
-        let stored = self
-            .inner
-            .store
-            .publish(&schema, version, &|checked, held| {
-                check_compatible(checked, mode, held, &mut |other| match &candidate {
-                    Some(reading)
-                        if other.language() == schema.language()
-                            && other.bytes() == schema.bytes() =>
-                    {
-                        Ok(reading.clone())
-                    }
-                    _ => readings.read(other),
-                })
-            });
+        let stored = publish(&schema, &|checked, held| {
+            check_compatible(checked, mode, held, &mut |other| match &candidate {
+                Some(reading)
+                    if other.language() == schema.language() && other.bytes() == schema.bytes() =>
+                {
+                    Ok(reading.clone())
+                }
+                _ => readings.read(other),
+            })
+        });
         if let Some(reading) = candidate {
             match &stored {
                 // Stored: the prior version of the name's next publish.
@@ -368,6 +381,12 @@ impl Registry {
         self.inner.store.set_compatibility(None, Some(mode))
     }
 
+    /// Clears the default mode: names without one of their own follow
+    /// [`Compatibility::Backward`] again.
+    pub fn clear_default_compatibility(&self) -> Result<(), Error> {
+        self.inner.store.set_compatibility(None, None)
+    }
+
     /// The mode set for `name` (`Some`), or for the default (`None`), if
     /// one was set.
     pub fn compatibility_setting(
@@ -386,6 +405,44 @@ impl Registry {
             return Ok(mode);
         }
         Ok(self.inner.store.compatibility(None)?.unwrap_or_default())
+    }
+
+    /// The registry [`Mode`] set for `name` (`Some`), or store-wide
+    /// (`None`), if one was set.
+    pub fn mode_setting(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+        self.inner.store.mode(name)
+    }
+
+    /// The registry [`Mode`] in effect for `name`: its own, else the
+    /// store-wide one, else [`Mode::ReadWrite`]. Kept by the store, like
+    /// compatibility modes.
+    pub fn mode(&self, name: &str) -> Result<Mode, Error> {
+        if let Some(mode) = self.inner.store.mode(Some(name))? {
+            return Ok(mode);
+        }
+        Ok(self.inner.store.mode(None)?.unwrap_or_default())
+    }
+
+    /// Sets (`Some`) or clears (`None`) the registry [`Mode`] of `name`
+    /// (`Some`) or the store-wide one (`None`).
+    pub fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        if let Some(name) = name {
+            check_name(name)?;
+        }
+        self.inner.store.set_mode(name, mode)
+    }
+
+    /// The soft-deleted versions of `name` in `namespace`, ascending (see
+    /// [`Store::deleted`]): held and resolvable, out of a subject's
+    /// listing.
+    pub fn deleted_versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        self.inner.store.deleted(namespace, name)
+    }
+
+    /// Soft-deletes every URN of `urns` (see [`Store::delete_versions`]):
+    /// nothing is removed, every URN and id still resolves.
+    pub fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        self.inner.store.delete_versions(urns)
     }
 
     /// The id of the schema content held under `urn`: a small positive

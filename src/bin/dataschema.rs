@@ -19,6 +19,12 @@
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
 //!     exit 0 compatible, 1 incompatible, 2 bad input
+//! dataschema import --from URL [--from-token-file FILE] --to URL --token-file FILE
+//!     [--subject-prefix PREFIX]
+//!     copy a Confluent-compatible registry (every subject, version, id, config) into
+//!     another through Confluent's REST API, in IMPORT mode, idempotently
+//!     exit 0 imported, 1 refused by the target (an id held by other bytes), 2 bad
+//!     input, 3 a registry unreachable or not answering as Confluent's API
 //! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
@@ -40,6 +46,8 @@ use dataschema::compat::Compatibility;
 use dataschema::{build, Guard, Outcome, Registry, Schema};
 
 // Not under src/bin/ itself, where cargo would take it for a binary.
+#[path = "dataschema/import.rs"]
+mod import;
 #[path = "dataschema/publish.rs"]
 mod publish;
 
@@ -150,6 +158,31 @@ enum Command {
         dir: PathBuf,
         /// The schema name (`orders.created`).
         name: String,
+    },
+    /// Copy a running Confluent-compatible registry (every subject, its
+    /// versions soft-deleted ones included, their ids, the compatibility
+    /// levels) into another (`dataschema serve`) through Confluent's REST
+    /// API, each subject in IMPORT mode while it is copied: ids and
+    /// versions are kept. Idempotent. Exit code: 0 imported, 1 refused by
+    /// the target (an id it holds with other bytes, a schema it does not
+    /// take), 2 bad input, 3 a registry cannot be reached or does not
+    /// answer as Confluent's API.
+    Import {
+        /// The source registry's base URL.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// A file holding a bearer token for the source, if it needs one.
+        #[arg(long, value_name = "FILE")]
+        from_token_file: Option<PathBuf>,
+        /// The target registry's base URL (a `dataschema serve`).
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// A file holding the target's publish token.
+        #[arg(long, value_name = "FILE")]
+        token_file: PathBuf,
+        /// Only the subjects starting with this.
+        #[arg(long, value_name = "PREFIX")]
+        subject_prefix: Option<String>,
     },
     /// Run the registry server: the native API and the Confluent Schema
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
@@ -360,6 +393,19 @@ fn main() -> ExitCode {
         }
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
+        Command::Import {
+            from,
+            from_token_file,
+            to,
+            token_file,
+            subject_prefix,
+        } => ExitCode::from(import::run(&import::Args {
+            from,
+            from_token_file,
+            to,
+            token_file,
+            subject_prefix,
+        })),
         Command::Serve(args) => serve(*args),
     }
 }

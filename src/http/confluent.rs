@@ -1,5 +1,5 @@
-//! The Confluent Schema Registry API as a fallback: subject = URN name,
-//! version = URN version, JSON Schema only.
+//! The Confluent Schema Registry API as a fallback: the subject of a URN
+//! name ([`crate::subject`]), version = URN version, JSON Schema only.
 
 use dataschema_core::{Schema, Urn};
 
@@ -10,12 +10,17 @@ use crate::protocol::{content_type, Client};
 /// `GET /subjects/{name}/versions/{version}`, checked to name them (and
 /// `id`, when given).
 pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
-    let path = format!("/subjects/{}/versions/{}", urn.name(), urn.version());
+    let subject = crate::subject::subject_of(urn.name()).unwrap_or_else(|| urn.name().to_owned());
+    let path = format!(
+        "/subjects/{}/versions/{}",
+        crate::subject::path_segment(&subject),
+        urn.version()
+    );
     let answer = get(client, &path, content_type::CONFLUENT_JSON)?;
     let nonsense = |why: &str| Failure::Transient(format!("GET {path}: {why}"));
     let value: serde_json::Value =
         serde_json::from_slice(answer.body()).map_err(|_| nonsense("the body is not JSON"))?;
-    if value["subject"].as_str() != Some(urn.name())
+    if value["subject"].as_str() != Some(subject.as_str())
         || value["version"].as_u64() != Some(u64::from(urn.version()))
     {
         return Err(nonsense("the answer names another subject or version"));
@@ -59,8 +64,10 @@ pub(crate) fn id(client: &Client, namespace: &str, id: u32) -> Fetched {
     let number = first["version"]
         .as_u64()
         .ok_or_else(|| nonsense("no version"))?;
-    let urn: Urn = format!("urn:{namespace}:schema:{subject}:{number}")
-        .parse()
+    let name =
+        crate::subject::name_of(subject).map_err(|_| nonsense("the subject has no URN name"))?;
+    let number = u32::try_from(number).map_err(|_| nonsense("the version is no URN version"))?;
+    let urn = Urn::new(namespace, &name, number)
         .map_err(|_| nonsense("the subject version is no URN"))?;
     version(client, &urn, Some(id))
 }

@@ -307,6 +307,34 @@ impl Client {
         }
         read(request.send(body), limit)
     }
+
+    /// `POST path` with `headers` and `body`; an answer's body over
+    /// `limit` bytes is an error.
+    pub fn post(
+        &self,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+        limit: u64,
+    ) -> Result<Answer, TransportError> {
+        let mut request = self.agent.post(self.base.join(path));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(authorization) = &self.authorization {
+            request = request.header("Authorization", authorization);
+        }
+        read(request.send(body), limit)
+    }
+
+    /// `DELETE path`; an answer's body over `limit` bytes is an error.
+    pub fn delete(&self, path: &str, limit: u64) -> Result<Answer, TransportError> {
+        let mut request = self.agent.delete(self.base.join(path));
+        if let Some(authorization) = &self.authorization {
+            request = request.header("Authorization", authorization);
+        }
+        read(request.call(), limit)
+    }
 }
 
 fn read(

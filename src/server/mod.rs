@@ -10,7 +10,8 @@
 //!   answer `42205` (this server is read-only), never a 404.
 //! * [`publish_router`] serves the writes: native publish under
 //!   `/publish/schemas/{urn}`, and Confluent's `POST /subjects/{s}/versions`,
-//!   `PUT /config`, `PUT /config/{s}` and `DELETE /config/{s}`. It takes an
+//!   the soft deletes, and the `PUT`s and `DELETE`s of `/config` and
+//!   `/mode`. It takes an
 //!   [`Auth`], so it cannot be built without one. The check wraps each
 //!   publish route itself, so it sees the request path as it arrived and a
 //!   path that is not exactly a publish route (`//publish`, `/publish/../`,
@@ -60,7 +61,7 @@
 //!
 //! | route | answer |
 //! |---|---|
-//! | `GET /schemas` | every URN held, a JSON array of strings |
+//! | `GET /urns` | every URN held, a JSON array of strings |
 //! | `GET /names/{namespace}/{name}/versions` | the name's versions, ascending (`404` for none) |
 //! | `GET /schemas/{urn}` | the schema's raw bytes (below) |
 //! | `GET /ids/{id}` | the schema of a registry-assigned id, answered as `GET /schemas/{urn}` answers it, under its first URN in the server's namespace, else its first URN of any namespace (`404` for an id no schema has) |
@@ -93,27 +94,35 @@
 //!
 //! # The Confluent API
 //!
-//! A subject is a URN name and a version is a URN version, under the
-//! namespace of the [`Config`]: subject `orders-value` version 3 is
-//! `urn:<namespace>:schema:orders-value:3`. A subject that cannot be a URN
-//! name (upper case, `/`, ...) is `42208` with the reason. Answers are
+//! A subject is any string Confluent takes; it maps reversibly to a URN
+//! name ([`crate::subject`]) and its version is the URN's version, under
+//! the namespace of the [`Config`]: subject `orders-value` version 3 is
+//! `urn:<namespace>:schema:orders-value:3`, subject `Orders-value` is
+//! `urn:<namespace>:schema:x.._orders-value:3`. Answers are
 //! `application/vnd.schemaregistry.v1+json`.
 //!
 //! | resource | route | answer |
 //! |---|---|---|
-//! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`) |
-//! | | `GET /subjects/{s}/versions` | the subject's versions |
-//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `schemaType`, `schema` (the schema string raw) |
-//! | | `POST /subjects/{s}/versions` | register (publish router): the next version, or the version holding the same content |
-//! | | `POST /subjects/{s}` | lookup: the newest version holding the schema sent |
-//! | | `DELETE /subjects/{s}[/versions/{v}]` | `42205`: nothing is deleted |
-//! | schemas | `GET /schemas/ids/{id}` (and `/schema`) | the id's `schemaType` and `schema` (the schema string raw) |
+//! | server | `GET /`, `GET /v1/metadata/id`, `/v1/metadata/version`, `GET /contexts` | `{}`, the cluster id, the version, the contexts |
+//! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`, `deleted`, `deletedOnly`) |
+//! | | `GET /subjects/{s}/versions` | the subject's live versions (`deleted=true`: all) |
+//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `schemaType`, `schema` |
+//! | | `POST /subjects/{s}/versions` | register (publish router): stored in its canonical form; the version holding the same canonical form, or the next; `id`/`version` kept in IMPORT mode |
+//! | | `POST /subjects/{s}` | lookup: the newest live version whose canonical form is the one sent |
+//! | | `DELETE /subjects/{s}[/versions/{v}]` | soft delete (publish router): the versions deleted; `permanent=true` is `42205` |
+//! | schemas | `GET /schemas` | every subject version as a schema object (`subjectPrefix`, `deleted`, `latestOnly`) |
+//! | | `GET /schemas/ids/{id}` (and `/schema`) | the id's `schemaType` and `schema` |
 //! | | `GET /schemas/ids/{id}/subjects`, `/versions` | the id's subjects, its subject versions |
 //! | | `GET /schemas/types` | `["JSON"]` |
 //! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |
 //! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel` |
 //! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` |
-//! | | `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
+//! | | `DELETE /config`, `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
+//! | mode | `GET /mode`, `GET /mode/{s}` | `mode` (`defaultToGlobal` for a subject) |
+//! | | `PUT /mode`, `PUT /mode/{s}` | set (publish router; `force=true` for IMPORT where subjects are held) |
+//! | | `DELETE /mode`, `DELETE /mode/{s}` | clear (publish router): the `mode` cleared |
+//!
+//! The native API lists URNs at `GET /urns`.
 //!
 //! Errors are `{"error_code": N, "message": ...}`:
 //!
@@ -122,16 +131,19 @@
 //! | `400` | 400 | a body or query this server cannot read |
 //! | `404`, `405` | 404, 405 | no such route, no such method |
 //! | `40101` | 401 | publishing without the credential, or with a wrong one |
-//! | `40401` | 404 | the subject has no version |
+//! | `40401` | 404 | the subject has no (live) version |
 //! | `40402` | 404 | the subject has no such version |
 //! | `40403` | 404 | no schema has the id, or none under the subject matches |
+//! | `40404`, `40406` | 404 | the subject, the version, is soft-deleted already |
 //! | `40408` | 404 | the subject has no compatibility level of its own |
+//! | `40409` | 404 | the subject has no mode of its own |
 //! | `40901` | 409 | incompatible, out of order, or the URN held with other bytes |
-//! | `42201` | 422 | a schema this server does not take |
+//! | `42201` | 422 | a schema this server does not take (a lookup's too) |
 //! | `42202` | 422 | not a version |
 //! | `42203` | 422 | not a compatibility level |
-//! | `42205` | 422 | refused: a delete, or a write on a read-only server |
-//! | `42208` | 422 | a subject that cannot be a URN name |
+//! | `42204` | 422 | not a mode |
+//! | `42205` | 422 | refused: a permanent delete, a write the mode forbids, an id held by other bytes, a write on a read-only server |
+//! | `42208` | 422 | a subject with a control character, or too long once written as a URN name |
 //! | `42209` | 413 | a schema or a body over the cap |
 //! | `40801` | 408 | the body did not arrive within the body read timeout |
 //! | `50001` | 500 | the store failed |
@@ -144,15 +156,13 @@
 //!   compile at run time; publish protobuf schemas as descriptor sets
 //!   through the native API. A stored protobuf schema reads through the
 //!   Confluent API as `PROTOBUF` with its descriptor set in base64.
-//! * Non-empty `references` are `42201`; `metadata`, `ruleSet`, `normalize`
-//!   and `guid` are accepted and ignored.
-//! * Nothing is ever deleted: `DELETE` of a subject or a version is `42205`,
-//!   because a stored message's schema must resolve for ever.
+//! * Non-empty `references` are `42201`; `metadata`, `ruleSet` and `guid`
+//!   are accepted and ignored.
+//! * Nothing is ever lost: a soft delete hides a version from its subject,
+//!   and it stays resolvable by id and by URN for ever.
 //! * Flags in the query are read case-insensitively (`normalize=False`,
 //!   `verbose=True`), and `deleted_only`/`deletedOnly` alike; `offset` and
 //!   `limit` page the lists.
-//! * `GET /schemas` is the native list of URNs, not Confluent's list of
-//!   schema objects (which clients do not need to resolve or register).
 //! * `GET /config/{s}` without a subject-level mode is `40408`, unless
 //!   `defaultToGlobal=true`; `DELETE /config/{s}` answers the mode it
 //!   cleared.

@@ -19,7 +19,7 @@ use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
-        .route("/schemas", get(list))
+        .route("/urns", get(list))
         .route("/schemas/{key}", get(schema))
         .route("/ids/{id}", get(schema_of_id))
         .route("/names/{namespace}/{name}/versions", get(versions))

@@ -2,7 +2,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use parking_lot::{Mutex, RwLock};
 
-use super::{content_digest, plan, Check, Held, Plan, SchemaId, Store, Stored, Version};
+use std::collections::HashSet;
+
+use super::{
+    check_held_id, content_digest, live, plan, Check, Held, Mode, Plan, SchemaId, Store, Stored,
+    Version,
+};
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// A [`Store`] in memory: what an embedded registry uses.
@@ -22,9 +27,16 @@ pub struct MemoryStore {
 struct State {
     schemas: BTreeMap<Urn, Entry>,
     ids: HashMap<String, SchemaId>,
-    /// By id - 1: the URNs holding each content.
-    urns: Vec<Vec<Urn>>,
+    /// The URNs holding each content, by its id.
+    urns: HashMap<SchemaId, Vec<Urn>>,
+    /// The next id handed out: above every id held, imported ones
+    /// included.
+    next_id: SchemaId,
     modes: HashMap<Option<String>, Compatibility>,
+    /// Registry modes, by name (`None`: the store-wide one).
+    registry_modes: HashMap<Option<String>, Mode>,
+    /// The soft-deleted URNs.
+    deleted: HashSet<Urn>,
 }
 
 /// A version held: its schema, its content's digest and id.
@@ -40,6 +52,105 @@ impl MemoryStore {
     pub fn new() -> MemoryStore {
         MemoryStore::default()
     }
+
+    /// A publish, with the content's id given (`Some`) or allocated.
+    fn publish_as(
+        &self,
+        schema: &Schema,
+        version: Version,
+        given: Option<SchemaId>,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let _one_at_a_time = self.publishing.lock();
+        let digest = content_digest(schema);
+        let held: Vec<Held> = {
+            let state = self.state.read();
+            let urn = schema.urn();
+            state
+                .versions(urn.namespace(), urn.name())
+                .into_iter()
+                .map(|entry| Held {
+                    schema: entry.schema.clone(),
+                    digest: entry.digest.clone(),
+                    id: entry.id,
+                    deleted: state.deleted.contains(entry.schema.urn()),
+                })
+                .collect()
+        };
+        let schema = match plan(schema, version, &digest, &held)? {
+            Plan::Held(stored) => {
+                if let Some(id) = given {
+                    check_held_id(&stored, id)?;
+                }
+                return Ok(stored);
+            }
+            Plan::Insert(schema) => schema,
+        };
+        if let Some(id) = given {
+            let state = self.state.read();
+            check_given_id(&state, &schema, &digest, id)?;
+        }
+        check(&schema, &live(held))?;
+        let mut state = self.state.write();
+        let id = match (state.ids.get(&digest), given) {
+            (Some(&id), _) => id,
+            (None, Some(id)) => {
+                state.ids.insert(digest.clone(), id);
+                state.urns.insert(id, Vec::new());
+                state.next_id = state.next_id.max(id.saturating_add(1));
+                id
+            }
+            (None, None) => {
+                let id = state.next_id.max(1);
+                if id > i32::MAX as u32 {
+                    return Err(Error::Store {
+                        source: "the memory store ran out of schema ids".into(),
+                    });
+                }
+                state.next_id = id + 1;
+                state.ids.insert(digest.clone(), id);
+                state.urns.insert(id, Vec::new());
+                id
+            }
+        };
+        let urn = schema.urn().clone();
+        let holders = state.urns.entry(id).or_default();
+        let at = holders.partition_point(|held| *held < urn);
+        holders.insert(at, urn.clone());
+        state
+            .schemas
+            .insert(urn.clone(), Entry { schema, digest, id });
+        Ok(Stored::new(urn, id, true))
+    }
+}
+
+/// A given id's checks: the content has no other id, and no other content
+/// has this one.
+fn check_given_id(state: &State, schema: &Schema, digest: &str, id: SchemaId) -> Result<(), Error> {
+    if id == 0 || id > i32::MAX as u32 {
+        return Err(Error::IdNotFound { id });
+    }
+    if let Some(&held) = state.ids.get(digest) {
+        if held != id {
+            let other = state.urns.get(&held).and_then(|urns| urns.first());
+            return Err(Error::IdConflict {
+                urn: schema.urn().clone(),
+                id,
+                other: other.cloned().unwrap_or_else(|| schema.urn().clone()),
+                other_id: held,
+            });
+        }
+        return Ok(());
+    }
+    if let Some(other) = state.urns.get(&id).and_then(|urns| urns.first()) {
+        return Err(Error::IdConflict {
+            urn: schema.urn().clone(),
+            id,
+            other: other.clone(),
+            other_id: id,
+        });
+    }
+    Ok(())
 }
 
 impl State {
@@ -73,50 +184,7 @@ impl Store for MemoryStore {
         version: Version,
         check: Check<'_>,
     ) -> Result<Stored, Error> {
-        let _one_at_a_time = self.publishing.lock();
-        let digest = content_digest(schema);
-        let held: Vec<Held> = {
-            let state = self.state.read();
-            let urn = schema.urn();
-            state
-                .versions(urn.namespace(), urn.name())
-                .into_iter()
-                .map(|entry| Held {
-                    schema: entry.schema.clone(),
-                    digest: entry.digest.clone(),
-                    id: entry.id,
-                })
-                .collect()
-        };
-        let schema = match plan(schema, version, &digest, &held)? {
-            Plan::Held(stored) => return Ok(stored),
-            Plan::Insert(schema) => schema,
-        };
-        let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
-        check(&schema, &held)?;
-        let mut state = self.state.write();
-        let id = match state.ids.get(&digest) {
-            Some(&id) => id,
-            None => {
-                let id = SchemaId::try_from(state.urns.len() + 1)
-                    .ok()
-                    .filter(|&id| id <= i32::MAX as u32)
-                    .ok_or_else(|| Error::Store {
-                        source: "the memory store ran out of schema ids".into(),
-                    })?;
-                state.ids.insert(digest.clone(), id);
-                state.urns.push(Vec::new());
-                id
-            }
-        };
-        let urn = schema.urn().clone();
-        let holders = &mut state.urns[id as usize - 1];
-        let at = holders.partition_point(|held| *held < urn);
-        holders.insert(at, urn.clone());
-        state
-            .schemas
-            .insert(urn.clone(), Entry { schema, digest, id });
-        Ok(Stored::new(urn, id, true))
+        self.publish_as(schema, version, None, check)
     }
 
     fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
@@ -139,12 +207,7 @@ impl Store for MemoryStore {
     }
 
     fn urns_of(&self, id: SchemaId) -> Result<Vec<Urn>, Error> {
-        let state = self.state.read();
-        Ok(id
-            .checked_sub(1)
-            .and_then(|index| state.urns.get(index as usize))
-            .cloned()
-            .unwrap_or_default())
+        Ok(self.state.read().urns.get(&id).cloned().unwrap_or_default())
     }
 
     fn compatibility(&self, name: Option<&str>) -> Result<Option<Compatibility>, Error> {
@@ -167,6 +230,59 @@ impl Store for MemoryStore {
             Some(mode) => state.modes.insert(key, mode),
             None => state.modes.remove(&key),
         };
+        Ok(())
+    }
+
+    fn mode(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+        Ok(self
+            .state
+            .read()
+            .registry_modes
+            .get(&name.map(str::to_owned))
+            .copied())
+    }
+
+    fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        let mut state = self.state.write();
+        let key = name.map(str::to_owned);
+        match mode {
+            Some(mode) => state.registry_modes.insert(key, mode),
+            None => state.registry_modes.remove(&key),
+        };
+        Ok(())
+    }
+
+    fn publish_with_id(
+        &self,
+        schema: &Schema,
+        version: Version,
+        id: SchemaId,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        self.publish_as(schema, version, Some(id), check)
+    }
+
+    fn deleted(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_ascii_lowercase();
+        let state = self.state.read();
+        Ok(state
+            .versions(&namespace, name)
+            .into_iter()
+            .map(|entry| entry.schema.urn())
+            .filter(|urn| state.deleted.contains(*urn))
+            .map(Urn::version)
+            .collect())
+    }
+
+    fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        let _one_at_a_time = self.publishing.lock();
+        let mut state = self.state.write();
+        if let Some(missing) = urns.iter().find(|urn| !state.schemas.contains_key(*urn)) {
+            return Err(Error::NotFound {
+                urn: missing.clone(),
+            });
+        }
+        state.deleted.extend(urns.iter().cloned());
         Ok(())
     }
 }

@@ -13,6 +13,7 @@
 //! that holds the same content, as Confluent Schema Registry does.
 
 mod memory;
+mod mode;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "sqlite")]
@@ -22,6 +23,7 @@ mod sqlite;
 pub mod testing;
 
 pub use memory::MemoryStore;
+pub use mode::Mode;
 #[cfg(feature = "postgres")]
 pub use postgres::PostgresStore;
 #[cfg(feature = "sqlite")]
@@ -152,6 +154,83 @@ pub trait Store: Send + Sync {
     /// [`SqliteStore`] and [`PostgresStore`] check their layout version.
     fn ready(&self) -> Result<(), Error> {
         self.compatibility(None).map(drop)
+    }
+
+    // Confluent's registry modes, imported ids and soft deletes (kept
+    // apart from the methods above).
+
+    /// The registry [`Mode`] set for `name` (or, for `None`, the
+    /// store-wide one), if one was set.
+    ///
+    /// The default implementation keeps none: `None`.
+    fn mode(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+        let _ = name;
+        Ok(None)
+    }
+
+    /// Sets (or, with `None`, clears) the registry [`Mode`] of `name` (or,
+    /// for `None`, the store-wide one). Kept as durably as a publish.
+    ///
+    /// The default implementation refuses ([`Error::Store`]).
+    fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        let _ = (name, mode);
+        Err(unsupported("keeping registry modes"))
+    }
+
+    /// [`publish`](Store::publish), with the content's id given (a schema
+    /// imported from another registry with the id its messages carry):
+    ///
+    /// * the URN held already with the same schema and this id answers its
+    ///   [`Stored`] (`created == false`);
+    /// * the content held (under any URN) with another id, or `id` held by
+    ///   another content, is [`Error::IdConflict`]: an id never moves to
+    ///   other bytes, and a content has one id;
+    /// * else the schema is stored with content id `id`, and the store's
+    ///   own allocation never hands `id` (nor any id below the largest
+    ///   imported) out later.
+    ///
+    /// With [`Version::Next`], a version (not soft-deleted) of the name
+    /// holding the same content answers that version (when its id is `id`).
+    ///
+    /// The default implementation refuses ([`Error::Store`]).
+    fn publish_with_id(
+        &self,
+        schema: &Schema,
+        version: Version,
+        id: SchemaId,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let _ = (schema, version, id, check);
+        Err(unsupported("storing a schema under a given id"))
+    }
+
+    /// The soft-deleted versions of `name` in `namespace`, ascending.
+    ///
+    /// A soft-deleted version is held as before (its URN and id resolve
+    /// for ever), but a [`Version::Next`] publish neither answers it for
+    /// the same content nor checks compatibility against it.
+    ///
+    /// The default implementation deletes nothing: empty.
+    fn deleted(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let _ = (namespace, name);
+        Ok(Vec::new())
+    }
+
+    /// Marks every URN of `urns` soft-deleted, atomically (a URN marked
+    /// already stays so). A URN not held is [`Error::NotFound`] and marks
+    /// nothing.
+    ///
+    /// The default implementation refuses ([`Error::Store`]).
+    fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        let _ = urns;
+        Err(unsupported("soft-deleting versions"))
+    }
+}
+
+/// What a store without a capability answers.
+fn unsupported(what: &str) -> Error {
+    Error::Store {
+        source: format!("{what} is not supported by this store").into(),
     }
 }
 
@@ -447,6 +526,8 @@ pub(crate) struct Held {
     pub(crate) digest: String,
     /// Its content's id.
     pub(crate) id: SchemaId,
+    /// Soft-deleted ([`Store::delete_versions`]).
+    pub(crate) deleted: bool,
 }
 
 /// What a publish does once the versions held for the name are known.
@@ -472,7 +553,10 @@ pub(crate) fn plan(
     let schema = match version {
         Version::Exact => schema.clone(),
         Version::Next => {
-            if let Some(same) = held.iter().find(|held| held.digest == digest) {
+            if let Some(same) = held
+                .iter()
+                .find(|held| held.digest == digest && !held.deleted)
+            {
                 return Ok(Plan::Held(Stored::new(
                     same.schema.urn().clone(),
                     same.id,
@@ -509,6 +593,30 @@ pub(crate) fn plan(
         };
     }
     Ok(Plan::Insert(schema))
+}
+
+/// The checks of [`Store::publish_with_id`] on what a plan found held
+/// already: the content's id must be `id`.
+pub(crate) fn check_held_id(stored: &Stored, id: SchemaId) -> Result<(), Error> {
+    if stored.id == id {
+        Ok(())
+    } else {
+        Err(Error::IdConflict {
+            urn: stored.urn.clone(),
+            id,
+            other: stored.urn.clone(),
+            other_id: stored.id,
+        })
+    }
+}
+
+/// The held versions a publish checks compatibility against: those not
+/// soft-deleted.
+pub(crate) fn live(held: Vec<Held>) -> Vec<Schema> {
+    held.into_iter()
+        .filter(|held| !held.deleted)
+        .map(|held| held.schema)
+        .collect()
 }
 
 /// `schema` under another URN (its bytes shared, not copied).
@@ -560,6 +668,28 @@ macro_rules! forward_store {
             }
             fn ready(&self) -> Result<(), Error> {
                 (**self).ready()
+            }
+
+            fn mode(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+                (**self).mode(name)
+            }
+            fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+                (**self).set_mode(name, mode)
+            }
+            fn publish_with_id(
+                &self,
+                schema: &Schema,
+                version: Version,
+                id: SchemaId,
+                check: Check<'_>,
+            ) -> Result<Stored, Error> {
+                (**self).publish_with_id(schema, version, id, check)
+            }
+            fn deleted(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+                (**self).deleted(namespace, name)
+            }
+            fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+                (**self).delete_versions(urns)
             }
         }
     )*};

@@ -7,8 +7,8 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
-    content_digest, corrupt, failure, id_from_row, plan, schema_from_row, urn_from_row, Check,
-    Held, Options, Plan, SchemaId, Store, Stored, Version,
+    check_held_id, content_digest, corrupt, failure, id_from_row, live, plan, schema_from_row,
+    urn_from_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -24,7 +24,8 @@ const ATTEMPTS: u32 = 5;
 
 /// The migrations, in order: each runs once, in the transaction that
 /// records it in `dataschema_migrations`.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE dataschema_contents (
     id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY CHECK (id BETWEEN 1 AND 2147483647),
     digest TEXT NOT NULL UNIQUE,
@@ -45,7 +46,26 @@ CREATE TABLE dataschema_modes (
     name TEXT PRIMARY KEY,
     mode TEXT NOT NULL
 );
-"];
+",
+    CONFLUENT_MODES_AND_DELETES,
+];
+
+/// Migration 2: Confluent's registry modes (the name `''` holds the
+/// store-wide one), and the soft-deleted versions.
+const CONFLUENT_MODES_AND_DELETES: &str = "
+CREATE TABLE dataschema_registry_modes (
+    name TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+);
+CREATE TABLE dataschema_deleted_versions (
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    deleted_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (namespace, name, version),
+    FOREIGN KEY (namespace, name, version) REFERENCES dataschema_urns (namespace, name, version)
+);
+";
 
 /// A [`Store`] in PostgreSQL: several registry servers (replicas) over
 /// one database share it, and see one history.
@@ -461,7 +481,10 @@ impl PostgresStore {
 
     fn held(&self, client: &mut impl GenericClient, urn: &Urn) -> Result<Vec<Held>, Attempt> {
         let rows = client.query(
-            "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
+            "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
+                    EXISTS (SELECT 1 FROM dataschema_deleted_versions d
+                            WHERE d.namespace = u.namespace AND d.name = u.name
+                              AND d.version = u.version)
              FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
              WHERE u.namespace = $1 AND u.name = $2 ORDER BY u.version",
             &[&urn.namespace(), &urn.name()],
@@ -481,9 +504,167 @@ impl PostgresStore {
                 schema,
                 digest: row.try_get(4)?,
                 id: id_from_row(&self.what, row.try_get(5)?)?,
+                deleted: row.try_get(6)?,
             });
         }
         Ok(held)
+    }
+
+    /// A publish, with the content's id given (`Some`) or allocated.
+    fn publish_as(
+        &self,
+        schema: &Schema,
+        version: Version,
+        given: Option<SchemaId>,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        self.writable("publishing")?;
+        let digest = content_digest(schema);
+        let lock = name_lock(schema.urn().namespace(), schema.urn().name());
+        self.run_as("publishing", true, |client| {
+            let mut transaction = client.transaction()?;
+            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])?;
+            let held = self.held(&mut transaction, schema.urn())?;
+            let schema = match plan(schema, version, &digest, &held)? {
+                // Dropping the transaction rolls it back.
+                Plan::Held(stored) => {
+                    if let Some(id) = given {
+                        check_held_id(&stored, id)?;
+                    }
+                    return Ok(stored);
+                }
+                Plan::Insert(schema) => schema,
+            };
+            if let Some(id) = given {
+                self.check_given_id(&mut transaction, &schema, &digest, id)?;
+            }
+            check(&schema, &live(held))?;
+            let inserted = match given {
+                Some(id) => {
+                    let inserted = transaction.query_opt(
+                        "INSERT INTO dataschema_contents (id, digest, language, root, bytes)
+                         OVERRIDING SYSTEM VALUE
+                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (digest) DO NOTHING RETURNING id",
+                        &[
+                            &i64::from(id),
+                            &digest,
+                            &schema.language().as_str(),
+                            &schema.root(),
+                            &schema.bytes(),
+                        ],
+                    )?;
+                    // The sequence is raised past the id given: it never
+                    // hands it out (sequences only go up, whoever commits).
+                    transaction.execute(
+                        "SELECT setval(pg_get_serial_sequence('dataschema_contents', 'id'),
+                                GREATEST($1, nextval(pg_get_serial_sequence('dataschema_contents', 'id'))))",
+                        &[&i64::from(id)],
+                    )?;
+                    inserted
+                }
+                None => transaction.query_opt(
+                "INSERT INTO dataschema_contents (digest, language, root, bytes)
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING id",
+                &[
+                    &digest,
+                    &schema.language().as_str(),
+                    &schema.root(),
+                    &schema.bytes(),
+                ],
+            )?,
+            };
+            let id: i64 = match inserted {
+                Some(row) => row.try_get(0)?,
+                None => transaction
+                    .query_one(
+                        "SELECT id FROM dataschema_contents WHERE digest = $1",
+                        &[&digest],
+                    )?
+                    .try_get(0)?,
+            };
+            let id = id_from_row(&self.what, id)?;
+            if let Some(given) = given {
+                // Another replica stored the content meanwhile, under
+                // another id.
+                if given != id {
+                    return Err(Attempt::Final(Error::IdConflict {
+                        urn: schema.urn().clone(),
+                        id: given,
+                        other: schema.urn().clone(),
+                        other_id: id,
+                    }));
+                }
+            }
+            let urn = schema.urn();
+            transaction.execute(
+                "INSERT INTO dataschema_urns (namespace, name, version, content_id)
+                 VALUES ($1, $2, $3, $4)",
+                &[
+                    &urn.namespace(),
+                    &urn.name(),
+                    &i64::from(urn.version()),
+                    &i64::from(id),
+                ],
+            )?;
+            transaction.commit()?;
+            Ok(Stored::new(urn.clone(), id, true))
+        })
+    }
+
+    /// A given id's checks, under the name's lock: the content has no
+    /// other id, and no other content has this one (a racing import of
+    /// the same id under another name meets the primary key, and is
+    /// retried into this check).
+    fn check_given_id(
+        &self,
+        client: &mut impl GenericClient,
+        schema: &Schema,
+        digest: &str,
+        id: SchemaId,
+    ) -> Result<(), Attempt> {
+        if id == 0 || id > i32::MAX as u32 {
+            return Err(Attempt::Final(Error::IdNotFound { id }));
+        }
+        let held = client.query_opt(
+            "SELECT id FROM dataschema_contents WHERE digest = $1",
+            &[&digest],
+        )?;
+        let conflict = match held {
+            Some(row) => {
+                let held: i64 = row.try_get(0)?;
+                (held != i64::from(id)).then_some(held)
+            }
+            None => {
+                let taken = client.query_opt(
+                    "SELECT id FROM dataschema_contents WHERE id = $1",
+                    &[&i64::from(id)],
+                )?;
+                taken.map(|_| i64::from(id))
+            }
+        };
+        let Some(other_content) = conflict else {
+            return Ok(());
+        };
+        let row = client.query_opt(
+            "SELECT namespace, name, version FROM dataschema_urns WHERE content_id = $1
+             ORDER BY namespace, name, version LIMIT 1",
+            &[&other_content],
+        )?;
+        let other = match row {
+            Some(row) => urn_from_row(
+                &self.what,
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+            )?,
+            None => schema.urn().clone(),
+        };
+        Err(Attempt::Final(Error::IdConflict {
+            urn: schema.urn().clone(),
+            id,
+            other,
+            other_id: id_from_row(&self.what, other_content)?,
+        }))
     }
 
     fn urns(&self, rows: Vec<postgres::Row>) -> Result<Vec<Urn>, Attempt> {
@@ -538,54 +719,7 @@ impl Store for PostgresStore {
         version: Version,
         check: Check<'_>,
     ) -> Result<Stored, Error> {
-        self.writable("publishing")?;
-        let digest = content_digest(schema);
-        let lock = name_lock(schema.urn().namespace(), schema.urn().name());
-        self.run_as("publishing", true, |client| {
-            let mut transaction = client.transaction()?;
-            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])?;
-            let held = self.held(&mut transaction, schema.urn())?;
-            let schema = match plan(schema, version, &digest, &held)? {
-                // Dropping the transaction rolls it back.
-                Plan::Held(stored) => return Ok(stored),
-                Plan::Insert(schema) => schema,
-            };
-            let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
-            check(&schema, &held)?;
-            let inserted = transaction.query_opt(
-                "INSERT INTO dataschema_contents (digest, language, root, bytes)
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING id",
-                &[
-                    &digest,
-                    &schema.language().as_str(),
-                    &schema.root(),
-                    &schema.bytes(),
-                ],
-            )?;
-            let id: i64 = match inserted {
-                Some(row) => row.try_get(0)?,
-                None => transaction
-                    .query_one(
-                        "SELECT id FROM dataschema_contents WHERE digest = $1",
-                        &[&digest],
-                    )?
-                    .try_get(0)?,
-            };
-            let id = id_from_row(&self.what, id)?;
-            let urn = schema.urn();
-            transaction.execute(
-                "INSERT INTO dataschema_urns (namespace, name, version, content_id)
-                 VALUES ($1, $2, $3, $4)",
-                &[
-                    &urn.namespace(),
-                    &urn.name(),
-                    &i64::from(urn.version()),
-                    &i64::from(id),
-                ],
-            )?;
-            transaction.commit()?;
-            Ok(Stored::new(urn.clone(), id, true))
-        })
+        self.publish_as(schema, version, None, check)
     }
 
     fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
@@ -677,6 +811,95 @@ impl Store for PostgresStore {
     /// migrations read back: all of this version's, none newer.
     fn ready(&self) -> Result<(), Error> {
         self.check_migrated()
+    }
+
+    fn mode(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+        let key = name.unwrap_or("");
+        self.run("reading a registry mode", |client| {
+            let row = client.query_opt(
+                "SELECT mode FROM dataschema_registry_modes WHERE name = $1",
+                &[&key],
+            )?;
+            let Some(row) = row else { return Ok(None) };
+            let mode: String = row.try_get(0)?;
+            let mode = mode.parse().map_err(|err| {
+                self.failed(
+                    &format!("the stored registry mode of {key:?} is unreadable"),
+                    err,
+                )
+            })?;
+            Ok(Some(mode))
+        })
+    }
+
+    fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        self.writable("setting a registry mode")?;
+        let key = name.unwrap_or("");
+        self.run("setting a registry mode", |client| {
+            match mode {
+                Some(mode) => client.execute(
+                    "INSERT INTO dataschema_registry_modes (name, mode) VALUES ($1, $2)
+                     ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
+                    &[&key, &mode.as_str()],
+                )?,
+                None => client.execute(
+                    "DELETE FROM dataschema_registry_modes WHERE name = $1",
+                    &[&key],
+                )?,
+            };
+            Ok(())
+        })
+    }
+
+    fn publish_with_id(
+        &self,
+        schema: &Schema,
+        version: Version,
+        id: SchemaId,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        self.publish_as(schema, version, Some(id), check)
+    }
+
+    fn deleted(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_ascii_lowercase();
+        self.run("listing deleted versions", |client| {
+            let rows = client.query(
+                "SELECT version FROM dataschema_deleted_versions
+                 WHERE namespace = $1 AND name = $2 ORDER BY version",
+                &[&namespace, &name],
+            )?;
+            let mut versions = Vec::with_capacity(rows.len());
+            for row in rows {
+                let urn = urn_from_row(&self.what, &namespace, name, row.try_get(0)?)?;
+                versions.push(urn.version());
+            }
+            Ok(versions)
+        })
+    }
+
+    fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        self.writable("deleting versions")?;
+        self.run_as("deleting versions", true, |client| {
+            let mut transaction = client.transaction()?;
+            for urn in urns {
+                let held = transaction.query_opt(
+                    "SELECT 1 FROM dataschema_urns
+                     WHERE namespace = $1 AND name = $2 AND version = $3",
+                    &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
+                )?;
+                if held.is_none() {
+                    return Err(Attempt::Final(Error::NotFound { urn: urn.clone() }));
+                }
+                transaction.execute(
+                    "INSERT INTO dataschema_deleted_versions (namespace, name, version)
+                     VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                    &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
+                )?;
+            }
+            transaction.commit()?;
+            Ok(())
+        })
     }
 }
 

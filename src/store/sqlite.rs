@@ -6,13 +6,18 @@ use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    content_digest, failure, id_from_row, plan, schema_from_row, urn_from_row, Check, Held,
-    Options, Plan, SchemaId, Store, Stored, Version,
+    check_held_id, content_digest, failure, id_from_row, live, plan, schema_from_row, urn_from_row,
+    Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
-/// The layout this code writes, kept in the file's `user_version`.
-const LAYOUT: i64 = 1;
+/// The layout this code writes, kept in the file's `user_version`: the
+/// number of [`MIGRATIONS`] applied.
+const LAYOUT: i64 = MIGRATIONS.len() as i64;
+
+/// The layout's steps, in order: a file of layout `n` has had the first
+/// `n` applied.
+const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONFLUENT_MODES_AND_DELETES];
 
 /// Idle read connections kept open.
 const IDLE_READERS: usize = 8;
@@ -39,8 +44,25 @@ CREATE TABLE modes (
 ) WITHOUT ROWID;
 ";
 
-/// A version held: version, language, root, bytes, digest, content id.
-type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64);
+/// Confluent's registry modes (the name `''` holds the store-wide one),
+/// and the soft-deleted versions.
+const CONFLUENT_MODES_AND_DELETES: &str = "
+CREATE TABLE registry_modes (
+    name TEXT PRIMARY KEY,
+    mode TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE deleted_versions (
+    namespace TEXT NOT NULL,
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    PRIMARY KEY (namespace, name, version),
+    FOREIGN KEY (namespace, name, version) REFERENCES urns (namespace, name, version)
+) WITHOUT ROWID;
+";
+
+/// A version held: version, language, root, bytes, digest, content id,
+/// soft-deleted.
+type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64, bool);
 
 /// A [`Store`] in one SQLite file: the registry server's embedded default.
 ///
@@ -200,7 +222,10 @@ impl SqliteStore {
     fn held(&self, connection: &Connection, urn: &Urn) -> Result<Vec<Held>, Error> {
         let rows: Vec<HeldRow> = (|| {
             let mut statement = connection.prepare_cached(
-                "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id
+                "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
+                        EXISTS (SELECT 1 FROM deleted_versions d
+                                WHERE d.namespace = u.namespace AND d.name = u.name
+                                  AND d.version = u.version)
                  FROM urns u JOIN contents c ON c.id = u.content_id
                  WHERE u.namespace = ?1 AND u.name = ?2 ORDER BY u.version",
             )?;
@@ -213,6 +238,7 @@ impl SqliteStore {
                         row.get(3)?,
                         row.get(4)?,
                         row.get(5)?,
+                        row.get(6)?,
                     ))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -220,7 +246,7 @@ impl SqliteStore {
         })()
         .map_err(|err| self.failed("reading the versions held", err))?;
         rows.into_iter()
-            .map(|(version, language, root, bytes, digest, id)| {
+            .map(|(version, language, root, bytes, digest, id, deleted)| {
                 let schema = schema_from_row(
                     &self.what,
                     urn.namespace(),
@@ -234,9 +260,156 @@ impl SqliteStore {
                     schema,
                     digest,
                     id: id_from_row(&self.what, id)?,
+                    deleted,
                 })
             })
             .collect()
+    }
+
+    /// A publish, with the content's id given (`Some`) or allocated.
+    fn publish_as(
+        &self,
+        schema: &Schema,
+        version: Version,
+        given: Option<SchemaId>,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        let digest = content_digest(schema);
+        let connection = self.writer("publishing")?;
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|err| self.failed("taking the write lock", err))?;
+        let result = (|| {
+            let held = self.held(&connection, schema.urn())?;
+            let schema = match plan(schema, version, &digest, &held)? {
+                Plan::Held(stored) => {
+                    if let Some(id) = given {
+                        check_held_id(&stored, id)?;
+                    }
+                    return Ok(stored);
+                }
+                Plan::Insert(schema) => schema,
+            };
+            if let Some(id) = given {
+                self.check_given_id(&connection, &schema, &digest, id)?;
+            }
+            check(&schema, &live(held))?;
+            let insert = || -> rusqlite::Result<i64> {
+                // With AUTOINCREMENT, an id inserted as given raises the
+                // sequence past it: the store never hands it out again.
+                connection
+                    .prepare_cached(
+                        "INSERT INTO contents (id, digest, language, root, bytes)
+                         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (digest) DO NOTHING",
+                    )?
+                    .execute(params![
+                        given,
+                        digest,
+                        schema.language().as_str(),
+                        schema.root(),
+                        schema.bytes()
+                    ])?;
+                let id: i64 = connection
+                    .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
+                    .query_row(params![digest], |row| row.get(0))?;
+                Ok(id)
+            };
+            let id = insert().map_err(|err| self.failed("storing the schema's content", err))?;
+            let id = id_from_row(&self.what, id)?;
+            let urn = schema.urn();
+            connection
+                .prepare_cached(
+                    "INSERT INTO urns (namespace, name, version, content_id)
+                     VALUES (?1, ?2, ?3, ?4)",
+                )
+                .and_then(|mut statement| {
+                    statement.execute(params![urn.namespace(), urn.name(), urn.version(), id])
+                })
+                .map_err(|err| self.failed("storing the schema's URN", err))?;
+            Ok(Stored::new(urn.clone(), id, true))
+        })();
+        match result {
+            Ok(stored) if stored.created => {
+                connection
+                    .execute_batch("COMMIT")
+                    .map_err(|err| self.failed("committing the publish", err))?;
+                Ok(stored)
+            }
+            other => {
+                // Nothing was written (or it is undone): end the
+                // transaction, keeping the first error.
+                let ended = connection
+                    .execute_batch("ROLLBACK")
+                    .map_err(|err| self.failed("ending the publish", err));
+                match other {
+                    Ok(stored) => ended.map(|()| stored),
+                    Err(err) => Err(err),
+                }
+            }
+        }
+    }
+
+    /// A given id's checks, under the write lock: the content has no
+    /// other id, and no other content has this one.
+    fn check_given_id(
+        &self,
+        connection: &Connection,
+        schema: &Schema,
+        digest: &str,
+        id: SchemaId,
+    ) -> Result<(), Error> {
+        if id == 0 || id > i32::MAX as u32 {
+            return Err(Error::IdNotFound { id });
+        }
+        let held: Option<i64> = connection
+            .prepare_cached("SELECT id FROM contents WHERE digest = ?1")
+            .and_then(|mut s| s.query_row(params![digest], |row| row.get(0)).optional())
+            .map_err(|err| self.failed("reading a content's id", err))?;
+        let holder = |content: i64| -> Result<Urn, Error> {
+            let row: Option<(String, String, i64)> = connection
+                .prepare_cached(
+                    "SELECT namespace, name, version FROM urns WHERE content_id = ?1
+                     ORDER BY namespace, name, version LIMIT 1",
+                )
+                .and_then(|mut s| {
+                    s.query_row(params![content], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                    })
+                    .optional()
+                })
+                .map_err(|err| self.failed("reading the URNs of an id", err))?;
+            match row {
+                Some((namespace, name, version)) => {
+                    urn_from_row(&self.what, &namespace, &name, version)
+                }
+                None => Ok(schema.urn().clone()),
+            }
+        };
+        match held {
+            Some(held) if held != i64::from(id) => Err(Error::IdConflict {
+                urn: schema.urn().clone(),
+                id,
+                other: holder(held)?,
+                other_id: id_from_row(&self.what, held)?,
+            }),
+            Some(_) => Ok(()),
+            None => {
+                let taken: bool = connection
+                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM contents WHERE id = ?1)")
+                    .and_then(|mut s| s.query_row(params![id], |row| row.get(0)))
+                    .map_err(|err| self.failed("reading an id", err))?;
+                if taken {
+                    Err(Error::IdConflict {
+                        urn: schema.urn().clone(),
+                        id,
+                        other: holder(i64::from(id))?,
+                        other_id: id,
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+        }
     }
 
     fn urns(&self, rows: Vec<(String, String, i64)>) -> Result<Vec<Urn>, Error> {
@@ -412,7 +585,11 @@ fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
                      (it has tables, and no dataschema layout)"
                 )));
             }
-            connection.execute_batch(SCHEMA_V1).map_err(failed)?;
+        }
+        if layout < LAYOUT {
+            for step in &MIGRATIONS[layout as usize..] {
+                connection.execute_batch(step).map_err(failed)?;
+            }
             connection
                 .pragma_update(None, "user_version", LAYOUT)
                 .map_err(failed)?;
@@ -458,69 +635,7 @@ impl Store for SqliteStore {
         version: Version,
         check: Check<'_>,
     ) -> Result<Stored, Error> {
-        let digest = content_digest(schema);
-        let connection = self.writer("publishing")?;
-        connection
-            .execute_batch("BEGIN IMMEDIATE")
-            .map_err(|err| self.failed("taking the write lock", err))?;
-        let result = (|| {
-            let held = self.held(&connection, schema.urn())?;
-            let schema = match plan(schema, version, &digest, &held)? {
-                Plan::Held(stored) => return Ok(stored),
-                Plan::Insert(schema) => schema,
-            };
-            let held: Vec<Schema> = held.into_iter().map(|held| held.schema).collect();
-            check(&schema, &held)?;
-            let insert = || -> rusqlite::Result<i64> {
-                connection
-                    .prepare_cached(
-                        "INSERT INTO contents (digest, language, root, bytes)
-                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT (digest) DO NOTHING",
-                    )?
-                    .execute(params![
-                        digest,
-                        schema.language().as_str(),
-                        schema.root(),
-                        schema.bytes()
-                    ])?;
-                let id: i64 = connection
-                    .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
-                    .query_row(params![digest], |row| row.get(0))?;
-                Ok(id)
-            };
-            let id = insert().map_err(|err| self.failed("storing the schema's content", err))?;
-            let id = id_from_row(&self.what, id)?;
-            let urn = schema.urn();
-            connection
-                .prepare_cached(
-                    "INSERT INTO urns (namespace, name, version, content_id)
-                     VALUES (?1, ?2, ?3, ?4)",
-                )
-                .and_then(|mut statement| {
-                    statement.execute(params![urn.namespace(), urn.name(), urn.version(), id])
-                })
-                .map_err(|err| self.failed("storing the schema's URN", err))?;
-            Ok(Stored::new(urn.clone(), id, true))
-        })();
-        match result {
-            Ok(stored) if stored.created => {
-                connection
-                    .execute_batch("COMMIT")
-                    .map_err(|err| self.failed("committing the publish", err))?;
-                Ok(stored)
-            }
-            other => {
-                // Nothing was written (or it is undone): end the
-                // transaction, keeping the first error.
-                let ended = connection
-                    .execute_batch("ROLLBACK")
-                    .map_err(|err| self.failed("ending the publish", err));
-                match other {
-                    Ok(stored) => ended.map(|()| stored),
-                    Err(err) => Err(err),
-                }
-            }
-        }
+        self.publish_as(schema, version, None, check)
     }
 
     fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
@@ -613,5 +728,106 @@ impl Store for SqliteStore {
             connection.pragma_query_value(None, "user_version", |row| row.get(0))
         })?;
         layout_is_known(layout, &self.what)
+    }
+
+    fn mode(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
+        let key = name.unwrap_or("");
+        let mode: Option<String> = self.read("reading a registry mode", |c| {
+            c.prepare_cached("SELECT mode FROM registry_modes WHERE name = ?1")?
+                .query_row(params![key], |row| row.get(0))
+                .optional()
+        })?;
+        mode.map(|mode| {
+            mode.parse().map_err(|err| {
+                failure(
+                    format!(
+                        "{}: the stored registry mode of {key:?} is unreadable",
+                        self.what
+                    ),
+                    err,
+                )
+            })
+        })
+        .transpose()
+    }
+
+    fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        let key = name.unwrap_or("");
+        let connection = self.writer("setting a registry mode")?;
+        match mode {
+            Some(mode) => connection.execute(
+                "INSERT INTO registry_modes (name, mode) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
+                params![key, mode.as_str()],
+            ),
+            None => connection.execute("DELETE FROM registry_modes WHERE name = ?1", params![key]),
+        }
+        .map(drop)
+        .map_err(|err| self.failed("setting a registry mode", err))
+    }
+
+    fn publish_with_id(
+        &self,
+        schema: &Schema,
+        version: Version,
+        id: SchemaId,
+        check: Check<'_>,
+    ) -> Result<Stored, Error> {
+        self.publish_as(schema, version, Some(id), check)
+    }
+
+    fn deleted(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Error> {
+        let namespace = namespace.to_ascii_lowercase();
+        let rows: Vec<i64> = self.read("listing deleted versions", |c| {
+            c.prepare_cached(
+                "SELECT version FROM deleted_versions WHERE namespace = ?1 AND name = ?2
+                 ORDER BY version",
+            )?
+            .query_map(params![namespace, name], |row| row.get(0))?
+            .collect()
+        })?;
+        rows.into_iter()
+            .map(|version| urn_from_row(&self.what, &namespace, name, version).map(|u| u.version()))
+            .collect()
+    }
+
+    fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        let connection = self.writer("deleting versions")?;
+        connection
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(|err| self.failed("taking the write lock", err))?;
+        let result = (|| {
+            for urn in urns {
+                let held: bool = connection
+                    .prepare_cached(
+                        "SELECT EXISTS (SELECT 1 FROM urns
+                         WHERE namespace = ?1 AND name = ?2 AND version = ?3)",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                            row.get(0)
+                        })
+                    })
+                    .map_err(|err| self.failed("reading a URN", err))?;
+                if !held {
+                    return Err(Error::NotFound { urn: urn.clone() });
+                }
+                connection
+                    .prepare_cached(
+                        "INSERT INTO deleted_versions (namespace, name, version)
+                         VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                    )
+                    .and_then(|mut s| {
+                        s.execute(params![urn.namespace(), urn.name(), urn.version()])
+                    })
+                    .map_err(|err| self.failed("deleting a version", err))?;
+            }
+            Ok(())
+        })();
+        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
+        let ended = connection
+            .execute_batch(end)
+            .map_err(|err| self.failed("ending the delete", err));
+        result.and(ended)
     }
 }

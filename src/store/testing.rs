@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::{SchemaId, Store, Stored, Version};
+use super::{Mode, SchemaId, Store, Stored, Version};
 use crate::{Compatibility, Error, Schema, Urn};
 
 /// The namespace of the suite's URNs.
@@ -50,6 +50,9 @@ pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
     next_versions(&store);
     last_version(&store);
     modes(&store);
+    registry_modes(&store);
+    given_ids(&store);
+    soft_deletes(&store);
     reads_do_not_wait_for_a_publish(&store);
     one_of_many_wins(&open);
     one_content_many_names(&open);
@@ -164,6 +167,141 @@ pub fn retention_and_order(store: &dyn Store) {
     for urn in all {
         assert!(store.get(&urn).unwrap().is_some(), "{urn} is kept");
     }
+}
+
+/// Registry modes: none set at first; set, read back, changed and cleared,
+/// per name and store-wide, apart from compatibility modes.
+pub fn registry_modes(store: &dyn Store) {
+    let name = "conformance.registry-mode";
+    assert_eq!(store.mode(Some(name)).unwrap(), None);
+    store.set_mode(Some(name), Some(Mode::ReadOnly)).unwrap();
+    assert_eq!(store.mode(Some(name)).unwrap(), Some(Mode::ReadOnly));
+    assert_eq!(
+        store.compatibility(Some(name)).unwrap(),
+        None,
+        "a registry mode is no compatibility mode"
+    );
+    for mode in [Mode::Import, Mode::ReadOnlyOverride, Mode::ReadWrite] {
+        store.set_mode(Some(name), Some(mode)).unwrap();
+        assert_eq!(store.mode(Some(name)).unwrap(), Some(mode));
+    }
+    store.set_mode(None, Some(Mode::Import)).unwrap();
+    assert_eq!(store.mode(None).unwrap(), Some(Mode::Import));
+    assert_eq!(store.mode(Some(name)).unwrap(), Some(Mode::ReadWrite));
+    store.set_mode(None, None).unwrap();
+    store.set_mode(Some(name), None).unwrap();
+    assert_eq!(store.mode(None).unwrap(), None);
+    assert_eq!(store.mode(Some(name)).unwrap(), None);
+}
+
+/// Given ids ([`Store::publish_with_id`]): kept as given, at any version;
+/// the same again is fine; an id held by other bytes, or the content held
+/// under another id, is [`Error::IdConflict`] and stores nothing; ids the
+/// store hands out afterwards are above every id given.
+pub fn given_ids(store: &dyn Store) {
+    let imported = json("given-ids", 5, r#"{"title":"imported 1000"}"#);
+    let stored = store
+        .publish_with_id(&imported, Version::Exact, 1000, &no_check)
+        .unwrap();
+    assert_eq!((stored.id, stored.created), (1000, true));
+    assert_eq!(store.id_of(imported.urn()).unwrap(), Some(1000));
+    assert_eq!(store.urns_of(1000).unwrap(), vec![imported.urn().clone()]);
+    let again = store
+        .publish_with_id(&imported, Version::Exact, 1000, &no_check)
+        .unwrap();
+    assert_eq!((again.id, again.created), (1000, false));
+    // A gap, and the same content under another name.
+    let gap = json("given-ids", 9, r#"{"title":"imported 1500"}"#);
+    assert_eq!(
+        store
+            .publish_with_id(&gap, Version::Exact, 1500, &no_check)
+            .unwrap()
+            .id,
+        1500
+    );
+    let shared = json("given-ids.other", 1, r#"{"title":"imported 1000"}"#);
+    assert_eq!(
+        store
+            .publish_with_id(&shared, Version::Exact, 1000, &no_check)
+            .unwrap()
+            .id,
+        1000
+    );
+    // The id held by other bytes.
+    let other = json("given-ids.other", 2, r#"{"title":"not 1000"}"#);
+    assert!(
+        matches!(
+            store.publish_with_id(&other, Version::Exact, 1000, &no_check),
+            Err(Error::IdConflict { id: 1000, .. })
+        ),
+        "an id never moves to other bytes"
+    );
+    assert_eq!(store.get(other.urn()).unwrap(), None);
+    // The content held under another id.
+    let moved = json("given-ids.other", 3, r#"{"title":"imported 1500"}"#);
+    assert!(matches!(
+        store.publish_with_id(&moved, Version::Exact, 1600, &no_check),
+        Err(Error::IdConflict { .. })
+    ));
+    assert_eq!(store.urns_of(1600).unwrap(), Vec::<Urn>::new());
+    // The next version, with an id.
+    let next = json("given-ids", 1, r#"{"title":"imported 1200"}"#);
+    let stored = store
+        .publish_with_id(&next, Version::Next, 1200, &no_check)
+        .unwrap();
+    assert_eq!((stored.urn.version(), stored.id), (10, 1200));
+    // The store's own ids come after every id given.
+    let own = json("given-ids.own", 1, r#"{"title":"allocated"}"#);
+    let allocated = store.publish(&own, Version::Exact, &no_check).unwrap();
+    assert!(allocated.id > 1500, "{allocated:?}");
+}
+
+/// Soft deletes: a deleted version is listed by [`Store::deleted`], still
+/// held and resolvable with its id; a [`Version::Next`] publish of the same
+/// content makes a new version (same id), and checks compatibility against
+/// the live versions only; deleting a URN not held is
+/// [`Error::NotFound`] and marks nothing.
+pub fn soft_deletes(store: &dyn Store) {
+    let v1 = json("soft-deletes", 1, r#"{"title":"one"}"#);
+    let v2 = json("soft-deletes", 2, r#"{"title":"two"}"#);
+    store.put(&v1).unwrap();
+    let id2 = store.publish(&v2, Version::Exact, &no_check).unwrap().id;
+    assert_eq!(
+        store.deleted(NS, "soft-deletes").unwrap(),
+        Vec::<u32>::new()
+    );
+    store.delete_versions(&[v2.urn().clone()]).unwrap();
+    store.delete_versions(&[v2.urn().clone()]).unwrap(); // idempotent
+    assert_eq!(store.deleted(NS, "soft-deletes").unwrap(), vec![2]);
+    assert_eq!(store.versions(NS, "soft-deletes").unwrap(), vec![1, 2]);
+    assert_eq!(store.get(v2.urn()).unwrap().as_ref(), Some(&v2));
+    assert_eq!(store.id_of(v2.urn()).unwrap(), Some(id2));
+    assert!(store.by_id(id2).unwrap().is_some());
+    // The same content again: a new version, the same id, checked against
+    // version 1 alone.
+    let seen = Mutex::new(Vec::new());
+    let again = store
+        .publish(&v2, Version::Next, &|_, held| {
+            seen.lock().extend(held.iter().map(|s| s.urn().version()));
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(
+        (again.urn.version(), again.id, again.created),
+        (3, id2, true)
+    );
+    assert_eq!(
+        *seen.lock(),
+        vec![1],
+        "deleted versions are not checked against"
+    );
+    // Not held: nothing marked.
+    let missing = urn("soft-deletes", 99);
+    assert!(matches!(
+        store.delete_versions(&[v1.urn().clone(), missing]),
+        Err(Error::NotFound { .. })
+    ));
+    assert_eq!(store.deleted(NS, "soft-deletes").unwrap(), vec![2]);
 }
 
 /// Ids: positive, at most `i32::MAX`, one per content (language, bytes and

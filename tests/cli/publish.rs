@@ -551,7 +551,7 @@ fn publish_refuses_a_registry_that_contradicts_the_lock() {
         text(&out)
     );
     assert_eq!(lock_of(&dir), lock);
-    assert_eq!(get(&second.url("/schemas")).json(), serde_json::json!([]));
+    assert_eq!(get(&second.url("/urns")).json(), serde_json::json!([]));
 
     // Another registry that holds them under other ids.
     let third = registry(&tmp);

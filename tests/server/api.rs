@@ -74,7 +74,7 @@ fn publish_then_read_with_immutable_caching() {
     );
     assert_eq!(stale.status, 200);
 
-    let list = get(&running.url("/schemas"));
+    let list = get(&running.url("/urns"));
     assert_eq!(list.json(), serde_json::json!([URN]));
     let versions = get(&running.url("/names/acme/orders.created/versions"));
     assert_eq!(versions.json(), serde_json::json!([1]));
@@ -856,6 +856,7 @@ fn a_failing_store_shows_anonymous_clients_no_path_or_driver_text() {
         let reads = read_router(Registry::new(Failing), &config());
         for path in [
             format!("/schemas/{URN}"),
+            "/urns".to_owned(),
             "/schemas".to_owned(),
             "/subjects".to_owned(),
             "/subjects/x/versions".to_owned(),

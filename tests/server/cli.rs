@@ -443,3 +443,221 @@ fn an_endless_token_file_is_refused_after_16_kib() {
     assert_eq!(status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("over 16384 bytes"), "{stderr}");
 }
+
+/// A Confluent registry request to a `dataschema serve` process, with the
+/// publish credential.
+fn confluent_to(
+    serve: &Serve,
+    method: &str,
+    path: &str,
+    body: &serde_json::Value,
+) -> server::Reply {
+    server::confluent(method, &serve.url(path), body)
+}
+
+/// `dataschema import` (problem 1 of issue 16: a Confluent registry moved
+/// here with its ids): a source `dataschema serve` whose ids start at
+/// 1,000 and have gaps, copied into a second one, every subject, version,
+/// id, delete and config kept; a second run changes nothing.
+#[test]
+fn import_copies_a_registry_with_its_ids() {
+    use serde_json::json;
+    let source_dir = Arc::new(tempfile::tempdir().unwrap());
+    let source_token = token_file(source_dir.path());
+    let source = Serve::start_in(
+        source_dir.clone(),
+        &["--store", "memory", "--token-file", &source_token],
+    );
+    assert_eq!(
+        confluent_to(&source, "PUT", "/mode", &json!({"mode": "IMPORT"})).status,
+        200
+    );
+    let schemas = [
+        ("Orders-value", 1, 1000, r#"{"type": "object"}"#),
+        (
+            "Orders-value",
+            2,
+            1003,
+            r#"{"type": "object", "title": "v2"}"#,
+        ),
+        (
+            "Orders-value",
+            3,
+            1010,
+            r#"{"type": "object", "title": "v3"}"#,
+        ),
+        (
+            "com.acme.Payment",
+            4,
+            1003,
+            r#"{"type": "object", "title": "v2"}"#,
+        ),
+        ("other-value", 1, 1500, r#"{"type": "string"}"#),
+    ];
+    for (subject, version, id, schema) in schemas {
+        let reply = confluent_to(
+            &source,
+            "POST",
+            &format!("/subjects/{subject}/versions"),
+            &json!({"schema": schema, "schemaType": "JSON", "id": id, "version": version}),
+        );
+        assert_eq!(reply.status, 200, "{subject} {version}: {}", reply.text());
+    }
+    assert_eq!(
+        confluent_to(&source, "PUT", "/mode", &json!({"mode": "READWRITE"})).status,
+        200
+    );
+    assert_eq!(
+        confluent_to(
+            &source,
+            "DELETE",
+            "/subjects/Orders-value/versions/2",
+            &json!(null)
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        confluent_to(
+            &source,
+            "PUT",
+            "/config/Orders-value",
+            &json!({"compatibility": "FULL"})
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        confluent_to(&source, "PUT", "/config", &json!({"compatibility": "NONE"})).status,
+        200
+    );
+
+    let target_dir = Arc::new(tempfile::tempdir().unwrap());
+    let target_token = token_file(target_dir.path());
+    let target = Serve::start_in(target_dir.clone(), &["--token-file", &target_token]);
+    let import = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dataschema"))
+            .args(["import", "--from", &source.url(""), "--to", &target.url("")])
+            .args([
+                "--token-file",
+                &target_token,
+                "--from-token-file",
+                &source_token,
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = import(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("imported 3 subject(s), 5 version(s) (5 new"),
+        "{stdout}"
+    );
+    for (subject, version, id, _) in schemas {
+        let read = get(&target.url(&format!(
+            "/subjects/{subject}/versions/{version}?deleted=true"
+        )));
+        assert_eq!(read.status, 200, "{subject} {version}: {}", read.text());
+        assert_eq!(read.json()["id"], id, "{subject} {version}");
+        assert_eq!(
+            get(&target.url(&format!("/schemas/ids/{id}"))).json()["schema"],
+            get(&source.url(&format!("/schemas/ids/{id}"))).json()["schema"]
+        );
+    }
+    assert_eq!(
+        get(&target.url("/subjects/Orders-value/versions")).json(),
+        json!([1, 3]),
+        "the source's soft delete is kept"
+    );
+    assert_eq!(
+        get(&target.url("/config/Orders-value")).json()["compatibilityLevel"],
+        "FULL"
+    );
+    assert_eq!(
+        get(&target.url("/config")).json()["compatibilityLevel"],
+        "NONE"
+    );
+    // The subjects' modes are set back.
+    assert_eq!(get(&target.url("/mode/Orders-value")).code(), 40409);
+
+    // Idempotent.
+    let again = import(&[]);
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        again.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert!(stdout.contains("(0 new, 5 held already)"), "{stdout}");
+
+    // The target hands out new ids above the imported ones, and an
+    // imported id never goes to other bytes.
+    let new = confluent_to(
+        &target,
+        "POST",
+        "/subjects/fresh-value/versions",
+        &json!({"schema": r#"{"type": "integer"}"#, "schemaType": "JSON"}),
+    );
+    assert_eq!(new.status, 200, "{}", new.text());
+    assert!(new.json()["id"].as_u64().unwrap() > 1500, "{}", new.text());
+
+    // A prefix copies only its subjects; a target holding an id with
+    // other bytes refuses, and the import says so (exit 1).
+    let third_dir = Arc::new(tempfile::tempdir().unwrap());
+    let third_token = token_file(third_dir.path());
+    let third = Serve::start_in(
+        third_dir.clone(),
+        &["--store", "memory", "--token-file", &third_token],
+    );
+    assert_eq!(
+        confluent_to(&third, "PUT", "/mode", &json!({"mode": "IMPORT"})).status,
+        200
+    );
+    let clash = confluent_to(
+        &third,
+        "POST",
+        "/subjects/clash/versions",
+        &json!({"schema": r#"{"type": "null"}"#, "schemaType": "JSON", "id": 1500, "version": 1}),
+    );
+    assert_eq!(clash.status, 200, "{}", clash.text());
+    let prefixed = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["import", "--from", &source.url(""), "--to", &third.url("")])
+        .args([
+            "--token-file",
+            &third_token,
+            "--from-token-file",
+            &source_token,
+        ])
+        .args(["--subject-prefix", "Orders"])
+        .output()
+        .unwrap();
+    assert!(
+        prefixed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&prefixed.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&prefixed.stdout).contains("imported 1 subject(s), 3 version(s)"),
+        "{}",
+        String::from_utf8_lossy(&prefixed.stdout)
+    );
+    let refused = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["import", "--from", &source.url(""), "--to", &third.url("")])
+        .args([
+            "--token-file",
+            &third_token,
+            "--from-token-file",
+            &source_token,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("1500"), "{stderr}");
+}

@@ -12,6 +12,10 @@ use server::*;
 const V1: &str = r#"{"type": "object", "properties": {"id": {"type": "string"}}}"#;
 const V2: &str =
     r#"{"type": "object", "properties": {"id": {"type": "string"}}, "description": "v2"}"#;
+/// V1 and V2 as stored and read back: Confluent's canonical form (compact).
+const V1_CANONICAL: &str = r#"{"type":"object","properties":{"id":{"type":"string"}}}"#;
+const V2_CANONICAL: &str =
+    r#"{"type":"object","properties":{"id":{"type":"string"}},"description":"v2"}"#;
 const NARROWED: &str = r#"{"type": "object", "properties": {"id": {"type": "integer"}}}"#;
 
 fn json_schema(schema: &str) -> Value {
@@ -64,11 +68,12 @@ fn register_is_idempotent_and_ids_are_shared_across_subjects() {
     );
     assert_eq!(newer.status, 200, "{}", newer.text());
     assert_eq!(newer.json()["version"], 2);
-    // Stored under the server's namespace.
+    // Stored under the server's namespace, in Confluent's canonical form
+    // (compact).
     let urn: Urn = "urn:acme:schema:orders-value:2".parse().unwrap();
     assert_eq!(
         running.registry.resolve(&urn).unwrap().bytes(),
-        V2.as_bytes()
+        V2_CANONICAL.as_bytes()
     );
 }
 
@@ -125,7 +130,7 @@ fn reads_subjects_versions_and_ids() {
     let latest = get(&running.url("/subjects/orders-value/versions/latest")).json();
     assert_eq!(
         latest,
-        json!({"subject": "orders-value", "version": 2, "id": id2, "schemaType": "JSON", "schema": V2})
+        json!({"subject": "orders-value", "version": 2, "id": id2, "schemaType": "JSON", "schema": V2_CANONICAL})
     );
     assert_eq!(
         get(&running.url("/subjects/orders-value/versions/-1")).json()["version"],
@@ -136,7 +141,7 @@ fn reads_subjects_versions_and_ids() {
         id1
     );
     let raw = get(&running.url("/subjects/orders-value/versions/1/schema"));
-    assert_eq!(raw.text(), V1);
+    assert_eq!(raw.text(), V1_CANONICAL);
     let no_version = get(&running.url("/subjects/orders-value/versions/7"));
     assert_eq!((no_version.status, no_version.code()), (404, 40402));
     let no_subject = get(&running.url("/subjects/nothing/versions/1"));
@@ -149,10 +154,10 @@ fn reads_subjects_versions_and_ids() {
     }
 
     let by_id = get(&running.url(&format!("/schemas/ids/{id1}"))).json();
-    assert_eq!(by_id, json!({"schemaType": "JSON", "schema": V1}));
+    assert_eq!(by_id, json!({"schemaType": "JSON", "schema": V1_CANONICAL}));
     assert_eq!(
         get(&running.url(&format!("/schemas/ids/{id1}/schema"))).text(),
-        V1
+        V1_CANONICAL
     );
     assert_eq!(
         get(&running.url(&format!("/schemas/ids/{id1}/subjects"))).json(),
@@ -188,7 +193,7 @@ fn lookup_finds_the_version_holding_a_schema() {
     assert_eq!(found.status, 200, "{}", found.text());
     assert_eq!(found.json()["version"], 1);
     assert_eq!(found.json()["subject"], "orders-value");
-    assert_eq!(found.json()["schema"], V1);
+    assert_eq!(found.json()["schema"], V1_CANONICAL);
     let unknown_schema = post(&running, "/subjects/orders-value", &json_schema(NARROWED));
     assert_eq!((unknown_schema.status, unknown_schema.code()), (404, 40403));
     let unknown_subject = post(&running, "/subjects/nothing", &json_schema(V1));
@@ -245,7 +250,8 @@ fn compatibility_tests_store_nothing() {
         "/compatibility/subjects/nothing/versions/1",
         &json_schema(V2),
     );
-    assert_eq!(no_subject.code(), 40401);
+    // As Confluent: a version the subject lacks, on an empty subject too.
+    assert_eq!(no_subject.code(), 40402);
     let bad = post(
         &running,
         "/compatibility/subjects/orders-value/versions/zero",
@@ -333,7 +339,7 @@ fn config_reads_and_writes() {
     }
     let bad_subject = confluent(
         "PUT",
-        &running.url("/config/Orders"),
+        &running.url("/config/a%0Ab"),
         &json!({"compatibility": "NONE"}),
     );
     assert_eq!(bad_subject.code(), 42208);
@@ -404,7 +410,10 @@ fn unsupported_schemas_and_bad_requests_are_clear_4xx() {
         );
     }
 
-    for subject in ["Orders", "a%2Fb", "-x", "%C3%A9t%C3%A9"] {
+    // A control character, and a subject too long once written as a URN
+    // name, are no subjects.
+    let long_upper = "A".repeat(150);
+    for subject in ["a%0Ab", "%7F", long_upper.as_str()] {
         let reply = register(&running, subject, V1);
         assert_eq!(
             (reply.status, reply.code()),
@@ -427,8 +436,18 @@ fn unsupported_schemas_and_bad_requests_are_clear_4xx() {
         "/subjects/orders-value/versions/latest",
     ] {
         let reply = confluent("DELETE", &running.url(path), &Value::Null);
-        assert_eq!((reply.status, reply.code()), (422, 42205), "{path}");
-        assert!(reply.text().contains("never deleted"), "{}", reply.text());
+        assert_eq!((reply.status, reply.code()), (404, 40401), "{path}");
+        let permanent = confluent(
+            "DELETE",
+            &running.url(&format!("{path}?permanent=true")),
+            &Value::Null,
+        );
+        assert_eq!((permanent.status, permanent.code()), (422, 42205), "{path}");
+        assert!(
+            permanent.text().contains("permanent delete is refused"),
+            "{}",
+            permanent.text()
+        );
     }
     assert!(running.registry.list().unwrap().is_empty());
 }

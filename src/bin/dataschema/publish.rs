@@ -164,7 +164,7 @@ fn registry_url(url: &str) -> Result<BaseUrl, String> {
 
 /// The publish credential: the file's content without the whitespace that
 /// begins or ends it.
-fn read_token(path: &Path) -> Result<String, String> {
+pub(crate) fn read_token(path: &Path) -> Result<String, String> {
     use std::io::Read as _;
     let cannot =
         |err: std::io::Error| format!("--token-file {}: cannot read: {err}", path.display());

@@ -5,9 +5,9 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
-use super::error::{from_error, subject_not_found, version_not_found, Reply};
-use super::request::{candidate, subject, subject_version, which, Which};
-use super::subjects::versions_of;
+use super::error::{from_error, version_not_found, Reply};
+use super::request::{candidate, subject, subject_version, which, Subject, Which};
+use super::subjects::history;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{compatibility_json, ok};
@@ -38,10 +38,13 @@ pub(crate) async fn one(
 
 /// Tests a schema as a register would check it: against the version named
 /// (`latest`: the newest), or against every version under the subject's
-/// mode; under the subject's mode either way. Nothing is stored.
+/// mode; under the subject's mode either way. Soft-deleted versions are
+/// not checked against; a version the subject lacks (on an empty subject
+/// too) is 40402, `latest` of an empty subject compatible. Nothing is
+/// stored.
 async fn compatibility(
     state: AppState,
-    subject: String,
+    subject: Subject,
     which: Option<Which>,
     raw_query: Option<String>,
     body: Result<Bytes, BytesRejection>,
@@ -49,13 +52,13 @@ async fn compatibility(
     let query = Query::parse(raw_query.as_deref());
     query.flag("normalize", false)?;
     let verbose = query.flag("verbose", false)?;
-    let versions = versions_of(&state, &subject).await?;
-    let next = versions.last().map_or(1, |v| v.saturating_add(1));
+    let history = history(&state, &subject).await?;
+    let next = history.all.last().map_or(1, |v| v.saturating_add(1));
+    let versions = history.live();
     let candidate = candidate(&state, &subject, next, body)?;
     let against: Vec<u32> = match which {
-        Some(Which::Exact(_)) if versions.is_empty() => return Err(subject_not_found(&subject)),
         Some(Which::Exact(v)) if !versions.contains(&v) => {
-            return Err(version_not_found(&subject, v))
+            return Err(version_not_found(&subject.text, v))
         }
         Some(Which::Exact(v)) => vec![v],
         Some(Which::Latest) => versions.last().copied().into_iter().collect(),

@@ -67,7 +67,7 @@ pub(crate) async fn subject_level(
 ) -> Reply {
     let subject = subject(path)?;
     let default_to_global = Query::parse(raw_query.as_deref()).flag("defaultToGlobal", false)?;
-    let name = subject.clone();
+    let name = subject.name.clone();
     let (own, global) = state
         .blocking(move |registry| {
             Ok((
@@ -80,8 +80,22 @@ pub(crate) async fn subject_level(
     match own {
         Some(mode) => Ok(ok(&level_json(mode))),
         None if default_to_global => Ok(ok(&level_json(global.unwrap_or_default()))),
-        None => Err(no_subject_config(&subject)),
+        None => Err(no_subject_config(&subject.text)),
     }
+}
+
+/// `DELETE /config`: clears the default level, answering the level it
+/// cleared (the default, BACKWARD, when none was set).
+pub(crate) async fn clear_global(State(state): State<AppState>) -> Reply {
+    let previous = state
+        .blocking(|registry| {
+            let previous = registry.compatibility_setting(None)?;
+            registry.clear_default_compatibility()?;
+            Ok(previous)
+        })
+        .await
+        .map_err(from_error)?;
+    Ok(ok(&level_json(previous.unwrap_or_default())))
 }
 
 /// `PUT /config/{s}`: sets the subject's level.
@@ -93,7 +107,7 @@ pub(crate) async fn set_subject_level(
     let subject = subject(path)?;
     let mode = level(body)?;
     state
-        .blocking(move |registry| registry.set_compatibility(&subject, mode))
+        .blocking(move |registry| registry.set_compatibility(&subject.name, mode))
         .await
         .map_err(from_error)?;
     Ok(ok(&level_set_json(mode)))
@@ -106,7 +120,7 @@ pub(crate) async fn clear_subject_level(
     path: Result<Path<String>, PathRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    let name = subject.clone();
+    let name = subject.name.clone();
     let previous = state
         .blocking(move |registry| {
             let previous = registry.compatibility_setting(Some(&name))?;
@@ -119,6 +133,6 @@ pub(crate) async fn clear_subject_level(
         .map_err(from_error)?;
     match previous {
         Some(mode) => Ok(ok(&level_json(mode))),
-        None => Err(no_subject_config(&subject)),
+        None => Err(no_subject_config(&subject.text)),
     }
 }

@@ -33,10 +33,17 @@ pub(crate) fn from_error(err: Error) -> ApiError {
             ApiError::new(ErrorCode::InvalidSubject, err.chain().to_string())
         }
         Error::UnknownCompatibility(_) => invalid_level(err.chain().to_string()),
+        Error::IdConflict { id, .. } => not_permitted(format!(
+            "Overwrite new schema with id {id} is not permitted: {}",
+            err.chain()
+        )),
         Error::IdNotFound { id } => {
             ApiError::new(ErrorCode::SchemaNotFound, format!("Schema {id} not found"))
         }
-        Error::NotFound { urn } => version_not_found(urn.name(), urn.version()),
+        Error::NotFound { urn } => version_not_found(
+            &crate::server::wire::confluent::subject_name(urn.name()),
+            urn.version(),
+        ),
         Error::LastVersion { .. } => {
             ApiError::new(ErrorCode::InvalidVersion, err.chain().to_string())
         }
@@ -91,6 +98,14 @@ pub(crate) fn version_not_found(subject: &str, version: u32) -> ApiError {
     ApiError::new(
         ErrorCode::VersionNotFound,
         format!("Version {version} not found for subject '{subject}'."),
+    )
+}
+
+/// 40409: the subject has no registry mode of its own.
+pub(crate) fn no_subject_mode(subject: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::SubjectModeNotFound,
+        format!("Subject '{subject}' does not have subject-level mode configured"),
     )
 }
 

@@ -16,11 +16,14 @@
 //! The bodies and codes they answer are written by
 //! [`wire::confluent`](super::wire::confluent).
 
+mod canonical;
 mod compatibility;
 mod config;
 mod error;
+mod mode;
 mod request;
 mod schemas;
+mod server;
 mod subjects;
 
 use axum::http::Method;
@@ -34,10 +37,15 @@ use super::state::AppState;
 /// not publish (`42205`).
 pub(crate) fn reads(state: AppState) -> Router {
     Router::new()
+        .route("/", get(server::root))
+        .route("/v1/metadata/id", get(server::id))
+        .route("/v1/metadata/version", get(server::version))
+        .route("/contexts", get(server::contexts))
+        .route("/schemas", get(schemas::list))
         .route("/subjects", get(subjects::subjects))
         .route(
             "/subjects/{subject}",
-            post(subjects::lookup).delete(never_deleted),
+            post(subjects::lookup).fallback(read_only),
         )
         .route(
             "/subjects/{subject}/versions",
@@ -45,7 +53,7 @@ pub(crate) fn reads(state: AppState) -> Router {
         )
         .route(
             "/subjects/{subject}/versions/{version}",
-            get(subjects::version).delete(never_deleted),
+            get(subjects::version).fallback(read_only),
         )
         .route(
             "/subjects/{subject}/versions/{version}/schema",
@@ -69,6 +77,11 @@ pub(crate) fn reads(state: AppState) -> Router {
             "/config/{subject}",
             get(config::subject_level).fallback(read_only),
         )
+        .route("/mode", get(mode::global).fallback(read_only))
+        .route(
+            "/mode/{subject}",
+            get(mode::subject_mode).fallback(read_only),
+        )
         .fallback(not_found)
         .with_state(state)
 }
@@ -77,10 +90,26 @@ pub(crate) fn reads(state: AppState) -> Router {
 pub(crate) fn publishes(state: AppState) -> Router {
     Router::new()
         .route("/subjects/{subject}/versions", post(subjects::register))
-        .route("/config", put(config::set_global))
+        .route("/subjects/{subject}", delete(subjects::delete_subject))
+        .route(
+            "/subjects/{subject}/versions/{version}",
+            delete(subjects::delete_version),
+        )
+        .route(
+            "/config",
+            put(config::set_global).merge(delete(config::clear_global)),
+        )
         .route(
             "/config/{subject}",
             put(config::set_subject_level).merge(delete(config::clear_subject_level)),
+        )
+        .route(
+            "/mode",
+            put(mode::set_global).merge(delete(mode::clear_global)),
+        )
+        .route(
+            "/mode/{subject}",
+            put(mode::set_subject_mode).merge(delete(mode::clear_subject_mode)),
         )
         .with_state(state)
 }
@@ -97,11 +126,4 @@ async fn read_only(method: Method) -> ApiError {
     } else {
         ApiError::new(ErrorCode::MethodNotAllowed, "HTTP 405 Method Not Allowed")
     }
-}
-
-async fn never_deleted() -> ApiError {
-    not_permitted(
-        "schemas are never deleted: a stored message's schema must resolve for ever, so no \
-         subject or version is ever removed",
-    )
 }

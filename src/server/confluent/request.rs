@@ -14,16 +14,26 @@ use crate::store::SchemaId;
 use dataschema_core::clip;
 use dataschema_core::{Error, Schema, Urn};
 
-/// The subject a route names, checked as a URN name.
-pub(crate) fn subject(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+/// A subject a request names: as Confluent reads it, and the URN name it
+/// maps to ([`crate::subject`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Subject {
+    /// The subject (a default-context qualification `:.:` dropped).
+    pub(crate) text: String,
+    /// Its URN name.
+    pub(crate) name: String,
+}
+
+/// The subject a route names, mapped to its URN name.
+pub(crate) fn subject(path: Result<Path<String>, PathRejection>) -> Result<Subject, ApiError> {
     let Path(subject) = path.map_err(|rejection| invalid_subject_path(&rejection))?;
     checked_subject(subject)
 }
 
-/// The subject (checked) and the version (as written) a route names.
+/// The subject (mapped) and the version (as written) a route names.
 pub(crate) fn subject_version(
     path: Result<Path<(String, String)>, PathRejection>,
-) -> Result<(String, String), ApiError> {
+) -> Result<(Subject, String), ApiError> {
     let Path((subject, version)) = path.map_err(|rejection| invalid_subject_path(&rejection))?;
     Ok((checked_subject(subject)?, version))
 }
@@ -35,16 +45,15 @@ fn invalid_subject_path(rejection: &PathRejection) -> ApiError {
     )
 }
 
-fn checked_subject(subject: String) -> Result<String, ApiError> {
-    match Urn::check_name(&subject) {
-        Ok(()) => Ok(subject),
+pub(crate) fn checked_subject(subject: String) -> Result<Subject, ApiError> {
+    match crate::subject::name_of(&subject) {
+        Ok(name) => Ok(Subject {
+            text: subject.strip_prefix(":.:").unwrap_or(&subject).to_owned(),
+            name,
+        }),
         Err(reason) => Err(ApiError::new(
             ErrorCode::InvalidSubject,
-            format!(
-                "invalid subject {:?}: {reason}; a subject is the name of a schema URN \
-                 (lowercase letters, digits, `.`, `_` and `-`, at most 200 characters)",
-                clip(&subject, 100)
-            ),
+            format!("invalid subject {:?}: {reason}", clip(&subject, 100)),
         )),
     }
 }
@@ -67,7 +76,8 @@ pub(crate) fn which(version: &str) -> Result<Which, ApiError> {
         _ => Err(ApiError::new(
             ErrorCode::InvalidVersion,
             format!(
-                "invalid version {:?}: a version is an integer from 1 to 4294967295, or latest",
+                "The specified version '{}' is not a valid version id. Allowed values are \
+                 between [1, 4294967295] and the string \"latest\"",
                 clip(version, 40)
             ),
         )),
@@ -87,9 +97,8 @@ pub(crate) fn parse_id(id: &str) -> Result<SchemaId, ApiError> {
 }
 
 /// The URN of `subject`'s `version`, under the server's namespace.
-pub(crate) fn urn(state: &AppState, subject: &str, version: u32) -> Result<Urn, ApiError> {
-    format!("urn:{}:schema:{subject}:{version}", state.namespace())
-        .parse()
+pub(crate) fn urn(state: &AppState, subject: &Subject, version: u32) -> Result<Urn, ApiError> {
+    Urn::new(state.namespace(), &subject.name, version)
         .map_err(|err: Error| ApiError::new(ErrorCode::InvalidSubject, err.chain().to_string()))
 }
 
@@ -121,24 +130,83 @@ pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
 }
 
 /// The body of register, lookup and compatibility requests. `metadata`,
-/// `ruleSet`, `normalize`, `guid`, `id` and `version` are accepted and
-/// ignored.
+/// `ruleSet`, `normalize` and `guid` are accepted and ignored; `id` and
+/// `version` are a registration's, kept in import mode.
 #[derive(Deserialize)]
 struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
     references: Option<Value>,
+    id: Option<i64>,
+    version: Option<i64>,
 }
 
-/// The schema a request sends, under `subject` and `version`.
+/// The id and version a registration gives (Confluent: `-1`, `0` or
+/// absent for none).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Given {
+    /// The id, when one is given.
+    pub(crate) id: Option<SchemaId>,
+    /// The version, when one is given.
+    pub(crate) version: Option<u32>,
+}
+
+/// What a register, lookup or compatibility request sends: the schema in
+/// Confluent's canonical form ([`canonical`](super::canonical)) under
+/// `subject` and `version`, with the id and version it gives.
+pub(crate) struct Candidate {
+    /// The schema, its bytes the canonical form.
+    pub(crate) schema: Schema,
+    /// The id and version given.
+    pub(crate) given: Given,
+}
+
+/// The schema a request sends, under `subject` and `version`, as sent.
 pub(crate) fn candidate(
     state: &AppState,
-    subject: &str,
+    subject: &Subject,
     version: u32,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Schema, ApiError> {
+    candidate_with(state, subject, version, body, None).map(|c| c.schema)
+}
+
+/// The schema a request sends, under `subject` and `version`: with
+/// `normalize` `Some`, in the canonical form (keys sorted when `true`),
+/// a text that is no JSON refused (42201).
+pub(crate) fn candidate_with(
+    state: &AppState,
+    subject: &Subject,
+    version: u32,
+    body: Result<Bytes, BytesRejection>,
+    normalize: Option<bool>,
+) -> Result<Candidate, ApiError> {
     let request: SchemaRequest = json_body(body)?;
+    let given = Given {
+        id: match request.id {
+            None => None,
+            Some(id) if id <= 0 => None,
+            Some(id) => Some(
+                u32::try_from(id)
+                    .ok()
+                    .filter(|&id| id <= i32::MAX as u32)
+                    .ok_or_else(|| {
+                        bad_request(format!("id {id}: an id is from 1 to 2147483647"))
+                    })?,
+            ),
+        },
+        version: match request.version {
+            None => None,
+            Some(version) if version <= 0 => None,
+            Some(version) => Some(u32::try_from(version).map_err(|_| {
+                ApiError::new(
+                    ErrorCode::InvalidVersion,
+                    format!("The specified version '{version}' is not a valid version id."),
+                )
+            })?),
+        },
+    };
     match &request.references {
         None | Some(Value::Null) => {}
         Some(Value::Array(references)) if references.is_empty() => {}
@@ -190,7 +258,19 @@ pub(crate) fn candidate(
             ),
         ));
     }
-    Ok(Schema::json(urn(state, subject, version)?, text))
+    let text = match normalize {
+        None => text,
+        Some(normalize) => super::canonical::canonical(&text, normalize).map_err(|err| {
+            invalid_schema(format!(
+                "Invalid schema: the schema is not JSON: {}",
+                clip(&err, 200)
+            ))
+        })?,
+    };
+    Ok(Candidate {
+        schema: Schema::json(urn(state, subject, version)?, text),
+        given,
+    })
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@ use serde_json::Value;
 
 use super::error::{from_error, ApiError, Reply};
 use super::request::parse_id;
+use super::subjects::{every_subject, Seen};
 use crate::server::query::Query;
 use crate::server::state::AppState;
-use crate::server::wire::confluent::{ok, raw, subject_version_json};
+use crate::server::wire::confluent::{ok, raw, schema_json, subject_name, subject_version_json};
 use dataschema_core::{Error, Urn};
 
 /// `GET /schemas/ids/{id}`.
@@ -24,8 +25,9 @@ pub(crate) async fn by_id_schema(State(state): State<AppState>, Path(id): Path<S
     Ok(raw(entry.text.clone()))
 }
 
-/// The URNs of `id` in the server's namespace (40403 for none).
-async fn urns_of(state: &AppState, id: &str) -> Result<Vec<Urn>, ApiError> {
+/// The URNs of `id` in the server's namespace that name a subject's
+/// version (soft-deleted ones with `deleted`; 40403 for none).
+async fn urns_of(state: &AppState, id: &str, deleted: bool) -> Result<Vec<Urn>, ApiError> {
     let id = parse_id(id)?;
     let urns: Vec<Urn> = state
         .urns_of_id(id)
@@ -33,7 +35,28 @@ async fn urns_of(state: &AppState, id: &str) -> Result<Vec<Urn>, ApiError> {
         .map_err(from_error)?
         .into_iter()
         .filter(|urn| urn.namespace() == state.namespace())
+        .filter(|urn| crate::subject::subject_of(urn.name()).is_some())
         .collect();
+    let urns = if deleted {
+        urns
+    } else {
+        let namespace = state.namespace().to_owned();
+        state
+            .blocking(move |registry| {
+                let mut live = Vec::with_capacity(urns.len());
+                for urn in urns {
+                    if !registry
+                        .deleted_versions(&namespace, urn.name())?
+                        .contains(&urn.version())
+                    {
+                        live.push(urn);
+                    }
+                }
+                Ok(live)
+            })
+            .await
+            .map_err(from_error)?
+    };
     if urns.is_empty() {
         return Err(from_error(Error::IdNotFound { id }));
     }
@@ -47,11 +70,11 @@ pub(crate) async fn id_subjects(
     RawQuery(raw_query): RawQuery,
 ) -> Reply {
     let query = Query::parse(raw_query.as_deref());
-    query.flag("deleted", false)?;
-    let urns = urns_of(&state, &id).await?;
-    let mut names: Vec<&str> = urns.iter().map(Urn::name).collect();
+    let deleted = query.flag("deleted", false)?;
+    let urns = urns_of(&state, &id, deleted).await?;
+    let mut names: Vec<String> = urns.iter().map(|urn| subject_name(urn.name())).collect();
     if let Some(subject) = query.get("subject") {
-        names.retain(|name| *name == subject);
+        names.retain(|name| name == subject);
     }
     names.dedup();
     Ok(ok(&Value::from(query.page(names)?)))
@@ -64,13 +87,53 @@ pub(crate) async fn id_versions(
     RawQuery(raw_query): RawQuery,
 ) -> Reply {
     let query = Query::parse(raw_query.as_deref());
-    query.flag("deleted", false)?;
-    let urns = urns_of(&state, &id).await?;
+    let deleted = query.flag("deleted", false)?;
+    let urns = urns_of(&state, &id, deleted).await?;
     let pairs: Vec<Value> = urns
         .iter()
-        .map(|urn| subject_version_json(urn.name(), urn.version()))
+        .map(|urn| subject_version_json(&subject_name(urn.name()), urn.version()))
         .collect();
     Ok(ok(&Value::from(query.page(pairs)?)))
+}
+
+/// `GET /schemas`: every subject version of the namespace as a schema
+/// object (`subject`, `version`, `id`, `schemaType`, `schema`), by subject
+/// then version; `subjectPrefix`, `deleted`, `latestOnly`, `offset` and
+/// `limit` as in Confluent. (The native API lists URNs at `GET /urns`.)
+pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): RawQuery) -> Reply {
+    let query = Query::parse(raw_query.as_deref());
+    let seen = if query.flag("deleted", false)? {
+        Seen::All
+    } else {
+        Seen::Live
+    };
+    let latest_only = query.flag("latestOnly", false)?;
+    let prefix = query.get("subjectPrefix").unwrap_or("").to_owned();
+    let namespace = state.namespace().to_owned();
+    let answers = state
+        .blocking(move |registry| {
+            let mut answers = Vec::new();
+            for (subject, (name, versions)) in every_subject(registry, &namespace, seen)? {
+                if !subject.starts_with(&prefix) {
+                    continue;
+                }
+                let versions = if latest_only {
+                    versions.last().copied().into_iter().collect()
+                } else {
+                    versions
+                };
+                for version in versions {
+                    let urn = Urn::new(&namespace, &name, version)?;
+                    let schema = registry.resolve(&urn)?;
+                    let id = registry.id_of(&urn)?;
+                    answers.push(schema_json(&schema, id));
+                }
+            }
+            Ok(answers)
+        })
+        .await
+        .map_err(from_error)?;
+    Ok(ok(&Value::from(query.page(answers)?)))
 }
 
 /// `GET /schemas/types`.

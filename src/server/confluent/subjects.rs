@@ -1,5 +1,7 @@
-//! Subjects and their versions: list, read, register, look up.
+//! Subjects and their versions: list, read, register, look up, delete
+//! (softly).
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::body::Bytes;
@@ -7,41 +9,128 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
-use super::error::{from_error, subject_not_found, version_not_found, ApiError, ErrorCode, Reply};
-use super::request::{candidate, subject, subject_version, urn, which, Which};
+use super::canonical::canonical;
+use super::error::{
+    from_error, invalid_schema, not_permitted, subject_not_found, version_not_found, ApiError,
+    ErrorCode, Reply,
+};
+use super::request::{candidate_with, subject, subject_version, urn, which, Subject, Which};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
-use dataschema_core::{Error, Schema, Urn};
+use crate::store::{Mode, SchemaId, Version};
+use crate::Registry;
+use dataschema_core::{Error, Language, Schema, Urn};
 
-/// `GET /subjects`: the names held in the server's namespace.
-pub(crate) async fn subjects(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Reply {
-    let query = Query::parse(raw.as_deref());
-    query.flag("deleted", false)?;
-    if query.flag("deletedOnly", false)? {
-        return Ok(ok(&Value::Array(Vec::new())));
-    }
-    let prefix = query.get("subjectPrefix").unwrap_or("");
-    let urns = state
-        .blocking(|registry| registry.list())
-        .await
-        .map_err(from_error)?;
-    let mut names: Vec<&str> = urns
-        .iter()
-        .filter(|urn| urn.namespace() == state.namespace() && urn.name().starts_with(prefix))
-        .map(Urn::name)
-        .collect();
-    names.dedup();
-    Ok(ok(&Value::from(query.page(names)?)))
+/// Which versions a read sees: the live ones (not soft-deleted), or all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Seen {
+    Live,
+    All,
+    DeletedOnly,
 }
 
-/// The versions of `subject`, ascending (empty for none).
-pub(crate) async fn versions_of(state: &AppState, subject: &str) -> Result<Vec<u32>, ApiError> {
+impl Seen {
+    pub(crate) fn of(query: &Query) -> Result<Seen, ApiError> {
+        if query.flag("deletedOnly", false)? {
+            Ok(Seen::DeletedOnly)
+        } else if query.flag("deleted", false)? {
+            Ok(Seen::All)
+        } else {
+            Ok(Seen::Live)
+        }
+    }
+}
+
+/// A subject's versions: every one held, and the soft-deleted ones.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct History {
+    pub(crate) all: Vec<u32>,
+    pub(crate) deleted: Vec<u32>,
+}
+
+impl History {
+    pub(crate) fn read(registry: &Registry, namespace: &str, name: &str) -> Result<History, Error> {
+        let all = registry.versions_in(namespace, name)?;
+        let deleted = if all.is_empty() {
+            Vec::new()
+        } else {
+            registry.deleted_versions(namespace, name)?
+        };
+        Ok(History { all, deleted })
+    }
+
+    /// The versions `seen` sees, ascending.
+    pub(crate) fn seen(&self, seen: Seen) -> Vec<u32> {
+        self.all
+            .iter()
+            .copied()
+            .filter(|v| match seen {
+                Seen::Live => !self.deleted.contains(v),
+                Seen::All => true,
+                Seen::DeletedOnly => self.deleted.contains(v),
+            })
+            .collect()
+    }
+
+    pub(crate) fn live(&self) -> Vec<u32> {
+        self.seen(Seen::Live)
+    }
+}
+
+/// The history of `subject` in the server's namespace.
+pub(crate) async fn history(state: &AppState, subject: &Subject) -> Result<History, ApiError> {
+    let namespace = state.namespace().to_owned();
+    let name = subject.name.clone();
     state
-        .versions(state.namespace(), subject)
+        .blocking(move |registry| History::read(registry, &namespace, &name))
         .await
         .map_err(from_error)
+}
+
+/// `GET /subjects`: the subjects held in the server's namespace (with a
+/// live version; `deleted=true` also those all of whose versions are
+/// soft-deleted, `deletedOnly=true` those alone).
+pub(crate) async fn subjects(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Reply {
+    let query = Query::parse(raw.as_deref());
+    let seen = Seen::of(&query)?;
+    let prefix = query.get("subjectPrefix").unwrap_or("").to_owned();
+    let namespace = state.namespace().to_owned();
+    let subjects = state
+        .blocking(move |registry| {
+            let mut names: Vec<String> = registry
+                .list()?
+                .iter()
+                .filter(|urn| urn.namespace() == namespace)
+                .map(|urn| urn.name().to_owned())
+                .collect();
+            names.dedup();
+            let mut subjects = Vec::new();
+            for name in names {
+                let Some(subject) = crate::subject::subject_of(&name) else {
+                    continue;
+                };
+                if !subject.starts_with(&prefix) {
+                    continue;
+                }
+                let history = History::read(registry, &namespace, &name)?;
+                let live = !history.live().is_empty();
+                let keep = match seen {
+                    Seen::Live => live,
+                    Seen::All => true,
+                    Seen::DeletedOnly => !live,
+                };
+                if keep {
+                    subjects.push(subject);
+                }
+            }
+            subjects.sort();
+            Ok(subjects)
+        })
+        .await
+        .map_err(from_error)?;
+    Ok(ok(&Value::from(query.page(subjects)?)))
 }
 
 /// `GET /subjects/{s}/versions`.
@@ -52,67 +141,128 @@ pub(crate) async fn versions(
 ) -> Reply {
     let subject = subject(path)?;
     let query = Query::parse(raw.as_deref());
-    query.flag("deleted", false)?;
-    let deleted_only = query.flag("deletedOnly", false)?;
-    let versions = versions_of(&state, &subject).await?;
-    if versions.is_empty() {
-        return Err(subject_not_found(&subject));
-    }
-    if deleted_only {
-        return Ok(ok(&Value::Array(Vec::new())));
+    let seen = Seen::of(&query)?;
+    let history = history(&state, &subject).await?;
+    let versions = history.seen(seen);
+    if history.all.is_empty() || (seen == Seen::Live && versions.is_empty()) {
+        return Err(subject_not_found(&subject.text));
     }
     Ok(ok(&Value::from(query.page(versions)?)))
+}
+
+/// The version a route names, among those `seen` sees: `latest` is the
+/// newest (40401 when there is none), a number one of them (40402).
+pub(crate) fn pick(
+    history: &History,
+    subject: &Subject,
+    which: Which,
+    seen: Seen,
+) -> Result<u32, ApiError> {
+    let versions = history.seen(seen);
+    match which {
+        Which::Latest => versions
+            .last()
+            .copied()
+            .ok_or_else(|| subject_not_found(&subject.text)),
+        Which::Exact(v) if versions.contains(&v) => Ok(v),
+        Which::Exact(_) if history.all.is_empty() => Err(subject_not_found(&subject.text)),
+        Which::Exact(v) => Err(version_not_found(&subject.text, v)),
+    }
 }
 
 /// The cached entry of a subject's version.
 async fn find_version(
     state: &AppState,
-    subject: &str,
+    subject: &Subject,
     version: &str,
+    seen: Seen,
 ) -> Result<Arc<UrnEntry>, ApiError> {
-    let number = match which(version)? {
-        Which::Exact(v) => v,
-        Which::Latest => *versions_of(state, subject)
-            .await?
-            .last()
-            .ok_or_else(|| subject_not_found(subject))?,
-    };
+    let which = which(version)?;
+    let history = history(state, subject).await?;
+    let number = pick(&history, subject, which, seen)?;
     let urn = urn(state, subject, number)?;
-    match state.urn_entry(urn).await {
-        Ok(found) => Ok(found),
-        Err(Error::NotFound { .. }) => {
-            if versions_of(state, subject).await?.is_empty() {
-                Err(subject_not_found(subject))
-            } else {
-                Err(version_not_found(subject, number))
-            }
-        }
-        Err(err) => Err(from_error(err)),
-    }
+    state.urn_entry(urn).await.map_err(|err| match err {
+        Error::NotFound { .. } => version_not_found(&subject.text, number),
+        err => from_error(err),
+    })
 }
 
-/// `GET /subjects/{s}/versions/{v}`.
+/// `GET /subjects/{s}/versions/{v}` (`deleted=true`: a soft-deleted
+/// version too).
 pub(crate) async fn version(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let entry = find_version(&state, &subject, &version).await?;
-    Ok(raw(entry.version_json.clone()))
+    let seen = Seen::of(&Query::parse(raw.as_deref()))?;
+    let entry = find_version(&state, &subject, &version, seen).await?;
+    Ok(raw_answer(entry.version_json.clone()))
+}
+
+fn raw_answer(bytes: Bytes) -> axum::response::Response {
+    raw(bytes)
 }
 
 /// `GET /subjects/{s}/versions/{v}/schema`: the schema string raw.
 pub(crate) async fn version_schema(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw): RawQuery,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let entry = find_version(&state, &subject, &version).await?;
-    Ok(raw(entry.text.clone()))
+    let seen = Seen::of(&Query::parse(raw.as_deref()))?;
+    let entry = find_version(&state, &subject, &version, seen).await?;
+    Ok(raw_answer(entry.text.clone()))
+}
+
+/// What a registration ended in.
+enum Registration {
+    /// Stored, or found held: the subject's version, its schema, its id.
+    Done {
+        version: u32,
+        schema: Schema,
+        id: SchemaId,
+    },
+    /// Refused by the registry's mode or the request's own terms.
+    Refused(ApiError),
+}
+
+/// The version of `history` (among `versions`, newest first) holding a
+/// schema whose canonical form is `form`, with the id `id` when one is
+/// given.
+fn same_canonical(
+    registry: &Registry,
+    template: &Urn,
+    versions: &[u32],
+    form: &str,
+    normalize: bool,
+    id: Option<SchemaId>,
+) -> Result<Option<(u32, Schema, SchemaId)>, Error> {
+    for &version in versions.iter().rev() {
+        let urn = template.with_version(version)?;
+        let held = registry.resolve(&urn)?;
+        if held.language() != Language::JsonSchema {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(held.bytes()) else {
+            continue;
+        };
+        if canonical(text, normalize).ok().as_deref() != Some(form) {
+            continue;
+        }
+        let held_id = registry.id_of(&urn)?;
+        if id.is_none_or(|id| id == held_id) {
+            return Ok(Some((version, held, held_id)));
+        }
+    }
+    Ok(None)
 }
 
 /// `POST /subjects/{s}/versions`: registers the schema as the subject's
-/// next version (the same content again answers its version).
+/// next version, stored in its canonical form; a schema equal to a live
+/// version after canonicalization answers that version. In import mode
+/// the `id` (and `version`) sent are kept.
 pub(crate) async fn register(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
@@ -120,26 +270,133 @@ pub(crate) async fn register(
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    Query::parse(raw_query.as_deref()).flag("normalize", false)?;
-    let schema = candidate(&state, &subject, 1, body)?;
-    let (stored, schema) = state
+    let normalize = Query::parse(raw_query.as_deref()).flag("normalize", false)?;
+    let candidate = candidate_with(&state, &subject, 1, body, Some(normalize))?;
+    let namespace = state.namespace().to_owned();
+    let who = subject.clone();
+    let registration = state
         .blocking(move |registry| {
-            let mode = registry.compatibility(schema.urn().name())?;
-            let stored = registry.publish_next(schema.clone(), mode)?;
-            Ok((stored, schema))
+            register_in(
+                registry,
+                &namespace,
+                &who,
+                candidate.schema,
+                candidate.given,
+                normalize,
+            )
         })
         .await
-        .map_err(from_error)?;
-    Ok(ok(&registered_json(
-        stored.id,
-        &subject,
-        stored.urn.version(),
-        &schema,
-    )))
+        .map_err(|err| registration_error(err, &subject))?;
+    match registration {
+        Registration::Refused(err) => Err(err),
+        Registration::Done {
+            version,
+            schema,
+            id,
+        } => Ok(ok(&registered_json(id, &subject.text, version, &schema))),
+    }
 }
 
-/// `POST /subjects/{s}`: the newest version of the subject that holds the
-/// schema sent.
+/// A registry error of a registration, as Confluent says it.
+fn registration_error(err: Error, subject: &Subject) -> ApiError {
+    match &err {
+        Error::IdConflict { id, other, .. } => not_permitted(format!(
+            "Overwrite new schema with id {id} is not permitted: the id is held by other \
+             bytes, or the schema by another id ({other}); an id never moves to other bytes"
+        )),
+        Error::Incompatible { report, .. } => ApiError::new(
+            ErrorCode::Conflict,
+            format!(
+                "Schema being registered is incompatible with an earlier schema for subject \
+                 '{}': {report}",
+                subject.text
+            ),
+        ),
+        _ => from_error(err),
+    }
+}
+
+fn register_in(
+    registry: &Registry,
+    namespace: &str,
+    subject: &Subject,
+    schema: Schema,
+    given: super::request::Given,
+    normalize: bool,
+) -> Result<Registration, Error> {
+    let mode = registry.mode(&subject.name)?;
+    let refuse = |what: &str| {
+        Ok(Registration::Refused(not_permitted(format!(
+            "Subject '{}' is {what}",
+            subject.text
+        ))))
+    };
+    if mode.is_read_only() {
+        return refuse("in read-only mode");
+    }
+    match given.id {
+        Some(_) if mode != Mode::Import => return refuse("not in import mode"),
+        None if mode != Mode::ReadWrite => return refuse("not in read-write mode"),
+        _ => {}
+    }
+    let history = History::read(registry, namespace, &subject.name)?;
+    let form = String::from_utf8_lossy(schema.bytes()).into_owned();
+    if given.version.is_none() {
+        if let Some((version, held, id)) = same_canonical(
+            registry,
+            schema.urn(),
+            &history.live(),
+            &form,
+            normalize,
+            given.id,
+        )? {
+            return Ok(Registration::Done {
+                version,
+                schema: held,
+                id,
+            });
+        }
+    }
+    let next = history.all.last().map_or(1, |v| v.saturating_add(1));
+    let stored = match (given.id, given.version) {
+        (Some(id), Some(version)) => {
+            let schema = at_version(&schema, version)?;
+            registry.import(schema, Version::Exact, id)?
+        }
+        (Some(id), None) => registry.import(schema, Version::Next, id)?,
+        (None, Some(version)) if version != next => {
+            return Ok(Registration::Refused(invalid_schema(format!(
+                "Version {version} is not one more than the previous version ({})",
+                next - 1
+            ))));
+        }
+        (None, _) => {
+            let level = registry.compatibility(&subject.name)?;
+            registry.publish_next(schema, level)?
+        }
+    };
+    let held = registry.resolve(&stored.urn)?;
+    Ok(Registration::Done {
+        version: stored.urn.version(),
+        schema: held,
+        id: stored.id,
+    })
+}
+
+/// `schema` under its URN's name at `version`.
+fn at_version(schema: &Schema, version: u32) -> Result<Schema, Error> {
+    Ok(Schema::new(
+        schema.urn().with_version(version)?,
+        schema.language(),
+        schema.shared_bytes(),
+        schema.root(),
+    ))
+}
+
+/// `POST /subjects/{s}`: the newest live version of the subject (with
+/// `deleted=true`, any version) whose schema equals the one sent after
+/// canonicalization (`normalize=true`: keys sorted too). A schema that is
+/// not usable is 42201.
 pub(crate) async fn lookup(
     State(state): State<AppState>,
     path: Result<Path<String>, PathRejection>,
@@ -148,39 +405,167 @@ pub(crate) async fn lookup(
 ) -> Reply {
     let subject = subject(path)?;
     let query = Query::parse(raw_query.as_deref());
-    query.flag("normalize", false)?;
-    query.flag("deleted", false)?;
-    let candidate = candidate(&state, &subject, 1, body)?;
+    let normalize = query.flag("normalize", false)?;
+    let seen = if query.flag("deleted", false)? {
+        Seen::All
+    } else {
+        Seen::Live
+    };
+    let candidate = candidate_with(&state, &subject, 1, body, Some(normalize))?.schema;
     let namespace = state.namespace().to_owned();
-    let name = subject.clone();
+    let name = subject.name.clone();
     let found = state
         .blocking(move |registry| {
-            let versions = registry.versions_in(&namespace, &name)?;
-            if versions.is_empty() {
-                return Ok(None);
-            }
-            for &version in versions.iter().rev() {
-                let urn = candidate.urn().with_version(version)?;
-                let held = registry.resolve(&urn)?;
-                if same_content(&held, &candidate) {
-                    let id = registry.id_of(&urn)?;
-                    return Ok(Some(Some((held, id))));
-                }
-            }
-            Ok(Some(None))
+            let history = History::read(registry, &namespace, &name)?;
+            let versions = history.seen(seen);
+            let form = String::from_utf8_lossy(candidate.bytes()).into_owned();
+            let found =
+                same_canonical(registry, candidate.urn(), &versions, &form, normalize, None)?;
+            let unusable = match found {
+                Some(_) => None,
+                None => registry.check_compiles(&candidate).err(),
+            };
+            Ok((history, versions, found, unusable))
         })
         .await
         .map_err(from_error)?;
+    let (history, versions, found, unusable) = found;
+    if let Some(err) = unusable {
+        return Err(invalid_schema(format!("Invalid schema: {}", err.chain())));
+    }
     match found {
-        None => Err(subject_not_found(&subject)),
-        Some(None) => Err(ApiError::new(
+        Some((_, schema, id)) => Ok(ok(&schema_json(&schema, id))),
+        None if history.all.is_empty() || versions.is_empty() => {
+            Err(subject_not_found(&subject.text))
+        }
+        None => Err(ApiError::new(
             ErrorCode::SchemaNotFound,
-            format!("Schema not found under subject '{subject}'."),
+            format!("Schema not found under subject '{}'.", subject.text),
         )),
-        Some(Some((schema, id))) => Ok(ok(&schema_json(&schema, id))),
     }
 }
 
-fn same_content(a: &Schema, b: &Schema) -> bool {
-    a.language() == b.language() && a.root() == b.root() && a.bytes() == b.bytes()
+/// The refusal of `permanent=true`.
+fn permanent_refused() -> ApiError {
+    not_permitted(
+        "a permanent delete is refused: this registry keeps every schema for ever, because a \
+         stored message may name it by its id or its URN; a soft delete (without \
+         permanent=true) hides a version from its subject",
+    )
+}
+
+/// Soft-deletes `versions` of `subject`, refused in a read-only mode.
+async fn soft_delete(
+    state: &AppState,
+    subject: &Subject,
+    versions: Vec<u32>,
+) -> Result<(), ApiError> {
+    let urns = versions
+        .iter()
+        .map(|&v| urn(state, subject, v))
+        .collect::<Result<Vec<Urn>, ApiError>>()?;
+    let name = subject.name.clone();
+    let read_only = state
+        .blocking(move |registry| {
+            if registry.mode(&name)?.is_read_only() {
+                return Ok(true);
+            }
+            registry.delete_versions(&urns)?;
+            Ok(false)
+        })
+        .await
+        .map_err(from_error)?;
+    if read_only {
+        return Err(not_permitted(format!(
+            "Subject '{}' is in read-only mode",
+            subject.text
+        )));
+    }
+    Ok(())
+}
+
+/// `DELETE /subjects/{s}`: soft-deletes every live version, answering
+/// them; `permanent=true` is refused (42205).
+pub(crate) async fn delete_subject(
+    State(state): State<AppState>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let subject = subject(path)?;
+    if Query::parse(raw_query.as_deref()).flag("permanent", false)? {
+        return Err(permanent_refused());
+    }
+    let history = history(&state, &subject).await?;
+    if history.all.is_empty() {
+        return Err(subject_not_found(&subject.text));
+    }
+    let live = history.live();
+    if live.is_empty() {
+        return Err(ApiError::new(
+            ErrorCode::SubjectSoftDeleted,
+            format!(
+                "Subject '{}' was soft deleted. Set permanent=true to delete permanently",
+                subject.text
+            ),
+        ));
+    }
+    soft_delete(&state, &subject, live.clone()).await?;
+    Ok(ok(&Value::from(live)))
+}
+
+/// `DELETE /subjects/{s}/versions/{v}`: soft-deletes the version,
+/// answering its number; `permanent=true` is refused (42205).
+pub(crate) async fn delete_version(
+    State(state): State<AppState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let (subject, version) = subject_version(path)?;
+    let which = which(&version)?;
+    if Query::parse(raw_query.as_deref()).flag("permanent", false)? {
+        return Err(permanent_refused());
+    }
+    let history = history(&state, &subject).await?;
+    if let Which::Exact(v) = which {
+        if history.deleted.contains(&v) {
+            return Err(ApiError::new(
+                ErrorCode::VersionSoftDeleted,
+                format!(
+                    "Subject '{}' Version {v} was soft deleted. Set permanent=true to delete \
+                     permanently",
+                    subject.text
+                ),
+            ));
+        }
+    }
+    let number = pick(&history, &subject, which, Seen::Live)?;
+    soft_delete(&state, &subject, vec![number]).await?;
+    Ok(ok(&Value::from(number)))
+}
+
+/// Every live subject version of the namespace, by subject (`GET
+/// /schemas`, `/contexts`): subject, its URN name, its versions seen.
+pub(crate) fn every_subject(
+    registry: &Registry,
+    namespace: &str,
+    seen: Seen,
+) -> Result<BTreeMap<String, (String, Vec<u32>)>, Error> {
+    let mut names: Vec<String> = registry
+        .list()?
+        .iter()
+        .filter(|urn| urn.namespace() == namespace)
+        .map(|urn| urn.name().to_owned())
+        .collect();
+    names.dedup();
+    let mut subjects = BTreeMap::new();
+    for name in names {
+        let Some(subject) = crate::subject::subject_of(&name) else {
+            continue;
+        };
+        let versions = History::read(registry, namespace, &name)?.seen(seen);
+        if !versions.is_empty() {
+            subjects.insert(subject, (name, versions));
+        }
+    }
+    Ok(subjects)
 }

@@ -35,8 +35,14 @@ pub(crate) enum ErrorCode {
     VersionNotFound,
     /// 40403: no schema has the id, or none under the subject matches (404).
     SchemaNotFound,
+    /// 40404: every version of the subject is soft-deleted (404).
+    SubjectSoftDeleted,
+    /// 40406: the version is soft-deleted already (404).
+    VersionSoftDeleted,
     /// 40408: the subject has no compatibility level of its own (404).
     SubjectConfigNotFound,
+    /// 40409: the subject has no registry mode of its own (404).
+    SubjectModeNotFound,
     /// 40901: the schema conflicts with the subject: incompatible, out of
     /// order, or the URN is held with other bytes (409).
     Conflict,
@@ -46,6 +52,8 @@ pub(crate) enum ErrorCode {
     InvalidVersion,
     /// 42203: a compatibility level that is none (422).
     InvalidCompatibilityLevel,
+    /// 42204: a registry mode that is none (422).
+    InvalidMode,
     /// 42205: refused, whoever asks: a write on a read-only server, a
     /// delete (422).
     NotPermitted,
@@ -76,11 +84,15 @@ impl ErrorCode {
             ErrorCode::SubjectNotFound => 40401,
             ErrorCode::VersionNotFound => 40402,
             ErrorCode::SchemaNotFound => 40403,
+            ErrorCode::SubjectSoftDeleted => 40404,
+            ErrorCode::VersionSoftDeleted => 40406,
             ErrorCode::SubjectConfigNotFound => 40408,
+            ErrorCode::SubjectModeNotFound => 40409,
             ErrorCode::Conflict => 40901,
             ErrorCode::InvalidSchema => 42201,
             ErrorCode::InvalidVersion => 42202,
             ErrorCode::InvalidCompatibilityLevel => 42203,
+            ErrorCode::InvalidMode => 42204,
             ErrorCode::NotPermitted => 42205,
             ErrorCode::InvalidSubject => 42208,
             ErrorCode::TooLarge => 42209,
@@ -100,12 +112,16 @@ impl ErrorCode {
             | ErrorCode::SubjectNotFound
             | ErrorCode::VersionNotFound
             | ErrorCode::SchemaNotFound
-            | ErrorCode::SubjectConfigNotFound => StatusCode::NOT_FOUND,
+            | ErrorCode::SubjectSoftDeleted
+            | ErrorCode::VersionSoftDeleted
+            | ErrorCode::SubjectConfigNotFound
+            | ErrorCode::SubjectModeNotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Conflict => StatusCode::CONFLICT,
             ErrorCode::InvalidSchema
             | ErrorCode::InvalidVersion
             | ErrorCode::InvalidCompatibilityLevel
+            | ErrorCode::InvalidMode
             | ErrorCode::NotPermitted
             | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -196,12 +212,23 @@ pub(crate) fn schema_text(schema: &Schema) -> Bytes {
 /// "schema"}` (a version read, a lookup).
 pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
     json!({
-        "subject": schema.urn().name(),
+        "subject": subject_name(schema.urn().name()),
         "version": schema.urn().version(),
         "id": id,
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema),
     })
+}
+
+/// The Confluent subject of a URN name ([`crate::subject`]); a name that
+/// writes no subject (published natively) as it is.
+pub(crate) fn subject_name(name: &str) -> String {
+    crate::subject::subject_of(name).unwrap_or_else(|| name.to_owned())
+}
+
+/// A registry mode: `{"mode": ...}`.
+pub(crate) fn mode_json(mode: crate::store::Mode) -> Value {
+    json!({"mode": mode.as_str()})
 }
 
 /// The answer of `GET /subjects/{s}/versions/{v}`, serialized (cached per
@@ -272,11 +299,15 @@ mod tests {
             (ErrorCode::SubjectNotFound, 40401, 404),
             (ErrorCode::VersionNotFound, 40402, 404),
             (ErrorCode::SchemaNotFound, 40403, 404),
+            (ErrorCode::SubjectSoftDeleted, 40404, 404),
+            (ErrorCode::VersionSoftDeleted, 40406, 404),
             (ErrorCode::SubjectConfigNotFound, 40408, 404),
+            (ErrorCode::SubjectModeNotFound, 40409, 404),
             (ErrorCode::Conflict, 40901, 409),
             (ErrorCode::InvalidSchema, 42201, 422),
             (ErrorCode::InvalidVersion, 42202, 422),
             (ErrorCode::InvalidCompatibilityLevel, 42203, 422),
+            (ErrorCode::InvalidMode, 42204, 422),
             (ErrorCode::NotPermitted, 42205, 422),
             (ErrorCode::InvalidSubject, 42208, 422),
             (ErrorCode::TooLarge, 42209, 413),

@@ -1,0 +1,330 @@
+//! `dataschema import`: a running Confluent-compatible registry copied,
+//! through its REST API, into a `dataschema serve` (or any registry that
+//! speaks Confluent's API and its import mode), with every id and version
+//! kept.
+//!
+//! For each subject of the source (those starting with `--subject-prefix`
+//! when given), soft-deleted ones included: the target's subject is put in
+//! IMPORT mode (`PUT /mode/{s}?force=true`), every version is registered
+//! with its id and version, the versions the source has soft-deleted are
+//! soft-deleted, the subject's compatibility level is copied, and its
+//! mode is set back (to the source's mode of the subject, else cleared).
+//! Without a prefix the global compatibility level is copied too.
+//! Idempotent: what the target holds already with the same id and version
+//! is answered as held; an id the target holds with other bytes stops
+//! the import (exit 1), naming it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use dataschema::protocol::{BaseUrl, BaseUrlProblem, Client, Credentials, TransportError};
+use serde_json::{json, Value};
+
+/// Exit code: the target refused a registration (an id held by other
+/// bytes, a schema it does not take).
+pub const EXIT_REFUSED: u8 = 1;
+/// Exit code: bad input (a URL, a token file).
+pub const EXIT_BAD_INPUT: u8 = 2;
+/// Exit code: a registry could not be reached or answered nonsense.
+pub const EXIT_UNREACHABLE: u8 = 3;
+
+const CONTENT_TYPE: &str = "application/vnd.schemaregistry.v1+json";
+const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// What `dataschema import` was given.
+pub struct Args {
+    pub from: String,
+    pub from_token_file: Option<PathBuf>,
+    pub to: String,
+    pub token_file: PathBuf,
+    pub subject_prefix: Option<String>,
+}
+
+/// Why the import stopped.
+enum Stop {
+    Refused(String),
+    Unreachable(String),
+}
+
+type Step<T> = Result<T, Stop>;
+
+/// One registry's Confluent API.
+struct Api {
+    name: &'static str,
+    client: Client,
+}
+
+/// A subject as a path segment.
+fn segment(subject: &str) -> String {
+    dataschema::subject::path_segment(subject)
+}
+
+impl Api {
+    fn answer(
+        &self,
+        what: &str,
+        sent: Result<dataschema::protocol::Answer, TransportError>,
+    ) -> Step<(u16, Value)> {
+        let answer = sent
+            .map_err(|err| Stop::Unreachable(format!("{} registry: {what}: {err}", self.name)))?;
+        let status = answer.status();
+        let value = serde_json::from_slice(answer.body()).map_err(|err| {
+            Stop::Unreachable(format!(
+                "{} registry: {what}: answered {status} with no JSON ({err})",
+                self.name
+            ))
+        })?;
+        Ok((status, value))
+    }
+
+    fn get(&self, path: &str) -> Step<(u16, Value)> {
+        self.answer(
+            &format!("GET {path}"),
+            self.client.get(path, CONTENT_TYPE, MAX_ANSWER_BYTES),
+        )
+    }
+
+    fn send(&self, method: &str, path: &str, body: &Value) -> Step<(u16, Value)> {
+        let bytes = body.to_string().into_bytes();
+        let headers = [("Content-Type", CONTENT_TYPE), ("Accept", CONTENT_TYPE)];
+        let sent = match method {
+            "PUT" => self.client.put(path, &headers, &bytes, MAX_ANSWER_BYTES),
+            "POST" => self.client.post(path, &headers, &bytes, MAX_ANSWER_BYTES),
+            _ => self.client.delete(path, MAX_ANSWER_BYTES),
+        };
+        self.answer(&format!("{method} {path}"), sent)
+    }
+
+    /// A `200`'s body, else the stop its refusal is.
+    fn expect(&self, what: &str, (status, value): (u16, Value)) -> Step<Value> {
+        match status {
+            200 => Ok(value),
+            401 | 403 => Err(Stop::Refused(format!(
+                "{} registry: {what}: {status}: the credential was refused",
+                self.name
+            ))),
+            500..=599 => Err(Stop::Unreachable(format!(
+                "{} registry: {what}: {status}: {value}",
+                self.name
+            ))),
+            _ => Err(Stop::Refused(format!(
+                "{} registry: {what}: {status}: {}",
+                self.name,
+                value.get("message").and_then(Value::as_str).unwrap_or("")
+            ))),
+        }
+    }
+}
+
+fn url(flag: &str, url: &str) -> Result<BaseUrl, String> {
+    BaseUrl::parse(url).map_err(|err| match err.problem() {
+        BaseUrlProblem::Credential => format!(
+            "{flag}: the URL holds a credential (user:password@): give it in a token file instead"
+        ),
+        problem => format!("{flag} {:?}: {problem}", err.url()),
+    })
+}
+
+/// Runs the command; answers the exit code.
+pub fn run(args: &Args) -> u8 {
+    let setup = || -> Result<(Api, Api), String> {
+        let from = url("--from", &args.from)?;
+        let to = url("--to", &args.to)?;
+        let from_token = match &args.from_token_file {
+            Some(path) => Some(
+                super::publish::read_token(path)
+                    .map_err(|m| m.replace("--token-file", "--from-token-file"))?,
+            ),
+            None => None,
+        };
+        let token = super::publish::read_token(&args.token_file)?;
+        let connect = Duration::from_secs(5);
+        let total = Duration::from_secs(60);
+        Ok((
+            Api {
+                name: "source",
+                client: Client::new(
+                    from,
+                    connect,
+                    total,
+                    from_token.map(Credentials::Bearer).as_ref(),
+                ),
+            },
+            Api {
+                name: "target",
+                client: Client::new(to, connect, total, Some(&Credentials::Bearer(token))),
+            },
+        ))
+    };
+    let (source, target) = match setup() {
+        Ok(apis) => apis,
+        Err(message) => {
+            eprintln!("{message}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    match import(
+        &source,
+        &target,
+        args.subject_prefix.as_deref().unwrap_or(""),
+    ) {
+        Ok(summary) => {
+            println!("{summary}");
+            0
+        }
+        Err(Stop::Refused(message)) => {
+            eprintln!("{message}");
+            EXIT_REFUSED
+        }
+        Err(Stop::Unreachable(message)) => {
+            eprintln!("{message}");
+            EXIT_UNREACHABLE
+        }
+    }
+}
+
+fn strings(value: &Value, what: &str) -> Step<Vec<String>> {
+    serde_json::from_value(value.clone()).map_err(|_| {
+        Stop::Unreachable(format!(
+            "source registry: {what}: not a list of strings: {value}"
+        ))
+    })
+}
+
+fn numbers(value: &Value, what: &str) -> Step<Vec<u32>> {
+    serde_json::from_value(value.clone()).map_err(|_| {
+        Stop::Unreachable(format!(
+            "source registry: {what}: not a list of versions: {value}"
+        ))
+    })
+}
+
+fn import(source: &Api, target: &Api, prefix: &str) -> Step<String> {
+    let query = format!("/subjects?deleted=true&subjectPrefix={}", segment(prefix));
+    let all = source.get(&query)?;
+    let mut subjects = strings(&source.expect("listing subjects", all)?, "GET /subjects")?;
+    subjects.retain(|subject| subject.starts_with(prefix));
+    subjects.sort();
+    subjects.dedup();
+    let (mut versions_seen, mut created) = (0usize, 0usize);
+    for subject in &subjects {
+        let (seen, new) = import_subject(source, target, subject)?;
+        versions_seen += seen;
+        created += new;
+    }
+    if prefix.is_empty() {
+        let (status, config) = source.get("/config")?;
+        if status == 200 {
+            if let Some(level) = config.get("compatibilityLevel") {
+                let answer = target.send("PUT", "/config", &json!({"compatibility": level}))?;
+                target.expect("PUT /config", answer)?;
+            }
+        }
+    }
+    Ok(format!(
+        "imported {} subject(s), {versions_seen} version(s) ({created} new, {} held already), \
+         every id and version kept",
+        subjects.len(),
+        versions_seen - created
+    ))
+}
+
+/// One subject: every version (soft-deleted ones too) with its id, the
+/// deletes, the config, the mode. Answers the versions seen and stored.
+fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usize)> {
+    let path = segment(subject);
+    let all = source.get(&format!("/subjects/{path}/versions?deleted=true"))?;
+    let all = numbers(
+        &source.expect(&format!("versions of {subject}"), all)?,
+        "versions",
+    )?;
+    let (status, live) = source.get(&format!("/subjects/{path}/versions"))?;
+    let live = if status == 200 {
+        numbers(&live, "versions")?
+    } else {
+        Vec::new()
+    };
+    let (status, own_mode) = source.get(&format!("/mode/{path}"))?;
+    let own_mode = (status == 200)
+        .then(|| own_mode.get("mode").cloned())
+        .flatten();
+
+    let set = target.send(
+        "PUT",
+        &format!("/mode/{path}?force=true"),
+        &json!({"mode": "IMPORT"}),
+    )?;
+    target.expect(&format!("IMPORT mode for {subject}"), set)?;
+    let mut created = 0;
+    let result = (|| -> Step<()> {
+        for version in &all {
+            let read = source.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
+            let read = source.expect(&format!("{subject} version {version}"), read)?;
+            let mut body = json!({
+                "schema": read.get("schema").cloned().unwrap_or(Value::Null),
+                "schemaType": read.get("schemaType").cloned().unwrap_or_else(|| json!("AVRO")),
+                "id": read.get("id").cloned().unwrap_or(Value::Null),
+                "version": version,
+            });
+            if let Some(references) = read
+                .get("references")
+                .filter(|r| r.as_array().is_some_and(|r| !r.is_empty()))
+            {
+                body["references"] = references.clone();
+            }
+            let before =
+                target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
+            let answer = target.send("POST", &format!("/subjects/{path}/versions"), &body)?;
+            let answer =
+                target.expect(&format!("registering {subject} version {version}"), answer)?;
+            if answer.get("id") != body.get("id") {
+                return Err(Stop::Refused(format!(
+                    "target registry: {subject} version {version}: registered under id {} instead of {}",
+                    answer.get("id").unwrap_or(&Value::Null),
+                    body["id"]
+                )));
+            }
+            if before.0 != 200 {
+                created += 1;
+            }
+        }
+        for version in all.iter().filter(|v| !live.contains(v)) {
+            let answer = target.send(
+                "DELETE",
+                &format!("/subjects/{path}/versions/{version}"),
+                &Value::Null,
+            )?;
+            // Deleted already (a second run): 40406.
+            if answer.0 != 200 && answer.1.get("error_code") != Some(&json!(40406)) {
+                target.expect(
+                    &format!("soft-deleting {subject} version {version}"),
+                    answer,
+                )?;
+            }
+        }
+        let (status, config) = source.get(&format!("/config/{path}"))?;
+        if status == 200 {
+            if let Some(level) = config.get("compatibilityLevel") {
+                let answer = target.send(
+                    "PUT",
+                    &format!("/config/{path}"),
+                    &json!({"compatibility": level}),
+                )?;
+                target.expect(&format!("config of {subject}"), answer)?;
+            }
+        }
+        Ok(())
+    })();
+    // The subject's mode is set back whatever happened.
+    let restored = match own_mode {
+        Some(mode) => target.send(
+            "PUT",
+            &format!("/mode/{path}?force=true"),
+            &json!({"mode": mode}),
+        ),
+        None => target.send("DELETE", &format!("/mode/{path}"), &Value::Null),
+    };
+    result?;
+    target.expect(&format!("restoring the mode of {subject}"), restored?)?;
+    Ok((all.len(), created))
+}
