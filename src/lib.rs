@@ -25,15 +25,16 @@ pub mod subject;
 /// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
 pub use dataschema_build as build;
-pub use dataschema_core::{compat, validate};
+pub use dataschema_core::{compat, contract, validate};
 pub use dataschema_core::{
-    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Resolver, Schema, Urn,
-    UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES, MAX_VIOLATIONS,
+    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
+    Resolver, RuleSet, Schema, Urn, UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES,
+    MAX_VIOLATIONS,
 };
 
 pub use crate::bundle::Bundle;
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
-pub use crate::registry::Registry;
+pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "postgres")]
 pub use crate::store::PostgresStore;
 #[cfg(feature = "sqlite")]

@@ -3,6 +3,9 @@
 use std::collections::HashMap;
 
 mod readings;
+mod settings;
+
+pub use self::settings::Settings;
 
 use std::sync::Arc;
 
@@ -10,7 +13,7 @@ use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
-use dataschema_core::compat::{CompatError, Reading};
+use dataschema_core::compat::{CompatError, Policy, Reading};
 use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
 
@@ -302,6 +305,11 @@ impl Registry {
             Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
             None => self.inner.store.publish(schema, version, check),
         };
+        let settings = self.settings_in_effect(schema.urn().name())?;
+        let grouping = Grouping {
+            group: settings.compatibility_group.clone(),
+            policy: settings.compatibility_policy.unwrap_or_default(),
+        };
         if version == Version::Exact {
             if let Some(held) = self.inner.store.get(schema.urn())? {
                 if held != schema {
@@ -328,14 +336,21 @@ impl Registry {
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
         let stored = publish(&schema, &|checked, held| {
-            check_compatible(checked, mode, held, &mut |other| match &candidate {
-                Some(reading)
-                    if other.language() == schema.language() && other.bytes() == schema.bytes() =>
-                {
-                    Ok(reading.clone())
-                }
-                _ => readings.read(other),
-            })
+            check_compatible(
+                checked,
+                mode,
+                &grouping,
+                held,
+                &mut |other| match &candidate {
+                    Some(reading)
+                        if other.language() == schema.language()
+                            && other.bytes() == schema.bytes() =>
+                    {
+                        Ok(reading.clone())
+                    }
+                    _ => readings.read(other),
+                },
+            )
         });
         if let Some(reading) = candidate {
             match &stored {
@@ -359,6 +374,46 @@ impl Registry {
     /// longest ago goes first.
     pub fn set_compat_cache_bytes(&self, bytes: usize) {
         self.inner.readings.set_max_bytes(bytes);
+    }
+
+    /// The settings set for `name` (`Some`), or for the default (`None`),
+    /// beside the compatibility mode, if any were set.
+    pub fn settings(&self, name: Option<&str>) -> Result<Option<Settings>, Error> {
+        let Some(text) = self.inner.store.config(name)? else {
+            return Ok(None);
+        };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| Error::Store {
+            source: format!("the stored settings of {name:?} are not JSON: {err}").into(),
+        })?;
+        Settings::from_json(&value)
+            .map(Some)
+            .map_err(|why| Error::Store {
+                source: format!("the stored settings of {name:?} are unreadable: {why}").into(),
+            })
+    }
+
+    /// Sets (`Some`) or clears (`None`) the settings of `name` (`Some`) or
+    /// of the default (`None`). Kept by the store, as the mode is.
+    pub fn set_settings(
+        &self,
+        name: Option<&str>,
+        settings: Option<&Settings>,
+    ) -> Result<(), Error> {
+        if let Some(name) = name {
+            check_name(name)?;
+        }
+        let text = settings
+            .filter(|settings| !settings.is_empty())
+            .map(|settings| settings.to_json().to_string());
+        self.inner.store.set_config(name, text.as_deref())
+    }
+
+    /// The settings in effect for `name`: its own, each field falling back
+    /// to the default's.
+    pub fn settings_in_effect(&self, name: &str) -> Result<Settings, Error> {
+        let own = self.settings(Some(name))?.unwrap_or_default();
+        let default = self.settings(None)?.unwrap_or_default();
+        Ok(own.or(&default))
     }
 
     /// Sets the compatibility mode of `name` (what
@@ -501,6 +556,52 @@ impl Registry {
         }
     }
 
+    /// The report of checking `candidate` against `priors` (ascending)
+    /// under `mode`, as a publish of it would check: only the priors of
+    /// its compatibility group, under its name's policy
+    /// ([`settings_in_effect`](Registry::settings_in_effect)). Nothing is
+    /// stored.
+    pub fn check_compatibility(
+        &self,
+        mode: Compatibility,
+        candidate: &Schema,
+        priors: &[Schema],
+    ) -> Result<compat::CompatReport, Error> {
+        let settings = self.settings_in_effect(candidate.urn().name())?;
+        let priors: Vec<Schema> = match settings.compatibility_group.as_deref() {
+            Some(group) => {
+                let value = group_value(candidate, group);
+                priors
+                    .iter()
+                    .filter(|prior| group_value(prior, group) == value)
+                    .cloned()
+                    .collect()
+            }
+            None => priors.to_vec(),
+        };
+        Ok(compat::check(mode, candidate, &priors)?
+            .under(settings.compatibility_policy.unwrap_or_default()))
+    }
+
+    /// Every URN whose version carries a reference to `urn`
+    /// ([`Schema::references`]), ordered as [`list`](Registry::list).
+    pub fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+        self.inner.store.referrers(urn)
+    }
+
+    /// The id of the content whose `guid` (Confluent's, see
+    /// [`crate::store::content_guid`]) is `guid`, if one is held. An
+    /// embedded registry answers none, as it answers no store id.
+    pub fn id_of_guid(&self, guid: &str) -> Result<Option<SchemaId>, Error> {
+        let Some(prefix) = crate::store::guid_digest_prefix(guid) else {
+            return Ok(None);
+        };
+        match &self.inner.ids {
+            Ids::Store => self.inner.store.id_of_digest_prefix(&prefix),
+            Ids::Unknown | Ids::Given(_) => Ok(None),
+        }
+    }
+
     /// The schema held under `urn`, or [`Error::NotFound`].
     pub fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         self.inner
@@ -549,12 +650,27 @@ impl Registry {
     }
 }
 
+/// What a publish's check reads from the name's settings.
+struct Grouping {
+    /// The metadata property that groups versions.
+    group: Option<String>,
+    /// How strictly changes are read.
+    policy: Policy,
+}
+
+/// The value of the group property `group` in `schema`'s metadata.
+fn group_value<'a>(schema: &'a Schema, group: &str) -> Option<&'a str> {
+    schema.metadata()?.property(group)
+}
+
 /// The check a publish runs under the store's lock: not the largest
 /// version, versions in order (under a checked mode), then compatibility
-/// with the priors.
+/// with the priors of the candidate's compatibility group (all of them
+/// without a group), under the name's policy.
 fn check_compatible(
     schema: &Schema,
     mode: Compatibility,
+    grouping: &Grouping,
     held: &[Schema],
     read: &mut dyn FnMut(&Schema) -> Result<Arc<Reading>, CompatError>,
 ) -> Result<(), Error> {
@@ -577,12 +693,17 @@ fn check_compatible(
             mode,
         });
     }
+    let group = grouping
+        .group
+        .as_deref()
+        .map(|group| (group, group_value(schema, group)));
     let priors: Vec<Schema> = held
         .iter()
         .filter(|h| h.urn().version() < urn.version())
+        .filter(|h| group.is_none_or(|(group, value)| group_value(h, group) == value))
         .cloned()
         .collect();
-    let report = compat::check_readings(mode, schema, &priors, read)?;
+    let report = compat::check_readings(mode, schema, &priors, read)?.under(grouping.policy);
     if report.is_compatible() {
         Ok(())
     } else {

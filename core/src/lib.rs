@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod compat;
+pub mod contract;
 mod error;
 mod json;
 #[cfg(feature = "protobuf")]
@@ -24,6 +25,7 @@ mod urn;
 pub mod validate;
 
 pub use crate::compat::mode::Compatibility;
+pub use crate::contract::{Metadata, Reference, RuleSet};
 pub use crate::error::{BoxError, Chain, Error, ErrorKind};
 pub use crate::resolver::Resolver;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};

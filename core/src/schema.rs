@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 pub use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
+use crate::contract::{canonical_json, Metadata, Reference, RuleSet};
 use crate::error::Error;
 use crate::text::clip;
 use crate::urn::Urn;
@@ -103,6 +104,22 @@ struct Inner {
     bytes: Bytes,
     root: Option<Box<str>>,
     digest: OnceLock<String>,
+    /// References, metadata, rule set: `None` when the version has none.
+    contract: Option<Box<Contract>>,
+}
+
+/// What a version carries beside its bytes (see [`crate::contract`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Contract {
+    references: Vec<Reference>,
+    metadata: Option<Metadata>,
+    rule_set: Option<RuleSet>,
+}
+
+impl Contract {
+    fn is_empty(&self) -> bool {
+        self.references.is_empty() && self.metadata.is_none() && self.rule_set.is_none()
+    }
 }
 
 /// What a [`Schema`] constructor takes as bytes: owned buffers are moved
@@ -175,13 +192,15 @@ impl<const N: usize> IntoSchemaBytes for &[u8; N] {
 }
 
 impl PartialEq for Schema {
-    /// Two schemas are the same when URN, language, bytes and root are.
+    /// Two schemas are the same when URN, language, bytes, root,
+    /// references, metadata and rule set are.
     fn eq(&self, other: &Schema) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
             || (self.inner.urn == other.inner.urn
                 && self.inner.language == other.inner.language
                 && self.inner.bytes == other.inner.bytes
-                && self.inner.root == other.inner.root)
+                && self.inner.root == other.inner.root
+                && self.inner.contract == other.inner.contract)
     }
 }
 
@@ -203,6 +222,7 @@ impl Schema {
                 bytes: bytes.into_schema_bytes(),
                 root: root.map(Box::from),
                 digest: OnceLock::new(),
+                contract: None,
             }),
         }
     }
@@ -256,6 +276,138 @@ impl Schema {
             .get_or_init(|| sha256_hex(&self.inner.bytes))
     }
 
+    /// The references the version carries: names its schema uses for other
+    /// schemas, each with the URN it stands for (see [`Reference`]).
+    /// Empty for most schemas.
+    pub fn references(&self) -> &[Reference] {
+        self.inner
+            .contract
+            .as_ref()
+            .map_or(&[], |contract| &contract.references)
+    }
+
+    /// The version's metadata (Confluent's data contracts), if any.
+    pub fn metadata(&self) -> Option<&Metadata> {
+        self.inner.contract.as_ref()?.metadata.as_ref()
+    }
+
+    /// The version's rule set (kept, never executed), if any.
+    pub fn rule_set(&self) -> Option<&RuleSet> {
+        self.inner.contract.as_ref()?.rule_set.as_ref()
+    }
+
+    /// This schema with `references` instead of its own (the bytes are
+    /// shared, not copied). References are sorted by name; a name given
+    /// twice keeps its first URN.
+    pub fn with_references(&self, references: impl IntoIterator<Item = Reference>) -> Schema {
+        let mut references: Vec<Reference> = references.into_iter().collect();
+        references.sort_by(|a, b| a.name().cmp(b.name()));
+        references.dedup_by(|a, b| a.name() == b.name());
+        self.with_contract(|contract| contract.references = references)
+    }
+
+    /// This schema with `metadata` instead of its own (empty metadata is
+    /// none).
+    pub fn with_metadata(&self, metadata: Option<Metadata>) -> Schema {
+        let metadata = metadata.filter(|metadata| !metadata.is_empty());
+        self.with_contract(|contract| contract.metadata = metadata)
+    }
+
+    /// This schema with `rule_set` instead of its own (a set without rules
+    /// and without `enableAt` is none).
+    pub fn with_rule_set(&self, rule_set: Option<RuleSet>) -> Schema {
+        let rule_set = rule_set.filter(|set| !set.is_empty() || set.enable_at.is_some());
+        self.with_contract(|contract| contract.rule_set = rule_set)
+    }
+
+    /// This schema (bytes, root, references, metadata, rule set) under
+    /// another URN.
+    pub fn with_urn(&self, urn: Urn) -> Schema {
+        let mut schema = Schema::new(urn, self.language(), self.shared_bytes(), self.root());
+        if let Some(inner) = Arc::get_mut(&mut schema.inner) {
+            inner.contract = self.inner.contract.clone();
+        }
+        schema
+    }
+
+    fn with_contract(&self, change: impl FnOnce(&mut Contract)) -> Schema {
+        let mut contract = self.inner.contract.as_deref().cloned().unwrap_or_default();
+        change(&mut contract);
+        let mut schema = self.with_urn(self.urn().clone());
+        if let Some(inner) = Arc::get_mut(&mut schema.inner) {
+            inner.contract = (!contract.is_empty()).then(|| Box::new(contract));
+        }
+        schema
+    }
+
+    /// The references, metadata and rule set as one JSON text, each
+    /// object's keys in order (`{"metadata": .., "references": [{"name":
+    /// .., "urn": ..}], "ruleSet": ..}`, members present only when set):
+    /// what a store keeps beside the bytes, and part of the content's
+    /// identity. `None` when the schema carries none of them.
+    pub fn contract_json(&self) -> Option<String> {
+        let contract = self.inner.contract.as_deref()?;
+        let mut object = serde_json::Map::new();
+        if let Some(metadata) = &contract.metadata {
+            object.insert("metadata".into(), metadata.to_json());
+        }
+        if !contract.references.is_empty() {
+            let references: Vec<serde_json::Value> = contract
+                .references
+                .iter()
+                .map(|r| serde_json::json!({"name": r.name(), "urn": r.urn().to_string()}))
+                .collect();
+            object.insert("references".into(), references.into());
+        }
+        if let Some(rule_set) = &contract.rule_set {
+            object.insert("ruleSet".into(), rule_set.to_json());
+        }
+        Some(canonical_json(&serde_json::Value::Object(object)))
+    }
+
+    /// This schema with the references, metadata and rule set of
+    /// `text`, a [`contract_json`](Schema::contract_json) (a store reads
+    /// back what it wrote). Text that is not one is refused with a message
+    /// naming what is wrong.
+    pub fn with_contract_json(&self, text: &str) -> Result<Schema, String> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|err| format!("the contract of {} is not JSON: {err}", self.urn()))?;
+        let object = value
+            .as_object()
+            .ok_or_else(|| format!("the contract of {} is not an object", self.urn()))?;
+        let metadata = object
+            .get("metadata")
+            .map(Metadata::from_json)
+            .transpose()?;
+        let rule_set = object.get("ruleSet").map(RuleSet::from_json).transpose()?;
+        let mut references = Vec::new();
+        for reference in object
+            .get("references")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = reference.get("name").and_then(serde_json::Value::as_str);
+            let urn = reference
+                .get("urn")
+                .and_then(serde_json::Value::as_str)
+                .and_then(|urn| urn.parse::<Urn>().ok());
+            match (name, urn) {
+                (Some(name), Some(urn)) => references.push(Reference::new(name, urn)),
+                _ => {
+                    return Err(format!(
+                        "a reference in the contract of {} is unreadable",
+                        self.urn()
+                    ))
+                }
+            }
+        }
+        Ok(self
+            .with_references(references)
+            .with_metadata(metadata)
+            .with_rule_set(rule_set))
+    }
+
     /// The checks that need no validator: bytes present, protobuf root named.
     #[doc(hidden)]
     pub fn check_shape(&self) -> Result<(), Error> {
@@ -280,6 +432,9 @@ impl fmt::Debug for Schema {
             .field("language", &self.language())
             .field("bytes", &format_args!("<{} bytes>", self.bytes().len()))
             .field("root", &self.root())
+            .field("references", &self.references())
+            .field("metadata", &self.metadata())
+            .field("rule_set", &self.rule_set())
             .finish()
     }
 }

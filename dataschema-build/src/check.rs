@@ -72,7 +72,17 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
         }
     }
     manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
+    manifest.apply_references(dir, &mut sources, &mut diagnostics);
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
+    let groups = manifest.groups(dir, &sources, &mut diagnostics);
+    let group_of = |source: &Source| {
+        groups.as_ref().map(|groups| {
+            groups
+                .get(&crate::manifest::stem(source))
+                .cloned()
+                .flatten()
+        })
+    };
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
     // another by URN), with the code the registry runs at publish.
@@ -120,9 +130,13 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
                 continue;
             }
             let mode = modes.get(urn.name()).copied().unwrap_or_default();
+            // With `compatibility_group`, only the versions of the
+            // candidate's group.
+            let group = group_of(source);
             let priors: Vec<Schema> = sources[..index]
                 .iter()
                 .filter(|prior| prior.schema.urn().name() == urn.name())
+                .filter(|prior| group.is_none() || group_of(prior) == group)
                 .map(|prior| prior.schema.clone())
                 .collect();
             if priors.is_empty() {

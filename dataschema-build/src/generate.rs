@@ -48,8 +48,19 @@ pub(crate) fn generate(checked: &Checked, out_dir: &Path) -> Result<String, Bund
             Some(id) => format!(".with_id({id})"),
             None => String::new(),
         };
+        // The references the manifest gives the version.
+        let references = if schema.references().is_empty() {
+            String::new()
+        } else {
+            let pairs: Vec<String> = schema
+                .references()
+                .iter()
+                .map(|r| format!("({:?}, {:?})", r.name(), r.urn().as_str()))
+                .collect();
+            format!(".with_references(&[{}])", pairs.join(", "))
+        };
         code.push_str(&format!(
-            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id},\n",
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references},\n",
             schema.urn().as_str()
         ));
     }

@@ -23,6 +23,21 @@ pub(super) struct Manifest {
     /// `"<name>" = "<mode>"`: a mode for one name.
     #[serde(default)]
     compatibility_overrides: BTreeMap<String, String>,
+    /// The metadata property whose value groups a name's versions for
+    /// compatibility checks (Confluent's `compatibilityGroup`): a version
+    /// is checked only against the versions before it with the same value
+    /// (a version without the property is in the group of those without).
+    #[serde(default)]
+    compatibility_group: Option<String>,
+    /// `[metadata."<name>.v<version>"]`: a version's metadata properties,
+    /// `property = "value"` (what `compatibility_group` reads).
+    #[serde(default)]
+    metadata: BTreeMap<String, BTreeMap<String, String>>,
+    /// `[references."<name>.v<version>"]`: `"<name used in $ref>" =
+    /// "<URN>"`, the version's references (a `$ref` to the name resolves
+    /// to the URN, in the build's compile and in the bundle).
+    #[serde(default)]
+    references: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Manifest {
@@ -103,6 +118,94 @@ impl Manifest {
         modes
     }
 
+    /// The compatibility group of each version of the folder, when the
+    /// manifest sets `compatibility_group`: the value of that property in
+    /// the version's `[metadata."<name>.v<version>"]` (`None` without
+    /// one). `None` when no group is set. A `[metadata]` table for a
+    /// version the folder does not hold is a problem.
+    pub(super) fn groups(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Option<BTreeMap<String, Option<String>>> {
+        let path = dir.join(MANIFEST_FILE);
+        let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.metadata.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[metadata] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        let group = self.compatibility_group.as_deref()?;
+        Some(
+            sources
+                .iter()
+                .map(|source| {
+                    let key = stem(source);
+                    let value = self
+                        .metadata
+                        .get(&key)
+                        .and_then(|properties| properties.get(group))
+                        .cloned();
+                    (key, value)
+                })
+                .collect(),
+        )
+    }
+
+    /// Gives each version the references `[references."<name>.v<version>"]`
+    /// lists; a table for a version the folder does not hold, or a value
+    /// that is no URN, is a problem.
+    pub(super) fn apply_references(
+        &self,
+        dir: &Path,
+        sources: &mut [Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let path = dir.join(MANIFEST_FILE);
+        let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.references.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[references] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        for source in sources {
+            let Some(table) = self.references.get(&stem(source)) else {
+                continue;
+            };
+            let mut references = Vec::with_capacity(table.len());
+            for (name, urn) in table {
+                match urn.parse::<dataschema_core::Urn>() {
+                    Ok(urn) => references.push(dataschema_core::Reference::new(name.as_str(), urn)),
+                    Err(err) => diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::Manifest,
+                        &path,
+                        format!(
+                            "[references.{:?}] {name:?} = {urn:?} is not a schema URN ({})",
+                            stem(source),
+                            err.chain()
+                        ),
+                    )),
+                }
+            }
+            source.schema = source.schema.with_references(references);
+        }
+    }
+
     /// Every protobuf schema has a root; every root names a protobuf schema.
     pub(super) fn check_roots(
         &self,
@@ -141,4 +244,13 @@ impl Manifest {
             }
         }
     }
+}
+
+/// `"<name>.v<version>"`: how the manifest names a version.
+pub(super) fn stem(source: &Source) -> String {
+    format!(
+        "{}.v{}",
+        source.schema.urn().name(),
+        source.schema.urn().version()
+    )
 }

@@ -22,6 +22,8 @@ pub struct Entry {
     root: Option<&'static str>,
     bytes: &'static [u8],
     id: Option<u32>,
+    /// `(name, URN)`: the version's references (see `Schema::references`).
+    references: &'static [(&'static str, &'static str)],
 }
 
 impl Entry {
@@ -39,7 +41,19 @@ impl Entry {
             root,
             bytes,
             id: None,
+            references: &[],
         }
+    }
+
+    /// The same entry with its references, `(name, URN)` each: the
+    /// manifest's `[references."<name>.v<version>"]`. Used by the code
+    /// `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn with_references(
+        self,
+        references: &'static [(&'static str, &'static str)],
+    ) -> Entry {
+        Entry { references, ..self }
     }
 
     /// The same entry with the registry id the lock records for its URN.
@@ -54,12 +68,21 @@ impl Entry {
 
     fn schema(&self) -> Result<Schema, Error> {
         // The bytes point at the binary's static data: nothing is copied.
-        Ok(Schema::new(
+        let schema = Schema::new(
             self.urn.parse::<Urn>()?,
             self.language,
             Bytes::from_static(self.bytes),
             self.root,
-        ))
+        );
+        if self.references.is_empty() {
+            return Ok(schema);
+        }
+        let references = self
+            .references
+            .iter()
+            .map(|(name, urn)| Ok(dataschema_core::Reference::new(*name, urn.parse::<Urn>()?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(schema.with_references(references))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Confluent Schema Registry API as a fallback: the subject of a URN
 //! name ([`crate::subject`]), version = URN version, JSON Schema only.
 
-use dataschema_core::{Schema, Urn};
+use dataschema_core::{Reference, Schema, Urn};
 
 use super::fetch::get;
 use super::policy::{Failure, Fetched};
@@ -40,8 +40,27 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
     let text = value["schema"]
         .as_str()
         .ok_or_else(|| nonsense("no schema"))?;
+    // The version's references, each a subject version in the URN's
+    // namespace: the guard's compile follows them as it follows a `$ref`
+    // by URN (asking this resolver for them).
+    let mut references = Vec::new();
+    for reference in value["references"].as_array().into_iter().flatten() {
+        let name = reference["name"].as_str();
+        let target = reference["subject"]
+            .as_str()
+            .zip(reference["version"].as_u64())
+            .and_then(|(subject, version)| {
+                format!("urn:{}:schema:{subject}:{version}", urn.namespace())
+                    .parse::<Urn>()
+                    .ok()
+            });
+        match (name, target) {
+            (Some(name), Some(target)) => references.push(Reference::new(name, target)),
+            _ => return Err(nonsense("a reference is not a name, subject and version")),
+        }
+    }
     Ok((
-        Schema::json(urn.clone(), text.as_bytes().to_vec()),
+        Schema::json(urn.clone(), text.as_bytes().to_vec()).with_references(references),
         Some(answered),
     ))
 }

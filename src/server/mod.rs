@@ -106,17 +106,20 @@
 //! | server | `GET /`, `GET /v1/metadata/id`, `/v1/metadata/version`, `GET /contexts` | `{}`, the cluster id, the version, the contexts |
 //! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`, `deleted`, `deletedOnly`) |
 //! | | `GET /subjects/{s}/versions` | the subject's live versions (`deleted=true`: all) |
-//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `schemaType`, `schema` |
+//! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `guid`, `schemaType`, `schema`, and its `references`, `metadata`, `ruleSet` |
+//! | | `GET /subjects/{s}/versions/{v\|latest}/referencedby` | the ids of the versions whose references name it |
+//! | | `GET /subjects/{s}/metadata?key=K&value=V...` | the latest version whose metadata properties include every pair (`40403` for none) |
 //! | | `POST /subjects/{s}/versions` | register (publish router): stored in its canonical form; the version holding the same canonical form, or the next; `id`/`version` kept in IMPORT mode |
 //! | | `POST /subjects/{s}` | lookup: the newest live version whose canonical form is the one sent |
 //! | | `DELETE /subjects/{s}[/versions/{v}]` | soft delete (publish router): the versions deleted; `permanent=true` is `42205` |
 //! | schemas | `GET /schemas` | every subject version as a schema object (`subjectPrefix`, `deleted`, `latestOnly`) |
-//! | | `GET /schemas/ids/{id}` (and `/schema`) | the id's `schemaType` and `schema` |
+//! | | `GET /schemas/ids/{id}` (and `/schema`) | the id's `guid`, `schemaType` and `schema`, `references`, `metadata`, `ruleSet` |
+//! | | `GET /schemas/guids/{guid}` | as `GET /schemas/ids/{id}`, for the content with that guid |
 //! | | `GET /schemas/ids/{id}/subjects`, `/versions` | the id's subjects, its subject versions |
 //! | | `GET /schemas/types` | `["JSON"]` |
 //! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |
-//! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel` |
-//! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` |
+//! | config | `GET /config`, `GET /config/{s}` | `compatibilityLevel`, and the settings set (`compatibilityGroup`, `compatibilityPolicy`, `normalize`, `defaultMetadata`, `overrideMetadata`, `defaultRuleSet`, `overrideRuleSet`, any other member) |
+//! | | `PUT /config`, `PUT /config/{s}` | set (publish router): `compatibility` and the settings (a member not sent keeps its value) |
 //! | | `DELETE /config`, `DELETE /config/{s}` | clear (publish router): the `compatibilityLevel` cleared |
 //! | mode | `GET /mode`, `GET /mode/{s}` | `mode` (`defaultToGlobal` for a subject) |
 //! | | `PUT /mode`, `PUT /mode/{s}` | set (publish router; `force=true` for IMPORT where subjects are held) |
@@ -156,8 +159,15 @@
 //!   compile at run time; publish protobuf schemas as descriptor sets
 //!   through the native API. A stored protobuf schema reads through the
 //!   Confluent API as `PROTOBUF` with its descriptor set in base64.
-//! * Non-empty `references` are `42201`; `metadata`, `ruleSet` and `guid`
-//!   are accepted and ignored.
+//! * `references` (`name`, `subject`, `version`, `-1` the latest) are
+//!   resolved at register (a reference to no version held is `42201`) and
+//!   kept with the version: a `$ref` to a reference's name resolves to the
+//!   referenced version, at register and in every guard. `metadata` and
+//!   `ruleSet` are kept with the version (rules are never executed); a
+//!   register without them inherits the previous version's, merged with
+//!   the config's default and override metadata and rule sets;
+//!   `confluent:version` follows the version registered. `normalize` and a
+//!   request's `guid` are accepted and ignored.
 //! * Nothing is ever lost: a soft delete hides a version from its subject,
 //!   and it stays resolvable by id and by URN for ever.
 //! * Flags in the query are read case-insensitively (`normalize=False`,

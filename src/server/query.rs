@@ -23,6 +23,16 @@ impl Query {
         Query { pairs }
     }
 
+    /// Every value given for `key`, in order (`key=a&key=b`).
+    pub(crate) fn all(&self, key: &str) -> Vec<&str> {
+        let key = normalize_key(key);
+        self.pairs
+            .iter()
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
     /// The last value given for `key`.
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
         let key = normalize_key(key);

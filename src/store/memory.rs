@@ -37,6 +37,9 @@ struct State {
     registry_modes: HashMap<Option<String>, Mode>,
     /// The soft-deleted URNs.
     deleted: HashSet<Urn>,
+    /// The settings beside the modes (JSON text), by name (`None`: the
+    /// default).
+    configs: HashMap<Option<String>, String>,
 }
 
 /// A version held: its schema, its content's digest and id.
@@ -284,5 +287,35 @@ impl Store for MemoryStore {
         }
         state.deleted.extend(urns.iter().cloned());
         Ok(())
+    }
+
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        Ok(self
+            .state
+            .read()
+            .configs
+            .get(&name.map(str::to_owned))
+            .cloned())
+    }
+
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        let mut state = self.state.write();
+        let key = name.map(str::to_owned);
+        match config {
+            Some(config) => state.configs.insert(key, config.to_owned()),
+            None => state.configs.remove(&key),
+        };
+        Ok(())
+    }
+
+    fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+        Ok(self
+            .state
+            .read()
+            .ids
+            .iter()
+            .filter(|(digest, _)| digest.starts_with(prefix))
+            .map(|(_, &id)| id)
+            .min())
     }
 }

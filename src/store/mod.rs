@@ -225,6 +225,96 @@ pub trait Store: Send + Sync {
         let _ = urns;
         Err(unsupported("soft-deleting versions"))
     }
+
+    /// The settings kept for `name` (or, for `None`, the store-wide
+    /// default) beside its compatibility mode, as the JSON text
+    /// [`set_config`](Store::set_config) was given (see
+    /// [`crate::Settings`]), if any.
+    ///
+    /// The default keeps none: `None`. Every store of this crate keeps
+    /// them.
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        let _ = name;
+        Ok(None)
+    }
+
+    /// Sets (or, with `None`, clears) the settings of `name` (or, for
+    /// `None`, the store-wide default): JSON text the store keeps as it is.
+    ///
+    /// The default keeps none: setting any is [`Error::Store`] (saying
+    /// so), clearing them succeeds.
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        let _ = name;
+        match config {
+            None => Ok(()),
+            Some(_) => Err(Error::Store {
+                source: "this store keeps no settings beside the compatibility modes".into(),
+            }),
+        }
+    }
+
+    /// The id of the first content whose [`content_digest`] starts with
+    /// `prefix` (a guid's digest, [`guid_digest_prefix`]), or `None`. The
+    /// default reads every URN held; the persistent stores ask their
+    /// digest index.
+    fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+        let mut found: Option<SchemaId> = None;
+        for urn in self.list()? {
+            if let (Some(schema), Some(id)) = (self.get(&urn)?, self.id_of(&urn)?) {
+                if content_digest(&schema).starts_with(prefix) && found.is_none_or(|f| id < f) {
+                    found = Some(id);
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// Every URN whose version carries a [reference](dataschema_core::Reference)
+    /// to `urn`, ordered as [`list`](Store::list). The default reads every
+    /// URN held.
+    fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+        let all = self.list()?;
+        confirm_referrers(self, urn, all)
+    }
+}
+
+/// The text a [`Schema::contract_json`] holds when it references `urn`
+/// (a store's first filter, confirmed by [`confirm_referrers`]).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn reference_needle(urn: &Urn) -> String {
+    format!("\"urn\":{}", serde_json::Value::from(urn.to_string()))
+}
+
+/// The URNs of `candidates` whose schema references `urn`.
+pub(crate) fn confirm_referrers<S: Store + ?Sized>(
+    store: &S,
+    urn: &Urn,
+    candidates: Vec<Urn>,
+) -> Result<Vec<Urn>, Error> {
+    let mut referrers = Vec::new();
+    for candidate in candidates {
+        if let Some(schema) = store.get(&candidate)? {
+            if schema.references().iter().any(|r| r.urn() == urn) {
+                referrers.push(candidate);
+            }
+        }
+    }
+    Ok(referrers)
+}
+
+/// A stored row's schema with the contract stored beside it.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn with_contract_row(
+    what: &str,
+    schema: Schema,
+    contract: Option<&str>,
+) -> Result<Schema, Error> {
+    match contract {
+        None => Ok(schema),
+        Some(text) => schema
+            .with_contract_json(text)
+            .map_err(|why| corrupt(format!("{what}: {why}"))),
+    }
 }
 
 /// What a store without a capability answers.
@@ -411,15 +501,57 @@ pub fn redact(url: &str) -> String {
 /// The digest that identifies a schema's content for its id: `sha256:` of
 /// the language, the root and the bytes, each length-prefixed. Stores keep
 /// it under a unique constraint, so one content gets one id.
+///
+/// A schema carrying references, metadata or a rule set adds a fourth
+/// part, its [`Schema::contract_json`]: they are part of its content (as in
+/// Confluent, where the same schema with other metadata is another id),
+/// and a schema without them keeps the digest it always had.
 pub fn content_digest(schema: &Schema) -> String {
     let language = schema.language().to_string();
     let root = schema.root().unwrap_or("");
-    let mut input = Vec::with_capacity(24 + language.len() + root.len() + schema.bytes().len());
-    for part in [language.as_bytes(), root.as_bytes(), schema.bytes()] {
+    let contract = schema.contract_json();
+    let contract = contract.as_deref().map(str::as_bytes);
+    let mut input = Vec::with_capacity(
+        32 + language.len() + root.len() + schema.bytes().len() + contract.map_or(0, <[u8]>::len),
+    );
+    for part in [language.as_bytes(), root.as_bytes(), schema.bytes()]
+        .into_iter()
+        .chain(contract)
+    {
         input.extend_from_slice(&(part.len() as u64).to_be_bytes());
         input.extend_from_slice(part);
     }
     sha256_hex(&input)
+}
+
+/// The `guid` of a content, as Confluent answers it (a UUID per content):
+/// the first 128 bits of its [`content_digest`], written as a UUID.
+pub fn content_guid(digest: &str) -> String {
+    let hex = digest.strip_prefix("sha256:").unwrap_or(digest);
+    let hex = hex.get(..32).unwrap_or(hex);
+    if hex.len() < 32 {
+        return hex.to_owned();
+    }
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// The prefix of the [`content_digest`] a guid names (`None` for a string
+/// that is no guid [`content_guid`] writes).
+pub fn guid_digest_prefix(guid: &str) -> Option<String> {
+    let hex: String = guid.chars().filter(|&c| c != '-').collect();
+    let shaped = guid.len() == 36
+        && guid
+            .char_indices()
+            .all(|(i, c)| matches!(i, 8 | 13 | 18 | 23) == (c == '-'));
+    (shaped && hex.len() == 32 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("sha256:{}", hex.to_ascii_lowercase()))
 }
 
 /// A persistent store's failure: what it was doing, and the backend's
@@ -619,9 +751,10 @@ pub(crate) fn live(held: Vec<Held>) -> Vec<Schema> {
         .collect()
 }
 
-/// `schema` under another URN (its bytes shared, not copied).
+/// `schema` under another URN (its bytes shared, not copied; its
+/// references, metadata and rule set kept).
 fn with_urn(schema: &Schema, urn: Urn) -> Schema {
-    Schema::new(urn, schema.language(), schema.shared_bytes(), schema.root())
+    schema.with_urn(urn)
 }
 
 macro_rules! forward_store {
@@ -690,6 +823,18 @@ macro_rules! forward_store {
             }
             fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
                 (**self).delete_versions(urns)
+            }
+            fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+                (**self).config(name)
+            }
+            fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+                (**self).set_config(name, config)
+            }
+            fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+                (**self).id_of_digest_prefix(prefix)
+            }
+            fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+                (**self).referrers(urn)
             }
         }
     )*};

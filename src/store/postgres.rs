@@ -8,7 +8,8 @@ use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
     check_held_id, content_digest, corrupt, failure, id_from_row, live, plan, schema_from_row,
-    urn_from_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
+    urn_from_row, with_contract_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored,
+    Version,
 };
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -48,6 +49,7 @@ CREATE TABLE dataschema_modes (
 );
 ",
     CONFLUENT_MODES_AND_DELETES,
+    CONTRACTS,
 ];
 
 /// Migration 2: Confluent's registry modes (the name `''` holds the
@@ -64,6 +66,19 @@ CREATE TABLE dataschema_deleted_versions (
     deleted_at TIMESTAMPTZ NOT NULL DEFAULT now(),
     PRIMARY KEY (namespace, name, version),
     FOREIGN KEY (namespace, name, version) REFERENCES dataschema_urns (namespace, name, version)
+);
+";
+/// Migration 3: a content's references, metadata and rule set
+/// ([`Schema::contract_json`]), and a subject's settings beside its
+/// compatibility mode (Confluent's config), as JSON text.
+const CONTRACTS: &str = "
+CREATE TABLE dataschema_contracts (
+    content_id BIGINT PRIMARY KEY REFERENCES dataschema_contents (id),
+    contract TEXT NOT NULL
+);
+CREATE TABLE dataschema_configs (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL
 );
 ";
 
@@ -484,8 +499,9 @@ impl PostgresStore {
             "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
                     EXISTS (SELECT 1 FROM dataschema_deleted_versions d
                             WHERE d.namespace = u.namespace AND d.name = u.name
-                              AND d.version = u.version)
+                              AND d.version = u.version), k.contract
              FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+             LEFT JOIN dataschema_contracts k ON k.content_id = c.id
              WHERE u.namespace = $1 AND u.name = $2 ORDER BY u.version",
             &[&urn.namespace(), &urn.name()],
         )?;
@@ -500,6 +516,8 @@ impl PostgresStore {
                 row.try_get(2)?,
                 row.try_get(3)?,
             )?;
+            let contract: Option<String> = row.try_get(7)?;
+            let schema = with_contract_row(&self.what, schema, contract.as_deref())?;
             held.push(Held {
                 schema,
                 digest: row.try_get(4)?,
@@ -583,6 +601,13 @@ impl PostgresStore {
                     .try_get(0)?,
             };
             let id = id_from_row(&self.what, id)?;
+            if let Some(contract) = schema.contract_json() {
+                transaction.execute(
+                    "INSERT INTO dataschema_contracts (content_id, contract) VALUES ($1, $2)
+                     ON CONFLICT (content_id) DO NOTHING",
+                    &[&i64::from(id), &contract],
+                )?;
+            }
             if let Some(given) = given {
                 // Another replica stored the content meanwhile, under
                 // another id.
@@ -695,13 +720,14 @@ impl Store for PostgresStore {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
         self.run("reading a schema", |client| {
             let row = client.query_opt(
-                "SELECT c.language, c.root, c.bytes
+                "SELECT c.language, c.root, c.bytes, k.contract
                  FROM dataschema_urns u JOIN dataschema_contents c ON c.id = u.content_id
+                 LEFT JOIN dataschema_contracts k ON k.content_id = c.id
                  WHERE u.namespace = $1 AND u.name = $2 AND u.version = $3",
                 &[&urn.namespace(), &urn.name(), &i64::from(urn.version())],
             )?;
             let Some(row) = row else { return Ok(None) };
-            Ok(Some(schema_from_row(
+            let schema = schema_from_row(
                 &self.what,
                 urn.namespace(),
                 urn.name(),
@@ -709,6 +735,12 @@ impl Store for PostgresStore {
                 row.try_get(0)?,
                 row.try_get(1)?,
                 row.try_get(2)?,
+            )?;
+            let contract: Option<String> = row.try_get(3)?;
+            Ok(Some(with_contract_row(
+                &self.what,
+                schema,
+                contract.as_deref(),
             )?))
         })
     }
@@ -900,6 +932,68 @@ impl Store for PostgresStore {
             transaction.commit()?;
             Ok(())
         })
+    }
+
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        let key = name.unwrap_or("");
+        self.run("reading a config", |client| {
+            let row = client.query_opt(
+                "SELECT config FROM dataschema_configs WHERE name = $1",
+                &[&key],
+            )?;
+            match row {
+                Some(row) => Ok(Some(row.try_get(0)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        self.writable("setting a config")?;
+        let key = name.unwrap_or("");
+        self.run("setting a config", |client| {
+            match config {
+                Some(config) => client.execute(
+                    "INSERT INTO dataschema_configs (name, config) VALUES ($1, $2)
+                     ON CONFLICT (name) DO UPDATE SET config = excluded.config",
+                    &[&key, &config],
+                )?,
+                None => {
+                    client.execute("DELETE FROM dataschema_configs WHERE name = $1", &[&key])?
+                }
+            };
+            Ok(())
+        })
+    }
+
+    fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+        // Compared as text (not a range, which a database's collation
+        // may order otherwise).
+        self.run("finding a content by its guid", |client| {
+            let row = client.query_opt(
+                "SELECT id FROM dataschema_contents
+                 WHERE left(digest, char_length($1)) = $1 ORDER BY id LIMIT 1",
+                &[&prefix],
+            )?;
+            match row {
+                Some(row) => Ok(Some(id_from_row(&self.what, row.try_get(0)?)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+        let needle = super::reference_needle(urn);
+        let candidates = self.run("listing the referrers of a URN", |client| {
+            let rows = client.query(
+                "SELECT u.namespace, u.name, u.version FROM dataschema_urns u
+                 JOIN dataschema_contracts k ON k.content_id = u.content_id
+                 WHERE strpos(k.contract, $1) > 0",
+                &[&needle],
+            )?;
+            self.urns(rows)
+        })?;
+        super::confirm_referrers(self, urn, candidates)
     }
 }
 

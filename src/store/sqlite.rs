@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
     check_held_id, content_digest, failure, id_from_row, live, plan, schema_from_row, urn_from_row,
-    Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
+    with_contract_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -17,7 +17,7 @@ const LAYOUT: i64 = MIGRATIONS.len() as i64;
 
 /// The layout's steps, in order: a file of layout `n` has had the first
 /// `n` applied.
-const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONFLUENT_MODES_AND_DELETES];
+const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONFLUENT_MODES_AND_DELETES, CONTRACTS];
 
 /// Idle read connections kept open.
 const IDLE_READERS: usize = 8;
@@ -60,9 +60,33 @@ CREATE TABLE deleted_versions (
 ) WITHOUT ROWID;
 ";
 
+/// Layout 3: a content's references, metadata and rule set
+/// ([`Schema::contract_json`]), and the settings of a subject beside its
+/// compatibility mode (Confluent's config: `compatibilityGroup`,
+/// `defaultMetadata`, ...), as JSON text.
+const CONTRACTS: &str = "
+CREATE TABLE contracts (
+    content_id INTEGER PRIMARY KEY REFERENCES contents (id),
+    contract TEXT NOT NULL
+);
+CREATE TABLE configs (
+    name TEXT PRIMARY KEY,
+    config TEXT NOT NULL
+) WITHOUT ROWID;
+";
+
 /// A version held: version, language, root, bytes, digest, content id,
-/// soft-deleted.
-type HeldRow = (i64, String, Option<String>, Vec<u8>, String, i64, bool);
+/// soft-deleted, contract.
+type HeldRow = (
+    i64,
+    String,
+    Option<String>,
+    Vec<u8>,
+    String,
+    i64,
+    bool,
+    Option<String>,
+);
 
 /// A [`Store`] in one SQLite file: the registry server's embedded default.
 ///
@@ -225,8 +249,9 @@ impl SqliteStore {
                 "SELECT u.version, c.language, c.root, c.bytes, c.digest, c.id,
                         EXISTS (SELECT 1 FROM deleted_versions d
                                 WHERE d.namespace = u.namespace AND d.name = u.name
-                                  AND d.version = u.version)
+                                  AND d.version = u.version), k.contract
                  FROM urns u JOIN contents c ON c.id = u.content_id
+                 LEFT JOIN contracts k ON k.content_id = c.id
                  WHERE u.namespace = ?1 AND u.name = ?2 ORDER BY u.version",
             )?;
             let rows = statement
@@ -239,6 +264,7 @@ impl SqliteStore {
                         row.get(4)?,
                         row.get(5)?,
                         row.get(6)?,
+                        row.get(7)?,
                     ))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -246,23 +272,26 @@ impl SqliteStore {
         })()
         .map_err(|err| self.failed("reading the versions held", err))?;
         rows.into_iter()
-            .map(|(version, language, root, bytes, digest, id, deleted)| {
-                let schema = schema_from_row(
-                    &self.what,
-                    urn.namespace(),
-                    urn.name(),
-                    version,
-                    &language,
-                    root.as_deref(),
-                    bytes,
-                )?;
-                Ok(Held {
-                    schema,
-                    digest,
-                    id: id_from_row(&self.what, id)?,
-                    deleted,
-                })
-            })
+            .map(
+                |(version, language, root, bytes, digest, id, deleted, contract)| {
+                    let schema = schema_from_row(
+                        &self.what,
+                        urn.namespace(),
+                        urn.name(),
+                        version,
+                        &language,
+                        root.as_deref(),
+                        bytes,
+                    )?;
+                    let schema = with_contract_row(&self.what, schema, contract.as_deref())?;
+                    Ok(Held {
+                        schema,
+                        digest,
+                        id: id_from_row(&self.what, id)?,
+                        deleted,
+                    })
+                },
+            )
             .collect()
     }
 
@@ -312,6 +341,14 @@ impl SqliteStore {
                 let id: i64 = connection
                     .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
                     .query_row(params![digest], |row| row.get(0))?;
+                if let Some(contract) = schema.contract_json() {
+                    connection
+                        .prepare_cached(
+                            "INSERT INTO contracts (content_id, contract) VALUES (?1, ?2)
+                             ON CONFLICT (content_id) DO NOTHING",
+                        )?
+                        .execute(params![id, contract])?;
+                }
                 Ok(id)
             };
             let id = insert().map_err(|err| self.failed("storing the schema's content", err))?;
@@ -603,20 +640,21 @@ fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
 
 impl Store for SqliteStore {
     fn get(&self, urn: &Urn) -> Result<Option<Schema>, Error> {
-        let row: Option<(String, Option<String>, Vec<u8>)> =
-            self.read("reading a schema", |c| {
-                c.prepare_cached(
-                    "SELECT c.language, c.root, c.bytes
+        type Row = (String, Option<String>, Vec<u8>, Option<String>);
+        let row: Option<Row> = self.read("reading a schema", |c| {
+            c.prepare_cached(
+                "SELECT c.language, c.root, c.bytes, k.contract
                  FROM urns u JOIN contents c ON c.id = u.content_id
+                 LEFT JOIN contracts k ON k.content_id = c.id
                  WHERE u.namespace = ?1 AND u.name = ?2 AND u.version = ?3",
-                )?
-                .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
-                    Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                })
-                .optional()
-            })?;
-        row.map(|(language, root, bytes)| {
-            schema_from_row(
+            )?
+            .query_row(params![urn.namespace(), urn.name(), urn.version()], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+            })
+            .optional()
+        })?;
+        row.map(|(language, root, bytes, contract)| {
+            let schema = schema_from_row(
                 &self.what,
                 urn.namespace(),
                 urn.name(),
@@ -624,7 +662,8 @@ impl Store for SqliteStore {
                 &language,
                 root.as_deref(),
                 bytes,
-            )
+            )?;
+            with_contract_row(&self.what, schema, contract.as_deref())
         })
         .transpose()
     }
@@ -829,5 +868,61 @@ impl Store for SqliteStore {
             .execute_batch(end)
             .map_err(|err| self.failed("ending the delete", err));
         result.and(ended)
+    }
+
+    fn config(&self, name: Option<&str>) -> Result<Option<String>, Error> {
+        let key = name.unwrap_or("");
+        self.read("reading a config", |c| {
+            c.prepare_cached("SELECT config FROM configs WHERE name = ?1")?
+                .query_row(params![key], |row| row.get(0))
+                .optional()
+        })
+    }
+
+    fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
+        let key = name.unwrap_or("");
+        let connection = self.writer("setting a config")?;
+        match config {
+            Some(config) => connection.execute(
+                "INSERT INTO configs (name, config) VALUES (?1, ?2)
+                 ON CONFLICT (name) DO UPDATE SET config = excluded.config",
+                params![key, config],
+            ),
+            None => connection.execute("DELETE FROM configs WHERE name = ?1", params![key]),
+        }
+        .map(drop)
+        .map_err(|err| self.failed("setting a config", err))
+    }
+
+    fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
+        // A range on the unique digest's index: every digest with the
+        // prefix sorts between the prefix and the prefix followed by the
+        // highest character a digest holds.
+        let upper = format!("{prefix}~");
+        let id: Option<i64> = self.read("finding a content by its guid", |c| {
+            c.prepare_cached(
+                "SELECT id FROM contents WHERE digest >= ?1 AND digest < ?2 ORDER BY id LIMIT 1",
+            )?
+            .query_row(params![prefix, upper], |row| row.get(0))
+            .optional()
+        })?;
+        id.map(|id| id_from_row(&self.what, id)).transpose()
+    }
+
+    fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
+        let needle = super::reference_needle(urn);
+        let rows = self.read("listing the referrers of a URN", |c| {
+            c.prepare_cached(
+                "SELECT u.namespace, u.name, u.version FROM urns u
+                 JOIN contracts k ON k.content_id = u.content_id
+                 WHERE instr(k.contract, ?1) > 0",
+            )?
+            .query_map(params![needle], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })?
+            .collect()
+        })?;
+        let candidates = self.urns(rows)?;
+        super::confirm_referrers(self, urn, candidates)
     }
 }

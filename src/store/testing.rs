@@ -57,6 +57,7 @@ pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
     one_of_many_wins(&open);
     one_content_many_names(&open);
     next_versions_race(&open);
+    contracts(&open);
 }
 
 fn urn(name: &str, version: u32) -> Urn {
@@ -643,4 +644,112 @@ pub fn next_versions_race<S: Store>(open: impl Fn() -> S + Sync) {
     let ids: HashSet<SchemaId> = stored.iter().map(|s| s.id).collect();
     assert_eq!(ids.len(), RACERS, "every content its own id");
     assert!(stored.iter().all(|s| s.created));
+}
+
+/// A version's references, metadata and rule set are kept with it,
+/// immutable, part of its content (its id), and read back by another
+/// handle (for a persistent store: a restart or a replica), by URN, by id
+/// and in the versions a publish's check is given; `referrers` and the
+/// guid lookup find them; settings (`config`) are kept and cleared.
+pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
+    use crate::store::{content_digest, content_guid, guid_digest_prefix};
+    use crate::{Metadata, Reference, RuleSet};
+
+    let writer = open();
+    let target = json("contracts.target", 1, r#"{"type": "string"}"#);
+    writer.put(&target).unwrap();
+    let mut metadata = Metadata::default();
+    metadata
+        .properties
+        .insert("owner".to_owned(), "team-a".to_owned());
+    metadata
+        .tags
+        .insert("$.id".to_owned(), ["PII".to_owned()].into_iter().collect());
+    metadata.sensitive.insert("secret".to_owned());
+    let rules = RuleSet::from_json(&serde_json::json!({
+        "domainRules": [{"name": "r1", "kind": "CONDITION", "expr": "true"}],
+        "enableAt": "CLIENT"
+    }))
+    .unwrap();
+    let bytes = r#"{"$ref": "target.json"}"#;
+    let plain = json("contracts.plain", 1, bytes);
+    let with = json("contracts.with", 1, bytes)
+        .with_references([Reference::new("target.json", target.urn().clone())])
+        .with_metadata(Some(metadata.clone()))
+        .with_rule_set(Some(rules.clone()));
+    writer.put(&plain).unwrap();
+    let stored = writer.publish(&with, Version::Exact, &no_check).unwrap();
+    let plain_id = writer.id_of(plain.urn()).unwrap().unwrap();
+    assert_ne!(
+        stored.id, plain_id,
+        "the same bytes with a contract are another content"
+    );
+    // Immutable: the same URN with other metadata is refused.
+    let other = with.with_metadata(None);
+    assert!(matches!(
+        writer.publish(&other, Version::Exact, &no_check),
+        Err(Error::Immutable { .. })
+    ));
+    writer
+        .set_config(
+            Some("contracts.with"),
+            Some(r#"{"compatibilityGroup":"major"}"#),
+        )
+        .unwrap();
+    writer
+        .set_config(None, Some(r#"{"normalize":true}"#))
+        .unwrap();
+    drop(writer);
+
+    let reader = open();
+    let read = reader.get(with.urn()).unwrap().unwrap();
+    assert_eq!(read, with, "references, metadata and rule set read back");
+    assert_eq!(read.metadata(), Some(&metadata));
+    assert_eq!(read.rule_set(), Some(&rules));
+    assert_eq!(read.references()[0].urn(), target.urn());
+    assert_eq!(reader.get(plain.urn()).unwrap().unwrap().references(), &[]);
+    let by_id = reader.by_id(stored.id).unwrap().unwrap();
+    assert_eq!(by_id.metadata(), Some(&metadata));
+    assert_eq!(
+        reader.referrers(target.urn()).unwrap(),
+        vec![with.urn().clone()]
+    );
+    assert_eq!(reader.referrers(plain.urn()).unwrap(), Vec::<Urn>::new());
+    let guid = content_guid(&content_digest(&with));
+    let prefix = guid_digest_prefix(&guid).unwrap();
+    assert_eq!(
+        reader.id_of_digest_prefix(&prefix).unwrap(),
+        Some(stored.id)
+    );
+    assert_eq!(
+        reader
+            .id_of_digest_prefix(
+                &guid_digest_prefix("00000000-0000-0000-0000-000000000000").unwrap()
+            )
+            .unwrap(),
+        None
+    );
+    // A publish's check is given the held versions with their contracts.
+    let seen = Mutex::new(None);
+    let next = json("contracts.with", 2, r#"{"type": "integer"}"#);
+    reader
+        .publish(&next, Version::Exact, &|_, held| {
+            *seen.lock() = held.first().and_then(|h| h.metadata().cloned());
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(seen.lock().as_ref(), Some(&metadata));
+    assert_eq!(
+        reader.config(Some("contracts.with")).unwrap().as_deref(),
+        Some(r#"{"compatibilityGroup":"major"}"#)
+    );
+    assert_eq!(
+        reader.config(None).unwrap().as_deref(),
+        Some(r#"{"normalize":true}"#)
+    );
+    assert_eq!(reader.config(Some("contracts.plain")).unwrap(), None);
+    reader.set_config(Some("contracts.with"), None).unwrap();
+    reader.set_config(None, None).unwrap();
+    assert_eq!(reader.config(Some("contracts.with")).unwrap(), None);
+    assert_eq!(reader.config(None).unwrap(), None);
 }

@@ -143,6 +143,46 @@ fn framed_offline(registry: dataschema::Registry) {
     assert_eq!(guard.unvalidated(), 1);
 }
 
+/// `tests/data/bundle_references/`: order.v1's `$ref` to
+/// `http://example.com/customer.schema.json` is a reference (the
+/// manifest's `[references]`) to customer.v1.
+#[cfg(feature = "json")]
+#[test]
+fn a_bundle_carries_references_and_the_guard_follows_them_offline() {
+    use dataschema::{Guard, Outcome, Registry};
+
+    let bundle: dataschema::bundle::Bundle = include!(concat!(
+        env!("OUT_DIR"),
+        "/bundle_references/dataschema_bundle.rs"
+    ));
+    let registry = Registry::from_bundle(bundle).unwrap();
+    let order = registry
+        .resolve(&"urn:acme:schema:order:1".parse().unwrap())
+        .unwrap();
+    let references: Vec<(&str, String)> = order
+        .references()
+        .iter()
+        .map(|r| (r.name(), r.urn().to_string()))
+        .collect();
+    assert_eq!(
+        references,
+        [(
+            "http://example.com/customer.schema.json",
+            "urn:acme:schema:customer:1".to_owned()
+        )]
+    );
+    let guard = Guard::new(registry);
+    let urn = "urn:acme:schema:order:1";
+    assert!(matches!(
+        guard.validate(urn, br#"{"customer": {"name": "Ada", "id": 1}}"#),
+        Ok(Outcome::Validated)
+    ));
+    // The referenced schema's rule (id: integer) is applied.
+    assert!(guard
+        .validate(urn, br#"{"customer": {"name": "Ada", "id": "one"}}"#)
+        .is_err());
+}
+
 #[test]
 fn the_generated_bundle_carries_the_lock_ids() {
     let code =

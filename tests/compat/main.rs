@@ -10,6 +10,7 @@ mod common;
 
 mod conformance;
 mod enforced;
+mod groups;
 mod hostile;
 mod props;
 #[cfg(feature = "protobuf")]

@@ -473,6 +473,48 @@ fn through_the_real_server_confluent() {
     assert!(guard.validate_framed(&framed(id, INVALID)).is_err());
 }
 
+/// A version registered with a reference through the Confluent API is
+/// followed by a guard whose fallback reads that API: the answer's
+/// `references` become the schema's, and the referenced version is asked
+/// for by its URN.
+#[test]
+fn references_are_followed_through_the_confluent_fallback() {
+    let running = server::start();
+    let customer = r#"{"$id": "http://example.com/customer.json", "type": "object",
+        "properties": {"id": {"type": "integer"}}, "required": ["id"]}"#;
+    let order = r#"{"type": "object", "properties": {"customer": {"$ref": "http://example.com/customer.json"}}}"#;
+    let register = |subject: &str, body: serde_json::Value| {
+        let reply = server::confluent(
+            "POST",
+            &running.url(&format!("/subjects/{subject}/versions")),
+            &body,
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text());
+    };
+    register(
+        "customer",
+        serde_json::json!({"schema": customer, "schemaType": "JSON"}),
+    );
+    register(
+        "order",
+        serde_json::json!({"schema": order, "schemaType": "JSON", "references": [
+            {"name": "http://example.com/customer.json", "subject": "customer", "version": 1}
+        ]}),
+    );
+    let api = Api::Confluent {
+        namespace: "acme".into(),
+    };
+    let guard = guard_over(builder(&running.url("")).api(api).build().unwrap());
+    let urn = "urn:acme:schema:order:1";
+    assert!(matches!(
+        guard.validate(urn, br#"{"customer": {"id": 3}}"#),
+        Ok(Outcome::Validated)
+    ));
+    assert!(guard
+        .validate(urn, br#"{"customer": {"id": "3"}}"#)
+        .is_err());
+}
+
 // ---- async and memory ----
 
 #[test]

@@ -6,6 +6,7 @@ use super::any_kind::AnyChangeKind;
 use super::diff::{Change, SchemaDiff};
 use super::kind::ChangeKind;
 use super::mode::Compatibility;
+use super::policy::Policy;
 use crate::schema::Language;
 
 /// Which way a check reads data.
@@ -44,6 +45,8 @@ pub struct VersionChange {
     version: u32,
     direction: Direction,
     change: Change<AnyChangeKind>,
+    /// Compatible under the check's [`Policy`] although its kind breaks.
+    forgiven: bool,
 }
 
 impl VersionChange {
@@ -75,14 +78,21 @@ impl VersionChange {
         self.change.label()
     }
 
-    /// Whether the change keeps compatibility in its direction.
+    /// Whether the change keeps compatibility in its direction (its
+    /// kind's verdict, or the check's [`Policy`] forgives it).
     pub fn is_backward_compatible(&self) -> bool {
-        self.change.is_backward_compatible()
+        self.forgiven || self.change.is_backward_compatible()
     }
 
     /// Whether the change breaks compatibility in its direction.
     pub fn is_breaking(&self) -> bool {
-        self.change.is_breaking()
+        !self.is_backward_compatible()
+    }
+
+    /// Whether the check's [`Policy`] took this change as compatible
+    /// although its kind breaks.
+    pub fn is_forgiven(&self) -> bool {
+        self.forgiven
     }
 
     /// The change, as the diff in its direction listed it.
@@ -132,6 +142,7 @@ impl VersionReport {
             version,
             direction: directions.first().copied().unwrap_or(Direction::Backward),
             change: Change::new(AnyChangeKind::LanguageChanged { from, to }, "#/"),
+            forgiven: false,
         };
         VersionReport {
             version,
@@ -178,6 +189,7 @@ impl VersionReport {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompatReport {
     mode: Compatibility,
+    policy: Policy,
     versions: Vec<VersionReport>,
 }
 
@@ -193,6 +205,26 @@ impl CompatReport {
     /// The mode checked.
     pub fn mode(&self) -> Compatibility {
         self.mode
+    }
+
+    /// The policy the changes were read under ([`Policy::Strict`] unless
+    /// [`under`](CompatReport::under) says otherwise).
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The same report read under `policy`: each change `policy`
+    /// [forgives](Policy::forgives) counts as compatible (and is still
+    /// listed in [`VersionReport::changes`]).
+    pub fn under(mut self, policy: Policy) -> CompatReport {
+        self.policy = policy;
+        for version in &mut self.versions {
+            for change in &mut version.changes {
+                change.forgiven =
+                    !change.change.is_backward_compatible() && policy.forgives(change.kind());
+            }
+        }
+        self
     }
 
     /// Whether the candidate passed against every version checked.
@@ -220,6 +252,9 @@ impl fmt::Display for CompatReport {
             "incompatible"
         };
         write!(f, "{verdict} under {}", self.mode)?;
+        if self.policy != Policy::Strict {
+            write!(f, " ({} policy)", self.policy.as_str().to_ascii_lowercase())?;
+        }
         if self.versions.is_empty() {
             f.write_str(": no prior version checked")?;
         }
@@ -284,6 +319,7 @@ pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
                     version,
                     direction,
                     change: change.into_any(),
+                    forgiven: false,
                 }));
             }
             VersionReport {
@@ -293,5 +329,9 @@ pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
             }
         })
         .collect();
-    CompatReport { mode, versions }
+    CompatReport {
+        mode,
+        policy: Policy::Strict,
+        versions,
+    }
 }

@@ -47,6 +47,7 @@ mod error;
 pub(crate) mod java_order;
 pub(crate) mod kind;
 pub mod mode;
+mod policy;
 
 pub use crate::json::compat as json;
 #[cfg(feature = "protobuf")]
@@ -60,3 +61,4 @@ pub use dispatch::{check, check_readings, diff};
 pub use error::CompatError;
 pub use kind::{ChangeKind, UnknownChangeKind};
 pub use mode::{Compatibility, UnknownMode};
+pub use policy::{Policy, UnknownPolicy};

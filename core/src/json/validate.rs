@@ -34,6 +34,7 @@ use serde_json::Value;
 
 mod analysis;
 pub(crate) mod plan;
+mod references;
 mod scanner;
 mod tokenizer;
 
@@ -158,19 +159,26 @@ impl Retrieve for UrnRetriever {
             )
             .into());
         }
-        Ok(serde_json::from_slice(schema.bytes())?)
+        let mut value: Value = serde_json::from_slice(schema.bytes())?;
+        // The referenced version's own references apply inside it.
+        references::apply(&mut value, schema.references());
+        Ok(value)
     }
 }
 
 impl JsonValidator {
+    /// Compiles `bytes`, a `$ref` to one of `references`' names
+    /// following its URN.
     pub(crate) fn compile(
         bytes: &[u8],
+        references: &[crate::contract::Reference],
         refs: Arc<dyn Resolver>,
         options: Options,
     ) -> Result<JsonValidator, CompileError> {
-        let schema: Value = serde_json::from_slice(bytes).map_err(|err| {
+        let mut schema: Value = serde_json::from_slice(bytes).map_err(|err| {
             CompileError::Unusable(format!("the schema is not JSON: {err}").into())
         })?;
+        references::apply(&mut schema, references);
         let facts = analysis::analyse(&schema, &*refs).map_err(|refusal| match refusal {
             Refusal::Unusable(why) => CompileError::Unusable(why.into()),
             Refusal::Unreachable(why) => CompileError::Unreachable(why.into()),

@@ -480,23 +480,25 @@ pub fn compile(
     };
     match schema.language() {
         #[cfg(feature = "json")]
-        Language::JsonSchema => json::JsonValidator::compile(schema.bytes(), refs, options)
-            .map(Compiled::Json)
-            .map_err(|err| match err {
-                json::CompileError::Unusable(source) => unusable(source),
-                json::CompileError::Unreachable(source) => {
-                    CompileError::Unreachable(Error::Unreachable {
-                        urn: schema.urn().clone(),
-                        source,
-                    })
-                }
-                json::CompileError::MissingRef(target) => {
-                    CompileError::MissingRef(Error::SchemaUnusable {
-                        urn: schema.urn().clone(),
-                        source: Box::new(MissingRef { target }),
-                    })
-                }
-            }),
+        Language::JsonSchema => {
+            json::JsonValidator::compile(schema.bytes(), schema.references(), refs, options)
+                .map(Compiled::Json)
+                .map_err(|err| match err {
+                    json::CompileError::Unusable(source) => unusable(source),
+                    json::CompileError::Unreachable(source) => {
+                        CompileError::Unreachable(Error::Unreachable {
+                            urn: schema.urn().clone(),
+                            source,
+                        })
+                    }
+                    json::CompileError::MissingRef(target) => {
+                        CompileError::MissingRef(Error::SchemaUnusable {
+                            urn: schema.urn().clone(),
+                            source: Box::new(MissingRef { target }),
+                        })
+                    }
+                })
+        }
         #[cfg(feature = "protobuf")]
         Language::Protobuf => {
             let root = schema.root().unwrap_or_default();

@@ -5,13 +5,13 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
+use super::contracts;
 use super::error::{from_error, version_not_found, Reply};
-use super::request::{candidate, subject, subject_version, which, Subject, Which};
+use super::request::{candidate_with_contract, subject, subject_version, which, Subject, Which};
 use super::subjects::history;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{compatibility_json, ok};
-use dataschema_core::compat;
 
 /// `POST /compatibility/subjects/{s}/versions`: against every version.
 pub(crate) async fn all(
@@ -55,7 +55,8 @@ async fn compatibility(
     let history = history(&state, &subject).await?;
     let next = history.all.last().map_or(1, |v| v.saturating_add(1));
     let versions = history.live();
-    let candidate = candidate(&state, &subject, next, body)?;
+    let (candidate, contract) = candidate_with_contract(&state, &subject, next, body, None)?;
+    let candidate = candidate.schema;
     let against: Vec<u32> = match which {
         Some(Which::Exact(v)) if !versions.contains(&v) => {
             return Err(version_not_found(&subject.text, v))
@@ -64,16 +65,27 @@ async fn compatibility(
         Some(Which::Latest) => versions.last().copied().into_iter().collect(),
         None => versions,
     };
+    let namespace = state.namespace().to_owned();
     let report = state
         .blocking(move |registry| {
+            let candidate = match contracts::completed(
+                registry,
+                &namespace,
+                candidate.urn().name(),
+                candidate.clone(),
+                &contract,
+            ) {
+                Ok(candidate) => candidate,
+                Err(refused) => return Ok(Err(refused.into_api())),
+            };
             let mode = registry.compatibility(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);
             }
-            Ok(compat::check(mode, &candidate, &priors)?)
+            Ok(Ok(registry.check_compatibility(mode, &candidate, &priors)?))
         })
         .await
-        .map_err(from_error)?;
+        .map_err(from_error)??;
     Ok(ok(&compatibility_json(&report, verbose)))
 }

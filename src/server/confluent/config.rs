@@ -7,42 +7,92 @@ use serde::Deserialize;
 
 use super::error::{from_error, invalid_level, no_subject_config, ApiError, Reply};
 use super::request::{json_body, subject};
+use crate::registry::Settings;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{level_json, level_set_json, ok};
 use dataschema_core::clip;
 use dataschema_core::Compatibility;
+use serde_json::{json, Value};
 
 #[derive(Deserialize)]
 struct ConfigRequest {
     compatibility: Option<String>,
+    #[serde(rename = "compatibilityLevel")]
+    compatibility_level: Option<String>,
 }
 
-/// The level a `PUT` sends (42203 for none, or not one of the seven).
-fn level(body: Result<Bytes, BytesRejection>) -> Result<Compatibility, ApiError> {
+/// What a `PUT` sends: the level, if any, and the other settings.
+struct Sent {
+    level: Option<Compatibility>,
+    settings: Settings,
+}
+
+/// The level and settings a `PUT` sends (42203 for a level that is not
+/// one of the seven, or for a body that sets nothing).
+fn sent(body: Result<Bytes, BytesRejection>) -> Result<Sent, ApiError> {
+    let bytes = body.as_ref().ok().cloned();
     let request: ConfigRequest = json_body(body)?;
-    let Some(level) = request.compatibility else {
-        return Err(invalid_level(
-            "the request names no compatibility level: send {\"compatibility\": \"BACKWARD\"}",
-        ));
-    };
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes.as_deref().unwrap_or_default()).unwrap_or_default();
+    let settings = Settings::from_json(&value)
+        .map_err(|why| invalid_level(format!("Invalid config: {why}")))?;
+    let level =
+        match request.compatibility.or(request.compatibility_level) {
+            Some(level) => Some(parse_level(&level)?),
+            None if !settings.is_empty() => None,
+            None => return Err(invalid_level(
+                "the request names no compatibility level: send {\"compatibility\": \"BACKWARD\"}",
+            )),
+        };
+    Ok(Sent { level, settings })
+}
+
+/// A config's answer: the level (under `compatibilityLevel` for a read,
+/// `compatibility` for a write, as Confluent answers), and the settings
+/// set.
+fn config_json(key: &str, level: Option<Compatibility>, settings: Option<&Settings>) -> Value {
+    let mut answer = settings.map(Settings::to_json).unwrap_or_else(|| json!({}));
+    if let Some(level) = level {
+        let written = if key == "compatibility" {
+            level_set_json(level)
+        } else {
+            level_json(level)
+        };
+        if let (Value::Object(answer), Value::Object(written)) = (&mut answer, written) {
+            answer.extend(written);
+        }
+    }
+    answer
+}
+
+/// A compatibility level by name (42203 for none of the seven).
+fn parse_level(level: &str) -> Result<Compatibility, ApiError> {
     level.parse::<Compatibility>().map_err(|_| {
         invalid_level(format!(
             "Invalid compatibility level {:?}: expected one of NONE, BACKWARD, \
              BACKWARD_TRANSITIVE, FORWARD, FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE",
-            clip(&level, 40)
+            clip(level, 40)
         ))
     })
 }
 
 /// `GET /config`: the default level.
 pub(crate) async fn global(State(state): State<AppState>) -> Reply {
-    let mode = state
-        .blocking(|registry| registry.compatibility_setting(None))
+    let (mode, settings) = state
+        .blocking(|registry| {
+            Ok((
+                registry.compatibility_setting(None)?,
+                registry.settings(None)?,
+            ))
+        })
         .await
-        .map_err(from_error)?
-        .unwrap_or_default();
-    Ok(ok(&level_json(mode)))
+        .map_err(from_error)?;
+    Ok(ok(&config_json(
+        "compatibilityLevel",
+        Some(mode.unwrap_or_default()),
+        settings.as_ref(),
+    )))
 }
 
 /// `PUT /config`: sets the default level.
@@ -50,12 +100,33 @@ pub(crate) async fn set_global(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
-    let mode = level(body)?;
-    state
-        .blocking(move |registry| registry.set_default_compatibility(mode))
+    let Sent { level, settings } = sent(body)?;
+    let settings = state
+        .blocking(move |registry| {
+            if let Some(mode) = level {
+                registry.set_default_compatibility(mode)?;
+            }
+            set_settings(registry, None, settings)
+        })
         .await
         .map_err(from_error)?;
-    Ok(ok(&level_set_json(mode)))
+    Ok(ok(&config_json("compatibility", level, settings.as_ref())))
+}
+
+/// Sets the settings sent over those held (a member not sent keeps its
+/// value), answering what is held after.
+fn set_settings(
+    registry: &crate::Registry,
+    name: Option<&str>,
+    sent: Settings,
+) -> Result<Option<Settings>, dataschema_core::Error> {
+    if sent.is_empty() {
+        return registry.settings(name);
+    }
+    let held = registry.settings(name)?.unwrap_or_default();
+    let settings = sent.or(&held);
+    registry.set_settings(name, Some(&settings))?;
+    Ok(Some(settings))
 }
 
 /// `GET /config/{s}`: the subject's own level (40408 for none, unless
@@ -68,20 +139,37 @@ pub(crate) async fn subject_level(
     let subject = subject(path)?;
     let default_to_global = Query::parse(raw_query.as_deref()).flag("defaultToGlobal", false)?;
     let name = subject.name.clone();
-    let (own, global) = state
+    let (own, own_settings, global, global_settings) = state
         .blocking(move |registry| {
             Ok((
                 registry.compatibility_setting(Some(&name))?,
+                registry.settings(Some(&name))?,
                 registry.compatibility_setting(None)?,
+                registry.settings(None)?,
             ))
         })
         .await
         .map_err(from_error)?;
-    match own {
-        Some(mode) => Ok(ok(&level_json(mode))),
-        None if default_to_global => Ok(ok(&level_json(global.unwrap_or_default()))),
-        None => Err(no_subject_config(&subject.text)),
+    if own.is_some() || own_settings.is_some() {
+        let level = own.or(global.filter(|_| default_to_global));
+        let settings = match (&own_settings, default_to_global) {
+            (Some(own), true) => Some(own.or(&global_settings.unwrap_or_default())),
+            (own, _) => own.clone(),
+        };
+        return Ok(ok(&config_json(
+            "compatibilityLevel",
+            level,
+            settings.as_ref(),
+        )));
     }
+    if default_to_global {
+        return Ok(ok(&config_json(
+            "compatibilityLevel",
+            Some(global.unwrap_or_default()),
+            global_settings.as_ref(),
+        )));
+    }
+    Err(no_subject_config(&subject.text))
 }
 
 /// `DELETE /config`: clears the default level, answering the level it
@@ -105,12 +193,17 @@ pub(crate) async fn set_subject_level(
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    let mode = level(body)?;
-    state
-        .blocking(move |registry| registry.set_compatibility(&subject.name, mode))
+    let Sent { level, settings } = sent(body)?;
+    let settings = state
+        .blocking(move |registry| {
+            if let Some(mode) = level {
+                registry.set_compatibility(&subject.name, mode)?;
+            }
+            set_settings(registry, Some(&subject.name), settings)
+        })
         .await
         .map_err(from_error)?;
-    Ok(ok(&level_set_json(mode)))
+    Ok(ok(&config_json("compatibility", level, settings.as_ref())))
 }
 
 /// `DELETE /config/{s}`: clears the subject's level, answering the level
@@ -121,18 +214,26 @@ pub(crate) async fn clear_subject_level(
 ) -> Reply {
     let subject = subject(path)?;
     let name = subject.name.clone();
-    let previous = state
+    let (previous, settings) = state
         .blocking(move |registry| {
             let previous = registry.compatibility_setting(Some(&name))?;
             if previous.is_some() {
                 registry.clear_compatibility(&name)?;
             }
-            Ok(previous)
+            let settings = registry.settings(Some(&name))?;
+            if settings.is_some() {
+                registry.set_settings(Some(&name), None)?;
+            }
+            Ok((previous, settings))
         })
         .await
         .map_err(from_error)?;
-    match previous {
-        Some(mode) => Ok(ok(&level_json(mode))),
-        None => Err(no_subject_config(&subject.text)),
+    if previous.is_none() && settings.is_none() {
+        return Err(no_subject_config(&subject.text));
     }
+    Ok(ok(&config_json(
+        "compatibilityLevel",
+        previous,
+        settings.as_ref(),
+    )))
 }

@@ -9,7 +9,8 @@
 //! | [`subjects`] | subjects and their versions: list, read, register, look up |
 //! | [`schemas`] | schemas by id, the schema types |
 //! | [`compatibility`] | compatibility tests |
-//! | [`config`] | compatibility levels |
+//! | [`config`] | compatibility levels and the config's other settings |
+//! | [`contracts`] | references, metadata and rule sets: their completion at register, metadata and guid lookups, `referencedby` |
 //! | [`request`] | reading paths, bodies and the schema a request sends |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
@@ -19,6 +20,7 @@
 mod canonical;
 mod compatibility;
 mod config;
+mod contracts;
 mod error;
 mod mode;
 mod request;
@@ -59,6 +61,15 @@ pub(crate) fn reads(state: AppState) -> Router {
             "/subjects/{subject}/versions/{version}/schema",
             get(subjects::version_schema),
         )
+        .route(
+            "/subjects/{subject}/versions/{version}/referencedby",
+            get(contracts::referenced_by),
+        )
+        .route(
+            "/subjects/{subject}/metadata",
+            get(contracts::latest_with_metadata),
+        )
+        .route("/schemas/guids/{guid}", get(contracts::by_guid))
         .route("/schemas/types", get(schemas::types))
         .route("/schemas/ids/{id}", get(schemas::by_id))
         .route("/schemas/ids/{id}/schema", get(schemas::by_id_schema))

@@ -6,7 +6,6 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
@@ -129,17 +128,33 @@ pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
     })
 }
 
-/// The body of register, lookup and compatibility requests. `metadata`,
-/// `ruleSet`, `normalize` and `guid` are accepted and ignored; `id` and
-/// `version` are a registration's, kept in import mode.
+/// The body of register, lookup and compatibility requests. `id` and
+/// `version` are a registration's, kept in import mode; `references`,
+/// `metadata` and `ruleSet` are read by
+/// [`contracts::requested`](super::contracts::requested); `normalize` and
+/// `guid` are accepted and ignored.
 #[derive(Deserialize)]
 struct SchemaRequest {
     schema: Option<String>,
     #[serde(rename = "schemaType")]
     schema_type: Option<String>,
-    references: Option<Value>,
     id: Option<i64>,
     version: Option<i64>,
+}
+
+/// [`candidate_with`], and the references, metadata and rule set the
+/// request sends beside it.
+pub(crate) fn candidate_with_contract(
+    state: &AppState,
+    subject: &Subject,
+    version: u32,
+    body: Result<Bytes, BytesRejection>,
+    normalize: Option<bool>,
+) -> Result<(Candidate, super::contracts::Contract), ApiError> {
+    let bytes = body.as_ref().ok().cloned();
+    let candidate = candidate_with(state, subject, version, body, normalize)?;
+    let contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
+    Ok((candidate, contract))
 }
 
 /// The id and version a registration gives (Confluent: `-1`, `0` or
@@ -160,16 +175,6 @@ pub(crate) struct Candidate {
     pub(crate) schema: Schema,
     /// The id and version given.
     pub(crate) given: Given,
-}
-
-/// The schema a request sends, under `subject` and `version`, as sent.
-pub(crate) fn candidate(
-    state: &AppState,
-    subject: &Subject,
-    version: u32,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Schema, ApiError> {
-    candidate_with(state, subject, version, body, None).map(|c| c.schema)
 }
 
 /// The schema a request sends, under `subject` and `version`: with
@@ -207,16 +212,6 @@ pub(crate) fn candidate_with(
             })?),
         },
     };
-    match &request.references {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(references)) if references.is_empty() => {}
-        Some(_) => {
-            return Err(invalid_schema(
-                "schema references are not supported: a JSON Schema refers to another schema \
-                 by its URN (\"$ref\": \"urn:...\") instead",
-            ))
-        }
-    }
     match request.schema_type.as_deref() {
         Some(t) if t.eq_ignore_ascii_case("JSON") => {}
         None => {

@@ -10,11 +10,14 @@ use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
 use super::canonical::canonical;
+use super::contracts;
 use super::error::{
     from_error, invalid_schema, not_permitted, subject_not_found, version_not_found, ApiError,
     ErrorCode, Reply,
 };
-use super::request::{candidate_with, subject, subject_version, urn, which, Subject, Which};
+use super::request::{
+    candidate_with_contract, subject, subject_version, urn, which, Subject, Which,
+};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
@@ -238,6 +241,7 @@ fn same_canonical(
     form: &str,
     normalize: bool,
     id: Option<SchemaId>,
+    contract: &dyn Fn(&Schema) -> bool,
 ) -> Result<Option<(u32, Schema, SchemaId)>, Error> {
     for &version in versions.iter().rev() {
         let urn = template.with_version(version)?;
@@ -248,7 +252,7 @@ fn same_canonical(
         let Ok(text) = std::str::from_utf8(held.bytes()) else {
             continue;
         };
-        if canonical(text, normalize).ok().as_deref() != Some(form) {
+        if canonical(text, normalize).ok().as_deref() != Some(form) || !contract(&held) {
             continue;
         }
         let held_id = registry.id_of(&urn)?;
@@ -271,16 +275,27 @@ pub(crate) async fn register(
 ) -> Reply {
     let subject = subject(path)?;
     let normalize = Query::parse(raw_query.as_deref()).flag("normalize", false)?;
-    let candidate = candidate_with(&state, &subject, 1, body, Some(normalize))?;
+    let (candidate, contract) =
+        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
     let namespace = state.namespace().to_owned();
     let who = subject.clone();
     let registration = state
         .blocking(move |registry| {
+            let schema = match contracts::completed(
+                registry,
+                &namespace,
+                &who.name,
+                candidate.schema,
+                &contract,
+            ) {
+                Ok(schema) => schema,
+                Err(refused) => return Ok(Registration::Refused(refused.into_api())),
+            };
             register_in(
                 registry,
                 &namespace,
                 &who,
-                candidate.schema,
+                schema,
                 candidate.given,
                 normalize,
             )
@@ -349,6 +364,11 @@ fn register_in(
             &form,
             normalize,
             given.id,
+            &|held| {
+                held.references() == schema.references()
+                    && held.metadata() == schema.metadata()
+                    && held.rule_set() == schema.rule_set()
+            },
         )? {
             return Ok(Registration::Done {
                 version,
@@ -385,12 +405,7 @@ fn register_in(
 
 /// `schema` under its URN's name at `version`.
 fn at_version(schema: &Schema, version: u32) -> Result<Schema, Error> {
-    Ok(Schema::new(
-        schema.urn().with_version(version)?,
-        schema.language(),
-        schema.shared_bytes(),
-        schema.root(),
-    ))
+    Ok(schema.with_urn(schema.urn().with_version(version)?))
 }
 
 /// `POST /subjects/{s}`: the newest live version of the subject (with
@@ -411,24 +426,37 @@ pub(crate) async fn lookup(
     } else {
         Seen::Live
     };
-    let candidate = candidate_with(&state, &subject, 1, body, Some(normalize))?.schema;
+    let (candidate, contract) =
+        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
+    let candidate = candidate.schema;
     let namespace = state.namespace().to_owned();
     let name = subject.name.clone();
     let found = state
         .blocking(move |registry| {
+            let candidate = match contracts::resolved(registry, &namespace, candidate, &contract) {
+                Ok(candidate) => candidate,
+                Err(refused) => return Ok(Err(refused.into_api())),
+            };
             let history = History::read(registry, &namespace, &name)?;
             let versions = history.seen(seen);
             let form = String::from_utf8_lossy(candidate.bytes()).into_owned();
-            let found =
-                same_canonical(registry, candidate.urn(), &versions, &form, normalize, None)?;
+            let found = same_canonical(
+                registry,
+                candidate.urn(),
+                &versions,
+                &form,
+                normalize,
+                None,
+                &|held| same_contract(held, &candidate),
+            )?;
             let unusable = match found {
                 Some(_) => None,
                 None => registry.check_compiles(&candidate).err(),
             };
-            Ok((history, versions, found, unusable))
+            Ok(Ok((history, versions, found, unusable)))
         })
         .await
-        .map_err(from_error)?;
+        .map_err(from_error)??;
     let (history, versions, found, unusable) = found;
     if let Some(err) = unusable {
         return Err(invalid_schema(format!("Invalid schema: {}", err.chain())));
@@ -568,4 +596,13 @@ pub(crate) fn every_subject(
         }
     }
     Ok(subjects)
+}
+
+/// Whether `held` carries the contract a lookup sent: the same
+/// references, and, when the lookup sent metadata or a rule set, the same
+/// ones (a lookup without them matches any, as Confluent's does).
+fn same_contract(held: &Schema, sent: &Schema) -> bool {
+    held.references() == sent.references()
+        && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
+        && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
 }

@@ -208,16 +208,50 @@ pub(crate) fn schema_text(schema: &Schema) -> Bytes {
     }
 }
 
-/// A subject's version: `{"subject", "version", "id", "schemaType",
-/// "schema"}` (a version read, a lookup).
+/// A subject's version: `{"subject", "version", "id", "guid",
+/// "schemaType", "schema"}`, and `references`, `metadata`, `ruleSet` when
+/// the version has them (a version read, a lookup).
 pub(crate) fn schema_json(schema: &Schema, id: SchemaId) -> Value {
-    json!({
+    let mut answer = json!({
         "subject": subject_name(schema.urn().name()),
         "version": schema.urn().version(),
         "id": id,
+        "guid": guid(schema),
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema),
-    })
+    });
+    contract_members(schema, &mut answer);
+    answer
+}
+
+/// The `guid` Confluent answers for a schema's content.
+pub(crate) fn guid(schema: &Schema) -> String {
+    crate::store::content_guid(&crate::store::content_digest(schema))
+}
+
+/// Adds a version's `references` (`name`, `subject`, `version`),
+/// `metadata` and `ruleSet` to an answer, those it has.
+pub(crate) fn contract_members(schema: &Schema, answer: &mut Value) {
+    if !schema.references().is_empty() {
+        let references: Vec<Value> = schema
+            .references()
+            .iter()
+            .map(|reference| {
+                json!({
+                    "name": reference.name(),
+                    "subject": subject_name(reference.urn().name()),
+                    "version": reference.urn().version(),
+                })
+            })
+            .collect();
+        answer["references"] = Value::from(references);
+    }
+    if let Some(metadata) = schema.metadata() {
+        answer["metadata"] = metadata.to_json();
+    }
+    if let Some(rule_set) = schema.rule_set() {
+        answer["ruleSet"] = rule_set.to_json();
+    }
 }
 
 /// The Confluent subject of a URN name ([`crate::subject`]); a name that
@@ -239,23 +273,28 @@ pub(crate) fn version_json(schema: &Schema, id: SchemaId) -> Bytes {
 
 /// The answer of `GET /schemas/ids/{id}`, serialized (cached per id).
 pub(crate) fn id_json(schema: &Schema) -> Bytes {
-    let value = json!({
+    let mut value = json!({
+        "guid": guid(schema),
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema),
     });
+    contract_members(schema, &mut value);
     Bytes::from(value.to_string())
 }
 
 /// The answer of a register: the version `schema` was given under
 /// `subject`, with its id.
 pub(crate) fn registered_json(id: SchemaId, subject: &str, version: u32, schema: &Schema) -> Value {
-    json!({
+    let mut answer = json!({
         "id": id,
+        "guid": guid(schema),
         "subject": subject,
         "version": version,
         "schemaType": "JSON",
         "schema": String::from_utf8_lossy(schema.bytes()),
-    })
+    });
+    contract_members(schema, &mut answer);
+    answer
 }
 
 /// One of an id's subject versions (`GET /schemas/ids/{id}/versions`).

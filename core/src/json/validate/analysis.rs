@@ -336,8 +336,10 @@ impl Graph {
                 schema.language()
             )));
         }
-        let value: Value = serde_json::from_slice(schema.bytes())
+        let mut value: Value = serde_json::from_slice(schema.bytes())
             .map_err(|err| Refusal::Unusable(format!("$ref {urn} is not JSON: {err}")))?;
+        // The referenced version's own references apply inside it.
+        super::references::apply(&mut value, schema.references());
         self.fetched.insert(uri.to_owned(), value.clone());
         Ok(value)
     }
