@@ -28,7 +28,8 @@
 //! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
-//!     [--body-read-timeout SECS] [--check-concurrency N] [--ready-timeout SECS]
+//!     [--body-read-timeout SECS] [--body-buffer-bytes N] [--check-concurrency N]
+//!     [--ready-timeout SECS]
 //!     [--metrics ADDR]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
@@ -188,7 +189,7 @@ enum Command {
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
     /// ctrl-c after finishing the requests in flight. Logs one line per
     /// request to standard error (`RUST_LOG` filters, default `info`).
-    Serve(Serve),
+    Serve(Box<Serve>),
 }
 
 #[derive(clap::Args)]
@@ -233,6 +234,10 @@ struct Serve {
     /// (default 10). Bodies are read before a request takes a slot.
     #[arg(long)]
     body_read_timeout: Option<f64>,
+    /// How many bytes of request bodies are held at once (default 256
+    /// MiB); the rest wait for room, within the body read timeout.
+    #[arg(long)]
+    body_buffer_bytes: Option<usize>,
     /// How many compatibility tests run at once, apart from the other
     /// requests (default 4): each costs tens of times its schema's size in
     /// memory while it runs.
@@ -402,7 +407,7 @@ fn main() -> ExitCode {
             token_file,
             subject_prefix,
         })),
-        Command::Serve(args) => serve(args),
+        Command::Serve(args) => serve(*args),
     }
 }
 
@@ -494,6 +499,9 @@ fn serve(args: Serve) -> ExitCode {
         }
         if let Some(secs) = args.body_read_timeout {
             config = config.with_body_read_timeout(seconds(secs, "--body-read-timeout")?);
+        }
+        if let Some(bytes) = args.body_buffer_bytes {
+            config = config.with_body_buffer_bytes(bytes);
         }
         if let Some(limit) = args.check_concurrency {
             config = config.with_check_concurrency(limit);

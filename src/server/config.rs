@@ -14,6 +14,7 @@ use dataschema_core::{Error, Urn};
 /// | [`request_timeout`](Config::request_timeout) | 30 s, waiting for a concurrency slot included |
 /// | [`header_read_timeout`](Config::header_read_timeout) | 10 s |
 /// | [`body_read_timeout`](Config::body_read_timeout) | 10 s to send a request's body, read before a concurrency slot is taken |
+/// | [`body_buffer_bytes`](Config::body_buffer_bytes) | 256 MiB of request bodies held at once (the rest wait) |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
 /// | [`check_concurrency`](Config::check_concurrency) | 4 compatibility tests in flight (the rest wait), apart from the 256 |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
@@ -27,6 +28,7 @@ pub struct Config {
     request_timeout: Duration,
     header_read_timeout: Duration,
     body_read_timeout: Duration,
+    body_buffer_bytes: usize,
     concurrency_limit: usize,
     check_concurrency: usize,
     cache_bytes: usize,
@@ -52,6 +54,7 @@ impl Config {
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(10),
+            body_buffer_bytes: 256 * 1024 * 1024,
             concurrency_limit: 256,
             check_concurrency: 4,
             cache_bytes: 64 * 1024 * 1024,
@@ -101,6 +104,16 @@ impl Config {
     /// that other requests wait for.
     pub fn with_body_read_timeout(mut self, timeout: Duration) -> Config {
         self.body_read_timeout = timeout;
+        self
+    }
+
+    /// Sets how many bytes of request bodies the server holds at once,
+    /// read and not yet answered (at least one body at the cap): a body's
+    /// bytes wait for room, within the body read timeout. Bodies are read
+    /// before a concurrency slot is taken, so this, not the slots, bounds
+    /// what many clients sending large bodies cost together.
+    pub fn with_body_buffer_bytes(mut self, bytes: usize) -> Config {
+        self.body_buffer_bytes = bytes;
         self
     }
 
@@ -183,6 +196,14 @@ impl Config {
     /// How long a client may take to send a request's body.
     pub fn body_read_timeout(&self) -> Duration {
         self.body_read_timeout
+    }
+
+    /// How many bytes of request bodies the server holds at once (at
+    /// least the body cap plus one: a body at the cap always fits).
+    pub fn body_buffer_bytes(&self) -> usize {
+        self.body_buffer_bytes
+            .max(self.max_body_bytes.saturating_add(1))
+            .min(tokio::sync::Semaphore::MAX_PERMITS)
     }
 
     /// How many compatibility tests run at once.

@@ -15,7 +15,7 @@ use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_layer::Layer;
 use tower_service::Service;
 
@@ -36,6 +36,9 @@ struct Limits {
     slots: Arc<Semaphore>,
     /// The slots of compatibility tests, which take these instead.
     checks: Arc<Semaphore>,
+    /// The bytes of request bodies held at once, one permit a byte.
+    buffered: Arc<Semaphore>,
+    buffer_bytes: usize,
     body: DefaultBodyLimit,
     metrics: Arc<Metrics>,
 }
@@ -51,6 +54,8 @@ pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Rout
         max_body: config.max_body_bytes(),
         slots: Arc::new(Semaphore::new(config.concurrency_limit())),
         checks: Arc::new(Semaphore::new(config.check_concurrency())),
+        buffered: Arc::new(Semaphore::new(config.body_buffer_bytes())),
+        buffer_bytes: config.body_buffer_bytes(),
         body: DefaultBodyLimit::max(config.max_body_bytes()),
         metrics,
     })
@@ -144,9 +149,10 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         Box::pin(async move {
             let (parts, body) = request.into_parts();
-            let read = tokio::time::timeout(limits.body_timeout, read_body(body, limits.max_body));
+            let read = tokio::time::timeout(limits.body_timeout, limits.read_body(body));
             let response = match read.await {
-                Ok(Ok(bytes)) => {
+                Ok(Ok((bytes, _held))) => {
+                    // The body's bytes stay counted until it is answered.
                     let handled = inner.call(Request::from_parts(parts, Body::from(bytes)));
                     limits.bound(handled, checks).await
                 }
@@ -160,7 +166,8 @@ where
                     ApiError::new(
                         ErrorCode::BodyTimeout,
                         format!(
-                            "the request body did not arrive within {} ms",
+                            "the request body was not read within {} ms (sent too slowly, or \
+                             the server held as many request bodies as it takes at once)",
                             limits.body_timeout.as_millis()
                         ),
                     )
@@ -172,21 +179,68 @@ where
     }
 }
 
-/// `body` read whole, or its first `max + 1` bytes when it is longer (the
-/// body extractors, under the same cap, then refuse it with their own
-/// API's `413`). One chunk is kept as it came, without a copy.
-async fn read_body(mut body: Body, max: usize) -> Result<Bytes, axum::Error> {
-    let mut chunks: Vec<Bytes> = Vec::new();
-    let mut total = 0usize;
-    while total <= max {
-        let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
-        let Some(frame) = frame else { break };
-        if let Ok(data) = frame?.into_data() {
-            total += data.len();
-            chunks.push(data);
+impl Limits {
+    /// `body` read whole, or its first `max_body + 1` bytes when it is
+    /// longer (the body extractors, under the same cap, then refuse it
+    /// with their own API's `413`), with the permits that count its bytes
+    /// in the body budget (each chunk waits for its permits: when the
+    /// budget is spent, bodies wait, within the body read timeout). One
+    /// chunk is kept as it came, without a copy.
+    async fn read_body(
+        &self,
+        mut body: Body,
+    ) -> Result<(Bytes, Option<OwnedSemaphorePermit>), axum::Error> {
+        let mut chunks: Vec<Bytes> = Vec::new();
+        let mut total = 0usize;
+        let mut held: Option<OwnedSemaphorePermit> = None;
+        // Bytes are counted as they arrive, not as declared: a client that
+        // declares a large body and sends little holds little. (When the
+        // budget is full, bodies half-read may wait on each other; their
+        // read timeout ends that.)
+        let mut counted = 0usize;
+        while total <= self.max_body {
+            let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
+            let Some(frame) = frame else { break };
+            if let Ok(data) = frame?.into_data() {
+                total += data.len();
+                chunks.push(data);
+                self.count(&mut held, &mut counted, total).await;
+            }
+        }
+        Ok((whole(chunks, total), held))
+    }
+}
+
+impl Limits {
+    /// Waits until `held` counts `bytes` of the body budget (at most the
+    /// body cap plus one, and the whole budget).
+    async fn count(
+        &self,
+        held: &mut Option<OwnedSemaphorePermit>,
+        counted: &mut usize,
+        bytes: usize,
+    ) {
+        let target = bytes
+            .min(self.max_body.saturating_add(1))
+            .min(self.buffer_bytes);
+        if target <= *counted {
+            return;
+        }
+        let more = (target - *counted).min(u32::MAX as usize) as u32;
+        // The semaphore is never closed: this cannot fail.
+        if let Ok(permit) = self.buffered.clone().acquire_many_owned(more).await {
+            *counted += more as usize;
+            match held {
+                Some(held) => held.merge(permit),
+                None => *held = Some(permit),
+            }
         }
     }
-    Ok(match chunks.len() {
+}
+
+/// The chunks of a body as one buffer.
+fn whole(mut chunks: Vec<Bytes>, total: usize) -> Bytes {
+    match chunks.len() {
         0 => Bytes::new(),
         1 => chunks.pop().unwrap_or_default(),
         _ => {
@@ -196,7 +250,7 @@ async fn read_body(mut body: Body, max: usize) -> Result<Bytes, axum::Error> {
             }
             Bytes::from(whole)
         }
-    })
+    }
 }
 
 impl Limits {

@@ -130,38 +130,38 @@ impl Metrics {
         self.enabled
     }
 
-    /// One request on `route` (a template) answered `status` after
-    /// `took`.
-    pub(crate) fn request(&self, route: &str, status: u16, took: Duration) {
-        let found = self.routes.read().get(route).cloned();
-        let route = match found {
-            Some(route) => route,
-            None => self.route(route),
-        };
-        route.latency.record(took.as_secs_f64());
-        let counted = route
-            .statuses
-            .read()
-            .iter()
-            .find(|(held, _)| *held == status)
-            .map(|(_, counter)| counter.increment(1))
-            .is_some();
-        if !counted {
-            let mut statuses = route.statuses.write();
-            if let Some((_, counter)) = statuses.iter().find(|(held, _)| *held == status) {
+    /// One request on `template` answered `status` after `took`: under
+    /// read locks, a lookup and two updates on kept handles.
+    pub(crate) fn request(&self, template: &str, status: u16, took: Duration) {
+        if let Some(route) = self.routes.read().get(template) {
+            if let Some((_, counter)) = route.statuses.read().iter().find(|(s, _)| *s == status) {
+                route.latency.record(took.as_secs_f64());
                 counter.increment(1);
                 return;
             }
-            let counter = counter(
-                REQUESTS,
-                vec![
-                    Label::new("route", route.template.to_string()),
-                    Label::new("status", status.to_string()),
-                ],
-            );
-            counter.increment(1);
-            statuses.push((status, counter));
         }
+        self.first(template, status, took);
+    }
+
+    /// A route's first request with `status`: its handles bound, then
+    /// counted.
+    fn first(&self, template: &str, status: u16, took: Duration) {
+        let route = self.route(template);
+        route.latency.record(took.as_secs_f64());
+        let mut statuses = route.statuses.write();
+        if let Some((_, counter)) = statuses.iter().find(|(held, _)| *held == status) {
+            counter.increment(1);
+            return;
+        }
+        let counter = counter(
+            REQUESTS,
+            vec![
+                Label::new("route", route.template.to_string()),
+                Label::new("status", status.to_string()),
+            ],
+        );
+        counter.increment(1);
+        statuses.push((status, counter));
     }
 
     /// The handles of a route seen for the first time.

@@ -879,3 +879,57 @@ fn a_failing_store_shows_anonymous_clients_no_path_or_driver_text() {
         }
     });
 }
+
+/// Request bodies held at once are bounded in bytes: while one client's
+/// unfinished 30 kB holds a 64 kB budget, another's whole 40 kB body is
+/// not read: it is answered only once the first one's time has run out
+/// (408) and its bytes are let go.
+#[test]
+fn bodies_held_at_once_are_bounded_in_bytes() {
+    let running = start_with(
+        config()
+            .with_max_body_bytes(48 * 1024)
+            .with_body_buffer_bytes(64 * 1024)
+            .with_body_read_timeout(Duration::from_millis(1000)),
+        false,
+    );
+    let schema = format!(r#"{{"description": "{}"}}"#, "x".repeat(40 * 1024));
+    let open = |urn: &str, sent: usize| {
+        let mut stream = TcpStream::connect(running.addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(20)))
+            .unwrap();
+        write!(
+            stream,
+            "PUT /publish/schemas/{urn} HTTP/1.1\r\nHost: x\r\nAuthorization: {}\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            bearer(),
+            schema.len()
+        )
+        .unwrap();
+        stream.write_all(&schema.as_bytes()[..sent]).unwrap();
+        stream
+    };
+    fn reply(mut stream: TcpStream) -> String {
+        let mut reply = String::new();
+        let _ = stream.read_to_string(&mut reply);
+        reply
+    }
+    let started = std::time::Instant::now();
+    let first = open("urn:acme:schema:held:1", 30 * 1024);
+    std::thread::sleep(Duration::from_millis(200));
+    let second = open("urn:acme:schema:waiting:1", schema.len());
+    let second = std::thread::spawn(move || {
+        let text = reply(second);
+        (text, started.elapsed())
+    });
+    let refused = reply(first);
+    assert!(refused.starts_with("HTTP/1.1 408"), "{refused}");
+    let (published, at) = second.join().unwrap();
+    assert!(published.starts_with("HTTP/1.1 201"), "{published}");
+    assert!(
+        at >= Duration::from_millis(900),
+        "the second body was read at {at:?}, while the first held the budget"
+    );
+    assert_eq!(running.registry.list().unwrap().len(), 1);
+}
