@@ -83,9 +83,12 @@ fn order(rng: &mut Rng) -> Vec<u8> {
     );
     zigzag(36, &mut out);
     out.extend_from_slice(uuid.as_bytes());
-    zigzag(1_764_000_000_000 + (rng.next() % 1_000_000) as i64, &mut out);
+    zigzag(
+        1_764_000_000_000 + (rng.next() % 1_000_000) as i64,
+        &mut out,
+    );
     string(rng, 8, 12, &mut out); // name
-    if rng.next() % 2 == 0 {
+    if rng.next() & 1 == 0 {
         zigzag(1, &mut out);
         string(rng, 10, 15, &mut out);
     } else {
@@ -122,9 +125,13 @@ fn order(rng: &mut Rng) -> Vec<u8> {
 }
 
 fn bench(c: &mut Criterion) {
-    let plan = Plan::new(Arc::new(parse_schema(SCHEMA.as_bytes()).expect("the schema")));
+    let plan = Plan::new(Arc::new(
+        parse_schema(SCHEMA.as_bytes()).expect("the schema"),
+    ));
     let reference = apache_avro::Schema::parse_str(SCHEMA).expect("apache-avro reads it");
-    let reader = GenericDatumReader::builder(&reference).build().expect("a reader");
+    let reader = GenericDatumReader::builder(&reference)
+        .build()
+        .expect("a reader");
     let mut rng = Rng(2024);
     let payloads: Vec<Vec<u8>> = (0..MESSAGES).map(|_| order(&mut rng)).collect();
     let bytes: usize = payloads.iter().map(Vec::len).sum();

@@ -26,8 +26,8 @@ pub mod store;
 pub use dataschema_build as build;
 pub use dataschema_core::{compat, validate};
 pub use dataschema_core::{
-    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Resolver, Schema, Urn,
-    UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES, MAX_VIOLATIONS,
+    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Resolver, Schema,
+    Unresolved, Urn, UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES, MAX_VIOLATIONS,
 };
 
 pub use crate::bundle::Bundle;
