@@ -30,8 +30,8 @@ pub use dataschema_core::proto;
 pub use dataschema_core::{compat, contract, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
-    Resolver, RuleSet, Schema, Urn, UrnError, Violation, ViolationKind, MAX_SCHEMA_BYTES,
-    MAX_VIOLATIONS,
+    Resolver, RuleSet, Schema, Unresolved, Urn, UrnError, Violation, ViolationKind,
+    MAX_SCHEMA_BYTES, MAX_VIOLATIONS,
 };
 
 pub use crate::bundle::Bundle;

@@ -9,6 +9,7 @@ use crate::compat::mode::{Compatibility, UnknownMode};
 use crate::compat::CompatReport;
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
+use std::fmt;
 
 /// A boxed error from a backend, a user-supplied resolver, or a validator.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -80,16 +81,12 @@ pub enum Error {
     /// Data written with `writer` cannot be read as `reader` (Avro's
     /// schema resolution, `Registry::resolution`): where in the reader's
     /// data and why (`cannot read long as int at /amount`).
-    #[error("data of {writer} cannot be read as {reader}: {reason} at {path}")]
+    #[error("data of {writer} cannot be read as {refusal}")]
     Unresolvable {
         /// The schema the data is written with.
         writer: Urn,
-        /// The schema it was to be read as.
-        reader: Urn,
-        /// Where in the reader's data (`/amount`; `/` for the whole).
-        path: String,
-        /// Why, in words.
-        reason: String,
+        /// The schema it was to be read as, where and why.
+        refusal: Box<Unresolved>,
     },
     /// No schema is held under the URN.
     #[error("schema {urn} not found")]
@@ -307,7 +304,7 @@ impl Error {
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
             | Error::IdConflict { urn, .. } => Some(urn),
-            Error::Unresolvable { reader, .. } => Some(reader),
+            Error::Unresolvable { refusal, .. } => Some(refusal.reader()),
             _ => None,
         }
     }
@@ -404,5 +401,48 @@ mod tests {
         );
         assert!(input.ends_with('…'));
         assert_eq!(reason, UrnError::Version);
+    }
+}
+
+/// Why data of one schema cannot be read as another
+/// ([`Error::Unresolvable`]): the reader's schema, where in its data and
+/// why. `Display`: `<reader>: <reason> at <path>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unresolved {
+    reader: Urn,
+    path: String,
+    reason: String,
+}
+
+impl Unresolved {
+    /// The refusal of reading as `reader`, at `path` (`/amount`), for
+    /// `reason` (`cannot read double as int`).
+    pub fn new(reader: Urn, path: impl Into<String>, reason: impl Into<String>) -> Unresolved {
+        Unresolved {
+            reader,
+            path: path.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The schema the data was to be read as.
+    pub fn reader(&self) -> &Urn {
+        &self.reader
+    }
+
+    /// Where in the reader's data (`/amount`; `/` for the whole datum).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Why, in words.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+}
+
+impl fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} at {}", self.reader, self.reason, self.path)
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use dataschema_core::validate::avro_resolution::{read, Transcoder};
-use dataschema_core::{Error, Language, Schema, Urn};
+use dataschema_core::{Error, Language, Schema, Unresolved, Urn};
 
 use crate::guard::Invalid;
 
@@ -69,13 +69,15 @@ impl Resolution {
             if schema.language() != Language::Avro {
                 return Err(Error::Unresolvable {
                     writer: writer.urn().clone(),
-                    reader: reader.urn().clone(),
-                    path: "/".into(),
-                    reason: format!(
-                        "{} is a {} schema: resolution reads Avro data",
-                        schema.urn(),
-                        schema.language()
-                    ),
+                    refusal: Box::new(Unresolved::new(
+                        reader.urn().clone(),
+                        "/",
+                        format!(
+                            "{} is a {} schema: resolution reads Avro data",
+                            schema.urn(),
+                            schema.language()
+                        ),
+                    )),
                 });
             }
         }
@@ -90,13 +92,15 @@ impl Resolution {
         let plan =
             Transcoder::new(writer_model, &reader_model).map_err(|err| Error::Unresolvable {
                 writer: writer.urn().clone(),
-                reader: reader.urn().clone(),
-                path: if err.path().is_empty() {
-                    "/".into()
-                } else {
-                    err.path().to_owned()
-                },
-                reason: err.reason().to_owned(),
+                refusal: Box::new(Unresolved::new(
+                    reader.urn().clone(),
+                    if err.path().is_empty() {
+                        "/"
+                    } else {
+                        err.path()
+                    },
+                    err.reason(),
+                )),
             })?;
         Ok(Resolution {
             writer: writer.urn().clone(),

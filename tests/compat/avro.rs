@@ -399,13 +399,14 @@ fn a_resolution_reads_one_version_as_another() {
     // alias is v2's own, a writer alias Avro does not use); the first, in
     // the writer's order, is named with the reader's data path.
     let err = registry.resolution(&v(2), &v(1)).unwrap_err();
-    let Error::Unresolvable { path, reason, .. } = &err else {
+    let Error::Unresolvable { refusal, .. } = &err else {
         panic!("{err}")
     };
     assert_eq!(
-        (path.as_str(), reason.as_str()),
+        (refusal.path(), refusal.reason()),
         ("/amount", "cannot read double as int")
     );
+    assert_eq!(refusal.reader(), &v(1));
     let err = registry
         .resolution(&v(1), &common::urn("urn:acme:schema:payment:9"))
         .unwrap_err();

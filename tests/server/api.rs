@@ -171,7 +171,7 @@ fn publish_refusals_name_their_reason() {
         &running,
         "urn:acme:schema:x:1",
         V1,
-        &[("Dataschema-Language", "avro")],
+        &[("Dataschema-Language", "xml")],
     );
     assert_eq!(bad_language.status, 400);
     let json_root = publish(

@@ -196,9 +196,13 @@ fn languages_parse_and_display() {
     assert_eq!("protobuf".parse::<Language>().unwrap(), Language::Protobuf);
     assert_eq!(Language::JsonSchema.to_string(), "jsonschema");
     assert_eq!(Language::Protobuf.to_string(), "protobuf");
-    let err = "avro".parse::<Language>().unwrap_err();
-    assert!(matches!(&err, Error::InvalidLanguage { language } if language == "avro"));
-    assert!(err.to_string().contains("\"avro\""));
+    assert_eq!("avro".parse::<Language>().unwrap(), Language::Avro);
+    assert_eq!(Language::Avro.to_string(), "avro");
+    assert_eq!(Language::Avro.feature(), "avro");
+    let err = "xml".parse::<Language>().unwrap_err();
+    assert!(matches!(&err, Error::InvalidLanguage { language } if language == "xml"));
+    assert!(err.to_string().contains("\"xml\""));
+    assert!(err.to_string().contains("`avro`"), "{err}");
 }
 
 #[test]

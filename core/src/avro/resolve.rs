@@ -154,7 +154,7 @@ impl Builder<'_> {
                 for &branch in branches.iter() {
                     plan.push(match rn {
                         Node::Union(_) => {
-                            let (index, step) = self.to_union(branch, r)?;
+                            let (index, step) = self.union_branch(branch, r)?;
                             (Some(index), step)
                         }
                         _ => (None, self.step(branch, r)?),
@@ -164,7 +164,7 @@ impl Builder<'_> {
                 return Ok(id);
             }
             (_, Node::Union(_)) => {
-                let (index, step) = self.to_union(w, r)?;
+                let (index, step) = self.union_branch(w, r)?;
                 Step::ToUnion(index, step)
             }
             (Node::Null, Node::Null)
@@ -258,7 +258,7 @@ impl Builder<'_> {
                         .or_else(|| {
                             rr.fields
                                 .iter()
-                                .position(|rf| rf.aliases.iter().any(|a| *a == wf.name))
+                                .position(|rf| rf.aliases.contains(&wf.name))
                         });
                     match target {
                         Some(i) if !matched[i] => {
@@ -308,9 +308,9 @@ impl Builder<'_> {
     /// The first branch of reader union `r` that reads `w` (a branch of the
     /// same kind and name first, as Avro's resolution picks it), with its
     /// index.
-    fn to_union(&mut self, w: NodeId, r: NodeId) -> Result<(u32, StepId), Unresolvable> {
+    fn union_branch(&mut self, w: NodeId, r: NodeId) -> Result<(u32, StepId), Unresolvable> {
         let Node::Union(branches) = self.r.node(r) else {
-            unreachable!("to_union is called with a reader union")
+            unreachable!("union_branch is called with a reader union")
         };
         let branches = branches.clone();
         let wn = self.w.node(w);

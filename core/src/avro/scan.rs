@@ -533,8 +533,8 @@ mod tests {
         assert!(decimal_fits(&[0xfc, 0x19], 3)); // -999
         assert!(!decimal_fits(&[0xfc, 0x18], 3)); // -1000
         assert!(decimal_fits(&[0xff, 0xff, 0xff], 1)); // -1
-                                                       // 10^40 on 17 bytes
-        let mut big = [0u8; 17];
+                                                       // 10^40 (133 bits) on 20 bytes
+        let mut big = [0u8; 20];
         let mut v: Vec<u32> = vec![1];
         for _ in 0..40 {
             let mut carry = 0u64;
@@ -549,12 +549,37 @@ mod tests {
         }
         for (i, limb) in v.iter().enumerate() {
             for j in 0..4 {
-                let at = 16 - (i * 4 + j);
+                let at = 19 - (i * 4 + j);
                 big[at] = (limb >> (8 * j)) as u8;
             }
         }
         assert!(!decimal_fits(&big, 40));
         assert!(decimal_fits(&big, 41));
+        // 10^40 - 1: 40 digits.
+        let mut less = big;
+        let mut i = 19;
+        loop {
+            if less[i] == 0 {
+                less[i] = 0xff;
+                i -= 1;
+            } else {
+                less[i] -= 1;
+                break;
+            }
+        }
+        assert!(decimal_fits(&less, 40));
+        assert!(!decimal_fits(&less, 39));
+        // -10^40, two's complement.
+        let mut negative = big.map(|b| !b);
+        for b in negative.iter_mut().rev() {
+            let (v, carry) = b.overflowing_add(1);
+            *b = v;
+            if !carry {
+                break;
+            }
+        }
+        assert!(!decimal_fits(&negative, 40));
+        assert!(decimal_fits(&negative, 41));
     }
 
     #[test]
