@@ -6,7 +6,6 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
 use crate::server::state::AppState;
