@@ -113,19 +113,33 @@ def before(url, token, state_file):
         lambda: fresh.lookup_schema("orders-value", Schema(NARROWED, "JSON")),
     )
     expect_error(
-        "Avro",
-        42201,
-        422,
+        "Avro under a JSON Schema subject",
+        40901,
+        409,
         lambda: fresh.register_schema("orders-value", Schema('{"type": "string"}', "AVRO")),
     )
     expect_error(
         "invalid subject",
         42208,
         422,
-        lambda: fresh.register_schema("Orders/Value", Schema(V1, "JSON")),
+        lambda: fresh.register_schema("orders\u0001value", Schema(V1, "JSON")),
     )
-    expect_error("delete subject", 42205, 422, lambda: fresh.delete_subject("orders-value"))
-    expect_error("delete version", 42205, 422, lambda: fresh.delete_version("orders-value", 1))
+    expect_error(
+        "permanent delete of a subject",
+        42205,
+        422,
+        lambda: fresh.delete_subject("orders-value", permanent=True),
+    )
+    expect_error(
+        "permanent delete of a version",
+        42205,
+        422,
+        lambda: fresh.delete_version("orders-value", 1, permanent=True),
+    )
+    # A soft delete hides the version from its subject; its id still resolves.
+    assert fresh.delete_version("payments-value", 1) == 1
+    assert fresh.get_schema(id1).schema_str == canonical(V1)
+    print("ok  soft delete: the version hidden, its id resolves")
     expect_error(
         "wrong password",
         40101,

@@ -17,6 +17,7 @@
 //! Neither `validate` nor `compat` imports the other. A Confluent frame
 //! carries nothing for Avro beyond the schema id: the datum follows it.
 
+mod canonical;
 pub mod compat;
 pub mod model;
 pub mod resolve;

@@ -275,19 +275,19 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
     // The walk above bounds the nesting apache-avro recurses through; a
     // panic inside the crate on a shape it does not expect is a refusal,
     // never a crash.
-    let canonical = std::panic::catch_unwind(|| {
-        apache_avro::Schema::parse_str(&text).map(|parsed| parsed.canonical_form())
-    })
-    .map_err(|_| SchemaError::new("", "Avro (apache-avro) fails on the schema"))?
-    .map_err(|err| {
-        SchemaError::new(
-            "",
-            format!(
-                "Avro (apache-avro) refuses the schema: {}",
-                crate::clip(&err.to_string(), 300)
-            ),
-        )
-    })?;
+    std::panic::catch_unwind(|| apache_avro::Schema::parse_str(&text).map(drop))
+        .map_err(|_| SchemaError::new("", "Avro (apache-avro) fails on the schema"))?
+        .map_err(|err| {
+            SchemaError::new(
+                "",
+                format!(
+                    "Avro (apache-avro) refuses the schema: {}",
+                    crate::clip(&err.to_string(), 300)
+                ),
+            )
+        })?;
+    // The specification's form, not apache-avro's (which keeps `order`).
+    let canonical = super::canonical::canonical_form(json);
     let fingerprint = rabin(canonical.as_bytes());
     Ok(AvroSchema {
         nodes: reader.nodes,
