@@ -528,6 +528,35 @@ impl PostgresStore {
         Ok(held)
     }
 
+    /// Sets (`Some`) or clears (`None`) the text kept for `name` (`None`:
+    /// the store-wide entry, kept under `''`) in one of the named-settings
+    /// tables (`dataschema_modes`, `dataschema_registry_modes`,
+    /// `dataschema_configs`: each `(name, column)`).
+    fn set_named(
+        &self,
+        table: &str,
+        column: &str,
+        what: &str,
+        name: Option<&str>,
+        value: Option<&str>,
+    ) -> Result<(), Error> {
+        self.writable(what)?;
+        let key = name.unwrap_or("");
+        self.run(what, |client| {
+            match value {
+                Some(value) => client.execute(
+                    &format!(
+                        "INSERT INTO {table} (name, {column}) VALUES ($1, $2)
+                         ON CONFLICT (name) DO UPDATE SET {column} = excluded.{column}"
+                    ),
+                    &[&key, &value],
+                )?,
+                None => client.execute(&format!("DELETE FROM {table} WHERE name = $1"), &[&key])?,
+            };
+            Ok(())
+        })
+    }
+
     /// A publish, with the content's id given (`Some`) or allocated.
     fn publish_as(
         &self,
@@ -824,19 +853,14 @@ impl Store for PostgresStore {
         name: Option<&str>,
         mode: Option<Compatibility>,
     ) -> Result<(), Error> {
-        self.writable("setting a compatibility mode")?;
-        let key = name.unwrap_or("");
-        self.run("setting a compatibility mode", |client| {
-            match mode {
-                Some(mode) => client.execute(
-                    "INSERT INTO dataschema_modes (name, mode) VALUES ($1, $2)
-                     ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
-                    &[&key, &mode.as_str()],
-                )?,
-                None => client.execute("DELETE FROM dataschema_modes WHERE name = $1", &[&key])?,
-            };
-            Ok(())
-        })
+        let mode = mode.map(Compatibility::as_str);
+        self.set_named(
+            "dataschema_modes",
+            "mode",
+            "setting a compatibility mode",
+            name,
+            mode,
+        )
     }
 
     /// A pooled connection (within the acquire timeout), then the
@@ -865,22 +889,14 @@ impl Store for PostgresStore {
     }
 
     fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
-        self.writable("setting a registry mode")?;
-        let key = name.unwrap_or("");
-        self.run("setting a registry mode", |client| {
-            match mode {
-                Some(mode) => client.execute(
-                    "INSERT INTO dataschema_registry_modes (name, mode) VALUES ($1, $2)
-                     ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
-                    &[&key, &mode.as_str()],
-                )?,
-                None => client.execute(
-                    "DELETE FROM dataschema_registry_modes WHERE name = $1",
-                    &[&key],
-                )?,
-            };
-            Ok(())
-        })
+        let mode = mode.map(Mode::as_str);
+        self.set_named(
+            "dataschema_registry_modes",
+            "mode",
+            "setting a registry mode",
+            name,
+            mode,
+        )
     }
 
     fn publish_with_id(
@@ -949,21 +965,13 @@ impl Store for PostgresStore {
     }
 
     fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
-        self.writable("setting a config")?;
-        let key = name.unwrap_or("");
-        self.run("setting a config", |client| {
-            match config {
-                Some(config) => client.execute(
-                    "INSERT INTO dataschema_configs (name, config) VALUES ($1, $2)
-                     ON CONFLICT (name) DO UPDATE SET config = excluded.config",
-                    &[&key, &config],
-                )?,
-                None => {
-                    client.execute("DELETE FROM dataschema_configs WHERE name = $1", &[&key])?
-                }
-            };
-            Ok(())
-        })
+        self.set_named(
+            "dataschema_configs",
+            "config",
+            "setting a config",
+            name,
+            config,
+        )
     }
 
     fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {

@@ -295,6 +295,36 @@ impl SqliteStore {
             .collect()
     }
 
+    /// Sets (`Some`) or clears (`None`) the text kept for `name` (`None`:
+    /// the store-wide entry, kept under `''`) in one of the named-settings
+    /// tables (`modes`, `registry_modes`, `configs`: each `(name, column)`).
+    fn set_named(
+        &self,
+        table: &str,
+        column: &str,
+        what: &str,
+        name: Option<&str>,
+        value: Option<&str>,
+    ) -> Result<(), Error> {
+        let key = name.unwrap_or("");
+        let connection = self.writer(what)?;
+        match value {
+            Some(value) => connection.execute(
+                &format!(
+                    "INSERT INTO {table} (name, {column}) VALUES (?1, ?2)
+                     ON CONFLICT (name) DO UPDATE SET {column} = excluded.{column}"
+                ),
+                params![key, value],
+            ),
+            None => connection.execute(
+                &format!("DELETE FROM {table} WHERE name = ?1"),
+                params![key],
+            ),
+        }
+        .map(drop)
+        .map_err(|err| self.failed(what, err))
+    }
+
     /// A publish, with the content's id given (`Some`) or allocated.
     fn publish_as(
         &self,
@@ -747,18 +777,8 @@ impl Store for SqliteStore {
         name: Option<&str>,
         mode: Option<Compatibility>,
     ) -> Result<(), Error> {
-        let key = name.unwrap_or("");
-        let connection = self.writer("setting a compatibility mode")?;
-        match mode {
-            Some(mode) => connection.execute(
-                "INSERT INTO modes (name, mode) VALUES (?1, ?2)
-                 ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
-                params![key, mode.as_str()],
-            ),
-            None => connection.execute("DELETE FROM modes WHERE name = ?1", params![key]),
-        }
-        .map(drop)
-        .map_err(|err| self.failed("setting a compatibility mode", err))
+        let mode = mode.map(Compatibility::as_str);
+        self.set_named("modes", "mode", "setting a compatibility mode", name, mode)
     }
 
     /// One read of the file's layout version, on a reader connection.
@@ -791,18 +811,14 @@ impl Store for SqliteStore {
     }
 
     fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
-        let key = name.unwrap_or("");
-        let connection = self.writer("setting a registry mode")?;
-        match mode {
-            Some(mode) => connection.execute(
-                "INSERT INTO registry_modes (name, mode) VALUES (?1, ?2)
-                 ON CONFLICT (name) DO UPDATE SET mode = excluded.mode",
-                params![key, mode.as_str()],
-            ),
-            None => connection.execute("DELETE FROM registry_modes WHERE name = ?1", params![key]),
-        }
-        .map(drop)
-        .map_err(|err| self.failed("setting a registry mode", err))
+        let mode = mode.map(Mode::as_str);
+        self.set_named(
+            "registry_modes",
+            "mode",
+            "setting a registry mode",
+            name,
+            mode,
+        )
     }
 
     fn publish_with_id(
@@ -880,18 +896,7 @@ impl Store for SqliteStore {
     }
 
     fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
-        let key = name.unwrap_or("");
-        let connection = self.writer("setting a config")?;
-        match config {
-            Some(config) => connection.execute(
-                "INSERT INTO configs (name, config) VALUES (?1, ?2)
-                 ON CONFLICT (name) DO UPDATE SET config = excluded.config",
-                params![key, config],
-            ),
-            None => connection.execute("DELETE FROM configs WHERE name = ?1", params![key]),
-        }
-        .map(drop)
-        .map_err(|err| self.failed("setting a config", err))
+        self.set_named("configs", "config", "setting a config", name, config)
     }
 
     fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
