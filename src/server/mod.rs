@@ -153,12 +153,13 @@
 //! | `50002` | 503 | the request outlived the request timeout |
 //! | `50301` | 503 | not ready (`/readyz`) |
 //!
-//! * `schemaType` `JSON` is JSON Schema. A missing `schemaType` means AVRO
-//!   and is `42201` (Avro is not supported). `PROTOBUF` is `42201` too:
-//!   Confluent clients send `.proto` text, which this server does not
-//!   compile at run time; publish protobuf schemas as descriptor sets
-//!   through the native API. A stored protobuf schema reads through the
-//!   Confluent API as `PROTOBUF` with its descriptor set in base64.
+//! * `schemaType` `JSON` is JSON Schema; `AVRO`, or no `schemaType`
+//!   (Confluent's default), is Avro (feature `avro`); `PROTOBUF` is
+//!   `.proto` text or base64 of a `FileDescriptorProto`, with references,
+//!   compiled at run time (feature `proto-text`, in `cli`; without it,
+//!   `42201`). A protobuf schema registered so reads back as its text
+//!   (`?format=serialized`: base64 of its one `FileDescriptorProto`); one
+//!   published natively as a descriptor set reads as the set in base64.
 //! * `references` (`name`, `subject`, `version`, `-1` the latest) are
 //!   resolved at register (a reference to no version held is `42201`) and
 //!   kept with the version: a `$ref` to a reference's name resolves to the
