@@ -77,6 +77,6 @@ pub(crate) async fn serialized(
         answer["version"] = json!(version);
         answer["id"] = json!(id);
     }
-    contract_members(&schema, None, &mut answer);
+    contract_members(&schema, &mut answer);
     Ok(Some(answer))
 }

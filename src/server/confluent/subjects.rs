@@ -102,18 +102,8 @@ pub(crate) async fn subjects(State(state): State<AppState>, RawQuery(raw): RawQu
     let namespace = state.namespace().to_owned();
     let subjects = state
         .blocking(move |registry| {
-            let mut names: Vec<String> = registry
-                .list()?
-                .iter()
-                .filter(|urn| urn.namespace() == namespace)
-                .map(|urn| urn.name().to_owned())
-                .collect();
-            names.dedup();
             let mut subjects = Vec::new();
-            for name in names {
-                let Some(subject) = crate::subject::subject_of(&name) else {
-                    continue;
-                };
+            for (subject, name) in subject_names(registry, &namespace)? {
                 if !subject.starts_with(&prefix) {
                     continue;
                 }
@@ -616,13 +606,9 @@ pub(crate) async fn delete_version(
     Ok(ok(&Value::from(number)))
 }
 
-/// Every live subject version of the namespace, by subject (`GET
-/// /schemas`, `/contexts`): subject, its URN name, its versions seen.
-pub(crate) fn every_subject(
-    registry: &Registry,
-    namespace: &str,
-    seen: Seen,
-) -> Result<BTreeMap<String, (String, Vec<u32>)>, Error> {
+/// The subjects of the URN names held in `namespace`, each with its name
+/// (a name that writes no subject, published natively, is left out).
+fn subject_names(registry: &Registry, namespace: &str) -> Result<Vec<(String, String)>, Error> {
     let mut names: Vec<String> = registry
         .list()?
         .iter()
@@ -630,11 +616,21 @@ pub(crate) fn every_subject(
         .map(|urn| urn.name().to_owned())
         .collect();
     names.dedup();
+    Ok(names
+        .into_iter()
+        .filter_map(|name| crate::subject::subject_of(&name).map(|subject| (subject, name)))
+        .collect())
+}
+
+/// Every live subject version of the namespace, by subject (`GET
+/// /schemas`, `/contexts`): subject, its URN name, its versions seen.
+pub(crate) fn every_subject(
+    registry: &Registry,
+    namespace: &str,
+    seen: Seen,
+) -> Result<BTreeMap<String, (String, Vec<u32>)>, Error> {
     let mut subjects = BTreeMap::new();
-    for name in names {
-        let Some(subject) = crate::subject::subject_of(&name) else {
-            continue;
-        };
+    for (subject, name) in subject_names(registry, namespace)? {
         let versions = History::read(registry, namespace, &name)?.seen(seen);
         if !versions.is_empty() {
             subjects.insert(subject, (name, versions));

@@ -237,7 +237,7 @@ pub(crate) fn schema_json(schema: &Schema, id: SchemaId, view: Option<&ProtoView
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema, view),
     });
-    contract_members(schema, view, &mut answer);
+    contract_members(schema, &mut answer);
     answer
 }
 
@@ -248,9 +248,8 @@ pub(crate) fn guid(schema: &Schema) -> String {
 
 /// Adds a version's `references` (`name`, `subject`, `version`),
 /// `metadata` and `ruleSet` to an answer, those it has ([`Schema::references`],
-/// a protobuf registration's included; `view` shows nothing of them).
-pub(crate) fn contract_members(schema: &Schema, view: Option<&ProtoView>, answer: &mut Value) {
-    let _ = view;
+/// a protobuf registration's included).
+pub(crate) fn contract_members(schema: &Schema, answer: &mut Value) {
     if !schema.references().is_empty() {
         let references: Vec<Value> = schema
             .references()
@@ -297,7 +296,7 @@ pub(crate) fn id_json(schema: &Schema, view: Option<&ProtoView>) -> Bytes {
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema, view),
     });
-    contract_members(schema, view, &mut value);
+    contract_members(schema, &mut value);
     Bytes::from(value.to_string())
 }
 
@@ -318,7 +317,7 @@ pub(crate) fn registered_json(
         "schemaType": schema_type(schema.language()),
         "schema": schema_string(schema, view),
     });
-    contract_members(schema, view, &mut answer);
+    contract_members(schema, &mut answer);
     answer
 }
 
