@@ -50,7 +50,9 @@ impl Cluster {
         let as_postgres = is_root();
         let dir = tempfile::tempdir().expect("a temporary folder");
         if as_postgres {
-            run(Command::new("chown").args(["postgres:postgres"]).arg(dir.path()));
+            run(Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(dir.path()));
         }
         let data = dir.path().join("primary");
         let cluster = Cluster {

@@ -997,8 +997,7 @@ mod postgres {
             let store = PostgresStore::connect_with(&db.url, &options).unwrap();
             let config = server::config().with_ready_timeout(Duration::from_millis(800));
             let running = server::start_on(store, config);
-            let publish_url =
-                |urn: &str| running.url(&format!("/publish/schemas/{urn}"));
+            let publish_url = |urn: &str| running.url(&format!("/publish/schemas/{urn}"));
             let auth = server::bearer();
             std::thread::scope(|scope| {
                 let publishers: Vec<_> = (0..8)
@@ -1007,8 +1006,12 @@ mod postgres {
                         scope.spawn(move || {
                             let started = Instant::now();
                             let body = format!(r#"{{"title":"{i}"}}"#);
-                            let reply =
-                                server::call("PUT", &url, &[("Authorization", auth)], body.as_bytes());
+                            let reply = server::call(
+                                "PUT",
+                                &url,
+                                &[("Authorization", auth)],
+                                body.as_bytes(),
+                            );
                             (reply, started.elapsed())
                         })
                     })
@@ -1021,7 +1024,10 @@ mod postgres {
                     let took = started.elapsed();
                     assert_eq!(ready.status, 200, "probe {probe}: {}", ready.text());
                     assert_eq!(ready.json()["status"], "ready");
-                    assert!(took < Duration::from_millis(800), "probe {probe} took {took:?}");
+                    assert!(
+                        took < Duration::from_millis(800),
+                        "probe {probe} took {took:?}"
+                    );
                     let read = server::get(&running.url("/schemas/urn:acme:schema:frozen:1"));
                     assert_eq!(read.status, 200, "{}", read.text());
                     std::thread::sleep(Duration::from_millis(100));
@@ -1030,7 +1036,12 @@ mod postgres {
                     let (reply, took) = publisher.join().unwrap();
                     // The store's failure, its cause (the lock timeout) in
                     // the log only.
-                    assert_eq!(reply.status, 500, "a publish of the held name: {}", reply.text());
+                    assert_eq!(
+                        reply.status,
+                        500,
+                        "a publish of the held name: {}",
+                        reply.text()
+                    );
                     assert_eq!(reply.json()["error"], "store", "{}", reply.text());
                     assert!(took < Duration::from_secs(8), "a publish waited {took:?}");
                 }
@@ -1092,11 +1103,19 @@ mod postgres {
         let err = store
             .put(&schema("urn:acme:schema:standby:2", "{}"))
             .unwrap_err();
-        assert!(err.chain().to_string().contains("read-only"), "{}", err.chain());
+        assert!(
+            err.chain().to_string().contains("read-only"),
+            "{}",
+            err.chain()
+        );
         let err = store
             .set_compatibility(None, Some(Compatibility::Full))
             .unwrap_err();
-        assert!(err.chain().to_string().contains("read-only"), "{}", err.chain());
+        assert!(
+            err.chain().to_string().contains("read-only"),
+            "{}",
+            err.chain()
+        );
         // Published on the primary afterwards: replayed on the standby.
         let second = schema("urn:acme:schema:standby:2", r#"{"title":"two"}"#);
         writer.put(&second).unwrap();
