@@ -15,6 +15,7 @@ mod server;
 
 #[cfg(feature = "json")]
 mod alerts;
+mod avro;
 mod bundle;
 mod bundle_confinement;
 mod commands;
