@@ -22,3 +22,4 @@ mod commands;
 mod fallback_example;
 mod nats_consumer;
 mod publish;
+mod publish_proto;
