@@ -150,7 +150,7 @@ fn locked_bundle(dir: &std::path::Path, id: u32) -> Registry {
     let checked = build::check(dir).unwrap();
     assert_eq!(
         build::record_published(dir, &checked, &[(urn.clone(), id)]).unwrap(),
-        [urn.clone()]
+        std::slice::from_ref(&urn)
     );
     let lock = std::fs::read_to_string(dir.join(build::LOCK_FILE)).unwrap();
     assert!(
