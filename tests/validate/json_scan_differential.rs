@@ -745,3 +745,106 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         }
     }
 }
+
+/// `anyOf`/`oneOf` read through their branch index (`plan/branches.rs`):
+/// branches keyed by a member's `const`, `enum` or `^literal$` pattern, by
+/// the names they require, and by a string value's own `enum`; with the
+/// tag repeated (the last one counts), escaped, absent, not a string, and
+/// branches that constrain nothing, overlap or reach their keys by `$ref`.
+#[test]
+fn indexed_branches_give_jsonschemas_verdict() {
+    let tagged = |combinator: &str| {
+        json!({
+            "$defs": {"c": {"properties": {"kind": {"const": "c"}, "n": {"type": "integer"}},
+                            "required": ["kind", "n"]}},
+            combinator: [
+                {"properties": {"kind": {"const": "a"}, "x": {"type": "string"}},
+                 "required": ["kind"]},
+                {"properties": {"kind": {"enum": ["b", "B", 2]}, "y": {"type": "integer"}},
+                 "required": ["kind", "y"]},
+                {"$ref": "#/$defs/c"},
+                {"properties": {"kind": {"pattern": "^d\\.d$"}}, "required": ["z"]},
+                {"properties": {"kind": {"pattern": "^e"}}, "required": ["e"]},
+                {"properties": {"kind": {"const": "a"}}, "required": ["w"]},
+                {"type": "string", "enum": ["s", "t"]},
+                {"enum": ["t", "u", 7]}
+            ]
+        })
+    };
+    let schemas = [
+        tagged("anyOf"),
+        tagged("oneOf"),
+        json!({"type": "object", "properties": {"t": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["a", "c"]},
+                      {"properties": {"t": {"const": "x"}}, "required": ["t"]}]}),
+        json!({"oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["a", "c"]}]}),
+        json!({"anyOf": [{"enum": ["a", "b"]}, {"const": "c"}, {"pattern": "^d$"},
+                         {"type": "integer"}]}),
+        json!({"oneOf": [{"enum": ["a", "b"]}, {"const": "b"}, {"pattern": "^d$"},
+                         {"minLength": 3}]}),
+    ];
+    let payloads: &[&str] = &[
+        r#"{"kind": "a"}"#,
+        r#"{"kind": "a", "x": 1}"#,
+        r#"{"kind": "a", "w": 1}"#,
+        r#"{"kind": "b", "y": 1}"#,
+        r#"{"kind": "b"}"#,
+        r#"{"kind": "B", "y": "1"}"#,
+        r#"{"kind": 2, "y": 1}"#,
+        r#"{"kind": "c", "n": 1}"#,
+        r#"{"kind": "c", "n": "1"}"#,
+        r#"{"kind": "d.d", "z": 0}"#,
+        r#"{"kind": "dxd", "z": 0}"#,
+        r#"{"kind": "eee", "e": 0}"#,
+        r#"{"kind": "q", "e": 0, "z": 0}"#,
+        r#"{"kind": "a", "kind": "b", "y": 1}"#,
+        r#"{"kind": "b", "y": 1, "kind": "a"}"#,
+        r#"{"kind": "\u0061"}"#,
+        r#"{"\u006bind": "a"}"#,
+        r#"{"kind": "a\"b", "z": 1}"#,
+        r#"{"kind": null, "z": 1}"#,
+        r#"{"kind": ["a"], "y": 1}"#,
+        r#"{"z": 1}"#,
+        r#"{"y": 1, "n": 1}"#,
+        r#"{"a": 1}"#,
+        r#"{"b": 1}"#,
+        r#"{"a": 1, "c": 1}"#,
+        r#"{"a": 1, "b": 1}"#,
+        r#"{"t": "x"}"#,
+        r#"{"t": "y", "b": 0}"#,
+        r#"{"t": 1}"#,
+        r#"{"kind": "a""#,
+        r#"{"kind": "a", }"#,
+        "{}",
+        r#""a""#,
+        r#""b""#,
+        r#""c""#,
+        r#""d""#,
+        r#""s""#,
+        r#""t""#,
+        r#""u""#,
+        r#""\u0074""#,
+        r#""long""#,
+        r#""zz""#,
+        "7",
+        "7.0",
+        "1",
+        "null",
+        "[]",
+    ];
+    for schema in &schemas {
+        let plan = JsonPlan::compile(schema, true).expect("planned");
+        let validator = reference(schema).expect("compiles");
+        for payload in payloads {
+            let expected = match serde_json::from_str::<Value>(payload) {
+                Ok(value) => validator.is_valid(&value),
+                Err(_) => false,
+            };
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(expected),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}

@@ -51,6 +51,7 @@
 //! scanner decides structure, types, lengths, counts and the applicators
 //! itself.
 
+mod branches;
 mod build;
 mod keywords;
 mod node;
@@ -62,6 +63,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub(super) use self::branches::Branches;
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
     exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
@@ -184,6 +186,13 @@ impl JsonPlan {
         for id in 0..plan.nodes.len() {
             let accepts = plan.accepts(id as u32, &mut memo);
             plan.nodes[id].accepts = accepts;
+        }
+        for id in 0..plan.nodes.len() {
+            let node = &plan.nodes[id];
+            let any = branches::index(&plan.nodes, &node.any_of).map(Box::new);
+            let one = branches::index(&plan.nodes, &node.one_of).map(Box::new);
+            plan.nodes[id].any_index = any;
+            plan.nodes[id].one_index = one;
         }
         Ok(plan)
     }

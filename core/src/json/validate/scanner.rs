@@ -33,7 +33,8 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, Bound, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, Bound, Branches, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
+    OBJECT, STRING,
 };
 use super::tokenizer::{enter, Cursor, NotJson, Scan, Stop, Str};
 
@@ -291,7 +292,11 @@ impl JsonPlan {
         // The value's type by its first byte: a branch that accepts no
         // value of that type fails without reading it.
         let kind = value_type(cur.bytes.get(start).copied());
-        let mut again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+        let again = |id: u32,
+                     cur: &mut Cursor<'_>,
+                     sc: &mut Scratch,
+                     end: &mut Option<usize>|
+         -> Scan<bool> {
             if self.nodes[id as usize].accepts & kind == 0 {
                 return Ok(false);
             }
@@ -301,16 +306,34 @@ impl JsonPlan {
             Ok(ok)
         };
         for &id in &node.all_of {
-            if !again(id, cur, sc)? {
+            if !again(id, cur, sc, end)? {
                 return Ok(false);
             }
         }
         if !node.any_of.is_empty() {
             let mut any = false;
-            for &id in &node.any_of {
-                if again(id, cur, sc)? {
-                    any = true;
-                    break;
+            match &node.any_index {
+                None => {
+                    for &id in &node.any_of {
+                        if again(id, cur, sc, end)? {
+                            any = true;
+                            break;
+                        }
+                    }
+                }
+                Some(index) => {
+                    let (tagged, rest, present) =
+                        self.candidates(index, start, kind, cur, sc, depth, end)?;
+                    let picked = tagged.iter().map(|&(_, b)| b).chain(rest.iter().copied());
+                    for b in picked {
+                        if index.needs[b as usize] & !present != 0 {
+                            continue;
+                        }
+                        if again(node.any_of[b as usize], cur, sc, end)? {
+                            any = true;
+                            break;
+                        }
+                    }
                 }
             }
             if !any {
@@ -319,11 +342,31 @@ impl JsonPlan {
         }
         if !node.one_of.is_empty() {
             let mut valid = 0;
-            for &id in &node.one_of {
-                if again(id, cur, sc)? {
-                    valid += 1;
-                    if valid > 1 {
-                        return Ok(false);
+            match &node.one_index {
+                None => {
+                    for &id in &node.one_of {
+                        if again(id, cur, sc, end)? {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+                Some(index) => {
+                    let (tagged, rest, present) =
+                        self.candidates(index, start, kind, cur, sc, depth, end)?;
+                    let picked = tagged.iter().map(|&(_, b)| b).chain(rest.iter().copied());
+                    for b in picked {
+                        if index.needs[b as usize] & !present != 0 {
+                            continue;
+                        }
+                        if again(node.one_of[b as usize], cur, sc, end)? {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
                     }
                 }
             }
@@ -332,23 +375,140 @@ impl JsonPlan {
             }
         }
         if let Some(id) = node.not {
-            if again(id, cur, sc)? {
+            if again(id, cur, sc, end)? {
                 return Ok(false);
             }
         }
         if let Some((condition, then, otherwise)) = node.condition {
-            let branch = if again(condition, cur, sc)? {
+            let branch = if again(condition, cur, sc, end)? {
                 then
             } else {
                 otherwise
             };
             if let Some(id) = branch {
-                if !again(id, cur, sc)? {
+                if !again(id, cur, sc, end)? {
                     return Ok(false);
                 }
             }
         }
         Ok(true)
+    }
+
+    /// The branches of an indexed `anyOf`/`oneOf` the value at `start`
+    /// (of type `kind`) may pass, as (`tagged`, `rest`, `present`): the
+    /// branches of `tagged`, then those of `rest`, each unless it needs a
+    /// name `present` lacks (the bits of [`Branches::names`]). Every other
+    /// branch fails the value. Reads an object's keys once, into a tape
+    /// its branches then reread; `end` is set past a value read.
+    #[allow(clippy::too_many_arguments)]
+    fn candidates<'p>(
+        &self,
+        index: &'p Branches,
+        start: usize,
+        kind: u8,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<(&'p [(Box<str>, u32)], &'p [u32], u64)> {
+        let everything = (&[][..], &index.all[..], u64::MAX);
+        if kind == STRING {
+            if index.free.len() == index.all.len() {
+                return Ok(everything);
+            }
+            cur.pos = start;
+            let text = cur.string()?;
+            *end = Some(cur.pos);
+            if text.escaped {
+                return Ok(everything);
+            }
+            let tagged = Branches::allowing(&index.strings, text.body);
+            return Ok((tagged, &index.free[..], u64::MAX));
+        }
+        if kind != OBJECT || (index.names.is_empty() && index.tag.is_none()) {
+            return Ok(everything);
+        }
+        let tape = match sc.tape(start) {
+            Some(tape) => tape,
+            None => self.record_tape(start, cur, sc, depth)?,
+        };
+        let tape = &sc.tapes[tape];
+        *end = Some(tape.end);
+        let bytes = cur.bytes;
+        let mut present = 0;
+        let mut tag_value = None;
+        for entry in &tape.entries {
+            if entry.escaped {
+                return Ok(everything);
+            }
+            // SAFETY: the tape's read checked these bytes to be a string
+            // token's body, which is UTF-8.
+            let key =
+                unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) };
+            present |= index.name_bit(key);
+            if index.tag.as_deref() == Some(key) {
+                // The last member of a repeated key is the one that counts.
+                tag_value = Some((entry.value_at, entry.value_end));
+            }
+        }
+        let plain = tag_value.and_then(|(at, end)| {
+            let value = &bytes[at..end];
+            let body = value
+                .strip_prefix(b"\"")
+                .and_then(|v| v.strip_suffix(b"\""))?;
+            // SAFETY: as above, a string token's body.
+            (!body.contains(&b'\\')).then(|| unsafe { std::str::from_utf8_unchecked(body) })
+        });
+        Ok(match plain {
+            Some(text) => (
+                Branches::allowing(&index.tagged, text),
+                &index.untagged[..],
+                present,
+            ),
+            None => (&[][..], &index.all[..], present),
+        })
+    }
+
+    /// Reads the object at `start` (keys tokenized, values skipped) into a
+    /// new tape: its index.
+    fn record_tape(
+        &self,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<usize> {
+        let depth = enter(depth)?;
+        let mut entries = sc.pool.pop().unwrap_or_default();
+        entries.clear();
+        cur.pos = start + 1;
+        cur.ws();
+        if cur.peek() == Some(b'}') {
+            cur.pos += 1;
+        } else {
+            loop {
+                let key_at = cur.pos;
+                let key = cur.key()?;
+                let value_at = cur.pos;
+                cur.skip(depth)?;
+                entries.push(Entry {
+                    key_at,
+                    key_end: key_at + 1 + key.body.len(),
+                    escaped: key.escaped,
+                    value_at,
+                    value_end: cur.pos,
+                });
+                if !cur.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        sc.tapes.push(Tape {
+            start,
+            end: cur.pos,
+            entries,
+        });
+        Ok(sc.tapes.len() - 1)
     }
 
     /// The node's own keywords, for the value's type.

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::branches::literal_pattern;
 use super::build::{holds_key, subtree_keyword, uncovered, Builder};
 use super::node::Strings;
 use super::pattern::{Backtracking, Matcher};
@@ -173,6 +174,9 @@ impl Builder<'_> {
                     numeric.insert(key.clone(), value.clone());
                 }
                 "pattern" | "format" => {
+                    if let (true, Value::String(pattern)) = (key == "pattern", value) {
+                        node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
+                    }
                     text.insert(key.clone(), value.clone());
                 }
                 // Asserted on strings by drafts 6 and 7 (`jsonschema`
