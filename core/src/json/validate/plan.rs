@@ -63,11 +63,11 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub(super) use self::branches::Branches;
+pub(super) use self::branches::{keyed, Branches, Keyed};
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
-    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
-    OBJECT, STRING,
+    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
+    NUMBER, OBJECT, STRING,
 };
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one

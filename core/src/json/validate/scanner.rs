@@ -33,10 +33,10 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, Bound, Branches, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
-    OBJECT, STRING,
+    exact_f64, keyed, Bound, Branches, JsonPlan, Keyed, Kind, Node, ARRAY, BOOLEAN, EXACT, INTEGER,
+    NULL, NUMBER, OBJECT, STRING,
 };
-use super::tokenizer::{enter, Cursor, NotJson, Scan, Stop, Str};
+use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
 
 /// The most subschemas one scan checks nested in one another (in place or
 /// through the payload's nesting). A debug build takes at most about
@@ -324,7 +324,7 @@ impl JsonPlan {
                 Some(index) => {
                     let (tagged, rest, present) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
-                    let picked = tagged.iter().map(|&(_, b)| b).chain(rest.iter().copied());
+                    let picked = tagged.branches().chain(rest.iter().copied());
                     for b in picked {
                         if index.needs[b as usize] & !present != 0 {
                             continue;
@@ -356,7 +356,7 @@ impl JsonPlan {
                 Some(index) => {
                     let (tagged, rest, present) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
-                    let picked = tagged.iter().map(|&(_, b)| b).chain(rest.iter().copied());
+                    let picked = tagged.branches().chain(rest.iter().copied());
                     for b in picked {
                         if index.needs[b as usize] & !present != 0 {
                             continue;
@@ -395,8 +395,8 @@ impl JsonPlan {
     }
 
     /// The branches of an indexed `anyOf`/`oneOf` the value at `start`
-    /// (of type `kind`) may pass, as (`tagged`, `rest`, `present`): the
-    /// branches of `tagged`, then those of `rest`, each unless it needs a
+    /// (of type `kind`) may pass, as (`keyed`, `rest`, `present`): the
+    /// branches of `keyed`, then those of `rest`, each unless it needs a
     /// name `present` lacks (the bits of [`Branches::names`]). Every other
     /// branch fails the value. Reads an object's keys once, into a tape
     /// its branches then reread; `end` is set past a value read.
@@ -410,20 +410,25 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
         end: &mut Option<usize>,
-    ) -> Scan<(&'p [(Box<str>, u32)], &'p [u32], u64)> {
-        let everything = (&[][..], &index.all[..], u64::MAX);
-        if kind == STRING {
-            if index.free.len() == index.all.len() {
+    ) -> Scan<(Picked<'p>, &'p [u32], u64)> {
+        let everything = (Picked::Nothing, &index.all[..], u64::MAX);
+        if kind & (STRING | NUMBER) != 0 {
+            let by = &index.by_value;
+            let free = if kind == STRING {
+                by.any_string.len()
+            } else {
+                by.any_integer.len()
+            };
+            if free == index.all.len() {
                 return Ok(everything);
             }
             cur.pos = start;
-            let text = cur.string()?;
+            let picked = pick(&index.by_value, cur)?;
             *end = Some(cur.pos);
-            if text.escaped {
-                return Ok(everything);
-            }
-            let tagged = Branches::allowing(&index.strings, text.body);
-            return Ok((tagged, &index.free[..], u64::MAX));
+            return Ok(match picked {
+                Some((keyed, rest)) => (keyed, rest, u64::MAX),
+                None => everything,
+            });
         }
         if kind != OBJECT || (index.names.is_empty() && index.tag.is_none()) {
             return Ok(everything);
@@ -436,7 +441,7 @@ impl JsonPlan {
         *end = Some(tape.end);
         let bytes = cur.bytes;
         let mut present = 0;
-        let mut tag_value = None;
+        let mut tag_at = None;
         for entry in &tape.entries {
             if entry.escaped {
                 return Ok(everything);
@@ -448,24 +453,19 @@ impl JsonPlan {
             present |= index.name_bit(key);
             if index.tag.as_deref() == Some(key) {
                 // The last member of a repeated key is the one that counts.
-                tag_value = Some((entry.value_at, entry.value_end));
+                tag_at = Some(entry.value_at);
             }
         }
-        let plain = tag_value.and_then(|(at, end)| {
-            let value = &bytes[at..end];
-            let body = value
-                .strip_prefix(b"\"")
-                .and_then(|v| v.strip_suffix(b"\""))?;
-            // SAFETY: as above, a string token's body.
-            (!body.contains(&b'\\')).then(|| unsafe { std::str::from_utf8_unchecked(body) })
-        });
-        Ok(match plain {
-            Some(text) => (
-                Branches::allowing(&index.tagged, text),
-                &index.untagged[..],
-                present,
-            ),
-            None => (&[][..], &index.all[..], present),
+        let picked = match tag_at {
+            Some(at) => {
+                let mut value = Cursor { bytes, pos: at };
+                pick(&index.by_tag, &mut value)?
+            }
+            None => None,
+        };
+        Ok(match picked {
+            Some((keyed, rest)) => (keyed, rest, present),
+            None => (Picked::Nothing, &index.all[..], present),
         })
     }
 
@@ -1013,6 +1013,62 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
         return Ok(false);
     }
     Ok(!extra || node.extra.as_ref().is_none_or(|v| v.is_valid(&value)))
+}
+
+/// The branches of a [`Keyed`] table a value is keyed to.
+#[derive(Clone, Copy)]
+enum Picked<'p> {
+    Strings(&'p [(Box<str>, u32)]),
+    Integers(&'p [(i128, u32)]),
+    Nothing,
+}
+
+impl<'p> Picked<'p> {
+    #[inline]
+    fn branches(self) -> impl Iterator<Item = u32> + 'p {
+        let (strings, integers): (&[(Box<str>, u32)], &[(i128, u32)]) = match self {
+            Picked::Strings(s) => (s, &[]),
+            Picked::Integers(i) => (&[], i),
+            Picked::Nothing => (&[], &[]),
+        };
+        strings
+            .iter()
+            .map(|e| e.1)
+            .chain(integers.iter().map(|e| e.1))
+    }
+}
+
+/// The branches of `by` a string or an integer value (the cursor on it)
+/// may pass, as (keyed, rest) (see `JsonPlan::candidates`), the cursor
+/// left after a scalar; `None` when the value's kind or form does not
+/// discriminate (an escaped string, a float, an integer past 2^53, any
+/// other value).
+#[inline]
+fn pick<'p>(by: &'p Keyed, cur: &mut Cursor<'_>) -> Scan<Option<(Picked<'p>, &'p [u32])>> {
+    Ok(match cur.peek() {
+        Some(b'"') => {
+            let text = cur.string()?;
+            if text.escaped {
+                return Ok(None);
+            }
+            Some((
+                Picked::Strings(keyed(&by.strings, text.body)),
+                &by.any_string[..],
+            ))
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let n = match cur.number().map_err(|NotJson| Stop::NotJson)? {
+                Num::Unsigned(n) if n <= EXACT => i128::from(n),
+                Num::Signed(n) if n.unsigned_abs() <= EXACT => i128::from(n),
+                _ => return Ok(None),
+            };
+            Some((
+                Picked::Integers(keyed(&by.integers, &n)),
+                &by.any_integer[..],
+            ))
+        }
+        _ => None,
+    })
 }
 
 /// The type bits ([`STRING`], ...) a value starting with `first` may have:

@@ -10,7 +10,7 @@
 //! string value) only strings other than the value's. The verdict of an
 //! `anyOf` or a `oneOf` over the branches left is its verdict over all.
 
-use super::node::{Kind, Node, Strings, OBJECT, STRING};
+use super::node::{Kind, Node, Strings, OBJECT};
 
 /// The most names an index tracks the presence of (one bit each).
 const MAX_NAMES: usize = 64;
@@ -28,17 +28,33 @@ pub(in crate::json::validate) struct Branches {
     pub(in crate::json::validate) names: Box<[Box<str>]>,
     /// For an object: per branch, the bits of the names it requires.
     pub(in crate::json::validate) needs: Box<[u64]>,
-    /// The member whose string value picks the branches of an object.
+    /// The member whose value picks the branches of an object.
     pub(in crate::json::validate) tag: Option<Box<str>>,
-    /// (string, branch), sorted by string: the branches allowing the tag
-    /// that string.
-    pub(in crate::json::validate) tagged: Box<[(Box<str>, u32)]>,
-    /// The branches that do not constrain the tag's string value.
-    pub(in crate::json::validate) untagged: Box<[u32]>,
-    /// For a string value: (string, branch), the branches allowing it.
+    /// The branches by the tag's value, when a string or an integer.
+    pub(in crate::json::validate) by_tag: Keyed,
+    /// The branches by the value itself, when a string or an integer.
+    pub(in crate::json::validate) by_value: Keyed,
+}
+
+/// Branches keyed by a string or an integer value: those allowing it, and
+/// those that do not restrict values of its kind.
+#[derive(Default)]
+pub(in crate::json::validate) struct Keyed {
+    /// (string, branch), sorted by string.
     pub(in crate::json::validate) strings: Box<[(Box<str>, u32)]>,
-    /// For a string value: the branches not restricted to given strings.
-    pub(in crate::json::validate) free: Box<[u32]>,
+    /// The branches not restricting strings.
+    pub(in crate::json::validate) any_string: Box<[u32]>,
+    /// (integer, branch), sorted by integer.
+    pub(in crate::json::validate) integers: Box<[(i128, u32)]>,
+    /// The branches not restricting integers.
+    pub(in crate::json::validate) any_integer: Box<[u32]>,
+}
+
+impl Keyed {
+    /// Whether the table restricts any branch.
+    fn restricts(&self, branches: usize) -> bool {
+        self.any_string.len() < branches || self.any_integer.len() < branches
+    }
 }
 
 impl Branches {
@@ -50,16 +66,30 @@ impl Branches {
             Err(_) => 0,
         }
     }
+}
 
-    /// The branches of `by` allowing `text`.
-    #[inline]
-    pub(in crate::json::validate) fn allowing<'b>(
-        by: &'b [(Box<str>, u32)],
-        text: &str,
-    ) -> &'b [(Box<str>, u32)] {
-        let from = by.partition_point(|(s, _)| **s < *text);
-        let to = from + by[from..].partition_point(|(s, _)| **s == *text);
-        &by[from..to]
+/// The entries of a sorted `by` whose key is `key`.
+#[inline]
+pub(in crate::json::validate) fn keyed<'b, K: Ord + ?Sized, O: std::borrow::Borrow<K>>(
+    by: &'b [(O, u32)],
+    key: &K,
+) -> &'b [(O, u32)] {
+    let from = by.partition_point(|(k, _)| k.borrow() < key);
+    let to = from + by[from..].partition_point(|(k, _)| k.borrow() == key);
+    &by[from..to]
+}
+
+/// What a branch allows a value of: its only strings, its only integers
+/// (magnitude at most 2^53), each when it restricts them so.
+#[derive(Clone, Copy, Default)]
+struct Allowed<'n> {
+    strings: Option<&'n Strings>,
+    integers: Option<&'n [i128]>,
+}
+
+impl Allowed<'_> {
+    fn restricts(&self) -> bool {
+        self.strings.is_some() || self.integers.is_some()
     }
 }
 
@@ -69,18 +99,18 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     if branches.len() < MIN_BRANCHES {
         return None;
     }
-    // Per branch: the names it requires, and (name, strings) of its members
-    // allowing only some strings.
+    // Per branch: the names it requires, and (name, allowed) of its
+    // members restricting their values.
     let mut required: Vec<Vec<&str>> = Vec::with_capacity(branches.len());
-    let mut members: Vec<Vec<(&str, &Strings)>> = Vec::with_capacity(branches.len());
-    let mut own: Vec<Option<&Strings>> = Vec::with_capacity(branches.len());
+    let mut members: Vec<Vec<(&str, Allowed<'_>)>> = Vec::with_capacity(branches.len());
+    let mut own: Vec<Allowed<'_>> = Vec::with_capacity(branches.len());
     for &b in branches {
         let mut names = Vec::new();
         let mut tags = Vec::new();
         necessary(nodes, b, &mut names, &mut tags, 0);
         required.push(names);
         members.push(tags);
-        own.push(string_set(nodes, b, 0));
+        own.push(allowed(nodes, b, 0));
     }
     // The names, most required first, at most 64.
     let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -104,7 +134,7 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         .iter()
         .map(|names| names.iter().fold(0, |bits, n| bits | bit(n)))
         .collect();
-    // The tag: the member constrained to strings by the most branches.
+    // The tag: the member restricted by the most branches.
     let mut tag_counts: Vec<(&str, usize)> = Vec::new();
     for tags in &members {
         for (name, _) in tags {
@@ -116,63 +146,79 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     }
     tag_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let tag = tag_counts.first().filter(|(_, c)| *c >= 2).map(|(n, _)| *n);
-    let mut tagged = Vec::new();
-    let mut untagged = Vec::new();
-    if let Some(tag) = tag {
-        for (i, tags) in members.iter().enumerate() {
-            match tags.iter().find(|(n, _)| *n == tag) {
-                Some((_, strings)) => {
-                    for s in strings.0.iter() {
-                        tagged.push((s.clone(), i as u32));
-                    }
-                }
-                None => untagged.push(i as u32),
-            }
-        }
-        tagged.sort();
-    }
-    let mut strings = Vec::new();
-    let mut free = Vec::new();
-    for (i, set) in own.iter().enumerate() {
-        match set {
-            Some(set) => strings.extend(set.0.iter().map(|s| (s.clone(), i as u32))),
-            None => free.push(i as u32),
-        }
-    }
-    strings.sort();
-    let useful = needs.iter().any(|&n| n != 0) || tag.is_some() || free.len() < branches.len();
+    let by_tag = match tag {
+        Some(tag) => keyed_table(members.iter().map(|tags| {
+            tags.iter()
+                .find(|(n, _)| *n == tag)
+                .map(|(_, allowed)| *allowed)
+                .unwrap_or_default()
+        })),
+        None => Keyed::default(),
+    };
+    let by_value = keyed_table(own.iter().copied());
+    let useful = needs.iter().any(|&n| n != 0)
+        || by_tag.restricts(branches.len())
+        || by_value.restricts(branches.len());
     useful.then(|| Branches {
         all: (0..branches.len() as u32).collect(),
         names: names.into_boxed_slice(),
         needs: needs.into_boxed_slice(),
-        tag: tag.map(Box::from),
-        tagged: tagged.into_boxed_slice(),
-        untagged: untagged.into_boxed_slice(),
-        strings: strings.into_boxed_slice(),
-        free: free.into_boxed_slice(),
+        tag: tag
+            .filter(|_| by_tag.restricts(branches.len()))
+            .map(Box::from),
+        by_tag,
+        by_value,
     })
 }
 
-/// How deep [`necessary`] and [`string_set`] follow in-place `allOf`s
+/// The table of what each branch (in order) allows.
+fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
+    let mut strings = Vec::new();
+    let mut any_string = Vec::new();
+    let mut integers = Vec::new();
+    let mut any_integer = Vec::new();
+    for (i, allowed) in allowed.enumerate() {
+        let i = i as u32;
+        match allowed.strings {
+            Some(set) => strings.extend(set.0.iter().map(|s| (s.clone(), i))),
+            None => any_string.push(i),
+        }
+        match allowed.integers {
+            Some(set) => integers.extend(set.iter().map(|&n| (n, i))),
+            None => any_integer.push(i),
+        }
+    }
+    strings.sort();
+    strings.dedup();
+    integers.sort();
+    integers.dedup();
+    Keyed {
+        strings: strings.into_boxed_slice(),
+        any_string: any_string.into_boxed_slice(),
+        integers: integers.into_boxed_slice(),
+        any_integer: any_integer.into_boxed_slice(),
+    }
+}
+
+/// How deep [`necessary`] and [`allowed`] follow in-place `allOf`s
 /// (`$ref`s).
 const MAX_FOLLOWED: usize = 8;
 
 /// What an object needs to pass node `id`, by its own keywords and those
 /// of its in-place `allOf`s (`$ref`s): the names it requires, and members
-/// allowed only some strings.
+/// allowed only some strings or integers.
 fn necessary<'n>(
     nodes: &'n [Node],
     id: u32,
     required: &mut Vec<&'n str>,
-    tags: &mut Vec<(&'n str, &'n Strings)>,
+    tags: &mut Vec<(&'n str, Allowed<'n>)>,
     depth: usize,
 ) {
     let node = &nodes[id as usize];
     if node.kind != Kind::Check || node.whole.is_some() || depth > MAX_FOLLOWED {
         return;
     }
-    // `required` and `properties` apply to objects only: the node may
-    // accept objects and constrain them.
+    // (A node accepting no object is never read for one.)
     if node.accepts & OBJECT == 0 {
         return;
     }
@@ -181,10 +227,9 @@ fn necessary<'n>(
             required.push(&m.name);
         }
         if let Some(schema) = m.schema {
-            if let Some(set) = string_set(nodes, schema, 0) {
-                if !tags.iter().any(|(n, _)| *n == &*m.name) {
-                    tags.push((&m.name, set));
-                }
+            let restricted = allowed(nodes, schema, 0);
+            if restricted.restricts() && !tags.iter().any(|(n, _)| *n == &*m.name) {
+                tags.push((&m.name, restricted));
             }
         }
     }
@@ -193,23 +238,27 @@ fn necessary<'n>(
     }
 }
 
-/// The only strings node `id` accepts, among strings (its `enum`/`const`,
-/// or a `pattern` that is `^literal$`), if it restricts them so.
-fn string_set(nodes: &[Node], id: u32, depth: usize) -> Option<&Strings> {
+/// The only strings and integers node `id` accepts (its `enum`/`const`,
+/// or for strings a `pattern` that is `^literal$`), where it restricts
+/// them so, by its own keywords or its in-place `allOf`s.
+fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
     let node = &nodes[id as usize];
     if node.kind != Kind::Check || node.whole.is_some() || depth > MAX_FOLLOWED {
-        return None;
+        return Allowed::default();
     }
-    if node.accepts & STRING == 0 {
-        // (No string passes: not a restriction this index can use.)
-        return None;
+    let mut found = Allowed {
+        strings: node.strings.as_ref().or(node.literal.as_ref()),
+        integers: node.integers.as_deref(),
+    };
+    for &member in &node.all_of {
+        if found.strings.is_some() && found.integers.is_some() {
+            break;
+        }
+        let more = allowed(nodes, member, depth + 1);
+        found.strings = found.strings.or(more.strings);
+        found.integers = found.integers.or(more.integers);
     }
-    if let Some(set) = node.strings.as_ref().or(node.literal.as_ref()) {
-        return Some(set);
-    }
-    node.all_of
-        .iter()
-        .find_map(|&member| string_set(nodes, member, depth + 1))
+    found
 }
 
 /// The string a `pattern` matches alone, when it is `^literal$` (the

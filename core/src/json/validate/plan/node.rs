@@ -151,6 +151,9 @@ pub(in crate::json::validate) struct Node {
     /// their text, and a string equals no other value). Strings are checked
     /// here; other values still ask [`Node::choice`].
     pub(in crate::json::validate) strings: Option<Strings>,
+    /// The same, for integers: the values of the `enum`/`const` an integer
+    /// must equal one of (read by the branch indexes, [`Branches`]).
+    pub(in crate::json::validate) integers: Option<Box<[i128]>>,
     /// The one string a `pattern` of the form `^literal$` matches: a string
     /// value other than it fails the node (read by the branch indexes,
     /// [`Branches`]).
@@ -229,6 +232,7 @@ impl Node {
             choice: None,
             strings: None,
             literal: None,
+            integers: None,
             compound_choice: false,
             extra: None,
             whole: None,
