@@ -879,3 +879,40 @@ fn indexed_branches_give_jsonschemas_verdict() {
         }
     }
 }
+
+/// `$schema` read as `jsonschema` reads it: either scheme, trailing `#`s,
+/// the version-less URI (each told apart by a keyword whose meaning
+/// differs between drafts: `$ref`'s siblings, ignored up to draft 7, and
+/// `prefixItems`, 2020-12's).
+#[test]
+fn schema_uris_name_the_drafts_jsonschema_reads() {
+    let uris = [
+        "http://json-schema.org/draft/2020-12/schema#",
+        "https://json-schema.org/draft/2020-12/schema##",
+        "https://json-schema.org/schema",
+        "http://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft-07/schema",
+        "http://json-schema.org/draft-06/schema#",
+        "https://json-schema.org/draft-04/schema#",
+    ];
+    let payloads = ["[1, \"a\"]", "[\"a\", 1]", "[1]", "{}", "\"x\""];
+    for uri in uris {
+        let schema = json!({
+            "$schema": uri,
+            "$defs": {"a": {"type": "array"}},
+            "$ref": "#/$defs/a",
+            "prefixItems": [{"type": "integer"}],
+            "maxItems": 1
+        });
+        let plan = JsonPlan::compile(&schema, true).expect("planned");
+        let validator = reference(&schema).expect("compiles");
+        for payload in payloads {
+            let value: Value = serde_json::from_str(payload).unwrap();
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(validator.is_valid(&value)),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}

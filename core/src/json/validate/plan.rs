@@ -273,16 +273,21 @@ impl JsonPlan {
     }
 }
 
-/// The draft of a `$schema` URI; any other URI (a custom metaschema with
-/// its own vocabularies) is refused.
+/// The draft of a `$schema` URI, read as `jsonschema` reads it (either
+/// scheme, any trailing `#`s, the version-less URI for the current draft);
+/// any other URI (a custom metaschema with its own vocabularies) is
+/// refused.
 fn draft_of(uri: &str) -> Built<Draft> {
-    let bare = uri.strip_suffix('#').unwrap_or(uri);
-    match bare {
-        "http://json-schema.org/draft-04/schema" => Ok(Draft::D4),
-        "http://json-schema.org/draft-06/schema" => Ok(Draft::D6),
-        "http://json-schema.org/draft-07/schema" => Ok(Draft::D7),
-        "https://json-schema.org/draft/2019-09/schema" => Ok(Draft::D2019),
-        "https://json-schema.org/draft/2020-12/schema" => Ok(Draft::D2020),
+    let bare = uri.trim_end_matches('#');
+    let path = bare
+        .strip_prefix("https://json-schema.org/")
+        .or_else(|| bare.strip_prefix("http://json-schema.org/"));
+    match path {
+        Some("draft-04/schema") => Ok(Draft::D4),
+        Some("draft-06/schema") => Ok(Draft::D6),
+        Some("draft-07/schema") => Ok(Draft::D7),
+        Some("draft/2019-09/schema") => Ok(Draft::D2019),
+        Some("draft/2020-12/schema" | "schema") => Ok(Draft::D2020),
         _ => Err(PlanRefusal::new(format!(
             "`$schema` {uri:?} is not a known draft"
         ))),
