@@ -15,6 +15,7 @@ mod server;
 
 #[cfg(feature = "json")]
 mod alerts;
+mod avro;
 mod bundle;
 mod bundle_confinement;
 mod commands;
@@ -22,3 +23,4 @@ mod fallback_example;
 mod main_job;
 mod nats_consumer;
 mod publish;
+mod publish_proto;

@@ -17,10 +17,12 @@ mod standby;
 mod api;
 mod cli;
 mod confluent;
+mod confluent_avro_python;
 mod confluent_contracts;
 mod confluent_dropin;
 mod confluent_framed;
 mod confluent_protobuf;
+mod confluent_protobuf_clients;
 mod confluent_protobuf_python;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
