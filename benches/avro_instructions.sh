@@ -12,7 +12,7 @@ bin="${1:-$(ls -t "${CARGO_TARGET_DIR:-target}"/release/deps/avro_scan-* | grep 
 count() {
   DATASCHEMA_AVRO_BENCH_COUNT="$1:$2:$3" valgrind --tool=callgrind \
     --callgrind-out-file=/dev/null "$bin" --bench 2>&1 >/dev/null |
-    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p' | tail -n 1
 }
 echo "| schema (row) | apache-avro decode | scan | decode / scan |"
 echo "|---|---|---|---|"

@@ -369,6 +369,18 @@ impl<'a> Datums<'a> {
                     .unwrap_or(self.below(2) == 1);
                 out.push(u8::from(value));
             }
+            // Dates and times within their types' ranges (a reader that
+            // makes dates of them, as fastavro does, can).
+            ("int", Some("date")) => zigzag(18_000 + self.below(3_000) as i64, out),
+            ("int", Some("time-millis")) => zigzag(self.below(86_400_000) as i64, out),
+            ("long", Some("time-micros")) => zigzag(self.below(86_400_000_000) as i64, out),
+            ("long", Some(l)) if l.ends_with("-millis") => {
+                zigzag(1_700_000_000_000 + self.below(100_000_000_000) as i64, out)
+            }
+            ("long", Some(l)) if l.ends_with("-micros") => zigzag(
+                1_700_000_000_000_000 + self.below(100_000_000_000_000) as i64,
+                out,
+            ),
             ("int", _) => {
                 let value = option
                     .and_then(|o| o.as_i64())

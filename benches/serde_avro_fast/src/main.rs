@@ -200,12 +200,6 @@ struct Interop<'a> {
     fixedField: &'a [u8],
     #[serde(borrow)]
     recordField: Node<'a>,
-    timeMillisField: i32,
-    timeMicrosField: i64,
-    timestampMillisField: i64,
-    timestampMicrosField: i64,
-    localTimestampMillisField: i64,
-    localTimestampMicrosField: i64,
 }
 
 #[derive(Deserialize)]
