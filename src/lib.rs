@@ -27,6 +27,8 @@ pub mod subject;
 pub use dataschema_build as build;
 #[cfg(feature = "protobuf")]
 pub use dataschema_core::proto;
+#[cfg(feature = "avro")]
+pub use dataschema_core::avsc;
 pub use dataschema_core::{compat, contract, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
