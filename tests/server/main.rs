@@ -14,6 +14,7 @@ mod server;
 mod api;
 mod cli;
 mod confluent;
+mod confluent_avro_references;
 mod confluent_contracts;
 mod confluent_dropin;
 mod confluent_framed;

@@ -912,7 +912,11 @@ fn check_full_name(full: &str) -> Result<(), String> {
 
 /// A logical type on a primitive, as Java reads it (an invalid one is
 /// ignored: `Logical::None`).
-pub(crate) fn primitive_logical(primitive: &str, name: &str, object: &Map<String, Value>) -> Logical {
+pub(crate) fn primitive_logical(
+    primitive: &str,
+    name: &str,
+    object: &Map<String, Value>,
+) -> Logical {
     match (primitive, name) {
         ("bytes", "decimal") => decimal(object, None),
         ("string", "uuid") => Logical::Uuid,

@@ -82,7 +82,10 @@ pub(crate) enum DefinitionsError {
 
 /// The named types `schema`'s references define, their own references
 /// followed, each schema once; resolved through `refs`.
-pub(crate) fn collect(schema: &Schema, refs: &dyn Resolver) -> Result<Definitions, DefinitionsError> {
+pub(crate) fn collect(
+    schema: &Schema,
+    refs: &dyn Resolver,
+) -> Result<Definitions, DefinitionsError> {
     let mut definitions = Definitions::default();
     let mut pending: Vec<(String, Urn)> = schema
         .references()
@@ -113,9 +116,8 @@ pub(crate) fn collect(schema: &Schema, refs: &dyn Resolver) -> Result<Definition
                 referenced.language()
             )));
         }
-        let json: Value = serde_json::from_slice(referenced.bytes()).map_err(|err| {
-            DefinitionsError::Unusable(format!("{label} is not JSON: {err}"))
-        })?;
+        let json: Value = serde_json::from_slice(referenced.bytes())
+            .map_err(|err| DefinitionsError::Unusable(format!("{label} is not JSON: {err}")))?;
         let mut found = Vec::new();
         index(&json, "", &mut found, 0)
             .map_err(|why| DefinitionsError::Unusable(format!("{label}: {why}")))?;
@@ -479,7 +481,13 @@ mod tests {
         let resolved = resolve(&main, &defs);
         assert_eq!(resolved["fields"][0]["type"]["name"], "acme.Money");
         assert_eq!(resolved["fields"][1]["type"], "acme.Money");
-        assert_eq!(used_names(&main), vec![vec!["acme.Money".to_owned()], vec!["acme.Money".to_owned(), "Money".to_owned()]]);
+        assert_eq!(
+            used_names(&main),
+            vec![
+                vec!["acme.Money".to_owned()],
+                vec!["acme.Money".to_owned(), "Money".to_owned()]
+            ]
+        );
     }
 
     #[test]

@@ -218,7 +218,11 @@ impl Writer {
 
     /// Writes a valid logical type's members; the members then not
     /// written again as properties.
-    fn logical(&mut self, object: &Map<String, Value>, logical: Logical) -> &'static [&'static str] {
+    fn logical(
+        &mut self,
+        object: &Map<String, Value>,
+        logical: Logical,
+    ) -> &'static [&'static str] {
         if logical == Logical::None {
             return &[];
         }
@@ -237,7 +241,10 @@ impl Writer {
     }
 
     fn named(&mut self, object: &Map<String, Value>, kind: &str, space: &str) {
-        let name = object.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = object
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let own_space = match object.get("namespace") {
             Some(Value::String(ns)) => ns.as_str(),
             Some(Value::Null) => "",
@@ -320,7 +327,10 @@ impl Writer {
         let Some(field) = field.as_object() else {
             return self.push(&field.to_string());
         };
-        let name = field.get("name").and_then(Value::as_str).unwrap_or_default();
+        let name = field
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         self.push(&format!("{{\"name\":{},\"type\":", quoted(name)));
         match field.get("type") {
             Some(ty) => self.schema(ty, space),

@@ -295,7 +295,11 @@ pub(crate) struct MissingRef {
 
 impl fmt::Display for MissingRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "its reference {} is not held by any resolver", self.target)
+        write!(
+            f,
+            "its reference {} is not held by any resolver",
+            self.target
+        )
     }
 }
 
