@@ -1,7 +1,8 @@
 //! Named types across the folder's `.avsc` files: a schema that uses a
 //! record, enum or fixed another `.avsc` defines, by full name, gets that
-//! schema as a reference (Confluent's Avro references: `name` the full
-//! name, the URN the defining schema's).
+//! schema as a reference (Confluent's Avro references: `name` a full
+//! name, the first type the defining schema defines, the URN the defining
+//! schema's; one reference a defining schema).
 //!
 //! A schema's references are the manifest's `[references."<name>.v<N>"]`
 //! table when it has one (`"acme.Money" = "urn:acme:schema:money:1"`);
@@ -63,7 +64,17 @@ pub(crate) fn find_references(sources: &mut [Source], diagnostics: &mut Vec<Diag
                 continue;
             };
             if let [j] = definers[..] {
-                references.push(Reference::new(name, sources[j].schema.urn().clone()));
+                // One reference a defining schema, named (as Confluent's
+                // serializers name it) by the first type it defines, its
+                // own when it is a named type.
+                let urn = sources[j].schema.urn();
+                if !references.iter().any(|r: &Reference| r.urn() == urn) {
+                    let label = parsed[j]
+                        .as_ref()
+                        .and_then(|json| defined_names(json).into_iter().next())
+                        .unwrap_or(name);
+                    references.push(Reference::new(label, urn.clone()));
+                }
                 continue;
             }
             let places: Vec<String> = definers

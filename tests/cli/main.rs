@@ -16,6 +16,7 @@ mod server;
 #[cfg(feature = "json")]
 mod alerts;
 mod bundle;
+mod bundle_avro_references;
 mod bundle_confinement;
 mod commands;
 mod fallback_example;
