@@ -7,7 +7,7 @@
 //! a version incompatible through a referenced type).
 #![cfg(feature = "avro")]
 
-use dataschema::{Guard, Outcome, Registry, Resolver as _};
+use dataschema::{Guard, Outcome, Registry};
 
 fn bundled() -> Registry {
     let bundle: dataschema::bundle::Bundle = include!(concat!(
