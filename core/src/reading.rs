@@ -88,6 +88,9 @@ impl Model {
             urn: schema.urn().clone(),
             source: Box::new(source),
         };
+        // Only protobuf and Avro schemas have references to follow.
+        #[cfg(not(any(feature = "protobuf", feature = "avro")))]
+        let _ = refs;
         match schema.language() {
             Language::JsonSchema => json(what, schema.bytes())
                 .map(Model::Json)
