@@ -271,3 +271,34 @@ mod build {
         assert_eq!(found.len(), 1, "{found:#?}");
     }
 }
+
+/// `dataschema compat` and `dataschema validate --schemas` read each
+/// version over its references in the folder, as the build does.
+#[cfg(feature = "cli")]
+#[test]
+fn the_command_line_reads_over_the_folders_references() {
+    use std::process::Command;
+
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/bundle_avro");
+    let compat = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["compat", "--mode", "full_transitive", dir, "payment"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&compat.stdout).into_owned()
+        + &String::from_utf8_lossy(&compat.stderr);
+    assert_eq!(compat.status.code(), Some(0), "{said}");
+    assert!(said.contains("urn:acme:schema:payment:2"), "{said}");
+    let tmp = tempfile::tempdir().unwrap();
+    for (datum, code) in [(payment(1), Some(0)), (payment(5), Some(1))] {
+        let file = tmp.path().join("payment.bin");
+        std::fs::write(&file, datum).unwrap();
+        let validate = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+            .args(["validate", "--schemas", dir, "urn:acme:schema:payment:1"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&validate.stdout).into_owned()
+            + &String::from_utf8_lossy(&validate.stderr);
+        assert_eq!(validate.status.code(), code, "{said}");
+    }
+}

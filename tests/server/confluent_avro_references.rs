@@ -295,3 +295,45 @@ fn normalize_makes_equivalent_avro_texts_one_schema() {
     assert_eq!(found.json()["id"], other.json()["id"], "{}", found.text());
     assert_eq!(found.json()["version"], 2, "{}", found.text());
 }
+
+/// A guard whose fallback reads the Confluent API validates the frames of
+/// a schema with references: the answer's `references` become the
+/// schema's, and the referenced version is fetched by its URN.
+#[cfg(feature = "http")]
+#[test]
+fn a_guard_follows_avro_references_through_the_confluent_fallback() {
+    use dataschema::http::{Api, HttpResolver};
+    use dataschema::{Guard, MemoryStore, Outcome, Registry};
+
+    let running = start();
+    let (id, _) = registered(&running);
+    let fallback = HttpResolver::builder(running.url(""))
+        .api(Api::Confluent {
+            namespace: "acme".into(),
+        })
+        .build()
+        .unwrap();
+    let guard = Guard::builder(Registry::new(MemoryStore::new()))
+        .fallback(fallback)
+        .build();
+    // id "p1", 250 cents in USD, fallback EUR.
+    let datum = [4, b'p', b'1', 0xF4, 0x03, 2, 0];
+    let mut frame = vec![0];
+    frame.extend_from_slice(&u32::try_from(id).unwrap().to_be_bytes());
+    frame.extend_from_slice(&datum);
+    assert!(matches!(
+        guard.validate_framed(&frame),
+        Ok(Outcome::Validated)
+    ));
+    assert!(matches!(
+        guard.validate("urn:acme:schema:payment-value:1", &datum),
+        Ok(Outcome::Validated)
+    ));
+    // The referenced enum has two symbols: index 2 is refused, with its
+    // place.
+    let mut bad = frame.clone();
+    let at = bad.len() - 2;
+    bad[at] = 4;
+    let invalid = guard.validate_framed(&bad).unwrap_err();
+    assert_eq!(invalid.violations()[0].path(), "/amount/currency");
+}
