@@ -9,7 +9,8 @@
 //!   first as Java's parser reads Confluent's references).
 //! * [`normalize`]: Confluent's `normalize=true` for Avro.
 //! * [`scan`]: the validating scanner, which checks a binary datum against
-//!   the schema in one pass without decoding it.
+//!   the schema in one pass without decoding it; its fast path, a flat
+//!   program compiled from the model, is in `plan`.
 //! * [`validate`]: the validator, over the scanner.
 //! * [`resolve`]: reading one version's bytes as another's (Avro's schema
 //!   resolution as a plan over the bytes), public as
@@ -25,6 +26,7 @@ pub mod compat;
 pub mod model;
 pub(crate) mod names;
 pub(crate) mod normalize;
+mod plan;
 pub mod resolve;
 pub mod scan;
 pub(crate) mod validate;
