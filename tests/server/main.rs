@@ -10,6 +10,9 @@ mod common;
 #[cfg(feature = "server")]
 #[path = "../common/server/mod.rs"]
 mod server;
+#[cfg(feature = "postgres")]
+#[path = "../common/standby.rs"]
+mod standby;
 
 mod api;
 mod cli;
