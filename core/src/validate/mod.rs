@@ -36,7 +36,7 @@ pub mod avro_resolution {
     }
 
     /// Reads an Avro schema over the named types its references define,
-    /// resolved through `refs` ([`Error::SchemaUnusable`] naming the
+    /// resolved through `refs` ([`Error::SchemaUnusable`](crate::Error::SchemaUnusable) naming the
     /// schema, with the reason, when it cannot be read).
     pub fn read_schema(
         schema: &crate::schema::Schema,
