@@ -25,7 +25,11 @@ impl Builder<'_> {
         let draft = self.draft;
         if !pointer.is_empty() {
             let id = if draft == Draft::D4 { "id" } else { "$id" };
-            if matches!(map.get(id), Some(Value::String(_))) {
+            // A plain-name `$id` (`"#foo"`, drafts 4 to 7) only names an
+            // anchor; any other one starts a resource.
+            if matches!(map.get(id), Some(Value::String(uri))
+                if draft >= Draft::D2019 || !uri.starts_with('#'))
+            {
                 return Err(PlanRefusal::new(format!("{pointer:?} has an `{id}`")));
             }
             if map.contains_key("$schema") {

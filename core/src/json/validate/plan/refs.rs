@@ -70,27 +70,25 @@ impl Builder<'_> {
 
     /// The JSON pointer (escaped as the builder keys nodes) of the one
     /// subschema of document `doc` declaring the anchor `name` (`$anchor`,
-    /// or from 2020-12 `$dynamicAnchor`), drafts 2019-09 on; `None` when
-    /// none or several do, or in an earlier draft (whose anchors are
-    /// `$id`s, refused below the root).
+    /// from 2020-12 `$dynamicAnchor` too; before 2019-09 an `$id`, `id` in
+    /// draft 4, of `#name`); `None` when none or several do.
     fn anchor(&self, doc: usize, name: &str) -> Option<String> {
-        if self.draft < Draft::D2019 {
-            return None;
-        }
-        let keys: &[&str] = if self.draft == Draft::D2020 {
-            &["$anchor", "$dynamicAnchor"]
-        } else {
-            &["$anchor"]
+        let id = format!("#{name}");
+        let declares = |map: &Map<String, Value>| {
+            let text = |key: &str| map.get(key).and_then(Value::as_str);
+            match self.draft {
+                Draft::D4 => text("id") == Some(&id),
+                Draft::D6 | Draft::D7 => text("$id") == Some(&id),
+                Draft::D2019 => text("$anchor") == Some(name),
+                Draft::D2020 => text("$anchor") == Some(name) || text("$dynamicAnchor") == Some(name),
+            }
         };
         let mut found = Vec::new();
         let mut open = vec![(self.docs[doc], String::new())];
         while let Some((value, pointer)) = open.pop() {
             match value {
                 Value::Object(map) => {
-                    if keys
-                        .iter()
-                        .any(|k| map.get(*k).and_then(Value::as_str) == Some(name))
-                    {
+                    if declares(map) {
                         found.push(pointer.clone());
                     }
                     for (key, child) in map {
