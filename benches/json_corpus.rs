@@ -17,6 +17,14 @@
 //! (`Guard::validate`), each over all of the schema's instances (valid and
 //! invalid). A criterion filter (`-- corpus/jasmine`) selects groups; the
 //! summary always runs (`JSON_CORPUS_ROUNDS`, default 15, sets its rounds).
+//! `JSON_CORPUS_ONLY=azure-pipelines,jasmine` keeps only those schemas.
+//!
+//! In instructions, which a loaded machine does not move:
+//! `JSON_CORPUS_CALLS=N` skips the timing and runs each path `N` times over
+//! the instances of each schema, in `instructions_bare` and
+//! `instructions_guard`, whose inclusive counts callgrind reports
+//! (`benches/json_corpus_instructions.sh` runs it schema by schema and
+//! prints the guard/bare ratios and their geometric mean).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -36,8 +44,14 @@ struct Prepared {
 }
 
 fn prepare() -> Vec<Prepared> {
+    let only = std::env::var("JSON_CORPUS_ONLY").ok();
+    let only: Option<Vec<&str>> = only.as_deref().map(|names| names.split(',').collect());
     corpus::load()
         .into_iter()
+        .filter(|entry| {
+            only.as_ref()
+                .is_none_or(|names| names.contains(&entry.name.as_str()))
+        })
         .map(|entry| {
             let urn = entry.urn.parse().unwrap();
             let guard = Guard::new(
@@ -163,8 +177,36 @@ fn summary(prepared: &[Prepared]) {
     }
 }
 
+/// The bare path `calls` times over `payloads`, for callgrind.
+#[inline(never)]
+fn instructions_bare(p: &Prepared, payloads: &[Vec<u8>], calls: usize) -> usize {
+    (0..calls).map(|_| run_bare(p, payloads)).sum()
+}
+
+/// The guard `calls` times over `payloads`, for callgrind.
+#[inline(never)]
+fn instructions_guard(p: &Prepared, payloads: &[Vec<u8>], calls: usize) -> usize {
+    (0..calls).map(|_| run_guard(p, payloads)).sum()
+}
+
 fn main() {
     let prepared = prepare();
+    if let Some(calls) = std::env::var("JSON_CORPUS_CALLS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        for p in &prepared {
+            let payloads: Vec<Vec<u8>> = p.entry.payloads().cloned().collect();
+            // One call of each first, so that both count warm.
+            black_box(run_bare(p, &payloads) + run_guard(p, &payloads));
+            let bare = instructions_bare(p, &payloads, calls);
+            let guard = instructions_guard(p, &payloads, calls);
+            assert_eq!(bare, guard, "{}", p.entry.name);
+            let engine = p.guard.json_engine(&p.entry.urn.parse().unwrap());
+            println!("{} {engine:?}", p.entry.name);
+        }
+        return;
+    }
     summary(&prepared);
     let mut c = Criterion::default().configure_from_args();
     for p in &prepared {

@@ -817,3 +817,174 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         }
     }
 }
+
+/// `anyOf`/`oneOf` read through their branch index (`plan/branches.rs`):
+/// branches keyed by a member's `const`, `enum` or `^literal$` pattern, by
+/// the names they require, and by a string value's own `enum`; with the
+/// tag repeated (the last one counts), escaped, absent, not a string, and
+/// branches that constrain nothing, overlap or reach their keys by `$ref`.
+#[test]
+fn indexed_branches_give_jsonschemas_verdict() {
+    let tagged = |combinator: &str| {
+        json!({
+            "$defs": {"c": {"properties": {"kind": {"const": "c"}, "n": {"type": "integer"}},
+                            "required": ["kind", "n"]}},
+            combinator: [
+                {"properties": {"kind": {"const": "a"}, "x": {"type": "string"}},
+                 "required": ["kind"]},
+                {"properties": {"kind": {"enum": ["b", "B", 2]}, "y": {"type": "integer"}},
+                 "required": ["kind", "y"]},
+                {"$ref": "#/$defs/c"},
+                {"properties": {"kind": {"pattern": "^d\\.d$"}}, "required": ["z"]},
+                {"properties": {"kind": {"pattern": "^e"}}, "required": ["e"]},
+                {"properties": {"kind": {"const": "a"}}, "required": ["w"]},
+                {"type": "string", "enum": ["s", "t"]},
+                {"enum": ["t", "u", 7]}
+            ]
+        })
+    };
+    let schemas = [
+        tagged("anyOf"),
+        tagged("oneOf"),
+        json!({"type": "object", "properties": {"t": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["a", "c"]},
+                      {"properties": {"t": {"const": "x"}}, "required": ["t"]}]}),
+        json!({"oneOf": [{"required": ["a"]}, {"required": ["b"]}, {"required": ["a", "c"]}]}),
+        json!({"anyOf": [{"enum": ["a", "b"]}, {"const": "c"}, {"pattern": "^d$"},
+                         {"type": "integer"}]}),
+        json!({"oneOf": [{"enum": ["a", "b"]}, {"const": "b"}, {"pattern": "^d$"},
+                         {"minLength": 3}]}),
+        // Keyed by an integer `const`, as CMake's presets are by `version`.
+        json!({"oneOf": [
+            {"properties": {"version": {"const": 1}, "a": {"type": "string"}},
+             "required": ["version"], "additionalProperties": false},
+            {"properties": {"version": {"type": "integer", "const": 2}, "a": {}, "b": {}},
+             "required": ["version"], "additionalProperties": false},
+            {"properties": {"version": {"enum": [3, 4.0, 5.5, "3"]}, "b": {}},
+             "required": ["version"], "additionalProperties": false},
+            {"properties": {"version": {"enum": [9_007_199_254_740_993_u64]}}, "required": ["version"]}
+        ]}),
+        json!({"anyOf": [{"const": 1}, {"enum": [2, 3]}, {"const": 4.0}, {"type": "string"}]}),
+    ];
+    let payloads: &[&str] = &[
+        r#"{"kind": "a"}"#,
+        r#"{"kind": "a", "x": 1}"#,
+        r#"{"kind": "a", "w": 1}"#,
+        r#"{"kind": "b", "y": 1}"#,
+        r#"{"kind": "b"}"#,
+        r#"{"kind": "B", "y": "1"}"#,
+        r#"{"kind": 2, "y": 1}"#,
+        r#"{"kind": "c", "n": 1}"#,
+        r#"{"kind": "c", "n": "1"}"#,
+        r#"{"kind": "d.d", "z": 0}"#,
+        r#"{"kind": "dxd", "z": 0}"#,
+        r#"{"kind": "eee", "e": 0}"#,
+        r#"{"kind": "q", "e": 0, "z": 0}"#,
+        r#"{"kind": "a", "kind": "b", "y": 1}"#,
+        r#"{"kind": "b", "y": 1, "kind": "a"}"#,
+        r#"{"kind": "\u0061"}"#,
+        r#"{"\u006bind": "a"}"#,
+        r#"{"kind": "a\"b", "z": 1}"#,
+        r#"{"kind": null, "z": 1}"#,
+        r#"{"kind": ["a"], "y": 1}"#,
+        r#"{"z": 1}"#,
+        r#"{"y": 1, "n": 1}"#,
+        r#"{"a": 1}"#,
+        r#"{"b": 1}"#,
+        r#"{"a": 1, "c": 1}"#,
+        r#"{"a": 1, "b": 1}"#,
+        r#"{"t": "x"}"#,
+        r#"{"t": "y", "b": 0}"#,
+        r#"{"t": 1}"#,
+        r#"{"version": 1, "a": "x"}"#,
+        r#"{"version": 1, "a": 1}"#,
+        r#"{"version": 1.0, "a": "x"}"#,
+        r#"{"version": 2, "a": 1, "b": 1}"#,
+        r#"{"version": 2e0, "a": 1}"#,
+        r#"{"version": -0, "a": "x"}"#,
+        r#"{"version": 3, "b": 1}"#,
+        r#"{"version": 4, "b": 1}"#,
+        r#"{"version": 5, "b": 1}"#,
+        r#"{"version": 5.5, "b": 1}"#,
+        r#"{"version": "3", "b": 1}"#,
+        r#"{"version": 9007199254740993}"#,
+        r#"{"version": 9007199254740992}"#,
+        r#"{"version": 2, "version": 1, "a": "x"}"#,
+        r#"{"a": "x"}"#,
+        "2",
+        "3",
+        "4",
+        "4.0",
+        "-1",
+        r#"{"kind": "a""#,
+        r#"{"kind": "a", }"#,
+        "{}",
+        r#""a""#,
+        r#""b""#,
+        r#""c""#,
+        r#""d""#,
+        r#""s""#,
+        r#""t""#,
+        r#""u""#,
+        r#""\u0074""#,
+        r#""long""#,
+        r#""zz""#,
+        "7",
+        "7.0",
+        "1",
+        "null",
+        "[]",
+    ];
+    for schema in &schemas {
+        let plan = JsonPlan::compile(schema, true).expect("planned");
+        let validator = reference(schema).expect("compiles");
+        for payload in payloads {
+            let expected = match serde_json::from_str::<Value>(payload) {
+                Ok(value) => validator.is_valid(&value),
+                Err(_) => false,
+            };
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(expected),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}
+
+/// `$schema` read as `jsonschema` reads it: either scheme, trailing `#`s,
+/// the version-less URI (each told apart by a keyword whose meaning
+/// differs between drafts: `$ref`'s siblings, ignored up to draft 7, and
+/// `prefixItems`, 2020-12's).
+#[test]
+fn schema_uris_name_the_drafts_jsonschema_reads() {
+    let uris = [
+        "http://json-schema.org/draft/2020-12/schema#",
+        "https://json-schema.org/draft/2020-12/schema##",
+        "https://json-schema.org/schema",
+        "http://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft-07/schema",
+        "http://json-schema.org/draft-06/schema#",
+        "https://json-schema.org/draft-04/schema#",
+    ];
+    let payloads = ["[1, \"a\"]", "[\"a\", 1]", "[1]", "{}", "\"x\""];
+    for uri in uris {
+        let schema = json!({
+            "$schema": uri,
+            "$defs": {"a": {"type": "array"}},
+            "$ref": "#/$defs/a",
+            "prefixItems": [{"type": "integer"}],
+            "maxItems": 1
+        });
+        let plan = JsonPlan::compile(&schema, true).expect("planned");
+        let validator = reference(&schema).expect("compiles");
+        for payload in payloads {
+            let value: Value = serde_json::from_str(payload).unwrap();
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(validator.is_valid(&value)),
+                "{payload} against {schema}"
+            );
+        }
+    }
+}

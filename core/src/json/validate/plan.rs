@@ -56,6 +56,7 @@
 //! scanner decides structure, types, lengths, counts and the applicators
 //! itself.
 
+mod branches;
 mod build;
 mod keywords;
 mod node;
@@ -67,10 +68,11 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub(super) use self::branches::{keyed, Branches, Keyed};
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
-    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER,
-    OBJECT, STRING,
+    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
+    NUMBER, OBJECT, STRING,
 };
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
@@ -188,6 +190,13 @@ impl JsonPlan {
             let accepts = plan.accepts(id as u32, &mut memo);
             plan.nodes[id].accepts = accepts;
         }
+        for id in 0..plan.nodes.len() {
+            let node = &plan.nodes[id];
+            let any = branches::index(&plan.nodes, &node.any_of).map(Box::new);
+            let one = branches::index(&plan.nodes, &node.one_of).map(Box::new);
+            plan.nodes[id].any_index = any;
+            plan.nodes[id].one_index = one;
+        }
         Ok(plan)
     }
 
@@ -266,16 +275,21 @@ impl JsonPlan {
     }
 }
 
-/// The draft of a `$schema` URI; any other URI (a custom metaschema with
-/// its own vocabularies) is refused.
+/// The draft of a `$schema` URI, read as `jsonschema` reads it (either
+/// scheme, any trailing `#`s, the version-less URI for the current draft);
+/// any other URI (a custom metaschema with its own vocabularies) is
+/// refused.
 fn draft_of(uri: &str) -> Built<Draft> {
-    let bare = uri.strip_suffix('#').unwrap_or(uri);
-    match bare {
-        "http://json-schema.org/draft-04/schema" => Ok(Draft::D4),
-        "http://json-schema.org/draft-06/schema" => Ok(Draft::D6),
-        "http://json-schema.org/draft-07/schema" => Ok(Draft::D7),
-        "https://json-schema.org/draft/2019-09/schema" => Ok(Draft::D2019),
-        "https://json-schema.org/draft/2020-12/schema" => Ok(Draft::D2020),
+    let bare = uri.trim_end_matches('#');
+    let path = bare
+        .strip_prefix("https://json-schema.org/")
+        .or_else(|| bare.strip_prefix("http://json-schema.org/"));
+    match path {
+        Some("draft-04/schema") => Ok(Draft::D4),
+        Some("draft-06/schema") => Ok(Draft::D6),
+        Some("draft-07/schema") => Ok(Draft::D7),
+        Some("draft/2019-09/schema") => Ok(Draft::D2019),
+        Some("draft/2020-12/schema" | "schema") => Ok(Draft::D2020),
         _ => Err(PlanRefusal::new(format!(
             "`$schema` {uri:?} is not a known draft"
         ))),

@@ -33,9 +33,10 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, Bound, JsonPlan, Kind, Node, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, keyed, Bound, Branches, JsonPlan, Keyed, Kind, Node, ARRAY, BOOLEAN, EXACT, INTEGER,
+    NULL, NUMBER, OBJECT, STRING,
 };
-use super::tokenizer::{enter, Cursor, NotJson, Scan, Stop, Str};
+use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
 
 /// The most subschemas one scan checks nested in one another (in place or
 /// through the payload's nesting). A debug build takes at most about
@@ -647,7 +648,11 @@ impl JsonPlan {
         // The value's type by its first byte: a branch that accepts no
         // value of that type fails without reading it.
         let kind = value_type(cur.bytes.get(start).copied());
-        let mut again = |id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| -> Scan<bool> {
+        let again = |id: u32,
+                     cur: &mut Cursor<'_>,
+                     sc: &mut Scratch,
+                     end: &mut Option<usize>|
+         -> Scan<bool> {
             if self.nodes[id as usize].accepts & kind == 0 {
                 return Ok(false);
             }
@@ -657,16 +662,34 @@ impl JsonPlan {
             Ok(ok)
         };
         for &id in &node.all_of {
-            if !again(id, cur, sc)? {
+            if !again(id, cur, sc, end)? {
                 return Ok(false);
             }
         }
         if !node.any_of.is_empty() {
             let mut any = false;
-            for &id in &node.any_of {
-                if again(id, cur, sc)? {
-                    any = true;
-                    break;
+            match &node.any_index {
+                None => {
+                    for &id in &node.any_of {
+                        if again(id, cur, sc, end)? {
+                            any = true;
+                            break;
+                        }
+                    }
+                }
+                Some(index) => {
+                    let (tagged, rest, present) =
+                        self.candidates(index, start, kind, cur, sc, depth, end)?;
+                    let picked = tagged.branches().chain(rest.iter().copied());
+                    for b in picked {
+                        if index.needs[b as usize] & !present != 0 {
+                            continue;
+                        }
+                        if again(node.any_of[b as usize], cur, sc, end)? {
+                            any = true;
+                            break;
+                        }
+                    }
                 }
             }
             if !any {
@@ -675,11 +698,31 @@ impl JsonPlan {
         }
         if !node.one_of.is_empty() {
             let mut valid = 0;
-            for &id in &node.one_of {
-                if again(id, cur, sc)? {
-                    valid += 1;
-                    if valid > 1 {
-                        return Ok(false);
+            match &node.one_index {
+                None => {
+                    for &id in &node.one_of {
+                        if again(id, cur, sc, end)? {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+                Some(index) => {
+                    let (tagged, rest, present) =
+                        self.candidates(index, start, kind, cur, sc, depth, end)?;
+                    let picked = tagged.branches().chain(rest.iter().copied());
+                    for b in picked {
+                        if index.needs[b as usize] & !present != 0 {
+                            continue;
+                        }
+                        if again(node.one_of[b as usize], cur, sc, end)? {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
                     }
                 }
             }
@@ -688,23 +731,140 @@ impl JsonPlan {
             }
         }
         if let Some(id) = node.not {
-            if again(id, cur, sc)? {
+            if again(id, cur, sc, end)? {
                 return Ok(false);
             }
         }
         if let Some((condition, then, otherwise)) = node.condition {
-            let branch = if again(condition, cur, sc)? {
+            let branch = if again(condition, cur, sc, end)? {
                 then
             } else {
                 otherwise
             };
             if let Some(id) = branch {
-                if !again(id, cur, sc)? {
+                if !again(id, cur, sc, end)? {
                     return Ok(false);
                 }
             }
         }
         Ok(true)
+    }
+
+    /// The branches of an indexed `anyOf`/`oneOf` the value at `start`
+    /// (of type `kind`) may pass, as (`keyed`, `rest`, `present`): the
+    /// branches of `keyed`, then those of `rest`, each unless it needs a
+    /// name `present` lacks (the bits of [`Branches::names`]). Every other
+    /// branch fails the value. Reads an object's keys once, into a tape
+    /// its branches then reread; `end` is set past a value read.
+    #[allow(clippy::too_many_arguments)]
+    fn candidates<'p>(
+        &self,
+        index: &'p Branches,
+        start: usize,
+        kind: u8,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<(Picked<'p>, &'p [u32], u64)> {
+        let everything = (Picked::Nothing, &index.all[..], u64::MAX);
+        if kind & (STRING | NUMBER) != 0 {
+            let by = &index.by_value;
+            let free = if kind == STRING {
+                by.any_string.len()
+            } else {
+                by.any_integer.len()
+            };
+            if free == index.all.len() {
+                return Ok(everything);
+            }
+            cur.pos = start;
+            let picked = pick(&index.by_value, cur)?;
+            *end = Some(cur.pos);
+            return Ok(match picked {
+                Some((keyed, rest)) => (keyed, rest, u64::MAX),
+                None => everything,
+            });
+        }
+        if kind != OBJECT || (index.names.is_empty() && index.tag.is_none()) {
+            return Ok(everything);
+        }
+        let tape = match sc.tape(start) {
+            Some(tape) => tape,
+            None => self.record_tape(start, cur, sc, depth)?,
+        };
+        let tape = &sc.tapes[tape];
+        *end = Some(tape.end);
+        let bytes = cur.bytes;
+        let mut present = 0;
+        let mut tag_at = None;
+        for entry in &tape.entries {
+            if entry.escaped {
+                return Ok(everything);
+            }
+            // SAFETY: the tape's read checked these bytes to be a string
+            // token's body, which is UTF-8.
+            let key =
+                unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) };
+            present |= index.name_bit(key);
+            if index.tag.as_deref() == Some(key) {
+                // The last member of a repeated key is the one that counts.
+                tag_at = Some(entry.value_at);
+            }
+        }
+        let picked = match tag_at {
+            Some(at) => {
+                let mut value = Cursor { bytes, pos: at };
+                pick(&index.by_tag, &mut value)?
+            }
+            None => None,
+        };
+        Ok(match picked {
+            Some((keyed, rest)) => (keyed, rest, present),
+            None => (Picked::Nothing, &index.all[..], present),
+        })
+    }
+
+    /// Reads the object at `start` (keys tokenized, values skipped) into a
+    /// new tape: its index.
+    fn record_tape(
+        &self,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<usize> {
+        let depth = enter(depth)?;
+        let mut entries = sc.pool.pop().unwrap_or_default();
+        entries.clear();
+        cur.pos = start + 1;
+        cur.ws();
+        if cur.peek() == Some(b'}') {
+            cur.pos += 1;
+        } else {
+            loop {
+                let key_at = cur.pos;
+                let key = cur.key()?;
+                let value_at = cur.pos;
+                cur.skip(depth)?;
+                entries.push(Entry {
+                    key_at,
+                    key_end: key_at + 1 + key.body.len(),
+                    escaped: key.escaped,
+                    value_at,
+                    value_end: cur.pos,
+                });
+                if !cur.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        sc.tapes.push(Tape {
+            start,
+            end: cur.pos,
+            entries,
+        });
+        Ok(sc.tapes.len() - 1)
     }
 
     /// The node's own keywords, for the value's type.
@@ -1261,6 +1421,62 @@ fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
     let repeated = keys.windows(2).any(|p| text(&p[0]) == text(&p[1]));
     sc.items = keys;
     Ok(repeated)
+}
+
+/// The branches of a [`Keyed`] table a value is keyed to.
+#[derive(Clone, Copy)]
+enum Picked<'p> {
+    Strings(&'p [(Box<str>, u32)]),
+    Integers(&'p [(i128, u32)]),
+    Nothing,
+}
+
+impl<'p> Picked<'p> {
+    #[inline]
+    fn branches(self) -> impl Iterator<Item = u32> + 'p {
+        let (strings, integers): (&[(Box<str>, u32)], &[(i128, u32)]) = match self {
+            Picked::Strings(s) => (s, &[]),
+            Picked::Integers(i) => (&[], i),
+            Picked::Nothing => (&[], &[]),
+        };
+        strings
+            .iter()
+            .map(|e| e.1)
+            .chain(integers.iter().map(|e| e.1))
+    }
+}
+
+/// The branches of `by` a string or an integer value (the cursor on it)
+/// may pass, as (keyed, rest) (see `JsonPlan::candidates`), the cursor
+/// left after a scalar; `None` when the value's kind or form does not
+/// discriminate (an escaped string, a float, an integer past 2^53, any
+/// other value).
+#[inline]
+fn pick<'p>(by: &'p Keyed, cur: &mut Cursor<'_>) -> Scan<Option<(Picked<'p>, &'p [u32])>> {
+    Ok(match cur.peek() {
+        Some(b'"') => {
+            let text = cur.string()?;
+            if text.escaped {
+                return Ok(None);
+            }
+            Some((
+                Picked::Strings(keyed(&by.strings, text.body)),
+                &by.any_string[..],
+            ))
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let n = match cur.number().map_err(|NotJson| Stop::NotJson)? {
+                Num::Unsigned(n) if n <= EXACT => i128::from(n),
+                Num::Signed(n) if n.unsigned_abs() <= EXACT => i128::from(n),
+                _ => return Ok(None),
+            };
+            Some((
+                Picked::Integers(keyed(&by.integers, &n)),
+                &by.any_integer[..],
+            ))
+        }
+        _ => None,
+    })
 }
 
 /// The type bits ([`STRING`], ...) a value starting with `first` may have:

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 
+use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
 use super::node::Strings;
 use super::pattern::{Backtracking, Matcher};
@@ -197,6 +198,9 @@ impl Builder<'_> {
                     numeric.insert(key.clone(), value.clone());
                 }
                 "pattern" | "format" => {
+                    if let (true, Value::String(pattern)) = (key == "pattern", value) {
+                        node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
+                    }
                     text.insert(key.clone(), value.clone());
                 }
                 // Asserted on strings by drafts 6 and 7 (`jsonschema`
@@ -301,6 +305,7 @@ impl Builder<'_> {
         }
         if !choice.is_empty() {
             node.strings = strings_only(&choice);
+            node.integers = integers_only(&choice);
             node.choice = Some(self.mini(choice)?);
         }
         if node.unique || node.min_properties > 0 || node.max_properties < u64::MAX {
@@ -378,6 +383,40 @@ fn strings_only(choice: &Map<String, Value>) -> Option<Strings> {
     strings.sort_unstable();
     strings.dedup();
     Some(Strings(strings.into_boxed_slice()))
+}
+
+/// The integer values of an `enum` or a `const` (the only keyword of
+/// `choice`), sorted: an integer token of magnitude at most 2^53 is in the
+/// `enum` exactly when its value is one of these (`1` equals `1.0`: an
+/// integral float option counts as its integer; a fractional one equals no
+/// integer). `None` past 2^53, where how `jsonschema` compares an integer
+/// with a float is not this exact comparison.
+fn integers_only(choice: &Map<String, Value>) -> Option<Box<[i128]>> {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if choice.len() != 1 {
+        return None;
+    }
+    let options = match choice.iter().next()? {
+        (key, Value::Array(options)) if key == "enum" => options.as_slice(),
+        (key, value) if key == "const" => std::slice::from_ref(value),
+        _ => return None,
+    };
+    let mut integers = Vec::new();
+    for option in options {
+        let Value::Number(n) = option else { continue };
+        let x = n.as_f64()?;
+        if x.abs() > EXACT {
+            return None;
+        }
+        if let Some(n) = n.as_i64() {
+            integers.push(i128::from(n));
+        } else if x.trunc() == x {
+            integers.push(x as i128);
+        }
+    }
+    integers.sort_unstable();
+    integers.dedup();
+    Some(integers.into_boxed_slice())
 }
 
 fn dependent_required(node: &mut Node, trigger: &str, names: &Value) -> Built<()> {

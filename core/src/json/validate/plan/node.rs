@@ -1,5 +1,6 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
+use super::branches::Branches;
 use super::pattern::{Backtracking, Matcher};
 
 /// A JSON Schema draft, as `jsonschema` reads `$schema`.
@@ -150,6 +151,13 @@ pub(in crate::json::validate) struct Node {
     /// their text, and a string equals no other value). Strings are checked
     /// here; other values still ask [`Node::choice`].
     pub(in crate::json::validate) strings: Option<Strings>,
+    /// The same, for integers: the values of the `enum`/`const` an integer
+    /// must equal one of (read by the branch indexes, [`Branches`]).
+    pub(in crate::json::validate) integers: Option<Box<[i128]>>,
+    /// The one string a `pattern` of the form `^literal$` matches: a string
+    /// value other than it fails the node (read by the branch indexes,
+    /// [`Branches`]).
+    pub(in crate::json::validate) literal: Option<Strings>,
     /// `enum`/`const` holds an array or an object: an array or object value
     /// is parsed from its bytes and asked about ([`Node::choice`]).
     pub(in crate::json::validate) compound_choice: bool,
@@ -213,6 +221,10 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) all_of: Vec<u32>,
     pub(in crate::json::validate) any_of: Vec<u32>,
     pub(in crate::json::validate) one_of: Vec<u32>,
+    /// The indexes of `anyOf`'s and `oneOf`'s branches, when they can
+    /// leave a branch out ([`Branches`]).
+    pub(in crate::json::validate) any_index: Option<Box<Branches>>,
+    pub(in crate::json::validate) one_index: Option<Box<Branches>>,
     pub(in crate::json::validate) not: Option<u32>,
     /// `if`, `then`, `else`.
     pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
@@ -234,6 +246,8 @@ impl Node {
             backtracking: None,
             choice: None,
             strings: None,
+            literal: None,
+            integers: None,
             compound_choice: false,
             extra: None,
             unevaluated_properties: None,
@@ -263,6 +277,8 @@ impl Node {
             all_of: Vec::new(),
             any_of: Vec::new(),
             one_of: Vec::new(),
+            any_index: None,
+            one_index: None,
             not: None,
             condition: None,
             lone_if: None,

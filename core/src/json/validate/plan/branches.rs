@@ -1,0 +1,309 @@
+//! Indexes of `anyOf`/`oneOf` branches ([`Branches`]): which branches a
+//! value can possibly pass, read from the value's keys and one member's
+//! string value (a discriminator) or from a string value itself, so that
+//! the scanner reads only those branches. SchemaStore's schemas key their
+//! large `anyOf`s this way (azure-pipelines' 259 tasks, each
+//! `{"properties": {"task": {"pattern": "^Name@2$"}}, "required": ["task"]}`).
+//!
+//! Every branch left out is one the value fails for certain: it requires a
+//! member the object lacks, or it allows the discriminating member (or the
+//! string value) only strings other than the value's. The verdict of an
+//! `anyOf` or a `oneOf` over the branches left is its verdict over all.
+
+use super::node::{Kind, Node, Strings, OBJECT};
+
+/// The most names an index tracks the presence of (one bit each).
+const MAX_NAMES: usize = 64;
+
+/// Fewer branches than this are read one by one, without an index.
+const MIN_BRANCHES: usize = 3;
+
+/// An index of one `anyOf`'s or `oneOf`'s branches (by their position in
+/// the keyword's list).
+pub(in crate::json::validate) struct Branches {
+    /// Every branch, in order: the candidates when nothing discriminates.
+    pub(in crate::json::validate) all: Box<[u32]>,
+    /// For an object: the names some branch requires, sorted; a name's bit
+    /// is `1 << ` its position.
+    pub(in crate::json::validate) names: Box<[Box<str>]>,
+    /// For an object: per branch, the bits of the names it requires.
+    pub(in crate::json::validate) needs: Box<[u64]>,
+    /// The member whose value picks the branches of an object.
+    pub(in crate::json::validate) tag: Option<Box<str>>,
+    /// The branches by the tag's value, when a string or an integer.
+    pub(in crate::json::validate) by_tag: Keyed,
+    /// The branches by the value itself, when a string or an integer.
+    pub(in crate::json::validate) by_value: Keyed,
+}
+
+/// Branches keyed by a string or an integer value: those allowing it, and
+/// those that do not restrict values of its kind.
+#[derive(Default)]
+pub(in crate::json::validate) struct Keyed {
+    /// (string, branch), sorted by string.
+    pub(in crate::json::validate) strings: Box<[(Box<str>, u32)]>,
+    /// The branches not restricting strings.
+    pub(in crate::json::validate) any_string: Box<[u32]>,
+    /// (integer, branch), sorted by integer.
+    pub(in crate::json::validate) integers: Box<[(i128, u32)]>,
+    /// The branches not restricting integers.
+    pub(in crate::json::validate) any_integer: Box<[u32]>,
+}
+
+impl Keyed {
+    /// Whether the table restricts any branch.
+    fn restricts(&self, branches: usize) -> bool {
+        self.any_string.len() < branches || self.any_integer.len() < branches
+    }
+}
+
+impl Branches {
+    /// The bit of a name some branch requires.
+    #[inline]
+    pub(in crate::json::validate) fn name_bit(&self, name: &str) -> u64 {
+        match self.names.binary_search_by(|n| (**n).cmp(name)) {
+            Ok(at) => 1 << at,
+            Err(_) => 0,
+        }
+    }
+}
+
+/// The entries of a sorted `by` whose key is `key`.
+#[inline]
+pub(in crate::json::validate) fn keyed<'b, K: Ord + ?Sized, O: std::borrow::Borrow<K>>(
+    by: &'b [(O, u32)],
+    key: &K,
+) -> &'b [(O, u32)] {
+    let from = by.partition_point(|(k, _)| k.borrow() < key);
+    let to = from + by[from..].partition_point(|(k, _)| k.borrow() == key);
+    &by[from..to]
+}
+
+/// What a branch allows a value of: its only strings, its only integers
+/// (magnitude at most 2^53), each when it restricts them so.
+#[derive(Clone, Copy, Default)]
+struct Allowed<'n> {
+    strings: Option<&'n Strings>,
+    integers: Option<&'n [i128]>,
+}
+
+impl Allowed<'_> {
+    fn restricts(&self) -> bool {
+        self.strings.is_some() || self.integers.is_some()
+    }
+}
+
+/// The index of `branches` (node ids) within `nodes`, when it can leave
+/// any branch out; `None` otherwise.
+pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
+    if branches.len() < MIN_BRANCHES {
+        return None;
+    }
+    // Per branch: the names it requires, and (name, allowed) of its
+    // members restricting their values.
+    let mut required: Vec<Vec<&str>> = Vec::with_capacity(branches.len());
+    let mut members: Vec<Vec<(&str, Allowed<'_>)>> = Vec::with_capacity(branches.len());
+    let mut own: Vec<Allowed<'_>> = Vec::with_capacity(branches.len());
+    for &b in branches {
+        let mut names = Vec::new();
+        let mut tags = Vec::new();
+        necessary(nodes, b, &mut names, &mut tags, 0);
+        required.push(names);
+        members.push(tags);
+        own.push(allowed(nodes, b, 0));
+    }
+    // The names, most required first, at most 64.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for names in &required {
+        for name in names {
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.truncate(MAX_NAMES);
+    let mut names: Vec<Box<str>> = counts.iter().map(|(n, _)| Box::from(*n)).collect();
+    names.sort();
+    let bit = |name: &str| match names.binary_search_by(|n| (**n).cmp(name)) {
+        Ok(at) => 1u64 << at,
+        Err(_) => 0,
+    };
+    let needs: Vec<u64> = required
+        .iter()
+        .map(|names| names.iter().fold(0, |bits, n| bits | bit(n)))
+        .collect();
+    // The tag: the member restricted by the most branches.
+    let mut tag_counts: Vec<(&str, usize)> = Vec::new();
+    for tags in &members {
+        for (name, _) in tags {
+            match tag_counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => tag_counts.push((name, 1)),
+            }
+        }
+    }
+    tag_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let tag = tag_counts.first().filter(|(_, c)| *c >= 2).map(|(n, _)| *n);
+    let by_tag = match tag {
+        Some(tag) => keyed_table(members.iter().map(|tags| {
+            tags.iter()
+                .find(|(n, _)| *n == tag)
+                .map(|(_, allowed)| *allowed)
+                .unwrap_or_default()
+        })),
+        None => Keyed::default(),
+    };
+    let by_value = keyed_table(own.iter().copied());
+    let useful = needs.iter().any(|&n| n != 0)
+        || by_tag.restricts(branches.len())
+        || by_value.restricts(branches.len());
+    useful.then(|| Branches {
+        all: (0..branches.len() as u32).collect(),
+        names: names.into_boxed_slice(),
+        needs: needs.into_boxed_slice(),
+        tag: tag
+            .filter(|_| by_tag.restricts(branches.len()))
+            .map(Box::from),
+        by_tag,
+        by_value,
+    })
+}
+
+/// The table of what each branch (in order) allows.
+fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
+    let mut strings = Vec::new();
+    let mut any_string = Vec::new();
+    let mut integers = Vec::new();
+    let mut any_integer = Vec::new();
+    for (i, allowed) in allowed.enumerate() {
+        let i = i as u32;
+        match allowed.strings {
+            Some(set) => strings.extend(set.0.iter().map(|s| (s.clone(), i))),
+            None => any_string.push(i),
+        }
+        match allowed.integers {
+            Some(set) => integers.extend(set.iter().map(|&n| (n, i))),
+            None => any_integer.push(i),
+        }
+    }
+    strings.sort();
+    strings.dedup();
+    integers.sort();
+    integers.dedup();
+    Keyed {
+        strings: strings.into_boxed_slice(),
+        any_string: any_string.into_boxed_slice(),
+        integers: integers.into_boxed_slice(),
+        any_integer: any_integer.into_boxed_slice(),
+    }
+}
+
+/// How deep [`necessary`] and [`allowed`] follow in-place `allOf`s
+/// (`$ref`s).
+const MAX_FOLLOWED: usize = 8;
+
+/// What an object needs to pass node `id`, by its own keywords and those
+/// of its in-place `allOf`s (`$ref`s): the names it requires, and members
+/// allowed only some strings or integers.
+fn necessary<'n>(
+    nodes: &'n [Node],
+    id: u32,
+    required: &mut Vec<&'n str>,
+    tags: &mut Vec<(&'n str, Allowed<'n>)>,
+    depth: usize,
+) {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return;
+    }
+    // (A node accepting no object is never read for one.)
+    if node.accepts & OBJECT == 0 {
+        return;
+    }
+    for m in &node.members {
+        if m.bit & node.required != 0 && !required.contains(&&*m.name) {
+            required.push(&m.name);
+        }
+        if let Some(schema) = m.schema {
+            let restricted = allowed(nodes, schema, 0);
+            if restricted.restricts() && !tags.iter().any(|(n, _)| *n == &*m.name) {
+                tags.push((&m.name, restricted));
+            }
+        }
+    }
+    for &member in &node.all_of {
+        necessary(nodes, member, required, tags, depth + 1);
+    }
+}
+
+/// The only strings and integers node `id` accepts (its `enum`/`const`,
+/// or for strings a `pattern` that is `^literal$`), where it restricts
+/// them so, by its own keywords or its in-place `allOf`s.
+fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return Allowed::default();
+    }
+    let mut found = Allowed {
+        strings: node.strings.as_ref().or(node.literal.as_ref()),
+        integers: node.integers.as_deref(),
+    };
+    for &member in &node.all_of {
+        if found.strings.is_some() && found.integers.is_some() {
+            break;
+        }
+        let more = allowed(nodes, member, depth + 1);
+        found.strings = found.strings.or(more.strings);
+        found.integers = found.integers.or(more.integers);
+    }
+    found
+}
+
+/// The string a `pattern` matches alone, when it is `^literal$` (the
+/// literal's characters plain or escaped punctuation): in both of the
+/// engines `jsonschema` uses, `^` and `$` then anchor the whole text, and
+/// the pattern matches exactly that string.
+pub(super) fn literal_pattern(pattern: &str) -> Option<Box<str>> {
+    let body = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let mut text = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let escaped = chars.next()?;
+                if !".^$*+?()[]{}|\\/-".contains(escaped) {
+                    return None;
+                }
+                text.push(escaped);
+            }
+            '.' | '^' | '$' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' => {
+                return None
+            }
+            c => text.push(c),
+        }
+    }
+    Some(text.into_boxed_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal_pattern;
+
+    #[test]
+    fn literal_patterns_are_the_anchored_plain_ones() {
+        assert_eq!(
+            literal_pattern("^PowerShell@2$").as_deref(),
+            Some("PowerShell@2")
+        );
+        assert_eq!(literal_pattern(r"^a\.b$").as_deref(), Some("a.b"));
+        assert_eq!(literal_pattern("^$").as_deref(), Some(""));
+        assert_eq!(literal_pattern("^a.b$"), None);
+        assert_eq!(literal_pattern("^ab"), None);
+        assert_eq!(literal_pattern("ab$"), None);
+        assert_eq!(literal_pattern(r"^\d$"), None);
+        assert_eq!(literal_pattern("^a|b$"), None);
+        assert_eq!(literal_pattern("^a$|^b$"), None);
+    }
+}
