@@ -1441,6 +1441,7 @@ enum Picked<'p> {
 
 impl<'p> Picked<'p> {
     #[inline]
+    #[allow(clippy::type_complexity)]
     fn branches(self) -> impl Iterator<Item = u32> + 'p {
         let (strings, integers): (&[(Box<str>, u32)], &[(i128, u32)]) = match self {
             Picked::Strings(s) => (s, &[]),
