@@ -192,6 +192,9 @@ fn unevaluated_keywords_and_dynamic_refs_allocate_nothing() {
         r#"{"id": "x", "size": 3, "tags": ["t", 1, "u"]}"#,
         r#"{"id": "x", "kind": "b", "size": 3, "child": {"size": 1}}"#,
     ] {
-        assert!(guard.validate(UNEVALUATED, bad.as_bytes()).is_err(), "{bad}");
+        assert!(
+            guard.validate(UNEVALUATED, bad.as_bytes()).is_err(),
+            "{bad}"
+        );
     }
 }

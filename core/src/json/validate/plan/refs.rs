@@ -80,7 +80,9 @@ impl Builder<'_> {
                 Draft::D4 => text("id") == Some(&id),
                 Draft::D6 | Draft::D7 => text("$id") == Some(&id),
                 Draft::D2019 => text("$anchor") == Some(name),
-                Draft::D2020 => text("$anchor") == Some(name) || text("$dynamicAnchor") == Some(name),
+                Draft::D2020 => {
+                    text("$anchor") == Some(name) || text("$dynamicAnchor") == Some(name)
+                }
             }
         };
         let mut found = Vec::new();
