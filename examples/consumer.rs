@@ -6,25 +6,44 @@
 //! ```
 //!
 //! Reads one structured-mode CloudEvent (JSON) a line (by default the
-//! samples in `examples/events.jsonl`), validates each with a guard, and
-//! prints what happened to each event, then a summary: validated, invalid
-//! with the violations, unvalidated by reason. A real consumer would
-//! process the `Ok` events, dead-letter the invalid ones, and alert on
-//! `dataschema_unvalidated_total`.
+//! samples in `examples/events.jsonl`: JSON Schema events with JSON `data`,
+//! protobuf (`application/protobuf`) and Avro (`application/avro`, one
+//! datum in Avro's binary encoding) events with `data_base64`), validates
+//! each with a guard, and prints what happened to each event, then a
+//! summary: validated, invalid with the violations, unvalidated by
+//! reason, and the validated and invalid by schema language. A real
+//! consumer would process the `Ok` events, dead-letter the invalid ones,
+//! and alert on `dataschema_unvalidated_total`.
 
 use std::collections::BTreeMap;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 
 use cloudevents::AttributesReader;
-use dataschema::{Guard, Outcome, Registry};
+use dataschema::{Guard, Outcome, Registry, Urn};
+
+/// The sample stream.
+pub const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/events.jsonl");
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).unwrap_or_else(|| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/examples/events.jsonl").to_owned()
-    });
+    let path = std::env::args().nth(1).unwrap_or_else(|| EVENTS.to_owned());
+    run(&path, &mut std::io::stdout().lock())
+}
+
+/// Validates the events of the file `path`, writing a line per event and
+/// the summary to `out` (`tests/cli/main_job.rs` compares the summary
+/// with the README's).
+pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::from_bundle(dataschema::include_bundle!())?;
-    println!("bundled schemas: {}", registry.list()?.len());
-    let guard = Guard::new(registry);
+    writeln!(out, "bundled schemas: {}", registry.list()?.len())?;
+    let guard = Guard::new(registry.clone());
+    // The language of a bundled schema, for the lines and the summary.
+    let language = |urn: &Urn| {
+        registry
+            .resolve(urn)
+            .map_or("?", |schema| schema.language().as_str())
+    };
+    // Per language: (validated, invalid).
+    let mut by_language: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
 
     let mut validated = 0;
     let mut no_schema = 0;
@@ -41,7 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let event: cloudevents::Event = match serde_json::from_str(&line) {
             Ok(event) => event,
             Err(err) => {
-                println!("line {}: not a CloudEvent: {err}", number + 1);
+                writeln!(out, "line {}: not a CloudEvent: {err}", number + 1)?;
                 unreadable += 1;
                 continue;
             }
@@ -50,25 +69,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match guard.validate_event(&event) {
             Ok(Outcome::Validated) => {
                 validated += 1;
-                println!("{id}: validated");
+                let language = event
+                    .dataschema()
+                    .and_then(|url| url.as_str().parse::<Urn>().ok())
+                    .map_or("?", |urn| language(&urn));
+                by_language.entry(language).or_default().0 += 1;
+                writeln!(out, "{id}: validated ({language})")?;
             }
             Ok(Outcome::NoSchema) => {
                 no_schema += 1;
-                println!("{id}: no dataschema, processed unchecked");
+                writeln!(out, "{id}: no dataschema, processed unchecked")?;
             }
             Ok(Outcome::Unvalidated(u)) => {
                 *unvalidated.entry(u.reason().to_string()).or_default() += 1;
-                println!(
+                writeln!(
+                    out,
                     "{id}: UNVALIDATED ({}), processed: {}",
                     u.reason(),
                     u.error()
-                );
+                )?;
             }
-            Ok(other) => println!("{id}: {other:?}"),
+            Ok(other) => writeln!(out, "{id}: {other:?}")?,
             Err(err) => {
-                println!("{id}: INVALID, rejected: {}", err.urn());
+                let language = language(err.urn());
+                by_language.entry(language).or_default().1 += 1;
+                writeln!(out, "{id}: INVALID ({language}), rejected: {}", err.urn())?;
                 for violation in err.violations() {
-                    println!("    {violation}");
+                    writeln!(out, "    {violation}")?;
                 }
                 let first = err
                     .violations()
@@ -80,24 +107,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
 
-    println!();
-    println!("summary");
-    println!("  validated:   {validated}");
-    println!("  invalid:     {}", invalid.len());
+    writeln!(out)?;
+    writeln!(out, "summary")?;
+    writeln!(out, "  validated:   {validated}")?;
+    writeln!(out, "  invalid:     {}", invalid.len())?;
     for line in &invalid {
-        println!("    {line}");
+        writeln!(out, "    {line}")?;
     }
-    println!(
+    writeln!(
+        out,
         "  unvalidated: {} (guard counter: {})",
         unvalidated.values().sum::<u64>(),
         guard.unvalidated()
-    );
+    )?;
     for (reason, count) in &unvalidated {
-        println!("    {reason}: {count}");
+        writeln!(out, "    {reason}: {count}")?;
     }
-    println!("  no schema:   {no_schema}");
+    writeln!(out, "  no schema:   {no_schema}")?;
     if unreadable > 0 {
-        println!("  unreadable:  {unreadable}");
+        writeln!(out, "  unreadable:  {unreadable}")?;
+    }
+    writeln!(out, "  by language: validated, invalid")?;
+    for (language, (validated, invalid)) in &by_language {
+        writeln!(out, "    {language:<11} {validated}, {invalid}")?;
     }
     Ok(())
 }

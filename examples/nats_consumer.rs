@@ -20,6 +20,12 @@
 //!   (`application/cloudevents+json`), whose `dataschema` and `data` (or
 //!   `data_base64`) are checked (`Guard::validate_event`).
 //!
+//! The payload may be in any of the three languages: JSON
+//! (`application/json`), protobuf (`application/protobuf`) or Avro
+//! (`application/avro`, one datum in Avro's binary encoding, in structured
+//! mode as `data_base64`). The schema the URN names decides how it is
+//! read, not the content type.
+//!
 //! Then:
 //!
 //! | verdict | what happens |

@@ -36,7 +36,7 @@ pub mod proto {
     pub use crate::protobuf::print::{print_file, print_file_normalized};
     #[cfg(feature = "proto-text")]
     pub use crate::protobuf::source::{
-        file_descriptor, is_descriptor, normalize, text, WELL_KNOWN,
+        file_descriptor, is_descriptor, normalize, same_files, text, WELL_KNOWN,
     };
     pub use crate::protobuf::source::{looks_like_source, Form};
 }

@@ -7,7 +7,7 @@ use common::samples;
 #[test]
 fn the_bundle_holds_the_sample_schemas() {
     let bundle = dataschema::include_bundle!();
-    assert_eq!(bundle.len(), 5);
+    assert_eq!(bundle.len(), 6);
     let listed: Vec<String> = samples()
         .list()
         .unwrap()
@@ -22,8 +22,13 @@ fn the_bundle_holds_the_sample_schemas() {
             "urn:acme:schema:orders.created:1",
             "urn:acme:schema:orders.created:2",
             "urn:acme:schema:orders.shipped:1",
+            "urn:acme:schema:payments.made:1",
         ]
     );
+    let payments = samples()
+        .resolve(&common::urn("urn:acme:schema:payments.made:1"))
+        .unwrap();
+    assert_eq!(payments.language(), dataschema::Language::Avro);
     let shipped = samples()
         .resolve(&common::urn("urn:acme:schema:orders.shipped:1"))
         .unwrap();

@@ -1,4 +1,4 @@
-//! The command-line tool, bundling at `cargo build`, the shipped alerts and the examples (NATS consumer, fallback).
+//! The command-line tool, bundling at `cargo build`, the shipped alerts and the examples (the main job, NATS consumer, fallback).
 //!
 //! One test binary per area (each links the whole crate once): every
 //! module below is one capability's tests, and the features a module
@@ -15,9 +15,12 @@ mod server;
 
 #[cfg(feature = "json")]
 mod alerts;
+mod avro;
 mod bundle;
 mod bundle_confinement;
 mod commands;
 mod fallback_example;
+mod main_job;
 mod nats_consumer;
 mod publish;
+mod publish_proto;

@@ -22,6 +22,7 @@
     feature = "http",
     feature = "server",
     feature = "json",
+    feature = "avro",
     feature = "cloudevents"
 ))]
 
@@ -46,6 +47,7 @@ const ORDER_V2: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","place
 const ORDER_BAD: &str = r#"{"order_id":"ORD-1","customer_id":"cus_1","placed_at":"yesterday","currency":"EUR","items":[]}"#;
 const REFUND_SCHEMA: &str = r#"{"type":"object","properties":{"refund_id":{"type":"string","pattern":"^ref_"},"amount":{"type":"number","exclusiveMinimum":0}},"required":["refund_id","amount"]}"#;
 const REFUND_URN: &str = "urn:acme:schema:refunds.issued:1";
+const PAYMENT_URN: &str = "urn:acme:schema:payments.made:1";
 
 /// The NATS URL, or `None` (skip) when it cannot be reached outside CI.
 async fn nats() -> Option<async_nats::Client> {
@@ -307,6 +309,34 @@ fn structured_event(dataschema: &str, id: &str, data: &str) -> (HeaderMap, Strin
     (headers, body)
 }
 
+/// A binary-mode event whose payload is an Avro datum.
+fn avro_binary_event(id: &str) -> HeaderMap {
+    let mut headers = binary_event(Some(PAYMENT_URN), id);
+    headers.insert("Content-Type", "application/avro");
+    headers
+}
+
+/// A structured-mode event whose `data` is the Avro datum `datum`
+/// (`data_base64`, as the CloudEvents SDK writes binary data).
+fn avro_structured_event(id: &str, datum: &[u8]) -> (HeaderMap, Vec<u8>) {
+    use cloudevents::{EventBuilder, EventBuilderV10};
+    let event = EventBuilderV10::new()
+        .id(id)
+        .source("/tests/nats_consumer")
+        .ty("com.acme.test")
+        .data_with_schema("application/avro", PAYMENT_URN, datum.to_vec())
+        .build()
+        .unwrap();
+    let body = serde_json::to_vec(&event).unwrap();
+    assert!(
+        String::from_utf8_lossy(&body).contains("\"data_base64\""),
+        "binary data is written as data_base64"
+    );
+    let mut headers = HeaderMap::new();
+    headers.insert("Content-Type", "application/cloudevents+json");
+    (headers, body)
+}
+
 /// The `dataschema_*` series of a Prometheus text exposition.
 fn dataschema_series(text: &str) -> BTreeMap<String, f64> {
     text.lines()
@@ -327,8 +357,13 @@ fn scrape(url: &str) -> String {
 }
 
 /// Publishes `body` with `headers` to `subject`, stored by JetStream.
-async fn publish(js: &jetstream::Context, subject: &str, headers: HeaderMap, body: &str) -> u64 {
-    js.publish_with_headers(subject.to_owned(), headers, body.to_owned().into())
+async fn publish(
+    js: &jetstream::Context,
+    subject: &str,
+    headers: HeaderMap,
+    body: impl AsRef<[u8]>,
+) -> u64 {
+    js.publish_with_headers(subject.to_owned(), headers, body.as_ref().to_vec().into())
         .await
         .unwrap()
         .await
@@ -338,7 +373,7 @@ async fn publish(js: &jetstream::Context, subject: &str, headers: HeaderMap, bod
 
 /// A message sent: subject, headers, body, the consumer's line for it,
 /// whether it is dead-lettered.
-type Sent<'a> = (String, HeaderMap, String, &'a str, bool);
+type Sent<'a> = (String, HeaderMap, Vec<u8>, &'a str, bool);
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).map(|v| v.as_str())
@@ -384,7 +419,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         false,
     ));
     let (h, b) = structured_event("urn:acme:schema:orders.created:2", "e2", ORDER_V2);
-    sent.push((orders.clone(), h, b, "validated", false));
+    sent.push((orders.clone(), h, b.into(), "validated", false));
     sent.push((
         orders.clone(),
         binary_event(Some(v1), "e3"),
@@ -403,7 +438,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     sent.push((
         refunds.clone(),
         h,
-        b,
+        b.into(),
         "invalid (urn:acme:schema:refunds.issued:1, 2 violations)",
         true,
     ));
@@ -443,6 +478,34 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         ORDER_V1.into(),
         "unvalidated (not_a_urn)",
         false,
+    ));
+    // Avro events (the bundle's payments.made), in both modes: one datum
+    // in Avro's binary encoding.
+    let payments = format!("{prefix}.payments");
+    let valid_payment = common::read("payloads/payment_valid.avro");
+    sent.push((
+        payments.clone(),
+        avro_binary_event("e11"),
+        valid_payment.clone(),
+        "validated",
+        false,
+    ));
+    let (h, b) = avro_structured_event("e12", &valid_payment);
+    sent.push((payments.clone(), h, b, "validated", false));
+    sent.push((
+        payments.clone(),
+        avro_binary_event("e13"),
+        common::read("payloads/payment_bad_currency.avro"),
+        "invalid (urn:acme:schema:payments.made:1, 1 violations)",
+        true,
+    ));
+    let (h, b) = avro_structured_event("e14", &common::read("payloads/payment_truncated.avro"));
+    sent.push((
+        payments.clone(),
+        h,
+        b,
+        "invalid (urn:acme:schema:payments.made:1, 1 violations)",
+        true,
     ));
     for (number, (subject, headers, body, _, _)) in sent.iter().enumerate() {
         let seq = publish(&js, subject, headers.clone(), body).await;
@@ -524,7 +587,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         assert_eq!(letter.subject.as_str(), format!("{subject}.dlq"));
         assert_eq!(
             letter.payload.as_ref(),
-            body.as_bytes(),
+            body.as_slice(),
             "the original body"
         );
         assert_eq!(
@@ -591,6 +654,17 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
                     .contains("not a JSON CloudEvent"));
                 assert!(header(h, "Dataschema-Urn").is_none());
             }
+            13 | 14 => {
+                assert_eq!(header(h, "Dataschema-Verdict"), Some("invalid"));
+                assert_eq!(header(h, "Dataschema-Urn"), Some(PAYMENT_URN));
+                assert_eq!(header(h, "Dataschema-Violation-Count"), Some("1"));
+                let wanted = if number + 1 == 13 {
+                    "/currency (Enum): enum index 3 is out of range"
+                } else {
+                    "/paid_at (Wire): the payload ends inside a long"
+                };
+                assert!(violations[0].starts_with(wanted), "{violations:?}");
+            }
             other => panic!("message {other} was not to be dead-lettered"),
         }
     }
@@ -620,10 +694,12 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
             1.0,
         ),
         (r#"dataschema_invalid_total{schema="refunds.issued"}"#, 1.0),
+        (r#"dataschema_validated_total{schema="payments.made"}"#, 2.0),
+        (r#"dataschema_invalid_total{schema="payments.made"}"#, 2.0),
         (r#"dataschema_unvalidated_total{reason="not_found"}"#, 1.0),
         (r#"dataschema_unvalidated_total{reason="not_a_urn"}"#, 1.0),
         ("dataschema_consumer_unreadable_total", 1.0),
-        ("dataschema_consumer_dead_letters_total", 4.0),
+        ("dataschema_consumer_dead_letters_total", 6.0),
     ] {
         wanted.insert(series.to_owned(), value);
     }

@@ -136,7 +136,7 @@ fn publish_records_the_registry_ids_and_a_second_run_changes_nothing() {
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     let shown = text(&out);
     assert!(
-        shown.contains("5 published, 0 already published"),
+        shown.contains("6 published, 0 already published"),
         "{shown}"
     );
     assert!(!shown.contains(TOKEN), "the credential is never printed");
@@ -158,7 +158,7 @@ fn publish_records_the_registry_ids_and_a_second_run_changes_nothing() {
         "{lock}"
     );
     let ids = lock_ids(&dir);
-    assert_eq!(ids.len(), 5, "{lock}");
+    assert_eq!(ids.len(), 6, "{lock}");
     for (urn, id) in &ids {
         let reply = get(&serve.url(&format!("/schemas/{urn}")));
         assert_eq!(reply.status, 200);
@@ -174,7 +174,7 @@ fn publish_records_the_registry_ids_and_a_second_run_changes_nothing() {
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     assert!(text(&out).contains("already published urn:acme:schema:orders.shipped:1"));
     assert!(
-        text(&out).contains("0 published, 5 already published"),
+        text(&out).contains("0 published, 6 already published"),
         "{}",
         text(&out)
     );

@@ -56,3 +56,53 @@ fn events_are_validated_by_their_dataschema_attribute() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Avro data (`application/avro`) travels as `data_base64`: the datum's
+/// bytes are checked against the Avro schema; JSON `data` under an Avro
+/// schema is refused, saying why (Avro's JSON encoding is not read).
+#[cfg(feature = "avro")]
+#[test]
+fn avro_events_are_validated_from_data_base64() {
+    use cloudevents::{EventBuilder, EventBuilderV10};
+    let guard = Guard::new(common::samples());
+    let urn = "urn:acme:schema:payments.made:1";
+    let binary = |file: &str| {
+        EventBuilderV10::new()
+            .id("p1")
+            .source("/test")
+            .ty("com.acme.payments.made")
+            .data_with_schema("application/avro", urn, common::read(file))
+            .build()
+            .unwrap()
+    };
+    // Through its JSON form, as the consumer reads it.
+    let ok = binary("payloads/payment_valid.avro");
+    let text = serde_json::to_string(&ok).unwrap();
+    assert!(text.contains("\"data_base64\""), "{text}");
+    let read: cloudevents::Event = serde_json::from_str(&text).unwrap();
+    assert!(guard.validate_event(&read).unwrap().is_validated());
+    assert!(guard.validate_event(&ok).unwrap().is_validated());
+
+    let bad = guard
+        .validate_event(&binary("payloads/payment_bad_currency.avro"))
+        .unwrap_err();
+    assert_eq!(bad.urn().to_string(), urn);
+    let violation = &bad.violations()[0];
+    assert_eq!(violation.path(), "/currency");
+    assert!(violation.message().contains("enum index 3"), "{violation}");
+
+    let cut = guard
+        .validate_event(&binary("payloads/payment_truncated.avro"))
+        .unwrap_err();
+    assert_eq!(cut.violations()[0].path(), "/paid_at");
+
+    let json = event(
+        json!({"dataschema": urn, "datacontenttype": "application/json", "data": {"payment_id": "x"}}),
+    );
+    let refused = guard.validate_event(&json).unwrap_err();
+    assert!(
+        refused.violations()[0].message().contains("binary datum"),
+        "{}",
+        refused.violations()[0]
+    );
+}

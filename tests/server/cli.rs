@@ -136,6 +136,79 @@ fn a_read_only_server_refuses_an_unmigrated_store() {
     assert!(stderr.contains("never opened for writing"), "{stderr}");
 }
 
+/// `serve --read-only` over a PostgreSQL hot standby (a streaming replica
+/// of a primary of the test's own, `tests/common/standby.rs`): it starts,
+/// is ready, serves what the primary published (and what it publishes
+/// later, once replayed) on both APIs, and refuses writes; without
+/// `--read-only` it does not start on a standby, and says why.
+#[cfg(feature = "postgres")]
+#[test]
+fn a_read_only_server_serves_a_hot_standby() {
+    use crate::standby::{Cluster, DATABASE};
+    use dataschema::{Schema, Store};
+    let Some(primary) = Cluster::primary() else {
+        return;
+    };
+    let writer = dataschema::store::PostgresStore::connect(&primary.url(DATABASE)).unwrap();
+    let urn = "urn:acme:schema:orders-value:1";
+    let bytes = br#"{"type":"object"}"#;
+    writer
+        .put(&Schema::json(common::urn(urn), bytes.to_vec()))
+        .unwrap();
+    let standby = primary.standby();
+    let url = standby.url(DATABASE);
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--store", &url])
+        .args(["--token-file", &token_file(dir.path())])
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "a read-write server started on a standby"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("read-only"), "{stderr}");
+    let serve = Serve::start(&["--read-only", "--store", &url]);
+    let ready = get(&serve.url("/readyz"));
+    assert_eq!(ready.status, 200, "{}", ready.text());
+    let read = get(&serve.url(&format!("/schemas/{urn}")));
+    assert_eq!(read.status, 200, "{}", read.text());
+    assert_eq!(read.body, bytes);
+    assert_eq!(
+        get(&serve.url("/subjects")).json(),
+        serde_json::json!(["orders-value"])
+    );
+    let register = call(
+        "POST",
+        &serve.url("/subjects/orders-value/versions"),
+        &[("Content-Type", "application/vnd.schemaregistry.v1+json")],
+        br#"{"schema": "{}", "schemaType": "JSON"}"#,
+    );
+    assert_eq!((register.status, register.code()), (422, 42205));
+    let publish = call(
+        "PUT",
+        &serve.url("/publish/schemas/urn:acme:schema:orders-value:2"),
+        &[],
+        b"{}",
+    );
+    assert_eq!(publish.status, 405, "{}", publish.text());
+    // Published on the primary now: the standby replays it, the server
+    // answers it (a version it never cached).
+    writer
+        .put(&Schema::json(
+            common::urn("urn:acme:schema:orders-value:2"),
+            br#"{"type":"object","title":"two"}"#.to_vec(),
+        ))
+        .unwrap();
+    Cluster::eventually("the standby server answers version 2", || {
+        get(&serve.url("/subjects/orders-value/versions")).json() == serde_json::json!([1, 2])
+    });
+    let (status, log) = serve.terminate();
+    assert!(status.success(), "{log}");
+    assert!(!log.contains("ERROR"), "{log}");
+}
+
 /// The start-up line names the store without its password.
 #[cfg(feature = "postgres")]
 #[test]

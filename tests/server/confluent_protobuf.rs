@@ -267,7 +267,59 @@ fn normalize_makes_equivalent_texts_one_schema() {
     let amount = stored.find("amount = 2;").unwrap();
     assert!(id < amount, "{stored}");
     assert!(stored.contains("reserved 3, 9;"), "{stored}");
-    // Without normalize, the other text is another version.
-    let other = post(&running, "/subjects/pay-value/versions", &body(b));
+    // Without normalize, `b` (declared in the normalized order) compiles
+    // to the stored schema's files: the same version. `a` (its fields in
+    // another order) is another version.
+    let same = post(&running, "/subjects/pay-value/versions", &body(b));
+    assert_eq!(same.json()["version"], 1, "{}", same.text());
+    let other = post(&running, "/subjects/pay-value/versions", &body(a));
     assert_eq!(other.json()["version"], 2, "{}", other.text());
+}
+
+#[test]
+fn a_file_that_declares_no_message_registers_as_confluent_takes_it() {
+    use dataschema::Guard;
+    let running = start();
+    registered(&running);
+    // Only a public import, as Confluent's peer suite's PublicTestProto.
+    let public = "syntax = \"proto3\";\n\nimport public \"acme/common/v1/money.proto\";\n\npackage acme.public.v1;\n";
+    let body = json!({"schemaType": "PROTOBUF", "schema": public, "references": money_ref()});
+    let reply = register(&running, "public", &body);
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let id = reply.json()["id"].as_u64().unwrap();
+    let read = get(&running.url(&format!("/schemas/ids/{id}"))).json();
+    assert_eq!(read["schema"].as_str(), Some(public));
+    assert_eq!(read["references"], money_ref());
+    let serialized = get(&running.url(&format!("/schemas/ids/{id}?format=serialized"))).json();
+    let file = decode_b64(serialized["schema"].as_str().unwrap());
+    assert!(file.message_type.is_empty());
+    assert_eq!(file.public_dependency, [0]);
+
+    // A file importing it publicly sees Money through it.
+    let user = "syntax = \"proto3\";\npackage acme.user.v1;\n\nimport \"public.proto\";\n\nmessage Wallet {\n  acme.common.v1.Money balance = 1;\n}\n";
+    let body = json!({"schemaType": "PROTOBUF", "schema": user,
+                      "references": [{"name": "public.proto", "subject": "public", "version": 1}]});
+    let wallet = register(&running, "wallet-value", &body);
+    assert_eq!(wallet.status, 200, "{}", wallet.text());
+
+    // A frame naming a message of the messageless file is invalid (no
+    // message is there), never a panic nor a pass.
+    let guard = Guard::new(running.registry.clone());
+    let mut frame = vec![0];
+    frame.extend_from_slice(&u32::try_from(id).unwrap().to_be_bytes());
+    frame.push(0);
+    let invalid = guard.validate_framed(&frame).expect_err("no message");
+    assert!(
+        invalid.to_string().contains("0 top-level messages"),
+        "{invalid}"
+    );
+    assert!(guard.validate_framed(&frame[..5]).is_err(), "no indexes");
+    // By URN, as a frame without indexes: refused, saying why.
+    let refused = guard
+        .validate("urn:acme:schema:public:1", b"")
+        .expect_err("no message");
+    assert!(
+        refused.to_string().contains("declares no message"),
+        "{refused}"
+    );
 }

@@ -2,11 +2,19 @@
 //! against the real server: a message importing another file (by
 //! reference) and well-known files (skipped), `use.latest.version`; the
 //! framed bytes validate through `Guard::validate_framed`, over the
-//! server's registry and through the fallback's Confluent API.
+//! server's registry, through the fallback (its Confluent API and its
+//! native API, both with the references), and from a bundle: a schemas
+//! folder of the same `.proto` files whose `dataschema.lock` records the
+//! ids the server gave, which validates the frames with no registry at all.
 //!
 //! `DATASCHEMA_PYTHON` missing or without `confluent-kafka` and `protobuf`:
 //! under `CI` the test fails saying so; elsewhere it prints that it skips.
-#![cfg(all(feature = "http", feature = "server", feature = "proto-text"))]
+#![cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "proto-text",
+    feature = "build"
+))]
 
 use crate::common;
 use crate::server;
@@ -15,22 +23,25 @@ use std::process::Command;
 
 use dataschema::http::{Api, HttpResolver};
 use dataschema::proto::WELL_KNOWN;
-use dataschema::{Guard, Outcome};
+use dataschema::{build, Guard, Outcome, Registry, ViolationKind};
+
+fn fixture(file: &str) -> String {
+    String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap()
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
 
 /// The fixtures laid out as their imports name them, compiled with protox
 /// into one descriptor set.
 fn descriptor_set(dir: &std::path::Path) -> Vec<u8> {
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    };
-    let read =
-        |file: &str| String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap();
-    write("acme/common/v1/money.proto", &read("money.proto"));
-    write("shop.proto", &read("shop.proto"));
+    write(dir, "acme/common/v1/money.proto", &fixture("money.proto"));
+    write(dir, "shop.proto", &fixture("shop.proto"));
     for (name, text) in WELL_KNOWN {
-        write(name, text);
+        write(dir, name, text);
     }
     let mut compiler = protox::Compiler::new([dir]).unwrap();
     compiler.include_imports(true);
@@ -94,13 +105,14 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
             "the server's registry",
             Guard::new(running.registry.clone()),
         ),
-        // (Not the native API's: its answers carry no references.)
         (
             "the fallback (Confluent API)",
             fallback(Api::Confluent {
                 namespace: "acme".to_owned(),
             }),
         ),
+        // The native API answers the references too (Dataschema-References).
+        ("the fallback (native API)", fallback(Api::Native)),
     ] {
         for (name, payload) in [("order", &order), ("refund", &refund), ("latest", &latest)] {
             let outcome = guard.validate_framed(payload);
@@ -115,4 +127,115 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
         assert_eq!(invalid.urn(), &urn, "{what}");
         assert_eq!(guard.unvalidated(), 0, "{what}");
     }
+}
+
+/// The bundle of the same sources: `shop-value.v1.proto` (the text the
+/// serializer's class was made from), its import where it names it, and
+/// the well-known Confluent file; the manifest gives its root (`Order`,
+/// the message the frames' indexes `[0]` name). Locked, then the ids the
+/// server gave recorded as `dataschema publish` records them.
+fn locked_bundle(dir: &std::path::Path, id: u32) -> Registry {
+    write(
+        dir,
+        build::MANIFEST_FILE,
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Order\"\n",
+    );
+    write(dir, "shop-value.v1.proto", &fixture("shop.proto"));
+    write(dir, "acme/common/v1/money.proto", &fixture("money.proto"));
+    for (name, text) in WELL_KNOWN {
+        write(dir, name, text);
+    }
+    build::lock(dir).unwrap();
+    let urn = common::urn("urn:acme:schema:shop-value:1");
+    let checked = build::check(dir).unwrap();
+    assert_eq!(
+        build::record_published(dir, &checked, &[(urn.clone(), id)]).unwrap(),
+        std::slice::from_ref(&urn)
+    );
+    let lock = std::fs::read_to_string(dir.join(build::LOCK_FILE)).unwrap();
+    assert!(
+        lock.contains(&format!("[ids]\n\"{urn}\" = {id}\n")),
+        "{lock}"
+    );
+    // The folder as the CLI and a build script read it: its schemas with
+    // the lock's ids.
+    let checked = build::check(dir).unwrap();
+    let ids: Vec<_> = checked
+        .sources
+        .iter()
+        .filter_map(|s| s.id.map(|id| (s.schema.urn().clone(), id)))
+        .collect();
+    assert_eq!(ids, [(urn, id)]);
+    Registry::embed_with_ids(checked.schemas(), ids).unwrap()
+}
+
+#[test]
+fn confluents_protobuf_frames_validate_from_a_bundle_with_locked_ids() {
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
+        return;
+    };
+    let running = server::start();
+    let out_dir = tempfile::tempdir().unwrap();
+    let set_path = out_dir.path().join("set.binpb");
+    std::fs::write(&set_path, descriptor_set(&out_dir.path().join("src"))).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/confluent_protobuf.py"
+    );
+    let out = Command::new(&python)
+        .arg(script)
+        .arg(running.url(""))
+        .arg(server::TOKEN)
+        .arg(&set_path)
+        .arg(out_dir.path())
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "confluent_protobuf.py: {text}");
+    let frame = |name: &str| std::fs::read(out_dir.path().join(name)).unwrap();
+    let (order, refund, latest) = (frame("order.bin"), frame("refund.bin"), frame("latest.bin"));
+    let id: u32 = std::fs::read_to_string(out_dir.path().join("id.txt"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let urn = common::urn("urn:acme:schema:shop-value:1");
+    assert_eq!(running.registry.id_of(&urn).unwrap(), id);
+
+    let schemas = tempfile::tempdir().unwrap();
+    let bundle = locked_bundle(schemas.path(), id);
+    assert_eq!(bundle.id_of(&urn).unwrap(), id);
+    // No fallback: the lock's id is all the guard knows of the server.
+    drop(running);
+    let guard = Guard::new(bundle);
+    for (name, payload) in [("order", &order), ("latest", &latest)] {
+        let outcome = guard.validate_framed(payload);
+        assert!(
+            matches!(outcome, Ok(Outcome::Validated)),
+            "the bundle: {name}: {outcome:?}"
+        );
+    }
+    // The bundle's schema has a root (Order, from its manifest): a frame
+    // naming the file's other message is refused, saying so.
+    let refused = guard
+        .validate_framed(&refund)
+        .expect_err("the bundle validates its root only");
+    assert_eq!(refused.urn(), &urn);
+    let violation = &refused.violations()[0];
+    assert_eq!(violation.kind(), ViolationKind::Wire);
+    assert!(
+        violation.message().contains("acme.shop.v1.Refund")
+            && violation.message().contains("root is acme.shop.v1.Order"),
+        "{refused}"
+    );
+    // An Order's body altered (its id, field 1, made a varint): invalid.
+    let mut broken = order.clone();
+    assert_eq!(broken[6], 0x0a, "field 1, length-delimited");
+    broken[6] = 0x08;
+    assert!(guard.validate_framed(&broken).is_err());
+    assert_eq!(guard.unvalidated(), 0);
 }

@@ -10,14 +10,19 @@ mod common;
 #[cfg(feature = "server")]
 #[path = "../common/server/mod.rs"]
 mod server;
+#[cfg(feature = "postgres")]
+#[path = "../common/standby.rs"]
+mod standby;
 
 mod api;
 mod cli;
 mod confluent;
+mod confluent_avro_python;
 mod confluent_contracts;
 mod confluent_dropin;
 mod confluent_framed;
 mod confluent_protobuf;
+mod confluent_protobuf_clients;
 mod confluent_protobuf_python;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;

@@ -7,6 +7,12 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+#[cfg(feature = "server")]
+#[path = "../common/server/mod.rs"]
+mod server;
+#[cfg(feature = "postgres")]
+#[path = "../common/standby.rs"]
+mod standby;
 
 mod registry;
 mod stores;

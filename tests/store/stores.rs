@@ -950,11 +950,195 @@ mod postgres {
         }
     }
 
+    /// A replica's server beside a peer stopped (SIGSTOP) while it holds a
+    /// name's advisory lock: `/readyz` keeps answering ready, promptly,
+    /// while eight publishes of that name wait for the lock (they hold at
+    /// most half the pool), each answered with the store's error (a lock
+    /// or acquire timeout, in the log) within its bound; reads of the name
+    /// answer meanwhile, and another name publishes afterwards. (A replica whose database does not answer
+    /// reports not ready: `tests/server/operate.rs`.)
+    #[cfg(feature = "server")]
+    #[test]
+    fn postgres_frozen_peer_leaves_the_replica_ready() {
+        use crate::server;
+        use dataschema::store::Options;
+        use std::io::BufRead;
+        use std::time::Instant;
+        let Some(db) = TestDatabase::create() else {
+            return;
+        };
+        PostgresStore::connect(&db.url)
+            .unwrap()
+            .put(&schema("urn:acme:schema:frozen:1", "{}"))
+            .unwrap();
+        // The peer's transaction is ended by the server after 10 s idle:
+        // the publishes below all end before.
+        let mut frozen = child(
+            &format!("hold-postgres:{}", db.url),
+            &[("DATASCHEMA_HOLD_SECONDS", "10".to_owned())],
+        );
+        let stdout = frozen.stdout.take().unwrap();
+        let holding = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.contains("HOLDING"));
+        assert!(holding, "the child reached its check");
+        let pid = frozen.id().to_string();
+        let stop = std::process::Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap();
+        assert!(stop.success());
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let options = Options::default()
+                .lock_timeout(Duration::from_secs(1))
+                .acquire_timeout(Duration::from_secs(3))
+                .max_connections(4);
+            let store = PostgresStore::connect_with(&db.url, &options).unwrap();
+            let config = server::config().with_ready_timeout(Duration::from_millis(800));
+            let running = server::start_on(store, config);
+            let publish_url = |urn: &str| running.url(&format!("/publish/schemas/{urn}"));
+            let auth = server::bearer();
+            std::thread::scope(|scope| {
+                let publishers: Vec<_> = (0..8)
+                    .map(|i| {
+                        let (url, auth) = (publish_url("urn:acme:schema:frozen:2"), &auth);
+                        scope.spawn(move || {
+                            let started = Instant::now();
+                            let body = format!(r#"{{"title":"{i}"}}"#);
+                            let reply = server::call(
+                                "PUT",
+                                &url,
+                                &[("Authorization", auth)],
+                                body.as_bytes(),
+                            );
+                            (reply, started.elapsed())
+                        })
+                    })
+                    .collect();
+                std::thread::sleep(Duration::from_millis(200));
+                // Probes while the publishes wait: ready, each prompt.
+                for probe in 0..12 {
+                    let started = Instant::now();
+                    let ready = server::get(&running.url("/readyz"));
+                    let took = started.elapsed();
+                    assert_eq!(ready.status, 200, "probe {probe}: {}", ready.text());
+                    assert_eq!(ready.json()["status"], "ready");
+                    assert!(
+                        took < Duration::from_millis(800),
+                        "probe {probe} took {took:?}"
+                    );
+                    let read = server::get(&running.url("/schemas/urn:acme:schema:frozen:1"));
+                    assert_eq!(read.status, 200, "{}", read.text());
+                    std::thread::sleep(Duration::from_millis(100));
+                }
+                for publisher in publishers {
+                    let (reply, took) = publisher.join().unwrap();
+                    // The store's failure, its cause (the lock timeout) in
+                    // the log only.
+                    assert_eq!(
+                        reply.status,
+                        500,
+                        "a publish of the held name: {}",
+                        reply.text()
+                    );
+                    assert_eq!(reply.json()["error"], "store", "{}", reply.text());
+                    assert!(took < Duration::from_secs(8), "a publish waited {took:?}");
+                }
+            });
+            // Ready still, once the publishes gave up; another name
+            // publishes. (While publishes of the held name fill the half of
+            // the pool publishes may use, another name's publish waits for
+            // a connection too, up to the acquire timeout.)
+            assert_eq!(server::get(&running.url("/readyz")).status, 200);
+            let other = server::call(
+                "PUT",
+                &publish_url("urn:acme:schema:thawed:1"),
+                &[("Authorization", &auth)],
+                b"{}",
+            );
+            assert_eq!(other.status, 201, "another name: {}", other.text());
+            running.stop();
+        }));
+        let _ = frozen.kill();
+        let _ = frozen.wait();
+        if let Err(panic) = outcome {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// `--read-only` on a hot standby (a streaming replica made with
+    /// `pg_basebackup` of a primary of the test's own, see
+    /// `tests/common/standby.rs`): a read-write connect is refused (the
+    /// standby runs no migration); a read-only store reads what the primary
+    /// wrote, is ready, refuses writes, and sees what the primary publishes
+    /// later once the standby replays it.
+    #[test]
+    fn postgres_read_only_on_a_hot_standby() {
+        use crate::standby::{Cluster, DATABASE};
+        use dataschema::store::Options;
+        let Some(primary) = Cluster::primary() else {
+            return;
+        };
+        let writer = PostgresStore::connect(&primary.url(DATABASE)).unwrap();
+        let first = schema("urn:acme:schema:standby:1", r#"{"title":"one"}"#);
+        writer.put(&first).unwrap();
+        let standby = primary.standby();
+        let url = standby.url(DATABASE);
+        let err = PostgresStore::connect(&url).unwrap_err();
+        assert!(
+            err.chain().to_string().contains("read-only"),
+            "a read-write connect to a standby: {}",
+            err.chain()
+        );
+        let read_only = Options::default().read_only(true);
+        let store = PostgresStore::connect_with(&url, &read_only).unwrap();
+        store.ready().unwrap();
+        assert_eq!(store.get(first.urn()).unwrap().as_ref(), Some(&first));
+        assert_eq!(store.list().unwrap(), vec![first.urn().clone()]);
+        assert_eq!(
+            store.id_of(first.urn()).unwrap(),
+            writer.id_of(first.urn()).unwrap()
+        );
+        let err = store
+            .put(&schema("urn:acme:schema:standby:2", "{}"))
+            .unwrap_err();
+        assert!(
+            err.chain().to_string().contains("read-only"),
+            "{}",
+            err.chain()
+        );
+        let err = store
+            .set_compatibility(None, Some(Compatibility::Full))
+            .unwrap_err();
+        assert!(
+            err.chain().to_string().contains("read-only"),
+            "{}",
+            err.chain()
+        );
+        // Published on the primary afterwards: replayed on the standby.
+        let second = schema("urn:acme:schema:standby:2", r#"{"title":"two"}"#);
+        writer.put(&second).unwrap();
+        Cluster::eventually("the standby replays the second version", || {
+            store.versions("acme", "standby").unwrap() == vec![1, 2]
+        });
+        assert_eq!(store.get(second.urn()).unwrap().as_ref(), Some(&second));
+        // Nothing was written on the standby: the primary's history is
+        // the one the standby shows.
+        assert_eq!(store.list().unwrap(), writer.list().unwrap());
+    }
+
     /// The child of `postgres_frozen_replica_costs_its_own_requests_only`:
-    /// a publish that holds the name's lock in its check, for ever.
+    /// a publish that holds the name's lock in its check, for ever (the
+    /// server ends its transaction after its statement timeout, 4 s or
+    /// `DATASCHEMA_HOLD_SECONDS`).
     pub(super) fn hold_child(url: &str) {
         use dataschema::store::Options;
-        let options = Options::default().statement_timeout(Duration::from_secs(4));
+        let seconds = std::env::var("DATASCHEMA_HOLD_SECONDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4);
+        let options = Options::default().statement_timeout(Duration::from_secs(seconds));
         let store = PostgresStore::connect_with(url, &options).unwrap();
         let check = |_: &Schema, _: &[Schema]| {
             println!("HOLDING");

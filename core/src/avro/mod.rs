@@ -6,7 +6,8 @@
 //!   fingerprint; the validator and the compatibility engine both start
 //!   from it.
 //! * [`scan`]: the validating scanner, which checks a binary datum against
-//!   the schema in one pass without decoding it.
+//!   the schema in one pass without decoding it; its fast path, a flat
+//!   program compiled from the model, is in `plan`.
 //! * [`validate`]: the validator, over the scanner.
 //! * [`resolve`]: reading one version's bytes as another's (Avro's schema
 //!   resolution as a plan over the bytes), public as
@@ -20,6 +21,7 @@
 mod canonical;
 pub mod compat;
 pub mod model;
+mod plan;
 pub mod resolve;
 pub mod scan;
 pub(crate) mod validate;

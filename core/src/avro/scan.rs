@@ -25,6 +25,7 @@
 use std::sync::Arc;
 
 use super::model::{AvroSchema, Logical, Node, NodeId};
+use super::plan::Program;
 use crate::validate::{Violation, ViolationKind};
 
 /// How deep types may nest in a payload (records, arrays, maps and unions
@@ -32,13 +33,20 @@ use crate::validate::{Violation, ViolationKind};
 /// the stack.
 pub const MAX_DEPTH: u32 = 128;
 
-/// A schema compiled for scanning: its types and each type's smallest
+/// A schema compiled for scanning: its types, each type's smallest
 /// encoding (a type whose smallest encoding is 0 bytes is always 0 bytes:
-/// `null`, a `fixed` of size 0, a record of such).
+/// `null`, a `fixed` of size 0, a record of such), and the flat program
+/// ([`super::plan`]) that answers [`Plan::is_valid`].
+///
+/// Two walks accept the same datums: the program, which says only whether
+/// a datum is valid, and the walk over the schema's types here, which
+/// says where and why one is not ([`Plan::violations`]); only a refused
+/// datum is walked the second time.
 #[derive(Debug, Clone)]
 pub struct Plan {
     schema: Arc<AvroSchema>,
     min_size: Vec<u64>,
+    program: Program,
 }
 
 /// Why a walk stopped: the problem, and the path segments collected on the
@@ -175,7 +183,12 @@ impl Plan {
                 break;
             }
         }
-        Plan { schema, min_size }
+        let program = Program::new(&schema, &min_size);
+        Plan {
+            schema,
+            min_size,
+            program,
+        }
     }
 
     /// The schema read.
@@ -192,7 +205,7 @@ impl Plan {
     /// Whether `payload` is exactly one datum of the schema.
     #[inline]
     pub fn is_valid(&self, payload: &[u8]) -> bool {
-        self.check(payload).is_ok()
+        self.program.is_valid(payload)
     }
 
     fn check(&self, payload: &[u8]) -> Walk {
@@ -250,7 +263,7 @@ impl Plan {
                         "a string holds bytes that are not UTF-8",
                     )
                 })?;
-                if *logical == Logical::Uuid && !is_uuid(text) {
+                if *logical == Logical::Uuid && !is_uuid(text.as_bytes()) {
                     return Err(fail(
                         ViolationKind::Format,
                         format!("{:?} is not a UUID", crate::clip(text, 60)),
@@ -513,13 +526,21 @@ pub(crate) fn decimal_fits(bytes: &[u8], precision: u32) -> bool {
 }
 
 /// The 8-4-4-4-12 hexadecimal form of a UUID.
-fn is_uuid(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(i, &b)| match i {
-            8 | 13 | 18 | 23 => b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
+#[inline]
+pub(crate) fn is_uuid(bytes: &[u8]) -> bool {
+    let Ok(bytes) = <&[u8; 36]>::try_from(bytes) else {
+        return false;
+    };
+    let hex = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_hexdigit);
+    bytes[8] == b'-'
+        && bytes[13] == b'-'
+        && bytes[18] == b'-'
+        && bytes[23] == b'-'
+        && hex(0..8)
+        && hex(9..13)
+        && hex(14..18)
+        && hex(19..23)
+        && hex(24..36)
 }
 
 #[cfg(test)]
@@ -584,7 +605,11 @@ mod tests {
 
     #[test]
     fn uuids() {
-        assert!(is_uuid("123e4567-e89b-12d3-a456-426614174000"));
-        assert!(!is_uuid("123e4567e89b12d3a456426614174000"));
+        assert!(is_uuid(b"123e4567-e89b-12d3-a456-426614174000"));
+        assert!(is_uuid(b"123E4567-E89B-12D3-A456-426614174000"));
+        assert!(!is_uuid(b"123e4567e89b12d3a456426614174000"));
+        assert!(!is_uuid(b"123e4567-e89b-12d3-a456-42661417400g"));
+        assert!(!is_uuid(b"123e4567-e89b-12d3-a456_426614174000"));
+        assert!(!is_uuid(b"123e4567-e89b-12d3-a456-4266141740000"));
     }
 }

@@ -64,7 +64,7 @@ fn text_of(bytes: &[u8]) -> Result<&str, String> {
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
 #[cfg(feature = "proto-text")]
-pub use self::compile::{file_descriptor, is_descriptor, normalize, text, WELL_KNOWN};
+pub use self::compile::{file_descriptor, is_descriptor, normalize, same_files, text, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -140,6 +140,95 @@ mod compile {
             Ok(normalized)
         } else {
             Ok(with_text(crate::protobuf::print::print_file(&main)))
+        }
+    }
+
+    /// Whether two protobuf schemas are one schema as Confluent's clients
+    /// see it: their own files, and every file they import but the
+    /// well-known ones, compile to the same descriptors, whatever form each
+    /// was registered in (`.proto` text as Java or Go print it, base64 of a
+    /// `FileDescriptorProto` as Python sends it, a descriptor set with a
+    /// root as `dataschema publish` sends it). Source info, the own file's
+    /// name, and `json_name`s equal to the default one are left out of the
+    /// comparison; everything else (declaration order, options, imports by
+    /// path) counts. References resolve through `refs`; a schema that does
+    /// not compile is `Err`.
+    pub fn same_files(a: &Schema, b: &Schema, refs: &dyn Resolver) -> Result<bool, Error> {
+        if a.language() != Language::Protobuf || b.language() != Language::Protobuf {
+            return Ok(false);
+        }
+        Ok(closure(&own_file(a, refs)?) == closure(&own_file(b, refs)?))
+    }
+
+    /// A file and what it imports (well-known files aside), by import path
+    /// (the file itself under the empty name), as [`same_files`] compares
+    /// them.
+    fn closure(
+        main: &prost_reflect::FileDescriptor,
+    ) -> std::collections::BTreeMap<String, FileDescriptorProto> {
+        let mut files = std::collections::BTreeMap::new();
+        let mut stack = vec![(String::new(), main.clone())];
+        while let Some((key, file)) = stack.pop() {
+            if files.contains_key(&key) {
+                continue;
+            }
+            for dependency in file.dependencies() {
+                let name = dependency.name().to_owned();
+                let known = name.starts_with("google/protobuf/")
+                    || WELL_KNOWN.iter().any(|(path, _)| *path == name);
+                if !known && !files.contains_key(&name) {
+                    stack.push((name, dependency));
+                }
+            }
+            let mut proto = file.file_descriptor_proto().clone();
+            proto.source_code_info = None;
+            if key.is_empty() {
+                proto.name = None;
+            }
+            for message in &mut proto.message_type {
+                default_json_names(message);
+            }
+            for field in &mut proto.extension {
+                default_json_name(field);
+            }
+            files.insert(key, proto);
+        }
+        files
+    }
+
+    fn default_json_names(message: &mut prost_reflect::prost_types::DescriptorProto) {
+        for field in message.field.iter_mut().chain(message.extension.iter_mut()) {
+            default_json_name(field);
+        }
+        for nested in &mut message.nested_type {
+            default_json_names(nested);
+        }
+    }
+
+    /// Clears a field's `json_name` when it is the one protobuf derives
+    /// from the field's name (some compilers write it, some do not).
+    fn default_json_name(field: &mut prost_reflect::prost_types::FieldDescriptorProto) {
+        let derived = {
+            let mut out = String::new();
+            let mut upper = false;
+            for c in field.name().chars() {
+                if c == '_' {
+                    upper = true;
+                } else if upper {
+                    out.extend(c.to_uppercase());
+                    upper = false;
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        };
+        if field
+            .json_name
+            .as_deref()
+            .is_none_or(|name| name == derived)
+        {
+            field.json_name = None;
         }
     }
 

@@ -18,12 +18,22 @@ use crate::error::BoxError;
 use crate::validate::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
 
 pub struct ProtobufValidator {
-    plan: Plan,
-    message: MessageDescriptor,
+    /// The message a payload validated by URN is: the root, or a rootless
+    /// schema's first message; `None` for a rootless file that declares
+    /// no message (only `import public` of others, which Confluent takes).
+    default: Option<Entry>,
+    pool: DescriptorPool,
     reject_unknown_fields: bool,
     /// A schema without a root (a Confluent registration): the messages
     /// of its file, by index, which a frame's message indexes pick.
     messages: Option<Box<[Node]>>,
+}
+
+/// The message a payload validated without message indexes is, and its
+/// plan.
+struct Entry {
+    plan: Plan,
+    message: MessageDescriptor,
 }
 
 /// A message of a rootless schema's file, its plan compiled when a frame
@@ -66,21 +76,30 @@ impl ProtobufValidator {
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
-        Ok(ProtobufValidator::with_message(message, options, None))
+        Ok(ProtobufValidator::with_message(
+            pool.clone(),
+            Some(message),
+            options,
+            None,
+        ))
     }
 
     fn with_message(
-        message: MessageDescriptor,
+        pool: DescriptorPool,
+        message: Option<MessageDescriptor>,
         options: Options,
         messages: Option<Box<[Node]>>,
     ) -> ProtobufValidator {
-        let plan = Plan::compile_checked(
-            &message,
-            ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
-        );
-        ProtobufValidator {
-            plan,
+        let default = message.map(|message| Entry {
+            plan: Plan::compile_checked(
+                &message,
+                ScanOptions::default().with_reject_unknown_fields(options.reject_unknown_fields),
+            ),
             message,
+        });
+        ProtobufValidator {
+            default,
+            pool,
             reject_unknown_fields: options.reject_unknown_fields,
             messages,
         }
@@ -90,7 +109,9 @@ impl ProtobufValidator {
     /// into a checked `pool` whose file `main` is the schema's own: a frame's
     /// message indexes pick the message of that file to validate; a payload
     /// validated by URN (no indexes) is the file's first message, as the
-    /// indexes `[0]` say.
+    /// indexes `[0]` say. A file that declares no message (it only imports
+    /// others publicly, as Confluent allows) compiles too: no payload is
+    /// one of its messages, so every payload is refused, with that reason.
     #[cfg_attr(not(feature = "proto-text"), allow(dead_code))]
     pub(crate) fn rootless(
         pool: &DescriptorPool,
@@ -100,17 +121,31 @@ impl ProtobufValidator {
         let file = pool
             .get_file_by_name(main)
             .ok_or_else(|| format!("the compiled schema has no file {main:?}"))?;
-        let first = file
-            .messages()
-            .next()
-            .ok_or("the schema declares no message: a frame names one of its messages")?;
+        let first = file.messages().next();
         let tree = Node::tree(file.messages());
-        Ok(ProtobufValidator::with_message(first, options, Some(tree)))
+        Ok(ProtobufValidator::with_message(
+            pool.clone(),
+            first,
+            options,
+            Some(tree),
+        ))
     }
 
     /// The descriptor pool the schema was decoded into (shared).
     pub(crate) fn pool(&self) -> DescriptorPool {
-        self.message.parent_pool().clone()
+        self.pool.clone()
+    }
+
+    /// The message validated without indexes, or why there is none.
+    fn default(&self) -> Result<&Entry, Vec<Violation>> {
+        self.default.as_ref().ok_or_else(|| {
+            vec![Violation::new(
+                "",
+                ViolationKind::Other,
+                "the schema declares no message (its file only imports others), so no payload \
+                 is one of its messages",
+            )]
+        })
     }
 
     /// The plan of the message Confluent message indexes name in a rootless
@@ -158,7 +193,10 @@ impl ProtobufValidator {
         if let Some(nodes) = &self.messages {
             return self.pick(nodes, indexes).map(|_| ());
         }
-        let file = self.message.parent_file();
+        let Some(Entry { message: root, .. }) = &self.default else {
+            return Err("the schema declares no message".into());
+        };
+        let file = root.parent_file();
         let mut named: Option<MessageDescriptor> = None;
         for (depth, &index) in indexes.iter().enumerate() {
             let next = match &named {
@@ -180,12 +218,12 @@ impl ProtobufValidator {
             })?);
         }
         match named {
-            Some(message) if message.full_name() == self.message.full_name() => Ok(()),
+            Some(message) if message.full_name() == root.full_name() => Ok(()),
             Some(message) => Err(format!(
                 "the frame names message {}, and the schema's root is {}: only the root is \
                  validated",
                 message.full_name(),
-                self.message.full_name()
+                root.full_name()
             )),
             None => Err("the frame's message index list is empty".into()),
         }
@@ -213,15 +251,11 @@ impl ProtobufValidator {
     }
 
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
-        if self.plan.is_valid(payload) {
+        let default = self.default()?;
+        if default.plan.is_valid(payload) {
             return Ok(());
         }
-        self.explain(payload)
-    }
-
-    #[cold]
-    fn explain(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
-        explain(&self.plan, payload)
+        explain(&default.plan, payload)
     }
 
     /// A JSON value in protobuf's JSON mapping: decoded with
@@ -230,19 +264,19 @@ impl ProtobufValidator {
     /// over a decoded tree ([`check_tree`]). A message decoded from JSON holds
     /// no unknown field numbers, so there is nothing else to check.
     pub(crate) fn validate_json(&self, value: &serde_json::Value) -> Result<(), Vec<Violation>> {
+        let root = &self.default()?.message;
         let options = DeserializeOptions::new().deny_unknown_fields(self.reject_unknown_fields);
-        let message =
-            DynamicMessage::deserialize_with_options(self.message.clone(), value, &options)
-                .map_err(|err| {
-                    vec![Violation::new(
-                        "",
-                        ViolationKind::Mapping,
-                        format!(
-                            "the JSON value is not {} in protobuf's JSON mapping: {err}",
-                            self.message.full_name()
-                        ),
-                    )]
-                })?;
+        let message = DynamicMessage::deserialize_with_options(root.clone(), value, &options)
+            .map_err(|err| {
+                vec![Violation::new(
+                    "",
+                    ViolationKind::Mapping,
+                    format!(
+                        "the JSON value is not {} in protobuf's JSON mapping: {err}",
+                        root.full_name()
+                    ),
+                )]
+            })?;
         let mut violations = Vec::new();
         check_tree(
             &message,

@@ -80,3 +80,14 @@ pub(crate) async fn serialized(
     contract_members(&schema, &mut answer);
     Ok(Some(answer))
 }
+
+/// Whether `held` and `sent`, both protobuf, compile to the same files
+/// ([`same_files`](dataschema_core::proto::same_files), references resolved
+/// from `registry`): one schema, whichever form each was registered in
+/// (Java's or Go's text, Python's descriptor, a descriptor set published
+/// natively). A schema that does not compile matches nothing.
+pub(crate) fn same_files(registry: &crate::Registry, held: &Schema, sent: &Schema) -> bool {
+    held.language() == Language::Protobuf
+        && sent.language() == Language::Protobuf
+        && dataschema_core::proto::same_files(held, sent, registry).unwrap_or(false)
+}

@@ -241,6 +241,30 @@ enum Registration {
     Refused(ApiError),
 }
 
+/// Whether two protobuf schemas compile to the same files (feature
+/// `proto-text`; without it, no protobuf registration is taken).
+fn same_protobuf(registry: &Registry, held: &Schema, sent: &Schema) -> bool {
+    #[cfg(feature = "proto-text")]
+    {
+        super::protobuf::same_files(registry, held, sent)
+    }
+    #[cfg(not(feature = "proto-text"))]
+    {
+        let _ = (registry, held, sent);
+        false
+    }
+}
+
+/// How a held version was found equal to a registration: by its text
+/// (or canonical JSON), or, for protobuf, by its compiled files (whose
+/// references then need not be the same ones: they resolve to the same
+/// files).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Identity {
+    Text,
+    Files,
+}
+
 /// The version of `history` (among `versions`, newest first) holding a
 /// schema whose canonical form is `form`, with the id `id` when one is
 /// given, and whose references, metadata and rule set `contract` accepts.
@@ -254,7 +278,8 @@ fn same_canonical(
     form: &str,
     normalize: bool,
     id: Option<SchemaId>,
-    contract: &dyn Fn(&Schema) -> bool,
+    candidate: &Schema,
+    contract: &dyn Fn(&Schema, Identity) -> bool,
 ) -> Result<Option<(u32, Schema, SchemaId)>, Error> {
     for &version in versions.iter().rev() {
         let urn = template.with_version(version)?;
@@ -262,12 +287,19 @@ fn same_canonical(
         if held.language() != language {
             continue;
         }
-        let Ok(text) = std::str::from_utf8(held.bytes()) else {
-            continue;
-        };
+        // A descriptor set (a protobuf schema published natively) is no
+        // text: only its compiled files can equal a registration.
+        let text = std::str::from_utf8(held.bytes()).unwrap_or("");
         // A text that is no JSON (`.proto`) is compared as it is.
         let same = text == form || canonical(text, normalize).ok().as_deref() == Some(form);
-        if !same || !contract(&held) {
+        let identity = if same {
+            Identity::Text
+        } else if same_protobuf(registry, &held, candidate) {
+            Identity::Files
+        } else {
+            continue;
+        };
+        if !contract(&held, identity) {
             continue;
         }
         let held_id = registry.id_of(&urn)?;
@@ -394,8 +426,9 @@ fn register_in(
             &form,
             normalize,
             given.id,
-            &|held| {
-                held.references() == schema.references()
+            &schema,
+            &|held, identity| {
+                (identity == Identity::Files || held.references() == schema.references())
                     && held.metadata() == schema.metadata()
                     && held.rule_set() == schema.rule_set()
             },
@@ -479,7 +512,8 @@ pub(crate) async fn lookup(
                 &form,
                 normalize,
                 None,
-                &|held| same_contract(held, &candidate),
+                &candidate,
+                &|held, identity| same_contract(held, &candidate, identity),
             )?;
             let unusable = match found {
                 Some(_) => None,
@@ -642,8 +676,8 @@ pub(crate) fn every_subject(
 /// Whether `held` carries the contract a lookup sent: the same
 /// references, and, when the lookup sent metadata or a rule set, the same
 /// ones (a lookup without them matches any, as Confluent's does).
-fn same_contract(held: &Schema, sent: &Schema) -> bool {
-    held.references() == sent.references()
+fn same_contract(held: &Schema, sent: &Schema, identity: Identity) -> bool {
+    (identity == Identity::Files || held.references() == sent.references())
         && sent.metadata().is_none_or(|m| held.metadata() == Some(m))
         && sent.rule_set().is_none_or(|r| held.rule_set() == Some(r))
 }

@@ -1,0 +1,216 @@
+//! `dataschema publish` of a `.proto` folder, then the same files
+//! registered as Confluent's clients register them (Java's text, Go's
+//! text, Python's descriptor, the import by reference): one schema, the
+//! version and id the publish locked. A changed source is another
+//! version. Against the real server binary (`dataschema serve --store
+//! memory`) on loopback.
+#![cfg(all(feature = "cli", feature = "proto-text"))]
+
+use crate::common;
+use crate::server;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use base64::Engine as _;
+use prost::Message as _;
+use serde_json::{json, Value};
+use server::process::{token_file, Serve};
+use server::{confluent, get};
+
+const MONEY: &str = "acme/common/v1/money.proto";
+const MONEY_SUBJECT: &str = "acme%2Fcommon%2Fv1%2Fmoney.proto";
+const SHOP: &str = "urn:acme:schema:shop-value:1";
+
+fn fixture(style: &str, file: &str) -> String {
+    String::from_utf8(common::read(&format!("proto/confluent/{style}/{file}"))).unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A schemas folder of the Java fixtures' sources: `shop-value.v1.proto`
+/// (root `Order`) and its import where it names it.
+fn folder(into: &Path, shop: &str) -> PathBuf {
+    let dir = into.join("schemas");
+    write(
+        &dir,
+        "dataschema.toml",
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Order\"\n",
+    );
+    write(&dir, "shop-value.v1.proto", shop);
+    write(&dir, MONEY, &fixture("java", "money.proto"));
+    dir
+}
+
+fn locked_id(dir: &Path, urn: &str) -> u64 {
+    let lock = std::fs::read_to_string(dir.join("dataschema.lock")).unwrap();
+    let (_, ids) = lock.split_once("[ids]\n").expect("the lock records ids");
+    ids.lines()
+        .find_map(|line| {
+            let (key, id) = line.split_once(" = ")?;
+            (key.trim_matches('"') == urn).then(|| id.parse().unwrap())
+        })
+        .unwrap_or_else(|| panic!("no id for {urn}: {lock}"))
+}
+
+fn register(serve: &Serve, subject: &str, body: &Value) -> server::Reply {
+    confluent(
+        "POST",
+        &serve.url(&format!("/subjects/{subject}/versions")),
+        body,
+    )
+}
+
+fn shop_body(schema: &str) -> Value {
+    json!({"schemaType": "PROTOBUF", "schema": schema,
+           "references": [{"name": MONEY, "subject": MONEY, "version": 1}]})
+}
+
+/// What Python's serializer sends for the shop file: base64 of its
+/// `FileDescriptorProto`, compiled here with `protox` from the folder.
+fn python_descriptor(dir: &Path) -> String {
+    let mut compiler = protox::Compiler::new([dir]).unwrap();
+    compiler.open_file("shop-value.v1.proto").unwrap();
+    let set = compiler.file_descriptor_set();
+    let mut file = set
+        .file
+        .into_iter()
+        .find(|f| f.name() == "shop-value.v1.proto")
+        .unwrap();
+    file.source_code_info = None;
+    file.name = Some("acme/shop/v1/shop.proto".to_owned());
+    base64::engine::general_purpose::STANDARD.encode(file.encode_to_vec())
+}
+
+#[test]
+fn a_published_proto_folder_and_confluent_clients_end_on_one_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token_file(tmp.path())]);
+    let token = token_file(tmp.path());
+    let dir = folder(tmp.path(), &fixture("java", "shop.proto"));
+    let url = serve.url("");
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["publish", "--registry", &url, "--token-file", &token])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let id = locked_id(&dir, SHOP);
+
+    // Each client registers the import under its path, then the schema.
+    let money = register(
+        &serve,
+        MONEY_SUBJECT,
+        &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
+    );
+    assert_eq!(money.status, 200, "{}", money.text());
+    for (who, schema) in [
+        ("Java", fixture("java", "shop.proto")),
+        ("Go", fixture("go", "shop.proto")),
+        ("Python", python_descriptor(&dir)),
+    ] {
+        let reply = register(&serve, "shop-value", &shop_body(&schema));
+        assert_eq!(reply.status, 200, "{who}: {}", reply.text());
+        assert_eq!(
+            reply.json()["id"].as_u64(),
+            Some(id),
+            "{who}: {}",
+            reply.text()
+        );
+        assert_eq!(reply.json()["version"], 1, "{who}");
+        // The serializer's lookup (auto.register.schemas off) too.
+        let found = confluent(
+            "POST",
+            &serve.url("/subjects/shop-value"),
+            &shop_body(&schema),
+        );
+        assert_eq!(
+            found.json()["id"].as_u64(),
+            Some(id),
+            "{who}: {}",
+            found.text()
+        );
+    }
+    let versions = get(&serve.url("/subjects/shop-value/versions")).json();
+    assert_eq!(versions, json!([1]));
+
+    // A source that is not the folder's is another version.
+    let changed = fixture("go", "shop.proto").replace(
+        "  acme.common.v1.Money amount = 2;\n",
+        "  acme.common.v1.Money amount = 2;\n\n  string reason = 3;\n",
+    );
+    let v2 = register(&serve, "shop-value", &shop_body(&changed));
+    assert_eq!(v2.json()["version"], 2, "{}", v2.text());
+    assert_ne!(v2.json()["id"].as_u64(), Some(id));
+
+    // The folder published again: nothing new, the lock as it was.
+    let lock = std::fs::read_to_string(dir.join("dataschema.lock")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["publish", "--registry", &url])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("dataschema.lock")).unwrap(),
+        lock
+    );
+}
+
+#[test]
+fn a_folder_whose_import_differs_is_not_the_clients_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token_file(tmp.path())]);
+    let token = token_file(tmp.path());
+    let dir = folder(tmp.path(), &fixture("java", "shop.proto"));
+    // The folder's Money has a field more than the clients' import.
+    write(
+        &dir,
+        MONEY,
+        &fixture("java", "money.proto").replace(
+            "  int64 cents = 2;\n",
+            "  int64 cents = 2;\n  int32 scale = 3;\n",
+        ),
+    );
+    let url = serve.url("");
+    let out = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["publish", "--registry", &url, "--token-file", &token])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let id = locked_id(&dir, SHOP);
+    let money = register(
+        &serve,
+        MONEY_SUBJECT,
+        &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
+    );
+    assert_eq!(money.status, 200, "{}", money.text());
+    let level = confluent(
+        "PUT",
+        &serve.url("/config/shop-value"),
+        &json!({"compatibility": "NONE"}),
+    );
+    assert_eq!(level.status, 200, "{}", level.text());
+    // Not the published files: another version, another id.
+    let reply = register(
+        &serve,
+        "shop-value",
+        &shop_body(&fixture("java", "shop.proto")),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["version"], 2, "{}", reply.text());
+    assert_ne!(reply.json()["id"].as_u64(), Some(id));
+}
