@@ -1026,10 +1026,10 @@ enum Picked<'p> {
 impl<'p> Picked<'p> {
     #[inline]
     fn branches(self) -> impl Iterator<Item = u32> + 'p {
-        let (strings, integers): (&[(Box<str>, u32)], &[(i128, u32)]) = match self {
-            Picked::Strings(s) => (s, &[]),
-            Picked::Integers(i) => (&[], i),
-            Picked::Nothing => (&[], &[]),
+        let (strings, integers) = match self {
+            Picked::Strings(s) => (s, &[][..]),
+            Picked::Integers(i) => (&[][..], i),
+            Picked::Nothing => (&[][..], &[][..]),
         };
         strings
             .iter()
