@@ -7,13 +7,15 @@
 //! registry ids) into `OUT_DIR/bundle_ids/`, which `tests/cli/bundle.rs`
 //! includes: the build of a published folder, end to end; and
 //! `tests/data/bundle_references/` (a version with references, given by
-//! its manifest) into `OUT_DIR/bundle_references/`.
+//! its manifest) into `OUT_DIR/bundle_references/`; and
+//! `tests/data/bundle_avro/` (`.avsc` files using each other's named
+//! types) into `OUT_DIR/bundle_avro/`.
 
 fn main() {
     #[cfg(feature = "samples")]
     if std::path::Path::new("schemas").is_dir() {
         dataschema_build::bundle("schemas").unwrap();
-        for name in ["bundle_ids", "bundle_references"] {
+        for name in ["bundle_ids", "bundle_references", "bundle_avro"] {
             let fixture = std::path::Path::new("tests/data").join(name);
             if !fixture.is_dir() {
                 continue;

@@ -51,7 +51,7 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
     let mut invalid: Vec<String> = Vec::new();
     let mut unvalidated: BTreeMap<String, u64> = BTreeMap::new();
 
-    let file = std::io::BufReader::new(std::fs::File::open(&path)?);
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
     for (number, line) in file.lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {

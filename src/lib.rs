@@ -25,6 +25,8 @@ pub mod subject;
 /// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
 pub use dataschema_build as build;
+#[cfg(feature = "avro")]
+pub use dataschema_core::avsc;
 #[cfg(feature = "protobuf")]
 pub use dataschema_core::proto;
 pub use dataschema_core::{compat, contract, validate};

@@ -622,7 +622,7 @@ impl Registry {
     pub fn resolution(&self, writer: &Urn, reader: &Urn) -> Result<Resolution, Error> {
         let writer = self.resolve(writer)?;
         let reader = self.resolve(reader)?;
-        Resolution::new(&writer, &reader)
+        Resolution::new(&writer, &reader, self)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].

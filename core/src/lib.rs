@@ -41,6 +41,16 @@ pub mod proto {
     pub use crate::protobuf::source::{looks_like_source, Form};
 }
 
+/// Avro schemas across schemas (feature `avro`): the named types a
+/// schema's JSON defines and the names it uses from elsewhere (what a
+/// `schemas/` folder indexes to find the schema defining a type), and
+/// Confluent's `normalize=true` for Avro.
+#[cfg(feature = "avro")]
+pub mod avsc {
+    pub use crate::avro::names::{defined_names, used_names};
+    pub use crate::avro::normalize::normalize;
+}
+
 pub use crate::compat::mode::Compatibility;
 pub use crate::contract::{Metadata, Reference, RuleSet};
 pub use crate::error::{BoxError, Chain, Error, ErrorKind, Unresolved};

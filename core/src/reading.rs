@@ -37,8 +37,9 @@ impl Reading {
         Model::read(schema, "the schema").map(Reading)
     }
 
-    /// [`read`](Reading::read), a protobuf schema's references (a schema
-    /// without a root, registered with references) resolved through `refs`.
+    /// [`read`](Reading::read), a schema's references (a protobuf schema
+    /// without a root, registered with references; an Avro schema using
+    /// named types its references define) resolved through `refs`.
     pub fn read_with(schema: &Schema, refs: &dyn crate::Resolver) -> Result<Reading, CompatError> {
         Model::read_with(schema, "the schema", refs).map(Reading)
     }
@@ -87,6 +88,9 @@ impl Model {
             urn: schema.urn().clone(),
             source: Box::new(source),
         };
+        // Only protobuf and Avro schemas have references to follow.
+        #[cfg(not(any(feature = "protobuf", feature = "avro")))]
+        let _ = refs;
         match schema.language() {
             Language::JsonSchema => json(what, schema.bytes())
                 .map(Model::Json)
@@ -100,7 +104,7 @@ impl Model {
                 .map(Model::Protobuf)
                 .map_err(unusable),
             #[cfg(feature = "avro")]
-            Language::Avro => avro(what, schema.bytes())
+            Language::Avro => avro_over(what, schema, refs)
                 .map(|schema| Model::Avro(std::sync::Arc::new(schema)))
                 .map_err(unusable),
             #[allow(unreachable_patterns)]
@@ -198,6 +202,28 @@ pub(crate) fn descriptors(
         });
     }
     Ok(pool)
+}
+
+/// An Avro schema read for comparison over the named types its references
+/// define (resolved through `refs`), naming the input (`what`) in the
+/// error.
+#[cfg(feature = "avro")]
+fn avro_over(
+    what: &str,
+    schema: &Schema,
+    refs: &dyn crate::Resolver,
+) -> Result<crate::avro::model::AvroSchema, CompatError> {
+    use crate::avro::names::ReadError;
+    crate::avro::names::read(schema, refs).map_err(|err| match err {
+        ReadError::Schema(source) => CompatError::NotAnAvroSchema {
+            what: what.to_owned(),
+            source,
+        },
+        err => CompatError::AvroReferences {
+            what: what.to_owned(),
+            reason: err.to_string(),
+        },
+    })
 }
 
 /// An Avro schema's JSON text read for comparison, naming the input

@@ -73,6 +73,12 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     }
     manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
     manifest.apply_references(dir, &mut sources, &mut diagnostics);
+    // An `.avsc` using a type another defines: that schema is a reference.
+    #[cfg(feature = "avro")]
+    {
+        crate::avro::find_references(&mut sources, &mut diagnostics);
+        crate::avro::check_cycles(&sources, &mut diagnostics);
+    }
     let modes = manifest.modes(dir, &sources, &mut diagnostics);
     let groups = manifest.groups(dir, &sources, &mut diagnostics);
     let policy = manifest.policy(dir, &mut diagnostics);
@@ -143,7 +149,12 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             if priors.is_empty() {
                 continue;
             }
-            match compat::check(mode, &source.schema, &priors).map(|r| r.under(policy)) {
+            // Each schema read over its references (an Avro schema's
+            // types defined in another file), as the registry reads it.
+            let checked = compat::check_readings(mode, &source.schema, &priors, &mut |schema| {
+                compat::Reading::read_with(schema, folder.as_ref()).map(Arc::new)
+            });
+            match checked.map(|r| r.under(policy)) {
                 Ok(report) if report.is_compatible() => {}
                 Ok(report) => diagnostics.push(
                     Diagnostic::new(

@@ -49,6 +49,9 @@ pub enum DiagnosticKind {
     IdConflict,
     /// A version breaks compatibility with the versions before it.
     Incompatible,
+    /// An `.avsc` uses a named type that more than one schema of the
+    /// folder defines, and the manifest does not say which one it means.
+    DefinedTwice,
 }
 
 /// One problem found in a schemas folder: the file, the kind, and what is

@@ -23,6 +23,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "avro")]
+mod avro;
 mod check;
 mod diagnostic;
 mod discover;

@@ -718,6 +718,19 @@ fn read_schema(path: &std::path::Path) -> Result<Schema, String> {
     }
 }
 
+/// A folder's schemas, as a resolver of the references between them.
+struct Folder(Vec<Schema>);
+
+impl dataschema::Resolver for Folder {
+    fn resolve(&self, urn: &dataschema::Urn) -> Result<Schema, dataschema::Error> {
+        self.0
+            .iter()
+            .find(|schema| schema.urn() == urn)
+            .cloned()
+            .ok_or_else(|| dataschema::Error::NotFound { urn: urn.clone() })
+    }
+}
+
 fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     let checked = match build::read(dir) {
         Ok(checked) => checked,
@@ -735,7 +748,13 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
         eprintln!("no schema named {name:?} in {}", dir.display());
         return ExitCode::from(EXIT_UNVALIDATED);
     };
-    match dataschema::compat::check(mode, &newest, &versions) {
+    // Each version read over its references in the folder (an `.avsc`
+    // using a type another defines), as the build reads it.
+    let folder = Folder(checked.schemas());
+    let checked = dataschema::compat::check_readings(mode, &newest, &versions, &mut |schema| {
+        dataschema::compat::Reading::read_with(schema, &folder).map(std::sync::Arc::new)
+    });
+    match checked {
         Ok(report) => {
             println!("{}: {report}", newest.urn());
             if report.is_compatible() {

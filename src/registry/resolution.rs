@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use dataschema_core::validate::avro_resolution::{read, Transcoder};
+use dataschema_core::validate::avro_resolution::{read_schema, Transcoder};
 use dataschema_core::{Error, Language, Schema, Unresolved, Urn};
 
 use crate::guard::Invalid;
@@ -64,7 +64,11 @@ impl std::fmt::Debug for Resolution {
 
 impl Resolution {
     /// The plan for two schemas; see [`Registry::resolution`](crate::Registry::resolution).
-    pub(crate) fn new(writer: &Schema, reader: &Schema) -> Result<Resolution, Error> {
+    pub(crate) fn new(
+        writer: &Schema,
+        reader: &Schema,
+        refs: &dyn dataschema_core::Resolver,
+    ) -> Result<Resolution, Error> {
         for schema in [writer, reader] {
             if schema.language() != Language::Avro {
                 return Err(Error::Unresolvable {
@@ -81,12 +85,7 @@ impl Resolution {
                 });
             }
         }
-        let model = |schema: &Schema| {
-            read(schema.bytes()).map_err(|err| Error::SchemaUnusable {
-                urn: schema.urn().clone(),
-                source: Box::new(err),
-            })
-        };
+        let model = |schema: &Schema| read_schema(schema, refs);
         let writer_model = Arc::new(model(writer)?);
         let reader_model = model(reader)?;
         let plan =

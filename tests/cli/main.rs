@@ -17,6 +17,7 @@ mod server;
 mod alerts;
 mod avro;
 mod bundle;
+mod bundle_avro_references;
 mod bundle_confinement;
 mod commands;
 mod fallback_example;

@@ -955,3 +955,54 @@ fn usage_errors_exit_64_for_every_command_and_help_exits_0() {
     let out = dataschema(&["check", "/nonexistent/schemas"]);
     assert_eq!(code(&out), Some(2), "{}", text(&out));
 }
+
+#[cfg(feature = "avro")]
+#[test]
+fn publish_sends_avro_references_the_confluent_api_lists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let serve = registry(&tmp);
+    let token = token_file(tmp.path());
+    let dir = tmp.path().join("bundle_avro");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bundle_avro"),
+        &dir,
+    );
+    let out = publish(&serve, Some(&token), &dir, &[]);
+    assert_eq!(code(&out), Some(0), "{}", text(&out));
+    // Each defining schema before the schemas using its types.
+    let shown = text(&out);
+    let at = |urn: &str| {
+        shown
+            .find(&format!("published {urn}"))
+            .unwrap_or_else(|| panic!("{urn}: {shown}"))
+    };
+    assert!(at("urn:acme:schema:money:1") < at("urn:acme:schema:payment:1"));
+    assert!(at("urn:acme:schema:payment:2") < at("urn:acme:schema:refund:1"));
+    for (subject, references) in [
+        (
+            "payment/versions/2",
+            serde_json::json!([{"name": "acme.common.Money", "subject": "money", "version": 1}]),
+        ),
+        (
+            "refund/versions/1",
+            serde_json::json!([{"name": "acme.pay.Payment", "subject": "payment", "version": 2}]),
+        ),
+    ] {
+        let read = call("GET", &serve.url(&format!("/subjects/{subject}")), &[], b"");
+        assert_eq!(read.status, 200, "{subject}: {}", read.text());
+        assert_eq!(read.json()["references"], references, "{subject}");
+        let id = read.json()["id"].as_u64().unwrap();
+        let by_id = call("GET", &serve.url(&format!("/schemas/ids/{id}")), &[], b"");
+        assert_eq!(by_id.json()["references"], references, "{subject}");
+    }
+    let by = call(
+        "GET",
+        &serve.url("/subjects/money/versions/1/referencedby"),
+        &[],
+        b"",
+    );
+    assert_eq!(by.json().as_array().map(Vec::len), Some(2), "{}", by.text());
+    // A second run changes nothing.
+    let again = publish(&serve, Some(&token), &dir, &[]);
+    assert_eq!(code(&again), Some(0), "{}", text(&again));
+}

@@ -1,6 +1,6 @@
 //! `Guard::prepare` compiles every schema the primary resolver holds at
 //! start-up and returns those that failed.
-#![cfg(all(feature = "json", feature = "protobuf"))]
+#![cfg(all(feature = "json", feature = "protobuf", feature = "avro"))]
 
 use crate::common;
 

@@ -18,6 +18,7 @@ mod api;
 mod cli;
 mod confluent;
 mod confluent_avro_python;
+mod confluent_avro_references;
 mod confluent_contracts;
 mod confluent_dropin;
 mod confluent_framed;

@@ -151,3 +151,50 @@ fn a_ref_by_urn_is_scanned_too() {
     let paths: Vec<&str> = invalid.violations().iter().map(|v| v.path()).collect();
     assert_eq!(paths, ["/shipping_address/country"], "{invalid}");
 }
+
+/// `unevaluatedProperties`/`unevaluatedItems` (marked through `allOf`,
+/// `anyOf`, `if`, `$ref` and a `$dynamicRef`), checked by the scanner
+/// without allocating.
+#[test]
+fn unevaluated_keywords_and_dynamic_refs_allocate_nothing() {
+    const UNEVALUATED: &str = "urn:test:schema:unevaluated:1";
+    let schema = br##"{
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$dynamicAnchor": "node",
+        "type": "object",
+        "properties": {"id": {"type": "string"}},
+        "allOf": [{"properties": {"kind": {"enum": ["a", "b"]}}}],
+        "anyOf": [
+            {"properties": {"size": {"type": "integer"}}, "required": ["size"]},
+            {"properties": {"tags": {"$ref": "#/$defs/tags"}}}
+        ],
+        "if": {"properties": {"kind": {"const": "a"}}},
+        "then": {"properties": {"child": {"$dynamicRef": "#node"}}},
+        "unevaluatedProperties": false,
+        "$defs": {
+            "tags": {
+                "type": "array",
+                "prefixItems": [{"type": "string"}],
+                "contains": {"type": "integer"},
+                "unevaluatedItems": false
+            }
+        }
+    }"##;
+    let registry = Registry::embed([Schema::json(common::urn(UNEVALUATED), schema)]).unwrap();
+    let guard = Guard::new(registry);
+    let payload = br#"{"id": "x", "kind": "a", "size": 3, "tags": ["t", 1, 2],
+        "child": {"id": "y", "kind": "b", "size": 1}}"#;
+    assert_no_allocations(&guard, UNEVALUATED, payload);
+    // An unevaluated member, and an unevaluated item (a string past the
+    // prefix matches no `contains`), are refused.
+    for bad in [
+        r#"{"id": "x", "size": 3, "extra": 1}"#,
+        r#"{"id": "x", "size": 3, "tags": ["t", 1, "u"]}"#,
+        r#"{"id": "x", "kind": "b", "size": 3, "child": {"size": 1}}"#,
+    ] {
+        assert!(
+            guard.validate(UNEVALUATED, bad.as_bytes()).is_err(),
+            "{bad}"
+        );
+    }
+}

@@ -168,7 +168,7 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
     let types = [
         "null", "boolean", "integer", "number", "string", "array", "object",
     ];
-    let top = if depth == 0 { 14 } else { 30 };
+    let top = if depth == 0 { 14 } else { 36 };
     match rng.below(top) {
         0 => {
             map.insert("type".into(), json!(rng.pick(&types)));
@@ -323,6 +323,52 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
             map.insert(container.into(), json!({ "d": sub(rng) }));
             map.insert("$ref".into(), json!(format!("#/{container}/d")));
         }
+        30..=31 => {
+            let uneval = if rng.chance(50) {
+                json!(false)
+            } else {
+                sub(rng)
+            };
+            map.insert("unevaluatedProperties".into(), uneval);
+        }
+        32 => {
+            let uneval = if rng.chance(50) {
+                json!(false)
+            } else {
+                sub(rng)
+            };
+            map.insert("unevaluatedItems".into(), uneval);
+            if rng.chance(50) {
+                map.insert("contains".into(), sub(rng));
+            }
+        }
+        33 => {
+            // An anchor, plain or dynamic, named by `$ref` or `$dynamicRef`.
+            let name = format!("a{}", rng.below(1_000_000));
+            let anchor = rng.pick(&["$anchor", "$dynamicAnchor"]);
+            let mut target = match sub(rng) {
+                Value::Object(target) => target,
+                _ => Map::new(),
+            };
+            target.insert(anchor.into(), json!(name));
+            map.insert("$defs".into(), json!({ "e": target }));
+            let by = rng.pick(&["$ref", "$dynamicRef"]);
+            map.insert(by.into(), json!(format!("#{name}")));
+        }
+        34 => {
+            // A reference back to the root, through a member or an item:
+            // `$recursiveRef` (2019-09) or `$dynamicRef` (2020-12).
+            let by = rng.pick(&["$recursiveRef", "$dynamicRef"]);
+            if rng.chance(50) {
+                map.insert("$recursiveAnchor".into(), json!(true));
+            }
+            let back = json!({ by: "#" });
+            if rng.chance(50) {
+                map.insert("properties".into(), json!({ "c": back }));
+            } else {
+                map.insert("items".into(), back);
+            }
+        }
         _ => {
             // A recursive reference: a tree of the same shape.
             map.insert("$defs".into(), json!({
@@ -463,11 +509,26 @@ fn case(seed: u64) -> Option<Case> {
     })
 }
 
+/// Planned schemas using `unevaluated*`, and using anchors, `$dynamicRef`
+/// or `$recursiveRef`.
+static UNEVALUATED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static DYNAMIC: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// (planned, valid payloads, undecided payloads) for one schema.
 fn check(seed: u64, payload_seed: u64) -> Result<(usize, usize, usize), TestCaseError> {
     let Some(case) = case(seed) else {
         return Ok((0, 0, 0));
     };
+    let text = case.schema.to_string();
+    if text.contains("\"unevaluated") {
+        UNEVALUATED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    if ["$dynamicRef", "$recursiveRef", "Anchor\""]
+        .iter()
+        .any(|k| text.contains(k))
+    {
+        DYNAMIC.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     let mut rng = Rng(payload_seed);
     let (mut valid, mut unsure) = (0, 0);
     for i in 0..PAYLOADS_PER_SCHEMA {
@@ -514,7 +575,18 @@ fn the_scanner_verdict_is_jsonschemas() {
         })
         .unwrap_or_else(|err| panic!("{err}"));
     let (planned, valid, unsure) = totals.get();
-    eprintln!("{schemas} schemas, {planned} planned, {valid} valid payloads, {unsure} undecided");
+    let unevaluated = UNEVALUATED.load(std::sync::atomic::Ordering::Relaxed);
+    let dynamic = DYNAMIC.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!(
+        "{schemas} schemas, {planned} planned ({unevaluated} with unevaluated*, {dynamic} with \
+         anchors or dynamic references), {valid} valid payloads, {unsure} undecided"
+    );
+    // Those keywords are on the scanner, not refused.
+    assert!(
+        unevaluated * 20 >= planned && dynamic * 20 >= planned,
+        "too few planned schemas use unevaluated* ({unevaluated}) or dynamic references \
+         ({dynamic})"
+    );
     // The generator must exercise the scanner, not the refusal path.
     assert!(
         planned * 10 >= schemas as usize * 6,

@@ -72,6 +72,10 @@ fn the_scanner_answers_what_jsonschema_answers_on_the_test_suite() {
     let (mut groups, mut planned, mut cases, mut scanned, mut unsure) = (0, 0, 0, 0, 0);
     let mut mismatches = Vec::new();
     let mut deviations = Vec::new();
+    // Per draft folder: groups, planned, planned with no subschema left
+    // to `jsonschema`; and why the plan refused, with how many groups.
+    let mut drafts: std::collections::BTreeMap<String, (usize, usize, usize)> = Default::default();
+    let mut refusals: std::collections::BTreeMap<String, usize> = Default::default();
     for path in &paths {
         let name = path
             .strip_prefix(&root)
@@ -93,19 +97,48 @@ fn the_scanner_answers_what_jsonschema_answers_on_the_test_suite() {
             Some("draft2019-09") => "https://json-schema.org/draft/2019-09/schema",
             _ => "https://json-schema.org/draft/2020-12/schema",
         };
+        let folder = path
+            .components()
+            .find_map(|c| {
+                let c = c.as_os_str().to_str()?;
+                c.starts_with("draft").then(|| c.to_owned())
+            })
+            .unwrap_or_else(|| "other".into());
         for group in file_groups {
             groups += 1;
+            let tally = drafts.entry(folder.clone()).or_default();
+            tally.0 += 1;
             let mut schema = group["schema"].clone();
             if let Value::Object(map) = &mut schema {
                 map.entry("$schema").or_insert_with(|| draft.into());
             }
             let Some(validator) = reference(&schema) else {
+                *refusals
+                    .entry("(jsonschema does not compile it)".into())
+                    .or_default() += 1;
                 continue;
             };
-            let Ok(plan) = JsonPlan::compile(&schema, true) else {
-                continue;
+            let plan = match JsonPlan::compile(&schema, true) {
+                Ok(plan) => plan,
+                Err(refusal) => {
+                    // The reason, each quoted value it names as `".."`.
+                    let why: String = refusal
+                        .to_string()
+                        .split('"')
+                        .enumerate()
+                        .map(|(i, part)| if i % 2 == 1 { ".." } else { part })
+                        .collect::<Vec<_>>()
+                        .join("\"");
+                    *refusals.entry(why).or_default() += 1;
+                    continue;
+                }
             };
             planned += 1;
+            let tally = drafts.entry(folder.clone()).or_default();
+            tally.1 += 1;
+            if plan.fallback_subschemas() == 0 {
+                tally.2 += 1;
+            }
             let Some(tests) = group["tests"].as_array() else {
                 continue;
             };
@@ -143,6 +176,15 @@ fn the_scanner_answers_what_jsonschema_answers_on_the_test_suite() {
         "{groups} groups, {planned} planned; {cases} cases, {scanned} scans agreed or not, \
          {unsure} undecided"
     );
+    for (draft, (all, planned, native)) in &drafts {
+        eprintln!(
+            "  {draft}: {all} groups, {planned} planned, {native} with no fallback subschema"
+        );
+    }
+    eprintln!("groups the plan refused, by reason:");
+    for (why, n) in &refusals {
+        eprintln!("  {n:>4}  {why}");
+    }
     eprintln!(
         "{} cases where jsonschema (and so the scanner) deviates from the suite:",
         deviations.len()

@@ -27,6 +27,8 @@ mod corpus;
 
 #[cfg(feature = "avro")]
 mod avro;
+#[cfg(feature = "avro")]
+mod avro_normalize;
 mod fuzz_corpus;
 mod hostile_json;
 mod hostile_json_memory;

@@ -5,6 +5,9 @@
 //!   checked table of types, with its Parsing Canonical Form and Rabin
 //!   fingerprint; the validator and the compatibility engine both start
 //!   from it.
+//! * [`names`]: named types across schemas (a schema's references, read
+//!   first as Java's parser reads Confluent's references).
+//! * [`normalize`]: Confluent's `normalize=true` for Avro.
 //! * [`scan`]: the validating scanner, which checks a binary datum against
 //!   the schema in one pass without decoding it; its fast path, a flat
 //!   program compiled from the model, is in `plan`.
@@ -21,6 +24,8 @@
 mod canonical;
 pub mod compat;
 pub mod model;
+pub(crate) mod names;
+pub(crate) mod normalize;
 mod plan;
 pub mod resolve;
 pub mod scan;

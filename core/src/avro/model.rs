@@ -247,6 +247,21 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<AvroSchema, SchemaError> {
     parse_value(&json)
 }
 
+/// Reads a schema's JSON text over the named types its references define
+/// ([`super::names`]): the model of the schema resolved, each type it
+/// uses from a reference written in at its first use.
+pub(crate) fn parse_over(
+    bytes: &[u8],
+    definitions: &super::names::Definitions,
+) -> Result<AvroSchema, SchemaError> {
+    if definitions.is_empty() {
+        return parse(bytes);
+    }
+    let json: Value = serde_json::from_slice(bytes)
+        .map_err(|err| SchemaError::new("", format!("the schema is not JSON: {err}")))?;
+    parse_value(&super::names::resolve(&json, definitions))
+}
+
 /// Reads a schema already parsed as JSON.
 pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
     let mut reader = Reader {
@@ -897,7 +912,11 @@ fn check_full_name(full: &str) -> Result<(), String> {
 
 /// A logical type on a primitive, as Java reads it (an invalid one is
 /// ignored: `Logical::None`).
-fn primitive_logical(primitive: &str, name: &str, object: &Map<String, Value>) -> Logical {
+pub(crate) fn primitive_logical(
+    primitive: &str,
+    name: &str,
+    object: &Map<String, Value>,
+) -> Logical {
     match (primitive, name) {
         ("bytes", "decimal") => decimal(object, None),
         ("string", "uuid") => Logical::Uuid,
@@ -916,7 +935,7 @@ fn primitive_logical(primitive: &str, name: &str, object: &Map<String, Value>) -
 
 /// A decimal's precision and scale, checked as Java checks them (on a
 /// fixed, the precision its size can hold); invalid: `Logical::None`.
-fn decimal(object: &Map<String, Value>, fixed_size: Option<usize>) -> Logical {
+pub(crate) fn decimal(object: &Map<String, Value>, fixed_size: Option<usize>) -> Logical {
     let Some(precision) = object
         .get("precision")
         .and_then(Value::as_u64)

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use super::model::{self, AvroSchema};
+use super::model::AvroSchema;
+use super::names::{self, ReadError};
 use super::scan::Plan;
-use crate::error::BoxError;
 use crate::validate::{Violation, ViolationKind};
 
 /// A compiled Avro schema.
@@ -15,9 +15,13 @@ pub struct AvroValidator {
 }
 
 impl AvroValidator {
-    pub(crate) fn compile(bytes: &[u8]) -> Result<AvroValidator, BoxError> {
-        let schema =
-            model::parse(bytes).map_err(|err| format!("not a usable Avro schema: {err}"))?;
+    /// Compiles `schema`, the named types its references define resolved
+    /// through `refs`.
+    pub(crate) fn compile(
+        schema: &crate::schema::Schema,
+        refs: &dyn crate::resolver::Resolver,
+    ) -> Result<AvroValidator, ReadError> {
+        let schema = names::read(schema, refs)?;
         Ok(AvroValidator {
             plan: Plan::new(Arc::new(schema)),
         })

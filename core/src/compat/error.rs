@@ -87,6 +87,16 @@ pub enum CompatError {
         #[source]
         source: crate::avro::model::SchemaError,
     },
+    /// The named types an Avro schema's references define cannot be read
+    /// (a reference not held, or not an Avro schema).
+    #[cfg(feature = "avro")]
+    #[error("{what} cannot be read over its references: {reason}")]
+    AvroReferences {
+        /// Which input was wrong.
+        what: String,
+        /// Why, in words.
+        reason: String,
+    },
     /// A schema given by URN cannot be read for comparison; the cause (in
     /// `source()`) says why.
     #[error("schema {urn} is unusable")]

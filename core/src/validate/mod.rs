@@ -34,6 +34,19 @@ pub mod avro_resolution {
     pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {
         crate::avro::model::parse(bytes)
     }
+
+    /// Reads an Avro schema over the named types its references define,
+    /// resolved through `refs` ([`Error::SchemaUnusable`](crate::Error::SchemaUnusable) naming the
+    /// schema, with the reason, when it cannot be read).
+    pub fn read_schema(
+        schema: &crate::schema::Schema,
+        refs: &dyn crate::resolver::Resolver,
+    ) -> Result<AvroSchema, crate::error::Error> {
+        crate::avro::names::read(schema, refs).map_err(|err| crate::error::Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: err.to_string().into(),
+        })
+    }
 }
 
 /// The Avro validating scanner and schema model (features `avro` and
@@ -272,14 +285,21 @@ pub const MAX_VIOLATIONS: usize = 64;
 /// no resolver holds: a state that passes once that URN is published, so
 /// a guard compiles such a schema again after a delay.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "json"), allow(dead_code))]
+#[cfg_attr(
+    not(any(feature = "json", feature = "proto-text", feature = "avro")),
+    allow(dead_code)
+)]
 pub(crate) struct MissingRef {
     target: crate::urn::Urn,
 }
 
 impl fmt::Display for MissingRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "its $ref {} is not held by any resolver", self.target)
+        write!(
+            f,
+            "its reference {} is not held by any resolver",
+            self.target
+        )
     }
 }
 
@@ -606,9 +626,24 @@ pub fn compile(
             // Avro payloads have no options: the encoding has no unknown
             // fields and no duplicate keys.
             let _ = options;
-            avro::AvroValidator::compile(schema.bytes())
+            use crate::avro::names::{DefinitionsError, ReadError};
+            avro::AvroValidator::compile(schema, refs.as_ref())
                 .map(Compiled::Avro)
-                .map_err(unusable)
+                .map_err(|err| match err {
+                    ReadError::Definitions(DefinitionsError::Missing(target)) => {
+                        CompileError::MissingRef(Error::SchemaUnusable {
+                            urn: schema.urn().clone(),
+                            source: Box::new(MissingRef { target }),
+                        })
+                    }
+                    ReadError::Definitions(DefinitionsError::Unreachable(source)) => {
+                        CompileError::Unreachable(Error::Unreachable {
+                            urn: schema.urn().clone(),
+                            source: Box::new(source),
+                        })
+                    }
+                    err => unusable(format!("not a usable Avro schema: {err}").into()),
+                })
         }
         #[allow(unreachable_patterns)]
         language => {

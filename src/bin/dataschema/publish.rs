@@ -207,8 +207,8 @@ pub(crate) fn read_token(path: &Path) -> Result<String, String> {
 
 /// The sources in an order a registry takes them: each name's versions
 /// ascending (a checked mode refuses a version below one held), and a
-/// schema after every schema of the folder it `$ref`s by URN (the registry
-/// compiles it against what it holds). Among the schemas ready, the least
+/// schema after every schema of the folder it `$ref`s by URN or references
+/// (the registry compiles it against what it holds). Among the schemas ready, the least
 /// URN goes first, so the order is the URN order wherever it can be.
 fn order(sources: &[Source]) -> Result<Vec<&Source>, String> {
     let index: HashMap<&Urn, usize> = sources
@@ -225,17 +225,21 @@ fn order(sources: &[Source]) -> Result<Vec<&Source>, String> {
         }) {
             needs[i].insert(prior);
         }
-        // Its references' URNs too (the manifest's `[references]`).
-        let referenced = source.schema.references().iter().map(|r| r.urn().clone());
+        // Its references' URNs too (the manifest's `[references]`, the
+        // `.avsc` files defining the types an Avro schema uses).
+        let mut targets: Vec<Urn> = source
+            .schema
+            .references()
+            .iter()
+            .map(|r| r.urn().clone())
+            .collect();
         if source.schema.language() == Language::JsonSchema {
-            for target in urn_refs(source.schema.bytes())
-                .into_iter()
-                .chain(referenced)
-            {
-                if let Some(&j) = index.get(&target) {
-                    if j != i {
-                        needs[i].insert(j);
-                    }
+            targets.extend(urn_refs(source.schema.bytes()));
+        }
+        for target in targets {
+            if let Some(&j) = index.get(&target) {
+                if j != i {
+                    needs[i].insert(j);
                 }
             }
         }

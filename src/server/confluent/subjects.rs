@@ -291,7 +291,9 @@ fn same_canonical(
         // text: only its compiled files can equal a registration.
         let text = std::str::from_utf8(held.bytes()).unwrap_or("");
         // A text that is no JSON (`.proto`) is compared as it is.
-        let same = text == form || canonical(text, normalize).ok().as_deref() == Some(form);
+        let same = text == form
+            || canonical(text, normalize).ok().as_deref() == Some(form)
+            || (normalize && normalizes_to(registry, &held, form));
         let identity = if same {
             Identity::Text
         } else if same_protobuf(registry, &held, candidate) {
@@ -308,6 +310,18 @@ fn same_canonical(
         }
     }
     Ok(None)
+}
+
+/// Whether `held`, an Avro version registered without `normalize=true`,
+/// normalized is `form`.
+fn normalizes_to(registry: &Registry, held: &Schema, form: &str) -> bool {
+    #[cfg(feature = "avro")]
+    if held.language() == Language::Avro {
+        return dataschema_core::avsc::normalize(held, registry)
+            .is_ok_and(|normalized| normalized.bytes() == form.as_bytes());
+    }
+    let _ = (registry, held, form);
+    false
 }
 
 /// `POST /subjects/{s}/versions`: registers the schema as the subject's
@@ -684,12 +698,17 @@ fn same_contract(held: &Schema, sent: &Schema, identity: Identity) -> bool {
 
 /// `schema` as `normalize=true` registers it: a protobuf schema registered
 /// as Confluent's clients do, its text normalized
-/// (`dataschema::proto::normalize`); anything else as it is.
+/// (`dataschema::proto::normalize`); an Avro schema in Confluent's
+/// normalized form (`dataschema::avsc::normalize`); anything else as it is.
 fn normalized(
     registry: &crate::Registry,
     schema: Schema,
     normalize: bool,
 ) -> Result<Schema, Error> {
+    #[cfg(feature = "avro")]
+    if normalize && schema.language() == Language::Avro {
+        return dataschema_core::avsc::normalize(&schema, registry);
+    }
     #[cfg(feature = "proto-text")]
     if normalize {
         return dataschema_core::proto::normalize(&schema, registry);

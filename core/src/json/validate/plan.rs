@@ -17,8 +17,15 @@
 //! `contentMediaType`/
 //! `contentEncoding` (drafts 6 and 7, which assert them), `enum`/`const`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,
-//! `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
-//! pointer in the same document (`$defs`, `definitions`, or anywhere).
+//! `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`,
+//! `unevaluatedProperties`/`unevaluatedItems` (marked as `jsonschema` marks
+//! them: see the scanner's `mark_members`), and `$ref` to a JSON pointer or
+//! an anchor in the same document (`$defs`, `definitions`, or anywhere; the
+//! root's own absolute `$id` too). `$recursiveRef` (2019-09) and
+//! `$dynamicRef` (2020-12) are covered in a document that is one schema
+//! resource (no `$id` below the root, no `$ref` to another document): its
+//! dynamic scope then holds only the root, so `$recursiveRef: "#"` is the
+//! root and a `$dynamicRef` the anchor it names, as a `$ref`.
 //!
 //! Some keywords are left to `jsonschema` on their subvalue alone: the
 //! scanner reads the value, parses just its bytes and asks a small
@@ -28,17 +35,15 @@
 //! does not decide and one of whose keys holds an escape; `enum`/`const`
 //! holding arrays or objects on arrays and objects); the rest of the
 //! payload stays on the scanner.
-//! A subschema below the root using `unevaluated*` is left whole to `jsonschema` the same
-//! way (a validator of the root document, entered at that subschema), unless
-//! the document uses dynamic references or the subschema holds an `$id`.
 //! ([`JsonPlan::fallback_subschemas`] counts such subschemas.)
 //!
-//! Anything else `jsonschema` would act on (`unevaluated*` at the root,
-//! `$dynamicRef`, `$recursiveRef`, a `$ref` by URN or to an anchor, an
-//! `$id` below the root, a custom `$schema`, an in-place `$ref` cycle)
-//! makes [`JsonPlan::compile`] refuse: such a schema is validated by
-//! `jsonschema` alone, as before. Keywords `jsonschema` ignores (annotations,
-//! unknown keywords, a keyword of another draft) are ignored here too.
+//! Anything else `jsonschema` would act on (a `$ref` by URN or URL to
+//! another resource, an `$id` below the root, a custom `$schema`, an
+//! in-place `$ref` cycle, dynamic references across resources) makes
+//! [`JsonPlan::compile`] refuse: such a schema is validated by
+//! `jsonschema` alone, as before. Keywords `jsonschema` ignores
+//! (annotations, unknown keywords, a keyword of another draft) are ignored
+//! here too.
 //!
 //! # Borrowed semantics
 //!
@@ -97,12 +102,11 @@ pub struct JsonPlan {
 impl JsonPlan {
     /// How many subschemas leave a keyword to `jsonschema` on their
     /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
-    /// their fast paths, `enum`/`const` of arrays or objects, a subschema
-    /// with `contains` or `unevaluated*` left whole).
+    /// their fast paths, `enum`/`const` of arrays or objects).
     pub fn fallback_subschemas(&self) -> usize {
         self.nodes
             .iter()
-            .filter(|n| n.extra.is_some() || n.whole.is_some() || n.compound_choice)
+            .filter(|n| n.extra.is_some() || n.compound_choice)
             .count()
     }
 }
@@ -172,8 +176,7 @@ impl JsonPlan {
             assert_formats,
             nodes: Vec::new(),
             at: HashMap::new(),
-            root_value: None,
-            subtree_fallback: !holds_key(schema, &["$dynamicRef", "$recursiveRef"]),
+            dynamic: holds_key(schema, &["$dynamicRef", "$recursiveRef"]),
         };
         let root = builder.node(0, String::new(), schema)?;
         let plan = JsonPlan {
@@ -210,14 +213,13 @@ impl JsonPlan {
         let mut bits = match node.kind {
             Kind::Any => ALL_TYPES,
             Kind::Never => 0,
-            Kind::Check if node.whole.is_some() => ALL_TYPES,
             Kind::Check => node.types,
         };
         // `integer` accepts a number token too (its first byte cannot tell).
         if bits & INTEGER != 0 {
             bits |= NUMBER;
         }
-        if node.kind == Kind::Check && node.whole.is_none() {
+        if node.kind == Kind::Check {
             for &member in &node.all_of {
                 bits &= self.accepts(member, memo);
             }

@@ -64,6 +64,12 @@ struct Scratch {
     tapes: Vec<Tape>,
     /// Emptied member lists, reused.
     pool: Vec<Vec<Entry>>,
+    /// Which members or items `unevaluated*` found evaluated, a region per
+    /// check in progress (nested checks stack theirs above).
+    marks: Vec<bool>,
+    /// Where the items of the arrays `unevaluatedItems` checks start, a
+    /// region per check in progress.
+    spots: Vec<usize>,
 }
 
 /// One object's members, recorded by its first read: a later read finds
@@ -145,6 +151,8 @@ thread_local! {
             tape_at: usize::MAX,
             tapes: Vec::new(),
             pool: Vec::new(),
+            marks: Vec::new(),
+            spots: Vec::new(),
         })
     };
 }
@@ -170,6 +178,8 @@ impl JsonPlan {
         let run = |scratch: &mut Scratch| {
             scratch.budget = payload.len().saturating_mul(4).saturating_add(4096);
             scratch.frames = 0;
+            scratch.marks.clear();
+            scratch.spots.clear();
             scratch.forget_tapes();
             let mut cur = Cursor {
                 bytes: payload,
@@ -231,29 +241,375 @@ impl JsonPlan {
             Kind::Check => {}
         }
         let start = cur.pos;
-        if let Some(whole) = &node.whole {
-            cur.skip(depth)?;
-            let Ok(value) = serde_json::from_slice::<Value>(&cur.bytes[start..cur.pos]) else {
-                return Err(Stop::Unsure);
-            };
-            return Ok(whole.is_valid(&value));
-        }
-        if node.in_place() && cur.peek() == Some(b'{') {
+        let first = cur.peek();
+        let unevaluated = match first {
+            Some(b'{') => node.unevaluated_properties.is_some(),
+            Some(b'[') => node.unevaluated_items.is_some(),
+            _ => false,
+        };
+        if (node.in_place() || unevaluated) && first == Some(b'{') {
             // Read more than once: the first read records a tape.
             sc.tape_at = start;
         }
-        if node.only_in_place {
+        let mut ok = if node.only_in_place {
             // Each applicator reads the whole value (its syntax too), and
             // leaves the cursor after it.
-            return self.in_place(node, start, cur, sc, depth);
-        }
-        let mut ok = self.own(node, cur, sc, depth)?;
-        if ok && node.in_place() {
+            self.in_place(node, start, cur, sc, depth)?
+        } else {
+            let mut ok = self.own(node, cur, sc, depth)?;
+            if ok && node.in_place() {
+                let end = cur.pos;
+                ok = self.in_place(node, start, cur, sc, depth)?;
+                cur.pos = end;
+            }
+            ok
+        };
+        if ok && unevaluated {
+            // Every other keyword passed: the value is valid against each
+            // subschema the evaluation marks below assume valid.
             let end = cur.pos;
-            ok = self.in_place(node, start, cur, sc, depth)?;
+            ok = if first == Some(b'{') {
+                self.unevaluated_members(id, start, cur, sc, depth)?
+            } else {
+                self.unevaluated_items(id, start, cur, sc, depth)?
+            };
             cur.pos = end;
         }
         Ok(ok)
+    }
+
+    /// `unevaluatedProperties` of node `id` on the object at `start`, every
+    /// other keyword of the node passed: each member no keyword evaluated
+    /// ([`JsonPlan::mark_members`]) must match its subschema. An object
+    /// naming a key twice is left to `jsonschema` (which sees the last).
+    fn unevaluated_members(
+        &self,
+        id: u32,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let Some(schema) = self.nodes[id as usize].unevaluated_properties else {
+            return Ok(true);
+        };
+        let tape = self.tape_of(start, cur, sc, depth)?;
+        let n = sc.tapes[tape].entries.len();
+        if n == 0 {
+            return Ok(true);
+        }
+        if repeats_a_key(cur.bytes, tape, sc)? {
+            return Err(Stop::Unsure);
+        }
+        let base = sc.marks.len();
+        sc.marks.resize(base + n, false);
+        self.mark_members(id, false, start, tape, base, cur, sc, depth)?;
+        let inner = enter(depth)?;
+        for i in 0..n {
+            if sc.marks[base + i] {
+                continue;
+            }
+            cur.pos = sc.tapes[tape].entries[i].value_at;
+            if !self.check(schema, cur, sc, inner)? {
+                sc.marks.truncate(base);
+                return Ok(false);
+            }
+        }
+        sc.marks.truncate(base);
+        Ok(true)
+    }
+
+    /// The tape of the object at `start` (read before): its own, or one
+    /// recorded now when it has none (or it is past the searched ones).
+    fn tape_of(
+        &self,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<usize> {
+        if let Some(tape) = sc.tape(start) {
+            return Ok(tape);
+        }
+        let inner = enter(depth)?;
+        let mut entries = sc.pool.pop().unwrap_or_default();
+        entries.clear();
+        cur.pos = start + 1;
+        cur.ws();
+        if cur.peek() == Some(b'}') {
+            cur.pos += 1;
+        } else {
+            loop {
+                let key_at = cur.pos;
+                let key = cur.key()?;
+                let value_at = cur.pos;
+                cur.skip(inner)?;
+                entries.push(Entry {
+                    key_at,
+                    key_end: key_at + 1 + key.body.len(),
+                    escaped: key.escaped,
+                    value_at,
+                    value_end: cur.pos,
+                });
+                if !cur.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        sc.tapes.push(Tape {
+            start,
+            end: cur.pos,
+            entries,
+        });
+        Ok(sc.tapes.len() - 1)
+    }
+
+    /// Marks (in `sc.marks[base..]`, one per member of the object at
+    /// `start`, its tape `tape`) the members node `id` evaluates, as
+    /// `jsonschema`'s `unevaluatedProperties` marks them, the value valid
+    /// against the node: `properties` and `patternProperties` by key,
+    /// every member for `additionalProperties` or an own
+    /// `unevaluatedProperties` (a valid node's unevaluated members all
+    /// match it), and through `$ref`, `allOf`, the valid `anyOf` branches,
+    /// the one valid `oneOf` branch, `if` with `then` or `else`, and the
+    /// `dependentSchemas` whose key is present. `own` counts the node's own
+    /// `unevaluatedProperties` (not when it is the one being checked).
+    #[allow(clippy::too_many_arguments)]
+    fn mark_members(
+        &self,
+        id: u32,
+        own: bool,
+        start: usize,
+        tape: usize,
+        base: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<()> {
+        let node = &self.nodes[id as usize];
+        if node.kind != Kind::Check {
+            return Ok(());
+        }
+        if sc.frames >= MAX_FRAMES {
+            return Err(Stop::Unsure);
+        }
+        sc.frames += 1;
+        let n = sc.tapes[tape].entries.len();
+        if (own && node.unevaluated_properties.is_some()) || node.additional.is_some() {
+            sc.marks[base..base + n].fill(true);
+            sc.frames -= 1;
+            return Ok(());
+        }
+        let names = node.members.iter().any(|m| m.schema.is_some());
+        if names || !node.patterns.is_empty() {
+            for i in 0..n {
+                if sc.marks[base + i] {
+                    continue;
+                }
+                let entry = sc.tapes[tape].entries[i];
+                fill_key(cur.bytes, &entry, sc);
+                let key = sc.text.as_str().unwrap_or_default();
+                let mut hit = names
+                    && node
+                        .members
+                        .iter()
+                        .any(|m| m.schema.is_some() && *m.name == *key);
+                for (pattern, _) in &node.patterns {
+                    if hit {
+                        break;
+                    }
+                    hit = pattern.matches(&sc.text).ok_or(Stop::Undecided)?;
+                }
+                sc.marks[base + i] = hit;
+            }
+        }
+        for &(bit, dependent) in &node.evaluating_dependents {
+            let Some(trigger) = node.members.iter().find(|m| m.bit == bit) else {
+                continue;
+            };
+            let present = (0..n).any(|i| {
+                let entry = sc.tapes[tape].entries[i];
+                fill_key(cur.bytes, &entry, sc);
+                sc.text.as_str() == Some(&*trigger.name)
+            });
+            if present {
+                self.mark_members(dependent, true, start, tape, base, cur, sc, depth)?;
+            }
+        }
+        let mark = |this: &Self, branch, cur: &mut Cursor<'_>, sc: &mut Scratch| {
+            this.mark_members(branch, true, start, tape, base, cur, sc, depth)
+        };
+        self.mark_in_place(node, start, cur, sc, depth, mark)?;
+        sc.frames -= 1;
+        Ok(())
+    }
+
+    /// The in-place part of [`JsonPlan::mark_members`] and
+    /// [`JsonPlan::mark_items`]: `mark` on `$ref` targets and `allOf`
+    /// members (valid, as the node is), on `if` and `then` when `if` holds
+    /// or on `else`, on each valid `anyOf` branch, and on the `oneOf`
+    /// branch when exactly one holds.
+    fn mark_in_place(
+        &self,
+        node: &Node,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        mut mark: impl FnMut(&Self, u32, &mut Cursor<'_>, &mut Scratch) -> Scan<()>,
+    ) -> Scan<()> {
+        let kind = value_type(cur.bytes.get(start).copied());
+        let holds = |this: &Self, branch: u32, cur: &mut Cursor<'_>, sc: &mut Scratch| {
+            if this.nodes[branch as usize].accepts & kind == 0 {
+                return Ok(false);
+            }
+            cur.pos = start;
+            this.check(branch, cur, sc, depth)
+        };
+        if let Some(condition) = node.lone_if {
+            if holds(self, condition, cur, sc)? {
+                mark(self, condition, cur, sc)?;
+            }
+        }
+        if let Some((condition, then, otherwise)) = node.condition {
+            if holds(self, condition, cur, sc)? {
+                mark(self, condition, cur, sc)?;
+                if let Some(then) = then {
+                    mark(self, then, cur, sc)?;
+                }
+            } else if let Some(otherwise) = otherwise {
+                mark(self, otherwise, cur, sc)?;
+            }
+        }
+        for &member in &node.all_of {
+            mark(self, member, cur, sc)?;
+        }
+        for &branch in &node.any_of {
+            if holds(self, branch, cur, sc)? {
+                mark(self, branch, cur, sc)?;
+            }
+        }
+        let mut valid = None;
+        for &branch in &node.one_of {
+            if holds(self, branch, cur, sc)? {
+                if valid.is_some() {
+                    valid = None;
+                    break;
+                }
+                valid = Some(branch);
+            }
+        }
+        if let Some(branch) = valid {
+            mark(self, branch, cur, sc)?;
+        }
+        Ok(())
+    }
+
+    /// `unevaluatedItems` of node `id` on the array at `start`, every other
+    /// keyword of the node passed: each item no keyword evaluated
+    /// ([`JsonPlan::mark_items`]) must match its subschema.
+    fn unevaluated_items(
+        &self,
+        id: u32,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let Some(schema) = self.nodes[id as usize].unevaluated_items else {
+            return Ok(true);
+        };
+        let inner = enter(depth)?;
+        let base = sc.spots.len();
+        cur.pos = start + 1;
+        cur.ws();
+        if cur.peek() != Some(b']') {
+            loop {
+                sc.spots.push(cur.pos);
+                cur.skip(inner)?;
+                if !cur.next_or_close(b']')? {
+                    break;
+                }
+            }
+        }
+        let n = sc.spots.len() - base;
+        let marks = sc.marks.len();
+        sc.marks.resize(marks + n, false);
+        self.mark_items(id, false, start, base, marks, n, cur, sc, depth)?;
+        let mut ok = true;
+        for i in 0..n {
+            if sc.marks[marks + i] {
+                continue;
+            }
+            cur.pos = sc.spots[base + i];
+            if !self.check(schema, cur, sc, inner)? {
+                ok = false;
+                break;
+            }
+        }
+        sc.marks.truncate(marks);
+        sc.spots.truncate(base);
+        Ok(ok)
+    }
+
+    /// Marks (in `sc.marks[marks..marks + n]`) the items of the array at
+    /// `start` (their starts in `sc.spots[spots..]`) node `id` evaluates, as
+    /// `jsonschema`'s `unevaluatedItems` marks them, the value valid against
+    /// the node: the leading items `items`/`prefixItems` cover
+    /// ([`Node::evaluated_items`]), every item for an own
+    /// `unevaluatedItems`, the items matching `contains`, and through the
+    /// in-place applicators as for members. `own` as for members.
+    #[allow(clippy::too_many_arguments)]
+    fn mark_items(
+        &self,
+        id: u32,
+        own: bool,
+        start: usize,
+        spots: usize,
+        marks: usize,
+        n: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<()> {
+        let node = &self.nodes[id as usize];
+        if node.kind != Kind::Check {
+            return Ok(());
+        }
+        if sc.frames >= MAX_FRAMES {
+            return Err(Stop::Unsure);
+        }
+        sc.frames += 1;
+        let region = marks..marks + n;
+        if own && node.unevaluated_items.is_some() {
+            sc.marks[region].fill(true);
+            sc.frames -= 1;
+            return Ok(());
+        }
+        let leading = usize::try_from(node.evaluated_items)
+            .unwrap_or(usize::MAX)
+            .min(n);
+        sc.marks[marks..marks + leading].fill(true);
+        if let Some(contains) = node.contains {
+            let inner = enter(depth)?;
+            for i in 0..n {
+                if sc.marks[marks + i] {
+                    continue;
+                }
+                cur.pos = sc.spots[spots + i];
+                if self.check(contains, cur, sc, inner)? {
+                    sc.marks[marks + i] = true;
+                }
+            }
+        }
+        if !sc.marks[region].iter().all(|&m| m) {
+            let mark = |this: &Self, branch, cur: &mut Cursor<'_>, sc: &mut Scratch| {
+                this.mark_items(branch, true, start, spots, marks, n, cur, sc, depth)
+            };
+            self.mark_in_place(node, start, cur, sc, depth, mark)?;
+        }
+        sc.frames -= 1;
+        Ok(())
     }
 
     /// The applicators that read the value at `start` again; the cursor
@@ -1043,6 +1399,58 @@ impl Fits {
     }
 }
 
+/// Puts the text of the key `entry` records in [`Scratch::text`].
+fn fill_key(bytes: &[u8], entry: &Entry, sc: &mut Scratch) {
+    let body = &bytes[entry.key_at + 1..entry.key_end];
+    // SAFETY: the tape's read checked these bytes to be a string token's
+    // body, which is UTF-8.
+    let body = unsafe { std::str::from_utf8_unchecked(body) };
+    sc.fill(&Str {
+        body,
+        escaped: entry.escaped,
+    });
+}
+
+/// Whether two members of an object (of tape `tape`) have the same key.
+/// Compared pairwise up to 16 members; past that sorted by their bytes, or,
+/// when a key holds an escape, `Stop::Unsure` (`jsonschema` decides).
+fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
+    let entries = &sc.tapes[tape].entries;
+    let key = |e: &Entry| {
+        let body = &bytes[e.key_at + 1..e.key_end];
+        // SAFETY: as in `fill_key`.
+        Str {
+            body: unsafe { std::str::from_utf8_unchecked(body) },
+            escaped: e.escaped,
+        }
+    };
+    if entries.len() <= 16 {
+        for (i, a) in entries.iter().enumerate() {
+            let a = key(a);
+            if entries[..i].iter().any(|b| key(b).same_text(&a)) {
+                return Ok(true);
+            }
+        }
+        return Ok(false);
+    }
+    if entries.iter().any(|e| e.escaped) {
+        return Err(Stop::Unsure);
+    }
+    let mut keys = std::mem::take(&mut sc.items);
+    keys.clear();
+    keys.extend(entries.iter().map(|e| Item {
+        kind: 0,
+        bits: 0,
+        at: e.key_at + 1,
+        len: e.key_end - e.key_at - 1,
+    }));
+    let text = |item: &Item| &bytes[item.at..item.at + item.len];
+    keys.sort_unstable_by(|a, b| text(a).cmp(text(b)));
+    let repeated = keys.windows(2).any(|p| text(&p[0]) == text(&p[1]));
+    sc.items = keys;
+    Ok(repeated)
+}
+
 /// The branches of a [`Keyed`] table a value is keyed to.
 #[derive(Clone, Copy)]
 enum Picked<'p> {
@@ -1294,5 +1702,7 @@ fn new_scratch() -> Scratch {
         tape_at: usize::MAX,
         tapes: Vec::new(),
         pool: Vec::new(),
+        marks: Vec::new(),
+        spots: Vec::new(),
     }
 }

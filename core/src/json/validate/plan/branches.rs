@@ -256,7 +256,7 @@ fn necessary<'n>(
     depth: usize,
 ) {
     let node = &nodes[id as usize];
-    if node.kind != Kind::Check || node.whole.is_some() || depth > MAX_FOLLOWED {
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
         return;
     }
     // (A node accepting no object is never read for one.)
@@ -284,7 +284,7 @@ fn necessary<'n>(
 /// `patternProperties`: its `properties`.
 fn closed_names(nodes: &[Node], id: u32, depth: usize) -> Option<Vec<&str>> {
     let node = &nodes[id as usize];
-    if node.kind != Kind::Check || node.whole.is_some() || depth > MAX_FOLLOWED {
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
         return None;
     }
     let shut = node.patterns.is_empty()
@@ -310,7 +310,7 @@ fn closed_names(nodes: &[Node], id: u32, depth: usize) -> Option<Vec<&str>> {
 /// them so, by its own keywords or its in-place `allOf`s.
 fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
     let node = &nodes[id as usize];
-    if node.kind != Kind::Check || node.whole.is_some() || depth > MAX_FOLLOWED {
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
         return Allowed::default();
     }
     let mut found = Allowed {

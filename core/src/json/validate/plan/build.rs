@@ -28,21 +28,10 @@ pub(super) struct Builder<'s> {
     pub(super) depth: usize,
     /// Node of each subschema compiled so far, by document and JSON pointer.
     pub(super) at: HashMap<(usize, String), u32>,
-    /// Whether a subschema may be left whole to `jsonschema` ([`Node::whole`]):
-    /// not when the document uses dynamic references, whose scope starts at
-    /// the root.
-    pub(super) subtree_fallback: bool,
-    /// The root document, shared by the [`Node::whole`] validators.
-    pub(super) root_value: Option<std::sync::Arc<Value>>,
-}
-
-/// Keywords whose subschema the scanner leaves whole to `jsonschema` on
-/// its subvalue ([`Node::whole`]), below the root.
-pub(super) fn subtree_keyword(draft: Draft, key: &str) -> bool {
-    match key {
-        "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,
-        _ => false,
-    }
+    /// Whether the root document uses `$dynamicRef` or `$recursiveRef`:
+    /// then it may not `$ref` another document (a second resource in the
+    /// dynamic scope).
+    pub(super) dynamic: bool,
 }
 
 /// Whether `value` holds any of `keys` as an object key, at any depth.
@@ -64,14 +53,8 @@ pub(super) fn holds_key(value: &Value, keys: &[&str]) -> bool {
 }
 
 /// Keywords `jsonschema` acts on that the scanner does not cover.
-pub(super) fn uncovered(draft: Draft, key: &str) -> bool {
-    match key {
-        "discriminator" => true,
-        "$recursiveRef" => draft == Draft::D2019,
-        "$dynamicRef" => draft == Draft::D2020,
-        "unevaluatedItems" | "unevaluatedProperties" => draft >= Draft::D2019,
-        _ => false,
-    }
+pub(super) fn uncovered(key: &str) -> bool {
+    key == "discriminator"
 }
 
 impl Builder<'_> {

@@ -3,7 +3,7 @@
 use serde_json::{Map, Value};
 
 use super::branches::literal_pattern;
-use super::build::{holds_key, subtree_keyword, uncovered, Builder};
+use super::build::{uncovered, Builder};
 use super::node::Strings;
 use super::pattern::{Backtracking, Matcher};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
@@ -26,7 +26,11 @@ impl Builder<'_> {
         let draft = self.draft;
         if !pointer.is_empty() {
             let id = if draft == Draft::D4 { "id" } else { "$id" };
-            if matches!(map.get(id), Some(Value::String(_))) {
+            // A plain-name `$id` (`"#foo"`, drafts 4 to 7) only names an
+            // anchor; any other one starts a resource.
+            if matches!(map.get(id), Some(Value::String(uri))
+                if draft >= Draft::D2019 || !uri.starts_with('#'))
+            {
                 return Err(PlanRefusal::new(format!("{pointer:?} has an `{id}`")));
             }
             if map.contains_key("$schema") {
@@ -42,30 +46,47 @@ impl Builder<'_> {
                 return Ok(node);
             }
         }
-        if doc == 0
-            && !pointer.is_empty()
-            && self.subtree_fallback
-            && map.keys().any(|key| subtree_keyword(draft, key))
-            && !map
-                .keys()
-                .any(|key| uncovered(draft, key) && !subtree_keyword(draft, key))
-            && !holds_key(&Value::Object(map.clone()), &["$id", "id", "$anchor"])
-        {
-            node.whole = Some(self.whole(pointer)?);
-            return Ok(node);
-        }
         let mut numeric = Map::new();
         let mut text = Map::new();
         let mut choice = Map::new();
         let mut extra = Map::new();
         for (key, value) in map {
-            if uncovered(draft, key) {
+            if uncovered(key) {
                 return Err(PlanRefusal::new(format!("`{key}` is not covered")));
             }
             match key.as_str() {
                 "$ref" => {
                     let target = self.reference(doc, value)?;
                     node.all_of.push(target);
+                }
+                // In a document that is one schema resource (no `$id` below
+                // the root, no other document), the dynamic scope holds only
+                // the root: `$recursiveRef: "#"` lands on the root whatever
+                // `$recursiveAnchor` says, and a `$dynamicRef` on the anchor
+                // (or pointer) it names, as a `$ref` would.
+                "$recursiveRef" if draft == Draft::D2019 => {
+                    if doc != 0 || value.as_str() != Some("#") {
+                        return Err(PlanRefusal::new(format!(
+                            "`$recursiveRef` {value} is not covered"
+                        )));
+                    }
+                    let root = self.docs[0];
+                    node.all_of.push(self.node(0, String::new(), root)?);
+                }
+                "$dynamicRef" if draft == Draft::D2020 => {
+                    if doc != 0 || !value.as_str().is_some_and(|r| r.starts_with('#')) {
+                        return Err(PlanRefusal::new(format!(
+                            "`$dynamicRef` {value} is not covered"
+                        )));
+                    }
+                    let target = self.reference(doc, value)?;
+                    node.all_of.push(target);
+                }
+                "unevaluatedProperties" if draft >= Draft::D2019 => {
+                    node.unevaluated_properties = Some(self.child(doc, pointer, &[key], value)?);
+                }
+                "unevaluatedItems" if draft >= Draft::D2019 => {
+                    node.unevaluated_items = Some(self.child(doc, pointer, &[key], value)?);
                 }
                 "type" => node.types = types(value)?,
                 "properties" => {
@@ -137,6 +158,9 @@ impl Builder<'_> {
                         let id = self.child(doc, pointer, &[key, trigger], schema)?;
                         let bit = tracked(&mut node, trigger)?;
                         node.dependent_schemas.push((bit, id));
+                        if schema.is_object() {
+                            node.evaluating_dependents.push((bit, id));
+                        }
                     }
                 }
                 "dependencies" => {
@@ -242,6 +266,10 @@ impl Builder<'_> {
                     };
                     if then.is_some() || otherwise.is_some() {
                         node.condition = Some((condition, then, otherwise));
+                    } else if draft >= Draft::D2019 && (value.is_object() || value.is_boolean()) {
+                        // Asserts nothing, but evaluates members and items
+                        // for `unevaluated*` when it holds.
+                        node.lone_if = Some(condition);
                     }
                 }
                 // Read with `items`, below.
@@ -252,6 +280,7 @@ impl Builder<'_> {
             }
         }
         self.items(doc, pointer, map, &mut node)?;
+        node.evaluated_items = evaluated_items(draft, map);
         if !numeric.is_empty() {
             node.bounds = self.bounds(&numeric);
             node.numeric = Some(self.mini(numeric)?);
@@ -288,6 +317,25 @@ impl Builder<'_> {
             node.only_in_place = true;
         }
         Ok(node)
+    }
+}
+
+/// How many leading items `items`/`prefixItems` evaluate for
+/// `unevaluatedItems`, as `jsonschema` reads them: in 2020-12 any `items`
+/// evaluates every item and `prefixItems` its length; before, `items` as a
+/// schema (or as an array beside `additionalItems`) every item, `items` as
+/// an array its length.
+fn evaluated_items(draft: Draft, map: &Map<String, Value>) -> u64 {
+    match (draft, map.get("items")) {
+        (Draft::D2020, Some(_)) => u64::MAX,
+        (Draft::D2020, None) => match map.get("prefixItems") {
+            Some(Value::Array(prefix)) => prefix.len() as u64,
+            _ => 0,
+        },
+        (_, Some(Value::Array(_))) if map.contains_key("additionalItems") => u64::MAX,
+        (_, Some(Value::Array(tuple))) => tuple.len() as u64,
+        (_, Some(Value::Object(_) | Value::Bool(_))) => u64::MAX,
+        _ => 0,
     }
 }
 

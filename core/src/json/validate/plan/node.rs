@@ -166,9 +166,21 @@ pub(in crate::json::validate) struct Node {
     /// an array or object value parsed from its bytes, when the fast paths
     /// below do not decide.
     pub(in crate::json::validate) extra: Option<jsonschema::Validator>,
-    /// The whole subschema, left to `jsonschema` on the value parsed from
-    /// its bytes (`contains`, `unevaluated*`): the node checks nothing else.
-    pub(in crate::json::validate) whole: Option<jsonschema::Validator>,
+    /// `unevaluatedProperties` (2019-09 on): the subschema an object's
+    /// members must match when no keyword evaluated them (see
+    /// `JsonPlan::mark_members` in the scanner).
+    pub(in crate::json::validate) unevaluated_properties: Option<u32>,
+    /// `unevaluatedItems` (2019-09 on), the same for an array's items.
+    pub(in crate::json::validate) unevaluated_items: Option<u32>,
+    /// How many leading items `items`/`prefixItems` evaluate, as
+    /// `jsonschema` counts them for `unevaluatedItems`: `u64::MAX` for
+    /// every item (`items` as a schema, or an array beside
+    /// `additionalItems`; any `items` in 2020-12), the tuple's length, or 0.
+    pub(in crate::json::validate) evaluated_items: u64,
+    /// The `dependentSchemas` entries (of [`Node::dependent_schemas`]) that
+    /// evaluate members for `unevaluatedProperties` (object subschemas of
+    /// `dependentSchemas`; `dependencies` evaluates nothing).
+    pub(in crate::json::validate) evaluating_dependents: Vec<(u64, u32)>,
     /// `uniqueItems: true` (an array of fewer than two items is unique).
     pub(in crate::json::validate) unique: bool,
     /// `minProperties` (an object with fewer members fails; at most one is
@@ -216,6 +228,9 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) not: Option<u32>,
     /// `if`, `then`, `else`.
     pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
+    /// An `if` without `then` or `else` (2019-09 on): it asserts nothing,
+    /// but what it evaluates when it holds counts for `unevaluated*`.
+    pub(in crate::json::validate) lone_if: Option<u32>,
 }
 
 impl Node {
@@ -235,7 +250,10 @@ impl Node {
             integers: None,
             compound_choice: false,
             extra: None,
-            whole: None,
+            unevaluated_properties: None,
+            unevaluated_items: None,
+            evaluated_items: 0,
+            evaluating_dependents: Vec::new(),
             unique: false,
             min_properties: 0,
             max_properties: u64::MAX,
@@ -263,6 +281,7 @@ impl Node {
             one_index: None,
             not: None,
             condition: None,
+            lone_if: None,
         }
     }
 
@@ -276,7 +295,7 @@ impl Node {
     }
 
     pub(super) fn asserts_nothing(&self) -> bool {
-        self.asserts_nothing_itself() && !self.in_place()
+        self.asserts_nothing_itself() && !self.in_place() && self.lone_if.is_none()
     }
 
     /// Whether the node's own keywords (its in-place applicators aside)
@@ -288,7 +307,8 @@ impl Node {
             && self.backtracking.is_none()
             && self.choice.is_none()
             && self.extra.is_none()
-            && self.whole.is_none()
+            && self.unevaluated_properties.is_none()
+            && self.unevaluated_items.is_none()
             && self.min_length == 0
             && self.max_length == u64::MAX
             && self.min_items == 0

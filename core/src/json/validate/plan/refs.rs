@@ -1,31 +1,11 @@
-//! References and borrowed validators: the node a `$ref` names, the
-//! `jsonschema` validators of a few keywords or of a whole subschema.
+//! References and borrowed validators: the node a `$ref` (or a
+//! `$dynamicRef`) names, and the `jsonschema` validators of a few keywords.
 
 use serde_json::{Map, Value};
 
 use super::build::Builder;
 use super::{Built, Draft, PlanRefusal};
 use crate::json::validate::PATTERN_SIZE_LIMIT;
-
-/// The URI the root document is served under to a [`Node::whole`]
-/// validator (its `$ref` names the subschema by JSON pointer in it).
-const ROOT_URI: &str = "urn:dataschema:json-plan:root";
-
-/// Serves the root document to a [`Node::whole`] validator, and nothing else.
-struct RootDocument(std::sync::Arc<Value>);
-
-impl jsonschema::Retrieve for RootDocument {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        if uri.as_str() == ROOT_URI {
-            Ok((*self.0).clone())
-        } else {
-            Err(format!("{uri} is not served to a subschema's validator").into())
-        }
-    }
-}
 
 impl Builder<'_> {
     /// The node a `$ref` names: a JSON pointer into this document, or
@@ -39,19 +19,28 @@ impl Builder<'_> {
             Some((uri, fragment)) => (uri, fragment),
             None => (reference.as_str(), ""),
         };
-        let doc = if uri.is_empty() {
+        let doc = if uri.is_empty() || (doc == 0 && self.is_root_id(uri)) {
             doc
+        } else if self.dynamic {
+            // Another resource in the dynamic scope.
+            return Err(PlanRefusal::new(format!(
+                "`$ref` {reference:?} leaves a document with dynamic references"
+            )));
         } else {
             self.document(uri)
                 .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not covered")))?
         };
-        if !fragment.is_empty() && !fragment.starts_with('/') {
-            return Err(PlanRefusal::new(format!(
-                "`$ref` {reference:?} names an anchor"
-            )));
-        }
         let fragment = percent_decode(fragment)
             .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not UTF-8")))?;
+        if !fragment.is_empty() && !fragment.starts_with('/') {
+            let pointer = self.anchor(doc, &fragment).ok_or_else(|| {
+                PlanRefusal::new(format!("`$ref` {reference:?} names no single anchor"))
+            })?;
+            let target = self.docs[doc]
+                .pointer(&pointer)
+                .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} names nothing")))?;
+            return self.node(doc, pointer, target);
+        }
         let mut target = self.docs[doc];
         let mut pointer = String::new();
         for token in fragment.split('/').skip(1) {
@@ -66,6 +55,62 @@ impl Builder<'_> {
             pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
         }
         self.node(doc, pointer, target)
+    }
+
+    /// Whether `uri` is the root document's own absolute `$id` (`id` in
+    /// draft 4), fragment aside: a `$ref` through it stays in the root.
+    fn is_root_id(&self, uri: &str) -> bool {
+        let key = if self.draft == Draft::D4 { "id" } else { "$id" };
+        let Some(Value::String(id)) = self.docs[0].get(key) else {
+            return false;
+        };
+        let id = id.split('#').next().unwrap_or_default();
+        id.contains(':') && id == uri
+    }
+
+    /// The JSON pointer (escaped as the builder keys nodes) of the one
+    /// subschema of document `doc` declaring the anchor `name` (`$anchor`,
+    /// from 2020-12 `$dynamicAnchor` too; before 2019-09 an `$id`, `id` in
+    /// draft 4, of `#name`); `None` when none or several do.
+    fn anchor(&self, doc: usize, name: &str) -> Option<String> {
+        let id = format!("#{name}");
+        let declares = |map: &Map<String, Value>| {
+            let text = |key: &str| map.get(key).and_then(Value::as_str);
+            match self.draft {
+                Draft::D4 => text("id") == Some(&id),
+                Draft::D6 | Draft::D7 => text("$id") == Some(&id),
+                Draft::D2019 => text("$anchor") == Some(name),
+                Draft::D2020 => {
+                    text("$anchor") == Some(name) || text("$dynamicAnchor") == Some(name)
+                }
+            }
+        };
+        let mut found = Vec::new();
+        let mut open = vec![(self.docs[doc], String::new())];
+        while let Some((value, pointer)) = open.pop() {
+            match value {
+                Value::Object(map) => {
+                    if declares(map) {
+                        found.push(pointer.clone());
+                    }
+                    for (key, child) in map {
+                        // Values, not subschemas: an anchor there names nothing.
+                        if matches!(key.as_str(), "enum" | "const" | "default" | "examples") {
+                            continue;
+                        }
+                        let token = key.replace('~', "~0").replace('/', "~1");
+                        open.push((child, format!("{pointer}/{token}")));
+                    }
+                }
+                Value::Array(items) => {
+                    for (i, child) in items.iter().enumerate() {
+                        open.push((child, format!("{pointer}/{i}")));
+                    }
+                }
+                _ => {}
+            }
+        }
+        (found.len() == 1).then(|| found.remove(0))
     }
 
     /// The index of the registry document `uri` names, if the analysis
@@ -84,56 +129,6 @@ impl Builder<'_> {
         self.uris.push(uri.to_owned());
         self.docs.push(value);
         Some(self.docs.len() - 1)
-    }
-
-    /// A `jsonschema` validator of the whole subschema at `pointer` in the
-    /// root document (the document served to it, the subschema named by
-    /// `$ref`), with the root's `$schema` and the guard's options.
-    pub(super) fn whole(&mut self, pointer: &str) -> Built<jsonschema::Validator> {
-        let root = match &self.root_value {
-            Some(root) => std::sync::Arc::clone(root),
-            None => {
-                let mut root = self.docs[0].clone();
-                // A relative root `$id` (`compose_spec.json`) does not
-                // resolve against the URN the document is served under; the
-                // root's own pointers (`#/$defs/..`) resolve without it.
-                let id = if self.draft == Draft::D4 { "id" } else { "$id" };
-                if let Value::Object(map) = &mut root {
-                    if matches!(map.get(id), Some(Value::String(uri)) if !uri.contains(':')) {
-                        map.remove(id);
-                    }
-                }
-                let root = std::sync::Arc::new(root);
-                self.root_value = Some(std::sync::Arc::clone(&root));
-                root
-            }
-        };
-        let mut wrapper = Map::new();
-        if let Some(uri) = &self.schema_uri {
-            wrapper.insert("$schema".into(), uri.clone());
-        }
-        let mut reference = format!("{ROOT_URI}#");
-        for c in pointer.chars() {
-            // A URI fragment: the pointer percent-encoded where it must be.
-            if c.is_ascii_alphanumeric() || "/~-._".contains(c) {
-                reference.push(c);
-            } else {
-                let mut buf = [0u8; 4];
-                for b in c.encode_utf8(&mut buf).bytes() {
-                    reference.push_str(&format!("%{b:02X}"));
-                }
-            }
-        }
-        wrapper.insert("$ref".into(), Value::String(reference));
-        let patterns = jsonschema::PatternOptions::regex()
-            .size_limit(PATTERN_SIZE_LIMIT)
-            .dfa_size_limit(PATTERN_SIZE_LIMIT);
-        jsonschema::options()
-            .should_validate_formats(self.assert_formats)
-            .with_pattern_options(patterns)
-            .with_retriever(RootDocument(root))
-            .build(&Value::Object(wrapper))
-            .map_err(|err| PlanRefusal::new(format!("a subschema does not compile: {err}")))
     }
 
     /// A `jsonschema` validator for a few keywords of one subschema, with
