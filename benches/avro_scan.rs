@@ -369,6 +369,18 @@ impl<'a> Datums<'a> {
                     .unwrap_or(self.below(2) == 1);
                 out.push(u8::from(value));
             }
+            // Dates and times within their types' ranges (a reader that
+            // makes dates of them, as fastavro does, can).
+            ("int", Some("date")) => zigzag(18_000 + self.below(3_000) as i64, out),
+            ("int", Some("time-millis")) => zigzag(self.below(86_400_000) as i64, out),
+            ("long", Some("time-micros")) => zigzag(self.below(86_400_000_000) as i64, out),
+            ("long", Some(l)) if l.ends_with("-millis") => {
+                zigzag(1_700_000_000_000 + self.below(100_000_000_000) as i64, out)
+            }
+            ("long", Some(l)) if l.ends_with("-micros") => zigzag(
+                1_700_000_000_000_000 + self.below(100_000_000_000_000) as i64,
+                out,
+            ),
             ("int", _) => {
                 let value = option
                     .and_then(|o| o.as_i64())
@@ -469,7 +481,8 @@ fn out_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("dataschema-avro-bench"))
 }
 
-fn bench(c: &mut Criterion) {
+/// Every schema of the table, ours first.
+fn cases() -> Vec<Case> {
     let mut rng = Rng(2024);
     let mut cases = vec![Case {
         name: "order (ours)".to_owned(),
@@ -477,6 +490,55 @@ fn bench(c: &mut Criterion) {
         payloads: (0..MESSAGES).map(|_| order(&mut rng)).collect(),
     }];
     cases.extend(public_cases());
+    cases
+}
+
+/// For counting instructions: with `DATASCHEMA_AVRO_BENCH_COUNT` set to
+/// `CASE:decode:ROUNDS` or `CASE:scan:ROUNDS` (`CASE` the row's index), the
+/// bench only runs that side over that schema's datums `ROUNDS` times and
+/// exits; run under `valgrind --tool=callgrind` at two round counts, the
+/// difference is the instructions of the extra rounds (set-up cancels out).
+/// `benches/avro_instructions.sh` does it for every row.
+fn count_only() -> bool {
+    let Ok(spec) = std::env::var("DATASCHEMA_AVRO_BENCH_COUNT") else {
+        return false;
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [case, side, rounds] = parts[..] else {
+        panic!("DATASCHEMA_AVRO_BENCH_COUNT is CASE:decode|scan:ROUNDS, not {spec}");
+    };
+    let case = &cases()[case.parse::<usize>().expect("a row's index")];
+    let rounds: usize = rounds.parse().expect("a count of rounds");
+    let plan = Plan::new(Arc::new(
+        parse_schema(case.schema.as_bytes()).expect("the schema"),
+    ));
+    let reference = apache_avro::Schema::parse_str(&case.schema).expect("apache-avro reads it");
+    let reader = GenericDatumReader::builder(&reference)
+        .build()
+        .expect("a reader");
+    for _ in 0..rounds {
+        for payload in &case.payloads {
+            match side {
+                "decode" => {
+                    let mut slice = black_box(payload.as_slice());
+                    black_box(reader.read_value(&mut slice).is_ok());
+                }
+                "scan" => {
+                    black_box(plan.is_valid(black_box(payload)));
+                }
+                other => panic!("decode or scan, not {other}"),
+            }
+        }
+    }
+    println!("{} {side} {rounds}", case.name);
+    true
+}
+
+fn bench(c: &mut Criterion) {
+    if count_only() {
+        return;
+    }
+    let cases = cases();
     let out = out_dir();
     std::fs::create_dir_all(&out).expect("the output folder");
     let mut rows = Vec::new();

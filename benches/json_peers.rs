@@ -303,10 +303,14 @@ fn blaze(binary: &Path, entry: &corpus::Entry, rounds: usize, scratch: &Path) ->
     let text = String::from_utf8_lossy(&output.stdout).into_owned()
         + &String::from_utf8_lossy(&output.stderr);
     let mut total = 0.0;
-    let mut verdicts = Vec::new();
+    // By instance: the CLI does not print them in order.
+    let mut verdicts = vec![None; entry.valid.len() + entry.invalid.len()];
     for line in text.lines() {
-        // `<file>[<n>]: PASS 2.208 +- 3.721 us (0.025)`
-        let Some((_, rest)) = line.split_once("]: ") else {
+        // `<file>[<n>]: PASS 2.208 +- 3.721 us (0.025)`, `n` from 1.
+        let Some((head, rest)) = line.split_once("]: ") else {
+            continue;
+        };
+        let Some(Ok(n)) = head.rsplit_once('[').map(|(_, n)| n.parse::<usize>()) else {
             continue;
         };
         let mut words = rest.split_whitespace();
@@ -318,15 +322,18 @@ fn blaze(binary: &Path, entry: &corpus::Entry, rounds: usize, scratch: &Path) ->
         let Some(Ok(mean)) = words.next().map(str::parse::<f64>) else {
             continue;
         };
-        verdicts.push(verdict);
-        total += mean;
+        if let Some(slot) = n.checked_sub(1).and_then(|i| verdicts.get_mut(i)) {
+            *slot = Some(verdict);
+            total += mean;
+        }
     }
-    if verdicts.len() != entry.valid.len() + entry.invalid.len() {
+    let verdicts: Option<Vec<bool>> = verdicts.into_iter().collect();
+    let Some(verdicts) = verdicts else {
         return Figures {
             missing: Some(format!("blaze: {}", first_line(text.trim()))),
             ..Figures::default()
         };
-    }
+    };
     Figures {
         eval: Some(total),
         full: None,

@@ -613,3 +613,173 @@ proptest! {
         }
     }
 }
+
+// ---- the fast path (`is_valid`, a compiled program) and the report (a walk
+// over the schema's types) accept the same datums ----
+
+/// Schemas the generated ones above do not reach, each with a valid datum:
+/// logical types, recursion through a union and through an array, records
+/// too large to be flattened into the record that holds them (a call), a
+/// large record that holds itself, and empty records.
+fn fast_path_cases() -> Vec<(Plan, Vec<u8>)> {
+    let mut cases = Vec::new();
+    // Logical types: decimals on bytes and fixed, short and long; a uuid.
+    let logical = plan(
+        r#"{"type":"record","name":"L","fields":[
+            {"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":4,"scale":2}},
+            {"name":"f","type":{"type":"fixed","name":"F3","size":3,"logicalType":"decimal","precision":5}},
+            {"name":"u","type":{"type":"string","logicalType":"uuid"}},
+            {"name":"big","type":{"type":"bytes","logicalType":"decimal","precision":30}},
+            {"name":"fd","type":{"type":"fixed","name":"F20","size":20,"logicalType":"decimal","precision":40}},
+            {"name":"e","type":{"type":"record","name":"Empty","fields":[]}},
+            {"name":"nulls","type":{"type":"array","items":"Empty"}}]}"#,
+    );
+    let mut datum = Vec::new();
+    zigzag(2, &mut datum);
+    datum.extend_from_slice(&[0x27, 0x0f]); // 9999
+    datum.extend_from_slice(&[0x00, 0x30, 0x39]); // 12345
+    let uuid = "123e4567-e89b-12d3-a456-426614174000";
+    zigzag(36, &mut datum);
+    datum.extend_from_slice(uuid.as_bytes());
+    zigzag(12, &mut datum);
+    datum.extend_from_slice(&[
+        0x0c, 0x9f, 0x2c, 0x9c, 0xd0, 0x46, 0x74, 0xed, 0xea, 0x3f, 0xff, 0xff,
+    ]);
+    datum.extend_from_slice(&[0x00; 19]);
+    datum.push(0x07);
+    zigzag(3, &mut datum); // three empty records
+    zigzag(0, &mut datum);
+    cases.push((logical, datum));
+
+    // A list through a union, 60 levels deep (63 is the deepest: each
+    // level is a record and a union).
+    let list = plan(
+        r#"{"type":"record","name":"List","fields":[
+            {"name":"value","type":"int"},{"name":"next","type":["null","List"]}]}"#,
+    );
+    let mut datum = Vec::new();
+    for _ in 0..60 {
+        datum.extend_from_slice(&[0, 2]);
+    }
+    datum.extend_from_slice(&[0, 0]);
+    cases.push((list, datum));
+
+    // A tree through an array.
+    let tree = plan(
+        r#"{"type":"record","name":"Node","fields":[
+            {"name":"label","type":"string"},
+            {"name":"kids","type":{"type":"array","items":"Node"}}]}"#,
+    );
+    let mut datum = Vec::new();
+    for _ in 0..40 {
+        datum.extend_from_slice(&[2, b'n', 2]); // "n", one kid
+    }
+    datum.extend_from_slice(&[2, b'n', 0]);
+    datum.extend_from_slice(&[0; 40]);
+    cases.push((tree, datum));
+
+    // A record of 300 fields, twice in place and once in a union, and a
+    // large record that holds itself.
+    let fields: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"name":"f{i}","type":"int"}}"#))
+        .collect();
+    let wide = plan(&format!(
+        r#"{{"type":"record","name":"Outer","fields":[
+            {{"name":"a","type":{{"type":"record","name":"Wide","fields":[{}]}}}},
+            {{"name":"b","type":"Wide"}},
+            {{"name":"c","type":["null","Wide"]}},
+            {{"name":"d","type":{{"type":"record","name":"WideList","fields":[{},
+                {{"name":"next","type":["null","WideList"]}}]}}}}]}}"#,
+        fields.join(","),
+        fields.join(",")
+    ));
+    let mut datum = vec![0u8; 600];
+    datum.push(2);
+    datum.extend_from_slice(&[0u8; 300]);
+    for _ in 0..3 {
+        datum.extend_from_slice(&[0u8; 300]);
+        datum.push(2);
+    }
+    datum.extend_from_slice(&[0u8; 300]);
+    datum.push(0);
+    cases.push((wide, datum));
+    cases
+}
+
+#[test]
+fn the_fast_path_and_the_report_agree_at_the_nesting_limit() {
+    let cases = fast_path_cases();
+    for (plan, datum) in &cases {
+        assert!(plan.is_valid(datum), "{:?}", plan.violations(datum));
+        assert!(plan.violations(datum).is_empty());
+        assert_eq!(allocations_during(|| assert!(plan.is_valid(datum))), 0);
+    }
+    // Lists and trees of every depth around the limit: both refuse from
+    // the same depth on, with TooDeep.
+    let (list, _) = &cases[1];
+    let (tree, _) = &cases[2];
+    for levels in 0..=140usize {
+        let mut datum = Vec::new();
+        for _ in 0..levels {
+            datum.extend_from_slice(&[0, 2]);
+        }
+        datum.extend_from_slice(&[0, 0]);
+        let violations = list.violations(&datum);
+        assert_eq!(
+            list.is_valid(&datum),
+            violations.is_empty(),
+            "list of {levels}"
+        );
+        if let Some(v) = violations.first() {
+            assert_eq!(v.kind(), ViolationKind::TooDeep, "list of {levels}");
+        }
+        assert_eq!(list.is_valid(&datum), levels < 64, "list of {levels}");
+
+        let mut datum = Vec::new();
+        for _ in 0..levels {
+            datum.extend_from_slice(&[2, b'n', 2]);
+        }
+        datum.extend_from_slice(&[2, b'n', 0]);
+        datum.extend(std::iter::repeat_n(0, levels));
+        let violations = tree.violations(&datum);
+        assert_eq!(
+            tree.is_valid(&datum),
+            violations.is_empty(),
+            "tree of {levels}"
+        );
+        if let Some(v) = violations.first() {
+            assert_eq!(v.kind(), ViolationKind::TooDeep, "tree of {levels}");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2_000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn the_fast_path_and_the_report_agree_on_mutated_datums(
+        case in 0usize..4,
+        mutations in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>(), 0u8..3), 1..4),
+    ) {
+        static CASES: std::sync::OnceLock<Vec<(Plan, Vec<u8>)>> = std::sync::OnceLock::new();
+        let (plan, payload) = &CASES.get_or_init(fast_path_cases)[case];
+        let mut payload = payload.clone();
+        for (at, byte, how) in mutations {
+            if payload.is_empty() {
+                break;
+            }
+            let i = at.index(payload.len());
+            match how {
+                0 => payload[i] = byte,
+                1 => payload.truncate(i),
+                _ => payload.insert(i, byte),
+            }
+        }
+        let violations = plan.violations(&payload);
+        prop_assert_eq!(plan.is_valid(&payload), violations.is_empty(), "{:?}", violations);
+    }
+}

@@ -283,7 +283,11 @@ impl Program {
     /// Runs sequence `seq` entered at depth `depth`.
     #[inline]
     fn enter(&self, seq: u32, cursor: &mut Cursor<'_>, depth: u32) -> Run {
-        let seq = self.seqs[seq as usize];
+        self.enter_seq(self.seqs[seq as usize], cursor, depth)
+    }
+
+    #[inline]
+    fn enter_seq(&self, seq: Seq, cursor: &mut Cursor<'_>, depth: u32) -> Run {
         if depth + seq.need > MAX_DEPTH {
             return Err(Bad);
         }
@@ -297,56 +301,77 @@ impl Program {
     fn run(&self, ops: &[Op], cursor: &mut Cursor<'_>, depth: u32) -> Run {
         for op in ops {
             match *op {
-                Op::Str => {
-                    let bytes = cursor.length_prefixed()?;
-                    if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
-                        return Err(Bad);
-                    }
-                }
-                Op::Int => cursor.int()?,
-                Op::Long => cursor.long()?,
-                Op::Skip(n) => cursor.skip(n as usize)?,
-                Op::Bool => {
-                    if cursor.byte()? > 1 {
-                        return Err(Bad);
-                    }
-                }
-                Op::Bytes => {
-                    cursor.length_prefixed()?;
-                }
-                Op::Uuid => {
-                    if !is_uuid(cursor.length_prefixed()?) {
-                        return Err(Bad);
-                    }
-                }
-                Op::Decimal(precision) => {
-                    if !fits(cursor.length_prefixed()?, precision) {
-                        return Err(Bad);
-                    }
-                }
-                Op::FixedDecimal(index) => {
-                    let (size, precision) = self.fixed_decimals[index as usize];
-                    if !fits(cursor.take(size)?, precision) {
-                        return Err(Bad);
-                    }
-                }
-                Op::Enum(count) => {
-                    let index = cursor.int_value()?;
-                    if index < 0 || index as u32 >= count {
-                        return Err(Bad);
-                    }
-                }
                 Op::Union { at, first, count } => {
                     let index = cursor.long_value()?;
                     if index < 0 || index as u64 >= u64::from(count) {
                         return Err(Bad);
                     }
-                    let branch = self.branches[(first + index as u32) as usize];
-                    self.enter(branch, cursor, depth + at + 1)?;
+                    let branch = self.seqs[self.branches[(first + index as u32) as usize] as usize];
+                    // A `null` branch has nothing to read; one of a single
+                    // primitive is read here, without entering it.
+                    match branch.end - branch.start {
+                        0 => {}
+                        1 if branch.need == 0 => {
+                            self.leaf(self.ops[branch.start as usize], cursor)?
+                        }
+                        _ => self.enter_seq(branch, cursor, depth + at + 1)?,
+                    }
                 }
                 Op::Array { at, items } => self.blocks(cursor, items, 0, depth + at + 1)?,
                 Op::Map { at, values } => self.blocks(cursor, values, 1, depth + at + 1)?,
                 Op::Call { at, seq } => self.enter(seq, cursor, depth + at)?,
+                primitive => self.leaf(primitive, cursor)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// A primitive operation (one that holds no sequence).
+    #[inline(always)]
+    fn leaf(&self, op: Op, cursor: &mut Cursor<'_>) -> Run {
+        match op {
+            Op::Str => {
+                let bytes = cursor.length_prefixed()?;
+                if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
+                    return Err(Bad);
+                }
+            }
+            Op::Int => cursor.int()?,
+            Op::Long => cursor.long()?,
+            Op::Skip(n) => cursor.skip(n as usize)?,
+            Op::Bool => {
+                if cursor.byte()? > 1 {
+                    return Err(Bad);
+                }
+            }
+            Op::Bytes => {
+                cursor.length_prefixed()?;
+            }
+            Op::Uuid => {
+                if !is_uuid(cursor.length_prefixed()?) {
+                    return Err(Bad);
+                }
+            }
+            Op::Decimal(precision) => {
+                if !fits(cursor.length_prefixed()?, precision) {
+                    return Err(Bad);
+                }
+            }
+            Op::FixedDecimal(index) => {
+                let (size, precision) = self.fixed_decimals[index as usize];
+                if !fits(cursor.take(size)?, precision) {
+                    return Err(Bad);
+                }
+            }
+            Op::Enum(count) => {
+                let index = cursor.int_value()?;
+                if index < 0 || index as u32 >= count {
+                    return Err(Bad);
+                }
+            }
+            // Never given one: these hold sequences.
+            Op::Union { .. } | Op::Array { .. } | Op::Map { .. } | Op::Call { .. } => {
+                return Err(Bad)
             }
         }
         Ok(())
@@ -393,14 +418,22 @@ impl Program {
             if depth + seq.need > MAX_DEPTH {
                 return Err(Bad);
             }
-            for _ in 0..count {
-                if key == 1 {
-                    let key = cursor.length_prefixed()?;
-                    if !key.is_ascii() && std::str::from_utf8(key).is_err() {
-                        return Err(Bad);
-                    }
+            if key == 0 && seq.need == 0 && ops.len() == 1 {
+                // Items of one primitive (an array of longs): read here.
+                let op = ops[0];
+                for _ in 0..count {
+                    self.leaf(op, cursor)?;
                 }
-                self.run(ops, cursor, depth)?;
+            } else {
+                for _ in 0..count {
+                    if key == 1 {
+                        let key = cursor.length_prefixed()?;
+                        if !key.is_ascii() && std::str::from_utf8(key).is_err() {
+                            return Err(Bad);
+                        }
+                    }
+                    self.run(ops, cursor, depth)?;
+                }
             }
             if end.is_some_and(|end| end != cursor.pos) {
                 return Err(Bad);

@@ -110,6 +110,14 @@ impl Scratch {
     /// Back to no tapes, their lists kept for reuse.
     fn forget_tapes(&mut self) {
         self.tape_at = usize::MAX;
+        // Objects take lists in the order they start in the payload, and
+        // tapes are recorded as objects end: the pool is stacked so that
+        // the next payload of the same shape gives each object the list
+        // it had (its capacity), allocating nothing.
+        if self.tapes.len() > 1 {
+            self.tapes
+                .sort_unstable_by_key(|tape| std::cmp::Reverse(tape.start));
+        }
         for tape in self.tapes.drain(..) {
             if self.pool.len() < TAPES_SEARCHED {
                 self.pool.push(tape.entries);
@@ -1461,6 +1469,7 @@ enum Picked<'p> {
 
 impl<'p> Picked<'p> {
     #[inline]
+    #[allow(clippy::type_complexity)]
     fn branches(self) -> impl Iterator<Item = u32> + 'p {
         let (strings, integers) = match self {
             Picked::Strings(s) => (s, &[][..]),
