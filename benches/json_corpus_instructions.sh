@@ -6,13 +6,15 @@
 #
 #   benches/json_corpus_instructions.sh [CALLS] [SCHEMA...]
 #
-# Builds the bench (release) once; CALLS (default 20) runs of each path over
-# all of a schema's instances, after one warm-up run of each.
+# Builds the bench (release) once, or runs JSON_CORPUS_BIN if set; CALLS
+# (default 20) runs of each path over all of a schema's instances, after one
+# warm-up run of each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-20}
 shift || true
-bin=$(cargo bench --bench json_corpus --no-run --message-format=json 2>/dev/null |
+bin=${JSON_CORPUS_BIN:-}
+[ -n "$bin" ] || bin=$(cargo bench --bench json_corpus --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json,sys
 for line in sys.stdin:
     m = json.loads(line)
@@ -27,7 +29,7 @@ printf '%-24s %-34s %14s %14s %7s\n' schema engine bare guard g/b
 for name in "$@"; do
   engine=$(JSON_CORPUS_ONLY=$name JSON_CORPUS_CALLS=$calls valgrind --tool=callgrind \
     --callgrind-out-file="$out/$name.cg" "$bin" --bench 2>/dev/null | sed "s/^$name //")
-  callgrind_annotate --inclusive=yes "$out/$name.cg" 2>/dev/null |
+  callgrind_annotate --inclusive=yes --threshold=100 "$out/$name.cg" 2>/dev/null |
     python3 -c '
 import re, sys
 name, engine = sys.argv[1], sys.argv[2]

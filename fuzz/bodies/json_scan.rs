@@ -64,6 +64,29 @@ fn schemas() -> Vec<Value> {
             "additionalProperties": {"type": ["null", "boolean", "number"]},
             "dependencies": {"r": ["l"], "l": {"properties": {"l": {"maxItems": 1}}}}
         }),
+        // Indexed branches: `oneOf`/`anyOf` keyed by a member's `const`,
+        // `enum` or `^literal$` pattern (strings and integers), by the
+        // names they require, and by a string value's own `enum`.
+        json!({
+            "type": ["object", "array", "string", "integer"],
+            "items": {"$ref": "#"},
+            "oneOf": [
+                {"properties": {"k": {"const": "a"}, "v": {"type": "string"}}, "required": ["k"]},
+                {"properties": {"k": {"enum": ["b", 2, 3.0]}, "v": {"type": "integer"}},
+                 "required": ["k", "v"]},
+                {"properties": {"k": {"pattern": "^c\\.d$"}, "v": {"$ref": "#"}}},
+                {"required": ["w"]},
+                {"type": "array"},
+                {"enum": ["a", "b", 1, 2]},
+                {"type": "integer", "const": 7}
+            ],
+            "anyOf": [
+                {"properties": {"v": {"const": 1}}, "required": ["v"]},
+                {"properties": {"v": {"enum": ["x", "y"]}}, "required": ["v", "k"]},
+                {"properties": {"k": {"pattern": "^a$"}}},
+                {"not": {"type": "object"}}
+            ]
+        }),
         // Draft 4: integers by how they are written, boolean exclusives.
         json!({
             "$schema": "http://json-schema.org/draft-04/schema#",

@@ -81,3 +81,131 @@ fn json_schema_corpus() {
 fn json_scan_corpus() {
     run_all("json_scan", bodies::json_scan::run);
 }
+
+/// A JSON text drawn for the `json_scan` body: written out by hand, so an
+/// object may repeat a key, and a leaf may be near-JSON.
+#[derive(Clone, Debug)]
+enum Drawn {
+    Leaf(&'static str),
+    Array(Vec<Drawn>),
+    Object(Vec<(&'static str, Drawn)>),
+}
+
+impl Drawn {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Drawn::Leaf(text) => out.extend_from_slice(text.as_bytes()),
+            Drawn::Array(items) => {
+                out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    item.write(out);
+                }
+                out.push(b']');
+            }
+            Drawn::Object(members) => {
+                out.push(b'{');
+                for (i, (key, value)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(key.as_bytes());
+                    out.push(b':');
+                    value.write(out);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+}
+
+fn drawn() -> impl proptest::strategy::Strategy<Value = Drawn> {
+    use proptest::prelude::*;
+    const LEAVES: &[&str] = &[
+        "\"a\"",
+        "\"b\"",
+        "\"c.d\"",
+        "\"cxd\"",
+        "\"x\"",
+        "\"y\"",
+        "\"\\u0061\"",
+        "\"é\"",
+        "\"ord_abc123\"",
+        "\"EUR\"",
+        "\"2024-01-02\"",
+        "1",
+        "2",
+        "3",
+        "7",
+        "2.0",
+        "3.0",
+        "-0",
+        "1e0",
+        "9007199254740993",
+        "-5",
+        "0.5",
+        "true",
+        "false",
+        "null",
+        "\"",
+        "01",
+    ];
+    const KEYS: &[&str] = &[
+        "\"k\"",
+        "\"v\"",
+        "\"w\"",
+        "\"\\u006b\"",
+        "\"order_id\"",
+        "\"items\"",
+        "\"sku\"",
+        "\"quantity\"",
+        "\"unit_price\"",
+        "\"currency\"",
+        "\"id\"",
+        "\"n\"",
+        "\"s\"",
+        "\"t\"",
+        "\"a\"",
+        "\"b\"",
+        "\"x1\"",
+        "\"r\"",
+        "\"l\"",
+    ];
+    let leaf = proptest::sample::select(LEAVES).prop_map(Drawn::Leaf);
+    leaf.prop_recursive(4, 48, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..5).prop_map(Drawn::Array),
+            proptest::collection::vec((proptest::sample::select(KEYS), inner), 0..6)
+                .prop_map(Drawn::Object),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 4000,
+        failure_persistence: None,
+        ..Default::default()
+    })]
+
+    /// The `json_scan` fuzz target's body over generated inputs, for where
+    /// `cargo fuzz` does not run: a schema byte, then a JSON text of the
+    /// schemas' own keys and tags (repeated keys, escapes, integers written
+    /// as floats, near-JSON leaves), cut short at a drawn point or not.
+    #[test]
+    fn json_scan_body_over_generated_inputs(
+        pick in proptest::prelude::any::<u8>(),
+        value in drawn(),
+        cut in proptest::option::weighted(0.1, proptest::prelude::any::<proptest::sample::Index>()),
+    ) {
+        let mut data = vec![pick];
+        value.write(&mut data);
+        if let Some(cut) = cut {
+            let at = 1 + cut.index(data.len());
+            data.truncate(at);
+        }
+        bodies::json_scan::run(&data);
+    }
+}

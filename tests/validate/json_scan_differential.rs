@@ -865,6 +865,20 @@ fn indexed_branches_give_jsonschemas_verdict() {
             {"properties": {"version": {"enum": [9_007_199_254_740_993_u64]}}, "required": ["version"]}
         ]}),
         json!({"anyOf": [{"const": 1}, {"enum": [2, 3]}, {"const": 4.0}, {"type": "string"}]}),
+        // Closed branches (`additionalProperties: false`), told apart by
+        // the names they take, as buildkite's steps are.
+        json!({
+            "$defs": {"c": {"properties": {"c": {}, "a": {"type": "integer"}},
+                            "additionalProperties": false}},
+            "anyOf": [
+                {"properties": {"a": {}, "b": {"type": "string"}}, "additionalProperties": false},
+                {"$ref": "#/$defs/c"},
+                {"properties": {"y": {}}, "patternProperties": {"^z": {}},
+                 "additionalProperties": false},
+                {"allOf": [{"properties": {"w": {}}, "additionalProperties": false}]},
+                {"required": ["v"], "properties": {"v": {"type": "null"}}}
+            ]
+        }),
     ];
     let payloads: &[&str] = &[
         r#"{"kind": "a"}"#,
@@ -916,6 +930,17 @@ fn indexed_branches_give_jsonschemas_verdict() {
         "4",
         "4.0",
         "-1",
+        r#"{"b": "x", "a": 0}"#,
+        r#"{"b": 1, "a": 0}"#,
+        r#"{"c": 1, "a": 0}"#,
+        r#"{"c": 1, "a": "0"}"#,
+        r#"{"c": 1, "b": "x"}"#,
+        r#"{"y": 1, "zz": 2}"#,
+        r#"{"y": 1, "q": 2}"#,
+        r#"{"w": 1}"#,
+        r#"{"w": 1, "v": null}"#,
+        r#"{"v": null, "q": 1}"#,
+        r#"{"\u0063": 1, "a": 0}"#,
         r#"{"kind": "a""#,
         r#"{"kind": "a", }"#,
         "{}",

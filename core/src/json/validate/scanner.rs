@@ -686,11 +686,11 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
-                    let (tagged, rest, present) =
+                    let (tagged, rest, fits) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
                     let picked = tagged.branches().chain(rest.iter().copied());
                     for b in picked {
-                        if index.needs[b as usize] & !present != 0 {
+                        if !fits.admits(index, b) {
                             continue;
                         }
                         if again(node.any_of[b as usize], cur, sc, end)? {
@@ -718,11 +718,11 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
-                    let (tagged, rest, present) =
+                    let (tagged, rest, fits) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
                     let picked = tagged.branches().chain(rest.iter().copied());
                     for b in picked {
-                        if index.needs[b as usize] & !present != 0 {
+                        if !fits.admits(index, b) {
                             continue;
                         }
                         if again(node.one_of[b as usize], cur, sc, end)? {
@@ -774,8 +774,8 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
         end: &mut Option<usize>,
-    ) -> Scan<(Picked<'p>, &'p [u32], u64)> {
-        let everything = (Picked::Nothing, &index.all[..], u64::MAX);
+    ) -> Scan<(Picked<'p>, &'p [u32], Fits)> {
+        let everything = (Picked::Nothing, &index.all[..], Fits::ANY);
         if kind & (STRING | NUMBER) != 0 {
             let by = &index.by_value;
             let free = if kind == STRING {
@@ -790,11 +790,13 @@ impl JsonPlan {
             let picked = pick(&index.by_value, cur)?;
             *end = Some(cur.pos);
             return Ok(match picked {
-                Some((keyed, rest)) => (keyed, rest, u64::MAX),
+                Some((keyed, rest)) => (keyed, rest, Fits::ANY),
                 None => everything,
             });
         }
-        if kind != OBJECT || (index.names.is_empty() && index.tag.is_none()) {
+        if kind != OBJECT
+            || (index.names.is_empty() && index.tag.is_none() && index.closed.is_empty())
+        {
             return Ok(everything);
         }
         let tape = match sc.tape(start) {
@@ -805,6 +807,7 @@ impl JsonPlan {
         *end = Some(tape.end);
         let bytes = cur.bytes;
         let mut present = 0;
+        let mut taking = u64::MAX;
         let mut tag_at = None;
         for entry in &tape.entries {
             if entry.escaped {
@@ -815,6 +818,7 @@ impl JsonPlan {
             let key =
                 unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) };
             present |= index.name_bit(key);
+            taking &= index.taking(key);
             if index.tag.as_deref() == Some(key) {
                 // The last member of a repeated key is the one that counts.
                 tag_at = Some(entry.value_at);
@@ -827,9 +831,10 @@ impl JsonPlan {
             }
             None => None,
         };
+        let fits = Fits { present, taking };
         Ok(match picked {
-            Some((keyed, rest)) => (keyed, rest, present),
-            None => (Picked::Nothing, &index.all[..], present),
+            Some((keyed, rest)) => (keyed, rest, fits),
+            None => (Picked::Nothing, &index.all[..], fits),
         })
     }
 
@@ -1379,6 +1384,29 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
     Ok(!extra || node.extra.as_ref().is_none_or(|v| v.is_valid(&value)))
 }
 
+/// What an object's keys say of an index's branches: the names it has
+/// ([`Branches::names`] bits) and the branches among the first 64 that
+/// take all of its keys.
+#[derive(Clone, Copy)]
+struct Fits {
+    present: u64,
+    taking: u64,
+}
+
+impl Fits {
+    /// Nothing known: every branch may pass.
+    const ANY: Fits = Fits {
+        present: u64::MAX,
+        taking: u64::MAX,
+    };
+
+    /// Whether branch `b` may pass.
+    #[inline]
+    fn admits(self, index: &Branches, b: u32) -> bool {
+        index.needs[b as usize] & !self.present == 0 && (b >= 64 || self.taking & (1 << b) != 0)
+    }
+}
+
 /// Puts the text of the key `entry` records in [`Scratch::text`].
 fn fill_key(bytes: &[u8], entry: &Entry, sc: &mut Scratch) {
     let body = &bytes[entry.key_at + 1..entry.key_end];
@@ -1443,10 +1471,10 @@ impl<'p> Picked<'p> {
     #[inline]
     #[allow(clippy::type_complexity)]
     fn branches(self) -> impl Iterator<Item = u32> + 'p {
-        let (strings, integers): (&[(Box<str>, u32)], &[(i128, u32)]) = match self {
-            Picked::Strings(s) => (s, &[]),
-            Picked::Integers(i) => (&[], i),
-            Picked::Nothing => (&[], &[]),
+        let (strings, integers) = match self {
+            Picked::Strings(s) => (s, &[][..]),
+            Picked::Integers(i) => (&[][..], i),
+            Picked::Nothing => (&[][..], &[][..]),
         };
         strings
             .iter()

@@ -28,6 +28,12 @@ pub(in crate::json::validate) struct Branches {
     pub(in crate::json::validate) names: Box<[Box<str>]>,
     /// For an object: per branch, the bits of the names it requires.
     pub(in crate::json::validate) needs: Box<[u64]>,
+    /// For an object: (name, bits of the branches among the first 64 whose
+    /// `additionalProperties: false` lists it), sorted by name; and the
+    /// bits of those branches that take any name. A key no branch lists
+    /// leaves only the latter.
+    pub(in crate::json::validate) closed: Box<[(Box<str>, u64)]>,
+    pub(in crate::json::validate) open: u64,
     /// The member whose value picks the branches of an object.
     pub(in crate::json::validate) tag: Option<Box<str>>,
     /// The branches by the tag's value, when a string or an integer.
@@ -65,6 +71,17 @@ impl Branches {
             Ok(at) => 1 << at,
             Err(_) => 0,
         }
+    }
+
+    /// The branches (bits, the first 64) that may take a member named
+    /// `name`.
+    #[inline]
+    pub(in crate::json::validate) fn taking(&self, name: &str) -> u64 {
+        self.open
+            | match self.closed.binary_search_by(|(n, _)| (**n).cmp(name)) {
+                Ok(at) => self.closed[at].1,
+                Err(_) => 0,
+            }
     }
 }
 
@@ -156,13 +173,37 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         None => Keyed::default(),
     };
     let by_value = keyed_table(own.iter().copied());
+    // Branches that take only the names they list.
+    let mut open = 0u64;
+    let mut closed: Vec<(Box<str>, u64)> = Vec::new();
+    for (i, &b) in branches.iter().enumerate().take(64) {
+        match closed_names(nodes, b, 0) {
+            Some(listed) => {
+                for name in listed {
+                    match closed.iter_mut().find(|(n, _)| **n == *name) {
+                        Some((_, bits)) => *bits |= 1 << i,
+                        None => closed.push((Box::from(name), 1 << i)),
+                    }
+                }
+            }
+            None => open |= 1 << i,
+        }
+    }
+    closed.sort();
+    let all_open = open == u64::MAX || open.count_ones() as usize >= branches.len().min(64);
+    if all_open {
+        closed.clear();
+    }
     let useful = needs.iter().any(|&n| n != 0)
+        || !all_open
         || by_tag.restricts(branches.len())
         || by_value.restricts(branches.len());
     useful.then(|| Branches {
         all: (0..branches.len() as u32).collect(),
         names: names.into_boxed_slice(),
         needs: needs.into_boxed_slice(),
+        closed: closed.into_boxed_slice(),
+        open: if all_open { u64::MAX } else { open },
         tag: tag
             .filter(|_| by_tag.restricts(branches.len()))
             .map(Box::from),
@@ -236,6 +277,32 @@ fn necessary<'n>(
     for &member in &node.all_of {
         necessary(nodes, member, required, tags, depth + 1);
     }
+}
+
+/// The names an object may have to pass node `id`, when its (or an
+/// in-place `allOf` member's) `additionalProperties` is `false` with no
+/// `patternProperties`: its `properties`.
+fn closed_names(nodes: &[Node], id: u32, depth: usize) -> Option<Vec<&str>> {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return None;
+    }
+    let shut = node.patterns.is_empty()
+        && node
+            .additional
+            .is_some_and(|a| nodes[a as usize].kind == Kind::Never);
+    if shut {
+        return Some(
+            node.members
+                .iter()
+                .filter(|m| m.schema.is_some())
+                .map(|m| &*m.name)
+                .collect(),
+        );
+    }
+    node.all_of
+        .iter()
+        .find_map(|&member| closed_names(nodes, member, depth + 1))
 }
 
 /// The only strings and integers node `id` accepts (its `enum`/`const`,
