@@ -27,8 +27,14 @@ use super::wire::confluent::{ApiError, ErrorCode};
 /// metrics: one layer, one boxed future per request (two
 /// `middleware::from_fn` layers cost a boxed service clone and two boxed
 /// futures each).
+///
+/// One shared allocation: a request's future holds one reference, not a
+/// copy of every field and a count on each semaphore.
 #[derive(Clone)]
-struct Limits {
+struct Limits(Arc<Settings>);
+
+/// What [`Limits`] shares between its routes and requests.
+struct Settings {
     timeout: Duration,
     body_timeout: Duration,
     max_body: usize,
@@ -48,7 +54,7 @@ const CHECK_ROUTES: &str = "/compatibility/";
 
 /// `app` with the limits of `config`, the request log and `metrics`.
 pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Router {
-    app.layer(Limits {
+    app.layer(Limits(Arc::new(Settings {
         timeout: config.request_timeout(),
         body_timeout: config.body_read_timeout(),
         max_body: config.max_body_bytes(),
@@ -58,7 +64,15 @@ pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Rout
         buffer_bytes: config.body_buffer_bytes(),
         body: DefaultBodyLimit::max(config.max_body_bytes()),
         metrics,
-    })
+    })))
+}
+
+impl std::ops::Deref for Limits {
+    type Target = Settings;
+
+    fn deref(&self) -> &Settings {
+        &self.0
+    }
 }
 
 impl<S> Layer<S> for Limits {

@@ -36,7 +36,7 @@ pub const MAX_DEPTH: u32 = 128;
 /// A schema compiled for scanning: its types, each type's smallest
 /// encoding (a type whose smallest encoding is 0 bytes is always 0 bytes:
 /// `null`, a `fixed` of size 0, a record of such), and the flat program
-/// ([`super::plan`]) that answers [`Plan::is_valid`].
+/// (`avro::plan`) that answers [`Plan::is_valid`].
 ///
 /// Two walks accept the same datums: the program, which says only whether
 /// a datum is valid, and the walk over the schema's types here, which
