@@ -27,7 +27,7 @@
 //! prints the guard/bare ratios and their geometric mean).
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, Throughput};
 use dataschema::{Guard, Registry, Schema};
@@ -36,6 +36,8 @@ use serde_json::Value;
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/timing.rs"]
+mod timing;
 
 struct Prepared {
     entry: corpus::Entry,
@@ -101,26 +103,6 @@ fn run_ignored(payloads: &[Vec<u8>]) -> usize {
         .count()
 }
 
-/// The fastest of `rounds` timings of `f`, each over enough repetitions to
-/// take about 5 ms.
-fn fastest(rounds: usize, mut f: impl FnMut() -> usize) -> Duration {
-    let start = Instant::now();
-    let mut reps = 0u32;
-    while start.elapsed() < Duration::from_millis(5) {
-        black_box(f());
-        reps += 1;
-    }
-    let mut best = Duration::MAX;
-    for _ in 0..rounds {
-        let start = Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        best = best.min(start.elapsed() / reps);
-    }
-    best
-}
-
 fn summary(prepared: &[Prepared]) {
     let rounds: usize = std::env::var("JSON_CORPUS_ROUNDS")
         .ok()
@@ -137,8 +119,12 @@ fn summary(prepared: &[Prepared]) {
         let mut bare = Duration::MAX;
         let mut guard = Duration::MAX;
         for _ in 0..3 {
-            bare = bare.min(fastest(rounds.div_ceil(3), || run_bare(p, &payloads)));
-            guard = guard.min(fastest(rounds.div_ceil(3), || run_guard(p, &payloads)));
+            bare = bare.min(timing::fastest(rounds.div_ceil(3), || {
+                run_bare(p, &payloads)
+            }));
+            guard = guard.min(timing::fastest(rounds.div_ceil(3), || {
+                run_guard(p, &payloads)
+            }));
         }
         let ratio = guard.as_secs_f64() / bare.as_secs_f64();
         log_sum += ratio.ln();
@@ -162,9 +148,9 @@ fn summary(prepared: &[Prepared]) {
         let valid = &p.entry.valid;
         let bytes: usize = valid.iter().map(Vec::len).sum();
         let rate = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
-        let guard = fastest(rounds, || run_guard(p, valid));
-        let bare = fastest(rounds, || run_bare(p, valid));
-        let ignored = fastest(rounds, || run_ignored(valid));
+        let guard = timing::fastest(rounds, || run_guard(p, valid));
+        let bare = timing::fastest(rounds, || run_bare(p, valid));
+        let ignored = timing::fastest(rounds, || run_ignored(valid));
         println!(
             "order-event, {} valid payloads, {} bytes on average: guard {:.0} MB/s, bare {:.0} MB/s, \
              from_slice::<IgnoredAny> {:.0} MB/s (1 GB/s is the moonshot)",

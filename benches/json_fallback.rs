@@ -25,13 +25,14 @@
 //! interleaved rounds; `JSON_FALLBACK_ROUNDS`, default 30).
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 
 use dataschema::{Guard, Registry, Schema};
 use serde_json::Value;
 
 #[path = "support/callgrind.rs"]
 mod callgrind;
+#[path = "support/timing.rs"]
+mod timing;
 
 const URN: &str = "urn:bench:schema:orders.fallback:1";
 const ROWS: [&str; 3] = ["bare", "bare-default-patterns", "guard"];
@@ -112,24 +113,6 @@ fn measured(n: usize, parts: &Parts, row: &str) -> usize {
         .sum()
 }
 
-fn fastest(rounds: usize, mut f: impl FnMut() -> bool) -> f64 {
-    let start = Instant::now();
-    let mut reps = 0u32;
-    while start.elapsed() < Duration::from_millis(5) {
-        black_box(f());
-        reps += 1;
-    }
-    let mut best = Duration::MAX;
-    for _ in 0..rounds {
-        let start = Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        best = best.min(start.elapsed() / reps);
-    }
-    best.as_secs_f64() * 1e6
-}
-
 fn main() {
     if let (Ok(row), Ok(n)) = (
         std::env::var("JSON_FALLBACK_ROW"),
@@ -185,7 +168,7 @@ fn main() {
     // Interleaved: drift on a loaded machine hits every row.
     for _ in 0..5 {
         for (slot, row) in best.iter_mut().zip(ROWS) {
-            *slot = slot.min(fastest(rounds.div_ceil(5), || one(&parts, row)));
+            *slot = slot.min(timing::fastest_us(rounds.div_ceil(5), || one(&parts, row)));
         }
     }
     for (row, t) in ROWS.iter().zip(best) {

@@ -28,13 +28,14 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use dataschema::{Guard, Registry, Schema};
 use serde_json::Value;
 
 #[path = "support/corpus.rs"]
 mod corpus;
+#[path = "support/timing.rs"]
+mod timing;
 
 /// One peer's figures on one schema: µs over the schema's instances.
 #[derive(Default, Clone)]
@@ -57,26 +58,6 @@ fn rounds() -> usize {
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(9)
-}
-
-/// The fastest of `rounds` timings of `f`, each over enough repetitions to
-/// take about 5 ms, in µs per call.
-fn fastest(rounds: usize, mut f: impl FnMut() -> usize) -> f64 {
-    let start = Instant::now();
-    let mut reps = 0u32;
-    while start.elapsed() < Duration::from_millis(5) {
-        black_box(f());
-        reps += 1;
-    }
-    let mut best = Duration::MAX;
-    for _ in 0..rounds {
-        let start = Instant::now();
-        for _ in 0..reps {
-            black_box(f());
-        }
-        best = best.min(start.elapsed() / reps);
-    }
-    best.as_secs_f64() * 1e6
 }
 
 fn disagreements(entry: &corpus::Entry, verdicts: impl Iterator<Item = bool>) -> Vec<usize> {
@@ -158,21 +139,21 @@ fn rust_peers(entry: &corpus::Entry, rounds: usize) -> [Figures; 3] {
     let per = rounds.div_ceil(3);
     let best = |slot: &mut Option<f64>, t: f64| *slot = Some(slot.map_or(t, |s: f64| s.min(t)));
     for _ in 0..3 {
-        let t = fastest(per, || {
+        let t = timing::fastest_us(per, || {
             payloads
                 .iter()
                 .filter(|p| guard.validate(black_box(&urn), black_box(p)).is_ok())
                 .count()
         });
         best(&mut guard_row.full, t);
-        let t = fastest(per, || {
+        let t = timing::fastest_us(per, || {
             values
                 .iter()
                 .filter(|v| bare.is_valid(black_box(v)))
                 .count()
         });
         best(&mut bare_row.eval, t);
-        let t = fastest(per, || {
+        let t = timing::fastest_us(per, || {
             payloads
                 .iter()
                 .filter(|p| {
@@ -183,14 +164,14 @@ fn rust_peers(entry: &corpus::Entry, rounds: usize) -> [Figures; 3] {
         });
         best(&mut bare_row.full, t);
         if let Ok((schemas, index)) = &boon {
-            let t = fastest(per, || {
+            let t = timing::fastest_us(per, || {
                 values
                     .iter()
                     .filter(|v| schemas.validate(black_box(v), *index).is_ok())
                     .count()
             });
             best(&mut boon_row.eval, t);
-            let t = fastest(per, || {
+            let t = timing::fastest_us(per, || {
                 payloads
                     .iter()
                     .filter(|p| {

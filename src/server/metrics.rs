@@ -42,15 +42,16 @@ fn counter(name: &'static str, labels: Vec<Label>) -> Counter {
     metrics::with_recorder(|recorder| recorder.register_counter(&key, &METADATA))
 }
 
+/// Whether a store failure is a wait that ran out (a lock, a statement,
+/// an idle transaction, a pooled connection): the store's own words name
+/// each a timeout. A retry may succeed where another failure would not.
+pub(crate) fn timed_out(err: &dataschema_core::Error) -> bool {
+    err.chain().to_string().contains("timeout")
+}
+
 /// The store failures counted, by kind.
 pub(crate) fn store_error(err: &dataschema_core::Error) {
-    // The store's own words name every wait that ran out (lock, statement,
-    // idle transaction, pooled connection) a timeout.
-    let kind = if err.chain().to_string().contains("timeout") {
-        "timeout"
-    } else {
-        "failure"
-    };
+    let kind = if timed_out(err) { "timeout" } else { "failure" };
     metrics::counter!(STORE_ERRORS, "kind" => kind).increment(1);
 }
 

@@ -57,6 +57,12 @@ impl From<Error> for NativeError {
             }
             Error::NoValidator { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "no_validator"),
             Error::LastVersion { .. } => (StatusCode::CONFLICT, "last_version"),
+            // A bounded wait that ran out (a lock another replica holds, a
+            // pool that stays full): retryable, as a load balancer and a
+            // client's retry policy read a 503.
+            Error::Store { .. } if crate::server::metrics::timed_out(&err) => {
+                (StatusCode::SERVICE_UNAVAILABLE, "store_timeout")
+            }
             Error::Store { .. } => (StatusCode::INTERNAL_SERVER_ERROR, "store"),
             _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };

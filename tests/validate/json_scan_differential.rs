@@ -1013,3 +1013,29 @@ fn schema_uris_name_the_drafts_jsonschema_reads() {
         }
     }
 }
+
+/// A dynamic reference in a draft that does not define it is left to
+/// `jsonschema`, which follows a `$dynamicRef` in 2019-09 (here the `if`
+/// it reaches marks `a1` evaluated, so the payload is valid), where the
+/// draft would ignore it.
+#[test]
+fn dynamic_refs_outside_their_draft_are_jsonschemas() {
+    let schema = json!({
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$defs": {"e": {"$anchor": "a8", "if": {"properties": {"a1": {}}}}},
+        "$dynamicRef": "#a8",
+        "unevaluatedProperties": false
+    });
+    let validator = reference(&schema).expect("jsonschema compiles it");
+    let payload = br#"{"a1": {"b": []}}"#;
+    assert!(validator.is_valid(&serde_json::from_slice(payload).unwrap()));
+    assert!(
+        JsonPlan::compile(&schema, true).is_err(),
+        "the scanner would ignore the $dynamicRef and refuse the payload"
+    );
+    let mut recursive = schema.clone();
+    recursive["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    recursive.as_object_mut().unwrap().remove("$dynamicRef");
+    recursive["$recursiveRef"] = json!("#");
+    assert!(JsonPlan::compile(&recursive, true).is_err());
+}

@@ -51,7 +51,7 @@ pub(crate) fn from_error(err: Error) -> ApiError {
     }
 }
 
-/// Confluent's 50001. The cause chain (a database file's path, the driver's text) is
+/// Confluent's 50001 (50002 for a store wait that ran out). The cause chain (a database file's path, the driver's text) is
 /// the operator's: it goes to the log, and the client, who may be
 /// anonymous, is told only what failed.
 fn store_failed(err: &Error) -> ApiError {
@@ -59,10 +59,14 @@ fn store_failed(err: &Error) -> ApiError {
         crate::server::metrics::store_error(err);
     }
     tracing::error!(error = %err.chain(), "store failed");
-    ApiError::new(
-        ErrorCode::StoreFailed,
-        crate::server::wire::server_failure(err),
-    )
+    // A bounded wait that ran out is Confluent's operation timeout,
+    // retryable, as the request timeout is.
+    let code = if matches!(err, Error::Store { .. }) && crate::server::metrics::timed_out(err) {
+        ErrorCode::Timeout
+    } else {
+        ErrorCode::StoreFailed
+    };
+    ApiError::new(code, crate::server::wire::server_failure(err))
 }
 
 /// 42201: the schema is not one this server takes.

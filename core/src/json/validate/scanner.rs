@@ -799,10 +799,7 @@ impl JsonPlan {
         {
             return Ok(everything);
         }
-        let tape = match sc.tape(start) {
-            Some(tape) => tape,
-            None => self.record_tape(start, cur, sc, depth)?,
-        };
+        let tape = self.tape_of(start, cur, sc, depth)?;
         let tape = &sc.tapes[tape];
         *end = Some(tape.end);
         let bytes = cur.bytes;
@@ -836,48 +833,6 @@ impl JsonPlan {
             Some((keyed, rest)) => (keyed, rest, fits),
             None => (Picked::Nothing, &index.all[..], fits),
         })
-    }
-
-    /// Reads the object at `start` (keys tokenized, values skipped) into a
-    /// new tape: its index.
-    fn record_tape(
-        &self,
-        start: usize,
-        cur: &mut Cursor<'_>,
-        sc: &mut Scratch,
-        depth: usize,
-    ) -> Scan<usize> {
-        let depth = enter(depth)?;
-        let mut entries = sc.pool.pop().unwrap_or_default();
-        entries.clear();
-        cur.pos = start + 1;
-        cur.ws();
-        if cur.peek() == Some(b'}') {
-            cur.pos += 1;
-        } else {
-            loop {
-                let key_at = cur.pos;
-                let key = cur.key()?;
-                let value_at = cur.pos;
-                cur.skip(depth)?;
-                entries.push(Entry {
-                    key_at,
-                    key_end: key_at + 1 + key.body.len(),
-                    escaped: key.escaped,
-                    value_at,
-                    value_end: cur.pos,
-                });
-                if !cur.next_or_close(b'}')? {
-                    break;
-                }
-            }
-        }
-        sc.tapes.push(Tape {
-            start,
-            end: cur.pos,
-            entries,
-        });
-        Ok(sc.tapes.len() - 1)
     }
 
     /// The node's own keywords, for the value's type.

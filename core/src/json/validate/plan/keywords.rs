@@ -82,6 +82,14 @@ impl Builder<'_> {
                     let target = self.reference(doc, value)?;
                     node.all_of.push(target);
                 }
+                // Either in a draft that does not define it: `jsonschema`
+                // follows some anyway (a `$dynamicRef` in 2019-09), so its
+                // verdict, not the draft's, is left to it.
+                "$recursiveRef" | "$dynamicRef" => {
+                    return Err(PlanRefusal::new(format!(
+                        "`{key}` in a draft that does not define it"
+                    )));
+                }
                 "unevaluatedProperties" if draft >= Draft::D2019 => {
                     node.unevaluated_properties = Some(self.child(doc, pointer, &[key], value)?);
                 }
