@@ -49,12 +49,10 @@ fn descriptor_set(dir: &std::path::Path) -> Vec<u8> {
     compiler.encode_file_descriptor_set()
 }
 
-#[test]
-fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
-    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
-        return;
-    };
-    let running = server::start();
+/// `tests/python/confluent_protobuf.py` run against `running`: Confluent's
+/// serializer registers the schema and writes its frames into the folder
+/// returned.
+fn run_client(python: &str, running: &server::Running) -> tempfile::TempDir {
     let out_dir = tempfile::tempdir().unwrap();
     let set_path = out_dir.path().join("set.binpb");
     std::fs::write(&set_path, descriptor_set(&out_dir.path().join("src"))).unwrap();
@@ -62,7 +60,7 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/python/confluent_protobuf.py"
     );
-    let out = Command::new(&python)
+    let out = Command::new(python)
         .arg(script)
         .arg(running.url(""))
         .arg(server::TOKEN)
@@ -77,6 +75,16 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
     );
     println!("{text}");
     assert!(out.status.success(), "confluent_protobuf.py: {text}");
+    out_dir
+}
+
+#[test]
+fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
+        return;
+    };
+    let running = server::start();
+    let out_dir = run_client(&python, &running);
 
     let frame = |name: &str| std::fs::read(out_dir.path().join(name)).unwrap();
     let (order, refund, latest) = (frame("order.bin"), frame("refund.bin"), frame("latest.bin"));
@@ -175,27 +183,7 @@ fn confluents_protobuf_frames_validate_from_a_bundle_with_locked_ids() {
         return;
     };
     let running = server::start();
-    let out_dir = tempfile::tempdir().unwrap();
-    let set_path = out_dir.path().join("set.binpb");
-    std::fs::write(&set_path, descriptor_set(&out_dir.path().join("src"))).unwrap();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/python/confluent_protobuf.py"
-    );
-    let out = Command::new(&python)
-        .arg(script)
-        .arg(running.url(""))
-        .arg(server::TOKEN)
-        .arg(&set_path)
-        .arg(out_dir.path())
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "confluent_protobuf.py: {text}");
+    let out_dir = run_client(&python, &running);
     let frame = |name: &str| std::fs::read(out_dir.path().join(name)).unwrap();
     let (order, refund, latest) = (frame("order.bin"), frame("refund.bin"), frame("latest.bin"));
     let id: u32 = std::fs::read_to_string(out_dir.path().join("id.txt"))
