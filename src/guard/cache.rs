@@ -159,7 +159,10 @@ impl Slot {
         outcome
     }
 }
-pub(crate) type Map = HashMap<Box<str>, Arc<Slot>>;
+/// Keyed by the canonical URN, hashed with `foldhash` (a URN is hashed once
+/// per message; SipHash took about 250 instructions of a validation). Its
+/// seed is random per process, and keys are only URNs a resolver holds.
+pub(crate) type Map = HashMap<Box<str>, Arc<Slot>, foldhash::fast::RandomState>;
 pub(crate) type Snapshot = arc_swap::Guard<Arc<Map>>;
 
 /// The slots of every URN seen, in two generations: `frozen`, read without
@@ -231,7 +234,8 @@ impl Cache {
         let slot = Arc::new(Slot::default());
         young.insert(urn.as_str().into(), Arc::clone(&slot));
         if frozen.len() < SMALL || young.len() >= frozen.len() {
-            let mut merged = Map::with_capacity(frozen.len() + young.len());
+            let mut merged =
+                Map::with_capacity_and_hasher(frozen.len() + young.len(), Default::default());
             merged.extend(frozen.iter().map(|(k, v)| (k.clone(), Arc::clone(v))));
             merged.extend(young.drain());
             self.frozen.store(Arc::new(merged));

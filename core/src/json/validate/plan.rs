@@ -59,6 +59,7 @@
 mod branches;
 mod build;
 mod keywords;
+mod merge;
 mod node;
 mod pattern;
 mod refs;
@@ -97,6 +98,9 @@ pub(super) use self::node::{
 pub struct JsonPlan {
     pub(super) nodes: Vec<Node>,
     pub(super) root: u32,
+    /// [`JsonPlan::fallback_subschemas`], counted over the nodes the root
+    /// reaches.
+    fallbacks: usize,
 }
 
 impl JsonPlan {
@@ -104,10 +108,7 @@ impl JsonPlan {
     /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
     /// their fast paths, `enum`/`const` of arrays or objects).
     pub fn fallback_subschemas(&self) -> usize {
-        self.nodes
-            .iter()
-            .filter(|n| n.extra.is_some() || n.compound_choice)
-            .count()
+        self.fallbacks
     }
 }
 
@@ -182,9 +183,15 @@ impl JsonPlan {
         let plan = JsonPlan {
             nodes: builder.nodes,
             root,
+            fallbacks: 0,
         };
         plan.refuse_in_place_cycles()?;
         let mut plan = plan;
+        plan.flatten();
+        plan.fallbacks = plan.count_fallbacks();
+        for node in &mut plan.nodes {
+            node.finish();
+        }
         let mut memo = vec![None; plan.nodes.len()];
         for id in 0..plan.nodes.len() {
             let accepts = plan.accepts(id as u32, &mut memo);
@@ -198,6 +205,25 @@ impl JsonPlan {
             plan.nodes[id].one_index = one;
         }
         Ok(plan)
+    }
+
+    /// How many nodes the root reaches leave a keyword to `jsonschema`.
+    fn count_fallbacks(&mut self) -> usize {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut open = vec![self.root];
+        let mut children = Vec::new();
+        while let Some(id) = open.pop() {
+            if std::mem::replace(&mut seen[id as usize], true) {
+                continue;
+            }
+            self.nodes[id as usize].for_each_child(|child| children.push(*child));
+            open.append(&mut children);
+        }
+        self.nodes
+            .iter()
+            .zip(seen)
+            .filter(|(n, seen)| *seen && (n.extra.is_some() || n.compound_choice))
+            .count()
     }
 
     /// The types of value node `id` may accept: its `type`, narrowed by

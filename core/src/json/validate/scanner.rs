@@ -108,8 +108,12 @@ impl Scratch {
     }
 
     /// Back to no tapes, their lists kept for reuse.
+    #[inline]
     fn forget_tapes(&mut self) {
         self.tape_at = usize::MAX;
+        if self.tapes.is_empty() {
+            return;
+        }
         // Objects take lists in the order they start in the payload, and
         // tapes are recorded as objects end: the pool is stacked so that
         // the next payload of the same shape gives each object the list
@@ -223,7 +227,13 @@ impl JsonPlan {
 
     /// Reads one value (the cursor on its first byte) and says whether it
     /// conforms to node `id`.
+    #[inline]
     fn check(&self, id: u32, cur: &mut Cursor<'_>, sc: &mut Scratch, depth: usize) -> Scan<bool> {
+        let node = &self.nodes[id as usize];
+        if let Some(types) = node.leaf {
+            // Nothing but `type` (or nothing, or `false`): no recursion.
+            return leaf(types, node.draft4_integers, cur, depth);
+        }
         // The stack this scan may use: past it, `jsonschema` (whose depth
         // the analysis bounds) answers instead.
         if sc.frames >= MAX_FRAMES {
@@ -243,6 +253,9 @@ impl JsonPlan {
         depth: usize,
     ) -> Scan<bool> {
         let node = &self.nodes[id as usize];
+        if node.simple {
+            return self.own(node, cur, sc, depth);
+        }
         match node.kind {
             Kind::Any => return cur.skip(depth).map(|()| true),
             Kind::Never => return cur.skip(depth).map(|()| false),
@@ -1047,7 +1060,7 @@ impl JsonPlan {
         } else {
             loop {
                 let key_at = cur.pos;
-                let (key, known) = match cur.known_key(&node.members) {
+                let (key, known) = match cur.known_key(node) {
                     Some((key, at)) => (key, Some(at)),
                     None => (cur.key()?, None),
                 };
@@ -1121,7 +1134,7 @@ impl JsonPlan {
             // (Tapes are only added to during a scan: `tape` stays.)
             let entry = sc.tapes[tape].entries[i];
             cur.pos = entry.key_at;
-            let (key, known) = match cur.known_key(&node.members) {
+            let (key, known) = match cur.known_key(node) {
                 Some((key, at)) => (key, Some(at)),
                 None => {
                     // The key as its first read found it, not tokenized
@@ -1228,6 +1241,38 @@ impl JsonPlan {
         depth: usize,
         present: &mut u64,
     ) -> Scan<bool> {
+        if node.patterns.is_empty() && node.names.is_none() {
+            // The common shape: at most one subschema applies, by name.
+            let found = match known {
+                Some(at) => node.members.get(at),
+                // Not matched on the bytes, and every name is matched so.
+                None if !key.escaped && node.plain_members => None,
+                None if !key.escaped => node.members.iter().find(|m| *m.name == *key.body),
+                None => {
+                    sc.fill(&key);
+                    let name = sc.text.as_str().unwrap_or_default();
+                    node.members.iter().find(|m| &*m.name == name)
+                }
+            };
+            let mut schema = node.additional;
+            if let Some(m) = found {
+                *present |= m.bit;
+                // A name only `required` knows is still additional.
+                if m.schema.is_some() {
+                    schema = m.schema;
+                }
+            }
+            return match schema {
+                Some(id) => self.check(id, cur, sc, depth),
+                None => {
+                    match value_end {
+                        Some(end) => cur.pos = end,
+                        None => cur.skip(depth)?,
+                    }
+                    Ok(true)
+                }
+            };
+        }
         // Which subschemas apply, decided before any value check reuses
         // the scratch text.
         let name: &str = if key.escaped || !node.patterns.is_empty() {
@@ -1319,6 +1364,36 @@ impl JsonPlan {
         }
         sc.budget -= read;
         Ok(found)
+    }
+}
+
+/// A value against a node that asserts nothing but its `type` (`types`:
+/// all of them for `true`, none for `false`), read once.
+#[inline]
+fn leaf(types: u8, draft4_integers: bool, cur: &mut Cursor<'_>, depth: usize) -> Scan<bool> {
+    match cur.peek() {
+        Some(b'"') => cur.string().map(|_| types & STRING != 0),
+        Some(b'-' | b'0'..=b'9') => {
+            let n = cur.number().map_err(|NotJson| Stop::NotJson)?;
+            if types & NUMBER != 0 {
+                return Ok(true);
+            }
+            if types & INTEGER == 0 {
+                return Ok(false);
+            }
+            let n = Number::from(n);
+            Ok(if draft4_integers {
+                n.is_written_as_integer()
+            } else {
+                n.is_integer()
+            })
+        }
+        Some(b't') => cur.literal(b"true").map(|()| types & BOOLEAN != 0),
+        Some(b'f') => cur.literal(b"false").map(|()| types & BOOLEAN != 0),
+        Some(b'n') => cur.literal(b"null").map(|()| types & NULL != 0),
+        Some(b'[') => cur.skip(depth).map(|()| types & ARRAY != 0),
+        Some(b'{') => cur.skip(depth).map(|()| types & OBJECT != 0),
+        _ => Err(Stop::NotJson),
     }
 }
 

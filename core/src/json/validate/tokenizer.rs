@@ -4,7 +4,7 @@
 
 use serde_json::Number;
 
-use super::plan::Member;
+use super::plan::Node;
 use super::MAX_NESTING;
 
 /// Why a scan stopped before its verdict.
@@ -427,13 +427,14 @@ impl<'a> Cursor<'a> {
     /// key as a token, the member's index, the cursor left on the value.
     /// `None` leaves the cursor where it was, for [`Cursor::key`].
     #[inline(always)]
-    pub(super) fn known_key(&mut self, members: &[Member]) -> Option<(Str<'a>, usize)> {
+    pub(super) fn known_key(&mut self, node: &Node) -> Option<(Str<'a>, usize)> {
         let bytes = self.bytes;
         if bytes.get(self.pos) != Some(&b'"') {
             return None;
         }
         let start = self.pos + 1;
         let first = *bytes.get(start)?;
+        let (offset, members) = node.candidates(first);
         for (at, member) in members.iter().enumerate() {
             // (0: a name not matched on the bytes.)
             if member.first != first || first == 0 {
@@ -475,7 +476,7 @@ impl<'a> Cursor<'a> {
                     body,
                     escaped: false,
                 },
-                at,
+                offset + at,
             ));
         }
         None

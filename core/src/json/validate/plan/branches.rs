@@ -20,6 +20,7 @@ const MIN_BRANCHES: usize = 3;
 
 /// An index of one `anyOf`'s or `oneOf`'s branches (by their position in
 /// the keyword's list).
+#[derive(Clone)]
 pub(in crate::json::validate) struct Branches {
     /// Every branch, in order: the candidates when nothing discriminates.
     pub(in crate::json::validate) all: Box<[u32]>,
@@ -44,7 +45,7 @@ pub(in crate::json::validate) struct Branches {
 
 /// Branches keyed by a string or an integer value: those allowing it, and
 /// those that do not restrict values of its kind.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(in crate::json::validate) struct Keyed {
     /// (string, branch), sorted by string.
     pub(in crate::json::validate) strings: Box<[(Box<str>, u32)]>,

@@ -50,6 +50,7 @@ pub(in crate::json::validate) fn exact_f64(value: &serde_json::Number) -> Option
 /// The string options of an `enum`, sorted and distinct: a short list is
 /// searched in order, a long one (SchemaStore's enums of dozens of names)
 /// by halves.
+#[derive(Clone)]
 pub(in crate::json::validate) struct Strings(pub(super) Box<[Box<str>]>);
 
 impl Strings {
@@ -79,6 +80,7 @@ pub(in crate::json::validate) enum Kind {
 
 /// A property a node knows by name: its subschema (`properties`) and its
 /// presence bit (`required`, dependencies), either or both.
+#[derive(Clone)]
 pub(in crate::json::validate) struct Member {
     pub(in crate::json::validate) name: Box<str>,
     pub(in crate::json::validate) schema: Option<u32>,
@@ -119,6 +121,7 @@ impl Member {
 }
 
 /// One subschema.
+#[derive(Clone)]
 pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) kind: Kind,
     /// Allowed JSON types ([`NULL`], ...; all when there is no `type`).
@@ -226,6 +229,20 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) any_index: Option<Box<Branches>>,
     pub(in crate::json::validate) one_index: Option<Box<Branches>>,
     pub(in crate::json::validate) not: Option<u32>,
+    /// Every member's name is matched on the bytes ([`Member::first`] is
+    /// set): a key written without an escape that no member matched there
+    /// is no member's.
+    pub(in crate::json::validate) plain_members: bool,
+    /// Where the members whose name starts with each byte lie in
+    /// [`Node::members`] (sorted by first byte): `members[ranges[b]..
+    /// ranges[b + 1]]`; for a node of many members.
+    pub(in crate::json::validate) ranges: Option<Box<[u16; 257]>>,
+    /// The node asserts nothing but a `type`: the types it allows (all for
+    /// `true` or `{}`, none for `false`).
+    pub(in crate::json::validate) leaf: Option<u8>,
+    /// Nothing but its own keywords, read once: no in-place applicator,
+    /// no `unevaluated*`.
+    pub(in crate::json::validate) simple: bool,
     /// `if`, `then`, `else`.
     pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
     /// An `if` without `then` or `else` (2019-09 on): it asserts nothing,
@@ -280,6 +297,10 @@ impl Node {
             any_index: None,
             one_index: None,
             not: None,
+            plain_members: false,
+            ranges: None,
+            leaf: None,
+            simple: false,
             condition: None,
             lone_if: None,
         }
@@ -323,6 +344,99 @@ impl Node {
             && self.required == 0
             && self.dependent_required.is_empty()
             && self.dependent_schemas.is_empty()
+    }
+
+    /// Fills the fields derived from the others ([`Node::plain_members`],
+    /// [`Node::ranges`], [`Node::simple`]), once the node is final: the
+    /// members are put in order of their first byte.
+    pub(super) fn finish(&mut self) {
+        self.plain_members = self.members.iter().all(|m| m.first != 0);
+        self.simple = self.kind == Kind::Check
+            && !self.only_in_place
+            && !self.in_place()
+            && self.lone_if.is_none()
+            && self.unevaluated_properties.is_none()
+            && self.unevaluated_items.is_none();
+        self.leaf = match self.kind {
+            Kind::Any => Some(ALL_TYPES),
+            Kind::Never => Some(0),
+            Kind::Check => {
+                let mut bare = self.clone();
+                bare.types = ALL_TYPES;
+                bare.asserts_nothing().then_some(self.types)
+            }
+        };
+        self.ranges = None;
+        if self.members.len() > 8 && self.members.len() < usize::from(u16::MAX) {
+            self.members.sort_by_key(|m| m.first);
+            let mut ranges = Box::new([0u16; 257]);
+            for (at, m) in self.members.iter().enumerate() {
+                ranges[usize::from(m.first) + 1] = at as u16 + 1;
+            }
+            // Each bound is where the next byte's members start.
+            for b in 1..257 {
+                ranges[b] = ranges[b].max(ranges[b - 1]);
+            }
+            self.ranges = Some(ranges);
+        }
+    }
+
+    /// The members a key whose body starts with `first` may be.
+    #[inline(always)]
+    pub(in crate::json::validate) fn candidates(&self, first: u8) -> (usize, &[Member]) {
+        match &self.ranges {
+            Some(ranges) => {
+                let from = usize::from(ranges[usize::from(first)]);
+                let to = usize::from(ranges[usize::from(first) + 1]);
+                (from, &self.members[from..to])
+            }
+            None => (0, &self.members),
+        }
+    }
+
+    /// Calls `f` on every subschema the node refers to (its children in
+    /// the plan's graph, in place or not).
+    pub(super) fn for_each_child(&mut self, mut f: impl FnMut(&mut u32)) {
+        self.prefix.iter_mut().for_each(&mut f);
+        let singles = [
+            &mut self.rest,
+            &mut self.contains,
+            &mut self.additional,
+            &mut self.names,
+            &mut self.unevaluated_properties,
+            &mut self.unevaluated_items,
+            &mut self.not,
+            &mut self.lone_if,
+        ];
+        for child in singles.into_iter().flatten() {
+            f(child);
+        }
+        for m in &mut self.members {
+            if let Some(child) = &mut m.schema {
+                f(child);
+            }
+        }
+        for (_, child) in &mut self.patterns {
+            f(child);
+        }
+        for (_, child) in &mut self.evaluating_dependents {
+            f(child);
+        }
+        for (_, child) in &mut self.dependent_schemas {
+            f(child);
+        }
+        self.all_of.iter_mut().for_each(&mut f);
+        self.any_of.iter_mut().for_each(&mut f);
+        self.one_of.iter_mut().for_each(&mut f);
+        if let Some((condition, then, otherwise)) = &mut self.condition {
+            f(condition);
+            if let Some(then) = then {
+                f(then);
+            }
+            if let Some(otherwise) = otherwise {
+                f(otherwise);
+            }
+        }
     }
 
     pub(super) fn in_place_edges(&self) -> impl Iterator<Item = u32> + '_ {

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::json::validate::{PATTERN_BACKTRACK_LIMIT, PATTERN_SIZE_LIMIT};
 
 /// A pattern on the backtracking engine.
+#[derive(Clone)]
 pub(in crate::json::validate) struct Backtracking(fancy_regex::Regex);
 
 impl Backtracking {
@@ -40,6 +41,7 @@ impl Backtracking {
 }
 
 /// A `patternProperties` pattern, asked about a key.
+#[derive(Clone)]
 pub(in crate::json::validate) enum Matcher {
     /// A `{"pattern": ..}` validator on the linear engine.
     Linear(jsonschema::Validator),

@@ -1,0 +1,405 @@
+//! Flattening in-place conjunctions at compile time: a `$ref` that is only
+//! a `$ref` becomes its target, and an `allOf` member (or a `$ref` beside
+//! other keywords) whose keywords can live in the same node as its
+//! parent's is merged into the parent, so the scanner reads the value once
+//! where it would read it once per member.
+//!
+//! A merged node accepts exactly the values both nodes accept: bounds take
+//! the tighter value, types the values both allow, `required` and the
+//! dependencies the union, and a property both name the conjunction of its
+//! two subschemas (a node of its own, merged the same way). Keywords whose
+//! conjunction one node cannot hold are not merged: a member holding a
+//! keyword of such a kind its parent holds too (two `pattern`s, two `enum`s,
+//! two `anyOf`s, ...) stays in `allOf`, read again as before. So does any
+//! node with `unevaluatedProperties`, `unevaluatedItems` or a lone `if`,
+//! whose meaning depends on which node evaluates what.
+//!
+//! `additionalProperties` applies to the keys its own node does not name:
+//! a node with it absorbs a member only when the member names no property
+//! the node does not, and has no `patternProperties` (and the other way
+//! round), so every key stays additional to exactly the nodes it was
+//! additional to.
+
+use std::collections::HashMap;
+
+use super::node::{Kind, Member, Node, ALL_TYPES, INTEGER, NUMBER};
+use super::JsonPlan;
+
+/// The most `allOf` members one node absorbs.
+const MAX_ABSORBED: usize = 64;
+
+/// How many nodes the merging may add (a property named by both sides
+/// takes a node for the conjunction of its two subschemas), past the
+/// plan's own: a node then merges nothing more that would need one.
+const MAX_ADDED: usize = 4096;
+
+impl JsonPlan {
+    /// Collapses `$ref`-only nodes into their targets and merges `allOf`
+    /// members into their parents where the node can hold both (see the
+    /// module docs). In-place cycles are refused before this runs.
+    pub(super) fn flatten(&mut self) {
+        self.collapse_aliases();
+        let budget = self.nodes.len() + MAX_ADDED;
+        let mut pairs = HashMap::new();
+        let mut id = 0;
+        while id < self.nodes.len() {
+            self.absorb(id, budget, &mut pairs);
+            id += 1;
+        }
+        // Merging changes what a node holds: what it asserts itself too.
+        for node in &mut self.nodes {
+            settle(node);
+        }
+    }
+
+    /// Every reference to a node that is nothing but one `$ref` (or a
+    /// one-member `allOf`) points at its target instead.
+    fn collapse_aliases(&mut self) {
+        let n = self.nodes.len();
+        let mut target: Vec<u32> = (0..n as u32).collect();
+        for (id, node) in self.nodes.iter().enumerate() {
+            if is_alias(node) {
+                target[id] = node.all_of[0];
+            }
+        }
+        // Chains end: in-place edges have no cycle, and each step follows one.
+        for id in 0..n {
+            let mut end = target[id];
+            let mut steps = 0;
+            while target[end as usize] != end && steps < n {
+                end = target[end as usize];
+                steps += 1;
+            }
+            target[id] = end;
+        }
+        for node in &mut self.nodes {
+            node.for_each_child(|child| *child = target[*child as usize]);
+        }
+        self.root = target[self.root as usize];
+    }
+
+    /// Merges into node `id` the members of its `allOf` that it can hold.
+    fn absorb(&mut self, id: usize, budget: usize, pairs: &mut HashMap<(u32, u32), u32>) {
+        let mut absorbed = 0;
+        let mut at = 0;
+        while at < self.nodes[id].all_of.len() && absorbed < MAX_ABSORBED {
+            let member = self.nodes[id].all_of[at];
+            if member as usize == id || !self.mergeable(id, member as usize, budget, pairs) {
+                at += 1;
+                continue;
+            }
+            let other = self.nodes[member as usize].clone();
+            self.nodes[id].all_of.remove(at);
+            self.merge(id, other, pairs);
+            absorbed += 1;
+        }
+        let node = &mut self.nodes[id];
+        let mut seen = Vec::with_capacity(node.all_of.len());
+        node.all_of.retain(|m| {
+            let new = !seen.contains(m);
+            seen.push(*m);
+            new
+        });
+    }
+
+    /// Whether node `b` can be merged into node `a`.
+    fn mergeable(
+        &self,
+        a: usize,
+        b: usize,
+        budget: usize,
+        pairs: &HashMap<(u32, u32), u32>,
+    ) -> bool {
+        let (x, y) = (&self.nodes[a], &self.nodes[b]);
+        if [x, y].iter().any(|n| {
+            n.unevaluated_properties.is_some() || n.unevaluated_items.is_some() || n.lone_if.is_some()
+        }) {
+            return false;
+        }
+        if x.kind == Kind::Never || y.kind != Kind::Check {
+            // `false` is read by its own node; `true` merges as nothing.
+            return y.kind == Kind::Any;
+        }
+        let both = |f: fn(&Node) -> bool| f(x) && f(y);
+        if both(|n| n.numeric.is_some())
+            || both(has_text)
+            || both(|n| n.choice.is_some())
+            || both(|n| n.extra.is_some())
+            || both(has_items)
+            || both(|n| n.names.is_some())
+            || both(|n| !n.any_of.is_empty())
+            || both(|n| !n.one_of.is_empty())
+            || both(|n| n.not.is_some())
+            || both(|n| n.condition.is_some())
+        {
+            return false;
+        }
+        // `additionalProperties` and `patternProperties` (module docs).
+        let closed = |n: &Node| n.additional.is_some();
+        let patterned = |n: &Node| !n.patterns.is_empty();
+        if (closed(x) && patterned(y)) || (closed(y) && patterned(x)) {
+            return false;
+        }
+        if closed(x) && closed(y) && (patterned(x) || patterned(y)) {
+            return false;
+        }
+        if x.patterns.len() + y.patterns.len() > 64 {
+            return false;
+        }
+        fn names(n: &Node) -> Vec<&str> {
+            n.members
+                .iter()
+                .filter(|m| m.schema.is_some())
+                .map(|m| &*m.name)
+                .collect()
+        }
+        if closed(x) && !names(y).iter().all(|name| names(x).contains(name)) {
+            return false;
+        }
+        if closed(y) && !names(x).iter().all(|name| names(y).contains(name)) {
+            return false;
+        }
+        // Presence bits: at most 64 tracked names in all.
+        fn tracked(n: &Node) -> Vec<&str> {
+            n.members
+                .iter()
+                .filter(|m| m.bit != 0)
+                .map(|m| &*m.name)
+                .collect()
+        }
+        let mut all = tracked(x);
+        for name in tracked(y) {
+            if !all.contains(&name) {
+                all.push(name);
+            }
+        }
+        if all.len() > 64 {
+            return false;
+        }
+        // Conjunctions of subschemas need nodes: within the budget.
+        let mut needed = 0;
+        for m in &y.members {
+            if let (Some(s), Some(t)) = (
+                m.schema,
+                x.members
+                    .iter()
+                    .find(|o| o.name == m.name)
+                    .and_then(|o| o.schema),
+            ) {
+                if s != t && !pairs.contains_key(&key(s, t)) {
+                    needed += 1;
+                }
+            }
+        }
+        if closed(x) && closed(y) {
+            needed += 1;
+        }
+        self.nodes.len() + needed <= budget
+    }
+
+    /// Merges `other` (a copy of a mergeable node) into node `id`.
+    fn merge(&mut self, id: usize, other: Node, pairs: &mut HashMap<(u32, u32), u32>) {
+        if other.kind == Kind::Any {
+            return;
+        }
+        let (text, items) = (has_text(&other), has_items(&other));
+        // Properties first: conjunctions may add nodes.
+        let mut members: Vec<(Member, Option<u32>)> = Vec::new();
+        for m in &other.members {
+            let mine = self.nodes[id]
+                .members
+                .iter()
+                .find(|o| o.name == m.name)
+                .and_then(|o| o.schema);
+            let schema = match (mine, m.schema) {
+                (Some(s), Some(t)) => Some(self.pair(s, t, pairs)),
+                (s, t) => s.or(t),
+            };
+            members.push((m.clone(), schema));
+        }
+        let additional = match (self.nodes[id].additional, other.additional) {
+            (Some(s), Some(t)) => Some(self.pair(s, t, pairs)),
+            (s, t) => s.or(t),
+        };
+        let node = &mut self.nodes[id];
+        // The other node's presence bits, renumbered into this node's.
+        let mut used = node.members.iter().filter(|m| m.bit != 0).count();
+        let mut bits: Vec<(u64, u64)> = Vec::new();
+        for (m, schema) in members {
+            let at = match node.members.iter().position(|o| o.name == m.name) {
+                Some(at) => at,
+                None => {
+                    node.members.push(Member::new(&m.name));
+                    node.members.len() - 1
+                }
+            };
+            let mine = &mut node.members[at];
+            mine.schema = schema;
+            if m.bit != 0 {
+                if mine.bit == 0 {
+                    mine.bit = 1 << used;
+                    used += 1;
+                }
+                bits.push((m.bit, mine.bit));
+            }
+        }
+        let renumber = |mask: u64| -> u64 {
+            bits.iter()
+                .filter(|(old, _)| mask & old != 0)
+                .fold(0, |acc, (_, new)| acc | new)
+        };
+        node.required |= renumber(other.required);
+        for &(trigger, needed) in &other.dependent_required {
+            node.dependent_required
+                .push((renumber(trigger), renumber(needed)));
+        }
+        for &(trigger, schema) in &other.dependent_schemas {
+            node.dependent_schemas.push((renumber(trigger), schema));
+        }
+        for &(trigger, schema) in &other.evaluating_dependents {
+            node.evaluating_dependents.push((renumber(trigger), schema));
+        }
+        node.additional = additional;
+        node.patterns.extend(other.patterns);
+        if node.kind == Kind::Any {
+            node.kind = Kind::Check;
+        }
+        node.types = and_types(node.types, other.types);
+        node.min_length = node.min_length.max(other.min_length);
+        node.max_length = node.max_length.min(other.max_length);
+        node.min_items = node.min_items.max(other.min_items);
+        node.max_items = node.max_items.min(other.max_items);
+        if other.numeric.is_some() {
+            node.numeric = other.numeric;
+            node.bounds = other.bounds;
+        }
+        if text {
+            node.text = other.text;
+            node.backtracking = other.backtracking;
+            node.literal = other.literal;
+        }
+        if other.choice.is_some() {
+            node.choice = other.choice;
+            node.strings = other.strings;
+            node.integers = other.integers;
+            node.compound_choice = other.compound_choice;
+        }
+        if other.extra.is_some() {
+            node.extra = other.extra;
+            node.unique = other.unique;
+            node.min_properties = other.min_properties;
+            node.max_properties = other.max_properties;
+        }
+        if items {
+            node.prefix = other.prefix;
+            node.rest = other.rest;
+            node.contains = other.contains;
+            node.min_contains = other.min_contains;
+            node.max_contains = other.max_contains;
+        }
+        node.evaluated_items = node.evaluated_items.max(other.evaluated_items);
+        if other.names.is_some() {
+            node.names = other.names;
+        }
+        node.all_of.extend(other.all_of);
+        if !other.any_of.is_empty() {
+            node.any_of = other.any_of;
+        }
+        if !other.one_of.is_empty() {
+            node.one_of = other.one_of;
+        }
+        if other.not.is_some() {
+            node.not = other.not;
+        }
+        if other.condition.is_some() {
+            node.condition = other.condition;
+        }
+        if other.kind == Kind::Never {
+            node.kind = Kind::Never;
+        }
+    }
+
+    /// The node of the conjunction of nodes `a` and `b` (an `allOf` of
+    /// both, merged in its turn when its turn comes).
+    fn pair(&mut self, a: u32, b: u32, pairs: &mut HashMap<(u32, u32), u32>) -> u32 {
+        if a == b {
+            return a;
+        }
+        if let Some(&id) = pairs.get(&key(a, b)) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        let mut node = Node::new(Kind::Check);
+        node.draft4_integers = self.nodes[a as usize].draft4_integers;
+        node.all_of = vec![a, b];
+        node.only_in_place = true;
+        self.nodes.push(node);
+        pairs.insert(key(a, b), id);
+        id
+    }
+}
+
+fn key(a: u32, b: u32) -> (u32, u32) {
+    (a.min(b), a.max(b))
+}
+
+/// A node that is one `$ref` (or a one-member `allOf`) and nothing else.
+fn is_alias(node: &Node) -> bool {
+    node.kind == Kind::Check
+        && node.only_in_place
+        && node.all_of.len() == 1
+        && node.any_of.is_empty()
+        && node.one_of.is_empty()
+        && node.not.is_none()
+        && node.condition.is_none()
+        && node.lone_if.is_none()
+}
+
+fn has_text(node: &Node) -> bool {
+    node.text.is_some() || node.backtracking.is_some() || node.literal.is_some()
+}
+
+fn has_items(node: &Node) -> bool {
+    !node.prefix.is_empty() || node.rest.is_some() || node.contains.is_some()
+}
+
+/// The types both `a` and `b` allow: `number` on both sides stays
+/// `number`; `integer` on one side and `integer` or `number` on the other
+/// is `integer`.
+fn and_types(a: u8, b: u8) -> u8 {
+    let numbers = INTEGER | NUMBER;
+    let mut types = a & b;
+    if types & numbers == 0 && a & numbers != 0 && b & numbers != 0 {
+        types |= INTEGER;
+    }
+    types & ALL_TYPES
+}
+
+/// A node's kind and `only_in_place` from what it now holds.
+fn settle(node: &mut Node) {
+    if node.kind != Kind::Check {
+        return;
+    }
+    if node.asserts_nothing() {
+        node.kind = Kind::Any;
+        node.only_in_place = false;
+    } else {
+        node.only_in_place = node.asserts_nothing_itself();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::validate::plan::{ARRAY, OBJECT, STRING};
+
+    #[test]
+    fn types_intersect_with_integer_inside_number() {
+        assert_eq!(and_types(NUMBER, INTEGER), INTEGER);
+        assert_eq!(and_types(INTEGER, NUMBER), INTEGER);
+        assert_eq!(and_types(NUMBER, NUMBER), NUMBER);
+        assert_eq!(and_types(NUMBER | STRING, STRING), STRING);
+        assert_eq!(and_types(OBJECT, ARRAY), 0);
+        assert_eq!(and_types(ALL_TYPES, OBJECT), OBJECT);
+    }
+}
