@@ -112,7 +112,9 @@ impl JsonPlan {
     ) -> bool {
         let (x, y) = (&self.nodes[a], &self.nodes[b]);
         if [x, y].iter().any(|n| {
-            n.unevaluated_properties.is_some() || n.unevaluated_items.is_some() || n.lone_if.is_some()
+            n.unevaluated_properties.is_some()
+                || n.unevaluated_items.is_some()
+                || n.lone_if.is_some()
         }) {
             return false;
         }
