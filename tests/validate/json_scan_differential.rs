@@ -1039,3 +1039,151 @@ fn dynamic_refs_outside_their_draft_are_jsonschemas() {
     recursive["$recursiveRef"] = json!("#");
     assert!(JsonPlan::compile(&recursive, true).is_err());
 }
+
+/// The formats the scanner checks on a string's text (date, date-time,
+/// time, duration, uuid, ipv4, ipv6, json-pointer, relative-json-pointer)
+/// accept exactly the strings `jsonschema` accepts, in every draft: over
+/// hand-picked edges and 300 mutations of each, written plain and with
+/// escapes.
+#[test]
+fn formats_checked_on_the_text_give_jsonschemas_verdict() {
+    let seeds: &[(&str, &[&str])] = &[
+        (
+            "date",
+            &[
+                "2024-02-29",
+                "2023-02-28",
+                "1900-02-29",
+                "2000-02-29",
+                "0000-02-29",
+                "2024-12-31",
+                "2024-04-31",
+            ],
+        ),
+        (
+            "date-time",
+            &[
+                "2024-05-01T10:00:00Z",
+                "2024-05-01t10:00:00.5+02:00",
+                "1998-12-31T23:59:60Z",
+                "1998-12-31T15:59:60-08:00",
+                "1998-12-31T23:59:60+01:00",
+            ],
+        ),
+        (
+            "time",
+            &[
+                "23:59:60Z",
+                "00:00:00z",
+                "12:30:45.123456-05:30",
+                "23:59:60+00:00",
+                "00:59:60+01:00",
+                "10:00:00+23:59",
+            ],
+        ),
+        (
+            "duration",
+            &[
+                "P1Y2M3DT4H5M6S",
+                "P4W",
+                "PT36H",
+                "P1D",
+                "P1Y1D",
+                "PT1H1S",
+                "P1W1D",
+                "P0Y",
+                "PT0.5S",
+            ],
+        ),
+        (
+            "uuid",
+            &[
+                "2eb8aa08-aa98-11ea-b4aa-73b441d16380",
+                "2EB8AA08-AA98-11EA-B4AA-73B441D16380",
+                "00000000-0000-0000-0000-000000000000",
+            ],
+        ),
+        (
+            "ipv4",
+            &[
+                "192.168.0.1",
+                "255.255.255.255",
+                "0.0.0.0",
+                "01.2.3.4",
+                "1.2.3",
+            ],
+        ),
+        (
+            "ipv6",
+            &[
+                "::1",
+                "2001:db8::8a2e:370:7334",
+                "::ffff:192.168.0.1",
+                "fe80::1%eth0",
+                "1:2:3:4:5:6:7:8",
+            ],
+        ),
+        (
+            "json-pointer",
+            &["", "/", "/a~1b/~0c", "/a~", "/~2", "a/b", "/é/ü"],
+        ),
+        (
+            "relative-json-pointer",
+            &["0", "0#", "1/a", "12#", "01", "0/a~1", "#", "3/"],
+        ),
+    ];
+    const BYTES: &[u8] = b"0123456789:-+.TtZzPYMWDHS/~#ae% \xc3\xa9";
+    let mut rng = Rng(0x5eed_f0f0);
+    let mut checked = 0usize;
+    for draft in DRAFTS {
+        for (format, examples) in seeds {
+            let mut schema = json!({"format": format});
+            if let Some(uri) = draft {
+                schema["$schema"] = json!(uri);
+            }
+            let plan = JsonPlan::compile(&schema, true).expect("planned");
+            let validator = reference(&schema).expect("compiles");
+            let mut strings: Vec<String> = examples.iter().map(|s| s.to_string()).collect();
+            for example in examples.iter() {
+                for _ in 0..300 / examples.len() {
+                    let mut bytes = example.as_bytes().to_vec();
+                    for _ in 0..1 + rng.below(2) {
+                        let at = rng.below(bytes.len() + 1);
+                        let byte = rng.pick(BYTES);
+                        match rng.below(3) {
+                            0 if at < bytes.len() => bytes[at] = byte,
+                            1 if at < bytes.len() => {
+                                bytes.remove(at);
+                            }
+                            _ => bytes.insert(at, byte),
+                        }
+                    }
+                    if let Ok(text) = String::from_utf8(bytes) {
+                        strings.push(text);
+                    }
+                }
+            }
+            for text in &strings {
+                let value = Value::String(text.clone());
+                let expected = validator.is_valid(&value);
+                let plain = value.to_string();
+                // The same string with its first character escaped.
+                let escaped = match text.chars().next() {
+                    Some(c) if (c as u32) < 0x10000 => {
+                        format!("\"\\u{:04x}{}", c as u32, &plain[1 + c.len_utf8()..])
+                    }
+                    _ => plain.clone(),
+                };
+                for payload in [&plain, &escaped] {
+                    assert_eq!(
+                        plan.scan(payload.as_bytes()),
+                        Some(expected),
+                        "{payload} against {schema}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} verdicts");
+}

@@ -58,6 +58,7 @@
 
 mod branches;
 mod build;
+mod format;
 mod keywords;
 mod merge;
 mod node;

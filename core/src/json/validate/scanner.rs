@@ -927,19 +927,39 @@ impl JsonPlan {
             }
         }
         let checks_text = node.text.is_some() || node.backtracking.is_some();
-        if let Some(options) = &node.strings {
-            if !text.escaped {
+        if !text.escaped {
+            // The body is the string's text: formats and string options
+            // are decided on it.
+            if node
+                .format
+                .is_some_and(|f| !f.accepts(text.body.as_bytes()))
+            {
+                return Ok(false);
+            }
+            if let Some(options) = &node.strings {
                 if !options.contains(text.body) {
                     return Ok(false);
                 }
                 if !checks_text {
                     return Ok(true);
                 }
+            } else if !checks_text && node.choice.is_none() {
+                return Ok(true);
             }
-        } else if !checks_text && node.choice.is_none() {
+        } else if !checks_text
+            && node.choice.is_none()
+            && node.strings.is_none()
+            && node.format.is_none()
+        {
             return Ok(true);
         }
         sc.fill(&text);
+        if text.escaped {
+            let decoded = sc.text.as_str().unwrap_or_default();
+            if node.format.is_some_and(|f| !f.accepts(decoded.as_bytes())) {
+                return Ok(false);
+            }
+        }
         let chosen = match &node.strings {
             Some(_) if !text.escaped => true,
             Some(options) => options.contains(sc.text.as_str().unwrap_or_default()),

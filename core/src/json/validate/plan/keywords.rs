@@ -4,6 +4,7 @@ use serde_json::{Map, Value};
 
 use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
+use super::format::Format;
 use super::node::Strings;
 use super::pattern::{Backtracking, Matcher};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
@@ -204,6 +205,14 @@ impl Builder<'_> {
                 }
                 "exclusiveMinimum" | "exclusiveMaximum" => {
                     numeric.insert(key.clone(), value.clone());
+                }
+                "format" if self.assert_formats => {
+                    match value.as_str().and_then(|name| Format::named(name, draft)) {
+                        Some(format) => node.format = Some(format),
+                        None => {
+                            text.insert(key.clone(), value.clone());
+                        }
+                    }
                 }
                 "pattern" | "format" => {
                     if let (true, Value::String(pattern)) = (key == "pattern", value) {

@@ -1,6 +1,7 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
 use super::branches::Branches;
+use super::format::Format;
 use super::pattern::{Backtracking, Matcher};
 
 /// A JSON Schema draft, as `jsonschema` reads `$schema`.
@@ -143,6 +144,9 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
     /// `pattern` and `format`: asked about strings.
     pub(in crate::json::validate) text: Option<jsonschema::Validator>,
+    /// A `format` checked on the string's text here ([`Format`]); the
+    /// other formats are in [`Node::text`].
+    pub(in crate::json::validate) format: Option<Format>,
     /// A `pattern` the linear engine cannot run, on the backtracking one
     /// (then not in [`Node::text`]).
     pub(in crate::json::validate) backtracking: Option<Backtracking>,
@@ -260,6 +264,7 @@ impl Node {
             numeric: None,
             bounds: None,
             text: None,
+            format: None,
             backtracking: None,
             choice: None,
             strings: None,
@@ -325,6 +330,7 @@ impl Node {
         self.types == ALL_TYPES
             && self.numeric.is_none()
             && self.text.is_none()
+            && self.format.is_none()
             && self.backtracking.is_none()
             && self.choice.is_none()
             && self.extra.is_none()
