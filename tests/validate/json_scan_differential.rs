@@ -1187,3 +1187,117 @@ fn formats_checked_on_the_text_give_jsonschemas_verdict() {
     }
     assert!(checked > 10_000, "only {checked} verdicts");
 }
+
+/// Every `pattern` and `patternProperties` pattern of the real-schema
+/// corpus, matched by the scanner on the string's (or key's) text, plain
+/// and escaped, gives `jsonschema`'s verdict: on strings made of the
+/// pattern's own words and characters, and mutations of them.
+#[test]
+fn corpus_patterns_matched_on_the_text_give_jsonschemas_verdict() {
+    fn collect(value: &Value, patterns: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("pattern", Value::String(p)) => patterns.push(p.clone()),
+                        ("patternProperties", Value::Object(ps)) => {
+                            patterns.extend(ps.keys().cloned())
+                        }
+                        _ => {}
+                    }
+                    collect(child, patterns);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| collect(v, patterns)),
+            _ => {}
+        }
+    }
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/json_corpus/schemas");
+    let mut patterns = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("the corpus") {
+        let bytes = std::fs::read(entry.expect("an entry").path()).expect("a schema");
+        collect(
+            &serde_json::from_slice(&bytes).expect("JSON"),
+            &mut patterns,
+        );
+    }
+    patterns.sort();
+    patterns.dedup();
+    assert!(patterns.len() > 200, "only {} patterns", patterns.len());
+    const BYTES: &[u8] = b"aZ09_-.:/@$ \t{}*\xc3\xa9";
+    let mut rng = Rng(0x9a77_e2e5);
+    let (mut checked, mut matched) = (0usize, 0usize);
+    for pattern in &patterns {
+        // Strings from the pattern's own words and characters.
+        let mut strings: Vec<String> =
+            vec![String::new(), "x".into(), "x-a".into(), pattern.clone()];
+        let words: Vec<&str> = pattern
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        strings.extend(words.iter().map(|w| w.to_string()));
+        strings.push(words.concat());
+        for _ in 0..40 {
+            let base = strings[rng.below(strings.len())].clone();
+            let mut bytes = base.into_bytes();
+            for _ in 0..1 + rng.below(3) {
+                let at = rng.below(bytes.len() + 1);
+                let byte = rng.pick(BYTES);
+                match rng.below(3) {
+                    0 if at < bytes.len() => bytes[at] = byte,
+                    1 if at < bytes.len() => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, byte),
+                }
+            }
+            if let Ok(text) = String::from_utf8(bytes) {
+                strings.push(text);
+            }
+        }
+        for schema in [
+            json!({"pattern": pattern}),
+            json!({"patternProperties": {pattern.as_str(): false}}),
+        ] {
+            let Some(validator) = reference(&schema) else {
+                continue;
+            };
+            let plan = JsonPlan::compile(&schema, true)
+                .unwrap_or_else(|e| panic!("{schema} is not planned: {e}"));
+            for text in &strings {
+                let plain = Value::String(text.clone()).to_string();
+                // The same string with its first character escaped.
+                let escaped = match text.chars().next() {
+                    // One written the same in `plain`.
+                    Some(c) if (c as u32) < 0x10000 && c >= ' ' && c != '"' && c != '\\' => {
+                        format!("\"\\u{:04x}{}", c as u32, &plain[1 + c.len_utf8()..])
+                    }
+                    _ => plain.clone(),
+                };
+                for string in [&plain, &escaped] {
+                    let payload = if schema.get("pattern").is_some() {
+                        string.clone()
+                    } else {
+                        format!("{{{string}: 1}}")
+                    };
+                    let value: Value = serde_json::from_str(&payload).expect("JSON");
+                    let expected = validator.is_valid(&value);
+                    let verdict = plan.scan(payload.as_bytes());
+                    // A backtracking match past its budget is undecided.
+                    if verdict.is_some() {
+                        assert_eq!(verdict, Some(expected), "{payload} against {schema}");
+                        checked += 1;
+                        matched += usize::from(expected == schema.get("pattern").is_some());
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 20_000, "only {checked} verdicts");
+    // Both verdicts are common, so the strings test the patterns.
+    assert!(
+        matched > checked / 20 && matched < checked - checked / 20,
+        "{matched} of {checked}"
+    );
+}

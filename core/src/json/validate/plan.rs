@@ -12,8 +12,9 @@
 //! `items`/`prefixItems`/`additionalItems`, `minItems`/`maxItems`,
 //! `contains`/`minContains`/`maxContains`, `uniqueItems` and
 //! `minProperties`/`maxProperties` (on the bytes: see below),
-//! `minLength`/`maxLength`, `pattern` (lookaround and backreferences on a
-//! backtracking engine within a budget, `plan/pattern.rs`), `format`,
+//! `minLength`/`maxLength`, `pattern` (matched on the text in the form
+//! `jsonschema` gives it, lookaround and backreferences on a backtracking
+//! engine within a budget, `plan/pattern.rs`), `format`,
 //! `contentMediaType`/
 //! `contentEncoding` (drafts 6 and 7, which assert them), `enum`/`const`,
 //! `minimum`/`maximum`/`exclusiveMinimum`/`exclusiveMaximum`/`multipleOf`,

@@ -428,8 +428,7 @@ impl JsonPlan {
                     continue;
                 }
                 let entry = sc.tapes[tape].entries[i];
-                fill_key(cur.bytes, &entry, sc);
-                let key = sc.text.as_str().unwrap_or_default();
+                let key = key_text(cur.bytes, &entry, sc);
                 let mut hit = names
                     && node
                         .members
@@ -439,7 +438,7 @@ impl JsonPlan {
                     if hit {
                         break;
                     }
-                    hit = pattern.matches(&sc.text).ok_or(Stop::Undecided)?;
+                    hit = pattern.is_match(key).ok_or(Stop::Undecided)?;
                 }
                 sc.marks[base + i] = hit;
             }
@@ -450,8 +449,7 @@ impl JsonPlan {
             };
             let present = (0..n).any(|i| {
                 let entry = sc.tapes[tape].entries[i];
-                fill_key(cur.bytes, &entry, sc);
-                sc.text.as_str() == Some(&*trigger.name)
+                key_text(cur.bytes, &entry, sc) == &*trigger.name
             });
             if present {
                 self.mark_members(dependent, true, start, tape, base, cur, sc, depth)?;
@@ -926,54 +924,52 @@ impl JsonPlan {
                 }
             }
         }
-        let checks_text = node.text.is_some() || node.backtracking.is_some();
+        // Whether a borrowed validator is asked about the string: then it
+        // is filled into a `Value`.
+        let asks_value = node.text.is_some() || (node.strings.is_none() && node.choice.is_some());
         if !text.escaped {
-            // The body is the string's text: formats and string options
-            // are decided on it.
-            if node
-                .format
-                .is_some_and(|f| !f.accepts(text.body.as_bytes()))
-            {
+            // The body is the string's text: formats, string options and
+            // the pattern are decided on it.
+            let body = text.body;
+            if node.format.is_some_and(|f| !f.accepts(body.as_bytes())) {
                 return Ok(false);
             }
-            if let Some(options) = &node.strings {
-                if !options.contains(text.body) {
+            if node.strings.as_ref().is_some_and(|o| !o.contains(body)) {
+                return Ok(false);
+            }
+            if let Some(pattern) = &node.pattern {
+                if !pattern.is_match(body).ok_or(Stop::Undecided)? {
                     return Ok(false);
                 }
-                if !checks_text {
-                    return Ok(true);
-                }
-            } else if !checks_text && node.choice.is_none() {
+            }
+            if !asks_value {
                 return Ok(true);
             }
-        } else if !checks_text
-            && node.choice.is_none()
+        } else if !asks_value
             && node.strings.is_none()
             && node.format.is_none()
+            && node.pattern.is_none()
         {
             return Ok(true);
         }
         sc.fill(&text);
+        let decoded = sc.text.as_str().unwrap_or_default();
         if text.escaped {
-            let decoded = sc.text.as_str().unwrap_or_default();
             if node.format.is_some_and(|f| !f.accepts(decoded.as_bytes())) {
                 return Ok(false);
             }
+            if node.strings.as_ref().is_some_and(|o| !o.contains(decoded)) {
+                return Ok(false);
+            }
+            if let Some(pattern) = &node.pattern {
+                if !pattern.is_match(decoded).ok_or(Stop::Undecided)? {
+                    return Ok(false);
+                }
+            }
         }
-        let chosen = match &node.strings {
-            Some(_) if !text.escaped => true,
-            Some(options) => options.contains(sc.text.as_str().unwrap_or_default()),
-            None => node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text)),
-        };
-        if !(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))) {
-            return Ok(false);
-        }
-        match &node.backtracking {
-            Some(pattern) => pattern
-                .is_match(sc.text.as_str().unwrap_or_default())
-                .ok_or(Stop::Undecided),
-            None => Ok(true),
-        }
+        let chosen =
+            node.strings.is_some() || node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text));
+        Ok(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text)))
     }
 
     fn array(
@@ -1295,7 +1291,7 @@ impl JsonPlan {
         }
         // Which subschemas apply, decided before any value check reuses
         // the scratch text.
-        let name: &str = if key.escaped || !node.patterns.is_empty() {
+        let name: &str = if key.escaped {
             sc.fill(&key);
             sc.text.as_str().unwrap_or_default()
         } else {
@@ -1312,7 +1308,7 @@ impl JsonPlan {
         }
         let mut matched: u64 = 0;
         for (i, (pattern, _)) in node.patterns.iter().enumerate() {
-            if pattern.matches(&sc.text).ok_or(Stop::Undecided)? {
+            if pattern.is_match(name).ok_or(Stop::Undecided)? {
                 matched |= 1 << i;
             }
         }
@@ -1457,16 +1453,21 @@ impl Fits {
     }
 }
 
-/// Puts the text of the key `entry` records in [`Scratch::text`].
-fn fill_key(bytes: &[u8], entry: &Entry, sc: &mut Scratch) {
+/// The text of the key `entry` records: its bytes when it holds no
+/// escape, else decoded into [`Scratch::text`].
+fn key_text<'s>(bytes: &'s [u8], entry: &Entry, sc: &'s mut Scratch) -> &'s str {
     let body = &bytes[entry.key_at + 1..entry.key_end];
     // SAFETY: the tape's read checked these bytes to be a string token's
     // body, which is UTF-8.
     let body = unsafe { std::str::from_utf8_unchecked(body) };
+    if !entry.escaped {
+        return body;
+    }
     sc.fill(&Str {
         body,
-        escaped: entry.escaped,
+        escaped: true,
     });
+    sc.text.as_str().unwrap_or_default()
 }
 
 /// Whether two members of an object (of tape `tape`) have the same key.
@@ -1476,7 +1477,7 @@ fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
     let entries = &sc.tapes[tape].entries;
     let key = |e: &Entry| {
         let body = &bytes[e.key_at + 1..e.key_end];
-        // SAFETY: as in `fill_key`.
+        // SAFETY: as in `key_text`.
         Str {
             body: unsafe { std::str::from_utf8_unchecked(body) },
             escaped: e.escaped,

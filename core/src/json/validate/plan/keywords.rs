@@ -6,7 +6,6 @@ use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
 use super::format::Format;
 use super::node::Strings;
-use super::pattern::{Backtracking, Matcher};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
 
@@ -117,15 +116,7 @@ impl Builder<'_> {
                     for (pattern, schema) in patterns {
                         let id =
                             self.child(doc, pointer, &["patternProperties", pattern], schema)?;
-                        let mut keywords = Map::new();
-                        keywords.insert("pattern".into(), Value::String(pattern.clone()));
-                        let matcher = match self.mini(keywords) {
-                            Ok(linear) => Matcher::Linear(linear),
-                            Err(refusal) => Matcher::Backtracking(
-                                Backtracking::compile(pattern).ok_or(refusal)?,
-                            ),
-                        };
-                        node.patterns.push((matcher, id));
+                        node.patterns.push((self.pattern(pattern)?, id));
                     }
                 }
                 "additionalProperties" => {
@@ -214,10 +205,16 @@ impl Builder<'_> {
                         }
                     }
                 }
+                // An annotation when formats are not asserted.
+                "format" if value.is_string() => {}
+                "pattern" if value.is_string() => {
+                    let pattern = value.as_str().unwrap_or_default();
+                    node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
+                    node.pattern = Some(self.pattern(pattern)?);
+                }
+                // Not a string: `jsonschema` refuses the schema, and so
+                // does the tiny validator.
                 "pattern" | "format" => {
-                    if let (true, Value::String(pattern)) = (key == "pattern", value) {
-                        node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
-                    }
                     text.insert(key.clone(), value.clone());
                 }
                 // Asserted on strings by drafts 6 and 7 (`jsonschema`
@@ -303,22 +300,7 @@ impl Builder<'_> {
             node.numeric = Some(self.mini(numeric)?);
         }
         if !text.is_empty() {
-            node.text = match self.mini(text.clone()) {
-                Ok(text) => Some(text),
-                // A `pattern` the linear engine cannot run goes to the
-                // backtracking one; the other keywords stay.
-                Err(refusal) => {
-                    let Some(Value::String(pattern)) = text.remove("pattern") else {
-                        return Err(refusal);
-                    };
-                    node.backtracking = Some(Backtracking::compile(&pattern).ok_or(refusal)?);
-                    if text.is_empty() {
-                        None
-                    } else {
-                        Some(self.mini(text)?)
-                    }
-                }
-            };
+            node.text = Some(self.mini(text)?);
         }
         if !choice.is_empty() {
             node.strings = strings_only(&choice);

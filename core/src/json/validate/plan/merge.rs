@@ -278,7 +278,7 @@ impl JsonPlan {
         if text {
             node.text = other.text;
             node.format = other.format;
-            node.backtracking = other.backtracking;
+            node.pattern = other.pattern;
             node.literal = other.literal;
         }
         if other.choice.is_some() {
@@ -359,10 +359,7 @@ fn is_alias(node: &Node) -> bool {
 }
 
 fn has_text(node: &Node) -> bool {
-    node.text.is_some()
-        || node.format.is_some()
-        || node.backtracking.is_some()
-        || node.literal.is_some()
+    node.text.is_some() || node.format.is_some() || node.pattern.is_some() || node.literal.is_some()
 }
 
 fn has_items(node: &Node) -> bool {

@@ -2,7 +2,7 @@
 
 use super::branches::Branches;
 use super::format::Format;
-use super::pattern::{Backtracking, Matcher};
+use super::pattern::Pattern;
 
 /// A JSON Schema draft, as `jsonschema` reads `$schema`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -142,14 +142,15 @@ pub(in crate::json::validate) struct Node {
     /// float serde_json reads, integers up to 2^53), where comparing `f64`s
     /// is comparing the values; other numbers ask [`Node::numeric`].
     pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
-    /// `pattern` and `format`: asked about strings.
+    /// The string keywords the scanner does not check itself (a `format`
+    /// [`Node::format`] does not hold, drafts 6 and 7's `content*`): asked
+    /// about strings.
     pub(in crate::json::validate) text: Option<jsonschema::Validator>,
     /// A `format` checked on the string's text here ([`Format`]); the
     /// other formats are in [`Node::text`].
     pub(in crate::json::validate) format: Option<Format>,
-    /// A `pattern` the linear engine cannot run, on the backtracking one
-    /// (then not in [`Node::text`]).
-    pub(in crate::json::validate) backtracking: Option<Backtracking>,
+    /// `pattern`, matched on the string's text.
+    pub(in crate::json::validate) pattern: Option<Pattern>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
     /// objects never match.
     pub(in crate::json::validate) choice: Option<jsonschema::Validator>,
@@ -213,9 +214,9 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) min_contains: u64,
     pub(in crate::json::validate) max_contains: u64,
     pub(in crate::json::validate) members: Vec<Member>,
-    /// `patternProperties`: a `{"pattern": ..}` validator asked about the
-    /// key, and the subschema of a matching member.
-    pub(in crate::json::validate) patterns: Vec<(Matcher, u32)>,
+    /// `patternProperties`: a pattern matched on the key, and the
+    /// subschema of a matching member.
+    pub(in crate::json::validate) patterns: Vec<(Pattern, u32)>,
     pub(in crate::json::validate) additional: Option<u32>,
     pub(in crate::json::validate) names: Option<u32>,
     /// Bits of the members that must be present.
@@ -265,7 +266,7 @@ impl Node {
             bounds: None,
             text: None,
             format: None,
-            backtracking: None,
+            pattern: None,
             choice: None,
             strings: None,
             literal: None,
@@ -331,7 +332,7 @@ impl Node {
             && self.numeric.is_none()
             && self.text.is_none()
             && self.format.is_none()
-            && self.backtracking.is_none()
+            && self.pattern.is_none()
             && self.choice.is_none()
             && self.extra.is_none()
             && self.unevaluated_properties.is_none()

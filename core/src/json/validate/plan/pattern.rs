@@ -1,61 +1,211 @@
-//! `pattern`s the linear engine cannot run (lookaround, backreferences):
-//! matched on `fancy-regex`, the backtracking ECMA-262 engine `jsonschema`
-//! offers, compiled as `jsonschema` compiles them (its own translation of
-//! the pattern, the same limits), each match stopped after
+//! `pattern`s and `patternProperties` keys, matched on the string's text.
+//!
+//! A [`Pattern`] takes the form `jsonschema` 0.61 gives the same pattern
+//! with the linear engine (`PatternOptions::regex()`, our size limits): a
+//! literal form when `jsonschema_regex::analyze_pattern` finds one
+//! (`^exact$`, `^prefix`, `^(a|b)$`, `^\S*$`), else the character count of
+//! a `^X{m,n}$` class, else `jsonschema_regex`'s sequence matcher with the
+//! `regex` crate behind it, else `regex` on the translated (or collapsed)
+//! pattern. Patterns the linear engine cannot run (lookaround,
+//! backreferences) go to `fancy-regex`, the backtracking ECMA-262 engine
+//! `jsonschema` offers, each match stopped after
 //! [`PATTERN_BACKTRACK_LIMIT`] backtracks.
+//!
+//! Matching a `&str` directly, the scanner asks no `jsonschema::Validator`
+//! and fills no `Value` for a pattern: an unescaped string or key is
+//! matched on the payload's own bytes.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serde_json::Value;
+use jsonschema_regex::{PatternAnalysis, RepeatedClass, Search, Sequence};
 
 use crate::json::validate::{PATTERN_BACKTRACK_LIMIT, PATTERN_SIZE_LIMIT};
 
-/// A pattern on the backtracking engine.
+/// A compiled `pattern` (ECMA-262, as a schema writes it).
 #[derive(Clone)]
-pub(in crate::json::validate) struct Backtracking(fancy_regex::Regex);
+pub(in crate::json::validate) enum Pattern {
+    /// `^exact$`: the text equals it.
+    Exact(Box<str>),
+    /// `^prefix`: the text starts with it.
+    Prefix(Box<str>),
+    /// `^(a|b|c)$`: the text equals one of them.
+    Alternation(Box<[String]>),
+    /// `^\S*$`: no ECMA-262 whitespace.
+    NoWhitespace,
+    /// `^X{m,n}$` over one class: counted.
+    RepeatedClass(Box<RepeatedClass>),
+    /// The sequence matcher, asking the engine when it cannot tell.
+    Sequence(Box<Sequence>, regex::Regex),
+    /// The linear engine.
+    Linear(regex::Regex),
+    /// The backtracking engine, within its budget.
+    Backtracking(fancy_regex::Regex),
+}
 
-impl Backtracking {
-    /// `pattern` (ECMA-262, as a schema writes it) for the backtracking
-    /// engine, or `None` if it does not compile there either.
-    pub(super) fn compile(pattern: &str) -> Option<Backtracking> {
+impl Pattern {
+    /// `pattern` on the linear engine, as `jsonschema` compiles it, or
+    /// `None` when it does not compile there.
+    pub(super) fn linear(pattern: &str) -> Option<Pattern> {
+        if let Some(analysis) = jsonschema_regex::analyze_pattern(pattern) {
+            return Some(match analysis {
+                PatternAnalysis::Exact(exact) => Pattern::Exact(exact.into()),
+                PatternAnalysis::Prefix(prefix) => Pattern::Prefix(prefix.into()),
+                PatternAnalysis::Alternation(options) => Pattern::Alternation(options.into()),
+                PatternAnalysis::NoWhitespace => Pattern::NoWhitespace,
+            });
+        }
+        let translated = jsonschema_regex::to_rust_regex(pattern).ok()?;
+        let engine = |text: &str| {
+            regex::RegexBuilder::new(text)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(PATTERN_SIZE_LIMIT)
+                .build()
+                .ok()
+        };
+        let search = jsonschema_regex::search_form(pattern, &translated);
+        let fallback = match search {
+            Some(Search::RepeatedClass(class)) => {
+                return Some(Pattern::RepeatedClass(class.into()))
+            }
+            Some(Search::Collapsed(collapsed)) => engine(&collapsed)?,
+            None => engine(&translated)?,
+        };
+        Some(match Sequence::compile(&translated) {
+            Some(sequence) => Pattern::Sequence(Box::new(sequence), fallback),
+            None => Pattern::Linear(fallback),
+        })
+    }
+
+    /// `pattern` on the backtracking engine, as `jsonschema` compiles it
+    /// (its own translation, the same limits), or `None` when it does not
+    /// compile there either.
+    pub(super) fn backtracking(pattern: &str) -> Option<Pattern> {
         let translated = jsonschema_regex::to_rust_regex(pattern).ok()?;
         let mut builder = fancy_regex::RegexBuilder::new(&translated);
         builder
             .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
             .delegate_size_limit(PATTERN_SIZE_LIMIT)
             .delegate_dfa_size_limit(PATTERN_SIZE_LIMIT);
-        builder.build().ok().map(Backtracking)
+        builder.build().ok().map(Pattern::Backtracking)
     }
 
-    /// Whether `text` matches; `None` when the match ran out of its budget
-    /// (or the engine failed), and the scanner cannot tell.
+    /// Whether `text` matches; `None` when a backtracking match ran out
+    /// of its budget (or the engine failed), and the scanner cannot tell.
     #[inline]
     pub(in crate::json::validate) fn is_match(&self, text: &str) -> Option<bool> {
-        // `jsonschema` catches a panic of the engine the same way
-        // (regex-automata issue 1344).
-        match catch_unwind(AssertUnwindSafe(|| self.0.is_match(text))) {
-            Ok(Ok(matched)) => Some(matched),
-            _ => None,
-        }
+        Some(match self {
+            Pattern::Exact(exact) => text == &**exact,
+            Pattern::Prefix(prefix) => text.starts_with(&**prefix),
+            Pattern::Alternation(options) => options.iter().any(|o| o == text),
+            Pattern::NoWhitespace => !jsonschema_regex::contains_ecma_whitespace(text),
+            Pattern::RepeatedClass(class) => class.is_match(text),
+            Pattern::Sequence(sequence, engine) => match sequence.is_match(text.as_bytes()) {
+                Some(matched) => matched,
+                None => engine.is_match(text),
+            },
+            Pattern::Linear(engine) => engine.is_match(text),
+            Pattern::Backtracking(engine) => {
+                // `jsonschema` catches a panic of the engine the same way
+                // (regex-automata issue 1344).
+                match catch_unwind(AssertUnwindSafe(|| engine.is_match(text))) {
+                    Ok(Ok(matched)) => matched,
+                    _ => return None,
+                }
+            }
+        })
+    }
+
+    /// Whether a match may run out of its budget (the scanner then cannot
+    /// tell, and `jsonschema` decides).
+    #[cfg(test)]
+    fn backtracks(&self) -> bool {
+        matches!(self, Pattern::Backtracking(_))
     }
 }
 
-/// A `patternProperties` pattern, asked about a key.
-#[derive(Clone)]
-pub(in crate::json::validate) enum Matcher {
-    /// A `{"pattern": ..}` validator on the linear engine.
-    Linear(jsonschema::Validator),
-    Backtracking(Backtracking),
-}
+#[cfg(test)]
+mod tests {
+    use super::Pattern;
 
-impl Matcher {
-    /// Whether the key (a `Value::String`) matches; `None` when the
-    /// scanner cannot tell.
-    #[inline]
-    pub(in crate::json::validate) fn matches(&self, key: &Value) -> Option<bool> {
-        match self {
-            Matcher::Linear(validator) => Some(validator.is_valid(key)),
-            Matcher::Backtracking(regex) => regex.is_match(key.as_str().unwrap_or_default()),
+    /// Each form, and the engine behind it, against `jsonschema`'s own
+    /// verdict for `{"pattern": ..}`.
+    #[test]
+    fn every_form_matches_as_jsonschema_does() {
+        let patterns = [
+            "^x-",
+            "^[a-zA-Z0-9._-]+$",
+            "^.+$",
+            "^\\S*$",
+            "^(get|put|post)$",
+            "^exact$",
+            "^[a-z]{2,5}$",
+            "^\\d{1,3}(\\.\\d{1,3}){3}$",
+            "[0-9]+",
+            "^\\p{L}+$",
+            "a{2}",
+            "^(?!x-)",
+            "(a)\\1",
+            "",
+            "^$",
+            "\\u00e9",
+        ];
+        let texts = [
+            "",
+            "x-",
+            "x-y",
+            "abc",
+            "ABC1.2_3-",
+            "a b",
+            "get",
+            "post",
+            "gets",
+            "exact",
+            "exactly",
+            "ab",
+            "abcdef",
+            "1.2.3.4",
+            "1.2.3",
+            "12",
+            "é",
+            "aa",
+            "\u{a0}",
+            "\u{2028}",
+            "x",
+            "aéb",
+        ];
+        let options = || {
+            jsonschema::PatternOptions::regex()
+                .size_limit(crate::json::validate::PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(crate::json::validate::PATTERN_SIZE_LIMIT)
+        };
+        for pattern in patterns {
+            let schema = serde_json::json!({ "pattern": pattern });
+            let ours = Pattern::linear(pattern)
+                .or_else(|| Pattern::backtracking(pattern))
+                .unwrap_or_else(|| panic!("{pattern:?} compiles"));
+            let theirs = jsonschema::options()
+                .with_pattern_options(options())
+                .build(&schema)
+                .ok();
+            assert_eq!(
+                theirs.is_none(),
+                ours.backtracks(),
+                "{pattern:?}: the linear engine refuses exactly what goes to the backtracking one"
+            );
+            let theirs = theirs.unwrap_or_else(|| {
+                let backtracking = jsonschema::PatternOptions::fancy_regex();
+                jsonschema::options()
+                    .with_pattern_options(backtracking)
+                    .build(&schema)
+                    .unwrap()
+            });
+            for text in texts {
+                assert_eq!(
+                    ours.is_match(text),
+                    Some(theirs.is_valid(&serde_json::Value::String(text.into()))),
+                    "{pattern:?} on {text:?}"
+                );
+            }
         }
     }
 }

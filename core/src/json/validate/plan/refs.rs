@@ -1,9 +1,11 @@
 //! References and borrowed validators: the node a `$ref` (or a
-//! `$dynamicRef`) names, and the `jsonschema` validators of a few keywords.
+//! `$dynamicRef`) names, the `jsonschema` validators of a few keywords, and
+//! the scanner's `pattern`s.
 
 use serde_json::{Map, Value};
 
 use super::build::Builder;
+use super::pattern::Pattern;
 use super::{Built, Draft, PlanRefusal};
 use crate::json::validate::PATTERN_SIZE_LIMIT;
 
@@ -145,6 +147,23 @@ impl Builder<'_> {
             .with_pattern_options(patterns)
             .build(&Value::Object(keywords))
             .map_err(|err| PlanRefusal::new(format!("a keyword does not compile: {err}")))
+    }
+
+    /// A `pattern` (of `pattern` or `patternProperties`) as the scanner
+    /// matches it: on the linear engine when `jsonschema` compiles it there
+    /// (a tiny validator tells, with the guard's limits), else on the
+    /// backtracking one.
+    pub(super) fn pattern(&self, pattern: &str) -> Built<Pattern> {
+        let mut keywords = Map::new();
+        keywords.insert("pattern".into(), Value::String(pattern.into()));
+        match self.mini(keywords) {
+            Ok(_) => Pattern::linear(pattern).ok_or_else(|| {
+                PlanRefusal::new(format!(
+                    "the pattern {pattern:?} compiles in `jsonschema` but not in the scanner"
+                ))
+            }),
+            Err(refusal) => Pattern::backtracking(pattern).ok_or(refusal),
+        }
     }
 }
 
