@@ -429,11 +429,7 @@ impl JsonPlan {
                 }
                 let entry = sc.tapes[tape].entries[i];
                 let key = key_text(cur.bytes, &entry, sc);
-                let mut hit = names
-                    && node
-                        .members
-                        .iter()
-                        .any(|m| m.schema.is_some() && *m.name == *key);
+                let mut hit = names && node.member_named(key).is_some_and(|m| m.schema.is_some());
                 for (pattern, _) in &node.patterns {
                     if hit {
                         break;
@@ -1263,11 +1259,10 @@ impl JsonPlan {
                 Some(at) => node.members.get(at),
                 // Not matched on the bytes, and every name is matched so.
                 None if !key.escaped && node.plain_members => None,
-                None if !key.escaped => node.members.iter().find(|m| *m.name == *key.body),
+                None if !key.escaped => node.member_named(key.body),
                 None => {
                     sc.fill(&key);
-                    let name = sc.text.as_str().unwrap_or_default();
-                    node.members.iter().find(|m| &*m.name == name)
+                    node.member_named(sc.text.as_str().unwrap_or_default())
                 }
             };
             let mut schema = node.additional;
@@ -1300,7 +1295,7 @@ impl JsonPlan {
         let mut property = None;
         let found = match known {
             Some(at) => node.members.get(at),
-            None => node.members.iter().find(|m| &*m.name == name),
+            None => node.member_named(name),
         };
         if let Some(m) = found {
             *present |= m.bit;

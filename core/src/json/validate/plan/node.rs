@@ -401,6 +401,19 @@ impl Node {
         }
     }
 
+    /// The member named `name` (a key's text), looked up among the members
+    /// that start like it (and those [`Member::first`] does not place).
+    #[inline]
+    pub(in crate::json::validate) fn member_named(&self, name: &str) -> Option<&Member> {
+        let among = |first: u8| self.candidates(first).1.iter().find(|m| *m.name == *name);
+        match name.as_bytes().first() {
+            Some(&first) if first != 0 && self.ranges.is_some() => {
+                among(first).or_else(|| among(0))
+            }
+            _ => among(0),
+        }
+    }
+
     /// Calls `f` on every subschema the node refers to (its children in
     /// the plan's graph, in place or not).
     pub(super) fn for_each_child(&mut self, mut f: impl FnMut(&mut u32)) {
