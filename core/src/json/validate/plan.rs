@@ -107,8 +107,12 @@ pub struct JsonPlan {
 
 impl JsonPlan {
     /// How many subschemas leave a keyword to `jsonschema` on their
-    /// subvalue alone (`uniqueItems`, `minProperties`/`maxProperties` past
-    /// their fast paths, `enum`/`const` of arrays or objects).
+    /// subvalue alone, on payloads of any shape: `enum`/`const` of arrays
+    /// or objects, and `uniqueItems` whose items may be arrays or objects.
+    /// (`uniqueItems` over scalars and `minProperties`/`maxProperties` are
+    /// decided on the bytes; a string or key with an escape, or a number
+    /// that is not exactly an `f64`, sends them to `jsonschema` too, and
+    /// is not counted.)
     pub fn fallback_subschemas(&self) -> usize {
         self.fallbacks
     }
@@ -221,11 +225,26 @@ impl JsonPlan {
             self.nodes[id as usize].for_each_child(|child| children.push(*child));
             open.append(&mut children);
         }
-        self.nodes
-            .iter()
-            .zip(seen)
-            .filter(|(n, seen)| *seen && (n.extra.is_some() || n.compound_choice))
-            .count()
+        let this = &*self;
+        let mut memo = vec![None; this.nodes.len()];
+        let mut count = 0;
+        for (id, node) in this.nodes.iter().enumerate() {
+            if !seen[id] {
+                continue;
+            }
+            // `uniqueItems` is decided on the bytes when the items are
+            // scalars, and `minProperties`/`maxProperties` unless a key
+            // holds an escape: only items that may be arrays or objects
+            // (or any item) are left to `jsonschema`.
+            let compound = |id: u32, memo: &mut Vec<Option<u8>>| {
+                this.accepts(id, memo) & (ARRAY | OBJECT) != 0
+            };
+            let unique = node.unique
+                && (node.rest.is_none_or(|id| compound(id, &mut memo))
+                    || node.prefix.iter().any(|&id| compound(id, &mut memo)));
+            count += usize::from(node.compound_choice || unique);
+        }
+        count
     }
 
     /// The types of value node `id` may accept: its `type`, narrowed by
