@@ -103,13 +103,13 @@ pub enum JsonEngine {
     /// `jsonschema` when its report is first read, so the violations are
     /// `jsonschema`'s.
     Scanner,
-    /// The scanner, leaving some keywords (`uniqueItems`, `minProperties`,
-    /// `maxProperties`, `enum` of arrays or objects) or whole subschemas
-    /// (with `contains`, `unevaluated*`) of
-    /// `fallback_subschemas` subschemas to `jsonschema` on their subvalue
-    /// alone, parsed from its bytes; the rest of the payload is scanned.
+    /// The scanner, leaving a keyword of `fallback_subschemas` subschemas
+    /// (`enum`/`const` of arrays or objects, `uniqueItems` whose items may
+    /// be arrays or objects) to `jsonschema` on their subvalue alone,
+    /// parsed from its bytes; the rest of the payload is scanned.
     Mixed {
-        /// How many subschemas leave a keyword to `jsonschema`.
+        /// How many subschemas leave a keyword to `jsonschema`
+        /// (`json_plan::JsonPlan::fallback_subschemas`).
         fallback_subschemas: usize,
     },
     /// `serde_json` and `jsonschema`, for a schema using something the
