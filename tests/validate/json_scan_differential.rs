@@ -1146,21 +1146,7 @@ fn formats_checked_on_the_text_give_jsonschemas_verdict() {
             let mut strings: Vec<String> = examples.iter().map(|s| s.to_string()).collect();
             for example in examples.iter() {
                 for _ in 0..300 / examples.len() {
-                    let mut bytes = example.as_bytes().to_vec();
-                    for _ in 0..1 + rng.below(2) {
-                        let at = rng.below(bytes.len() + 1);
-                        let byte = rng.pick(BYTES);
-                        match rng.below(3) {
-                            0 if at < bytes.len() => bytes[at] = byte,
-                            1 if at < bytes.len() => {
-                                bytes.remove(at);
-                            }
-                            _ => bytes.insert(at, byte),
-                        }
-                    }
-                    if let Ok(text) = String::from_utf8(bytes) {
-                        strings.push(text);
-                    }
+                    strings.extend(edited(&mut rng, example, BYTES, 2));
                 }
             }
             for text in &strings {
@@ -1186,6 +1172,24 @@ fn formats_checked_on_the_text_give_jsonschemas_verdict() {
         }
     }
     assert!(checked > 10_000, "only {checked} verdicts");
+}
+
+/// `text` with 1 to `most` bytes of `alphabet` replaced, removed or
+/// inserted, when that is still UTF-8.
+fn edited(rng: &mut Rng, text: &str, alphabet: &[u8], most: usize) -> Option<String> {
+    let mut bytes = text.as_bytes().to_vec();
+    for _ in 0..1 + rng.below(most) {
+        let at = rng.below(bytes.len() + 1);
+        let byte = rng.pick(alphabet);
+        match rng.below(3) {
+            0 if at < bytes.len() => bytes[at] = byte,
+            1 if at < bytes.len() => {
+                bytes.remove(at);
+            }
+            _ => bytes.insert(at, byte),
+        }
+    }
+    String::from_utf8(bytes).ok()
 }
 
 /// Every `pattern` and `patternProperties` pattern of the real-schema
@@ -1240,21 +1244,7 @@ fn corpus_patterns_matched_on_the_text_give_jsonschemas_verdict() {
         strings.push(words.concat());
         for _ in 0..40 {
             let base = strings[rng.below(strings.len())].clone();
-            let mut bytes = base.into_bytes();
-            for _ in 0..1 + rng.below(3) {
-                let at = rng.below(bytes.len() + 1);
-                let byte = rng.pick(BYTES);
-                match rng.below(3) {
-                    0 if at < bytes.len() => bytes[at] = byte,
-                    1 if at < bytes.len() => {
-                        bytes.remove(at);
-                    }
-                    _ => bytes.insert(at, byte),
-                }
-            }
-            if let Ok(text) = String::from_utf8(bytes) {
-                strings.push(text);
-            }
+            strings.extend(edited(&mut rng, &base, BYTES, 3));
         }
         for schema in [
             json!({"pattern": pattern}),
