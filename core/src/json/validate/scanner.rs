@@ -900,6 +900,7 @@ impl JsonPlan {
         }
     }
 
+    #[inline(always)]
     fn string(&self, node: &Node, text: Str<'_>, sc: &mut Scratch) -> Scan<bool> {
         if node.min_length > 0 || node.max_length < u64::MAX {
             // A code point takes 1 to 4 bytes of UTF-8, and 1 to 12 of
@@ -1239,8 +1240,11 @@ impl JsonPlan {
     }
 
     /// One member: its key (at `key_at`) and its value (at the cursor),
-    /// against the subschemas its key selects.
+    /// against the subschemas its key selects. The common shape (no
+    /// `patternProperties`, no `propertyNames`) is inlined into the object
+    /// loops; the rest is [`JsonPlan::member_by_key`].
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn member(
         &self,
         node: &Node,
@@ -1253,37 +1257,58 @@ impl JsonPlan {
         depth: usize,
         present: &mut u64,
     ) -> Scan<bool> {
-        if node.patterns.is_empty() && node.names.is_none() {
-            // The common shape: at most one subschema applies, by name.
-            let found = match known {
-                Some(at) => node.members.get(at),
-                // Not matched on the bytes, and every name is matched so.
-                None if !key.escaped && node.plain_members => None,
-                None if !key.escaped => node.member_named(key.body),
-                None => {
-                    sc.fill(&key);
-                    node.member_named(sc.text.as_str().unwrap_or_default())
-                }
-            };
-            let mut schema = node.additional;
-            if let Some(m) = found {
-                *present |= m.bit;
-                // A name only `required` knows is still additional.
-                if m.schema.is_some() {
-                    schema = m.schema;
-                }
-            }
-            return match schema {
-                Some(id) => self.check(id, cur, sc, depth),
-                None => {
-                    match value_end {
-                        Some(end) => cur.pos = end,
-                        None => cur.skip(depth)?,
-                    }
-                    Ok(true)
-                }
-            };
+        if !node.patterns.is_empty() || node.names.is_some() {
+            return self
+                .member_by_key(node, key, known, key_at, value_end, cur, sc, depth, present);
         }
+        // The common shape: at most one subschema applies, by name.
+        let found = match known {
+            Some(at) => node.members.get(at),
+            // Not matched on the bytes, and every name is matched so.
+            None if !key.escaped && node.plain_members => None,
+            None if !key.escaped => node.member_named(key.body),
+            None => {
+                sc.fill(&key);
+                node.member_named(sc.text.as_str().unwrap_or_default())
+            }
+        };
+        let mut schema = node.additional;
+        if let Some(m) = found {
+            *present |= m.bit;
+            // A name only `required` knows is still additional.
+            if m.schema.is_some() {
+                schema = m.schema;
+            }
+        }
+        match schema {
+            Some(id) => self.check(id, cur, sc, depth),
+            None => {
+                match value_end {
+                    Some(end) => cur.pos = end,
+                    None => cur.skip(depth)?,
+                }
+                Ok(true)
+            }
+        }
+    }
+
+    /// [`JsonPlan::member`] on a node with `patternProperties` or
+    /// `propertyNames`: a key may select several subschemas, and is itself
+    /// checked.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn member_by_key(
+        &self,
+        node: &Node,
+        key: Str<'_>,
+        known: Option<usize>,
+        key_at: usize,
+        value_end: Option<usize>,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        present: &mut u64,
+    ) -> Scan<bool> {
         // Which subschemas apply, decided before any value check reuses
         // the scratch text.
         let name: &str = if key.escaped {
