@@ -377,8 +377,11 @@ impl Options {
 
     /// How long a publish waits for the lock on its name (or, for SQLite,
     /// on the database) before failing with [`Error::Store`] (10 s by
-    /// default): PostgreSQL's `lock_timeout`, SQLite's busy timeout and the
-    /// wait for the store's own writer connection.
+    /// default). PostgreSQL: the wait for the name's turn among this
+    /// store's publishes and for its advisory lock (asked for without
+    /// waiting, again and again, holding no connection between asks), and
+    /// `lock_timeout` for any other lock. SQLite: the wait for the store's
+    /// own writer connection, and the busy timeout.
     pub fn lock_timeout(mut self, timeout: std::time::Duration) -> Options {
         self.lock_timeout = timeout;
         self
@@ -404,8 +407,8 @@ impl Options {
 
     /// PostgreSQL: at most this many connections open at once (8 by
     /// default, at least 1). Publishes use at most half of them (rounded
-    /// up), so reads are never all queued behind publishes waiting for a
-    /// lock.
+    /// up), so reads are never all queued behind publishes. A publish
+    /// waiting for its name's lock holds none of them.
     pub fn max_connections(mut self, max: usize) -> Options {
         self.max_connections = max.max(1);
         self

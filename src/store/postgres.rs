@@ -1,6 +1,7 @@
 //! [`PostgresStore`]: schemas in PostgreSQL, shared by several replicas.
 
-use std::time::Duration;
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 use postgres::error::SqlState;
@@ -93,8 +94,9 @@ CREATE TABLE dataschema_configs (
 /// Ids come from an identity column of `dataschema_contents` (a database
 /// sequence) under a `UNIQUE` content digest: one content has one id
 /// across replicas and restarts, and an id is never reused. A publish is
-/// one transaction that first takes `pg_advisory_xact_lock` on a hash of
-/// the namespace and name (released at commit), so the compatibility check
+/// one transaction that first takes the transaction-level advisory lock
+/// on a hash of the namespace and name (released at commit), so the
+/// compatibility check
 /// and the insert it allows cannot interleave with another replica's
 /// publish of the same name; the URN's primary key refuses a second insert
 /// whatever happens. A transaction failing with a serialization failure,
@@ -106,9 +108,17 @@ CREATE TABLE dataschema_configs (
 /// runs up to the statement timeout (`statement_timeout`, 30 s), and a
 /// transaction left idle (a replica stopped mid-publish, holding the lock)
 /// is ended by the server after the statement timeout too
-/// (`idle_in_transaction_session_timeout`), which frees the lock. So a
-/// stopped replica costs the publishes of the names it locked, each for a
-/// bounded time, and nothing else.
+/// (`idle_in_transaction_session_timeout`), which frees the lock.
+///
+/// Waiting for a name's lock holds no connection. Within the process, at
+/// most one publish per name is on the database at a time; the others of
+/// that name wait in the process. That one asks for the lock without
+/// waiting (`pg_try_advisory_xact_lock`) and, when another replica holds
+/// it, rolls back, gives its connection back and asks again a little later
+/// (every 2 ms at first, then at most every 64 ms), until the lock timeout.
+/// So a stopped replica costs the publishes of the names it locked, each
+/// for a bounded time, and nothing else: reads and the publishes of every
+/// other name keep the whole pool.
 ///
 /// Read-only ([`connect_with`](PostgresStore::connect_with) and
 /// [`Options::read_only`]): no migration runs; the database must hold
@@ -135,6 +145,26 @@ pub struct PostgresStore {
     max: usize,
     /// How many publishes may hold a connection at once.
     max_publishing: usize,
+    /// The lock keys of the names a publish of this store is on (asking
+    /// the database for the name's lock, or holding it): one per name.
+    names: Mutex<HashSet<i64>>,
+    /// Signalled when a name leaves `names`.
+    name_freed: Condvar,
+}
+
+/// A name's turn among this store's publishes (see
+/// [`PostgresStore::name_turn`]); the next publish of the name gets it
+/// when this drops.
+struct NameTurn<'a> {
+    store: &'a PostgresStore,
+    key: i64,
+}
+
+impl Drop for NameTurn<'_> {
+    fn drop(&mut self) {
+        self.store.names.lock().remove(&self.key);
+        self.store.name_freed.notify_all();
+    }
 }
 
 struct Pool {
@@ -157,6 +187,10 @@ enum Attempt {
     Database(postgres::Error),
     /// A final answer (immutability, a refused check, an unreadable row).
     Final(Error),
+    /// The name's lock is held elsewhere (another replica's publish): the
+    /// transaction is rolled back, and asked again later, up to the lock
+    /// timeout, holding no connection meanwhile.
+    Locked,
 }
 
 impl From<postgres::Error> for Attempt {
@@ -228,6 +262,8 @@ impl PostgresStore {
             freed: Condvar::new(),
             max,
             max_publishing: max.div_ceil(2),
+            names: Mutex::new(HashSet::new()),
+            name_freed: Condvar::new(),
         };
         if options.read_only {
             store.check_migrated()?;
@@ -241,14 +277,19 @@ impl PostgresStore {
         failure(format!("{}: {doing}", self.what), err)
     }
 
+    /// What a lock that stayed held past the lock timeout is.
+    fn lock_not_free(&self) -> String {
+        format!(
+            "a lock was not free within the lock timeout ({} ms): another publish of \
+             the name holds it, perhaps on a replica that stopped",
+            self.options.lock_timeout.as_millis()
+        )
+    }
+
     /// A database error, saying which bound ran out when one did.
     fn failed_database(&self, doing: &str, err: postgres::Error) -> Error {
         let bound = match err.code() {
-            Some(&SqlState::LOCK_NOT_AVAILABLE) => Some(format!(
-                "a lock was not free within the lock timeout ({} ms): another publish of \
-                 the name holds it, perhaps on a replica that stopped",
-                self.options.lock_timeout.as_millis()
-            )),
+            Some(&SqlState::LOCK_NOT_AVAILABLE) => Some(self.lock_not_free()),
             Some(&SqlState::QUERY_CANCELED) => Some(format!(
                 "a statement ran past the statement timeout ({} ms)",
                 self.options.statement_timeout.as_millis()
@@ -363,6 +404,25 @@ impl PostgresStore {
         self.freed.notify_all();
     }
 
+    /// The turn of the name whose lock key is `key` among this store's
+    /// publishes, waited for in the process (holding no connection) up to
+    /// `deadline`.
+    fn name_turn(&self, key: i64, doing: &str, deadline: Instant) -> Result<NameTurn<'_>, Error> {
+        let mut names = self.names.lock();
+        while names.contains(&key) {
+            if self.name_freed.wait_until(&mut names, deadline).timed_out() && names.contains(&key)
+            {
+                return Err(corrupt(format!(
+                    "{}: {doing}: {}",
+                    self.what,
+                    self.lock_not_free()
+                )));
+            }
+        }
+        names.insert(key);
+        Ok(NameTurn { store: self, key })
+    }
+
     /// Runs `attempt` on a pooled connection, again (up to [`ATTEMPTS`] in
     /// all) when it failed for a reason a new attempt can cure.
     fn run<T>(
@@ -370,17 +430,21 @@ impl PostgresStore {
         doing: &str,
         attempt: impl FnMut(&mut Client) -> Result<T, Attempt>,
     ) -> Result<T, Error> {
-        self.run_as(doing, false, attempt)
+        self.run_as(doing, false, None, attempt)
     }
 
-    /// [`run`](PostgresStore::run), as a publish (`publishing`) or not.
+    /// [`run`](PostgresStore::run), as a publish (`publishing`) or not;
+    /// an attempt that found a lock held ([`Attempt::Locked`]) is run
+    /// again, on a connection taken anew, until `lock_deadline`.
     fn run_as<T>(
         &self,
         doing: &str,
         publishing: bool,
+        lock_deadline: Option<Instant>,
         mut attempt: impl FnMut(&mut Client) -> Result<T, Attempt>,
     ) -> Result<T, Error> {
         let mut tries = 0;
+        let mut pause = Duration::from_millis(2);
         loop {
             tries += 1;
             let (mut client, pooled) = self.take(publishing)?;
@@ -389,6 +453,22 @@ impl PostgresStore {
             match result {
                 Ok(value) => return Ok(value),
                 Err(Attempt::Final(err)) => return Err(err),
+                Err(Attempt::Locked) => {
+                    tries -= 1;
+                    let now = Instant::now();
+                    let left = lock_deadline.map_or(Duration::ZERO, |deadline| {
+                        deadline.saturating_duration_since(now)
+                    });
+                    if left.is_zero() {
+                        return Err(corrupt(format!(
+                            "{}: {doing}: {}",
+                            self.what,
+                            self.lock_not_free()
+                        )));
+                    }
+                    std::thread::sleep(pause.min(left));
+                    pause = (pause * 2).min(Duration::from_millis(64));
+                }
                 Err(Attempt::Database(err)) => {
                     // A pooled connection the server closed (a restart, an
                     // idle timeout) is worth one more try on a new one.
@@ -568,9 +648,17 @@ impl PostgresStore {
         self.writable("publishing")?;
         let digest = content_digest(schema);
         let lock = name_lock(schema.urn().namespace(), schema.urn().name());
-        self.run_as("publishing", true, |client| {
+        let deadline = Instant::now() + self.options.lock_timeout;
+        let _turn = self.name_turn(lock, "publishing", deadline)?;
+        self.run_as("publishing", true, Some(deadline), |client| {
             let mut transaction = client.transaction()?;
-            transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&lock])?;
+            let locked: bool = transaction
+                .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&lock])?
+                .try_get(0)?;
+            if !locked {
+                // Dropping the transaction rolls it back.
+                return Err(Attempt::Locked);
+            }
             let held = self.held(&mut transaction, schema.urn())?;
             let schema = match plan(schema, version, &digest, &held)? {
                 // Dropping the transaction rolls it back.
@@ -928,7 +1016,7 @@ impl Store for PostgresStore {
 
     fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
         self.writable("deleting versions")?;
-        self.run_as("deleting versions", true, |client| {
+        self.run_as("deleting versions", true, None, |client| {
             let mut transaction = client.transaction()?;
             for urn in urns {
                 let held = transaction.query_opt(

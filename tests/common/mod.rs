@@ -93,20 +93,22 @@ impl TestDatabase {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        // CREATE DATABASE copies template1 and fails while another one
-        // does ("being accessed by other users"): one at a time here, and
-        // a few tries against other processes.
+        // CREATE DATABASE copies a template and fails while anyone is
+        // connected to it ("being accessed by other users"): template0
+        // takes no connections; one at a time here, and tries for a
+        // while against other processes (a loaded machine runs many).
         static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
         let _one_at_a_time = CREATING.lock().unwrap_or_else(|poison| poison.into_inner());
-        let mut tries = 0;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         // (Two statements: together they would be one transaction, which
         // CREATE DATABASE refuses.)
         while let Err(err) = client
             .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
-            .and_then(|()| client.batch_execute(&format!("CREATE DATABASE {name}")))
+            .and_then(|()| {
+                client.batch_execute(&format!("CREATE DATABASE {name} TEMPLATE template0"))
+            })
         {
-            tries += 1;
-            if tries == 20 {
+            if std::time::Instant::now() >= deadline {
                 panic!("creating database {name}: {err:?}");
             }
             std::thread::sleep(std::time::Duration::from_millis(100));

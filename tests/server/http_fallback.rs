@@ -10,7 +10,7 @@ use crate::server;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use dataschema::http::{Api, HttpResolver, HttpResolverBuilder};
@@ -74,14 +74,18 @@ enum Mode {
     HangAfterHeaders,
     /// `404`.
     NotFound,
-    /// Good, after 200 ms.
-    Slow,
+    /// Good, once the test opens the fake's gate ([`Fake::release`]).
+    Held,
 }
+
+/// The gate a held reply waits behind: open or not.
+type Gate = Arc<(Mutex<bool>, Condvar)>;
 
 struct Fake {
     addr: SocketAddr,
     mode: Arc<Mutex<Mode>>,
     requests: Arc<AtomicUsize>,
+    gate: Gate,
 }
 
 impl Fake {
@@ -93,19 +97,28 @@ impl Fake {
         let addr = listener.local_addr().unwrap();
         let mode = Arc::new(Mutex::new(mode));
         let requests = Arc::new(AtomicUsize::new(0));
-        let (m, r) = (mode.clone(), requests.clone());
+        let gate: Gate = Arc::default();
+        let (m, r, g) = (mode.clone(), requests.clone(), gate.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
-                let (m, r) = (m.clone(), r.clone());
-                std::thread::spawn(move || answer(stream, &m, &r));
+                let (m, r, g) = (m.clone(), r.clone(), g.clone());
+                std::thread::spawn(move || answer(stream, &m, &r, &g));
             }
         });
         Fake {
             addr,
             mode,
             requests,
+            gate,
         }
+    }
+
+    /// Opens the gate held replies wait behind.
+    fn release(&self) {
+        let (open, opened) = &*self.gate;
+        *open.lock().unwrap() = true;
+        opened.notify_all();
     }
 
     fn url(&self) -> String {
@@ -121,7 +134,7 @@ impl Fake {
     }
 }
 
-fn answer(mut stream: TcpStream, mode: &Mutex<Mode>, requests: &AtomicUsize) {
+fn answer(mut stream: TcpStream, mode: &Mutex<Mode>, requests: &AtomicUsize, gate: &Gate) {
     stream
         .set_read_timeout(Some(Duration::from_secs(5)))
         .unwrap();
@@ -151,8 +164,13 @@ fn answer(mut stream: TcpStream, mode: &Mutex<Mode>, requests: &AtomicUsize) {
     };
     let reply = match mode {
         Mode::Good => schema(&asked, SCHEMA, SCHEMA),
-        Mode::Slow => {
-            std::thread::sleep(Duration::from_millis(200));
+        Mode::Held => {
+            let (open, opened) = &**gate;
+            let open = open.lock().unwrap();
+            let (open, _) = opened
+                .wait_timeout_while(open, Duration::from_secs(30), |open| !*open)
+                .unwrap();
+            drop(open);
             schema(&asked, SCHEMA, SCHEMA)
         }
         Mode::Hang => {
@@ -305,20 +323,40 @@ fn a_404_is_remembered_for_its_delay_then_forgotten() {
     assert_eq!(resolver.negative_len(), 0);
 }
 
+/// Eight lookups of one URN while its fetch is in flight: one request.
+/// The reply is held until the test releases it (once the fetch has
+/// reached the fake and every lookup has begun), and the resolver waits
+/// far longer than that: no timing decides the outcome, however loaded
+/// the machine.
 #[test]
 fn concurrent_misses_share_one_request() {
-    let fake = Fake::start(Mode::Slow);
-    let resolver = builder(&fake.url()).build().unwrap();
+    let fake = Fake::start(Mode::Held);
+    let resolver = builder(&fake.url())
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap();
     let urn = urn();
+    let begun = AtomicUsize::new(0);
     std::thread::scope(|scope| {
         for _ in 0..8 {
             scope.spawn(|| {
+                begun.fetch_add(1, Ordering::SeqCst);
                 let schema = resolver
                     .resolve(&urn)
                     .expect("every waiter gets the schema");
                 assert_eq!(schema.urn(), &urn);
             });
         }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while fake.requests() == 0 || begun.load(Ordering::SeqCst) < 8 {
+            assert!(Instant::now() < deadline, "the lookups never began");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // The lookups that began join the flight (or, if one is slower
+        // still, find the answer cached): either way, no second request.
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(fake.requests(), 1, "a request while one was in flight");
+        fake.release();
     });
     assert_eq!(fake.requests(), 1);
 }

@@ -18,6 +18,9 @@ pub struct Serve {
     pub stdout: Arc<Mutex<String>>,
     /// The working directory, where the default store (`sqlite:dataschema.db`) lands.
     pub cwd: Arc<tempfile::TempDir>,
+    /// The thread copying standard error into `stderr`, which ends when
+    /// the process has exited (the pipe's end of file).
+    stderr_reader: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Serve {
@@ -40,15 +43,18 @@ impl Serve {
         let stderr = Arc::new(Mutex::new(String::new()));
         let mut pipe = child.stderr.take().unwrap();
         let sink = stderr.clone();
-        std::thread::spawn(move || {
+        let stderr_reader = std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
-            while let Ok(n) = pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
+            loop {
+                match pipe.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => sink
+                        .lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n])),
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
                 }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
             }
         });
         let mut line = String::new();
@@ -82,6 +88,7 @@ impl Serve {
             stderr,
             stdout: rest,
             cwd,
+            stderr_reader: Some(stderr_reader),
         }
     }
 
@@ -123,8 +130,11 @@ impl Serve {
             .unwrap();
         assert!(status.success());
         let exit = self.child.wait().unwrap();
-        // Let the reader thread drain the pipe.
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        // Everything the process wrote, read to the pipe's end (a fixed
+        // pause here lost the last lines on a loaded machine).
+        if let Some(reader) = self.stderr_reader.take() {
+            reader.join().unwrap();
+        }
         let log = self.stderr.lock().unwrap().clone();
         (exit, log)
     }
