@@ -336,6 +336,10 @@ impl Registry {
             registry: self.clone(),
         };
         let compiled = core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
+        // A descriptor set's references are what Confluent's API answers
+        // as its root file's imports: they must be those files.
+        #[cfg(feature = "proto-text")]
+        dataschema_core::proto::check_references(&schema, self)?;
         // The compile's reading of a protobuf schema is the one the check
         // needs: the candidate is decoded once.
         let candidate = compiled.reading().map(Arc::new);

@@ -45,7 +45,7 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 pub use self::manifest::MANIFEST_FILE;
 #[cfg(feature = "protox")]
-pub use self::proto::compile_proto;
+pub use self::proto::{compile_proto, proto_imports, ProtoImport, ProtoImports};
 
 /// A schema found in the folder, with where it came from.
 #[derive(Debug, Clone)]

@@ -116,6 +116,8 @@ fn a_published_proto_folder_and_confluent_clients_end_on_one_schema() {
         &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
     );
     assert_eq!(money.status, 200, "{}", money.text());
+    // `publish` registered it already: the same version.
+    assert_eq!(money.json()["version"], 1, "{}", money.text());
     for (who, schema) in [
         ("Java", fixture("java", "shop.proto")),
         ("Go", fixture("go", "shop.proto")),
@@ -198,6 +200,9 @@ fn a_folder_whose_import_differs_is_not_the_clients_schema() {
         &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
     );
     assert_eq!(money.status, 200, "{}", money.text());
+    // `publish` registered the folder's Money as version 1 of its path:
+    // the clients' is version 2.
+    assert_eq!(money.json()["version"], 2, "{}", money.text());
     let level = confluent(
         "PUT",
         &serve.url("/config/shop-value"),
@@ -205,12 +210,104 @@ fn a_folder_whose_import_differs_is_not_the_clients_schema() {
     );
     assert_eq!(level.status, 200, "{}", level.text());
     // Not the published files: another version, another id.
-    let reply = register(
-        &serve,
-        "shop-value",
-        &shop_body(&fixture("java", "shop.proto")),
-    );
+    let mut body = shop_body(&fixture("java", "shop.proto"));
+    body["references"][0]["version"] = json!(2);
+    let reply = register(&serve, "shop-value", &body);
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.json()["version"], 2, "{}", reply.text());
     assert_ne!(reply.json()["id"].as_u64(), Some(id));
+}
+
+/// A folder of the generic fixtures (`shop.proto` imports Money, a
+/// Timestamp and Confluent's `meta.proto`), with Confluent's well-known
+/// files copied in.
+fn generic_folder(into: &Path) -> PathBuf {
+    let dir = into.join("schemas");
+    write(
+        &dir,
+        "dataschema.toml",
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Order\"\n",
+    );
+    let read =
+        |file: &str| String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap();
+    write(&dir, "shop-value.v1.proto", &read("shop.proto"));
+    write(&dir, MONEY, &read("money.proto"));
+    for (name, text) in dataschema::proto::WELL_KNOWN {
+        write(&dir, name, text);
+    }
+    dir
+}
+
+fn publish(url: &str, token: &str, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["publish", "--registry", url, "--token-file", token])
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn publish_registers_a_proto_folders_imports_and_confluent_reads_the_root_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    let dir = generic_folder(tmp.path());
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let money_urn = "urn:acme:schema:x..acme_-2fcommon_-2fv1_-2fmoney.proto:1";
+    assert!(
+        text(&out).contains(&format!("registered import {MONEY} as {money_urn} (id ")),
+        "{}",
+        text(&out)
+    );
+    // Well-known imports are no subjects.
+    let subjects = get(&serve.url("/subjects")).json();
+    assert_eq!(subjects, json!([MONEY, "shop-value"]), "{subjects}");
+    let id = locked_id(&dir, SHOP);
+
+    let read = get(&serve.url(&format!("/schemas/ids/{id}"))).json();
+    assert_eq!(
+        read["references"],
+        json!([{"name": MONEY, "subject": MONEY, "version": 1}]),
+        "{read}"
+    );
+    let schema = read["schema"].as_str().unwrap();
+    assert!(
+        schema.starts_with("syntax = \"proto3\";\npackage acme.shop.v1;\n"),
+        "{schema}"
+    );
+    assert!(schema.contains("message Refund {"), "{schema}");
+
+    // Published again: the import is found held, nothing new.
+    let again = publish(&serve.url(""), &token, &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let versions = get(&serve.url(&format!("/subjects/{MONEY_SUBJECT}/versions"))).json();
+    assert_eq!(versions, json!([1]));
+
+    // Confluent's own Python client reads it back, by id and by lookup.
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
+        return;
+    };
+    let set = tmp.path().join("set.binpb");
+    let mut compiler = protox::Compiler::new([&dir]).unwrap();
+    compiler.include_imports(true);
+    compiler.open_file("shop-value.v1.proto").unwrap();
+    std::fs::write(&set, compiler.encode_file_descriptor_set()).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/confluent_protobuf_readback.py"
+    );
+    let out = Command::new(python)
+        .arg(script)
+        .arg(serve.url(""))
+        .arg(id.to_string())
+        .arg(&set)
+        .output()
+        .unwrap();
+    println!("{}", text(&out));
+    assert!(
+        out.status.success(),
+        "confluent_protobuf_readback.py: {}",
+        text(&out)
+    );
 }

@@ -61,10 +61,14 @@ fn text_of(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())
 }
 
+pub use crate::well_known::{is_well_known, WELL_KNOWN};
+
+#[cfg(feature = "proto-text")]
+pub use self::compile::{
+    check_references, file_descriptor, is_descriptor, normalize, same_files, text,
+};
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
-#[cfg(feature = "proto-text")]
-pub use self::compile::{file_descriptor, is_descriptor, normalize, same_files, text, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -160,6 +164,66 @@ mod compile {
         Ok(closure(&own_file(a, refs)?) == closure(&own_file(b, refs)?))
     }
 
+    /// Checks the references of a descriptor set with a root (what
+    /// `dataschema publish` sends for a `.proto` folder), which Confluent's
+    /// API answers as the root's file's imports: each reference names a
+    /// file that the root's file imports, and the schema it names (a
+    /// protobuf schema without a root, resolved through `refs`) compiles
+    /// to that very file, as the set holds it (and to the same files below
+    /// it; [`same_files`]'s comparison). Any other schema passes.
+    ///
+    /// [`Error::SchemaUnusable`] when a reference names no import of the
+    /// root's file, names a schema that is not held or not such a schema,
+    /// or names one whose file differs from the set's.
+    pub fn check_references(schema: &Schema, refs: &dyn Resolver) -> Result<(), Error> {
+        if schema.language() != Language::Protobuf
+            || schema.root().is_none()
+            || schema.references().is_empty()
+        {
+            return Ok(());
+        }
+        let unusable = |message: String| Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        };
+        let main = own_file(schema, refs)?;
+        for reference in schema.references() {
+            let name = clip(reference.name(), 100);
+            let target = reference.urn();
+            let Some(imported) = main
+                .dependencies()
+                .find(|file| file.name() == reference.name())
+            else {
+                return Err(unusable(format!(
+                    "reference {name:?} names no file that {} (the root's file) imports",
+                    clip(main.name(), 100)
+                )));
+            };
+            let held = match refs.resolve(target) {
+                Ok(held) => held,
+                Err(Error::NotFound { .. }) => {
+                    return Err(unusable(format!(
+                        "reference {name:?} names {target}, which is not held"
+                    )))
+                }
+                Err(err) => return Err(err),
+            };
+            if held.language() != Language::Protobuf || held.root().is_some() {
+                return Err(unusable(format!(
+                    "reference {name:?} names {target}, which is not a protobuf schema \
+                     registered as text or a FileDescriptorProto"
+                )));
+            }
+            if closure(&own_file(&held, refs)?) != closure(&imported) {
+                return Err(unusable(format!(
+                    "reference {name:?} names {target}, whose file is not the {name:?} the \
+                     descriptor set holds"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A file and what it imports (well-known files aside), by import path
     /// (the file itself under the empty name), as [`same_files`] compares
     /// them.
@@ -174,9 +238,7 @@ mod compile {
             }
             for dependency in file.dependencies() {
                 let name = dependency.name().to_owned();
-                let known = name.starts_with("google/protobuf/")
-                    || WELL_KNOWN.iter().any(|(path, _)| *path == name);
-                if !known && !files.contains_key(&name) {
+                if !super::is_well_known(&name) && !files.contains_key(&name) {
                     stack.push((name, dependency));
                 }
             }
@@ -282,87 +344,6 @@ mod compile {
             .ok_or_else(|| unusable(format!("no file {main:?}")))
     }
 
-    /// The well-known files bundled here, by import path and text (Confluent's; the
-    /// `google/protobuf/*` ones are `protox`'s).
-    pub const WELL_KNOWN: &[(&str, &str)] = &[
-        (
-            "confluent/meta.proto",
-            include_str!("../../proto/confluent/meta.proto"),
-        ),
-        (
-            "confluent/type/decimal.proto",
-            include_str!("../../proto/confluent/type/decimal.proto"),
-        ),
-        (
-            "google/type/calendar_period.proto",
-            include_str!("../../proto/google/type/calendar_period.proto"),
-        ),
-        (
-            "google/type/color.proto",
-            include_str!("../../proto/google/type/color.proto"),
-        ),
-        (
-            "google/type/date.proto",
-            include_str!("../../proto/google/type/date.proto"),
-        ),
-        (
-            "google/type/datetime.proto",
-            include_str!("../../proto/google/type/datetime.proto"),
-        ),
-        (
-            "google/type/dayofweek.proto",
-            include_str!("../../proto/google/type/dayofweek.proto"),
-        ),
-        (
-            "google/type/decimal.proto",
-            include_str!("../../proto/google/type/decimal.proto"),
-        ),
-        (
-            "google/type/expr.proto",
-            include_str!("../../proto/google/type/expr.proto"),
-        ),
-        (
-            "google/type/fraction.proto",
-            include_str!("../../proto/google/type/fraction.proto"),
-        ),
-        (
-            "google/type/interval.proto",
-            include_str!("../../proto/google/type/interval.proto"),
-        ),
-        (
-            "google/type/latlng.proto",
-            include_str!("../../proto/google/type/latlng.proto"),
-        ),
-        (
-            "google/type/localized_text.proto",
-            include_str!("../../proto/google/type/localized_text.proto"),
-        ),
-        (
-            "google/type/money.proto",
-            include_str!("../../proto/google/type/money.proto"),
-        ),
-        (
-            "google/type/month.proto",
-            include_str!("../../proto/google/type/month.proto"),
-        ),
-        (
-            "google/type/phone_number.proto",
-            include_str!("../../proto/google/type/phone_number.proto"),
-        ),
-        (
-            "google/type/postal_address.proto",
-            include_str!("../../proto/google/type/postal_address.proto"),
-        ),
-        (
-            "google/type/quaternion.proto",
-            include_str!("../../proto/google/type/quaternion.proto"),
-        ),
-        (
-            "google/type/timeofday.proto",
-            include_str!("../../proto/google/type/timeofday.proto"),
-        ),
-    ];
-
     /// At most this many files (the schema and everything it imports,
     /// well-known files aside).
     const MAX_FILES: usize = 1_000;
@@ -449,7 +430,7 @@ mod compile {
                     }
                 };
             }
-            if let Some((_, text)) = WELL_KNOWN.iter().find(|(path, _)| *path == name) {
+            if let Some((_, text)) = super::WELL_KNOWN.iter().find(|(path, _)| *path == name) {
                 return File::from_source(name, text);
             }
             self.google.open_file(name)

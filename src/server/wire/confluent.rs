@@ -188,9 +188,9 @@ pub(crate) fn level_name(mode: Compatibility) -> String {
     mode.as_str().to_ascii_uppercase()
 }
 
-/// What Confluent's answers show of a protobuf schema registered as its
-/// clients register it (no root message): its `.proto` text (the text
-/// registered, or printed from the descriptor registered; its references
+/// What Confluent's answers show of a protobuf schema: its `.proto` text
+/// (the text registered, printed from the descriptor registered, or, for
+/// a descriptor set with a root, its root's file printed; its references
 /// are the schema's own). Built on the blocking pool, where its references
 /// resolve (`state::proto_view`), and handed to the answers below.
 #[derive(Clone, Debug, Default)]
@@ -200,8 +200,9 @@ pub(crate) struct ProtoView {
 }
 
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
-/// protobuf schema registered as Confluent's clients do, its `.proto` text
-/// (`view`); a protobuf descriptor set, in base64.
+/// protobuf schema, its `.proto` text (`view`); a protobuf descriptor set
+/// without a view (it does not decode, or the server prints no text), in
+/// base64.
 fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
     if let Some(view) = view {
         return Cow::Borrowed(&view.text);
