@@ -37,7 +37,8 @@ pub mod proto {
     pub use crate::protobuf::print::{print_file, print_file_normalized};
     #[cfg(feature = "proto-text")]
     pub use crate::protobuf::source::{
-        check_references, file_descriptor, is_descriptor, normalize, same_files, text,
+        check_references, file_descriptor, is_descriptor, message_by_urn, normalize, same_files,
+        same_version, text,
     };
     pub use crate::protobuf::source::{is_well_known, looks_like_source, Form, WELL_KNOWN};
 }

@@ -311,3 +311,92 @@ fn publish_registers_a_proto_folders_imports_and_confluent_reads_the_root_back()
         text(&out)
     );
 }
+
+#[test]
+fn a_client_first_then_publish_of_the_same_files_lands_on_its_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    // Go's serializer registers first: the import under its path, then
+    // the schema (Go's texts, not the folder's bytes).
+    let money = register(
+        &serve,
+        MONEY_SUBJECT,
+        &json!({"schemaType": "PROTOBUF", "schema": fixture("go", "money.proto")}),
+    );
+    assert_eq!(money.status, 200, "{}", money.text());
+    let go_shop = fixture("go", "shop.proto");
+    let client = register(&serve, "shop-value", &shop_body(&go_shop));
+    assert_eq!(client.status, 200, "{}", client.text());
+    let id = client.json()["id"].as_u64().unwrap();
+
+    // The folder of Java's texts of the same files, published after.
+    let dir = folder(tmp.path(), &fixture("java", "shop.proto"));
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let printed = text(&out);
+    assert!(
+        printed.contains(&format!("already published {SHOP} (id {id})")),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(&format!("import {MONEY} already registered as ")),
+        "{printed}"
+    );
+    assert_eq!(locked_id(&dir, SHOP), id);
+    // Nothing new, the bytes stored are the client's.
+    assert_eq!(
+        get(&serve.url("/subjects/shop-value/versions")).json(),
+        json!([1])
+    );
+    assert_eq!(
+        get(&serve.url(&format!("/subjects/{MONEY_SUBJECT}/versions"))).json(),
+        json!([1])
+    );
+    let native = get(&serve.url(&format!("/schemas/{SHOP}")));
+    assert_eq!(native.text(), go_shop);
+    let read = get(&serve.url("/subjects/shop-value/versions/1")).json();
+    assert_eq!(read["schema"].as_str(), Some(go_shop.as_str()));
+
+    // Published again, the lock's id confirmed (other bytes, same files).
+    let lock = std::fs::read_to_string(dir.join("dataschema.lock")).unwrap();
+    let again = publish(&serve.url(""), &token, &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains(&format!("already published {SHOP} (id {id})")),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("dataschema.lock")).unwrap(),
+        lock
+    );
+
+    // Other files under that URN: refused as immutable, nothing stored.
+    let changed = folder(
+        &tmp.path().join("changed"),
+        &fixture("java", "shop.proto").replace(
+            "  string order_id = 1;\n",
+            "  string order_id = 1;\n  string reason = 9;\n",
+        ),
+    );
+    let out = publish(&serve.url(""), &token, &changed);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("immutable"), "{}", text(&out));
+    // The same files with another root: a payload by URN would be another
+    // message, so another schema.
+    let other_root = folder(&tmp.path().join("root"), &fixture("java", "shop.proto"));
+    write(
+        &other_root,
+        "dataschema.toml",
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Refund\"\n",
+    );
+    let out = publish(&serve.url(""), &token, &other_root);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("immutable"), "{}", text(&out));
+    assert_eq!(
+        get(&serve.url("/subjects/shop-value/versions")).json(),
+        json!([1])
+    );
+    assert_eq!(get(&serve.url(&format!("/schemas/{SHOP}"))).text(), go_shop);
+}

@@ -65,7 +65,8 @@ pub use crate::well_known::{is_well_known, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 pub use self::compile::{
-    check_references, file_descriptor, is_descriptor, normalize, same_files, text,
+    check_references, file_descriptor, is_descriptor, message_by_urn, normalize, same_files,
+    same_version, text,
 };
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
@@ -162,6 +163,33 @@ mod compile {
             return Ok(false);
         }
         Ok(closure(&own_file(a, refs)?) == closure(&own_file(b, refs)?))
+    }
+
+    /// The full name of the message a payload addressed by URN is, for a
+    /// protobuf schema: its root, or, without one, its file's first
+    /// message (`None` when its file declares none), as the validator
+    /// picks it. References resolve through `refs`.
+    pub fn message_by_urn(schema: &Schema, refs: &dyn Resolver) -> Result<Option<String>, Error> {
+        if let Some(root) = schema.root() {
+            return Ok(Some(root.to_owned()));
+        }
+        Ok(own_file(schema, refs)?
+            .messages()
+            .next()
+            .map(|message| message.full_name().to_owned()))
+    }
+
+    /// Whether `sent`, published under the URN of `held` with other
+    /// bytes, is that version in another form, as a publish takes it
+    /// (idempotent, the stored bytes unchanged): both protobuf, compiling
+    /// to the same files ([`same_files`]), and naming the same message for
+    /// a payload addressed by URN ([`message_by_urn`]: a root sent must be
+    /// the held version's root, or its file's first message when it has
+    /// none). Metadata and rule set are the caller's to compare. A schema
+    /// that does not compile is `Err`.
+    pub fn same_version(held: &Schema, sent: &Schema, refs: &dyn Resolver) -> Result<bool, Error> {
+        Ok(same_files(held, sent, refs)?
+            && message_by_urn(held, refs)? == message_by_urn(sent, refs)?)
     }
 
     /// Checks the references of a descriptor set with a root (what

@@ -554,16 +554,33 @@ impl Client {
                     return Err(self.nonsense(&what, status, "no Dataschema-Id header"));
                 };
                 let digest = held.digest();
-                if digest != schema.digest() {
-                    let hint = if schema.language() == Language::Protobuf {
-                        " (for a .proto whose source the lock pins unchanged, a different \
-                         compiler version gives different descriptor bytes)"
-                    } else {
-                        ""
+                if digest != schema.digest() && schema.language() == Language::Protobuf {
+                    // Other bytes may be the same files (a Confluent
+                    // client registered them first): the registry says,
+                    // taking the folder's as that version or refusing.
+                    let what = format!("PUT {}", protocol::publish_path(urn));
+                    return match self.put(schema)? {
+                        Ok((id, _)) if id == answered && id == locked => Ok((id, false)),
+                        Ok((id, _)) => Err(Failure::Refused(format!(
+                            "{urn}: the registry at {} holds it under id {id}, but the lock \
+                             records id {locked}: the lock's ids come from another registry \
+                             (or this one lost its data); the lock is left as it was",
+                            self.base()
+                        ))),
+                        Err(answer) if is_immutable(&answer) => Err(Failure::Refused(format!(
+                            "{urn}: refused (immutable): the registry at {} holds other files \
+                             under it (digest {digest}): a published URN never changes; \
+                             publish the change as version {} instead",
+                            self.base(),
+                            urn.version().saturating_add(1)
+                        ))),
+                        Err(answer) => Err(self.refusal(urn, &what, &answer)),
                     };
+                }
+                if digest != schema.digest() {
                     return Err(Failure::Refused(format!(
                         "{urn}: refused (immutable): the registry at {} holds other bytes under \
-                         it (digest {digest}, the folder's is {}){hint}: a published URN never \
+                         it (digest {digest}, the folder's is {}): a published URN never \
                          changes; publish the change as version {} instead",
                         self.base(),
                         schema.digest(),
