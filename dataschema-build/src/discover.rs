@@ -238,12 +238,22 @@ fn read_proto(
         }
         hashed.push(0);
     }
-    let root = manifest.roots.get(stem).cloned().unwrap_or_default();
     // The root decides which message a payload must be: part of what the
-    // URN means, so part of what the lock pins.
-    hashed.extend_from_slice(b"root\0");
-    hashed.extend_from_slice(root.as_bytes());
-    let schema = Schema::protobuf(urn, compiler.encode_file_descriptor_set(), root);
+    // URN means, so part of what the lock pins. A schema listed `rootless`
+    // has none (its descriptor set alone; its own file is the one no
+    // other imports).
+    let set = compiler.encode_file_descriptor_set();
+    let schema = if manifest.rootless.iter().any(|listed| listed == stem)
+        && !manifest.roots.contains_key(stem)
+    {
+        hashed.extend_from_slice(b"rootless\0");
+        Schema::new(urn, Language::Protobuf, set, None)
+    } else {
+        let root = manifest.roots.get(stem).cloned().unwrap_or_default();
+        hashed.extend_from_slice(b"root\0");
+        hashed.extend_from_slice(root.as_bytes());
+        Schema::protobuf(urn, set, root)
+    };
     Ok(Source {
         digest: sha256_hex(&hashed),
         schema,

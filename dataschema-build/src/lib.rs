@@ -5,6 +5,7 @@
 //! ```text
 //! schemas/
 //!   dataschema.toml             namespace = "acme", and the root of each protobuf schema
+//!                               (or `rootless = ["<name>.v<version>"]`: frames name the message)
 //!   dataschema.lock             each published URN's sha256 (written by `dataschema lock`),
 //!                               and its registry id (written by `dataschema publish`)
 //!   orders.created.v1.json      JSON Schema: urn:acme:schema:orders.created:1

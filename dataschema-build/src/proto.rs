@@ -2,6 +2,7 @@
 //! the folder: an import may not leave it, by `..`, an absolute name or a
 //! symbolic link to a file elsewhere.
 
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use protox::file::{
@@ -188,7 +189,8 @@ pub struct ProtoImports {
 }
 
 /// The imports of `source`, a protobuf schema of the folder `dir` (as
-/// [`check`](crate::check) read it: a descriptor set with its root),
+/// [`check`](crate::check) read it: a descriptor set, with its root or
+/// listed `rootless`, whose own file is then the one no other imports),
 /// their texts read from the folder. Empty for any other schema.
 ///
 /// Errors name the file: the descriptor set does not decode, the root is
@@ -197,23 +199,44 @@ pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports,
     use protox::prost_reflect::DescriptorPool;
 
     let schema = &source.schema;
-    let Some(root) = schema
-        .root()
-        .filter(|_| schema.language() == dataschema_core::Language::Protobuf)
-    else {
+    // A folder's `.proto` schema is always a descriptor set.
+    if schema.language() != dataschema_core::Language::Protobuf {
         return Ok(ProtoImports::default());
-    };
+    }
     let pool = DescriptorPool::decode(schema.bytes())
         .map_err(|err| format!("{}: its descriptor set: {err}", source.path.display()))?;
-    let root_file = pool
-        .get_message_by_name(root)
-        .map(|message| message.parent_file())
-        .ok_or_else(|| {
-            format!(
-                "{}: no root message {root:?} in its files",
-                source.path.display()
-            )
-        })?;
+    let root_file = match schema.root() {
+        Some(root) => pool
+            .get_message_by_name(root)
+            .map(|message| message.parent_file())
+            .ok_or_else(|| {
+                format!(
+                    "{}: no root message {root:?} in its files",
+                    source.path.display()
+                )
+            })?,
+        // Rootless: the one file no other imports.
+        None => {
+            let imported: BTreeSet<String> = pool
+                .files()
+                .flat_map(|file| {
+                    file.dependencies()
+                        .map(|dependency| dependency.name().to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let mut top = pool.files().filter(|file| !imported.contains(file.name()));
+            match (top.next(), top.next()) {
+                (Some(main), None) => main,
+                _ => {
+                    return Err(format!(
+                        "{}: not exactly one file of its descriptor set is imported by no other",
+                        source.path.display()
+                    ))
+                }
+            }
+        }
+    };
     let own = |file: &protox::prost_reflect::FileDescriptor| -> Vec<String> {
         file.dependencies()
             .map(|dependency| dependency.name().to_owned())
@@ -227,7 +250,7 @@ pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports,
     };
     // Depth first, each file after its imports (protobuf refuses a cycle
     // of imports, so the walk ends).
-    let mut done = std::collections::BTreeSet::new();
+    let mut done = BTreeSet::new();
     let mut stack: Vec<(String, bool)> = imports
         .root_imports
         .iter()

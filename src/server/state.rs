@@ -215,7 +215,7 @@ pub(crate) fn proto_view(
         // decode, in base64 (`schema_string`).
         let text = match dataschema_core::proto::text(schema, registry) {
             Ok(text) => text,
-            Err(_) if schema.root().is_some() => return None,
+            Err(_) if !dataschema_core::proto::looks_like_source(schema.bytes()) => return None,
             Err(_) => String::from_utf8_lossy(schema.bytes()).into_owned(),
         };
         Some(super::wire::confluent::ProtoView { text })

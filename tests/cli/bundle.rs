@@ -532,6 +532,92 @@ mod build {
     }
 
     #[test]
+    fn a_rootless_proto_is_bundled_and_validates_frames_only() {
+        use dataschema::{Guard, Outcome, Reason, Registry};
+        let two = "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\nmessage Pong { int64 at = 1; }\n";
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\nrootless = [\"ping.v1\"]\n",
+            ),
+            ("ping.v1.proto", two),
+        ]);
+        build::lock(dir.path()).unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        let urn = crate::common::urn("urn:acme:schema:ping:1");
+        assert_eq!(checked.sources[0].schema.root(), None);
+        let registry = Registry::embed_with_ids(checked.schemas(), [(urn.clone(), 7)]).unwrap();
+        let guard = Guard::new(registry);
+        let frame = |indexes: &[u8], body: &[u8]| {
+            let mut out = vec![0, 0, 0, 0, 7];
+            out.extend_from_slice(indexes);
+            out.extend_from_slice(body);
+            out
+        };
+        // Ping {id: "x"} as [0], Pong {at: 5} as [1].
+        for (what, framed) in [
+            ("Ping", frame(b"\x00", b"\x0a\x01x")),
+            ("Pong", frame(b"\x02\x02", b"\x08\x05")),
+        ] {
+            let outcome = guard.validate_framed(&framed);
+            assert!(
+                matches!(outcome, Ok(Outcome::Validated)),
+                "{what}: {outcome:?}"
+            );
+        }
+        // A Ping's bytes as a Pong: field 1 is an int64 there.
+        let invalid = guard
+            .validate_framed(&frame(b"\x02\x02", b"\x0a\x01x"))
+            .expect_err("not a Pong");
+        assert_eq!(invalid.urn(), &urn);
+        assert_eq!(guard.unvalidated(), 0);
+        // By URN: no message named, fails open as unusable, counted.
+        match guard.validate(urn.as_str(), b"\x0a\x01x") {
+            Ok(Outcome::Unvalidated(unvalidated)) => {
+                assert_eq!(unvalidated.reason(), Reason::Unusable)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(guard.unvalidated(), 1);
+
+        // Given a root instead, the URN's meaning changes: the lock says so.
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "ping.v1.proto",
+            Kind::Changed,
+            "urn:acme:schema:ping:1",
+        );
+    }
+
+    #[test]
+    fn rootless_entries_are_checked_against_the_folder() {
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\nrootless = [\"ping.v1\", \"gone.v1\"]\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("ping.v1.proto", PROTO),
+        ]);
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "under [roots] and in `rootless`",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "`rootless` names \"gone.v1\"",
+        );
+    }
+
+    #[test]
     fn the_same_urn_twice_is_refused() {
         let dir = folder(&[
             (

@@ -400,3 +400,39 @@ fn a_client_first_then_publish_of_the_same_files_lands_on_its_version() {
     );
     assert_eq!(get(&serve.url(&format!("/schemas/{SHOP}"))).text(), go_shop);
 }
+
+#[test]
+fn a_rootless_proto_folder_publishes_with_its_imports_and_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    let dir = generic_folder(tmp.path());
+    write(
+        &dir,
+        "dataschema.toml",
+        "namespace = \"acme\"\nrootless = [\"shop-value.v1\"]\n",
+    );
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let id = locked_id(&dir, SHOP);
+    // Held without a root (no Dataschema-Root), its import by reference.
+    let native = get(&serve.url(&format!("/schemas/{SHOP}")));
+    assert_eq!(native.status, 200, "{}", native.text());
+    assert_eq!(native.header("dataschema-root"), None);
+    let read = get(&serve.url(&format!("/schemas/ids/{id}"))).json();
+    assert_eq!(
+        read["references"],
+        json!([{"name": MONEY, "subject": MONEY, "version": 1}]),
+        "{read}"
+    );
+    let schema = read["schema"].as_str().unwrap();
+    assert!(schema.contains("message Order {"), "{schema}");
+    // Java's registration of the same files lands on it.
+    let reply = register(
+        &serve,
+        "shop-value",
+        &json!({"schemaType": "PROTOBUF", "schema": schema,
+                "references": [{"name": MONEY, "subject": MONEY, "version": 1}]}),
+    );
+    assert_eq!(reply.json()["id"].as_u64(), Some(id), "{}", reply.text());
+}

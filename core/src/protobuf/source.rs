@@ -12,7 +12,9 @@
 //! are the version's (stored with it, as every version's); the compiled
 //! descriptors are derived from them, never stored. Bytes that are not
 //! text (a serialized `FileDescriptorSet`) are no such schema: a descriptor
-//! set names its root ([`Error::MissingRoot`]).
+//! set names its root, or is taken without one when exactly one of its
+//! files is imported by no other ([`is_rootless_set`]; else
+//! [`Error::MissingRoot`]).
 //!
 //! # Compiling
 //!
@@ -45,7 +47,11 @@ pub enum Form {
 /// line feed, form feed and carriage return. A serialized
 /// `FileDescriptorSet` always has one (its length prefixes and tags).
 pub fn looks_like_source(bytes: &[u8]) -> bool {
-    crate::schema::is_source_text(bytes)
+    !bytes.is_empty()
+        && std::str::from_utf8(bytes).is_ok()
+        && !bytes
+            .iter()
+            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
 }
 
 /// The text of a rootless protobuf schema's bytes.
@@ -62,6 +68,45 @@ fn text_of(bytes: &[u8]) -> Result<&str, String> {
 }
 
 pub use crate::well_known::{is_well_known, WELL_KNOWN};
+
+/// Whether `schema` is a protobuf descriptor set without a root (a
+/// `rootless` schema of a bundle, or one published natively without
+/// `Dataschema-Root`): its own file is the one no other file of the set
+/// imports ([`main_file`]); a frame's message indexes name its message,
+/// and a payload addressed by URN names none (`unusable`).
+pub fn is_rootless_set(schema: &crate::Schema) -> bool {
+    schema.language() == crate::Language::Protobuf
+        && schema.root().is_none()
+        && !looks_like_source(schema.bytes())
+}
+
+/// The own file of a descriptor set without a root: the one file that no
+/// other file of the set imports. `Err` says why there is not exactly one.
+pub(crate) fn main_file(pool: &prost_reflect::DescriptorPool) -> Result<String, String> {
+    let imported: std::collections::HashSet<String> = pool
+        .files()
+        .flat_map(|file| {
+            file.dependencies()
+                .map(|dependency| dependency.name().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut top = pool
+        .files()
+        .map(|file| file.name().to_owned())
+        .filter(|name| !imported.contains(name));
+    match (top.next(), top.next()) {
+        (Some(main), None) => Ok(main),
+        (None, _) => Err("the descriptor set has no file that no other imports".into()),
+        (Some(a), Some(b)) => Err(format!(
+            "the descriptor set has no root message and several files that no other imports \
+             ({}, {}, ...): a descriptor set without a root holds one own file and what it \
+             imports; give its root",
+            crate::text::clip(&a, 100),
+            crate::text::clip(&b, 100)
+        )),
+    }
+}
 
 #[cfg(feature = "proto-text")]
 pub use self::compile::{
@@ -101,7 +146,7 @@ mod compile {
     /// registered as text; else printed from its descriptor
     /// ([`print_file`](crate::protobuf::print::print_file)).
     pub fn text(schema: &Schema, refs: &dyn Resolver) -> Result<String, Error> {
-        if schema.root().is_none() {
+        if schema.root().is_none() && !super::is_rootless_set(schema) {
             let unusable = |message: String| Error::SchemaUnusable {
                 urn: schema.urn().clone(),
                 source: message.into(),
@@ -122,7 +167,10 @@ mod compile {
     /// nested messages), fields keep their order (the text printed
     /// otherwise normalized). Other schemas are answered as they are.
     pub fn normalize(schema: &Schema, refs: &dyn Resolver) -> Result<Schema, Error> {
-        if schema.language() != Language::Protobuf || schema.root().is_some() {
+        if schema.language() != Language::Protobuf
+            || schema.root().is_some()
+            || super::is_rootless_set(schema)
+        {
             return Ok(schema.clone());
         }
         let unusable = |message: String| Error::SchemaUnusable {
@@ -166,12 +214,17 @@ mod compile {
     }
 
     /// The full name of the message a payload addressed by URN is, for a
-    /// protobuf schema: its root, or, without one, its file's first
-    /// message (`None` when its file declares none), as the validator
-    /// picks it. References resolve through `refs`.
+    /// protobuf schema: its root, or, for `.proto` text or a descriptor
+    /// registered without one, its file's first message (`None` when its
+    /// file declares none, and for a descriptor set without a root, by
+    /// which no payload is addressed: [`is_rootless_set`](super::is_rootless_set)),
+    /// as the validator picks it. References resolve through `refs`.
     pub fn message_by_urn(schema: &Schema, refs: &dyn Resolver) -> Result<Option<String>, Error> {
         if let Some(root) = schema.root() {
             return Ok(Some(root.to_owned()));
+        }
+        if super::is_rootless_set(schema) {
+            return Ok(None);
         }
         Ok(own_file(schema, refs)?
             .messages()
@@ -192,9 +245,9 @@ mod compile {
             && message_by_urn(held, refs)? == message_by_urn(sent, refs)?)
     }
 
-    /// Checks the references of a descriptor set with a root (what
-    /// `dataschema publish` sends for a `.proto` folder), which Confluent's
-    /// API answers as the root's file's imports: each reference names a
+    /// Checks the references of a descriptor set (with a root, what
+    /// `dataschema publish` sends for a `.proto` folder, or without one),
+    /// which Confluent's API answers as its own file's imports: each reference names a
     /// file that the root's file imports, and the schema it names (a
     /// protobuf schema without a root, resolved through `refs`) compiles
     /// to that very file, as the set holds it (and to the same files below
@@ -204,8 +257,9 @@ mod compile {
     /// root's file, names a schema that is not held or not such a schema,
     /// or names one whose file differs from the set's.
     pub fn check_references(schema: &Schema, refs: &dyn Resolver) -> Result<(), Error> {
+        let descriptor_set = schema.root().is_some() || super::is_rootless_set(schema);
         if schema.language() != Language::Protobuf
-            || schema.root().is_none()
+            || !descriptor_set
             || schema.references().is_empty()
         {
             return Ok(());
@@ -348,6 +402,12 @@ mod compile {
             source: message.into(),
         };
         let (pool, main) = match schema.root() {
+            None if super::is_rootless_set(schema) => {
+                let pool = crate::protobuf::model::decode(schema.bytes())
+                    .map_err(|_| unusable("not a usable descriptor set".into()))?;
+                let main = super::main_file(&pool).map_err(unusable)?;
+                (pool, main)
+            }
             None => {
                 let compiled = compile(schema, refs).map_err(|err| match err {
                     CompileError::Unusable(message) => unusable(message),

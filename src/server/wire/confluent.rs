@@ -208,12 +208,22 @@ fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a,
         return Cow::Borrowed(&view.text);
     }
     match schema.language() {
-        Language::Protobuf if schema.root().is_some() => {
+        Language::Protobuf if is_descriptor_set(schema) => {
             use base64::Engine as _;
             Cow::Owned(base64::engine::general_purpose::STANDARD.encode(schema.bytes()))
         }
         _ => String::from_utf8_lossy(schema.bytes()),
     }
+}
+
+/// Whether a protobuf schema is a descriptor set (with a root, or without
+/// one: bytes that are not `.proto` text), not a Confluent registration.
+fn is_descriptor_set(schema: &Schema) -> bool {
+    #[cfg(feature = "protobuf")]
+    let binary = !dataschema_core::proto::looks_like_source(schema.bytes());
+    #[cfg(not(feature = "protobuf"))]
+    let binary = false;
+    schema.root().is_some() || binary
 }
 
 /// [`schema_string`] as bytes, the answer of the `.../schema` routes: the
