@@ -219,8 +219,9 @@ fn read_proto(
             format!("does not compile: {}", proto::explain(dir, &err)),
         )
     })?;
-    // The digest covers the file and what it imports from the folder, by
-    // source text, so it does not move when protox's output does.
+    // The digest covers the file and what it imports from the folder (and
+    // the shared well-known files, `google/protobuf/*` aside), by source
+    // text, so it does not move when protox's output does.
     let mut hashed = Vec::new();
     let mut files: Vec<_> = compiler.files().collect();
     files.sort_by(|a, b| a.name().cmp(b.name()));
@@ -235,6 +236,13 @@ fn read_proto(
                 )
             })?;
             hashed.extend_from_slice(&source);
+        } else if let Some((_, text)) = dataschema_core::well_known::WELL_KNOWN
+            .iter()
+            .find(|(path, _)| *path == file.name())
+        {
+            // A shared well-known file, hashed as a copy of it in the
+            // folder would be: the digest is the same either way.
+            hashed.extend_from_slice(text.as_bytes());
         }
         hashed.push(0);
     }

@@ -1,6 +1,11 @@
 //! Compiling a schemas folder's `.proto` files with `protox`, confined to
 //! the folder: an import may not leave it, by `..`, an absolute name or a
-//! symbolic link to a file elsewhere.
+//! symbolic link to a file elsewhere. The well-known files resolve without
+//! a copy in the folder, as the server resolves them: `google/protobuf/*`
+//! (`protox`'s), `google/type/*` and Confluent's (`confluent/meta.proto`,
+//! `confluent/type/decimal.proto`) from the shared module the server uses
+//! ([`dataschema_core::well_known`]). A folder's own copy of one is read
+//! first (a lock's digest of a folder that holds copies stays as it was).
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -9,7 +14,23 @@ use protox::file::{
     ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
 };
 
-/// Resolves imports inside one folder (and Google's well-known types).
+/// The well-known files of [`dataschema_core::well_known`], by import
+/// path.
+struct WellKnownResolver;
+
+impl FileResolver for WellKnownResolver {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        match dataschema_core::well_known::WELL_KNOWN
+            .iter()
+            .find(|(path, _)| *path == name)
+        {
+            Some((_, text)) => File::from_source(name, text),
+            None => Err(protox::Error::file_not_found(name)),
+        }
+    }
+}
+
+/// Resolves imports inside one folder, then the well-known files.
 struct FolderResolver {
     folder: PathBuf,
     canonical: Option<PathBuf>,
@@ -20,6 +41,7 @@ impl FolderResolver {
     fn new(folder: &Path) -> FolderResolver {
         let mut inner = ChainFileResolver::new();
         inner.add(IncludeFileResolver::new(folder.to_owned()));
+        inner.add(WellKnownResolver);
         inner.add(GoogleFileResolver::new());
         FolderResolver {
             folder: folder.to_owned(),

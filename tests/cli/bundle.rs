@@ -595,6 +595,30 @@ mod build {
     }
 
     #[test]
+    fn well_known_imports_resolve_without_a_copy_in_the_folder() {
+        let order = "syntax = \"proto3\";\npackage acme.v1;\n\nimport \"confluent/meta.proto\";\nimport \"confluent/type/decimal.proto\";\nimport \"google/type/date.proto\";\nimport \"google/protobuf/timestamp.proto\";\n\nmessage Order {\n  string id = 1 [(confluent.field_meta).doc = \"the id\"];\n  confluent.type.Decimal total = 2;\n  google.type.Date due = 3;\n  google.protobuf.Timestamp at = 4;\n}\n";
+        let manifest = "namespace = \"acme\"\n[roots]\n\"order.v1\" = \"acme.v1.Order\"\n";
+        let bare = folder(&[("dataschema.toml", manifest), ("order.v1.proto", order)]);
+        build::lock(bare.path()).unwrap();
+        let checked = build::check(bare.path()).unwrap();
+        let registry = dataschema::Registry::embed(checked.schemas()).unwrap();
+        // Order {id: "o1", due: {year: 2026}}.
+        let guard = dataschema::Guard::new(registry);
+        let outcome = guard.validate("urn:acme:schema:order:1", b"\x0a\x02o1\x1a\x03\x08\xea\x0f");
+        assert!(
+            matches!(outcome, Ok(dataschema::Outcome::Validated)),
+            "{outcome:?}"
+        );
+        // A folder holding copies of the same files locks the same digest.
+        let mut files = vec![("dataschema.toml", manifest), ("order.v1.proto", order)];
+        files.extend(dataschema::proto::WELL_KNOWN.iter().copied());
+        let copies = folder(&files);
+        build::lock(copies.path()).unwrap();
+        let lock = |dir: &Path| fs::read_to_string(dir.join(build::LOCK_FILE)).unwrap();
+        assert_eq!(lock(bare.path()), lock(copies.path()));
+    }
+
+    #[test]
     fn rootless_entries_are_checked_against_the_folder() {
         let dir = folder(&[
             (

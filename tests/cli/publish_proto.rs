@@ -219,8 +219,8 @@ fn a_folder_whose_import_differs_is_not_the_clients_schema() {
 }
 
 /// A folder of the generic fixtures (`shop.proto` imports Money, a
-/// Timestamp and Confluent's `meta.proto`), with Confluent's well-known
-/// files copied in.
+/// Timestamp and Confluent's `meta.proto`, which the bundler resolves
+/// without a copy in the folder).
 fn generic_folder(into: &Path) -> PathBuf {
     let dir = into.join("schemas");
     write(
@@ -232,9 +232,6 @@ fn generic_folder(into: &Path) -> PathBuf {
         |file: &str| String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap();
     write(&dir, "shop-value.v1.proto", &read("shop.proto"));
     write(&dir, MONEY, &read("money.proto"));
-    for (name, text) in dataschema::proto::WELL_KNOWN {
-        write(&dir, name, text);
-    }
     dir
 }
 
@@ -289,10 +286,8 @@ fn publish_registers_a_proto_folders_imports_and_confluent_reads_the_root_back()
         return;
     };
     let set = tmp.path().join("set.binpb");
-    let mut compiler = protox::Compiler::new([&dir]).unwrap();
-    compiler.include_imports(true);
-    compiler.open_file("shop-value.v1.proto").unwrap();
-    std::fs::write(&set, compiler.encode_file_descriptor_set()).unwrap();
+    let compiled = dataschema::build::compile_proto(&dir.join("shop-value.v1.proto")).unwrap();
+    std::fs::write(&set, compiled).unwrap();
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tests/python/confluent_protobuf_readback.py"

@@ -152,9 +152,7 @@ fn locked_bundle_of(dir: &std::path::Path, id: u32, manifest: &str) -> Registry 
     write(dir, build::MANIFEST_FILE, manifest);
     write(dir, "shop-value.v1.proto", &fixture("shop.proto"));
     write(dir, "acme/common/v1/money.proto", &fixture("money.proto"));
-    for (name, text) in WELL_KNOWN {
-        write(dir, name, text);
-    }
+    // No copy of `confluent/meta.proto`: the bundler resolves it.
     build::lock(dir).unwrap();
     let urn = common::urn("urn:acme:schema:shop-value:1");
     let checked = build::check(dir).unwrap();
