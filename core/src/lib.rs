@@ -40,7 +40,9 @@ pub mod proto {
         check_references, file_descriptor, is_descriptor, message_by_urn, normalize, same_files,
         same_version, text,
     };
-    pub use crate::protobuf::source::{is_well_known, looks_like_source, Form, WELL_KNOWN};
+    pub use crate::protobuf::source::{
+        is_rootless_set, is_well_known, looks_like_source, Form, WELL_KNOWN,
+    };
 }
 
 /// Avro schemas across schemas (feature `avro`): the named types a

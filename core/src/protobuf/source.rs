@@ -72,7 +72,7 @@ pub use crate::well_known::{is_well_known, WELL_KNOWN};
 /// Whether `schema` is a protobuf descriptor set without a root (a
 /// `rootless` schema of a bundle, or one published natively without
 /// `Dataschema-Root`): its own file is the one no other file of the set
-/// imports ([`main_file`]); a frame's message indexes name its message,
+/// imports (`main_file`); a frame's message indexes name its message,
 /// and a payload addressed by URN names none (`unusable`).
 pub fn is_rootless_set(schema: &crate::Schema) -> bool {
     schema.language() == crate::Language::Protobuf
@@ -217,7 +217,7 @@ mod compile {
     /// protobuf schema: its root, or, for `.proto` text or a descriptor
     /// registered without one, its file's first message (`None` when its
     /// file declares none, and for a descriptor set without a root, by
-    /// which no payload is addressed: [`is_rootless_set`](super::is_rootless_set)),
+    /// which no payload is addressed: [`is_rootless_set`](crate::proto::is_rootless_set)),
     /// as the validator picks it. References resolve through `refs`.
     pub fn message_by_urn(schema: &Schema, refs: &dyn Resolver) -> Result<Option<String>, Error> {
         if let Some(root) = schema.root() {
