@@ -263,7 +263,11 @@ impl Registry {
     ///
     /// Publishing the same schema again succeeds (start-up and CI
     /// registration stay idempotent); different bytes under a URN already
-    /// held is [`Error::Immutable`]. A schema that cannot be compiled is
+    /// held is [`Error::Immutable`], except for a protobuf schema that is
+    /// the held version in another form (the same files, the same message
+    /// by URN, the same metadata and rule set: a Confluent client's text,
+    /// then `dataschema publish`'s descriptor set), which answers that
+    /// version, its stored bytes unchanged. A schema that cannot be compiled is
     /// refused ([`Error::SchemaUnusable`], or [`Error::NoValidator`] when its
     /// language's validator is not compiled in); one that breaks
     /// compatibility is [`Error::Incompatible`], with the full report.
@@ -319,6 +323,12 @@ impl Registry {
         if version == Version::Exact {
             if let Some(held) = self.inner.store.get(schema.urn())? {
                 if held != schema {
+                    // The same protobuf files in another form (a Confluent
+                    // client's text, then `dataschema publish`'s
+                    // descriptor set): that version, its bytes unchanged.
+                    if self.same_version(&held, &schema) {
+                        return publish(&held, &|_, _| Ok(()));
+                    }
                     return Err(Error::Immutable {
                         urn: schema.urn().clone(),
                     });
@@ -336,6 +346,10 @@ impl Registry {
             registry: self.clone(),
         };
         let compiled = core::compile(&schema, Arc::new(with_candidate), core::Options::default())?;
+        // A descriptor set's references are what Confluent's API answers
+        // as its root file's imports: they must be those files.
+        #[cfg(feature = "proto-text")]
+        dataschema_core::proto::check_references(&schema, self)?;
         // The compile's reading of a protobuf schema is the one the check
         // needs: the candidate is decoded once.
         let candidate = compiled.reading().map(Arc::new);
@@ -366,6 +380,28 @@ impl Registry {
             }
         }
         stored
+    }
+
+    /// Whether `sent`, under the URN of `held` with other bytes, is that
+    /// version all the same: protobuf schemas compiling to the same files
+    /// and naming the same message by URN
+    /// ([`proto::same_version`](dataschema_core::proto::same_version)),
+    /// with the same metadata and rule set. Other languages: never (their
+    /// bytes are the schema).
+    fn same_version(&self, held: &Schema, sent: &Schema) -> bool {
+        #[cfg(feature = "proto-text")]
+        {
+            held.language() == dataschema_core::Language::Protobuf
+                && sent.language() == dataschema_core::Language::Protobuf
+                && held.metadata() == sent.metadata()
+                && held.rule_set() == sent.rule_set()
+                && dataschema_core::proto::same_version(held, sent, self).unwrap_or(false)
+        }
+        #[cfg(not(feature = "proto-text"))]
+        {
+            let _ = (held, sent);
+            false
+        }
     }
 
     /// Sets how many bytes of schemas the registry keeps read for

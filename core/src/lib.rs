@@ -25,6 +25,7 @@ mod schema;
 mod text;
 mod urn;
 pub mod validate;
+pub mod well_known;
 
 /// Protobuf schemas as Confluent's clients register them, without a root
 /// message (their bytes the `schema` string registered, their imports
@@ -36,9 +37,12 @@ pub mod proto {
     pub use crate::protobuf::print::{print_file, print_file_normalized};
     #[cfg(feature = "proto-text")]
     pub use crate::protobuf::source::{
-        file_descriptor, is_descriptor, normalize, same_files, text, WELL_KNOWN,
+        check_references, file_descriptor, is_descriptor, message_by_urn, normalize, same_files,
+        same_version, text,
     };
-    pub use crate::protobuf::source::{looks_like_source, Form};
+    pub use crate::protobuf::source::{
+        is_rootless_set, is_well_known, looks_like_source, Form, WELL_KNOWN,
+    };
 }
 
 /// Avro schemas across schemas (feature `avro`): the named types a

@@ -96,9 +96,13 @@ impl Model {
                 .map(Model::Json)
                 .map_err(unusable),
             #[cfg(feature = "protobuf")]
-            Language::Protobuf if schema.root().is_none() => rootless(what, schema, refs)
-                .map(Model::Protobuf)
-                .map_err(unusable),
+            Language::Protobuf
+                if schema.root().is_none() && !crate::protobuf::source::is_rootless_set(schema) =>
+            {
+                rootless(what, schema, refs)
+                    .map(Model::Protobuf)
+                    .map_err(unusable)
+            }
             #[cfg(feature = "protobuf")]
             Language::Protobuf => descriptors(what, schema.bytes())
                 .map(Model::Protobuf)

@@ -442,11 +442,10 @@ impl Schema {
             });
         }
         // A protobuf schema without a root is a Confluent registration,
-        // text (`protobuf/source.rs`); a descriptor set names its root.
-        let missing = match self.root() {
-            Some(root) => root.is_empty(),
-            None => !is_source_text(self.bytes()),
-        };
+        // text (`protobuf/source.rs`), or a descriptor set whose own file
+        // is the one no other imports (its compile checks that); a root
+        // given is never empty.
+        let missing = self.root().is_some_and(str::is_empty);
         if self.language() == Language::Protobuf && missing {
             return Err(Error::MissingRoot {
                 urn: self.urn().clone(),
@@ -468,20 +467,6 @@ impl fmt::Debug for Schema {
             .field("rule_set", &self.rule_set())
             .finish()
     }
-}
-
-/// Whether `bytes` can be a protobuf schema without a root (a Confluent
-/// registration: `.proto` text, base64 of a `FileDescriptorProto`, or the
-/// record of either with references), not a serialized descriptor set:
-/// UTF-8 with no control character but tab, line feed, form feed and
-/// carriage return. A serialized `FileDescriptorSet` always has one (its
-/// length prefixes and tags).
-pub(crate) fn is_source_text(bytes: &[u8]) -> bool {
-    !bytes.is_empty()
-        && std::str::from_utf8(bytes).is_ok()
-        && !bytes
-            .iter()
-            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
 }
 
 /// `sha256:<hex>` of some bytes: the digest [`Schema::digest`] gives, and

@@ -219,8 +219,9 @@ fn read_proto(
             format!("does not compile: {}", proto::explain(dir, &err)),
         )
     })?;
-    // The digest covers the file and what it imports from the folder, by
-    // source text, so it does not move when protox's output does.
+    // The digest covers the file and what it imports from the folder (and
+    // the shared well-known files, `google/protobuf/*` aside), by source
+    // text, so it does not move when protox's output does.
     let mut hashed = Vec::new();
     let mut files: Vec<_> = compiler.files().collect();
     files.sort_by(|a, b| a.name().cmp(b.name()));
@@ -235,15 +236,32 @@ fn read_proto(
                 )
             })?;
             hashed.extend_from_slice(&source);
+        } else if let Some((_, text)) = dataschema_core::well_known::WELL_KNOWN
+            .iter()
+            .find(|(path, _)| *path == file.name())
+        {
+            // A shared well-known file, hashed as a copy of it in the
+            // folder would be: the digest is the same either way.
+            hashed.extend_from_slice(text.as_bytes());
         }
         hashed.push(0);
     }
-    let root = manifest.roots.get(stem).cloned().unwrap_or_default();
     // The root decides which message a payload must be: part of what the
-    // URN means, so part of what the lock pins.
-    hashed.extend_from_slice(b"root\0");
-    hashed.extend_from_slice(root.as_bytes());
-    let schema = Schema::protobuf(urn, compiler.encode_file_descriptor_set(), root);
+    // URN means, so part of what the lock pins. A schema listed `rootless`
+    // has none (its descriptor set alone; its own file is the one no
+    // other imports).
+    let set = compiler.encode_file_descriptor_set();
+    let schema = if manifest.rootless.iter().any(|listed| listed == stem)
+        && !manifest.roots.contains_key(stem)
+    {
+        hashed.extend_from_slice(b"rootless\0");
+        Schema::new(urn, Language::Protobuf, set, None)
+    } else {
+        let root = manifest.roots.get(stem).cloned().unwrap_or_default();
+        hashed.extend_from_slice(b"root\0");
+        hashed.extend_from_slice(root.as_bytes());
+        Schema::protobuf(urn, set, root)
+    };
     Ok(Source {
         digest: sha256_hex(&hashed),
         schema,

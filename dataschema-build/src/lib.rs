@@ -5,6 +5,7 @@
 //! ```text
 //! schemas/
 //!   dataschema.toml             namespace = "acme", and the root of each protobuf schema
+//!                               (or `rootless = ["<name>.v<version>"]`: frames name the message)
 //!   dataschema.lock             each published URN's sha256 (written by `dataschema lock`),
 //!                               and its registry id (written by `dataschema publish`)
 //!   orders.created.v1.json      JSON Schema: urn:acme:schema:orders.created:1
@@ -45,7 +46,7 @@ use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
 pub use self::manifest::MANIFEST_FILE;
 #[cfg(feature = "protox")]
-pub use self::proto::compile_proto;
+pub use self::proto::{compile_proto, proto_imports, ProtoImport, ProtoImports};
 
 /// A schema found in the folder, with where it came from.
 #[derive(Debug, Clone)]

@@ -17,6 +17,13 @@ pub(super) struct Manifest {
     /// `"<name>.v<version>" = "<fully.qualified.Message>"`, one a protobuf schema.
     #[serde(default)]
     pub(super) roots: BTreeMap<String, String>,
+    /// `["<name>.v<version>", ...]`: protobuf schemas without a root
+    /// message (as Confluent allows): bundled as their descriptor set
+    /// alone, a frame's message indexes name each payload's message, and a
+    /// payload addressed by URN names none (the guard fails open on it,
+    /// `unusable`).
+    #[serde(default)]
+    pub(super) rootless: Vec<String>,
     /// The compatibility mode of every name (default `backward`).
     #[serde(default)]
     compatibility: Option<String>,
@@ -231,7 +238,8 @@ impl Manifest {
         }
     }
 
-    /// Every protobuf schema has a root; every root names a protobuf schema.
+    /// Every protobuf schema has a root or is listed `rootless`, not both;
+    /// every root and every `rootless` entry names a protobuf schema.
     pub(super) fn check_roots(
         &self,
         dir: &Path,
@@ -246,14 +254,37 @@ impl Manifest {
                 source.schema.urn().name(),
                 source.schema.urn().version()
             );
-            if source.schema.language() == Language::Protobuf && !self.roots.contains_key(&stem) {
+            let rootless = self.rootless.contains(&stem);
+            if source.schema.language() == Language::Protobuf
+                && !self.roots.contains_key(&stem)
+                && !rootless
+            {
                 diagnostics.push(Diagnostic::new(
                     DiagnosticKind::MissingRoot,
                     &source.path,
                     format!(
-                        "no root message: add `\"{stem}\" = \"<package>.<Message>\"` under [roots] in {}",
+                        "no root message: add `\"{stem}\" = \"<package>.<Message>\"` under [roots] in {} \
+                         (or list {stem:?} in `rootless` for a schema whose frames name their message)",
                         path.display()
                     ),
+                ));
+            }
+            if rootless && self.roots.contains_key(&stem) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "{stem:?} is under [roots] and in `rootless`: give it one or the other"
+                    ),
+                ));
+            }
+        }
+        for key in &self.rootless {
+            if !proto_stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!("`rootless` names {key:?}, but there is no {key}.proto in the folder"),
                 ));
             }
         }

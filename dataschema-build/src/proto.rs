@@ -1,14 +1,36 @@
 //! Compiling a schemas folder's `.proto` files with `protox`, confined to
 //! the folder: an import may not leave it, by `..`, an absolute name or a
-//! symbolic link to a file elsewhere.
+//! symbolic link to a file elsewhere. The well-known files resolve without
+//! a copy in the folder, as the server resolves them: `google/protobuf/*`
+//! (`protox`'s), `google/type/*` and Confluent's (`confluent/meta.proto`,
+//! `confluent/type/decimal.proto`) from the shared module the server uses
+//! ([`dataschema_core::well_known`]). A folder's own copy of one is read
+//! first (a lock's digest of a folder that holds copies stays as it was).
 
+use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use protox::file::{
     ChainFileResolver, File, FileResolver, GoogleFileResolver, IncludeFileResolver,
 };
 
-/// Resolves imports inside one folder (and Google's well-known types).
+/// The well-known files of [`dataschema_core::well_known`], by import
+/// path.
+struct WellKnownResolver;
+
+impl FileResolver for WellKnownResolver {
+    fn open_file(&self, name: &str) -> Result<File, protox::Error> {
+        match dataschema_core::well_known::WELL_KNOWN
+            .iter()
+            .find(|(path, _)| *path == name)
+        {
+            Some((_, text)) => File::from_source(name, text),
+            None => Err(protox::Error::file_not_found(name)),
+        }
+    }
+}
+
+/// Resolves imports inside one folder, then the well-known files.
 struct FolderResolver {
     folder: PathBuf,
     canonical: Option<PathBuf>,
@@ -19,6 +41,7 @@ impl FolderResolver {
     fn new(folder: &Path) -> FolderResolver {
         let mut inner = ChainFileResolver::new();
         inner.add(IncludeFileResolver::new(folder.to_owned()));
+        inner.add(WellKnownResolver);
         inner.add(GoogleFileResolver::new());
         FolderResolver {
             folder: folder.to_owned(),
@@ -155,6 +178,140 @@ fn bad_import(text: &str) -> Option<&str> {
                     .split('/')
                     .any(|part| part.is_empty() || part == "." || part == "..")
         })
+}
+
+/// A file of a schemas folder that a `.proto` schema imports, as
+/// `dataschema publish` registers it: under its import path, as a
+/// protobuf schema without a root (its text, its own imports by
+/// reference), as Confluent's clients register an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtoImport {
+    /// The import path: the file's name relative to the folder.
+    pub name: String,
+    /// Its source text, as in the folder.
+    pub text: String,
+    /// The folder's files it imports itself (import paths, in the order
+    /// it imports them; well-known files aside).
+    pub imports: Vec<String>,
+}
+
+/// The folder's files that a protobuf schema with a root imports: what
+/// its root's file imports (directly, by import path) and every such file
+/// it reaches, each listed after those it imports. Well-known imports
+/// (`google/protobuf/*`, `google/type/*`, Confluent's) are left out: they
+/// resolve without references ([`dataschema_core::well_known`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProtoImports {
+    /// The file that declares the root message (its import path).
+    pub root_file: String,
+    /// The files the root's file imports, in its order.
+    pub root_imports: Vec<String>,
+    /// Every file reached, each after those it imports.
+    pub files: Vec<ProtoImport>,
+}
+
+/// The imports of `source`, a protobuf schema of the folder `dir` (as
+/// [`check`](crate::check) read it: a descriptor set, with its root or
+/// listed `rootless`, whose own file is then the one no other imports),
+/// their texts read from the folder. Empty for any other schema.
+///
+/// Errors name the file: the descriptor set does not decode, the root is
+/// not in it, or an imported file cannot be read.
+pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports, String> {
+    use protox::prost_reflect::DescriptorPool;
+
+    let schema = &source.schema;
+    // A folder's `.proto` schema is always a descriptor set.
+    if schema.language() != dataschema_core::Language::Protobuf {
+        return Ok(ProtoImports::default());
+    }
+    let pool = DescriptorPool::decode(schema.bytes())
+        .map_err(|err| format!("{}: its descriptor set: {err}", source.path.display()))?;
+    let root_file = match schema.root() {
+        Some(root) => pool
+            .get_message_by_name(root)
+            .map(|message| message.parent_file())
+            .ok_or_else(|| {
+                format!(
+                    "{}: no root message {root:?} in its files",
+                    source.path.display()
+                )
+            })?,
+        // Rootless: the one file no other imports.
+        None => {
+            let imported: BTreeSet<String> = pool
+                .files()
+                .flat_map(|file| {
+                    file.dependencies()
+                        .map(|dependency| dependency.name().to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let mut top = pool.files().filter(|file| !imported.contains(file.name()));
+            match (top.next(), top.next()) {
+                (Some(main), None) => main,
+                _ => {
+                    return Err(format!(
+                        "{}: not exactly one file of its descriptor set is imported by no other",
+                        source.path.display()
+                    ))
+                }
+            }
+        }
+    };
+    let own = |file: &protox::prost_reflect::FileDescriptor| -> Vec<String> {
+        file.dependencies()
+            .map(|dependency| dependency.name().to_owned())
+            .filter(|name| !dataschema_core::well_known::is_well_known(name))
+            .collect()
+    };
+    let mut imports = ProtoImports {
+        root_file: root_file.name().to_owned(),
+        root_imports: own(&root_file),
+        files: Vec::new(),
+    };
+    // Depth first, each file after its imports (protobuf refuses a cycle
+    // of imports, so the walk ends).
+    let mut done = BTreeSet::new();
+    let mut stack: Vec<(String, bool)> = imports
+        .root_imports
+        .iter()
+        .rev()
+        .map(|name| (name.clone(), false))
+        .collect();
+    while let Some((name, expanded)) = stack.pop() {
+        if done.contains(&name) {
+            continue;
+        }
+        let file = pool.get_file_by_name(&name).ok_or_else(|| {
+            format!(
+                "{}: no file {name:?} in its descriptor set",
+                source.path.display()
+            )
+        })?;
+        let below = own(&file);
+        if !expanded {
+            stack.push((name.clone(), true));
+            stack.extend(
+                below
+                    .iter()
+                    .rev()
+                    .filter(|import| !done.contains(*import))
+                    .map(|import| (import.clone(), false)),
+            );
+            continue;
+        }
+        let path = dir.join(&name);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|err| format!("{}: cannot read it: {err}", path.display()))?;
+        done.insert(name.clone());
+        imports.files.push(ProtoImport {
+            name,
+            text,
+            imports: below,
+        });
+    }
+    Ok(imports)
 }
 
 #[cfg(test)]

@@ -486,6 +486,16 @@ impl Guard {
                         Unvalidated::new(Reason::PatternBudget, Arc::new(error)),
                     ))
                 }
+                Err(report) if report.unusable().is_some() => {
+                    let error = Error::SchemaUnusable {
+                        urn: Urn::clone(urn),
+                        source: report.unusable().unwrap_or_default().to_owned().into(),
+                    };
+                    Ok(self.fail_open(
+                        dataschema,
+                        Unvalidated::new(Reason::Unusable, Arc::new(error)),
+                    ))
+                }
                 Err(report) => {
                     counters.invalid.increment(1);
                     Err(Invalid::reported(Arc::clone(urn), report))

@@ -186,13 +186,17 @@ impl AppState {
     }
 }
 
-/// What Confluent's answers show of `schema` when it is a protobuf schema
-/// registered as Confluent's clients register it (no root): its `.proto`
-/// text (the text registered, or printed from the descriptor registered).
+/// What Confluent's answers show of `schema` when it is a protobuf schema:
+/// its `.proto` text. For one registered as Confluent's clients register
+/// it (no root), the text registered, or printed from the descriptor
+/// registered; for a descriptor set with a root (published natively, as
+/// `dataschema publish` sends a `.proto` folder), the root's file printed.
 /// Its references are the version's own ([`Schema::references`], written
-/// by `wire::confluent::contract_members`). `None` for any other schema.
-/// Runs on the blocking pool: printing a schema registered as a descriptor
-/// compiles it, its references resolved through `registry`.
+/// by `wire::confluent::contract_members`; `dataschema publish` records
+/// the root file's imports so). `None` for any other schema, and for a
+/// descriptor set that does not decode. Runs on the blocking pool:
+/// printing compiles or decodes the schema, its references resolved
+/// through `registry`.
 ///
 /// [`Schema::references`]: dataschema_core::Schema::references
 pub(crate) fn proto_view(
@@ -203,13 +207,17 @@ pub(crate) fn proto_view(
     #[cfg(feature = "proto-text")]
     {
         let _ = namespace;
-        if schema.language() != dataschema_core::Language::Protobuf || schema.root().is_some() {
+        if schema.language() != dataschema_core::Language::Protobuf {
             return None;
         }
         // A schema that no longer compiles (a reference lost) still
-        // answers what was registered.
-        let text = dataschema_core::proto::text(schema, registry)
-            .unwrap_or_else(|_| String::from_utf8_lossy(schema.bytes()).into_owned());
+        // answers what was registered; a descriptor set that does not
+        // decode, in base64 (`schema_string`).
+        let text = match dataschema_core::proto::text(schema, registry) {
+            Ok(text) => text,
+            Err(_) if !dataschema_core::proto::looks_like_source(schema.bytes()) => return None,
+            Err(_) => String::from_utf8_lossy(schema.bytes()).into_owned(),
+        };
         Some(super::wire::confluent::ProtoView { text })
     }
     #[cfg(not(feature = "proto-text"))]

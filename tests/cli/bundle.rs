@@ -532,6 +532,116 @@ mod build {
     }
 
     #[test]
+    fn a_rootless_proto_is_bundled_and_validates_frames_only() {
+        use dataschema::{Guard, Outcome, Reason, Registry};
+        let two = "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\nmessage Pong { int64 at = 1; }\n";
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\nrootless = [\"ping.v1\"]\n",
+            ),
+            ("ping.v1.proto", two),
+        ]);
+        build::lock(dir.path()).unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        let urn = crate::common::urn("urn:acme:schema:ping:1");
+        assert_eq!(checked.sources[0].schema.root(), None);
+        let registry = Registry::embed_with_ids(checked.schemas(), [(urn.clone(), 7)]).unwrap();
+        let guard = Guard::new(registry);
+        let frame = |indexes: &[u8], body: &[u8]| {
+            let mut out = vec![0, 0, 0, 0, 7];
+            out.extend_from_slice(indexes);
+            out.extend_from_slice(body);
+            out
+        };
+        // Ping {id: "x"} as [0], Pong {at: 5} as [1].
+        for (what, framed) in [
+            ("Ping", frame(b"\x00", b"\x0a\x01x")),
+            ("Pong", frame(b"\x02\x02", b"\x08\x05")),
+        ] {
+            let outcome = guard.validate_framed(&framed);
+            assert!(
+                matches!(outcome, Ok(Outcome::Validated)),
+                "{what}: {outcome:?}"
+            );
+        }
+        // A Ping's bytes as a Pong: field 1 is an int64 there.
+        let invalid = guard
+            .validate_framed(&frame(b"\x02\x02", b"\x0a\x01x"))
+            .expect_err("not a Pong");
+        assert_eq!(invalid.urn(), &urn);
+        assert_eq!(guard.unvalidated(), 0);
+        // By URN: no message named, fails open as unusable, counted.
+        match guard.validate(urn.as_str(), b"\x0a\x01x") {
+            Ok(Outcome::Unvalidated(unvalidated)) => {
+                assert_eq!(unvalidated.reason(), Reason::Unusable)
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(guard.unvalidated(), 1);
+
+        // Given a root instead, the URN's meaning changes: the lock says so.
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "ping.v1.proto",
+            Kind::Changed,
+            "urn:acme:schema:ping:1",
+        );
+    }
+
+    #[test]
+    fn well_known_imports_resolve_without_a_copy_in_the_folder() {
+        let order = "syntax = \"proto3\";\npackage acme.v1;\n\nimport \"confluent/meta.proto\";\nimport \"confluent/type/decimal.proto\";\nimport \"google/type/date.proto\";\nimport \"google/protobuf/timestamp.proto\";\n\nmessage Order {\n  string id = 1 [(confluent.field_meta).doc = \"the id\"];\n  confluent.type.Decimal total = 2;\n  google.type.Date due = 3;\n  google.protobuf.Timestamp at = 4;\n}\n";
+        let manifest = "namespace = \"acme\"\n[roots]\n\"order.v1\" = \"acme.v1.Order\"\n";
+        let bare = folder(&[("dataschema.toml", manifest), ("order.v1.proto", order)]);
+        build::lock(bare.path()).unwrap();
+        let checked = build::check(bare.path()).unwrap();
+        let registry = dataschema::Registry::embed(checked.schemas()).unwrap();
+        // Order {id: "o1", due: {year: 2026}}.
+        let guard = dataschema::Guard::new(registry);
+        let outcome = guard.validate("urn:acme:schema:order:1", b"\x0a\x02o1\x1a\x03\x08\xea\x0f");
+        assert!(
+            matches!(outcome, Ok(dataschema::Outcome::Validated)),
+            "{outcome:?}"
+        );
+        // A folder holding copies of the same files locks the same digest.
+        let mut files = vec![("dataschema.toml", manifest), ("order.v1.proto", order)];
+        files.extend(dataschema::proto::WELL_KNOWN.iter().copied());
+        let copies = folder(&files);
+        build::lock(copies.path()).unwrap();
+        let lock = |dir: &Path| fs::read_to_string(dir.join(build::LOCK_FILE)).unwrap();
+        assert_eq!(lock(bare.path()), lock(copies.path()));
+    }
+
+    #[test]
+    fn rootless_entries_are_checked_against_the_folder() {
+        let dir = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\nrootless = [\"ping.v1\", \"gone.v1\"]\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+            ),
+            ("ping.v1.proto", PROTO),
+        ]);
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "under [roots] and in `rootless`",
+        );
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "`rootless` names \"gone.v1\"",
+        );
+    }
+
+    #[test]
     fn the_same_urn_twice_is_refused() {
         let dir = folder(&[
             (

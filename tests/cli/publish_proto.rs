@@ -116,6 +116,8 @@ fn a_published_proto_folder_and_confluent_clients_end_on_one_schema() {
         &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
     );
     assert_eq!(money.status, 200, "{}", money.text());
+    // `publish` registered it already: the same version.
+    assert_eq!(money.json()["version"], 1, "{}", money.text());
     for (who, schema) in [
         ("Java", fixture("java", "shop.proto")),
         ("Go", fixture("go", "shop.proto")),
@@ -198,6 +200,9 @@ fn a_folder_whose_import_differs_is_not_the_clients_schema() {
         &json!({"schemaType": "PROTOBUF", "schema": fixture("java", "money.proto")}),
     );
     assert_eq!(money.status, 200, "{}", money.text());
+    // `publish` registered the folder's Money as version 1 of its path:
+    // the clients' is version 2.
+    assert_eq!(money.json()["version"], 2, "{}", money.text());
     let level = confluent(
         "PUT",
         &serve.url("/config/shop-value"),
@@ -205,12 +210,224 @@ fn a_folder_whose_import_differs_is_not_the_clients_schema() {
     );
     assert_eq!(level.status, 200, "{}", level.text());
     // Not the published files: another version, another id.
-    let reply = register(
-        &serve,
-        "shop-value",
-        &shop_body(&fixture("java", "shop.proto")),
-    );
+    let mut body = shop_body(&fixture("java", "shop.proto"));
+    body["references"][0]["version"] = json!(2);
+    let reply = register(&serve, "shop-value", &body);
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(reply.json()["version"], 2, "{}", reply.text());
     assert_ne!(reply.json()["id"].as_u64(), Some(id));
+}
+
+/// A folder of the generic fixtures (`shop.proto` imports Money, a
+/// Timestamp and Confluent's `meta.proto`, which the bundler resolves
+/// without a copy in the folder).
+fn generic_folder(into: &Path) -> PathBuf {
+    let dir = into.join("schemas");
+    write(
+        &dir,
+        "dataschema.toml",
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Order\"\n",
+    );
+    let read =
+        |file: &str| String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap();
+    write(&dir, "shop-value.v1.proto", &read("shop.proto"));
+    write(&dir, MONEY, &read("money.proto"));
+    dir
+}
+
+fn publish(url: &str, token: &str, dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["publish", "--registry", url, "--token-file", token])
+        .arg(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn publish_registers_a_proto_folders_imports_and_confluent_reads_the_root_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    let dir = generic_folder(tmp.path());
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let money_urn = "urn:acme:schema:x..acme_-2fcommon_-2fv1_-2fmoney.proto:1";
+    assert!(
+        text(&out).contains(&format!("registered import {MONEY} as {money_urn} (id ")),
+        "{}",
+        text(&out)
+    );
+    // Well-known imports are no subjects.
+    let subjects = get(&serve.url("/subjects")).json();
+    assert_eq!(subjects, json!([MONEY, "shop-value"]), "{subjects}");
+    let id = locked_id(&dir, SHOP);
+
+    let read = get(&serve.url(&format!("/schemas/ids/{id}"))).json();
+    assert_eq!(
+        read["references"],
+        json!([{"name": MONEY, "subject": MONEY, "version": 1}]),
+        "{read}"
+    );
+    let schema = read["schema"].as_str().unwrap();
+    assert!(
+        schema.starts_with("syntax = \"proto3\";\npackage acme.shop.v1;\n"),
+        "{schema}"
+    );
+    assert!(schema.contains("message Refund {"), "{schema}");
+
+    // Published again: the import is found held, nothing new.
+    let again = publish(&serve.url(""), &token, &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    let versions = get(&serve.url(&format!("/subjects/{MONEY_SUBJECT}/versions"))).json();
+    assert_eq!(versions, json!([1]));
+
+    // Confluent's own Python client reads it back, by id and by lookup.
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
+        return;
+    };
+    let set = tmp.path().join("set.binpb");
+    let compiled = dataschema::build::compile_proto(&dir.join("shop-value.v1.proto")).unwrap();
+    std::fs::write(&set, compiled).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/python/confluent_protobuf_readback.py"
+    );
+    let out = Command::new(python)
+        .arg(script)
+        .arg(serve.url(""))
+        .arg(id.to_string())
+        .arg(&set)
+        .output()
+        .unwrap();
+    println!("{}", text(&out));
+    assert!(
+        out.status.success(),
+        "confluent_protobuf_readback.py: {}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_client_first_then_publish_of_the_same_files_lands_on_its_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    // Go's serializer registers first: the import under its path, then
+    // the schema (Go's texts, not the folder's bytes).
+    let money = register(
+        &serve,
+        MONEY_SUBJECT,
+        &json!({"schemaType": "PROTOBUF", "schema": fixture("go", "money.proto")}),
+    );
+    assert_eq!(money.status, 200, "{}", money.text());
+    let go_shop = fixture("go", "shop.proto");
+    let client = register(&serve, "shop-value", &shop_body(&go_shop));
+    assert_eq!(client.status, 200, "{}", client.text());
+    let id = client.json()["id"].as_u64().unwrap();
+
+    // The folder of Java's texts of the same files, published after.
+    let dir = folder(tmp.path(), &fixture("java", "shop.proto"));
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let printed = text(&out);
+    assert!(
+        printed.contains(&format!("already published {SHOP} (id {id})")),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(&format!("import {MONEY} already registered as ")),
+        "{printed}"
+    );
+    assert_eq!(locked_id(&dir, SHOP), id);
+    // Nothing new, the bytes stored are the client's.
+    assert_eq!(
+        get(&serve.url("/subjects/shop-value/versions")).json(),
+        json!([1])
+    );
+    assert_eq!(
+        get(&serve.url(&format!("/subjects/{MONEY_SUBJECT}/versions"))).json(),
+        json!([1])
+    );
+    let native = get(&serve.url(&format!("/schemas/{SHOP}")));
+    assert_eq!(native.text(), go_shop);
+    let read = get(&serve.url("/subjects/shop-value/versions/1")).json();
+    assert_eq!(read["schema"].as_str(), Some(go_shop.as_str()));
+
+    // Published again, the lock's id confirmed (other bytes, same files).
+    let lock = std::fs::read_to_string(dir.join("dataschema.lock")).unwrap();
+    let again = publish(&serve.url(""), &token, &dir);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        text(&again).contains(&format!("already published {SHOP} (id {id})")),
+        "{}",
+        text(&again)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("dataschema.lock")).unwrap(),
+        lock
+    );
+
+    // Other files under that URN: refused as immutable, nothing stored.
+    let changed = folder(
+        &tmp.path().join("changed"),
+        &fixture("java", "shop.proto").replace(
+            "  string order_id = 1;\n",
+            "  string order_id = 1;\n  string reason = 9;\n",
+        ),
+    );
+    let out = publish(&serve.url(""), &token, &changed);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("immutable"), "{}", text(&out));
+    // The same files with another root: a payload by URN would be another
+    // message, so another schema.
+    let other_root = folder(&tmp.path().join("root"), &fixture("java", "shop.proto"));
+    write(
+        &other_root,
+        "dataschema.toml",
+        "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Refund\"\n",
+    );
+    let out = publish(&serve.url(""), &token, &other_root);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("immutable"), "{}", text(&out));
+    assert_eq!(
+        get(&serve.url("/subjects/shop-value/versions")).json(),
+        json!([1])
+    );
+    assert_eq!(get(&serve.url(&format!("/schemas/{SHOP}"))).text(), go_shop);
+}
+
+#[test]
+fn a_rootless_proto_folder_publishes_with_its_imports_and_reads_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let token = token_file(tmp.path());
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token]);
+    let dir = generic_folder(tmp.path());
+    write(
+        &dir,
+        "dataschema.toml",
+        "namespace = \"acme\"\nrootless = [\"shop-value.v1\"]\n",
+    );
+    let out = publish(&serve.url(""), &token, &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let id = locked_id(&dir, SHOP);
+    // Held without a root (no Dataschema-Root), its import by reference.
+    let native = get(&serve.url(&format!("/schemas/{SHOP}")));
+    assert_eq!(native.status, 200, "{}", native.text());
+    assert_eq!(native.header("dataschema-root"), None);
+    let read = get(&serve.url(&format!("/schemas/ids/{id}"))).json();
+    assert_eq!(
+        read["references"],
+        json!([{"name": MONEY, "subject": MONEY, "version": 1}]),
+        "{read}"
+    );
+    let schema = read["schema"].as_str().unwrap();
+    assert!(schema.contains("message Order {"), "{schema}");
+    // Java's registration of the same files lands on it.
+    let reply = register(
+        &serve,
+        "shop-value",
+        &json!({"schemaType": "PROTOBUF", "schema": schema,
+                "references": [{"name": MONEY, "subject": MONEY, "version": 1}]}),
+    );
+    assert_eq!(reply.json()["id"].as_u64(), Some(id), "{}", reply.text());
 }

@@ -6,7 +6,8 @@
 use crate::common;
 
 use dataschema::{
-    Compatibility, Error, Guard, Language, MemoryStore, Outcome, Reference, Registry, Schema,
+    Compatibility, Error, Guard, Language, MemoryStore, Outcome, Reason, Reference, Registry,
+    Schema,
 };
 use proptest::prelude::*;
 
@@ -171,9 +172,80 @@ fn references_are_resolved_and_a_missing_one_refused() {
     assert_eq!(again.id, id);
 }
 
+/// `shop.proto` and what it imports, compiled into one descriptor set,
+/// with no root: its own file is the one no other imports.
+fn shop_set() -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("acme/common/v1/money.proto", &text("money.proto"));
+    write("shop.proto", &text("shop.proto"));
+    for (name, text) in dataschema::proto::WELL_KNOWN {
+        write(name, text);
+    }
+    let mut compiler = protox::Compiler::new([dir.path()]).unwrap();
+    compiler.include_imports(true).include_source_info(false);
+    compiler.open_file("shop.proto").unwrap();
+    compiler.encode_file_descriptor_set()
+}
+
 #[test]
-fn a_descriptor_set_without_a_root_is_still_refused() {
-    let set = common::read("schemas/proto2.binpb");
+fn a_descriptor_set_without_a_root_validates_frames_and_fails_open_by_urn() {
+    let schema = Schema::new(common::urn(SHOP), Language::Protobuf, shop_set(), None);
+    let registry = Registry::new(MemoryStore::new());
+    let id = registry.publish(schema, Compatibility::None).unwrap().id;
+    let guard = Guard::new(registry);
+    // Each message of the own file, by its indexes: [0], [1], [0, 0].
+    for (what, indexes, body) in [
+        ("Order", &b"\x00"[..], ORDER),
+        ("Refund", b"\x02\x02", REFUND),
+        ("Order.Line", b"\x04\x00\x00", LINE),
+    ] {
+        let outcome = guard.validate_framed(&frame(id, indexes, body));
+        assert!(
+            matches!(outcome, Ok(Outcome::Validated)),
+            "{what}: {outcome:?}"
+        );
+    }
+    // An Order's body read as a Refund (field 2 is an int64 there).
+    let invalid = guard
+        .validate_framed(&frame(id, b"\x02\x02", ORDER))
+        .expect_err("not a Refund");
+    assert_eq!(invalid.urn(), &common::urn(SHOP));
+    // Indexes past the file's messages.
+    assert!(guard
+        .validate_framed(&frame(id, b"\x02\x0a", ORDER))
+        .is_err());
+    assert_eq!(guard.unvalidated(), 0);
+
+    // By URN (no indexes): no message is named; fails open, counted.
+    for outcome in [
+        guard.validate(SHOP, ORDER),
+        guard.validate_json(SHOP, &serde_json::json!({"id": "o1"})),
+    ] {
+        match outcome {
+            Ok(Outcome::Unvalidated(unvalidated)) => {
+                assert_eq!(unvalidated.reason(), Reason::Unusable);
+                assert!(
+                    unvalidated.to_string().contains("without a root message"),
+                    "{unvalidated}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(guard.unvalidated(), 2);
+}
+
+#[test]
+fn a_descriptor_set_without_a_root_and_several_own_files_is_refused() {
+    // Two sets' bytes are one set of both (a repeated field): two files
+    // that no other imports, so no own file and no root.
+    let mut set = common::read("schemas/proto2.binpb");
+    set.extend_from_slice(&shop_set());
     let schema = Schema::new(common::urn(SHOP), Language::Protobuf, set, None);
     let err = Registry::new(MemoryStore::new())
         .publish(schema, Compatibility::None)

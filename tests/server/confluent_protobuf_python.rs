@@ -23,7 +23,7 @@ use std::process::Command;
 
 use dataschema::http::{Api, HttpResolver};
 use dataschema::proto::WELL_KNOWN;
-use dataschema::{build, Guard, Outcome, Registry, ViolationKind};
+use dataschema::{build, Guard, Outcome, Reason, Registry, ViolationKind};
 
 fn fixture(file: &str) -> String {
     String::from_utf8(common::read(&format!("proto/confluent/{file}"))).unwrap()
@@ -96,10 +96,7 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
     let urn = common::urn("urn:acme:schema:shop-value:1");
     assert_eq!(running.registry.id_of(&urn).unwrap(), id);
 
-    // A Refund's body read as an Order (indexes [0]): not an Order.
-    let mut mislabelled = refund[..5].to_vec();
-    mislabelled.push(0);
-    mislabelled.extend_from_slice(&refund[7..]);
+    let mislabelled = mislabelled_refund(&refund);
 
     let fallback = |api: Api| {
         let resolver = HttpResolver::builder(running.url(""))
@@ -143,16 +140,19 @@ fn confluents_protobuf_serializer_frames_what_validate_framed_checks() {
 /// the message the frames' indexes `[0]` name). Locked, then the ids the
 /// server gave recorded as `dataschema publish` records them.
 fn locked_bundle(dir: &std::path::Path, id: u32) -> Registry {
-    write(
+    locked_bundle_of(
         dir,
-        build::MANIFEST_FILE,
+        id,
         "namespace = \"acme\"\n\n[roots]\n\"shop-value.v1\" = \"acme.shop.v1.Order\"\n",
-    );
+    )
+}
+
+/// [`locked_bundle`] with the manifest `manifest`.
+fn locked_bundle_of(dir: &std::path::Path, id: u32, manifest: &str) -> Registry {
+    write(dir, build::MANIFEST_FILE, manifest);
     write(dir, "shop-value.v1.proto", &fixture("shop.proto"));
     write(dir, "acme/common/v1/money.proto", &fixture("money.proto"));
-    for (name, text) in WELL_KNOWN {
-        write(dir, name, text);
-    }
+    // No copy of `confluent/meta.proto`: the bundler resolves it.
     build::lock(dir).unwrap();
     let urn = common::urn("urn:acme:schema:shop-value:1");
     let checked = build::check(dir).unwrap();
@@ -226,4 +226,37 @@ fn confluents_protobuf_frames_validate_from_a_bundle_with_locked_ids() {
     broken[6] = 0x08;
     assert!(guard.validate_framed(&broken).is_err());
     assert_eq!(guard.unvalidated(), 0);
+
+    // The same folder with the schema listed `rootless` (no root, as
+    // Confluent's schema has none): every frame validates, the Refund's
+    // too, and a payload by URN names no message (fails open, counted).
+    let rootless = tempfile::tempdir().unwrap();
+    let guard = Guard::new(locked_bundle_of(
+        rootless.path(),
+        id,
+        "namespace = \"acme\"\nrootless = [\"shop-value.v1\"]\n",
+    ));
+    for (name, payload) in [("order", &order), ("refund", &refund), ("latest", &latest)] {
+        let outcome = guard.validate_framed(payload);
+        assert!(
+            matches!(outcome, Ok(Outcome::Validated)),
+            "the rootless bundle: {name}: {outcome:?}"
+        );
+    }
+    assert!(guard.validate_framed(&mislabelled_refund(&refund)).is_err());
+    assert!(guard.validate_framed(&broken).is_err());
+    let by_urn = guard.validate(urn.as_str(), &order[6..]);
+    assert!(
+        matches!(&by_urn, Ok(Outcome::Unvalidated(u)) if u.reason() == Reason::Unusable),
+        "{by_urn:?}"
+    );
+    assert_eq!(guard.unvalidated(), 1);
+}
+
+/// A Refund's body read as an Order (indexes `[0]`): not an Order.
+fn mislabelled_refund(refund: &[u8]) -> Vec<u8> {
+    let mut mislabelled = refund[..5].to_vec();
+    mislabelled.push(0);
+    mislabelled.extend_from_slice(&refund[7..]);
+    mislabelled
 }

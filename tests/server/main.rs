@@ -24,6 +24,7 @@ mod confluent_dropin;
 mod confluent_framed;
 mod confluent_protobuf;
 mod confluent_protobuf_clients;
+mod confluent_protobuf_native;
 mod confluent_protobuf_python;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;

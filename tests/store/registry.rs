@@ -173,15 +173,36 @@ fn empty_bytes_and_missing_roots_are_refused() {
         "",
     );
     assert!(matches!(
-        registry.publish(no_root.clone(), Compatibility::None),
+        registry.publish(no_root, Compatibility::None),
         Err(Error::MissingRoot { .. })
     ));
-    let no_root = Schema::new(
-        no_root.urn().clone(),
-        no_root.language(),
-        no_root.shared_bytes(),
-        None,
-    );
+}
+
+/// A descriptor set without a root whose own file is not one (two files
+/// that no other imports: two sets' bytes are one set of both): it names
+/// no root, and none is guessed.
+#[cfg(feature = "protobuf")]
+#[test]
+fn a_descriptor_set_without_a_root_or_one_own_file_is_refused() {
+    let registry = Registry::new(MemoryStore::new());
+    let mut two = read("schemas/proto2.binpb");
+    two.extend_from_slice(&{
+        use prost::Message as _;
+        use prost_reflect::prost_types::{DescriptorProto, FileDescriptorProto, FileDescriptorSet};
+        FileDescriptorSet {
+            file: vec![FileDescriptorProto {
+                name: Some("other.proto".into()),
+                package: Some("other".into()),
+                message_type: vec![DescriptorProto {
+                    name: Some("Other".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        }
+        .encode_to_vec()
+    });
+    let no_root = Schema::new(urn("urn:acme:schema:env:1"), Language::Protobuf, two, None);
     let err = registry.publish(no_root, Compatibility::None).unwrap_err();
     assert!(matches!(err, Error::MissingRoot { .. }));
     assert!(err.to_string().contains("urn:acme:schema:env:1"));

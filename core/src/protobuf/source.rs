@@ -12,7 +12,9 @@
 //! are the version's (stored with it, as every version's); the compiled
 //! descriptors are derived from them, never stored. Bytes that are not
 //! text (a serialized `FileDescriptorSet`) are no such schema: a descriptor
-//! set names its root ([`Error::MissingRoot`]).
+//! set names its root, or is taken without one when exactly one of its
+//! files is imported by no other ([`is_rootless_set`]; else
+//! [`Error::MissingRoot`]).
 //!
 //! # Compiling
 //!
@@ -45,7 +47,11 @@ pub enum Form {
 /// line feed, form feed and carriage return. A serialized
 /// `FileDescriptorSet` always has one (its length prefixes and tags).
 pub fn looks_like_source(bytes: &[u8]) -> bool {
-    crate::schema::is_source_text(bytes)
+    !bytes.is_empty()
+        && std::str::from_utf8(bytes).is_ok()
+        && !bytes
+            .iter()
+            .any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
 }
 
 /// The text of a rootless protobuf schema's bytes.
@@ -61,10 +67,54 @@ fn text_of(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())
 }
 
+pub use crate::well_known::{is_well_known, WELL_KNOWN};
+
+/// Whether `schema` is a protobuf descriptor set without a root (a
+/// `rootless` schema of a bundle, or one published natively without
+/// `Dataschema-Root`): its own file is the one no other file of the set
+/// imports (`main_file`); a frame's message indexes name its message,
+/// and a payload addressed by URN names none (`unusable`).
+pub fn is_rootless_set(schema: &crate::Schema) -> bool {
+    schema.language() == crate::Language::Protobuf
+        && schema.root().is_none()
+        && !looks_like_source(schema.bytes())
+}
+
+/// The own file of a descriptor set without a root: the one file that no
+/// other file of the set imports. `Err` says why there is not exactly one.
+pub(crate) fn main_file(pool: &prost_reflect::DescriptorPool) -> Result<String, String> {
+    let imported: std::collections::HashSet<String> = pool
+        .files()
+        .flat_map(|file| {
+            file.dependencies()
+                .map(|dependency| dependency.name().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let mut top = pool
+        .files()
+        .map(|file| file.name().to_owned())
+        .filter(|name| !imported.contains(name));
+    match (top.next(), top.next()) {
+        (Some(main), None) => Ok(main),
+        (None, _) => Err("the descriptor set has no file that no other imports".into()),
+        (Some(a), Some(b)) => Err(format!(
+            "the descriptor set has no root message and several files that no other imports \
+             ({}, {}, ...): a descriptor set without a root holds one own file and what it \
+             imports; give its root",
+            crate::text::clip(&a, 100),
+            crate::text::clip(&b, 100)
+        )),
+    }
+}
+
+#[cfg(feature = "proto-text")]
+pub use self::compile::{
+    check_references, file_descriptor, is_descriptor, message_by_urn, normalize, same_files,
+    same_version, text,
+};
 #[cfg(feature = "proto-text")]
 pub(crate) use self::compile::{compile, CompileError};
-#[cfg(feature = "proto-text")]
-pub use self::compile::{file_descriptor, is_descriptor, normalize, same_files, text, WELL_KNOWN};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -96,7 +146,7 @@ mod compile {
     /// registered as text; else printed from its descriptor
     /// ([`print_file`](crate::protobuf::print::print_file)).
     pub fn text(schema: &Schema, refs: &dyn Resolver) -> Result<String, Error> {
-        if schema.root().is_none() {
+        if schema.root().is_none() && !super::is_rootless_set(schema) {
             let unusable = |message: String| Error::SchemaUnusable {
                 urn: schema.urn().clone(),
                 source: message.into(),
@@ -117,7 +167,10 @@ mod compile {
     /// nested messages), fields keep their order (the text printed
     /// otherwise normalized). Other schemas are answered as they are.
     pub fn normalize(schema: &Schema, refs: &dyn Resolver) -> Result<Schema, Error> {
-        if schema.language() != Language::Protobuf || schema.root().is_some() {
+        if schema.language() != Language::Protobuf
+            || schema.root().is_some()
+            || super::is_rootless_set(schema)
+        {
             return Ok(schema.clone());
         }
         let unusable = |message: String| Error::SchemaUnusable {
@@ -160,6 +213,99 @@ mod compile {
         Ok(closure(&own_file(a, refs)?) == closure(&own_file(b, refs)?))
     }
 
+    /// The full name of the message a payload addressed by URN is, for a
+    /// protobuf schema: its root, or, for `.proto` text or a descriptor
+    /// registered without one, its file's first message (`None` when its
+    /// file declares none, and for a descriptor set without a root, by
+    /// which no payload is addressed: [`is_rootless_set`](crate::proto::is_rootless_set)),
+    /// as the validator picks it. References resolve through `refs`.
+    pub fn message_by_urn(schema: &Schema, refs: &dyn Resolver) -> Result<Option<String>, Error> {
+        if let Some(root) = schema.root() {
+            return Ok(Some(root.to_owned()));
+        }
+        if super::is_rootless_set(schema) {
+            return Ok(None);
+        }
+        Ok(own_file(schema, refs)?
+            .messages()
+            .next()
+            .map(|message| message.full_name().to_owned()))
+    }
+
+    /// Whether `sent`, published under the URN of `held` with other
+    /// bytes, is that version in another form, as a publish takes it
+    /// (idempotent, the stored bytes unchanged): both protobuf, compiling
+    /// to the same files ([`same_files`]), and naming the same message for
+    /// a payload addressed by URN ([`message_by_urn`]: a root sent must be
+    /// the held version's root, or its file's first message when it has
+    /// none). Metadata and rule set are the caller's to compare. A schema
+    /// that does not compile is `Err`.
+    pub fn same_version(held: &Schema, sent: &Schema, refs: &dyn Resolver) -> Result<bool, Error> {
+        Ok(same_files(held, sent, refs)?
+            && message_by_urn(held, refs)? == message_by_urn(sent, refs)?)
+    }
+
+    /// Checks the references of a descriptor set (with a root, what
+    /// `dataschema publish` sends for a `.proto` folder, or without one),
+    /// which Confluent's API answers as its own file's imports: each reference names a
+    /// file that the root's file imports, and the schema it names (a
+    /// protobuf schema without a root, resolved through `refs`) compiles
+    /// to that very file, as the set holds it (and to the same files below
+    /// it; [`same_files`]'s comparison). Any other schema passes.
+    ///
+    /// [`Error::SchemaUnusable`] when a reference names no import of the
+    /// root's file, names a schema that is not held or not such a schema,
+    /// or names one whose file differs from the set's.
+    pub fn check_references(schema: &Schema, refs: &dyn Resolver) -> Result<(), Error> {
+        let descriptor_set = schema.root().is_some() || super::is_rootless_set(schema);
+        if schema.language() != Language::Protobuf
+            || !descriptor_set
+            || schema.references().is_empty()
+        {
+            return Ok(());
+        }
+        let unusable = |message: String| Error::SchemaUnusable {
+            urn: schema.urn().clone(),
+            source: message.into(),
+        };
+        let main = own_file(schema, refs)?;
+        for reference in schema.references() {
+            let name = clip(reference.name(), 100);
+            let target = reference.urn();
+            let Some(imported) = main
+                .dependencies()
+                .find(|file| file.name() == reference.name())
+            else {
+                return Err(unusable(format!(
+                    "reference {name:?} names no file that {} (the root's file) imports",
+                    clip(main.name(), 100)
+                )));
+            };
+            let held = match refs.resolve(target) {
+                Ok(held) => held,
+                Err(Error::NotFound { .. }) => {
+                    return Err(unusable(format!(
+                        "reference {name:?} names {target}, which is not held"
+                    )))
+                }
+                Err(err) => return Err(err),
+            };
+            if held.language() != Language::Protobuf || held.root().is_some() {
+                return Err(unusable(format!(
+                    "reference {name:?} names {target}, which is not a protobuf schema \
+                     registered as text or a FileDescriptorProto"
+                )));
+            }
+            if closure(&own_file(&held, refs)?) != closure(&imported) {
+                return Err(unusable(format!(
+                    "reference {name:?} names {target}, whose file is not the {name:?} the \
+                     descriptor set holds"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// A file and what it imports (well-known files aside), by import path
     /// (the file itself under the empty name), as [`same_files`] compares
     /// them.
@@ -174,9 +320,7 @@ mod compile {
             }
             for dependency in file.dependencies() {
                 let name = dependency.name().to_owned();
-                let known = name.starts_with("google/protobuf/")
-                    || WELL_KNOWN.iter().any(|(path, _)| *path == name);
-                if !known && !files.contains_key(&name) {
+                if !super::is_well_known(&name) && !files.contains_key(&name) {
                     stack.push((name, dependency));
                 }
             }
@@ -258,6 +402,12 @@ mod compile {
             source: message.into(),
         };
         let (pool, main) = match schema.root() {
+            None if super::is_rootless_set(schema) => {
+                let pool = crate::protobuf::model::decode(schema.bytes())
+                    .map_err(|_| unusable("not a usable descriptor set".into()))?;
+                let main = super::main_file(&pool).map_err(unusable)?;
+                (pool, main)
+            }
             None => {
                 let compiled = compile(schema, refs).map_err(|err| match err {
                     CompileError::Unusable(message) => unusable(message),
@@ -281,87 +431,6 @@ mod compile {
         pool.get_file_by_name(&main)
             .ok_or_else(|| unusable(format!("no file {main:?}")))
     }
-
-    /// The well-known files bundled here, by import path and text (Confluent's; the
-    /// `google/protobuf/*` ones are `protox`'s).
-    pub const WELL_KNOWN: &[(&str, &str)] = &[
-        (
-            "confluent/meta.proto",
-            include_str!("../../proto/confluent/meta.proto"),
-        ),
-        (
-            "confluent/type/decimal.proto",
-            include_str!("../../proto/confluent/type/decimal.proto"),
-        ),
-        (
-            "google/type/calendar_period.proto",
-            include_str!("../../proto/google/type/calendar_period.proto"),
-        ),
-        (
-            "google/type/color.proto",
-            include_str!("../../proto/google/type/color.proto"),
-        ),
-        (
-            "google/type/date.proto",
-            include_str!("../../proto/google/type/date.proto"),
-        ),
-        (
-            "google/type/datetime.proto",
-            include_str!("../../proto/google/type/datetime.proto"),
-        ),
-        (
-            "google/type/dayofweek.proto",
-            include_str!("../../proto/google/type/dayofweek.proto"),
-        ),
-        (
-            "google/type/decimal.proto",
-            include_str!("../../proto/google/type/decimal.proto"),
-        ),
-        (
-            "google/type/expr.proto",
-            include_str!("../../proto/google/type/expr.proto"),
-        ),
-        (
-            "google/type/fraction.proto",
-            include_str!("../../proto/google/type/fraction.proto"),
-        ),
-        (
-            "google/type/interval.proto",
-            include_str!("../../proto/google/type/interval.proto"),
-        ),
-        (
-            "google/type/latlng.proto",
-            include_str!("../../proto/google/type/latlng.proto"),
-        ),
-        (
-            "google/type/localized_text.proto",
-            include_str!("../../proto/google/type/localized_text.proto"),
-        ),
-        (
-            "google/type/money.proto",
-            include_str!("../../proto/google/type/money.proto"),
-        ),
-        (
-            "google/type/month.proto",
-            include_str!("../../proto/google/type/month.proto"),
-        ),
-        (
-            "google/type/phone_number.proto",
-            include_str!("../../proto/google/type/phone_number.proto"),
-        ),
-        (
-            "google/type/postal_address.proto",
-            include_str!("../../proto/google/type/postal_address.proto"),
-        ),
-        (
-            "google/type/quaternion.proto",
-            include_str!("../../proto/google/type/quaternion.proto"),
-        ),
-        (
-            "google/type/timeofday.proto",
-            include_str!("../../proto/google/type/timeofday.proto"),
-        ),
-    ];
 
     /// At most this many files (the schema and everything it imports,
     /// well-known files aside).
@@ -449,7 +518,7 @@ mod compile {
                     }
                 };
             }
-            if let Some((_, text)) = WELL_KNOWN.iter().find(|(path, _)| *path == name) {
+            if let Some((_, text)) = super::WELL_KNOWN.iter().find(|(path, _)| *path == name) {
                 return File::from_source(name, text);
             }
             self.google.open_file(name)

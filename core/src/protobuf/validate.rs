@@ -27,6 +27,9 @@ pub struct ProtobufValidator {
     /// A schema without a root (a Confluent registration): the messages
     /// of its file, by index, which a frame's message indexes pick.
     messages: Option<Box<[Node]>>,
+    /// A descriptor set without a root: no message for a payload without
+    /// message indexes (the guard fails open on it, `unusable`).
+    frames_only: bool,
 }
 
 /// The message a payload validated without message indexes is, and its
@@ -45,7 +48,6 @@ struct Node {
 }
 
 impl Node {
-    #[cfg_attr(not(feature = "proto-text"), allow(dead_code))]
     fn tree(messages: impl Iterator<Item = MessageDescriptor>) -> Box<[Node]> {
         messages
             .map(|message| Node {
@@ -102,7 +104,46 @@ impl ProtobufValidator {
             pool,
             reject_unknown_fields: options.reject_unknown_fields,
             messages,
+            frames_only: false,
         }
+    }
+
+    /// A descriptor set without a root: its own file is the one no other
+    /// file of the set imports (`source::main_file`; not exactly one is
+    /// an error). A frame's message indexes pick the message of that file
+    /// to validate, as for a Confluent registration; a payload without
+    /// indexes names no message ([`frames_only`](Self::frames_only)).
+    /// `Err(None)`: not exactly one such file (the set must name its root).
+    pub(crate) fn rootless_set(
+        bytes: &[u8],
+        options: Options,
+    ) -> Result<ProtobufValidator, Option<BoxError>> {
+        let pool = model::decode(bytes).map_err(|err| {
+            Some(BoxError::from(match err {
+                DecodeError::Unusable(err) => {
+                    format!("the schema's descriptor set is not usable: {err}")
+                }
+                DecodeError::NotADescriptorSet(err) => {
+                    format!("the schema is not a valid FileDescriptorSet: {err}")
+                }
+            }))
+        })?;
+        let main = super::source::main_file(&pool).map_err(|_| None)?;
+        let file = pool
+            .get_file_by_name(&main)
+            .ok_or_else(|| Some(format!("the descriptor set has no file {main:?}").into()))?;
+        let tree = Node::tree(file.messages());
+        let mut validator =
+            ProtobufValidator::with_message(pool.clone(), None, options, Some(tree));
+        validator.frames_only = true;
+        Ok(validator)
+    }
+
+    /// Whether only a Confluent frame's payloads can be validated (a
+    /// descriptor set without a root): a payload without message indexes
+    /// names no message.
+    pub(crate) fn frames_only(&self) -> bool {
+        self.frames_only
     }
 
     /// A schema without a root (a Confluent registration), already compiled

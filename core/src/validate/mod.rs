@@ -377,6 +377,11 @@ enum Found {
     /// backtracking budget. Its one violation says so.
     #[cfg(feature = "json")]
     Undecided(Vec<Violation>),
+    /// No verdict: the schema names no message for a payload without
+    /// message indexes (a protobuf descriptor set without a root). Its one
+    /// violation says so.
+    #[cfg(feature = "protobuf")]
+    FramesOnly(Vec<Violation>),
 }
 
 impl Report {
@@ -397,6 +402,8 @@ impl Report {
             } => violations.get_or_init(|| deferred.violations()),
             #[cfg(feature = "json")]
             Found::Undecided(why) => why,
+            #[cfg(feature = "protobuf")]
+            Found::FramesOnly(why) => why,
         }
     }
 
@@ -410,6 +417,30 @@ impl Report {
             Found::Undecided(why) => why.first().map(Violation::message),
             _ => None,
         }
+    }
+
+    /// Whether the schema could not be used for this payload, and why: a
+    /// protobuf descriptor set without a root names no message for a
+    /// payload without message indexes (one addressed by URN, or a JSON
+    /// value), only for a Confluent frame's. The guard lets such a payload
+    /// through, counted as `unusable`.
+    pub fn unusable(&self) -> Option<&str> {
+        match &self.0 {
+            #[cfg(feature = "protobuf")]
+            Found::FramesOnly(why) => why.first().map(Violation::message),
+            _ => None,
+        }
+    }
+
+    /// A payload the schema names no message for (see [`Report::unusable`]).
+    #[cfg(feature = "protobuf")]
+    pub(crate) fn frames_only() -> Report {
+        Report(Found::FramesOnly(vec![Violation::new(
+            "",
+            ViolationKind::Other,
+            "the schema is a protobuf descriptor set without a root message: only a Confluent \
+             frame's message indexes name the message of a payload",
+        )]))
     }
 
     /// A payload without a verdict, and why.
@@ -476,6 +507,8 @@ impl Compiled {
         match *self {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.check(payload),
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) if v.frames_only() => Err(Report::frames_only()),
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => v.validate(payload).map_err(Report::found),
             #[cfg(feature = "avro")]
@@ -558,6 +591,8 @@ impl Compiled {
             #[cfg(feature = "json")]
             Compiled::Json(ref v) => v.validate_value(value),
             #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) if v.frames_only() => Err(Report::frames_only()),
+            #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => v.validate_json(value).map_err(Report::found),
             #[cfg(feature = "avro")]
             Compiled::Avro(ref v) => v.validate_json(value).map_err(Report::found),
@@ -617,6 +652,18 @@ pub fn compile(
             Some(root) => protobuf::ProtobufValidator::compile(schema.bytes(), root, options)
                 .map(Compiled::Protobuf)
                 .map_err(unusable),
+            // A descriptor set without a root: frames only.
+            // Not exactly one own file: it must name its root.
+            None if crate::protobuf::source::is_rootless_set(schema) => {
+                protobuf::ProtobufValidator::rootless_set(schema.bytes(), options)
+                    .map(Compiled::Protobuf)
+                    .map_err(|err| match err {
+                        Some(err) => unusable(err),
+                        None => CompileError::Unusable(Error::MissingRoot {
+                            urn: schema.urn().clone(),
+                        }),
+                    })
+            }
             // No root: a Confluent registration, `.proto` text or a
             // descriptor with references (`protobuf/source.rs`).
             None => compile_rootless(schema, refs.as_ref(), options),

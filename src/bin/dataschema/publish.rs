@@ -10,7 +10,7 @@ use dataschema::compat::Compatibility;
 use dataschema::protocol::{
     self, content_type, header, BaseUrl, BaseUrlProblem, Credentials, TransportError,
 };
-use dataschema::{Language, Urn};
+use dataschema::{subject, Language, Reference, Schema, Urn};
 
 /// Exit code: a schema was refused (by the registry, or by the folder's
 /// own check), or the registry contradicts the lock.
@@ -96,9 +96,19 @@ pub fn run(args: &Args) -> u8 {
     let mut published = Vec::new();
     let (mut created, mut held) = (0usize, 0usize);
     let mut failed = None;
+    // The folder's imported `.proto` files registered so far, by import
+    // path: several schemas may import one file.
+    let mut imports = HashMap::new();
     for source in order {
         let urn = source.schema.urn();
-        match client.publish(source) {
+        let sent = match client.register_imports(dir, source, &mut imports) {
+            Ok(sent) => sent,
+            Err(failure) => {
+                failed = Some(failure);
+                break;
+            }
+        };
+        match client.publish(source, &sent) {
             Ok((id, true)) => {
                 println!("published {urn} (id {id})");
                 created += 1;
@@ -319,16 +329,164 @@ impl Client {
         self.http.base().as_str()
     }
 
-    /// Publishes `source` (or finds it published): its id, and whether it
-    /// was created now.
-    fn publish(&self, source: &Source) -> Result<(u32, bool), Failure> {
+    /// The schema to send for `source`: for a `.proto` schema not yet
+    /// locked, the folder's files its root's file imports are registered
+    /// first (each under its import path as a protobuf schema without a
+    /// root, as Confluent's clients register an import:
+    /// [`register_import`](Client::register_import)), and the schema
+    /// carries them as its references, so Confluent's API answers its
+    /// root's file with the references its clients follow. Any other
+    /// schema as it is.
+    fn register_imports(
+        &self,
+        dir: &Path,
+        source: &Source,
+        registered: &mut HashMap<String, Urn>,
+    ) -> Result<Schema, Failure> {
         let schema = &source.schema;
+        if source.id.is_some() || schema.language() != Language::Protobuf {
+            return Ok(schema.clone());
+        }
+        let imports = build::proto_imports(dir, source).map_err(Failure::Refused)?;
+        for file in &imports.files {
+            if registered.contains_key(&file.name) {
+                continue;
+            }
+            let urn = self.register_import(schema.urn().namespace(), file, registered)?;
+            registered.insert(file.name.clone(), urn);
+        }
+        let references = imports.root_imports.iter().filter_map(|name| {
+            registered
+                .get(name)
+                .map(|urn| Reference::new(name.clone(), urn.clone()))
+        });
+        Ok(schema.with_references(references))
+    }
+
+    /// Registers `file`, a `.proto` file of the folder that a schema
+    /// imports, under the name its import path writes as a subject
+    /// ([`subject::name_of`]) in `namespace`: at the highest version held
+    /// that holds the same files (the registry takes a re-publish of a
+    /// version whose files are the same, whatever their form), else as
+    /// the next version. Its own imports are its references (registered
+    /// before it). Answers the URN.
+    fn register_import(
+        &self,
+        namespace: &str,
+        file: &build::ProtoImport,
+        registered: &HashMap<String, Urn>,
+    ) -> Result<Urn, Failure> {
+        let name = subject::name_of(&file.name).map_err(|err| {
+            Failure::Refused(format!(
+                "import {:?}: it cannot be registered under its path: {err}",
+                file.name
+            ))
+        })?;
+        let urn_at = |version: u32| {
+            Urn::new(namespace, &name, version)
+                .map_err(|err| Failure::Refused(format!("import {:?}: {}", file.name, err.chain())))
+        };
+        let references: Vec<Reference> = file
+            .imports
+            .iter()
+            .filter_map(|import| {
+                registered
+                    .get(import)
+                    .map(|urn| Reference::new(import.clone(), urn.clone()))
+            })
+            .collect();
+        let schema_at = |urn: Urn| {
+            Schema::new(urn, Language::Protobuf, file.text.clone(), None)
+                .with_references(references.iter().cloned())
+        };
+        let held = self.versions(namespace, &name)?;
+        for &version in held.iter().rev() {
+            let schema = schema_at(urn_at(version)?);
+            match self.put(&schema)? {
+                Ok((id, _)) => {
+                    println!(
+                        "import {} already registered as {} (id {id})",
+                        file.name,
+                        schema.urn()
+                    );
+                    return Ok(schema.urn().clone());
+                }
+                // Other files under that version: try the one below.
+                Err(answer) if is_immutable(&answer) => {}
+                Err(answer) => {
+                    let what = format!("PUT {}", protocol::publish_path(schema.urn()));
+                    return Err(self.refusal(schema.urn(), &what, &answer));
+                }
+            }
+        }
+        let next = held.last().map_or(Some(1), |last| last.checked_add(1));
+        let next = next.ok_or_else(|| {
+            Failure::Refused(format!(
+                "import {:?}: {name} has no next version",
+                file.name
+            ))
+        })?;
+        let schema = schema_at(urn_at(next)?);
+        match self.put(&schema)? {
+            Ok((id, _)) => {
+                println!(
+                    "registered import {} as {} (id {id})",
+                    file.name,
+                    schema.urn()
+                );
+                Ok(schema.urn().clone())
+            }
+            Err(answer) => {
+                let what = format!("PUT {}", protocol::publish_path(schema.urn()));
+                Err(self.refusal(schema.urn(), &what, &answer))
+            }
+        }
+    }
+
+    /// The versions the registry holds of `name` in `namespace` (none:
+    /// empty), ascending.
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Failure> {
+        let path = format!("/names/{namespace}/{name}/versions");
+        let what = format!("GET {path}");
+        let answer = self
+            .http
+            .get(&path, content_type::JSON, MAX_ANSWER_BYTES)
+            .map_err(|err| self.unreachable(&what, &err))?;
+        match answer.status() {
+            200 => {
+                let mut versions: Vec<u32> =
+                    serde_json::from_slice(answer.body()).map_err(|_| {
+                        self.nonsense(&what, 200, "the answer is not a list of versions")
+                    })?;
+                versions.sort_unstable();
+                Ok(versions)
+            }
+            404 => Ok(Vec::new()),
+            status => Err(self.nonsense(&what, status, "not an answer of dataschema's native API")),
+        }
+    }
+
+    /// Publishes `source` (or finds it published), sent as `schema` (its
+    /// schema, with the references [`register_imports`] gave it): its id,
+    /// and whether it was created now.
+    ///
+    /// [`register_imports`]: Client::register_imports
+    fn publish(&self, source: &Source, schema: &Schema) -> Result<(u32, bool), Failure> {
         let urn = schema.urn();
         if let Some(locked) = source.id {
             // The lock says it is published with this id: the registry
             // must agree before anything is sent to it.
             return self.confirm(source, locked);
         }
+        let what = format!("PUT {}", protocol::publish_path(urn));
+        self.put(schema)?
+            .map_err(|answer| self.refusal(urn, &what, &answer))
+    }
+
+    /// `PUT /publish/schemas/{urn}` of `schema`: its id and whether it was
+    /// created now, or the registry's answer when it is not a success.
+    fn put(&self, schema: &Schema) -> Result<Result<(u32, bool), protocol::Answer>, Failure> {
+        let urn = schema.urn();
         let path = protocol::publish_path(urn);
         let what = format!("PUT {path}");
         let mut headers = vec![
@@ -362,9 +520,9 @@ impl Client {
                     .and_then(|id| u32::try_from(id).ok())
                     .filter(|id| *id > 0)
                     .ok_or_else(|| self.nonsense(&what, status, "the answer has no id"))?;
-                Ok((id, value["created"].as_bool() == Some(true)))
+                Ok(Ok((id, value["created"].as_bool() == Some(true))))
             }
-            _ => Err(self.refusal(urn, &what, &answer)),
+            _ => Ok(Err(answer)),
         }
     }
 
@@ -396,16 +554,33 @@ impl Client {
                     return Err(self.nonsense(&what, status, "no Dataschema-Id header"));
                 };
                 let digest = held.digest();
-                if digest != schema.digest() {
-                    let hint = if schema.language() == Language::Protobuf {
-                        " (for a .proto whose source the lock pins unchanged, a different \
-                         compiler version gives different descriptor bytes)"
-                    } else {
-                        ""
+                if digest != schema.digest() && schema.language() == Language::Protobuf {
+                    // Other bytes may be the same files (a Confluent
+                    // client registered them first): the registry says,
+                    // taking the folder's as that version or refusing.
+                    let what = format!("PUT {}", protocol::publish_path(urn));
+                    return match self.put(schema)? {
+                        Ok((id, _)) if id == answered && id == locked => Ok((id, false)),
+                        Ok((id, _)) => Err(Failure::Refused(format!(
+                            "{urn}: the registry at {} holds it under id {id}, but the lock \
+                             records id {locked}: the lock's ids come from another registry \
+                             (or this one lost its data); the lock is left as it was",
+                            self.base()
+                        ))),
+                        Err(answer) if is_immutable(&answer) => Err(Failure::Refused(format!(
+                            "{urn}: refused (immutable): the registry at {} holds other files \
+                             under it (digest {digest}): a published URN never changes; \
+                             publish the change as version {} instead",
+                            self.base(),
+                            urn.version().saturating_add(1)
+                        ))),
+                        Err(answer) => Err(self.refusal(urn, &what, &answer)),
                     };
+                }
+                if digest != schema.digest() {
                     return Err(Failure::Refused(format!(
                         "{urn}: refused (immutable): the registry at {} holds other bytes under \
-                         it (digest {digest}, the folder's is {}){hint}: a published URN never \
+                         it (digest {digest}, the folder's is {}): a published URN never \
                          changes; publish the change as version {} instead",
                         self.base(),
                         schema.digest(),
@@ -495,6 +670,14 @@ impl Client {
             self.base()
         ))
     }
+}
+
+/// Whether the native API refused a publish as `immutable` (the URN
+/// holds other files).
+fn is_immutable(answer: &protocol::Answer) -> bool {
+    answer.status() == 409
+        && serde_json::from_slice::<serde_json::Value>(answer.body())
+            .is_ok_and(|value| value["error"] == "immutable")
 }
 
 /// `text` safe for a terminal or a CI log: each control character but a

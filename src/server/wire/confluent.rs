@@ -188,9 +188,9 @@ pub(crate) fn level_name(mode: Compatibility) -> String {
     mode.as_str().to_ascii_uppercase()
 }
 
-/// What Confluent's answers show of a protobuf schema registered as its
-/// clients register it (no root message): its `.proto` text (the text
-/// registered, or printed from the descriptor registered; its references
+/// What Confluent's answers show of a protobuf schema: its `.proto` text
+/// (the text registered, printed from the descriptor registered, or, for
+/// a descriptor set with a root, its root's file printed; its references
 /// are the schema's own). Built on the blocking pool, where its references
 /// resolve (`state::proto_view`), and handed to the answers below.
 #[derive(Clone, Debug, Default)]
@@ -200,19 +200,30 @@ pub(crate) struct ProtoView {
 }
 
 /// The schema as Confluent's `schema` string: a JSON Schema's text; a
-/// protobuf schema registered as Confluent's clients do, its `.proto` text
-/// (`view`); a protobuf descriptor set, in base64.
+/// protobuf schema, its `.proto` text (`view`); a protobuf descriptor set
+/// without a view (it does not decode, or the server prints no text), in
+/// base64.
 fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
     if let Some(view) = view {
         return Cow::Borrowed(&view.text);
     }
     match schema.language() {
-        Language::Protobuf if schema.root().is_some() => {
+        Language::Protobuf if is_descriptor_set(schema) => {
             use base64::Engine as _;
             Cow::Owned(base64::engine::general_purpose::STANDARD.encode(schema.bytes()))
         }
         _ => String::from_utf8_lossy(schema.bytes()),
     }
+}
+
+/// Whether a protobuf schema is a descriptor set (with a root, or without
+/// one: bytes that are not `.proto` text), not a Confluent registration.
+fn is_descriptor_set(schema: &Schema) -> bool {
+    #[cfg(feature = "protobuf")]
+    let binary = !dataschema_core::proto::looks_like_source(schema.bytes());
+    #[cfg(not(feature = "protobuf"))]
+    let binary = false;
+    schema.root().is_some() || binary
 }
 
 /// [`schema_string`] as bytes, the answer of the `.../schema` routes: the

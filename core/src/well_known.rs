@@ -1,0 +1,98 @@
+//! The well-known protobuf files: imports that resolve without a reference,
+//! in the server (a Confluent registration, as Confluent's registry
+//! resolves them) and in the bundler (a schemas folder's `.proto` files)
+//! alike. The texts live in `core/proto/`; `core/proto/README.md` says
+//! where each comes from. No feature: the bundler compiles `.proto` files
+//! without the protobuf validator (`dataschema-build`'s `protox`).
+
+/// The well-known files bundled here, by import path and text: Confluent's
+/// (`confluent/*`) and Google's common types (`google/type/*`); the
+/// `google/protobuf/*` ones are `protox`'s. A registration imports them
+/// without references, and the bundler resolves them as the server does
+/// ([`is_well_known`]).
+pub const WELL_KNOWN: &[(&str, &str)] = &[
+    (
+        "confluent/meta.proto",
+        include_str!("../proto/confluent/meta.proto"),
+    ),
+    (
+        "confluent/type/decimal.proto",
+        include_str!("../proto/confluent/type/decimal.proto"),
+    ),
+    (
+        "google/type/calendar_period.proto",
+        include_str!("../proto/google/type/calendar_period.proto"),
+    ),
+    (
+        "google/type/color.proto",
+        include_str!("../proto/google/type/color.proto"),
+    ),
+    (
+        "google/type/date.proto",
+        include_str!("../proto/google/type/date.proto"),
+    ),
+    (
+        "google/type/datetime.proto",
+        include_str!("../proto/google/type/datetime.proto"),
+    ),
+    (
+        "google/type/dayofweek.proto",
+        include_str!("../proto/google/type/dayofweek.proto"),
+    ),
+    (
+        "google/type/decimal.proto",
+        include_str!("../proto/google/type/decimal.proto"),
+    ),
+    (
+        "google/type/expr.proto",
+        include_str!("../proto/google/type/expr.proto"),
+    ),
+    (
+        "google/type/fraction.proto",
+        include_str!("../proto/google/type/fraction.proto"),
+    ),
+    (
+        "google/type/interval.proto",
+        include_str!("../proto/google/type/interval.proto"),
+    ),
+    (
+        "google/type/latlng.proto",
+        include_str!("../proto/google/type/latlng.proto"),
+    ),
+    (
+        "google/type/localized_text.proto",
+        include_str!("../proto/google/type/localized_text.proto"),
+    ),
+    (
+        "google/type/money.proto",
+        include_str!("../proto/google/type/money.proto"),
+    ),
+    (
+        "google/type/month.proto",
+        include_str!("../proto/google/type/month.proto"),
+    ),
+    (
+        "google/type/phone_number.proto",
+        include_str!("../proto/google/type/phone_number.proto"),
+    ),
+    (
+        "google/type/postal_address.proto",
+        include_str!("../proto/google/type/postal_address.proto"),
+    ),
+    (
+        "google/type/quaternion.proto",
+        include_str!("../proto/google/type/quaternion.proto"),
+    ),
+    (
+        "google/type/timeofday.proto",
+        include_str!("../proto/google/type/timeofday.proto"),
+    ),
+];
+
+/// Whether an import path names a well-known file: one of
+/// `google/protobuf/*` (`protox`'s) or of [`WELL_KNOWN`]. Such an import
+/// needs no reference (Confluent's clients skip them, and its registry
+/// resolves them itself).
+pub fn is_well_known(path: &str) -> bool {
+    path.starts_with("google/protobuf/") || WELL_KNOWN.iter().any(|(known, _)| *known == path)
+}
