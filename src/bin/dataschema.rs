@@ -6,7 +6,8 @@
 //! dataschema lock DIR                       record each URN's digest in DIR/dataschema.lock
 //!     exit 0 locked, 1 refused (a locked URN changed), 2 not a schemas folder
 //! dataschema publish --registry URL [--token-file FILE] [--mode MODE] DIR
-//!     publish every schema (versions in order, $ref'd schemas first), record ids in the lock
+//!     publish every schema (versions in order, $ref'd schemas first; a .proto's
+//!     folder imports under their import paths), record ids in the lock
 //!     exit 0 published or already published, 1 refused (by the registry, the folder's
 //!     check, or a lock contradiction), 2 bad input (not a schemas folder, bad URL or
 //!     token file), 3 registry unreachable or not answering as dataschema's native API
@@ -80,8 +81,10 @@ enum Command {
     /// Publish every schema of a folder to a registry (`dataschema serve`'s
     /// native API), each name's versions in order and `$ref`'d schemas
     /// first, and record each URN's registry id in the folder's
-    /// dataschema.lock. Idempotent: what is published already is left as
-    /// it is. Exit code: 0 published (or already), 1 refused (by the
+    /// dataschema.lock. A `.proto` schema's imports from the folder are
+    /// registered first, each under its import path (Confluent's default
+    /// subject for an import), and become its references. Idempotent: what
+    /// is published already is left as it is. Exit code: 0 published (or already), 1 refused (by the
     /// registry: immutable, incompatible, unusable, credential; by the
     /// folder's check; or the registry contradicts the lock), 2 bad input
     /// (not a schemas folder, a bad URL or token file), 3 the registry
