@@ -210,6 +210,8 @@ fn keyword(rng: &mut Rng, depth: usize, map: &mut Map<String, Value>) {
                 // Lookaround and a backreference: the backtracking engine.
                 "^(?!a)",
                 "(?=.*1)\\w",
+                // Leading lookaheads alone: linear parts that all match.
+                "^(?=.*1)\\w+",
                 "(?<!b)c",
                 "^(.)\\1",
             ]);

@@ -6,10 +6,11 @@
 //! (`^exact$`, `^prefix`, `^(a|b)$`, `^\S*$`), else the character count of
 //! a `^X{m,n}$` class, else `jsonschema_regex`'s sequence matcher with the
 //! `regex` crate behind it, else `regex` on the translated (or collapsed)
-//! pattern. Patterns the linear engine cannot run (lookaround,
-//! backreferences) go to `fancy-regex`, the backtracking ECMA-262 engine
-//! `jsonschema` offers, each match stopped after
-//! [`PATTERN_BACKTRACK_LIMIT`] backtracks.
+//! pattern. Of the patterns the linear engine cannot run, leading positive
+//! lookaheads become linear patterns that must all match (as `jsonschema`
+//! splits them); the rest (other lookaround, backreferences) go to
+//! `fancy-regex`, the backtracking ECMA-262 engine `jsonschema` offers,
+//! each match stopped after [`PATTERN_BACKTRACK_LIMIT`] backtracks.
 //!
 //! Matching a `&str` directly, the scanner asks no `jsonschema::Validator`
 //! and fills no `Value` for a pattern: an unescaped string or key is
@@ -38,6 +39,10 @@ pub(in crate::json::validate) enum Pattern {
     Sequence(Box<Sequence>, regex::Regex),
     /// The linear engine.
     Linear(regex::Regex),
+    /// Leading positive lookaheads (`^(?=a)(?=b)c`) as a conjunction of
+    /// linear patterns (`^(?:a)`, `^(?:b)`, `^(?:c)`), as `jsonschema`
+    /// runs them.
+    AllMatch(Box<[Pattern]>),
     /// The backtracking engine, within its budget.
     Backtracking(fancy_regex::Regex),
 }
@@ -76,10 +81,16 @@ impl Pattern {
         })
     }
 
-    /// `pattern` on the backtracking engine, as `jsonschema` compiles it
-    /// (its own translation, the same limits), or `None` when it does not
-    /// compile there either.
+    /// A pattern the linear engine cannot run, as `jsonschema` runs it:
+    /// leading positive lookaheads split into linear patterns that must
+    /// all match, else the backtracking engine (its own translation, the
+    /// same limits); `None` when it does not compile there either.
     pub(super) fn backtracking(pattern: &str) -> Option<Pattern> {
+        let parts = jsonschema_regex::split_leading_lookaheads(pattern)
+            .and_then(|parts| parts.iter().map(|p| Pattern::linear(p)).collect());
+        if let Some(parts) = parts {
+            return Some(Pattern::AllMatch(parts));
+        }
         let translated = jsonschema_regex::to_rust_regex(pattern).ok()?;
         let mut builder = fancy_regex::RegexBuilder::new(&translated);
         builder
@@ -104,6 +115,14 @@ impl Pattern {
                 None => engine.is_match(text),
             },
             Pattern::Linear(engine) => engine.is_match(text),
+            Pattern::AllMatch(parts) => {
+                for part in parts {
+                    if !part.is_match(text)? {
+                        return Some(false);
+                    }
+                }
+                true
+            }
             Pattern::Backtracking(engine) => {
                 // `jsonschema` catches a panic of the engine the same way
                 // (regex-automata issue 1344).
@@ -119,7 +138,7 @@ impl Pattern {
     /// tell, and `jsonschema` decides).
     #[cfg(test)]
     fn backtracks(&self) -> bool {
-        matches!(self, Pattern::Backtracking(_))
+        matches!(self, Pattern::Backtracking(_) | Pattern::AllMatch(_))
     }
 }
 
@@ -144,6 +163,8 @@ mod tests {
             "^\\p{L}+$",
             "a{2}",
             "^(?!x-)",
+            "^(?=.*[0-9])[a-z0-9]{3,}$",
+            "^(?=a)(?=.{2})\\w+",
             "(a)\\1",
             "",
             "^$",
@@ -166,6 +187,7 @@ mod tests {
             "1.2.3.4",
             "1.2.3",
             "12",
+            "ab1",
             "é",
             "aa",
             "\u{a0}",
