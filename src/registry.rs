@@ -326,7 +326,7 @@ impl Registry {
                     // The same protobuf files in another form (a Confluent
                     // client's text, then `dataschema publish`'s
                     // descriptor set): that version, its bytes unchanged.
-                    if self.same_version(&held, &schema) {
+                    if self.same_version(&held, &schema)? {
                         return publish(&held, &|_, _| Ok(()));
                     }
                     return Err(Error::Immutable {
@@ -387,20 +387,29 @@ impl Registry {
     /// and naming the same message by URN
     /// ([`proto::same_version`](dataschema_core::proto::same_version)),
     /// with the same metadata and rule set. Other languages: never (their
-    /// bytes are the schema).
-    fn same_version(&self, held: &Schema, sent: &Schema) -> bool {
+    /// bytes are the schema). A schema that does not compile is not that
+    /// version; a store or resolver that fails meanwhile is an error, not
+    /// an answer (a passing failure must not read as "other files").
+    fn same_version(&self, held: &Schema, sent: &Schema) -> Result<bool, Error> {
         #[cfg(feature = "proto-text")]
         {
-            held.language() == dataschema_core::Language::Protobuf
-                && sent.language() == dataschema_core::Language::Protobuf
-                && held.metadata() == sent.metadata()
-                && held.rule_set() == sent.rule_set()
-                && dataschema_core::proto::same_version(held, sent, self).unwrap_or(false)
+            if held.language() != dataschema_core::Language::Protobuf
+                || sent.language() != dataschema_core::Language::Protobuf
+                || held.metadata() != sent.metadata()
+                || held.rule_set() != sent.rule_set()
+            {
+                return Ok(false);
+            }
+            match dataschema_core::proto::same_version(held, sent, self) {
+                Ok(same) => Ok(same),
+                Err(err) if err.kind() == dataschema_core::ErrorKind::Infrastructure => Err(err),
+                Err(_) => Ok(false),
+            }
         }
         #[cfg(not(feature = "proto-text"))]
         {
             let _ = (held, sent);
-            false
+            Ok(false)
         }
     }
 

@@ -89,10 +89,45 @@ pub const WELL_KNOWN: &[(&str, &str)] = &[
     ),
 ];
 
+/// The `google/protobuf` files `protox` holds itself: exactly these, not
+/// every path under `google/protobuf/` (a user's
+/// `google/protobuf/acme.proto` is the user's file).
+pub const PROTOBUF_WELL_KNOWN: [&str; 12] = [
+    "google/protobuf/any.proto",
+    "google/protobuf/api.proto",
+    "google/protobuf/descriptor.proto",
+    "google/protobuf/duration.proto",
+    "google/protobuf/empty.proto",
+    "google/protobuf/field_mask.proto",
+    "google/protobuf/source_context.proto",
+    "google/protobuf/struct.proto",
+    "google/protobuf/timestamp.proto",
+    "google/protobuf/type.proto",
+    "google/protobuf/wrappers.proto",
+    "google/protobuf/compiler/plugin.proto",
+];
+
 /// Whether an import path names a well-known file: one of
-/// `google/protobuf/*` (`protox`'s) or of [`WELL_KNOWN`]. Such an import
-/// needs no reference (Confluent's clients skip them, and its registry
-/// resolves them itself).
+/// [`PROTOBUF_WELL_KNOWN`] (`protox`'s) or of [`WELL_KNOWN`]. Such an
+/// import needs no reference (Confluent's clients skip them, and its
+/// registry resolves them itself).
 pub fn is_well_known(path: &str) -> bool {
-    path.starts_with("google/protobuf/") || WELL_KNOWN.iter().any(|(known, _)| *known == path)
+    PROTOBUF_WELL_KNOWN.contains(&path) || WELL_KNOWN.iter().any(|(known, _)| *known == path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_well_known;
+
+    #[test]
+    fn well_known_files_are_named_exactly() {
+        assert!(is_well_known("google/protobuf/timestamp.proto"));
+        assert!(is_well_known("google/protobuf/compiler/plugin.proto"));
+        assert!(is_well_known("google/type/money.proto"));
+        assert!(is_well_known("confluent/meta.proto"));
+        // A user's own file under the same folder is not one.
+        assert!(!is_well_known("google/protobuf/acme.proto"));
+        assert!(!is_well_known("google/type/acme.proto"));
+        assert!(!is_well_known("orders.proto"));
+    }
 }

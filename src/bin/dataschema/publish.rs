@@ -96,12 +96,15 @@ pub fn run(args: &Args) -> u8 {
     let mut published = Vec::new();
     let (mut created, mut held) = (0usize, 0usize);
     let mut failed = None;
-    // The folder's imported `.proto` files registered so far, by import
-    // path: several schemas may import one file.
-    let mut imports = HashMap::new();
+    // The folder's imported `.proto` files registered so far, by
+    // namespace and import path: several schemas may import one file, and
+    // each namespace registers its own.
+    let mut imports: HashMap<String, HashMap<String, Urn>> = HashMap::new();
     for source in order {
         let urn = source.schema.urn();
-        let sent = match client.register_imports(dir, source, &mut imports) {
+        let namespace = source.schema.urn().namespace().to_owned();
+        let registered = imports.entry(namespace).or_default();
+        let sent = match client.register_imports(dir, source, registered) {
             Ok(sent) => sent,
             Err(failure) => {
                 failed = Some(failure);
