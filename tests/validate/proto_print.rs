@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use dataschema::proto::{print_file, WELL_KNOWN};
+use dataschema::proto::{print_file, PROTOBUF_WELL_KNOWN, WELL_KNOWN};
 use proptest::prelude::*;
 use prost_reflect::prost_types::field_descriptor_proto::{Label, Type};
 use prost_reflect::prost_types::{
@@ -189,21 +189,7 @@ fn every_proto_of_the_tests_and_samples_prints_back_to_itself() {
 #[test]
 fn the_well_known_and_bundled_files_print_back_to_themselves() {
     let google = DescriptorPool::global();
-    let names = [
-        "google/protobuf/any.proto",
-        "google/protobuf/api.proto",
-        "google/protobuf/descriptor.proto",
-        "google/protobuf/duration.proto",
-        "google/protobuf/empty.proto",
-        "google/protobuf/field_mask.proto",
-        "google/protobuf/source_context.proto",
-        "google/protobuf/struct.proto",
-        "google/protobuf/timestamp.proto",
-        "google/protobuf/type.proto",
-        "google/protobuf/wrappers.proto",
-        "google/protobuf/compiler/plugin.proto",
-    ];
-    for name in names {
+    for name in PROTOBUF_WELL_KNOWN {
         assert_round_trip(&google.get_file_by_name(name).unwrap());
     }
     for (name, text) in WELL_KNOWN {

@@ -67,7 +67,7 @@ fn text_of(bytes: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(bytes).map_err(|_| "the schema's text is not UTF-8".to_owned())
 }
 
-pub use crate::well_known::{is_well_known, WELL_KNOWN};
+pub use crate::well_known::{is_well_known, PROTOBUF_WELL_KNOWN, WELL_KNOWN};
 
 /// Whether `schema` is a protobuf descriptor set without a root (a
 /// `rootless` schema of a bundle, or one published natively without
