@@ -41,7 +41,8 @@ pub mod proto {
         same_version, text,
     };
     pub use crate::protobuf::source::{
-        is_rootless_set, is_well_known, looks_like_source, Form, PROTOBUF_WELL_KNOWN, WELL_KNOWN,
+        is_rootless_set, is_well_known, looks_like_source, top_files, Form, PROTOBUF_WELL_KNOWN,
+        WELL_KNOWN,
     };
 }
 

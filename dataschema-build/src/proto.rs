@@ -239,15 +239,7 @@ pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports,
             })?,
         // Rootless: the one file no other imports.
         None => {
-            let imported: BTreeSet<String> = pool
-                .files()
-                .flat_map(|file| {
-                    file.dependencies()
-                        .map(|dependency| dependency.name().to_owned())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            let mut top = pool.files().filter(|file| !imported.contains(file.name()));
+            let mut top = dataschema_core::proto::top_files(&pool);
             match (top.next(), top.next()) {
                 (Some(main), None) => main,
                 _ => {

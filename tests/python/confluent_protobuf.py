@@ -36,7 +36,9 @@ from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, Proto
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 
-def classes(set_path):
+def message_classes(set_path, *names):
+    """The message classes of `names` (full names), made from the serialized
+    FileDescriptorSet at `set_path` added to the default pool."""
     files = descriptor_pb2.FileDescriptorSet()
     with open(set_path, "rb") as f:
         files.ParseFromString(f.read())
@@ -46,13 +48,12 @@ def classes(set_path):
             pool.FindFileByName(file.name)
         except KeyError:
             pool.Add(file)
-    get = lambda name: message_factory.GetMessageClass(pool.FindMessageTypeByName(name))
-    return get("acme.shop.v1.Order"), get("acme.shop.v1.Refund")
+    return [message_factory.GetMessageClass(pool.FindMessageTypeByName(n)) for n in names]
 
 
 def main():
     url, token, set_path, out_dir = sys.argv[1:5]
-    Order, Refund = classes(set_path)
+    Order, Refund = message_classes(set_path, "acme.shop.v1.Order", "acme.shop.v1.Refund")
     sr = SchemaRegistryClient({"url": url, "basic.auth.user.info": "ci-user:" + token})
     conf = {
         "auto.register.schemas": True,

@@ -24,7 +24,6 @@ Checks, exiting non-zero on the first that fails, printing it:
 import struct
 import sys
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf import timestamp_pb2  # noqa: F401 (in the default pool)
 
 # Confluent's well-known files, in the default pool as the serializer has them.
@@ -33,26 +32,16 @@ from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
 
+# The script beside this one (Python puts this script's folder on the path).
+from confluent_protobuf import message_classes
+
 MONEY = "acme/common/v1/money.proto"
-
-
-def order_class(set_path):
-    files = descriptor_pb2.FileDescriptorSet()
-    with open(set_path, "rb") as f:
-        files.ParseFromString(f.read())
-    pool = descriptor_pool.Default()
-    for file in files.file:
-        try:
-            pool.FindFileByName(file.name)
-        except KeyError:
-            pool.Add(file)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName("acme.shop.v1.Order"))
 
 
 def main():
     url, schema_id, set_path = sys.argv[1:4]
     schema_id = int(schema_id)
-    Order = order_class(set_path)
+    (Order,) = message_classes(set_path, "acme.shop.v1.Order")
 
     read = SchemaRegistryClient({"url": url}).get_schema(schema_id)
     assert read.schema_type == "PROTOBUF", read.schema_type

@@ -80,9 +80,12 @@ pub fn is_rootless_set(schema: &crate::Schema) -> bool {
         && !looks_like_source(schema.bytes())
 }
 
-/// The own file of a descriptor set without a root: the one file that no
-/// other file of the set imports. `Err` says why there is not exactly one.
-pub(crate) fn main_file(pool: &prost_reflect::DescriptorPool) -> Result<String, String> {
+/// The files of a descriptor set that no other file of it imports, in
+/// the set's order: a schema's own file and its siblings, above what they
+/// import.
+pub fn top_files(
+    pool: &prost_reflect::DescriptorPool,
+) -> impl Iterator<Item = prost_reflect::FileDescriptor> + '_ {
     let imported: std::collections::HashSet<String> = pool
         .files()
         .flat_map(|file| {
@@ -91,10 +94,15 @@ pub(crate) fn main_file(pool: &prost_reflect::DescriptorPool) -> Result<String, 
                 .collect::<Vec<_>>()
         })
         .collect();
-    let mut top = pool
-        .files()
-        .map(|file| file.name().to_owned())
-        .filter(|name| !imported.contains(name));
+    pool.files()
+        .filter(move |file| !imported.contains(file.name()))
+}
+
+/// The own file of a descriptor set without a root: the one file that no
+/// other file of the set imports ([`top_files`]). `Err` says why there is
+/// not exactly one.
+pub(crate) fn main_file(pool: &prost_reflect::DescriptorPool) -> Result<String, String> {
+    let mut top = top_files(pool).map(|file| file.name().to_owned());
     match (top.next(), top.next()) {
         (Some(main), None) => Ok(main),
         (None, _) => Err("the descriptor set has no file that no other imports".into()),

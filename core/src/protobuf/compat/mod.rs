@@ -74,16 +74,7 @@ fn same_files(a: &DescriptorPool, b: &DescriptorPool) -> bool {
 /// imports (the last such file, when there are several), whatever order the
 /// set lists its files in.
 fn main_file(pool: &DescriptorPool) -> Option<FileDescriptor> {
-    let imported: HashSet<String> = pool
-        .files()
-        .flat_map(|file| {
-            file.dependencies()
-                .map(|dep| dep.name().to_owned())
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    pool.files()
-        .filter(|file| !imported.contains(file.name()))
+    crate::protobuf::source::top_files(pool)
         .last()
         .or_else(|| pool.files().last())
 }
