@@ -238,8 +238,19 @@ pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports,
                 )
             })?,
         // Rootless: the one file no other imports.
+        // (Not `dataschema_core::proto::top_files`: the bundler compiles
+        // `.proto` files with the `protox` feature alone, without core's
+        // protobuf validator.)
         None => {
-            let mut top = dataschema_core::proto::top_files(&pool);
+            let imported: BTreeSet<String> = pool
+                .files()
+                .flat_map(|file| {
+                    file.dependencies()
+                        .map(|dependency| dependency.name().to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            let mut top = pool.files().filter(|file| !imported.contains(file.name()));
             match (top.next(), top.next()) {
                 (Some(main), None) => main,
                 _ => {
