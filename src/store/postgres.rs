@@ -167,6 +167,38 @@ impl Drop for NameTurn<'_> {
     }
 }
 
+/// A connection taken from the pool by [`PostgresStore::run_as`], while
+/// an attempt runs on it. Settled, the connection goes back to the pool.
+/// Dropped unsettled (the attempt panicked: a caller's check, say), it is
+/// forgotten: the unwinding closes it, and the pool's counts drop with it,
+/// so a panic costs no connection for good.
+struct Lease<'a> {
+    store: &'a PostgresStore,
+    publishing: bool,
+    settled: bool,
+}
+
+impl Lease<'_> {
+    fn settle(mut self) {
+        self.settled = true;
+    }
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if self.settled {
+            return;
+        }
+        let mut pool = self.store.pool.lock();
+        pool.open -= 1;
+        if self.publishing {
+            pool.publishing -= 1;
+        }
+        drop(pool);
+        self.store.freed.notify_all();
+    }
+}
+
 struct Pool {
     idle: Vec<Client>,
     open: usize,
@@ -448,7 +480,13 @@ impl PostgresStore {
         loop {
             tries += 1;
             let (mut client, pooled) = self.take(publishing)?;
+            let lease = Lease {
+                store: self,
+                publishing,
+                settled: false,
+            };
             let result = attempt(&mut client);
+            lease.settle();
             self.give_back(client, publishing);
             match result {
                 Ok(value) => return Ok(value),

@@ -335,8 +335,7 @@ impl SqliteStore {
     ) -> Result<Stored, Error> {
         let digest = content_digest(schema);
         let connection = self.writer("publishing")?;
-        connection
-            .execute_batch("BEGIN IMMEDIATE")
+        let transaction = Immediate::begin(&connection)
             .map_err(|err| self.failed("taking the write lock", err))?;
         let result = (|| {
             let held = self.held(&connection, schema.urn())?;
@@ -397,16 +396,16 @@ impl SqliteStore {
         })();
         match result {
             Ok(stored) if stored.created => {
-                connection
-                    .execute_batch("COMMIT")
+                transaction
+                    .end(true)
                     .map_err(|err| self.failed("committing the publish", err))?;
                 Ok(stored)
             }
             other => {
                 // Nothing was written (or it is undone): end the
                 // transaction, keeping the first error.
-                let ended = connection
-                    .execute_batch("ROLLBACK")
+                let ended = transaction
+                    .end(false)
                     .map_err(|err| self.failed("ending the publish", err));
                 match other {
                     Ok(stored) => ended.map(|()| stored),
@@ -624,14 +623,54 @@ fn layout_is_known(layout: i64, what: &str) -> Result<(), Error> {
     }
 }
 
+/// A `BEGIN IMMEDIATE` transaction on the writer (the file's write lock),
+/// ended by [`end`](Immediate::end). Dropped without it, when a panic (a
+/// caller's check, say) unwinds through a publish, it is rolled back: the
+/// writer's connection never stays inside a transaction, holding the
+/// file's write lock and refusing every later `BEGIN`.
+struct Immediate<'c> {
+    connection: &'c Connection,
+    ended: bool,
+}
+
+impl<'c> Immediate<'c> {
+    fn begin(connection: &'c Connection) -> rusqlite::Result<Immediate<'c>> {
+        connection.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(Immediate {
+            connection,
+            ended: false,
+        })
+    }
+
+    /// Commits (`true`) or rolls back. A commit that fails is rolled
+    /// back, so the transaction is over either way.
+    fn end(mut self, commit: bool) -> rusqlite::Result<()> {
+        self.ended = true;
+        if !commit {
+            return self.connection.execute_batch("ROLLBACK");
+        }
+        let committed = self.connection.execute_batch("COMMIT");
+        if committed.is_err() && !self.connection.is_autocommit() {
+            let _ = self.connection.execute_batch("ROLLBACK");
+        }
+        committed
+    }
+}
+
+impl Drop for Immediate<'_> {
+    fn drop(&mut self) {
+        if !self.ended && !self.connection.is_autocommit() {
+            let _ = self.connection.execute_batch("ROLLBACK");
+        }
+    }
+}
+
 /// Creates the tables on first start; refuses a newer layout.
 fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
     let failed = |err| failure(format!("{what}: creating the tables"), err);
     // The write lock first: two processes opening a new file at once
     // create its tables once.
-    connection
-        .execute_batch("BEGIN IMMEDIATE")
-        .map_err(failed)?;
+    let transaction = Immediate::begin(connection).map_err(failed)?;
     let result = (|| {
         let layout: i64 = connection
             .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -663,8 +702,7 @@ fn migrate(connection: &Connection, what: &str) -> Result<(), Error> {
         }
         Ok(())
     })();
-    let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-    let ended = connection.execute_batch(end).map_err(failed);
+    let ended = transaction.end(result.is_ok()).map_err(failed);
     result.and(ended)
 }
 
@@ -848,8 +886,7 @@ impl Store for SqliteStore {
 
     fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
         let connection = self.writer("deleting versions")?;
-        connection
-            .execute_batch("BEGIN IMMEDIATE")
+        let transaction = Immediate::begin(&connection)
             .map_err(|err| self.failed("taking the write lock", err))?;
         let result = (|| {
             for urn in urns {
@@ -879,9 +916,8 @@ impl Store for SqliteStore {
             }
             Ok(())
         })();
-        let end = if result.is_ok() { "COMMIT" } else { "ROLLBACK" };
-        let ended = connection
-            .execute_batch(end)
+        let ended = transaction
+            .end(result.is_ok())
             .map_err(|err| self.failed("ending the delete", err));
         result.and(ended)
     }

@@ -54,6 +54,7 @@ pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
     given_ids(&store);
     soft_deletes(&store);
     reads_do_not_wait_for_a_publish(&store);
+    a_check_that_panics(&store);
     one_of_many_wins(&open);
     one_content_many_names(&open);
     next_versions_race(&open);
@@ -502,6 +503,40 @@ pub fn modes(store: &dyn Store) {
             Some(mode)
         );
     }
+}
+
+/// A check that panics unwinds out of the publish, which stores nothing,
+/// and costs the store nothing: after more such publishes than a store
+/// over a database has connections, of one name and of several, a publish
+/// of that name goes through, as do reads. (A store that kept a
+/// connection, a slot or the name's lock for each would refuse it here.)
+pub fn a_check_that_panics(store: &dyn Store) {
+    fn panics(_: &Schema, _: &[Schema]) -> Result<(), Error> {
+        panic!("the conformance suite's check panics on purpose");
+    }
+    let name = "panicking";
+    store.put(&json(name, 1, r#"{"type":"string"}"#)).unwrap();
+    for i in 0..2 * RACERS {
+        // Half on the one name, half each on a name of its own.
+        let schema = if i % 2 == 0 {
+            json(name, 2, r#"{"type":"integer"}"#)
+        } else {
+            json(&format!("panicking.{i}"), 1, r#"{"type":"integer"}"#)
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            store.publish(&schema, Version::Exact, &panics)
+        }));
+        assert!(outcome.is_err(), "publish {i}: the check's panic unwinds");
+        assert_eq!(
+            store.get(schema.urn()).unwrap(),
+            None,
+            "publish {i}: nothing is stored"
+        );
+    }
+    let next = json(name, 2, r#"{"type":"number"}"#);
+    store.publish(&next, Version::Exact, &no_check).unwrap();
+    assert_eq!(store.get(next.urn()).unwrap().as_ref(), Some(&next));
+    assert_eq!(store.versions(NS, name).unwrap(), vec![1, 2]);
 }
 
 /// A publish held in its check does not hold up reads, which see what was
