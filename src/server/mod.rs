@@ -167,8 +167,10 @@
 //!   `ruleSet` are kept with the version (rules are never executed); a
 //!   register without them inherits the previous version's, merged with
 //!   the config's default and override metadata and rule sets;
-//!   `confluent:version` follows the version registered. `normalize` and a
-//!   request's `guid` are accepted and ignored.
+//!   `confluent:version` follows the version registered. A body's
+//!   `normalize` and `guid` are accepted and ignored; the query's
+//!   `normalize=true` normalizes a registration and a lookup (Avro,
+//!   protobuf; JSON Schema with its keys sorted).
 //! * Nothing is ever lost: a soft delete hides a version from its subject,
 //!   and it stays resolvable by id and by URN for ever.
 //! * Flags in the query are read case-insensitively (`normalize=False`,
