@@ -44,6 +44,8 @@ mod json_scan_alloc;
 mod json_scan_differential;
 #[cfg(feature = "json")]
 mod json_scan_suite;
+#[cfg(feature = "json")]
+mod pattern_redteam;
 #[cfg(feature = "proto-text")]
 mod proto_print;
 #[cfg(feature = "protobuf")]
