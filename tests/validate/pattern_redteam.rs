@@ -13,13 +13,13 @@
 //! open, `pattern_budget`). Every input is fixed or drawn from a fixed
 //! seed.
 //!
-//! Three tests fail on this branch, each a scanner bug (their doc says
-//! why): leading lookaheads as `patternProperties` keys
+//! Three tests hold two scanner bugs this red team found, fixed since
+//! (their doc says what was wrong): leading lookaheads as
+//! `patternProperties` keys
 //! (`leading_lookaheads_in_pattern_properties_match_as_jsonschema_matches_them`),
 //! and a match past its budget stopping the whole scan
 //! (`a_match_past_its_budget_leaves_a_payload_invalid_for_another_reason_invalid`,
-//! `a_match_past_its_budget_leaves_a_payload_valid_either_way_valid`). The
-//! sweeps leave out only the first bug's cases.
+//! `a_match_past_its_budget_leaves_a_payload_valid_either_way_valid`).
 
 use std::fmt::Write as _;
 
@@ -905,18 +905,10 @@ const LEADING_LOOKAHEADS: &[&str] = &[
     r"^(?=a|b)",
 ];
 
-/// Every shape but leading lookaheads as `patternProperties` keys: those
-/// disagree (see
-/// [`leading_lookaheads_in_pattern_properties_match_as_jsonschema_matches_them`]).
-fn all_but_keyed_leading_lookaheads(pattern: &str, keyed: bool) -> bool {
-    !(keyed && LEADING_LOOKAHEADS.contains(&pattern))
-}
-
 #[test]
 fn lookaround_and_backreference_patterns_give_jsonschemas_verdict() {
     let what = "lookaround, backreferences";
-    let include = all_but_keyed_leading_lookaheads;
-    let findings = sweep(BACKTRACKING, 0x5eed_0003, what, include);
+    let findings = sweep(BACKTRACKING, 0x5eed_0003, what, every_shape);
     findings.assert_none(what);
     assert!(
         findings.checked > 5_000,
@@ -939,17 +931,17 @@ fn check_cases(cases: &[(Value, &str)]) -> Findings {
     findings
 }
 
-/// SCANNER BUG (fails on this branch). A pattern of leading positive
+/// A scanner bug, fixed. A pattern of leading positive
 /// lookaheads (`^(?=X)Y`) as a `patternProperties` key (also as
 /// `additionalProperties` and `unevaluatedProperties` read it): the scanner
-/// splits it into parts translated to ECMA-262 classes
-/// (`Pattern::backtracking` takes `split_leading_lookaheads` for every
-/// pattern), but `jsonschema` 0.61 splits only for the `pattern` keyword;
+/// split it into parts translated to ECMA-262 classes
+/// (`Pattern::backtracking` took `split_leading_lookaheads` for every
+/// pattern; keys now take `Pattern::backtracking_whole`), but `jsonschema` 0.61 splits only for the `pattern` keyword;
 /// for `patternProperties` it runs the whole pattern on `fancy-regex`,
 /// untranslated (`to_rust_regex` leaves a pattern with lookaround as it
 /// is), where `\d`, `\w`, `\s`, `\S`, `\W` and `.` are Unicode-aware (`.`
 /// matches `\r`, U+2028, U+2029; `\s` takes U+0085 and not U+FEFF). Keys
-/// then match in one and not the other: payloads the guard refuses that
+/// matched in one and not the other: payloads the guard refused that
 /// `jsonschema` accepts, and the reverse.
 #[test]
 fn leading_lookaheads_in_pattern_properties_match_as_jsonschema_matches_them() {
@@ -1102,14 +1094,14 @@ fn matches_past_their_budget_give_jsonschemas_verdict() {
     assert_eq!(undecided, 6, "the budget runs out where expected");
 }
 
-/// SCANNER BUG (fails on this branch). A match past its budget stops the
+/// A scanner bug, fixed. A match past its budget stopped the
 /// whole scan (`pattern.is_match(..).ok_or(Stop::Undecided)?` in
-/// `scanner.rs`), and the guard then fails open (`pattern_budget`) without
-/// asking `jsonschema` (`JsonValidator::check` on `Scanned::Undecided`),
-/// though the payload is invalid whatever the match: `jsonschema` (and
-/// the guard's own `validate_json`) refuses it. A hostile string in a field
-/// a backtracking pattern checks thus lets the rest of the payload through
-/// unchecked: a missing required member, a wrong type beside it.
+/// `scanner.rs`), and the guard then failed open (`pattern_budget`)
+/// without asking `jsonschema`, though the payload is invalid whatever the
+/// match: `jsonschema` (and the guard's own `validate_json`) refuses it. A
+/// hostile string in a field a backtracking pattern checks thus let the
+/// rest of the payload through unchecked: a missing required member, a
+/// wrong type beside it. Now `jsonschema` decides such a payload.
 #[test]
 fn a_match_past_its_budget_leaves_a_payload_invalid_for_another_reason_invalid() {
     let h = hostile();
@@ -1143,9 +1135,9 @@ fn a_match_past_its_budget_leaves_a_payload_invalid_for_another_reason_invalid()
     check_cases(&cases).assert_none("invalid payloads with a match past its budget");
 }
 
-/// SCANNER BUG (fails on this branch), the cause of
+/// A scanner bug, fixed, the cause of
 /// [`a_match_past_its_budget_leaves_a_payload_invalid_for_another_reason_invalid`]:
-/// the guard fails open (`pattern_budget`) on payloads `jsonschema`
+/// the guard failed open (`pattern_budget`) on payloads `jsonschema`
 /// accepts whatever the match (it evaluates both outcomes), counted as
 /// unvalidated instead of validated.
 #[test]

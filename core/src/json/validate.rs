@@ -292,7 +292,6 @@ impl JsonValidator {
             match plan.scan_outcome(payload) {
                 Scanned::Valid => return Ok(()),
                 Scanned::Invalid => return Err(self.defer(payload)),
-                Scanned::Undecided => return Err(undecided_by_the_scanner()),
                 Scanned::Unsure => {}
             }
         }
@@ -318,15 +317,6 @@ impl JsonValidator {
     pub(crate) fn validate_value(&self, value: &Value) -> Result<(), Report> {
         self.checker.validate_value(value)
     }
-}
-
-/// The report of a payload the scanner found no verdict for.
-#[cold]
-fn undecided_by_the_scanner() -> Report {
-    Report::undecided_because(format!(
-        "a pattern match ran out of its budget of {PATTERN_BACKTRACK_LIMIT} backtracks, and \
-         the verdict may depend on its outcome"
-    ))
 }
 
 /// `jsonschema`'s verdict on a payload.

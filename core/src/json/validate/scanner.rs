@@ -180,7 +180,7 @@ impl JsonPlan {
         match self.scan_outcome(payload) {
             Scanned::Valid => Some(true),
             Scanned::Invalid => Some(false),
-            Scanned::Unsure | Scanned::Undecided => None,
+            Scanned::Unsure => None,
         }
     }
 
@@ -219,9 +219,12 @@ impl JsonPlan {
             Ok(true) => Scanned::Valid,
             Ok(false) | Err(Stop::NotJson) => Scanned::Invalid,
             Err(Stop::Unsure) => Scanned::Unsure,
-            // Not JSON is invalid whatever the match.
+            // Not JSON is invalid whatever the match. Else `jsonschema`
+            // decides: the payload may be invalid, or valid, whatever the
+            // unfinished match (another member fails, another branch
+            // holds), and only it can tell, evaluating every keyword.
             Err(Stop::Undecided) if !is_json(payload) => Scanned::Invalid,
-            Err(Stop::Undecided) => Scanned::Undecided,
+            Err(Stop::Undecided) => Scanned::Unsure,
         }
     }
 
@@ -1606,11 +1609,9 @@ fn value_type(first: Option<u8>) -> u8 {
 pub(super) enum Scanned {
     Valid,
     Invalid,
-    /// Ask `jsonschema`.
+    /// Ask `jsonschema` (the scanner could not tell within its budget, or
+    /// a backtracking match ran out of its own).
     Unsure,
-    /// The verdict may hang on a backtracking match that ran out of its
-    /// budget: none.
-    Undecided,
 }
 
 /// Whether `payload` is JSON as serde_json reads it.

@@ -116,7 +116,7 @@ impl Builder<'_> {
                     for (pattern, schema) in patterns {
                         let id =
                             self.child(doc, pointer, &["patternProperties", pattern], schema)?;
-                        node.patterns.push((self.pattern(pattern)?, id));
+                        node.patterns.push((self.pattern(pattern, true)?, id));
                     }
                 }
                 "additionalProperties" => {
@@ -210,7 +210,7 @@ impl Builder<'_> {
                 "pattern" if value.is_string() => {
                     let pattern = value.as_str().unwrap_or_default();
                     node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
-                    node.pattern = Some(self.pattern(pattern)?);
+                    node.pattern = Some(self.pattern(pattern, false)?);
                 }
                 // Not a string: `jsonschema` refuses the schema, and so
                 // does the tiny validator.

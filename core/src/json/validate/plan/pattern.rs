@@ -91,6 +91,17 @@ impl Pattern {
         if let Some(parts) = parts {
             return Some(Pattern::AllMatch(parts));
         }
+        Pattern::backtracking_whole(pattern)
+    }
+
+    /// A `patternProperties` pattern the linear engine cannot run, as
+    /// `jsonschema` runs it for `patternProperties`,
+    /// `additionalProperties` and `unevaluatedProperties`: whole, on the
+    /// backtracking engine, leading lookaheads included. (Only the
+    /// `pattern` keyword splits them; the translation leaves a pattern
+    /// with lookaround as written, so there `\d`, `\w` and `\s` are
+    /// Unicode's and `.` matches `\r`, U+2028 and U+2029.)
+    pub(super) fn backtracking_whole(pattern: &str) -> Option<Pattern> {
         let translated = jsonschema_regex::to_rust_regex(pattern).ok()?;
         let mut builder = fancy_regex::RegexBuilder::new(&translated);
         builder

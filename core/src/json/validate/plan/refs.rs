@@ -149,11 +149,12 @@ impl Builder<'_> {
             .map_err(|err| PlanRefusal::new(format!("a keyword does not compile: {err}")))
     }
 
-    /// A `pattern` (of `pattern` or `patternProperties`) as the scanner
-    /// matches it: on the linear engine when `jsonschema` compiles it there
-    /// (a tiny validator tells, with the guard's limits), else on the
-    /// backtracking one.
-    pub(super) fn pattern(&self, pattern: &str) -> Built<Pattern> {
+    /// A `pattern` (of `pattern`, or a key of `patternProperties` when
+    /// `key`) as the scanner matches it: on the linear engine when
+    /// `jsonschema` compiles it there (a tiny validator tells, with the
+    /// guard's limits), else on the backtracking one, in the form
+    /// `jsonschema` gives that keyword.
+    pub(super) fn pattern(&self, pattern: &str, key: bool) -> Built<Pattern> {
         let mut keywords = Map::new();
         keywords.insert("pattern".into(), Value::String(pattern.into()));
         match self.mini(keywords) {
@@ -162,6 +163,7 @@ impl Builder<'_> {
                     "the pattern {pattern:?} compiles in `jsonschema` but not in the scanner"
                 ))
             }),
+            Err(refusal) if key => Pattern::backtracking_whole(pattern).ok_or(refusal),
             Err(refusal) => Pattern::backtracking(pattern).ok_or(refusal),
         }
     }
