@@ -29,6 +29,8 @@ mod corpus;
 mod avro;
 #[cfg(feature = "avro")]
 mod avro_normalize;
+#[cfg(feature = "json")]
+mod formats_redteam;
 mod fuzz_corpus;
 mod hostile_json;
 mod hostile_json_memory;

@@ -1,0 +1,815 @@
+//! Red team of the scanner's byte-level fast paths: `format` checked on a
+//! string's raw text (`core/src/json/validate/plan/format.rs`) and
+//! `uniqueItems` / `minProperties` / `maxProperties` decided on the bytes
+//! (`unique_scalars` in `core/src/json/validate/scanner.rs`). Each schema
+//! is put in a guard and each payload's verdict on the bytes path
+//! (`Guard::validate`) is compared with `jsonschema`'s on the parsed value,
+//! built with the guard's options (formats asserted).
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use dataschema::validate::JsonEngine;
+use dataschema::{Error, Guard, Outcome, Reason, Resolver, Schema, Urn};
+use serde_json::{json, Value};
+
+use crate::common;
+
+const URN: &str = "urn:acme:schema:formats-redteam:1";
+/// The guard's pattern limits (core/src/json/validate.rs).
+const PATTERN_SIZE_LIMIT: usize = 2 << 20;
+const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
+
+const DRAFT4: &str = "http://json-schema.org/draft-04/schema#";
+const DRAFT6: &str = "http://json-schema.org/draft-06/schema#";
+const DRAFT7: &str = "http://json-schema.org/draft-07/schema#";
+const DRAFT2019: &str = "https://json-schema.org/draft/2019-09/schema";
+const DRAFT2020: &str = "https://json-schema.org/draft/2020-12/schema";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Verdict {
+    Valid,
+    Invalid,
+    /// Depends on a backtracking match that ran out of its budget.
+    Undecided,
+}
+
+/// `jsonschema` with the guard's options: the linear engine, else (a
+/// pattern it cannot run) the backtracking one with the guard's limits.
+fn reference(schema: &Value) -> Option<jsonschema::Validator> {
+    let linear = jsonschema::PatternOptions::regex()
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT);
+    if let Ok(validator) = jsonschema::options()
+        .should_validate_formats(true)
+        .with_pattern_options(linear)
+        .build(schema)
+    {
+        return Some(validator);
+    }
+    let backtracking = jsonschema::PatternOptions::fancy_regex()
+        .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
+        .size_limit(PATTERN_SIZE_LIMIT)
+        .dfa_size_limit(PATTERN_SIZE_LIMIT);
+    jsonschema::options()
+        .should_validate_formats(true)
+        .with_pattern_options(backtracking)
+        .build(schema)
+        .ok()
+}
+
+/// `jsonschema`'s verdict on `payload`: valid under every outcome of the
+/// unfinished matches, invalid, or undecided (its errors name the engine's
+/// failure, not a violation).
+fn jsonschema_verdict(validator: &jsonschema::Validator, payload: &[u8]) -> Verdict {
+    let Ok(value) = serde_json::from_slice::<Value>(payload) else {
+        return Verdict::Invalid;
+    };
+    if validator.is_valid(&value) {
+        return Verdict::Valid;
+    }
+    use jsonschema::error::ValidationErrorKind as K;
+    let unfinished = validator.iter_errors(&value).any(|err| {
+        matches!(
+            err.kind(),
+            K::BacktrackLimitExceeded { .. } | K::RegexEngineFailure { .. }
+        )
+    });
+    if unfinished {
+        Verdict::Undecided
+    } else {
+        Verdict::Invalid
+    }
+}
+
+fn outcome_verdict(outcome: Result<Outcome, dataschema::Invalid>, what: &str) -> Verdict {
+    match outcome {
+        Ok(Outcome::Validated) => Verdict::Valid,
+        Ok(Outcome::Unvalidated(u)) if u.reason() == Reason::PatternBudget => Verdict::Undecided,
+        Err(_) => Verdict::Invalid,
+        Ok(other) => panic!("{what}: {other:?}"),
+    }
+}
+
+/// A resolver of one schema, unchecked.
+struct One(Schema);
+
+impl Resolver for One {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        if self.0.urn() == urn {
+            return Ok(self.0.clone());
+        }
+        Err(Error::NotFound { urn: urn.clone() })
+    }
+}
+
+/// A schema in a guard, beside `jsonschema`'s validator of it.
+struct Subject {
+    schema: Value,
+    guard: Guard,
+    validator: jsonschema::Validator,
+}
+
+impl Subject {
+    /// `None` when `jsonschema` does not compile the schema (the guard
+    /// then fails open: unusable).
+    fn new(schema: Value) -> Option<Subject> {
+        let validator = reference(&schema)?;
+        // Handed to the guard unchecked (a registry would compile it once
+        // more to check it): the guard compiles it on first use.
+        let guard = Guard::new(One(Schema::json(common::urn(URN), schema.to_string())));
+        // The scanner covers pattern schemas: no whole fallback.
+        let engine = guard.json_engine(&common::urn(URN));
+        assert!(
+            matches!(engine, Some(JsonEngine::Scanner | JsonEngine::Mixed { .. })),
+            "{schema} is not scanned: {engine:?}"
+        );
+        Some(Subject {
+            schema,
+            guard,
+            validator,
+        })
+    }
+
+    /// The guard's verdict on the parsed payload (`Guard::validate_json`).
+    fn value_verdict(&self, payload: &[u8]) -> Option<Verdict> {
+        let what = String::from_utf8_lossy(payload);
+        serde_json::from_slice::<Value>(payload)
+            .ok()
+            .map(|value| outcome_verdict(self.guard.validate_json(URN, &value), &what))
+    }
+
+    /// Records a disagreement of the bytes path with `jsonschema` (or, with
+    /// `findings.value_path`, of the value path).
+    fn check(&self, payload: &str, findings: &mut Findings) {
+        self.check_bytes(payload.as_bytes(), findings);
+    }
+
+    /// [`Subject::check`] on any bytes.
+    fn check_bytes(&self, payload: &[u8], findings: &mut Findings) {
+        findings.checked += 1;
+        let what = String::from_utf8_lossy(payload);
+        let bytes = outcome_verdict(self.guard.validate(URN, payload), &what);
+        let theirs = jsonschema_verdict(&self.validator, payload);
+        findings.valid += usize::from(theirs == Verdict::Valid);
+        let value = if findings.value_path || bytes != theirs {
+            self.value_verdict(payload)
+        } else {
+            None
+        };
+        if bytes != theirs || value.is_some_and(|v| v != theirs) {
+            findings.push(
+                &self.schema,
+                format!(
+                    "{what:?}: guard {bytes:?}, jsonschema {theirs:?}, guard on the value {value:?}"
+                ),
+            );
+        }
+    }
+}
+
+/// Disagreements, by schema.
+#[derive(Default)]
+struct Findings {
+    /// Whether the guard's value path is compared too (else only shown
+    /// beside a disagreement of the bytes path).
+    value_path: bool,
+    checked: usize,
+    /// Verdicts `jsonschema` found valid (the sweep must see both).
+    valid: usize,
+    found: Vec<(String, Vec<String>)>,
+}
+
+impl Findings {
+    fn push(&mut self, schema: &Value, finding: String) {
+        let schema = schema.to_string();
+        match self.found.iter_mut().find(|(s, _)| *s == schema) {
+            Some((_, list)) => list.push(finding),
+            None => self.found.push((schema, vec![finding])),
+        }
+    }
+
+    fn assert_none(&self, what: &str) {
+        if self.found.is_empty() {
+            return;
+        }
+        let mut text = String::new();
+        let mut total = 0;
+        for (schema, list) in &self.found {
+            total += list.len();
+            let _ = writeln!(text, "schema {schema}: {} payloads, e.g.", list.len());
+            for finding in list.iter().take(4) {
+                let _ = writeln!(text, "    {finding}");
+            }
+        }
+        panic!(
+            "{what}: {total} disagreements in {} verdicts, {} schemas:\n{text}",
+            self.checked,
+            self.found.len()
+        );
+    }
+}
+
+/// `text` as a JSON string, written several ways: plain, every character
+/// escaped (`\uXXXX`, surrogate pairs past the BMP), the first character
+/// escaped, `/` as `\/`.
+fn encodings(text: &str) -> Vec<String> {
+    let plain = serde_json::to_string(text).unwrap();
+    let mut all = String::from("\"");
+    for c in text.chars() {
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            let _ = write!(all, "\\u{unit:04x}");
+        }
+    }
+    all.push('"');
+    let mut first = String::from("\"");
+    let mut chars = text.chars();
+    if let Some(c) = chars.next() {
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            let _ = write!(first, "\\u{unit:04X}");
+        }
+        let rest = serde_json::to_string(chars.as_str()).unwrap();
+        first.push_str(&rest[1..]);
+    } else {
+        first.push('"');
+    }
+    let slashes = plain.replace('/', "\\/");
+    let mut out = vec![plain, all, first, slashes];
+    out.sort();
+    out.dedup();
+    out
+}
+
+const DRAFTS: [Option<&str>; 6] = [
+    Some(DRAFT4),
+    Some(DRAFT6),
+    Some(DRAFT7),
+    Some(DRAFT2019),
+    Some(DRAFT2020),
+    None,
+];
+
+const FORMATS: [&str; 9] = [
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "uuid",
+    "ipv4",
+    "ipv6",
+    "json-pointer",
+    "relative-json-pointer",
+];
+
+/// `keywords` under `draft` (`None`: no `$schema`).
+fn with_draft(draft: Option<&str>, keywords: Value) -> Value {
+    let mut schema = keywords;
+    if let (Some(uri), Value::Object(map)) = (draft, &mut schema) {
+        map.insert("$schema".into(), json!(uri));
+    }
+    schema
+}
+
+/// A fixed-seed xorshift generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// Hand-picked strings for every format (each tried against every format).
+#[rustfmt::skip]
+fn format_strings() -> Vec<String> {
+    let fixed = [
+        // date
+        "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2100-02-29", "0000-02-29",
+        "2400-02-29", "2024-04-31", "2024-06-31", "2024-09-31", "2024-11-31", "2024-04-30",
+        "2024-01-31", "2024-12-31", "2024-13-01", "2024-00-10", "2024-01-00", "2024-1-01",
+        "2024-01-1", "20240101", "+2024-01-01", "2024-01-01 ", " 2024-01-01", "2024-01-01\n",
+        "９９９９-01-01", "2024-01-٠١", "2024/01/01", "2024-01-01Z", "99999-01-01",
+        "2026-01-01", "2024-02-30", "1600-02-29", "1700-02-29",
+        // time
+        "23:59:60Z", "23:59:60z", "22:59:60Z", "23:58:60Z", "23:59:61Z", "15:59:60-08:00",
+        "00:59:60+01:00", "23:59:60+00:00", "23:59:60-00:00", "12:00:00+24:00",
+        "12:00:00-24:00", "12:00:00+23:59", "12:00:00-23:60", "12:00:00+00:60",
+        "12:00:00.5Z", "12:00:00.Z", "12:00:00.123456789012345678901234567890Z",
+        "12:00:00,5Z", "12:00:00", "12:00:00+0100", "12:00:00+01", "12:00:00+1:00",
+        "24:00:00Z", "23:60:00Z", "12:00Z", "1:00:00Z", "12:00:00ZZ", "12:00:00Z ",
+        "12:00:00.5+01:00", "00:00:60+00:01", "23:59:60.999Z", "00:29:60+00:30",
+        "23:29:60-00:30", "00:00:60-23:59", "23:59:60+23:59", "22:59:60-01:00",
+        "12:00:00z", "12:00:00\u{200b}Z", "１２:00:00Z",
+        // date-time
+        "2024-05-01T10:00:00Z", "2024-05-01t10:00:00z", "2024-05-01 10:00:00Z",
+        "2024-05-01T10:00:00.123+02:00", "2024-12-31T23:59:60Z", "2024-12-31T23:59:60+01:00",
+        "2025-01-01T00:59:60+01:00", "2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z",
+        "2024-05-01T10:00:00", "2024-05-01TT10:00:00Z", "2024-05-01T", "T10:00:00Z",
+        "2024-05-01T10:00:00+24:00", "2024-05-01T10:00:00-00:00", "2024-05-01T10:00:00.Z",
+        "2024-05-01T10:00:60Z", "2024-05-01tt10:00:00Z", "2026-01-01T00:00:00Z",
+        "t2024-05-01T10:00:00Z",
+        // duration
+        "P", "PT", "P1W", "P1Y2W", "PT1.5S", "P1Y", "P1M", "P1D", "PT1H", "PT1M", "PT1S",
+        "P1Y2M3DT4H5M6S", "P1Y1D", "PT1H1S", "P1W1D", "P1WT1H", "P1DT", "P1Y2M", "P1M2D",
+        "PT1H2M", "PT2M3S", "P2Y1M", "P1D1M", "PT1S1M", "P1YT", "p1Y", "P1y", "PT1h",
+        "P-1Y", "P1.5Y", "P0D", "PT0S", "P1Y1Y", "PTT1H", "P1DT1H1M1S", "P١Y", "P 1Y",
+        "P1Y ", "PT36H", "P0W", "P1W1W", "P1M1W", "P1YT1H1S", "PT1M1H", "PW", "PY",
+        // uuid
+        "2eb8aa08-aa98-11ea-b4aa-73b441d16380", "2EB8AA08-AA98-11EA-B4AA-73B441D16380",
+        "2eb8aa08aa9811eab4aa73b441d16380", "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}",
+        "urn:uuid:2eb8aa08-aa98-11ea-b4aa-73b441d16380", "2eb8aa08-aa98-11ea-b4aa-73b441d1638",
+        "2eb8aa08-aa98-11ea-b4aa-73b441d163800", "2eb8aa0-8aa98-11ea-b4aa-73b441d16380",
+        "2eb8aa08-aa98-11ea-b4aa_73b441d16380", "gggggggg-gggg-gggg-gggg-gggggggggggg",
+        "00000000-0000-0000-0000-000000000000", "2eB8aA08-aa98-11eA-b4aa-73b441d16380",
+        "2eb8aa08-aa98-11ea-b4aa-73b441d1638０", " 2eb8aa08-aa98-11ea-b4aa-73b441d16380",
+        // ipv4
+        "1.2.3.4", "01.2.3.4", "1.2.3.04", "0.0.0.0", "255.255.255.255", "256.1.1.1",
+        "1.2.3", "1.2.3.4.5", "1.2.3.4\n", " 1.2.3.4", "1.2.3.4 ", "1.2.3.-4", "1.2.3.4/8",
+        "0x1.2.3.4", "١.2.3.4", "1..3.4", "1.2.3.", "00.0.0.0", "127.000.000.001",
+        // ipv6
+        "::", "::1", "1::", "::ffff:1.2.3.4", "::ffff:01.2.3.4", "1:2:3:4:5:6:7:8",
+        "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "1:2:3:4:5:6:1.2.3.4", "fe80::1%eth0",
+        "fe80::1%1", "FE80::ABCD", "fe80::abcd", "12345::", ":::", "1:::2", "1::2::3",
+        "::1.2.3.4", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "[::1]", "::1 ", "g::1",
+        "0000:0000:0000:0000:0000:0000:0000:0001", "00000::1", "1:2:3:4:5:6:7:1.2.3.4",
+        // json-pointer
+        "", "/", "//", "/a", "a", "/a~0b", "/a~1b", "/a~2b", "/a~", "/~", "~", "~0",
+        "/~01", "/~10", "/a/b/c", "/ ", "/é", "/\u{7f}", "/~~", "/a~0/b~1", "#", "#/a",
+        "/foo\"bar", "/\u{0}",
+        // relative-json-pointer
+        "0", "1", "0#", "1#", "00", "01", "0/a", "1/a~1", "12/a", "1#a", "#", "-1", "0/",
+        "0##", "1/a~", "10", "٠", "0 ",
+    ];
+    fixed.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// Random mutations of the hand-picked strings, from a fixed seed.
+fn mutated_strings(seed: u64, count: usize) -> Vec<String> {
+    const ALPHABET: &[char] = &[
+        '0', '1', '2', '3', '5', '6', '9', ':', '-', '+', '.', 'T', 't', 'Z', 'z', 'P', 'Y', 'M',
+        'W', 'D', 'H', 'S', '~', '/', 'a', 'f', 'A', 'F', 'g', '%', '#', ' ', '\n', 'é', '٣', '０',
+    ];
+    let base = format_strings();
+    let mut rng = Rng(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count {
+        let mut chars: Vec<char> = rng.pick(&base).chars().collect();
+        for _ in 0..=rng.below(3) {
+            let c = *rng.pick(ALPHABET);
+            match rng.below(3) {
+                0 if !chars.is_empty() => {
+                    let at = rng.below(chars.len());
+                    chars[at] = c;
+                }
+                1 => {
+                    let at = rng.below(chars.len() + 1);
+                    chars.insert(at, c);
+                }
+                _ if !chars.is_empty() => {
+                    let at = rng.below(chars.len());
+                    chars.remove(at);
+                }
+                _ => chars.push(c),
+            }
+        }
+        out.push(chars.into_iter().collect());
+    }
+    out
+}
+
+/// Every time `HH:MM:SS[.frac](offset)` over edge values.
+fn time_grid() -> Vec<String> {
+    let mut out = Vec::new();
+    for h in ["00", "01", "12", "22", "23", "24"] {
+        for m in ["00", "29", "58", "59", "60"] {
+            for s in ["00", "59", "60", "61"] {
+                for frac in ["", ".5", "."] {
+                    for off in [
+                        "Z", "z", "+00:00", "-00:00", "+23:59", "-23:59", "+24:00", "+01:00",
+                        "-01:00", "+00:01", "-00:01", "+05:30", "-00:30", "+00:30", "",
+                    ] {
+                        out.push(format!("{h}:{m}:{s}{frac}{off}"));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every date over edge years, months and days.
+fn date_grid() -> Vec<String> {
+    let mut out = Vec::new();
+    for y in [
+        "0000", "0004", "1600", "1900", "2000", "2023", "2024", "2100", "9999",
+    ] {
+        for m in 0..=13 {
+            for d in [0, 1, 28, 29, 30, 31, 32] {
+                out.push(format!("{y}-{m:02}-{d:02}"));
+            }
+        }
+    }
+    out
+}
+
+/// Each ASCII byte (and a few non-ASCII characters) at each position of a
+/// valid value.
+fn byte_swaps(valid: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = valid.chars().collect();
+    for at in 0..chars.len() {
+        for c in (0x20u8..0x7f)
+            .map(char::from)
+            .chain(['é', '٣', '０', '\u{0}'])
+        {
+            let mut v = chars.clone();
+            v[at] = c;
+            out.push(v.into_iter().collect());
+        }
+    }
+    out
+}
+
+/// A sweep's verdicts, with its timing.
+fn sweep(what: &str, run: impl FnOnce(&mut Findings)) {
+    let started = Instant::now();
+    let mut findings = Findings::default();
+    run(&mut findings);
+    eprintln!(
+        "{what}: {} verdicts ({} valid) in {:?}",
+        findings.checked,
+        findings.valid,
+        started.elapsed()
+    );
+    findings.assert_none(what);
+    assert!(
+        findings.valid > 0 && findings.valid < findings.checked,
+        "{what}: one-sided verdicts"
+    );
+}
+
+/// Every payload string, JSON-encoded several ways.
+fn check_strings(subject: &Subject, strings: &[String], findings: &mut Findings) {
+    for text in strings {
+        for payload in encodings(text) {
+            subject.check(&payload, findings);
+        }
+    }
+}
+
+#[test]
+fn formats_on_hand_picked_strings_agree_in_every_draft() {
+    sweep("hand-picked formats", |findings| {
+        let strings = format_strings();
+        for draft in DRAFTS {
+            for format in FORMATS {
+                let subject = Subject::new(with_draft(draft, json!({"format": format}))).unwrap();
+                check_strings(&subject, &strings, findings);
+                for other in ["1", "null", "[\"1.2.3.4\"]", "{\"a\":\"x\"}", "true", "1.5"] {
+                    subject.check(other, findings);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn formats_on_grids_agree() {
+    sweep("format grids", |findings| {
+        let times = time_grid();
+        let dates = date_grid();
+        let date_times: Vec<String> = dates
+            .iter()
+            .step_by(7)
+            .flat_map(|d| {
+                [
+                    "23:59:60Z",
+                    "00:59:60+01:00",
+                    "12:00:00.5-00:00",
+                    "23:59:60z",
+                ]
+                .map(|t| format!("{d}T{t}"))
+            })
+            .chain(times.iter().step_by(3).map(|t| format!("2024-12-31t{t}")))
+            .collect();
+        for draft in [Some(DRAFT4), Some(DRAFT2020)] {
+            let time = Subject::new(with_draft(draft, json!({"format": "time"}))).unwrap();
+            check_strings(&time, &times, findings);
+            let date = Subject::new(with_draft(draft, json!({"format": "date"}))).unwrap();
+            check_strings(&date, &dates, findings);
+            let dt = Subject::new(with_draft(draft, json!({"format": "date-time"}))).unwrap();
+            check_strings(&dt, &date_times, findings);
+        }
+    });
+}
+
+#[test]
+fn formats_on_every_byte_at_every_position_agree() {
+    sweep("byte swaps", |findings| {
+        let cases = [
+            ("date", "2024-02-29"),
+            ("time", "23:59:60+00:00"),
+            ("date-time", "2024-02-29T12:00:00.5Z"),
+            ("duration", "P1Y2M3DT4H5M6S"),
+            ("duration", "P4W"),
+            ("uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d16380"),
+            ("ipv4", "192.168.0.1"),
+            ("ipv6", "fe80::1:2.3.4.5"),
+            ("json-pointer", "/a~1b/~0"),
+            ("relative-json-pointer", "10/a~0"),
+        ];
+        for (format, valid) in cases {
+            let subject =
+                Subject::new(with_draft(Some(DRAFT2020), json!({"format": format}))).unwrap();
+            let strings = byte_swaps(valid);
+            for text in &strings {
+                subject.check(&serde_json::to_string(text).unwrap(), findings);
+            }
+        }
+    });
+}
+
+#[test]
+fn formats_on_mutated_strings_agree() {
+    sweep("mutated formats", |findings| {
+        let strings = mutated_strings(0x5eed_f0f0_1234_5678, 1500);
+        for format in FORMATS {
+            let subject =
+                Subject::new(with_draft(Some(DRAFT2019), json!({"format": format}))).unwrap();
+            check_strings(&subject, &strings, findings);
+        }
+    });
+}
+
+#[test]
+fn formats_beside_other_string_keywords_agree() {
+    sweep("formats beside keywords", |findings| {
+        let strings = format_strings();
+        let neighbours = [
+            json!({"pattern": "^[0-9]"}),
+            json!({"pattern": "0"}),
+            json!({"minLength": 10}),
+            json!({"maxLength": 10}),
+            json!({"minLength": 9, "maxLength": 10, "pattern": "-"}),
+            json!({"enum": ["2024-02-29", "2023-02-29", "1.2.3.4", "01.2.3.4", "::", "/a~2", "P1W", 1]}),
+            json!({"const": "23:59:60Z"}),
+            json!({"type": "string"}),
+            json!({"type": ["string", "integer"], "minimum": 3}),
+            json!({"allOf": [{"format": "ipv4"}]}),
+            json!({"anyOf": [{"format": "ipv6"}, {"format": "date"}]}),
+            json!({"not": {"format": "time"}}),
+            json!({"oneOf": [{"format": "uuid"}, {"pattern": "^2"}]}),
+            json!({"minLength": 10.0}),
+            json!({"enum": ["\u{0032}026-01-01", "/"]}),
+        ];
+        for draft in [Some(DRAFT7), Some(DRAFT2020)] {
+            for format in [
+                "date",
+                "date-time",
+                "time",
+                "uuid",
+                "ipv4",
+                "ipv6",
+                "duration",
+                "json-pointer",
+            ] {
+                for neighbour in &neighbours {
+                    let mut keywords = neighbour.clone();
+                    keywords["format"] = json!(format);
+                    let Some(subject) = Subject::new(with_draft(draft, keywords)) else {
+                        continue;
+                    };
+                    check_strings(&subject, &strings, findings);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn formats_in_nested_places_agree() {
+    sweep("nested formats", |findings| {
+        let strings: Vec<String> = format_strings().into_iter().step_by(3).collect();
+        for draft in [Some(DRAFT4), Some(DRAFT7), Some(DRAFT2019), Some(DRAFT2020)] {
+            for format in [
+                "date",
+                "time",
+                "date-time",
+                "ipv4",
+                "ipv6",
+                "uuid",
+                "json-pointer",
+                "duration",
+            ] {
+                let f = json!({"format": format});
+                let places = [
+                    json!({"properties": {"a": f}}),
+                    json!({"additionalProperties": f}),
+                    json!({"patternProperties": {"^a": f}}),
+                    json!({"items": f}),
+                    json!({"propertyNames": f}),
+                    json!({"definitions": {"d": f}, "properties": {"a": {"$ref": "#/definitions/d"}}}),
+                    json!({"$defs": {"d": f}, "items": {"$ref": "#/$defs/d"}}),
+                ];
+                for place in places {
+                    let Some(subject) = Subject::new(with_draft(draft, place)) else {
+                        continue;
+                    };
+                    for text in &strings {
+                        for body in encodings(text) {
+                            subject.check(&format!("{{\"a\":{body}}}"), findings);
+                            subject.check(&format!("[{body},\"x\"]"), findings);
+                            subject.check(&format!("{{{body}:1}}"), findings);
+                            subject.check(&format!("{{\"a\":\"x\",\"a\":{body}}}"), findings);
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Scalars and compounds whose JSON Schema equality differs from their
+/// bytes'.
+#[rustfmt::skip]
+const ITEMS: &[&str] = &[
+    "1", "1.0", "1e0", "10e-1", "1E0", "0.1e1", "-0", "0", "0.0", "-0.0", "0e5", "-0e-5",
+    "1e-400", "-1e-400", "0.3", "0.30000000000000004", "0.1", "1e308", "1.7976931348623157e308",
+    "18446744073709551616", "18446744073709551615", "1.8446744073709552e19", "18446744073709551615.0",
+    "9007199254740993", "9007199254740992", "9007199254740992.0", "9007199254740993.0",
+    "-9223372036854775808", "-9223372036854775809", "-9.223372036854775808e18",
+    "100000000000000000000000", "1e23", "123456789012345678", "123456789012345678.0",
+    "0.1000000000000000055511151231257827", "2.5", "2.50", "25e-1", "-1", "-1.0",
+    "\"a\"", "\"\\u0061\"", "\"\\u0041\"", "\"A\"", "\"/\"", "\"\\/\"", "\"\"", "\"1\"",
+    "\"é\"", "\"\\u00e9\"", "\"e\\u0301\"", "\"😀\"", "\"\\ud83d\\ude00\"", "\"\\n\"", "\"\\u000a\"",
+    "true", "false", "null", "[]", "{}", "[1]", "[1.0]", "[\"a\"]", "[\"\\u0061\"]",
+    "{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", "{\"a\":1,\"a\":2}", "{\"a\":2}", "{\"a\":1}",
+    "{\"\\u0061\":2}", "{\"a\":1.0,\"b\":2e0}", "[[1,2],[2,1]]", "[{\"a\":-0}]", "[{\"a\":0}]",
+];
+
+fn unique_schemas() -> Vec<Value> {
+    let mut out = Vec::new();
+    for draft in DRAFTS {
+        out.push(with_draft(draft, json!({"uniqueItems": true})));
+    }
+    out.extend([
+        with_draft(Some(DRAFT2020), json!({"uniqueItems": false})),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"type": "array", "uniqueItems": true, "maxItems": 40}),
+        ),
+        with_draft(Some(DRAFT2020), json!({"items": {"uniqueItems": true}})),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"prefixItems": [{"uniqueItems": true}], "uniqueItems": true}),
+        ),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"contains": {"uniqueItems": true, "type": "array"}}),
+        ),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"uniqueItems": true, "contains": {"const": 1}}),
+        ),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"uniqueItems": true, "items": {"not": {"type": "object"}}}),
+        ),
+        with_draft(
+            Some(DRAFT4),
+            json!({"items": [{}, {}], "additionalItems": {}, "uniqueItems": true}),
+        ),
+        with_draft(
+            Some(DRAFT7),
+            json!({"properties": {"a": {"uniqueItems": true}}}),
+        ),
+        with_draft(
+            Some(DRAFT2019),
+            json!({"uniqueItems": true, "unevaluatedItems": true}),
+        ),
+        with_draft(
+            Some(DRAFT2020),
+            json!({"anyOf": [{"uniqueItems": true}, {"maxItems": 1}]}),
+        ),
+    ]);
+    out
+}
+
+#[test]
+fn unique_items_on_pairs_agree() {
+    sweep("uniqueItems pairs", |findings| {
+        let filler: Vec<String> = (1000..1017).map(|n| n.to_string()).collect();
+        let filler = filler.join(",");
+        for schema in unique_schemas() {
+            let subject = Subject::new(schema).unwrap();
+            for a in ITEMS {
+                for b in ITEMS {
+                    subject.check(&format!("[{a},{b}]"), findings);
+                    subject.check(&format!("[{a},{filler},{b}]"), findings);
+                    subject.check(&format!("{{\"a\":[{a}, {b}]}}"), findings);
+                    subject.check(&format!("[[{a},{b}],[{b},{a}]]"), findings);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn unique_items_on_generated_arrays_agree() {
+    sweep("uniqueItems generated", |findings| {
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        let arrays: Vec<String> = (0..1500)
+            .map(|_| {
+                let n = rng.below(22);
+                let items: Vec<&str> = (0..n).map(|_| *rng.pick(ITEMS)).collect();
+                let sep = if rng.below(2) == 0 { "," } else { " ,\n " };
+                format!("[{}]", items.join(sep))
+            })
+            .collect();
+        for schema in unique_schemas() {
+            let subject = Subject::new(schema).unwrap();
+            for array in &arrays {
+                subject.check(array, findings);
+            }
+        }
+    });
+}
+
+/// Keys that are equal or not once unescaped.
+#[rustfmt::skip]
+const KEYS: &[&str] = &["\"a\"", "\"\\u0061\"", "\"b\"", "\"/\"", "\"\\/\"", "\"\"", "\"é\"", "\"\\u00e9\"", "\"a \""];
+
+#[test]
+fn min_and_max_properties_agree() {
+    sweep("min/maxProperties", |findings| {
+        let mut schemas = Vec::new();
+        for n in 0..4 {
+            for draft in [Some(DRAFT4), Some(DRAFT2020)] {
+                schemas.push(with_draft(draft, json!({"minProperties": n})));
+                schemas.push(with_draft(draft, json!({"maxProperties": n})));
+                schemas.push(with_draft(
+                    draft,
+                    json!({"minProperties": n, "maxProperties": n}),
+                ));
+            }
+            schemas.push(with_draft(
+                Some(DRAFT2020),
+                json!({"items": {"minProperties": n}}),
+            ));
+            schemas.push(with_draft(
+                Some(DRAFT2020),
+                json!({"maxProperties": n, "properties": {"a": {"maximum": 1}}}),
+            ));
+            schemas.push(with_draft(
+                Some(DRAFT2020),
+                json!({"minProperties": n, "additionalProperties": {"type": "integer"}}),
+            ));
+        }
+        let mut rng = Rng(0xfeed_beef_cafe_0042);
+        let mut objects: Vec<String> = Vec::new();
+        for _ in 0..600 {
+            let long = rng.below(8) == 0;
+            let n = rng.below(if long { 20 } else { 5 });
+            let members: Vec<String> = (0..n)
+                .map(|i| format!("{}:{}", rng.pick(KEYS), i % 3))
+                .collect();
+            objects.push(format!("{{{}}}", members.join(",")));
+        }
+        for a in KEYS {
+            for b in KEYS {
+                objects.push(format!("{{{a}:1,{b}:2}}"));
+                objects.push(format!("{{{a}:1,{b}:2,{a}:3}}"));
+            }
+        }
+        schemas.push(with_draft(Some(DRAFT2020), json!({"minProperties": 2.0})));
+        schemas.push(with_draft(Some(DRAFT2020), json!({"maxProperties": 1.0})));
+        schemas.push(with_draft(
+            Some(DRAFT4),
+            json!({"minProperties": 2.0, "maxProperties": 2.0}),
+        ));
+        for schema in schemas {
+            let Some(subject) = Subject::new(schema) else {
+                continue;
+            };
+            for object in &objects {
+                subject.check(object, findings);
+                subject.check(&format!("[{object}]"), findings);
+            }
+        }
+    });
+}
