@@ -350,7 +350,7 @@ fn format_strings() -> Vec<String> {
         // json-pointer
         "", "/", "//", "/a", "a", "/a~0b", "/a~1b", "/a~2b", "/a~", "/~", "~", "~0",
         "/~01", "/~10", "/a/b/c", "/ ", "/é", "/\u{7f}", "/~~", "/a~0/b~1", "#", "#/a",
-        "/foo\"bar", "/\u{0}",
+        "/foo\"bar", "/\u{0}", "/😀", "/😀😀", "/~0😀", "😀",
         // relative-json-pointer
         "0", "1", "0#", "1#", "00", "01", "0/a", "1/a~1", "12/a", "1#a", "#", "-1", "0/",
         "0##", "1/a~", "10", "٠", "0 ",
@@ -480,7 +480,28 @@ fn formats_on_hand_picked_strings_agree_in_every_draft() {
             for format in FORMATS {
                 let subject = Subject::new(with_draft(draft, json!({"format": format}))).unwrap();
                 check_strings(&subject, &strings, findings);
-                for other in ["1", "null", "[\"1.2.3.4\"]", "{\"a\":\"x\"}", "true", "1.5"] {
+                for other in [
+                    "1",
+                    "null",
+                    "[\"1.2.3.4\"]",
+                    "{\"a\":\"x\"}",
+                    "true",
+                    "1.5",
+                    "\"\\ud800\"",
+                    "\"\\udc00\"",
+                    "\"\\u12\"",
+                    "\"\\x\"",
+                    "\"\t\"",
+                    "\"1.2.3.4\\u0000\"",
+                    "\"2024-01-01",
+                    "\"\\u0032024-01-01\"",
+                    "\"\\u0032\\u0030\\u0032\\u0034-01-01\"",
+                    "\"\\/a~1b\"",
+                    "\"\\/a~2\"",
+                    "\"\\u002fa\"",
+                    "\"::\\u0066\"",
+                    "\"\\u003a:\"",
+                ] {
                     subject.check(other, findings);
                 }
             }
@@ -575,6 +596,8 @@ fn formats_beside_other_string_keywords_agree() {
             json!({"not": {"format": "time"}}),
             json!({"oneOf": [{"format": "uuid"}, {"pattern": "^2"}]}),
             json!({"minLength": 10.0}),
+            json!({"maxLength": 2}),
+            json!({"minLength": 3, "maxLength": 3}),
             json!({"enum": ["\u{0032}026-01-01", "/"]}),
         ];
         for draft in [Some(DRAFT7), Some(DRAFT2020)] {
@@ -636,6 +659,8 @@ fn formats_in_nested_places_agree() {
                             subject.check(&format!("[{body},\"x\"]"), findings);
                             subject.check(&format!("{{{body}:1}}"), findings);
                             subject.check(&format!("{{\"a\":\"x\",\"a\":{body}}}"), findings);
+                            subject
+                                .check(&format!("{{\"a\":{body},\"a\":\"2024-01-01\"}}"), findings);
                         }
                     }
                 }
@@ -660,6 +685,13 @@ const ITEMS: &[&str] = &[
     "true", "false", "null", "[]", "{}", "[1]", "[1.0]", "[\"a\"]", "[\"\\u0061\"]",
     "{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", "{\"a\":1,\"a\":2}", "{\"a\":2}", "{\"a\":1}",
     "{\"\\u0061\":2}", "{\"a\":1.0,\"b\":2e0}", "[[1,2],[2,1]]", "[{\"a\":-0}]", "[{\"a\":0}]",
+    "1e309", "-1e400", "1E+2", "1e+2", "100", "0.000001e8", "123456789012345678901",
+    "1234567890123456789", "12345678901234567890", "12345678901234567890.0",
+    "-123456789012345678", "-1234567890123456789", "-1234567890123456789.0",
+    "1.0000000000000002", "1.00000000000000011", "0.123456789012345", "0.1234567890123450",
+    "0.12345678901234567", "0.12345678901234566", "-0.000000000000001", "-1e-15",
+    "{\"a\":1,\"b\":2,\"a\":1}", "{\"b\":2,\"a\":3,\"a\":1}", "[1,[1.0]]", "[1e0,[1]]",
+    "\"\\ud800\"", "\"\\x\"", "01", "1.", ".5", "+1", "\"\u{0}\"", "\"\\u0000\"",
 ];
 
 fn unique_schemas() -> Vec<Value> {
@@ -717,10 +749,12 @@ fn unique_items_on_pairs_agree() {
         let filler = filler.join(",");
         for schema in unique_schemas() {
             let subject = Subject::new(schema).unwrap();
-            for a in ITEMS {
-                for b in ITEMS {
+            // Each unordered pair once (equality is symmetric; the
+            // nested form holds both orders).
+            for (i, a) in ITEMS.iter().enumerate() {
+                for b in &ITEMS[i..] {
                     subject.check(&format!("[{a},{b}]"), findings);
-                    subject.check(&format!("[{a},{filler},{b}]"), findings);
+                    subject.check(&format!("[{b},{filler},{a}]"), findings);
                     subject.check(&format!("{{\"a\":[{a}, {b}]}}"), findings);
                     subject.check(&format!("[[{a},{b}],[{b},{a}]]"), findings);
                 }
@@ -741,6 +775,14 @@ fn unique_items_on_generated_arrays_agree() {
                 format!("[{}]", items.join(sep))
             })
             .collect();
+        let mut arrays = arrays;
+        let long: Vec<String> = (0..300).map(|n| format!("\"k{n}\"")).collect();
+        let long = long.join(",");
+        for tail in ITEMS {
+            arrays.push(format!("[{long},{tail},\"k299\"]"));
+            arrays.push(format!("[{tail},{long},{tail}]"));
+            arrays.push(format!("[{long},\"\\u006b7\",{tail}]"));
+        }
         for schema in unique_schemas() {
             let subject = Subject::new(schema).unwrap();
             for array in &arrays {
@@ -809,6 +851,149 @@ fn min_and_max_properties_agree() {
             for object in &objects {
                 subject.check(object, findings);
                 subject.check(&format!("[{object}]"), findings);
+            }
+        }
+    });
+}
+
+/// Formats deciding applicators and the annotations `unevaluated*` read:
+/// a branch failing on a format must not mark its members evaluated.
+#[test]
+fn formats_deciding_branches_and_annotations_agree() {
+    sweep("formats in branches", |findings| {
+        let schemas = [
+            json!({"anyOf": [{"properties": {"a": {"format": "date"}}}, {"properties": {"b": true}}], "unevaluatedProperties": false}),
+            json!({"oneOf": [{"properties": {"a": {"format": "date"}}, "required": ["a"]}, {"properties": {"a": {"format": "date-time"}}}], "unevaluatedProperties": false}),
+            json!({"oneOf": [{"format": "ipv4"}, {"pattern": "^1"}]}),
+            json!({"oneOf": [{"format": "date"}, {"format": "date-time"}, {"format": "time"}]}),
+            json!({"if": {"format": "date"}, "then": {"maxLength": 10}, "else": {"format": "time"}}),
+            json!({"contains": {"format": "uuid"}, "minContains": 2, "maxContains": 3}),
+            json!({"contains": {"format": "date"}, "unevaluatedItems": false}),
+            json!({"anyOf": [{"prefixItems": [{"format": "date"}]}, {"prefixItems": [true, {"format": "ipv6"}]}], "unevaluatedItems": false}),
+            json!({"dependentSchemas": {"a": {"properties": {"b": {"format": "ipv6"}}}}}),
+            json!({"patternProperties": {"^d": {"format": "date"}}, "additionalProperties": {"format": "time"}}),
+            json!({"if": {"properties": {"a": {"format": "date"}}}, "then": {"required": ["b"]}, "else": {"required": ["d1"]}}),
+            json!({"anyOf": [{"uniqueItems": true, "items": {"format": "ipv4"}}, {"items": {"format": "date"}}], "unevaluatedItems": false}),
+            json!({"propertyNames": {"format": "json-pointer"}, "minProperties": 2}),
+            json!({"$ref": "#/$defs/a", "$defs": {"a": {"format": "date-time"}}, "unevaluatedProperties": false}),
+            json!({"not": {"anyOf": [{"format": "ipv4"}, {"format": "ipv6"}]}}),
+            json!({"items": {"type": ["string", "array"], "format": "date", "uniqueItems": true}, "uniqueItems": true}),
+        ];
+        let mut samples: Vec<String> = format_strings().into_iter().step_by(5).collect();
+        samples.extend(
+            [
+                "2024-02-29",
+                "12:00:00Z",
+                "2024-02-29T12:00:00Z",
+                "1.2.3.4",
+                "::1",
+                "2eb8aa08-aa98-11ea-b4aa-73b441d16380",
+                "/a",
+                "P1D",
+                "10.0.0.1",
+            ]
+            .map(String::from),
+        );
+        let mut rng = Rng(0xabcd_ef01_2345_6789);
+        let mut payloads = Vec::new();
+        for _ in 0..700 {
+            let mut value = || {
+                let text = rng.pick(&samples).clone();
+                let all = encodings(&text);
+                all[rng.below(all.len())].clone()
+            };
+            let (v1, v2, v3) = (value(), value(), value());
+            payloads.push(format!("{{\"a\":{v1},\"b\":{v2}}}"));
+            payloads.push(format!("{{\"a\":{v1}}}"));
+            payloads.push(format!("{{\"d1\":{v1},\"z\":{v2},\"b\":{v3}}}"));
+            payloads.push(format!("{{{v1}:1,{v2}:2}}"));
+            payloads.push(format!("[{v1},{v2},{v3}]"));
+            payloads.push(format!("[{v1},{v1},{v2}]"));
+            payloads.push(format!("[{v1},{v2}]"));
+            payloads.push(v1);
+        }
+        for draft in [DRAFT2019, DRAFT2020] {
+            for schema in &schemas {
+                let Some(subject) = Subject::new(with_draft(Some(draft), schema.clone())) else {
+                    continue;
+                };
+                for payload in &payloads {
+                    subject.check(payload, findings);
+                }
+            }
+        }
+    });
+}
+
+/// Bytes that are not JSON (invalid UTF-8, a BOM, trailing bytes) where a
+/// byte-level check alone would pass them.
+#[test]
+fn byte_level_checks_on_payloads_that_are_not_json_agree() {
+    sweep("not JSON", |findings| {
+        let bad: &[&[u8]] = &[
+            b"\xff",
+            b"\xc0\xaf",
+            b"\xed\xa0\x80",
+            b"\xf4\x90\x80\x80",
+            b"\xe2\x82",
+            b"\x80",
+            b"\xf0\x9f\x98",
+            b"\xc3",
+            b"\x00",
+            b"\x1f",
+            b"\t",
+            b"\n",
+            b"\x7f",
+            b"\xc2\x80",
+        ];
+        let mut payloads: Vec<Vec<u8>> = Vec::new();
+        for b in bad {
+            let b = *b;
+            for (head, tail) in [
+                (&b"\"/"[..], &b"\""[..]),
+                (b"\"", b"\""),
+                (b"[\"/", b"\",\"/\"]"),
+                (b"[\"a", b"\",\"b\",1]"),
+                (b"{\"", b"\":1,\"b\":2}"),
+                (b"{\"a\":1,\"a", b"\":2}"),
+                (b"\"P1D", b"\""),
+                (b"\"1.2.3.4", b"\""),
+            ] {
+                payloads.push([head, b, tail].concat());
+            }
+        }
+        for valid in [
+            &b"\"/a\""[..],
+            b"\"2024-01-01\"",
+            b"[1,1.0]",
+            b"[1,2]",
+            b"{\"a\":1,\"a\":2}",
+            b"{\"a\":1,\"b\":2}",
+            b"\"::\"",
+        ] {
+            payloads.push([&b"\xef\xbb\xbf"[..], valid].concat());
+            payloads.push([valid, b" x"].concat());
+            payloads.push([valid, b" 1"].concat());
+            payloads.push([valid, b" \n\t"].concat());
+            payloads.push([b"\n ", valid].concat());
+        }
+        let schemas = [
+            json!({"format": "json-pointer"}),
+            json!({"format": "relative-json-pointer"}),
+            json!({"format": "duration"}),
+            json!({"format": "ipv4"}),
+            json!({"format": "date", "minLength": 1}),
+            json!({"uniqueItems": true}),
+            json!({"items": {"format": "json-pointer"}, "uniqueItems": true}),
+            json!({"minProperties": 2}),
+            json!({"maxProperties": 1}),
+            json!({"propertyNames": {"format": "json-pointer"}}),
+            json!({"enum": ["/a", "/\u{80}"], "format": "json-pointer"}),
+        ];
+        for schema in schemas {
+            let subject = Subject::new(with_draft(Some(DRAFT2020), schema)).unwrap();
+            for payload in &payloads {
+                subject.check_bytes(payload, findings);
             }
         }
     });
