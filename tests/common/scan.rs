@@ -35,37 +35,7 @@ pub fn message(pool: &DescriptorPool, name: &str) -> MessageDescriptor {
         .unwrap_or_else(|| panic!("no message {name}"))
 }
 
-/// SplitMix64: small, fast, deterministic.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True with probability `percent / 100`.
-    pub fn chance(&mut self, percent: u64) -> bool {
-        self.next_u64() % 100 < percent
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+pub use crate::common::Rng;
 
 const STRINGS: &[&str] = &[
     "",
@@ -81,7 +51,7 @@ const STRINGS: &[&str] = &[
 
 fn random_string(rng: &mut Rng) -> String {
     if rng.chance(70) {
-        (*rng.pick(STRINGS)).to_owned()
+        rng.pick(STRINGS).to_owned()
     } else {
         let len = rng.below(12);
         (0..len)
@@ -129,7 +99,7 @@ fn random_scalar(kind: &Kind, rng: &mut Rng, depth: u32) -> Value {
         Kind::Enum(e) => {
             if rng.chance(80) {
                 let values: Vec<i32> = e.values().map(|v| v.number()).collect();
-                Value::EnumNumber(*rng.pick(&values))
+                Value::EnumNumber(rng.pick(&values))
             } else {
                 Value::EnumNumber(random_i64(rng) as i32)
             }
@@ -296,7 +266,7 @@ pub fn mutate(payload: &mut Vec<u8>, numbers: &[u32], rng: &mut Rng) {
                 0 => 0,
                 1 => (1 << 29) - 1,
                 2 => rng.below(1 << 20) as u32,
-                _ => *rng.pick(numbers),
+                _ => rng.pick(numbers),
             };
             let mut tag = Vec::new();
             varint(&mut tag, u64::from(number) << 3 | rng.below(8) as u64);
@@ -327,7 +297,7 @@ pub fn mutate(payload: &mut Vec<u8>, numbers: &[u32], rng: &mut Rng) {
         }
         9 => {
             // Append a field with a random value for its wire type.
-            let number = *rng.pick(numbers);
+            let number = rng.pick(numbers);
             let wire_type = rng.below(6) as u64;
             varint(payload, u64::from(number) << 3 | wire_type);
             match wire_type {
@@ -382,7 +352,7 @@ pub fn order(pool: &DescriptorPool, rng: &mut Rng) -> DynamicMessage {
     let text = |rng: &mut Rng, words: &[&str]| -> String {
         let n = 1 + rng.below(3);
         (0..n)
-            .map(|_| *rng.pick(words))
+            .map(|_| rng.pick(words))
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -417,7 +387,7 @@ pub fn order(pool: &DescriptorPool, rng: &mut Rng) -> DynamicMessage {
         if rng.chance(40) {
             a.set_field_by_name("line2", Value::String(format!("Apt {}", rng.below(90))));
         }
-        a.set_field_by_name("city", Value::String((*rng.pick(&cities)).into()));
+        a.set_field_by_name("city", Value::String(rng.pick(&cities).into()));
         a.set_field_by_name("region", Value::String("North".into()));
         a.set_field_by_name(
             "postal_code",
@@ -428,7 +398,7 @@ pub fn order(pool: &DescriptorPool, rng: &mut Rng) -> DynamicMessage {
     };
 
     let mut customer = DynamicMessage::new(message(pool, "shop.orders.Customer"));
-    let name = *rng.pick(&names);
+    let name = rng.pick(&names);
     customer.set_field_by_name(
         "id",
         Value::String(format!("cus_{:012x}", rng.next_u64() >> 16)),
@@ -461,7 +431,7 @@ pub fn order(pool: &DescriptorPool, rng: &mut Rng) -> DynamicMessage {
             "tags",
             Value::List(
                 (0..rng.below(3))
-                    .map(|_| Value::String((*rng.pick(&words)).into()))
+                    .map(|_| Value::String(rng.pick(&words).into()))
                     .collect(),
             ),
         );

@@ -14,6 +14,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::{json, Map, Value};
 
+use crate::common::Rng;
+
 const PATTERN_SIZE_LIMIT: usize = 2 << 20;
 /// The guard's backtrack limit per match (core/src/json/validate.rs).
 const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
@@ -47,28 +49,6 @@ fn verdicts() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100_000)
-}
-
-/// splitmix64, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
 }
 
 const KEYS: &[&str] = &["a", "b", "c", "é", "a1"];
@@ -497,7 +477,7 @@ struct Case {
 }
 
 fn case(seed: u64) -> Option<Case> {
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut schema = schema(&mut rng, 3);
     if let (Value::Object(map), Some(uri)) = (&mut schema, rng.pick(DRAFTS)) {
         map.insert("$schema".into(), json!(uri));
@@ -531,7 +511,7 @@ fn check(seed: u64, payload_seed: u64) -> Result<(usize, usize, usize), TestCase
     {
         DYNAMIC.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
-    let mut rng = Rng(payload_seed);
+    let mut rng = Rng::new(payload_seed);
     let (mut valid, mut unsure) = (0, 0);
     for i in 0..PAYLOADS_PER_SCHEMA {
         let value = value(&mut rng, 3);
@@ -647,7 +627,7 @@ fn deep_schemas_and_payloads_stay_on_a_small_stack() {
 /// own `minimum` and `maximum`.
 #[test]
 fn short_decimals_read_as_serde_json_reads_them() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for _ in 0..5_000 {
         let digits = 1 + rng.below(15);
         let point = 1 + rng.below(digits);
@@ -1135,7 +1115,7 @@ fn formats_checked_on_the_text_give_jsonschemas_verdict() {
         ),
     ];
     const BYTES: &[u8] = b"0123456789:-+.TtZzPYMWDHS/~#ae% \xc3\xa9";
-    let mut rng = Rng(0x5eed_f0f0);
+    let mut rng = Rng::new(0x5eed_f0f0);
     let mut checked = 0usize;
     for draft in DRAFTS {
         for (format, examples) in seeds {
@@ -1232,7 +1212,7 @@ fn corpus_patterns_matched_on_the_text_give_jsonschemas_verdict() {
     patterns.dedup();
     assert!(patterns.len() > 200, "only {} patterns", patterns.len());
     const BYTES: &[u8] = b"aZ09_-.:/@$ \t{}*\xc3\xa9";
-    let mut rng = Rng(0x9a77_e2e5);
+    let mut rng = Rng::new(0x9a77_e2e5);
     let (mut checked, mut matched) = (0usize, 0usize);
     for pattern in &patterns {
         // Strings from the pattern's own words and characters.

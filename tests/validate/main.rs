@@ -50,6 +50,8 @@ mod json_scan_suite;
 mod pattern_redteam;
 #[cfg(feature = "proto-text")]
 mod proto_print;
+#[cfg(feature = "json")]
+mod redteam;
 #[cfg(feature = "protobuf")]
 mod scan_alloc;
 #[cfg(feature = "protobuf")]
