@@ -4,6 +4,13 @@
 //!
 //! `cargo bench --bench protobuf_scan`
 
+/// The tests' random numbers, which `support` draws from (as
+/// `crate::common::rng` in the tests).
+#[path = "../tests/common"]
+mod common {
+    pub mod rng;
+}
+
 #[path = "../tests/common/scan.rs"]
 mod support;
 

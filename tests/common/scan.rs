@@ -35,7 +35,7 @@ pub fn message(pool: &DescriptorPool, name: &str) -> MessageDescriptor {
         .unwrap_or_else(|| panic!("no message {name}"))
 }
 
-pub use crate::common::Rng;
+pub use crate::common::rng::Rng;
 
 const STRINGS: &[&str] = &[
     "",

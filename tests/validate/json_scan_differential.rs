@@ -14,7 +14,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 use serde_json::{json, Map, Value};
 
-use crate::common::Rng;
+use crate::common::rng::Rng;
 
 const PATTERN_SIZE_LIMIT: usize = 2 << 20;
 /// The guard's backtrack limit per match (core/src/json/validate.rs).

@@ -23,7 +23,7 @@
 
 use serde_json::{json, Value};
 
-use crate::common::Rng;
+use crate::common::rng::Rng;
 use crate::redteam::*;
 
 /// Characters the edits insert: ASCII specials, ECMA-262 whitespace and
