@@ -1,4 +1,5 @@
-//! The peer table of issue 19: the guard, `jsonschema`, `boon`, `ajv` and
+//! The peer table of issue 19: the guard, `jsonschema` (at run time, and
+//! its compile-time `#[jsonschema::validator]` macro), `boon`, `ajv` and
 //! Blaze on the real-schema corpus (`tests/data/json_corpus`), in one run.
 //!
 //! ```text
@@ -6,8 +7,11 @@
 //! ```
 //!
 //! installs `ajv` and Blaze (npm, into a cache directory outside the
-//! repository) and runs this bench with `DATASCHEMA_PEERS` pointing at
-//! them; without it the table has the Rust peers only:
+//! repository), builds and runs `benches/peers/macro` (the macro's
+//! validators, a crate of its own: the macro's newest release needs
+//! `jsonschema` 0.60, the guard is on 0.61) into that directory's
+//! `macro.jsonl`, and runs this bench with `DATASCHEMA_PEERS` pointing at
+//! it; without it the table has the Rust peers of this crate only:
 //!
 //! ```text
 //! cargo bench --features peer-bench --bench json_peers
@@ -51,7 +55,14 @@ struct Figures {
     note: Option<String>,
 }
 
-const PEERS: [&str; 5] = ["guard", "jsonschema", "boon", "ajv", "blaze"];
+const PEERS: [&str; 6] = [
+    "guard",
+    "jsonschema",
+    "jsonschema macro",
+    "boon",
+    "ajv",
+    "blaze",
+];
 
 fn rounds() -> usize {
     std::env::var("JSON_PEERS_ROUNDS")
@@ -245,6 +256,57 @@ fn ajv(peers: &Path, rounds: usize) -> BTreeMap<String, Figures> {
     figures
 }
 
+/// The compile-time macro's figures for every schema (`jsonschema`
+/// 0.60.2), from the JSON lines `benches/peers/macro` wrote into
+/// `macro.jsonl` under `peers`, and per schema that version's run-time
+/// validator's eval and full figures beside them.
+fn macro_peer(peers: &Path) -> BTreeMap<String, (Figures, Option<(f64, f64)>)> {
+    let path = peers.join("macro.jsonl");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(err) => {
+            eprintln!("jsonschema macro: {}: {err}", path.display());
+            return BTreeMap::new();
+        }
+    };
+    let indexes = |v: &Value| -> Vec<usize> {
+        v.as_array()
+            .map(|d| {
+                d.iter()
+                    .filter_map(Value::as_u64)
+                    .map(|i| i as usize)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut figures = BTreeMap::new();
+    for line in text.lines() {
+        let Ok(row) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let name = row["name"].as_str().unwrap_or_default().to_owned();
+        let runtime = row["runtime_eval_us"]
+            .as_f64()
+            .zip(row["runtime_full_us"].as_f64());
+        let mut note = None;
+        let runtime_disagree = indexes(&row["runtime_disagree"]);
+        if !runtime_disagree.is_empty() {
+            note = Some(format!(
+                "its run-time validator (0.60.2) disagrees with the labels too, on {runtime_disagree:?}"
+            ));
+        }
+        let peer = Figures {
+            eval: row["eval_us"].as_f64(),
+            full: row["full_us"].as_f64(),
+            disagree: indexes(&row["disagree"]),
+            missing: None,
+            note,
+        };
+        figures.insert(name, (peer, runtime));
+    }
+    figures
+}
+
 /// Blaze's figures on one schema: its CLI (`validate --benchmark --fast
 /// --format-assertion`) over the instances as JSON Lines, the mean
 /// evaluation time of each instance summed.
@@ -339,6 +401,7 @@ fn main() {
     let scratch = std::env::temp_dir().join(format!("json-peers-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch directory");
     let ajv = peers.as_deref().map(|p| ajv(p, rounds)).unwrap_or_default();
+    let macros = peers.as_deref().map(macro_peer).unwrap_or_default();
     let blaze_binary = peers.as_deref().map(|p| {
         p.join("node_modules/@sourcemeta/jsonschema/build/github-releases")
             .join(match std::env::consts::ARCH {
@@ -347,7 +410,10 @@ fn main() {
             })
     });
 
-    let mut table: Vec<(String, [Figures; 5])> = Vec::new();
+    let mut table: Vec<(String, [Figures; 6])> = Vec::new();
+    // The macro against its own version's run-time validator: (eval, full)
+    // log ratios and how many.
+    let mut same_version = (0.0f64, 0.0f64, 0usize);
     for entry in &entries {
         let [guard, bare, boon] = rust_peers(entry, rounds);
         let ajv_row = ajv.get(&entry.name).cloned().unwrap_or_else(|| Figures {
@@ -361,18 +427,37 @@ fn main() {
                 ..Figures::default()
             },
         };
-        table.push((entry.name.clone(), [guard, bare, boon, ajv_row, blaze_row]));
+        let macro_row = match macros.get(&entry.name) {
+            Some((figures, runtime)) => {
+                if let (Some((eval, full)), Some(m_eval), Some(m_full)) =
+                    (runtime, figures.eval, figures.full)
+                {
+                    same_version.0 += (m_eval / eval).ln();
+                    same_version.1 += (m_full / full).ln();
+                    same_version.2 += 1;
+                }
+                figures.clone()
+            }
+            None => Figures {
+                missing: Some("not run (no macro.jsonl under DATASCHEMA_PEERS)".into()),
+                ..Figures::default()
+            },
+        };
+        table.push((
+            entry.name.clone(),
+            [guard, bare, macro_row, boon, ajv_row, blaze_row],
+        ));
     }
     let _ = std::fs::remove_dir_all(&scratch);
 
     println!("µs over each schema's instances (in brackets: over jsonschema's parse + evaluation)");
     println!(
-        "| schema | n | guard full | jsonschema eval | jsonschema full | boon eval | boon full | ajv eval | ajv full | blaze eval |"
+        "| schema | n | guard full | jsonschema eval | jsonschema full | macro eval | macro full | boon eval | boon full | ajv eval | ajv full | blaze eval |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     // Geometric means of the ratios, per column, over the schemas where
     // the column has a figure (how many, beside each).
-    let mut logs = [(0.0f64, 0usize); 8];
+    let mut logs = [(0.0f64, 0usize); 10];
     for ((name, row), entry) in table.iter().zip(&entries) {
         let base = row[1].full.expect("jsonschema always runs");
         let columns = [
@@ -384,6 +469,8 @@ fn main() {
             row[3].eval,
             row[3].full,
             row[4].eval,
+            row[4].full,
+            row[5].eval,
         ];
         println!(
             "| {name} | {} | {} |",
@@ -411,6 +498,17 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" | ")
     );
+    if same_version.2 > 0 {
+        let n = same_version.2 as f64;
+        println!();
+        println!(
+            "the macro (jsonschema 0.60.2) over that version's run-time validator, same options, \
+             geometric mean over {} schemas: eval {:.3}, full {:.3}",
+            same_version.2,
+            (same_version.0 / n).exp(),
+            (same_version.1 / n).exp()
+        );
+    }
     println!();
     println!(
         "verdicts that differ from the instance's label (valid ones first, by index), \

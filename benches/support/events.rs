@@ -41,49 +41,37 @@ pub fn bare(registry: &Registry, urn: &str) -> jsonschema::Validator {
         .unwrap()
 }
 
-/// splitmix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// An order event as a producer writes it; `broken` picks one way to be
 /// invalid (0: valid).
-fn event(rng: &mut Rng, broken: u64) -> Vec<u8> {
+fn event(rng: &mut Rng, broken: usize) -> Vec<u8> {
     let currencies = ["EUR", "USD", "GBP"];
     let items: Vec<Value> = (0..1 + rng.below(8))
         .map(|i| {
             serde_json::json!({
-                "sku": (format!("SKU-{:04}-{}", rng.below(10_000), ["BLUE", "RED", "GRÜN"][i as usize % 3])),
+                "sku": (format!("SKU-{:04}-{}", rng.below(10_000), ["BLUE", "RED", "GRÜN"][i % 3])),
                 "quantity": 1 + rng.below(9),
                 "unit_price": (1 + rng.below(99_999)) as f64 / 100.0,
             })
         })
         .collect();
     let mut order = serde_json::json!({
-        "order_id": format!("ord_{:08x}", rng.next() as u32),
+        "order_id": format!("ord_{:08x}", rng.next_u64() as u32),
         "customer_id": format!("cus_{:06}", rng.below(1_000_000)),
         "placed_at": format!("2026-{:02}-{:02}T{:02}:{:02}:{:02}Z",
             1 + rng.below(12), 1 + rng.below(28), rng.below(24), rng.below(60), rng.below(60)),
-        "currency": currencies[rng.below(3) as usize],
+        "currency": currencies[rng.below(3)],
         "items": items,
     });
     if rng.below(2) == 0 {
         order["shipping_address"] = serde_json::json!({
             "street": format!("{} Main Street", 1 + rng.below(300)),
-            "city": (["Utrecht", "Zürich", "Lyon"][rng.below(3) as usize]),
+            "city": (["Utrecht", "Zürich", "Lyon"][rng.below(3)]),
             "postcode": "3511 AB",
-            "country": (["NL", "CH", "FR"][rng.below(3) as usize]),
+            "country": (["NL", "CH", "FR"][rng.below(3)]),
         });
     }
     if rng.below(3) == 0 {
@@ -108,7 +96,7 @@ fn event(rng: &mut Rng, broken: u64) -> Vec<u8> {
 
 /// 1,200 order events; every fourth (`i % 4 == 3`) is broken one way.
 pub fn events() -> Vec<Vec<u8>> {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     (0..1_200)
         .map(|i| {
             let broken = if i % 4 == 3 { 1 + rng.below(6) } else { 0 };

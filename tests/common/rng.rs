@@ -1,5 +1,6 @@
 //! The generated tests' random numbers: one small deterministic generator,
-//! included where a test (or the protobuf bench) needs it.
+//! included where a test (or a bench: the protobuf bench, the generated
+//! order events of `benches/support/events.rs`) needs it.
 #![allow(dead_code)]
 
 /// A small deterministic generator (splitmix64) for the generated tests:
