@@ -22,7 +22,11 @@
 //! In instructions, which a loaded machine does not move:
 //! `JSON_CORPUS_CALLS=N` skips the timing and runs each path `N` times over
 //! the instances of each schema, in `instructions_bare` and
-//! `instructions_guard`, whose inclusive counts callgrind reports
+//! `instructions_guard`, whose inclusive counts callgrind reports, and two
+//! floors over the same payloads: `instructions_floor`, the guard with the
+//! schema `true` (the scanner reading the bytes and checking nothing, with
+//! the guard's own per-call work), and `instructions_ignored`,
+//! `serde_json::from_slice::<IgnoredAny>`
 //! (`benches/json_corpus_instructions.sh` runs it schema by schema and
 //! prints the guard/bare ratios and their geometric mean).
 
@@ -43,6 +47,9 @@ struct Prepared {
     entry: corpus::Entry,
     guard: Guard,
     bare: jsonschema::Validator,
+    /// The guard with the schema `true` under the same URN: reading the
+    /// payload, checking nothing.
+    floor: Guard,
 }
 
 fn prepare() -> Vec<Prepared> {
@@ -70,7 +77,16 @@ fn prepare() -> Vec<Prepared> {
                     entry.name
                 );
             }
-            Prepared { entry, guard, bare }
+            let floor = Guard::new(
+                Registry::embed([Schema::json(entry.urn.parse().unwrap(), b"true".to_vec())])
+                    .unwrap(),
+            );
+            Prepared {
+                entry,
+                guard,
+                bare,
+                floor,
+            }
         })
         .collect()
 }
@@ -175,6 +191,31 @@ fn instructions_guard(p: &Prepared, payloads: &[Vec<u8>], calls: usize) -> usize
     (0..calls).map(|_| run_guard(p, payloads)).sum()
 }
 
+/// The guard on the schema `true` `calls` times over `payloads`, for
+/// callgrind: the scanner's floor.
+#[inline(never)]
+fn instructions_floor(p: &Prepared, payloads: &[Vec<u8>], calls: usize) -> usize {
+    (0..calls)
+        .map(|_| {
+            payloads
+                .iter()
+                .filter(|payload| {
+                    p.floor
+                        .validate(black_box(&p.entry.urn), black_box(payload))
+                        .is_ok()
+                })
+                .count()
+        })
+        .sum()
+}
+
+/// `serde_json::from_slice::<IgnoredAny>` `calls` times over `payloads`,
+/// for callgrind: reading the bytes, building nothing.
+#[inline(never)]
+fn instructions_ignored(payloads: &[Vec<u8>], calls: usize) -> usize {
+    (0..calls).map(|_| run_ignored(payloads)).sum()
+}
+
 fn main() {
     let prepared = prepare();
     if let Some(calls) = std::env::var("JSON_CORPUS_CALLS")
@@ -185,9 +226,17 @@ fn main() {
             let payloads: Vec<Vec<u8>> = p.entry.payloads().cloned().collect();
             // One call of each first, so that both count warm.
             black_box(run_bare(p, &payloads) + run_guard(p, &payloads));
+            for payload in &payloads {
+                black_box(p.floor.validate(&p.entry.urn, payload).is_ok());
+            }
             let bare = instructions_bare(p, &payloads, calls);
             let guard = instructions_guard(p, &payloads, calls);
             assert_eq!(bare, guard, "{}", p.entry.name);
+            let floor = instructions_floor(p, &payloads, calls);
+            let ignored = instructions_ignored(&payloads, calls);
+            // Every payload is JSON: both floors accept all of them.
+            assert_eq!(floor, payloads.len() * calls, "{}", p.entry.name);
+            assert_eq!(ignored, floor, "{}", p.entry.name);
             let engine = p.guard.json_engine(&p.entry.urn.parse().unwrap());
             println!("{} {engine:?}", p.entry.name);
         }

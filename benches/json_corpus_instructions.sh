@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The JSON corpus bench in instructions (callgrind), schema by schema: the
 # guard's instructions over the bare path's (`serde_json` + `jsonschema`)
-# for the same calls, and their geometric mean. Instruction counts do not
-# move with the machine's load, unlike the timed summary.
+# for the same calls, and their geometric mean; then two floors over the
+# bare path: the guard on the schema `true` (reading the bytes, checking
+# nothing) and `serde_json::from_slice::<IgnoredAny>`. Instruction counts
+# do not move with the machine's load, unlike the timed summary.
 #
 #   benches/json_corpus_instructions.sh [CALLS] [SCHEMA...]
 #
@@ -25,7 +27,7 @@ if [ $# -eq 0 ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-printf '%-24s %-34s %14s %14s %7s\n' schema engine bare guard g/b
+printf '%-24s %-34s %14s %14s %7s %7s %7s\n' schema engine bare guard g/b floor/b ign/b
 for name in "$@"; do
   engine=$(JSON_CORPUS_ONLY=$name JSON_CORPUS_CALLS=$calls valgrind --tool=callgrind \
     --callgrind-out-file="$out/$name.cg" "$bin" --bench 2>/dev/null | sed "s/^$name //")
@@ -35,15 +37,18 @@ import re, sys
 name, engine = sys.argv[1], sys.argv[2]
 counts = {}
 for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+)\s.*json_corpus::(instructions_bare|instructions_guard)\b", line)
+    m = re.match(r"\s*([\d,]+)\s.*json_corpus::(instructions_bare|instructions_guard|instructions_floor|instructions_ignored)\b", line)
     if m:
         counts[m.group(2)] = int(m.group(1).replace(",", ""))
 bare, guard = counts["instructions_bare"], counts["instructions_guard"]
-print(f"{name:<24} {engine:<34} {bare:>14,} {guard:>14,} {guard / bare:>7.3f}")
+floor, ignored = counts["instructions_floor"], counts["instructions_ignored"]
+print(f"{name:<24} {engine:<34} {bare:>14,} {guard:>14,} {guard / bare:>7.3f} {floor / bare:>7.3f} {ignored / bare:>7.3f}")
 ' "$name" "$engine"
 done | tee "$out/table"
 python3 -c '
 import math, sys
-ratios = [float(l.split()[-1]) for l in open(sys.argv[1]) if l.strip()]
-print(f"geometric mean guard/bare over {len(ratios)} schemas: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}")
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+mean = lambda col: math.exp(sum(math.log(float(r[col])) for r in rows) / len(rows))
+print(f"geometric mean guard/bare over {len(rows)} schemas: {mean(-3):.3f}")
+print(f"floors: the guard on `true` {mean(-2):.3f}, from_slice::<IgnoredAny> {mean(-1):.3f} of the bare path")
 ' "$out/table"
