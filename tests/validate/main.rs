@@ -30,6 +30,8 @@ mod avro;
 #[cfg(feature = "avro")]
 mod avro_normalize;
 #[cfg(feature = "json")]
+mod branches_redteam;
+#[cfg(feature = "json")]
 mod formats_redteam;
 mod fuzz_corpus;
 mod hostile_json;

@@ -20,7 +20,9 @@
 //! not read, and an object read more than once is reread from the tape its
 //! first read records (where each member's key starts and value ends), so
 //! that a branch tokenizes only the values it checks and stops at its
-//! first failing member. A member that fails
+//! first failing member; a branch naming few of many members, and taking
+//! any other key, looks its names up on the tape instead of reading each
+//! member. A member that fails
 //! its subschema fails its object only if no later member has the same key
 //! (the last one wins, as in the `Value` serde_json builds); finding that out
 //! reads ahead in the object, within a budget proportional to the payload,
@@ -1144,8 +1146,37 @@ impl JsonPlan {
             cur.pos = end;
             return Ok(false);
         }
-        let mut present: u64 = 0;
         let members = sc.tapes[tape].entries.len();
+        if node.additional.is_none()
+            && node.patterns.is_empty()
+            && node.names.is_none()
+            && node.members.len() <= members
+        {
+            // Few names against many members (a branch's `properties` or
+            // `required` on the whole object): each name looked up among
+            // the members, not each member among the names.
+            match self.named_on_tape(node, tape, cur, sc, depth)? {
+                Named::Passed(present) => {
+                    cur.pos = end;
+                    return self.object_end(
+                        node,
+                        start,
+                        end,
+                        present,
+                        members as u64,
+                        cur,
+                        sc,
+                        depth,
+                    );
+                }
+                Named::Failed => {
+                    cur.pos = end;
+                    return Ok(false);
+                }
+                Named::Escaped => {}
+            }
+        }
+        let mut present: u64 = 0;
         for i in 0..members {
             // (Tapes are only added to during a scan: `tape` stays.)
             let entry = sc.tapes[tape].entries[i];
@@ -1188,6 +1219,46 @@ impl JsonPlan {
         }
         cur.pos = end;
         self.object_end(node, start, end, present, members as u64, cur, sc, depth)
+    }
+
+    /// The members of the object on `tape` that `node` names, on a node
+    /// that takes any other key (no `additionalProperties`,
+    /// `patternProperties` or `propertyNames`): for each name, the last
+    /// member with that key (the one a parsed object keeps) checked
+    /// against the name's subschema. Leaves the cursor anywhere.
+    fn named_on_tape(
+        &self,
+        node: &Node,
+        tape: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<Named> {
+        let bytes = cur.bytes;
+        if sc.tapes[tape].entries.iter().any(|e| e.escaped) {
+            return Ok(Named::Escaped);
+        }
+        let mut present: u64 = 0;
+        for member in &node.members {
+            let name = member.name.as_bytes();
+            // An unescaped key's body is its text: equal bytes, equal keys.
+            let found = sc.tapes[tape]
+                .entries
+                .iter()
+                .rev()
+                .find(|e| bytes.get(e.key_at + 1..e.key_end) == Some(name));
+            let Some(&entry) = found else {
+                continue;
+            };
+            present |= member.bit;
+            if let Some(id) = member.schema {
+                cur.pos = entry.value_at;
+                if !self.check(id, cur, sc, depth)? {
+                    return Ok(Named::Failed);
+                }
+            }
+        }
+        Ok(Named::Passed(present))
     }
 
     /// The keywords of an object read to `end` whose members all passed:
@@ -1535,6 +1606,16 @@ fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
 
 /// The branches of a [`Keyed`] table a value is keyed to.
 #[derive(Clone, Copy)]
+/// What [`JsonPlan::named_on_tape`] found.
+enum Named {
+    /// Every named member passed; the names' presence bits.
+    Passed(u64),
+    /// A named member failed its subschema.
+    Failed,
+    /// A key holds an escape: read the tape member by member.
+    Escaped,
+}
+
 enum Picked<'p> {
     Strings(&'p [(Box<str>, u32)]),
     Integers(&'p [(i128, u32)]),
