@@ -270,3 +270,118 @@ fn a_repeated_key_counts_once_its_last_member_in_every_branch() {
     assert!(findings.checked - findings.valid >= 8);
     findings.assert_none("repeated keys under in-place branches");
 }
+
+#[test]
+fn branches_at_the_edges_of_the_tape_lookup_give_jsonschemas_verdict() {
+    let mut findings = Findings::default();
+    let many = r#""n1":0,"n2":0,"n3":0,"n4":0,"n5":0,"n6":0,"n7":0,"n8":0,"n9":0"#;
+    let cases: Vec<(Value, Vec<String>)> = vec![
+        // A branch the lookup must not take: closed, patterned or with
+        // checked names.
+        (
+            json!({"oneOf": [
+                {"properties": {"a": {}}, "additionalProperties": false},
+                {"required": ["b"]}]}),
+            vec![
+                r#"{"a":1,"b":2,"c":3,"d":4}"#.into(),
+                r#"{"a":1,"c":3,"d":4}"#.into(),
+                r#"{"a":1,"b":2}"#.into(),
+            ],
+        ),
+        (
+            json!({"oneOf": [
+                {"properties": {"a": {}}, "patternProperties": {"^c": false}},
+                {"required": ["b"]}]}),
+            vec![
+                r#"{"a":1,"b":2,"c":3,"d":4}"#.into(),
+                r#"{"a":1,"b":2,"d":4,"e":5}"#.into(),
+            ],
+        ),
+        (
+            json!({"oneOf": [
+                {"properties": {"a": {}}, "propertyNames": {"maxLength": 1}},
+                {"required": ["b"]}]}),
+            vec![
+                r#"{"a":1,"b":2,"cc":3,"d":4}"#.into(),
+                r#"{"a":1,"b":2,"c":3,"d":4}"#.into(),
+            ],
+        ),
+        // The empty name.
+        (
+            json!({"oneOf": [
+                {"properties": {"": {"type": "integer"}}, "required": [""]},
+                {"required": ["x"]}]}),
+            vec![
+                format!(r#"{{"":"s",{many},"":1}}"#),
+                format!(r#"{{"":1,{many},"":"s"}}"#),
+                format!(r#"{{{many},"x":1}}"#),
+            ],
+        ),
+        // An escape inside a value, not in the object's own keys.
+        (
+            json!({"oneOf": [
+                {"properties": {"a": {"type": "integer"}}},
+                {"properties": {"a": {"type": "object"}}}]}),
+            vec![
+                format!(r#"{{"a":{{"\u0062":1}},{many},"a":1}}"#),
+                format!(r#"{{"a":1,{many},"a":{{"\u0062":1}}}}"#),
+            ],
+        ),
+        // Names sharing their first eight bytes, a raw and an escaped
+        // character past the BMP, `/` and DEL.
+        (
+            json!({"if": {"properties": {
+                        "abcdefghX": {"const": 1}, "abcdefghY": {"const": 2},
+                        "😀": {"type": "string"}, "a/b": {"type": "integer"},
+                        "d\u{7f}": {"type": "null"}}},
+                   "then": {"required": ["abcdefghX"]},
+                   "else": {"required": ["abcdefghY"]}}),
+            vec![
+                format!(r#"{{"abcdefghX":1,"abcdefghY":2,{many}}}"#),
+                format!(r#"{{"abcdefghX":2,"abcdefghY":2,{many}}}"#),
+                format!(r#"{{"abcdefghY":2,"😀":"s",{many}}}"#),
+                format!(r#"{{"abcdefghY":2,"😀":1,{many}}}"#),
+                format!(r#"{{"abcdefghY":2,"\ud83d\ude00":1,{many}}}"#),
+                format!(r#"{{"abcdefghX":1,"a/b":"s",{many}}}"#),
+                format!(r#"{{"abcdefghX":1,"a\/b":"s",{many}}}"#),
+                format!("{{\"abcdefghX\":1,\"d\u{7f}\":1,{many}}}"),
+            ],
+        ),
+        // `allOf` branches that stay apart (each with a `not`), so the
+        // object is reread.
+        (
+            json!({"allOf": [
+                {"properties": {"a": {"type": "integer"}}, "not": {"required": ["z"]}},
+                {"properties": {"b": {"const": "x"}}, "not": {"required": ["y"]}}]}),
+            vec![
+                format!(r#"{{"a":1,"b":"x",{many}}}"#),
+                format!(r#"{{"a":1,"b":"y",{many},"b":"x"}}"#),
+                format!(r#"{{"a":1,"b":"x",{many},"b":"y"}}"#),
+                format!(r#"{{"a":1,"b":"x",{many},"z":0}}"#),
+            ],
+        ),
+        // More names than the lookup takes (nine) against many members.
+        (
+            json!({"anyOf": [
+                {"properties": {
+                    "n1": {"const": 1}, "n2": {}, "n3": {}, "n4": {}, "n5": {},
+                    "n6": {}, "n7": {}, "n8": {}, "n9": {}}},
+                {"required": ["q"]}]}),
+            vec![
+                format!(r#"{{{many},"n1":1,"m":0,"m2":0}}"#),
+                format!(r#"{{"n1":1,{many},"m":0,"m2":0}}"#),
+                format!(r#"{{"n1":1,{many},"q":0}}"#),
+            ],
+        ),
+    ];
+    for (schema, payloads) in cases {
+        let subject =
+            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        for payload in payloads {
+            subject.check(&payload, &mut findings);
+        }
+    }
+    assert!(findings.valid >= 8, "{} valid", findings.valid);
+    assert!(findings.checked - findings.valid >= 8);
+    findings.assert_none("branches at the edges of the tape lookup");
+}

@@ -95,6 +95,11 @@ struct Entry {
     value_end: usize,
 }
 
+/// The most names a subschema looks up on an object's tape
+/// ([`JsonPlan::named_on_tape`]); past it, the tape is read member by
+/// member.
+const NAMES_LOOKED_UP: usize = 8;
+
 /// The most tapes a lookup searches, newest first (older objects are read
 /// again without one).
 const TAPES_SEARCHED: usize = 64;
@@ -1150,11 +1155,14 @@ impl JsonPlan {
         if node.additional.is_none()
             && node.patterns.is_empty()
             && node.names.is_none()
-            && node.members.len() <= members
+            && node.members.len() <= members.min(NAMES_LOOKED_UP)
         {
-            // Few names against many members (a branch's `properties` or
-            // `required` on the whole object): each name looked up among
-            // the members, not each member among the names.
+            // Few names against as many members or more (a branch's
+            // `properties` or `required` on the whole object): each name
+            // looked up among the members, not each member among the
+            // names. Few: each absent name reads every key, so the work
+            // is at most `NAMES_LOOKED_UP` passes over the keys, about
+            // what one probe per key costs.
             match self.named_on_tape(node, tape, cur, sc, depth)? {
                 Named::Passed(present) => {
                     cur.pos = end;
@@ -1604,8 +1612,6 @@ fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
     Ok(repeated)
 }
 
-/// The branches of a [`Keyed`] table a value is keyed to.
-#[derive(Clone, Copy)]
 /// What [`JsonPlan::named_on_tape`] found.
 enum Named {
     /// Every named member passed; the names' presence bits.
@@ -1616,6 +1622,8 @@ enum Named {
     Escaped,
 }
 
+/// The branches of a [`Keyed`] table a value is keyed to.
+#[derive(Clone, Copy)]
 enum Picked<'p> {
     Strings(&'p [(Box<str>, u32)]),
     Integers(&'p [(i128, u32)]),
