@@ -6,7 +6,9 @@
 
 use crate::common;
 
-use common::{read, urn};
+#[cfg(feature = "json")]
+use common::read;
+use common::urn;
 use dataschema::{Guard, Invalid, Outcome, Registry, Schema, ViolationKind, MAX_VIOLATIONS};
 
 /// The (kind, path) of each violation, in order.
