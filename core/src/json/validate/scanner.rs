@@ -811,9 +811,7 @@ impl JsonPlan {
                 None => everything,
             });
         }
-        if kind != OBJECT
-            || (index.names.is_empty() && index.tag.is_none() && index.closed.is_empty())
-        {
+        if kind != OBJECT || !index.reads_keys() {
             return Ok(everything);
         }
         let tape = self.tape_of(start, cur, sc, depth)?;
@@ -831,9 +829,10 @@ impl JsonPlan {
             // token's body, which is UTF-8.
             let key =
                 unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) };
-            present |= index.name_bit(key);
-            taking &= index.taking(key);
-            if index.tag.as_deref() == Some(key) {
+            let known = index.key(key);
+            present |= known.present;
+            taking &= known.taking;
+            if known.tag {
                 // The last member of a repeated key is the one that counts.
                 tag_at = Some(entry.value_at);
             }

@@ -24,19 +24,16 @@ const MIN_BRANCHES: usize = 3;
 pub(in crate::json::validate) struct Branches {
     /// Every branch, in order: the candidates when nothing discriminates.
     pub(in crate::json::validate) all: Box<[u32]>,
-    /// For an object: the names some branch requires, sorted; a name's bit
-    /// is `1 << ` its position.
-    pub(in crate::json::validate) names: Box<[Box<str>]>,
+    /// For an object: every name the index knows (those some branch
+    /// requires, those a closed branch lists, the tag), sorted by length
+    /// and then bytes (most comparisons end on the length), each with what
+    /// a member of that name tells; a key not there tells [`Key::other`].
+    pub(in crate::json::validate) keys: Box<[(Box<str>, Key)]>,
     /// For an object: per branch, the bits of the names it requires.
     pub(in crate::json::validate) needs: Box<[u64]>,
-    /// For an object: (name, bits of the branches among the first 64 whose
-    /// `additionalProperties: false` lists it), sorted by name; and the
-    /// bits of those branches that take any name. A key no branch lists
-    /// leaves only the latter.
-    pub(in crate::json::validate) closed: Box<[(Box<str>, u64)]>,
-    pub(in crate::json::validate) open: u64,
-    /// The member whose value picks the branches of an object.
-    pub(in crate::json::validate) tag: Option<Box<str>>,
+    /// For an object: the bits of the branches (the first 64) that take
+    /// any name, and a key the index does not know.
+    pub(in crate::json::validate) other: Key,
     /// The branches by the tag's value, when a string or an integer.
     pub(in crate::json::validate) by_tag: Keyed,
     /// The branches by the value itself, when a string or an integer.
@@ -57,6 +54,20 @@ pub(in crate::json::validate) struct Keyed {
     pub(in crate::json::validate) any_integer: Box<[u32]>,
 }
 
+/// What a member's key tells about the branches of an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::json::validate) struct Key {
+    /// The name's bit, when some branch requires it (bit `i` for the
+    /// `i`th of the required names in sorted order), or 0.
+    pub(in crate::json::validate) present: u64,
+    /// The branches (bits, the first 64) that may take a member of this
+    /// name: those that take any name, and the closed ones listing it.
+    pub(in crate::json::validate) taking: u64,
+    /// Whether the name is the tag: the member whose value picks the
+    /// branches ([`Branches::by_tag`]).
+    pub(in crate::json::validate) tag: bool,
+}
+
 impl Keyed {
     /// Whether the table restricts any branch.
     fn restricts(&self, branches: usize) -> bool {
@@ -65,25 +76,30 @@ impl Keyed {
 }
 
 impl Branches {
-    /// The bit of a name some branch requires.
+    /// What a member named `name` tells: one binary search over
+    /// [`Branches::keys`].
     #[inline]
-    pub(in crate::json::validate) fn name_bit(&self, name: &str) -> u64 {
-        match self.names.binary_search_by(|n| (**n).cmp(name)) {
-            Ok(at) => 1 << at,
-            Err(_) => 0,
+    pub(in crate::json::validate) fn key(&self, name: &str) -> Key {
+        match self.keys.binary_search_by(|(n, _)| by_length(n, name)) {
+            Ok(at) => self.keys[at].1,
+            Err(_) => self.other,
         }
     }
 
-    /// The branches (bits, the first 64) that may take a member named
-    /// `name`.
+    /// Whether an object's keys tell anything (a required name, a closed
+    /// branch or a tag).
     #[inline]
-    pub(in crate::json::validate) fn taking(&self, name: &str) -> u64 {
-        self.open
-            | match self.closed.binary_search_by(|(n, _)| (**n).cmp(name)) {
-                Ok(at) => self.closed[at].1,
-                Err(_) => 0,
-            }
+    pub(in crate::json::validate) fn reads_keys(&self) -> bool {
+        !self.keys.is_empty()
     }
+}
+
+/// Strings ordered by length, then bytes.
+#[inline]
+fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len()
+        .cmp(&b.len())
+        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
 }
 
 /// The entries of a sorted `by` whose key is `key`.
@@ -199,15 +215,46 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         || !all_open
         || by_tag.restricts(branches.len())
         || by_value.restricts(branches.len());
+    let open = if all_open { u64::MAX } else { open };
+    let tag = tag.filter(|_| by_tag.restricts(branches.len()));
+    // One table of every name: a key is looked up once.
+    let other = Key {
+        present: 0,
+        taking: open,
+        tag: false,
+    };
+    let mut keys: Vec<(Box<str>, Key)> = Vec::new();
+    let mut entry = |name: &str| -> usize {
+        match keys.iter().position(|(n, _)| **n == *name) {
+            Some(at) => at,
+            None => {
+                keys.push((Box::from(name), other));
+                keys.len() - 1
+            }
+        }
+    };
+    let mut found = Vec::new();
+    for name in &names {
+        found.push((entry(name), bit(name), 0, false));
+    }
+    for (name, bits) in &closed {
+        found.push((entry(name), 0, *bits, false));
+    }
+    if let Some(tag) = tag {
+        found.push((entry(tag), 0, 0, true));
+    }
+    for (at, present, taking, is_tag) in found {
+        let key = &mut keys[at].1;
+        key.present |= present;
+        key.taking |= taking;
+        key.tag |= is_tag;
+    }
+    keys.sort_by(|(a, _), (b, _)| by_length(a, b));
     useful.then(|| Branches {
         all: (0..branches.len() as u32).collect(),
-        names: names.into_boxed_slice(),
+        keys: keys.into_boxed_slice(),
         needs: needs.into_boxed_slice(),
-        closed: closed.into_boxed_slice(),
-        open: if all_open { u64::MAX } else { open },
-        tag: tag
-            .filter(|_| by_tag.restricts(branches.len()))
-            .map(Box::from),
+        other,
         by_tag,
         by_value,
     })
