@@ -29,7 +29,7 @@ const DRAFTS: [Option<&str>; 6] = [
     None,
 ];
 
-const FORMATS: [&str; 9] = [
+const FORMATS: [&str; 11] = [
     "date",
     "date-time",
     "time",
@@ -39,6 +39,8 @@ const FORMATS: [&str; 9] = [
     "ipv6",
     "json-pointer",
     "relative-json-pointer",
+    "email",
+    "hostname",
 ];
 
 /// `keywords` under `draft` (`None`: no `$schema`).
@@ -132,8 +134,40 @@ fn format_strings() -> Vec<String> {
         // relative-json-pointer
         "0", "1", "0#", "1#", "00", "01", "0/a", "1/a~1", "12/a", "1#a", "#", "-1", "0/",
         "0##", "1/a~", "10", "٠", "0 ",
+        // email (the quick check accepts the plain ones; the rest ask)
+        "a@b", "a@b.c", "first.last@example.com", "a.b.c@d.e.f", ".a@b.c", "a.@b.c",
+        "a..b@c.d", "a@b..c", "a@.b", "a@b.", "a@-b.c", "a@b-.c", "a@b-c.d", "a@xn--nxasmq6b.gr",
+        "a@xn--abc.gr", "a@ab--c.d", "a@abc--d.e", "a@a-b--c.d", "@b.c", "a@", "@", "a@@b.c",
+        "a@b@c.d", "\"a@b\"@c.d", "\"\"@c.d", "\"a b\"@c.d", "\"\"@", "Name <a@b.c>", "<a@b.c>",
+        "a <a@b.c>", "a@[1.2.3.4]", "a@[IPv6:::1]", "a@[ipv6:::1]", "a@[300.1.1.1]", "é@b.c",
+        "a@é.c", "a@b.é", "a b@c.d", "a@b c.d", "a\t@b.c", "!#$%&'*+-/=?^_`{|}~@b.c",
+        "a(b)@c.d", "a,b@c.d", "a;b@c.d", "a:b@c.d", "a[b]@c.d", "a\\b@c.d", "a@b_c.d",
+        "1@2.3", "a@1.2.3.4", "a@123", "A@B.C", "a@b.c ", " a@b.c", "a@b.c\n",
+        // hostname
+        "example.com", "a", "a.b", "a-b.c", "-a.b", "a-.b", "a..b", ".a", "a.", "xn--nxasmq6b",
+        "xn--abc", "ab--cd", "abc--d", "a_b", "a b", "é.com", "localhost", "1.2.3.4", "123",
+        "www.example.com.", "EXAMPLE.COM",
     ];
-    fixed.iter().map(|s| (*s).to_owned()).collect()
+    let mut out: Vec<String> = fixed.iter().map(|s| (*s).to_owned()).collect();
+    // Lengths at the limits: a local part of 64 and 65 bytes, labels of
+    // 63 and 64, host names of 253 and 254.
+    let label = |n: usize| "a".repeat(n);
+    for n in [63, 64, 65] {
+        out.push(format!("{}@b.c", label(n)));
+        out.push(format!("a@{}.c", label(n)));
+        out.push(label(n));
+    }
+    for total in [252, 253, 254, 255] {
+        let mut host = String::new();
+        while host.len() + 64 < total {
+            host.push_str(&label(63));
+            host.push('.');
+        }
+        host.push_str(&label(total - host.len()));
+        out.push(format!("a@{host}"));
+        out.push(host);
+    }
+    out
 }
 
 /// Random mutations of the hand-picked strings, from a fixed seed.
@@ -141,6 +175,7 @@ fn mutated_strings(seed: u64, count: usize) -> Vec<String> {
     const ALPHABET: &[char] = &[
         '0', '1', '2', '3', '5', '6', '9', ':', '-', '+', '.', 'T', 't', 'Z', 'z', 'P', 'Y', 'M',
         'W', 'D', 'H', 'S', '~', '/', 'a', 'f', 'A', 'F', 'g', '%', '#', ' ', '\n', 'é', '٣', '０',
+        '@', '"', '<', '>', '[', ']', 'x', 'n',
     ];
     let base = format_strings();
     let mut rng = Rng(seed);
@@ -331,6 +366,9 @@ fn formats_on_every_byte_at_every_position_agree() {
             ("ipv6", "fe80::1:2.3.4.5"),
             ("json-pointer", "/a~1b/~0"),
             ("relative-json-pointer", "10/a~0"),
+            ("email", "a.b-c@d-e.f9"),
+            ("email", "x@[1.2.3.4]"),
+            ("hostname", "ab-c.d9.e"),
         ];
         for (format, valid) in cases {
             let subject =

@@ -932,7 +932,8 @@ impl JsonPlan {
         }
         // Whether a borrowed validator is asked about the string: then it
         // is filled into a `Value`.
-        let asks_value = node.text.is_some() || (node.strings.is_none() && node.choice.is_some());
+        let mut asks_text = node.text.is_some();
+        let asks_choice = node.strings.is_none() && node.choice.is_some();
         if !text.escaped {
             // The body is the string's text: formats, string options and
             // the pattern are decided on it.
@@ -948,10 +949,20 @@ impl JsonPlan {
                     return Ok(false);
                 }
             }
-            if !asks_value {
+            // A string the quick check accepts, `jsonschema`'s format
+            // (all the text validator holds) accepts too.
+            if asks_text
+                && node
+                    .quick
+                    .is_some_and(|q| q.surely_accepts(body.as_bytes()))
+            {
+                asks_text = false;
+            }
+            if !asks_text && !asks_choice {
                 return Ok(true);
             }
-        } else if !asks_value
+        } else if !asks_text
+            && !asks_choice
             && node.strings.is_none()
             && node.format.is_none()
             && node.pattern.is_none()
@@ -975,7 +986,7 @@ impl JsonPlan {
         }
         let chosen =
             node.strings.is_some() || node.choice.as_ref().is_none_or(|v| v.is_valid(&sc.text));
-        Ok(chosen && node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text)))
+        Ok(chosen && (!asks_text || node.text.as_ref().is_none_or(|v| v.is_valid(&sc.text))))
     }
 
     fn array(

@@ -7,7 +7,10 @@
 //! (`tests/validate/json_formats.rs`) holds the two equal over generated and
 //! hand-picked strings. The formats whose checks are large grammars (`email`,
 //! `hostname`, `uri`, `iri`, `regex`, `uri-template`, the `idn-` ones) stay
-//! with `jsonschema`, on the string alone.
+//! with `jsonschema`, on the string alone; `email` and `hostname` first
+//! get a quick check ([`Quick`]) that accepts their plain strings (an
+//! ASCII `local@host.name`, a host name of letters, digits and hyphens)
+//! without asking it, and leaves every other string to it.
 
 use super::node::Draft;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -292,4 +295,74 @@ mod tests {
         yes(Format::RelativeJsonPointer, "12/a");
         no(Format::RelativeJsonPointer, "01/a");
     }
+}
+
+/// A `format` whose check stays with `jsonschema` (a large grammar), with
+/// a quick check that accepts a common subset of its strings: every string
+/// the quick check accepts, `jsonschema` accepts; any other string is
+/// asked about. Email addresses and host names in events are mostly the
+/// plain ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::json::validate) enum Quick {
+    /// `email`: `jsonschema` parses it with `email_address` (default
+    /// options) and checks its domain as a `hostname`.
+    Email,
+    /// `hostname`, in every draft (drafts 4 and 6 check the ASCII rules
+    /// only, the later ones A-labels too).
+    Hostname,
+}
+
+impl Quick {
+    /// The quick check of the format `name`, when it has one.
+    pub(super) fn named(name: &str) -> Option<Quick> {
+        match name {
+            "email" => Some(Quick::Email),
+            "hostname" => Some(Quick::Hostname),
+            _ => None,
+        }
+    }
+
+    /// Whether `text` (a string's text, as UTF-8) is surely of this
+    /// format; `false` says nothing.
+    #[inline]
+    pub(in crate::json::validate) fn surely_accepts(self, text: &[u8]) -> bool {
+        match self {
+            Quick::Email => match text.iter().rposition(|&b| b == b'@') {
+                Some(at) => dot_atom(&text[..at]) && plain_hostname(&text[at + 1..]),
+                None => false,
+            },
+            Quick::Hostname => plain_hostname(text),
+        }
+    }
+}
+
+/// An unquoted local part: atoms of ASCII `atext` (RFC 5322: letters,
+/// digits and ``!#$%&'*+-/=?^_`{|}~``) joined by single dots, 1 to 64
+/// bytes. No space, quote, `<` or `@`: `email_address` finds no display
+/// name in the address and splits it at its only `@`.
+fn dot_atom(local: &[u8]) -> bool {
+    (1..=64).contains(&local.len())
+        && local.split(|&b| b == b'.').all(|atom| {
+            !atom.is_empty()
+                && atom
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&b))
+        })
+}
+
+/// A host name of ASCII letters, digits and hyphens: 1 to 253 bytes,
+/// labels of 1 to 63 bytes, none starting or ending with a hyphen nor
+/// holding hyphens in its third and fourth places (the A-labels, `xn--`,
+/// which `jsonschema` decodes, and the names RFC 5891 reserves).
+fn plain_hostname(host: &[u8]) -> bool {
+    (1..=253).contains(&host.len())
+        && host.split(|&b| b == b'.').all(|label| {
+            (1..=63).contains(&label.len())
+                && label[0] != b'-'
+                && label[label.len() - 1] != b'-'
+                && !(label.len() >= 4 && label[2] == b'-' && label[3] == b'-')
+                && label
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b == b'-')
+        })
 }

@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 
 use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
-use super::format::Format;
+use super::format::{Format, Quick};
 use super::node::Strings;
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
@@ -300,6 +300,9 @@ impl Builder<'_> {
             node.numeric = Some(self.mini(numeric)?);
         }
         if !text.is_empty() {
+            if let [(key, Value::String(name))] = text.iter().collect::<Vec<_>>()[..] {
+                node.quick = (key == "format").then(|| Quick::named(name)).flatten();
+            }
             node.text = Some(self.mini(text)?);
         }
         if !choice.is_empty() {

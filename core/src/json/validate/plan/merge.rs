@@ -278,6 +278,7 @@ impl JsonPlan {
         if text {
             node.text = other.text;
             node.format = other.format;
+            node.quick = other.quick;
             node.pattern = other.pattern;
             node.literal = other.literal;
         }

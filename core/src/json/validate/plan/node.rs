@@ -1,7 +1,7 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
 use super::branches::Branches;
-use super::format::Format;
+use super::format::{Format, Quick};
 use super::pattern::Pattern;
 
 /// A JSON Schema draft, as `jsonschema` reads `$schema`.
@@ -149,6 +149,9 @@ pub(in crate::json::validate) struct Node {
     /// A `format` checked on the string's text here ([`Format`]); the
     /// other formats are in [`Node::text`].
     pub(in crate::json::validate) format: Option<Format>,
+    /// When [`Node::text`] holds nothing but a `format` with a quick check
+    /// ([`Quick`]): a string that check accepts is not asked about.
+    pub(in crate::json::validate) quick: Option<Quick>,
     /// `pattern`, matched on the string's text.
     pub(in crate::json::validate) pattern: Option<Pattern>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
@@ -266,6 +269,7 @@ impl Node {
             bounds: None,
             text: None,
             format: None,
+            quick: None,
             pattern: None,
             choice: None,
             strings: None,
