@@ -1412,6 +1412,8 @@ impl JsonPlan {
         let mut property = None;
         let found = match known {
             Some(at) => node.members.get(at),
+            // Not matched on the bytes, and every name is matched so.
+            None if !key.escaped && node.plain_members => None,
             None => node.member_named(name),
         };
         if let Some(m) = found {
