@@ -10,7 +10,7 @@
 //! string value) only strings other than the value's. The verdict of an
 //! `anyOf` or a `oneOf` over the branches left is its verdict over all.
 
-use super::node::{Kind, Node, Strings, OBJECT};
+use super::node::{by_length, Kind, Node, Strings, OBJECT};
 
 /// The most names an index tracks the presence of (one bit each).
 const MAX_NAMES: usize = 64;
@@ -92,14 +92,6 @@ impl Branches {
     pub(in crate::json::validate) fn reads_keys(&self) -> bool {
         !self.keys.is_empty()
     }
-}
-
-/// Strings ordered by length, then bytes.
-#[inline]
-fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
-    a.len()
-        .cmp(&b.len())
-        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
 }
 
 /// The entries of a sorted `by` whose key is `key`.

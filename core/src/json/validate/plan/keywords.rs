@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
 use super::format::{Format, Quick};
-use super::node::Strings;
+use super::node::{by_length, Strings};
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
 
@@ -382,7 +382,7 @@ fn strings_only(choice: &Map<String, Value>) -> Option<Strings> {
         .iter()
         .filter_map(|option| option.as_str().map(Box::from))
         .collect();
-    strings.sort_unstable();
+    strings.sort_unstable_by(|a, b| by_length(a, b));
     strings.dedup();
     Some(Strings(strings.into_boxed_slice()))
 }
