@@ -198,7 +198,6 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
             None => open |= 1 << i,
         }
     }
-    closed.sort();
     let all_open = open == u64::MAX || open.count_ones() as usize >= branches.len().min(64);
     if all_open {
         closed.clear();

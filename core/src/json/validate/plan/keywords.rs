@@ -300,8 +300,11 @@ impl Builder<'_> {
             node.numeric = Some(self.mini(numeric)?);
         }
         if !text.is_empty() {
-            if let [(key, Value::String(name))] = text.iter().collect::<Vec<_>>()[..] {
-                node.quick = (key == "format").then(|| Quick::named(name)).flatten();
+            if text.len() == 1 {
+                node.quick = text
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .and_then(Quick::named);
             }
             node.text = Some(self.mini(text)?);
         }
