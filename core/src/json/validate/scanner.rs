@@ -1354,10 +1354,8 @@ impl JsonPlan {
                 .member_by_key(node, key, known, key_at, value_end, cur, sc, depth, present);
         }
         // The common shape: at most one subschema applies, by name.
-        let found = match known {
-            Some(at) => node.members.get(at),
-            // Not matched on the bytes, and every name is matched so.
-            None if !key.escaped && node.plain_members => None,
+        let found = match node.matched(known, key.escaped) {
+            Some(found) => found,
             None if !key.escaped => node.member_named(key.body),
             None => {
                 sc.fill(&key);
@@ -1410,12 +1408,9 @@ impl JsonPlan {
             key.body
         };
         let mut property = None;
-        let found = match known {
-            Some(at) => node.members.get(at),
-            // Not matched on the bytes, and every name is matched so.
-            None if !key.escaped && node.plain_members => None,
-            None => node.member_named(name),
-        };
+        let found = node
+            .matched(known, key.escaped)
+            .unwrap_or_else(|| node.member_named(name));
         if let Some(m) = found {
             *present |= m.bit;
             property = m.schema;

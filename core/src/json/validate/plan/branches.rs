@@ -10,6 +10,8 @@
 //! string value) only strings other than the value's. The verdict of an
 //! `anyOf` or a `oneOf` over the branches left is its verdict over all.
 
+use std::collections::BTreeMap;
+
 use super::node::{by_length, Kind, Node, Strings, OBJECT};
 
 /// The most names an index tracks the presence of (one bit each).
@@ -209,37 +211,41 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     let open = if all_open { u64::MAX } else { open };
     let tag = tag.filter(|_| by_tag.restricts(branches.len()));
     // One table of every name: a key is looked up once.
-    let other = Key {
+    let none = Key {
         present: 0,
-        taking: open,
+        taking: 0,
         tag: false,
     };
-    let mut keys: Vec<(Box<str>, Key)> = Vec::new();
-    let mut entry = |name: &str| -> usize {
-        match keys.iter().position(|(n, _)| **n == *name) {
-            Some(at) => at,
-            None => {
-                keys.push((Box::from(name), other));
-                keys.len() - 1
-            }
-        }
+    let other = Key {
+        taking: open,
+        ..none
     };
-    let mut found = Vec::new();
-    for name in &names {
-        found.push((entry(name), bit(name), 0, false));
+    let required = names.iter().map(|name| {
+        let present = bit(name);
+        (&**name, Key { present, ..none })
+    });
+    let listed = closed.iter().map(|(name, taking)| {
+        (
+            &**name,
+            Key {
+                taking: *taking,
+                ..none
+            },
+        )
+    });
+    let tagged = tag.map(|tag| (tag, Key { tag: true, ..none }));
+    let roles = required.chain(listed).chain(tagged);
+    let mut table: BTreeMap<&str, Key> = BTreeMap::new();
+    for (name, role) in roles {
+        let key = table.entry(name).or_insert(other);
+        key.present |= role.present;
+        key.taking |= role.taking;
+        key.tag |= role.tag;
     }
-    for (name, bits) in &closed {
-        found.push((entry(name), 0, *bits, false));
-    }
-    if let Some(tag) = tag {
-        found.push((entry(tag), 0, 0, true));
-    }
-    for (at, present, taking, is_tag) in found {
-        let key = &mut keys[at].1;
-        key.present |= present;
-        key.taking |= taking;
-        key.tag |= is_tag;
-    }
+    let mut keys: Vec<(Box<str>, Key)> = table
+        .into_iter()
+        .map(|(name, key)| (Box::from(name), key))
+        .collect();
     keys.sort_by(|(a, _), (b, _)| by_length(a, b));
     useful.then(|| Branches {
         all: (0..branches.len() as u32).collect(),

@@ -414,6 +414,23 @@ impl Node {
         }
     }
 
+    /// The member a key is, when the bytes already tell: the one the
+    /// tokenizer's `Cursor::known_key` matched (`known`), or none for an unescaped key it did not match
+    /// when every name is matched so ([`Node::plain_members`]). `None`:
+    /// look the key's text up ([`Node::member_named`]).
+    #[inline(always)]
+    pub(in crate::json::validate) fn matched(
+        &self,
+        known: Option<usize>,
+        escaped: bool,
+    ) -> Option<Option<&Member>> {
+        match known {
+            Some(at) => Some(self.members.get(at)),
+            None if !escaped && self.plain_members => Some(None),
+            None => None,
+        }
+    }
+
     /// The member named `name` (a key's text), looked up among the members
     /// that start like it (and those [`Member::first`] does not place).
     #[inline]
