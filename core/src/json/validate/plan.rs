@@ -61,6 +61,7 @@ mod branches;
 mod build;
 mod format;
 mod keywords;
+mod lookaround;
 mod merge;
 mod node;
 mod pattern;

@@ -20,6 +20,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use jsonschema_regex::{PatternAnalysis, RepeatedClass, Search, Sequence};
 
+use super::lookaround::Linearized;
+
 use crate::json::validate::{PATTERN_BACKTRACK_LIMIT, PATTERN_SIZE_LIMIT};
 
 /// A compiled `pattern` (ECMA-262, as a schema writes it).
@@ -43,8 +45,10 @@ pub(in crate::json::validate) enum Pattern {
     /// linear patterns (`^(?:a)`, `^(?:b)`, `^(?:c)`), as `jsonschema`
     /// runs them.
     AllMatch(Box<[Pattern]>),
-    /// The backtracking engine, within its budget.
-    Backtracking(fancy_regex::Regex),
+    /// The backtracking engine, within its budget, and the pattern's
+    /// linear form when its lookaround has one (`plan/lookaround.rs`),
+    /// trusted when it says the text matches.
+    Backtracking(fancy_regex::Regex, Option<Box<Linearized>>),
 }
 
 impl Pattern {
@@ -108,7 +112,11 @@ impl Pattern {
             .backtrack_limit(PATTERN_BACKTRACK_LIMIT)
             .delegate_size_limit(PATTERN_SIZE_LIMIT)
             .delegate_dfa_size_limit(PATTERN_SIZE_LIMIT);
-        builder.build().ok().map(Pattern::Backtracking)
+        let engine = builder.build().ok()?;
+        Some(Pattern::Backtracking(
+            engine,
+            Linearized::new(&translated).map(Box::new),
+        ))
     }
 
     /// Whether `text` matches; `None` when a backtracking match ran out
@@ -134,7 +142,13 @@ impl Pattern {
                 }
                 true
             }
-            Pattern::Backtracking(engine) => {
+            Pattern::Backtracking(engine, linear) => {
+                // A text the linear form matches matches. Else the
+                // backtracking engine says: a refusal, or a match out of
+                // its budget, stays its own.
+                if linear.as_ref().is_some_and(|linear| linear.is_match(text)) {
+                    return Some(true);
+                }
                 // `jsonschema` catches a panic of the engine the same way
                 // (regex-automata issue 1344).
                 match catch_unwind(AssertUnwindSafe(|| engine.is_match(text))) {
@@ -149,7 +163,7 @@ impl Pattern {
     /// tell, and `jsonschema` decides).
     #[cfg(test)]
     fn backtracks(&self) -> bool {
-        matches!(self, Pattern::Backtracking(_) | Pattern::AllMatch(_))
+        matches!(self, Pattern::Backtracking(..) | Pattern::AllMatch(_))
     }
 }
 
