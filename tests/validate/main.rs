@@ -64,4 +64,6 @@ mod scan_fuzz_descriptors;
 mod scan_violations;
 #[cfg(feature = "protobuf")]
 mod scan_wide;
+#[cfg(feature = "json")]
+mod unique_redteam;
 mod urn;

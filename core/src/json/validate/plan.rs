@@ -30,9 +30,10 @@
 //!
 //! Some keywords are left to `jsonschema` on their subvalue alone: the
 //! scanner reads the value, parses just its bytes and asks a small
-//! validator of those keywords (`uniqueItems` on an array holding an array,
-//! an object, a string with an escape or a number that is not exactly an
-//! `f64`; `minProperties`/`maxProperties` on an object whose member count
+//! validator of those keywords (`uniqueItems` on an array holding a
+//! string with an escape, a number that is not exactly an `f64`, an object
+//! of more than 16 members or repeating a key, or two arrays or objects
+//! whose hashes collide; `minProperties`/`maxProperties` on an object whose member count
 //! does not decide and one of whose keys holds an escape; `enum`/`const`
 //! holding arrays or objects on arrays and objects); the rest of the
 //! payload stays on the scanner.
@@ -109,11 +110,10 @@ pub struct JsonPlan {
 impl JsonPlan {
     /// How many subschemas leave a keyword to `jsonschema` on their
     /// subvalue alone, on payloads of any shape: `enum`/`const` of arrays
-    /// or objects, and `uniqueItems` whose items may be arrays or objects.
-    /// (`uniqueItems` over scalars and `minProperties`/`maxProperties` are
-    /// decided on the bytes; a string or key with an escape, or a number
-    /// that is not exactly an `f64`, sends them to `jsonschema` too, and
-    /// is not counted.)
+    /// or objects. (`uniqueItems` and `minProperties`/`maxProperties` are
+    /// decided on the bytes; a string or key with an escape, a number that
+    /// is not exactly an `f64`, or two arrays or objects of one hash, sends
+    /// them to `jsonschema` too, and is not counted.)
     pub fn fallback_subschemas(&self) -> usize {
         self.fallbacks
     }
@@ -226,25 +226,13 @@ impl JsonPlan {
             self.nodes[id as usize].for_each_child(|child| children.push(*child));
             open.append(&mut children);
         }
-        let this = &*self;
-        let mut memo = vec![None; this.nodes.len()];
-        let mut count = 0;
-        for (id, node) in this.nodes.iter().enumerate() {
-            if !seen[id] {
-                continue;
-            }
-            // `uniqueItems` is decided on the bytes when the items are
-            // scalars, and `minProperties`/`maxProperties` unless a key
-            // holds an escape: only items that may be arrays or objects
-            // (or any item) are left to `jsonschema`.
-            let compound = |id: u32, memo: &mut Vec<Option<u8>>| {
-                this.accepts(id, memo) & (ARRAY | OBJECT) != 0
-            };
-            let unique = node.unique
-                && (node.rest.is_none_or(|id| compound(id, &mut memo))
-                    || node.prefix.iter().any(|&id| compound(id, &mut memo)));
-            count += usize::from(node.compound_choice || unique);
-        }
+        // `uniqueItems` and `minProperties`/`maxProperties` are decided on
+        // the bytes (unless a string or key holds an escape, or two
+        // arrays or objects hash alike): only `enum`/`const` of arrays or
+        // objects leaves every such value to `jsonschema`.
+        let count = (0..self.nodes.len())
+            .filter(|&id| seen[id] && self.nodes[id].compound_choice)
+            .count();
         count
     }
 

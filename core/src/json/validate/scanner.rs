@@ -39,6 +39,7 @@ use super::plan::{
     NULL, NUMBER, OBJECT, STRING,
 };
 use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
+use super::MAX_NESTING;
 
 /// The most subschemas one scan checks nested in one another (in place or
 /// through the payload's nesting). A debug build takes at most about
@@ -137,9 +138,10 @@ impl Scratch {
     }
 }
 
-/// One scalar item of an array, as `uniqueItems` compares it: its kind, a
-/// number's value (an exact `f64`, zero's sign dropped, as bits) and a
-/// string's unescaped body (its place in the payload).
+/// One item of an array, as `uniqueItems` compares it: its kind, a
+/// number's value (an exact `f64`, zero's sign dropped, as bits) or an
+/// array's or object's hash ([`hash_value`]), and a string's unescaped body
+/// (its place in the payload).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Item {
     kind: u8,
@@ -1053,7 +1055,7 @@ impl JsonPlan {
         }
         let unique = node.unique && count > 1;
         if unique && !node.compound_choice {
-            if let Some(distinct) = unique_scalars(&cur.bytes[start..cur.pos], sc) {
+            if let Some(distinct) = unique_items(&cur.bytes[start..cur.pos], sc) {
                 return Ok(distinct);
             }
         }
@@ -1716,17 +1718,19 @@ fn is_json(payload: &[u8]) -> bool {
     serde_json::from_slice::<serde::de::IgnoredAny>(payload).is_ok()
 }
 
-/// `uniqueItems` on the bytes of an array (checked to be JSON) whose items
-/// are all scalars: `None` when an item is an array or object, a string
-/// holds an escape, or a number is not exactly an `f64` (the parsed array
-/// is asked then). Numbers are equal by value (`1` and `1.0`, `0` and
-/// `-0.0`), strings by their text, as `jsonschema` compares them.
-fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
+/// `uniqueItems` on the bytes of an array (checked to be JSON): `None` when
+/// a string holds an escape, a number is not exactly an `f64`, or two
+/// arrays or objects hash alike ([`hash_value`]; the parsed array is asked
+/// then). Numbers are equal by value (`1` and `1.0`, `0` and `-0.0`),
+/// strings by their text, arrays and objects by a hash equal values share,
+/// as `jsonschema` compares them: items of different hashes differ.
+fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     const NUM: u8 = 0;
     const STR: u8 = 1;
     const TRUE: u8 = 2;
     const FALSE: u8 = 3;
     const NIL: u8 = 4;
+    const COMPOUND: u8 = 5;
     let items = &mut sc.items;
     items.clear();
     let mut cur = Cursor { bytes, pos: 1 };
@@ -1788,6 +1792,12 @@ fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
                     len: 0,
                 }
             }
+            b'[' | b'{' => Item {
+                kind: COMPOUND,
+                bits: hash_value(&mut cur, 0)?,
+                at: 0,
+                len: 0,
+            },
             _ => return None,
         };
         items.push(item);
@@ -1797,16 +1807,139 @@ fn unique_scalars(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     }
     let text = |item: &Item| &bytes[item.at..item.at + item.len];
     let same = |a: &Item, b: &Item| a.kind == b.kind && a.bits == b.bits && text(a) == text(b);
+    // Two arrays or objects of one hash may be equal or collide: only
+    // `jsonschema` can tell.
+    let verdict = |a: &Item| {
+        if a.kind == COMPOUND {
+            None
+        } else {
+            Some(false)
+        }
+    };
     if items.len() <= 16 {
         for (i, a) in items.iter().enumerate() {
             if items[..i].iter().any(|b| same(a, b)) {
-                return Some(false);
+                return verdict(a);
             }
         }
         return Some(true);
     }
     items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
-    Some(!items.windows(2).any(|pair| same(&pair[0], &pair[1])))
+    match items.windows(2).find(|pair| same(&pair[0], &pair[1])) {
+        Some(pair) => verdict(&pair[0]),
+        None => Some(true),
+    }
+}
+
+/// A hash of the value at the cursor (checked to be JSON) that values
+/// equal as JSON Schema defines it share (`1` and `1.0`, members in any
+/// order), so that values of different hashes differ; `None` for a value
+/// the bytes cannot hash so (a string with an escape, a number not exactly
+/// an `f64`, an object repeating a key or of more than 16 members, more
+/// than [`MAX_NESTING`] deep).
+fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
+    if depth >= MAX_NESTING {
+        return None;
+    }
+    Some(match cur.peek()? {
+        b'"' => {
+            let text = cur.string().ok()?;
+            if text.escaped {
+                return None;
+            }
+            hash_bytes(1, text.body.as_bytes())
+        }
+        b'-' | b'0'..=b'9' => {
+            let n = Number::from(cur.number().ok()?);
+            let x = exact_f64(&n)?;
+            let x = if x == 0.0 { 0.0 } else { x };
+            finish(mix(2, x.to_bits()))
+        }
+        b't' => {
+            cur.literal(b"true").ok()?;
+            3
+        }
+        b'f' => {
+            cur.literal(b"false").ok()?;
+            4
+        }
+        b'n' => {
+            cur.literal(b"null").ok()?;
+            5
+        }
+        b'[' => {
+            cur.pos += 1;
+            cur.ws();
+            let mut h = 6;
+            if cur.peek() == Some(b']') {
+                cur.pos += 1;
+            } else {
+                loop {
+                    h = mix(h, hash_value(cur, depth + 1)?);
+                    if !cur.next_or_close(b']').ok()? {
+                        break;
+                    }
+                }
+            }
+            finish(h)
+        }
+        b'{' => {
+            cur.pos += 1;
+            cur.ws();
+            // Members in any order: their hashes are added.
+            let mut keys = [0u64; 16];
+            let mut n = 0;
+            let mut sum = 0u64;
+            if cur.peek() == Some(b'}') {
+                cur.pos += 1;
+            } else {
+                loop {
+                    let key = cur.key().ok()?;
+                    if key.escaped || n == keys.len() {
+                        return None;
+                    }
+                    let k = hash_bytes(7, key.body.as_bytes());
+                    // A repeated key (or two of one hash): the parsed
+                    // object keeps the last, which the sum cannot.
+                    if keys[..n].contains(&k) {
+                        return None;
+                    }
+                    keys[n] = k;
+                    n += 1;
+                    sum = sum.wrapping_add(finish(mix(k, hash_value(cur, depth + 1)?)));
+                    if !cur.next_or_close(b'}').ok()? {
+                        break;
+                    }
+                }
+            }
+            finish(mix(8 ^ ((n as u64) << 8), sum))
+        }
+        _ => return None,
+    })
+}
+
+#[inline]
+fn mix(h: u64, x: u64) -> u64 {
+    (h ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31)
+}
+
+/// splitmix64's finalizer.
+#[inline]
+fn finish(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn hash_bytes(seed: u64, bytes: &[u8]) -> u64 {
+    let mut h = mix(seed, bytes.len() as u64);
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        h = mix(h, u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+    }
+    let mut last = [0u8; 8];
+    last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+    finish(mix(h, u64::from_le_bytes(last)))
 }
 
 /// How many distinct keys the object at the start of `bytes` (checked to
