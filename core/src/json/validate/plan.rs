@@ -230,10 +230,9 @@ impl JsonPlan {
         // the bytes (unless a string or key holds an escape, or two
         // arrays or objects hash alike): only `enum`/`const` of arrays or
         // objects leaves every such value to `jsonschema`.
-        let count = (0..self.nodes.len())
+        (0..self.nodes.len())
             .filter(|&id| seen[id] && self.nodes[id].compound_choice)
-            .count();
-        count
+            .count()
     }
 
     /// The types of value node `id` may accept: its `type`, narrowed by

@@ -10,7 +10,9 @@
 //! lookaheads become linear patterns that must all match (as `jsonschema`
 //! splits them); the rest (other lookaround, backreferences) go to
 //! `fancy-regex`, the backtracking ECMA-262 engine `jsonschema` offers,
-//! each match stopped after [`PATTERN_BACKTRACK_LIMIT`] backtracks.
+//! each match stopped after [`PATTERN_BACKTRACK_LIMIT`] backtracks, with
+//! the pattern's linear form in front where its lookaround has one
+//! ([`Linearized`]: a string it matches matches).
 //!
 //! Matching a `&str` directly, the scanner asks no `jsonschema::Validator`
 //! and fills no `Value` for a pattern: an unescaped string or key is
