@@ -749,6 +749,39 @@ fn leading_lookaheads_in_pattern_properties_match_as_jsonschema_matches_them() {
     findings.assert_none(what);
 }
 
+/// A scanner bug, fixed (found by a red-team pass over the lookaround
+/// linear form, `plan/lookaround.rs`). `fancy-regex` accepts an inverted
+/// range (`{2,1}`, `{1,0}`), which matches nearly nothing; the linear form
+/// took two off its upper bound without checking, which wrapped to an
+/// unbounded run in a release build (the guard accepted `"ab"`, which
+/// `jsonschema` refuses) and panicked in a debug one. Inverted ranges are
+/// now left to `fancy-regex`.
+#[test]
+fn inverted_ranges_beside_lookaround_match_as_jsonschema_matches_them() {
+    let patterns = [
+        r"^(?:(?!-)[a-z-]{2,1}(?<!-))$",
+        r"^x(?!-)[a-z-]{1,0}$",
+        r"^x(?=a)[a-z]{5,1}(?<=z)y$",
+        r"^(?!x)(?:ab){3,2}$",
+    ];
+    let payloads = [
+        r#""ab""#,
+        r#""xa""#,
+        r#""x""#,
+        r#""xazy""#,
+        r#""abab""#,
+        r#""""#,
+    ];
+    // Draft 2020-12: `jsonschema` refuses these patterns under draft 7.
+    let mut cases = Vec::new();
+    for pattern in patterns {
+        for payload in payloads {
+            cases.push((json!({"$schema": DRAFT2020, "pattern": pattern}), payload));
+        }
+    }
+    check_cases(&cases).assert_none("inverted ranges beside lookaround");
+}
+
 /// A pattern the backtracking engine cannot finish on [`hostile`] within
 /// the guard's budget (tests/data/schemas/hostile).
 const CATASTROPHIC: &str = r"^(a|aa)+\1$";

@@ -29,9 +29,12 @@
 //! `regex` crate (`Expr::to_str`), so the parts mean what they mean there.
 //! Even so, the linear form is trusted only when it says a text matches:
 //! a "no" is asked of `fancy-regex` again (`Pattern::is_match`), so a
-//! refusal, and a match that runs out of its budget, stay exactly
-//! `fancy-regex`'s, and only the common case, a conforming string, is
-//! answered here.
+//! refusal stays exactly `fancy-regex`'s, and only the common case, a
+//! conforming string, is answered here. One difference is deliberate: a
+//! string the linear form matches but on which `fancy-regex` would run out
+//! of its budget is a match (as it is), where `fancy-regex` alone could only
+//! fail open. A range written upside down (`{2,1}`), which `fancy-regex`
+//! accepts, has no linear form.
 
 use fancy_regex::{Assertion, Expr, LookAround};
 
@@ -154,6 +157,9 @@ fn write(expr: &Expr, out: &mut String) -> Option<()> {
             out.push(')');
             Some(())
         }
+        // fancy-regex accepts an inverted range (`{2,1}`) the `regex`
+        // crate reads differently or not at all: left to fancy-regex.
+        Expr::Repeat { lo, hi, .. } if lo > hi => None,
         Expr::Repeat { child, lo, hi, .. } => {
             out.push_str("(?:");
             write(child, out)?;
@@ -238,6 +244,9 @@ impl Run {
             Expr::Repeat { child, lo, hi, .. } => (&**child, *lo, *hi),
             one => (one, 1, 1),
         };
+        if lo > hi {
+            return None;
+        }
         Some(Run {
             class: one_char(child)?,
             lo,
@@ -269,16 +278,24 @@ impl Run {
             text.push(']');
             text
         };
-        let less = |n: usize, by: usize| if n == usize::MAX { n } else { n - by };
+        // `hi >= lo >= 1` here (inverted ranges were refused in `Run::of`),
+        // and `lo >= 2` wherever two are taken off.
+        let less = |n: usize, by: usize| {
+            if n == usize::MAX {
+                Some(n)
+            } else {
+                n.checked_sub(by)
+            }
+        };
         match (self.first.is_empty(), self.last.is_empty()) {
             (false, true) => {
                 out.push_str(&narrowed(&[&self.first]));
                 out.push_str(&class);
-                quantifier(self.lo - 1, less(self.hi, 1), out);
+                quantifier(self.lo - 1, less(self.hi, 1)?, out);
             }
             (true, false) => {
                 out.push_str(&class);
-                quantifier(self.lo - 1, less(self.hi, 1), out);
+                quantifier(self.lo - 1, less(self.hi, 1)?, out);
                 out.push_str(&narrowed(&[&self.last]));
             }
             _ => {
@@ -289,8 +306,9 @@ impl Run {
                 let longer = |out: &mut String, lo: usize| {
                     out.push_str(&first);
                     out.push_str(&class);
-                    quantifier(lo, less(self.hi, 2), out);
+                    quantifier(lo, less(self.hi, 2)?, out);
                     out.push_str(&last);
+                    Some(())
                 };
                 match (self.lo, self.hi) {
                     (1, 1) => out.push_str(&both),
@@ -298,10 +316,10 @@ impl Run {
                         out.push_str("(?:");
                         out.push_str(&both);
                         out.push('|');
-                        longer(out, 0);
+                        longer(out, 0)?;
                         out.push(')');
                     }
-                    (lo, _) => longer(out, lo - 2),
+                    (lo, _) => longer(out, lo - 2)?,
                 }
             }
         }
@@ -395,6 +413,12 @@ mod tests {
         "^[a-z](?!-)[a-z-]?$",
         "^a|(?!b)c$",
         "^[a-z]{1,3}(?<=é)?$",
+        // Inverted ranges, which fancy-regex accepts and matches nearly
+        // nothing with: once written as unbounded runs (a red-team find).
+        "^(?:(?!-)[a-z-]{2,1}(?<!-))$",
+        "^x(?!-)[a-z-]{1,0}$",
+        "^x(?=a)[a-z]{5,1}(?<=z)y$",
+        "^(?!x)(?:ab){3,2}$",
     ];
 
     struct Rng(u64);

@@ -145,9 +145,10 @@ impl Pattern {
                 true
             }
             Pattern::Backtracking(engine, linear) => {
-                // A text the linear form matches matches. Else the
-                // backtracking engine says: a refusal, or a match out of
-                // its budget, stays its own.
+                // A text the linear form matches matches (even one the
+                // backtracking engine would run out of budget on). Else
+                // the backtracking engine says: a refusal, or a match out
+                // of its budget, stays its own.
                 if linear.as_ref().is_some_and(|linear| linear.is_match(text)) {
                     return Some(true);
                 }
