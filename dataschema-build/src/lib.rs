@@ -19,7 +19,7 @@
 //! every schema is compiled (`.proto` in pure Rust, with `protox`), and
 //! when a lock exists, a URN whose bytes no longer match its recorded digest
 //! fails the build: a mis-published schema is caught by `cargo build`.
-//! The build never writes into the source tree; [`lock`] (and the
+//! The build never writes into the source tree; [`lock()`] (and the
 //! `dataschema lock` command) does.
 
 #![warn(missing_docs)]
@@ -66,7 +66,7 @@ pub struct Source {
     pub id: Option<u32>,
 }
 
-/// The schemas of `dir`, checked as [`check`] checks them: what the
+/// The schemas of `dir`, checked as [`check()`] checks them: what the
 /// command-line tool validates against.
 pub fn load(dir: impl AsRef<Path>) -> Result<Vec<Schema>, BundleError> {
     check(dir).map(|checked| checked.schemas())
@@ -74,7 +74,7 @@ pub fn load(dir: impl AsRef<Path>) -> Result<Vec<Schema>, BundleError> {
 
 /// Writes `dir/dataschema.lock`, recording the digest of every schema in
 /// the folder. Refuses (and writes nothing) when the folder does not pass
-/// [`check`], in particular when a URN already locked changed: a published
+/// [`check()`], in particular when a URN already locked changed: a published
 /// URN never changes. Returns the URNs newly recorded.
 pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
     let dir = dir.as_ref();
@@ -86,8 +86,8 @@ pub fn lock(dir: impl AsRef<Path>) -> Result<Vec<Urn>, BundleError> {
 }
 
 /// Records in `dir/dataschema.lock` that each `(urn, id)` of `published`
-/// is published under the registry id `id`: its digest (as in [`lock`])
-/// and its id, in the `[ids]` table. `checked` is what [`check`] answered
+/// is published under the registry id `id`: its digest (as in [`lock()`])
+/// and its id, in the `[ids]` table. `checked` is what [`check()`] answered
 /// for `dir`; every URN must be one of its sources.
 ///
 /// Refuses, writing nothing, when the lock already records another id (or

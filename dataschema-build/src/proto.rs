@@ -211,7 +211,7 @@ pub struct ProtoImports {
 }
 
 /// The imports of `source`, a protobuf schema of the folder `dir` (as
-/// [`check`](crate::check) read it: a descriptor set, with its root or
+/// [`check`](fn@crate::check) read it: a descriptor set, with its root or
 /// listed `rootless`, whose own file is then the one no other imports),
 /// their texts read from the folder. Empty for any other schema.
 ///

@@ -1,5 +1,5 @@
 //! One fetch: which request a lookup sends for its key, the native API's
-//! answer checked as [`protocol`](crate::protocol) reads it, and the lock's
+//! answer checked as [`protocol`] reads it, and the lock's
 //! pins checked on whatever came back.
 
 use dataschema_core::Urn;

@@ -3,13 +3,13 @@
 //! specification strips, so its form and fingerprint differ from Java's on
 //! a field with an `order`; Avro's own `schema-tests.txt` is the test).
 //!
-//! The rules, in the specification's names: [PRIMITIVES] a primitive
+//! The rules, in the specification's names: `[PRIMITIVES]` a primitive
 //! schema is its name (`{"type":"int","logicalType":...}` is `"int"`);
-//! [FULLNAMES] every name and reference is a full name, under the
-//! namespace that applies; [STRIP] only `type`, `name`, `fields`,
-//! `symbols`, `items`, `values` and `size` are kept; [ORDER] in that
-//! order; [STRINGS] strings as JSON writes them; [INTEGERS] sizes as plain
-//! integers; [WHITESPACE] none. A named type met again is written as its
+//! `[FULLNAMES]` every name and reference is a full name, under the
+//! namespace that applies; `[STRIP]` only `type`, `name`, `fields`,
+//! `symbols`, `items`, `values` and `size` are kept; `[ORDER]` in that
+//! order; `[STRINGS]` strings as JSON writes them; `[INTEGERS]` sizes as plain
+//! integers; `[WHITESPACE]` none. A named type met again is written as its
 //! full name only.
 //!
 //! The schema given is one the model ([`super::model`]) has read without

@@ -9,7 +9,7 @@ use crate::urn::Urn;
 /// Diffing itself never fails; these errors come from turning bytes into a
 /// schema (JSON text, a serialized `FileDescriptorSet`). The entry points
 /// over [`Schema`](crate::Schema)s ([`compat::diff`](crate::compat::diff()),
-/// [`compat::check`](crate::compat::check)) wrap the cause in
+/// [`compat::check`](fn@crate::compat::check)) wrap the cause in
 /// [`CompatError::Unusable`], naming the schema's URN. `Display` does not
 /// repeat the cause kept in `source()`: print the chain
 /// ([`Chain`](crate::Chain)) for the whole story.

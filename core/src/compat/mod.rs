@@ -7,7 +7,7 @@
 //! a path, and whether it breaks backward compatibility. The checkers
 //! ([`json::check`], [`protobuf::check`]) run those diffs under a mode against
 //! prior versions through one language-agnostic driver, [`check_with`].
-//! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check`]
+//! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check()`]
 //! share one per-language dispatch; their kinds are [`AnyChangeKind`].
 //!
 //! Reports are typed: a [`CompatReport`] holds a [`VersionReport`] per

@@ -13,7 +13,7 @@
 //! * [`source`]: a protobuf schema as Confluent's clients register it, with
 //!   no root: `.proto` text or a base64 `FileDescriptorProto`, and its
 //!   references; compiled at run time with feature `proto-text`.
-//! * [`print`]: descriptors back to `.proto` text.
+//! * [`print`](mod@print): descriptors back to `.proto` text.
 //! * [`compat`]: the compatibility engine, public as
 //!   [`dataschema::compat::protobuf`](crate::compat::protobuf).
 //!

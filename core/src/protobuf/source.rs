@@ -18,7 +18,7 @@
 //!
 //! # Compiling
 //!
-//! [`compile`] (feature `proto-text`) resolves the references, recursively,
+//! [`compile()`] (feature `proto-text`) resolves the references, recursively,
 //! through the caller's [`Resolver`] (by URN: nothing is fetched from a
 //! file or the network), and compiles the files from memory with `protox`:
 //! a file resolver keyed on import paths, then the well-known files, which

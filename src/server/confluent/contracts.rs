@@ -35,7 +35,7 @@ pub(crate) struct Contract {
 }
 
 /// The references, metadata and rule set of a request body (already read
-/// as JSON by [`candidate`](super::request::candidate)); 42201 for one of
+/// as JSON by [`candidate_with`](super::request::candidate_with)); 42201 for one of
 /// the wrong shape.
 pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
     let value: Value = serde_json::from_slice(body).unwrap_or(Value::Null);

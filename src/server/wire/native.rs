@@ -1,5 +1,5 @@
 //! The native API on the wire: its header names and content types (from
-//! [`protocol`](crate::protocol), which the clients share), the answer of
+//! [`protocol`], which the clients share), the answer of
 //! a schema read (built once per URN), its JSON answers and its refusals.
 
 use axum::body::{Body, Bytes};

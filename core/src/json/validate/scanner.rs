@@ -780,7 +780,7 @@ impl JsonPlan {
     /// The branches of an indexed `anyOf`/`oneOf` the value at `start`
     /// (of type `kind`) may pass, as (`keyed`, `rest`, `present`): the
     /// branches of `keyed`, then those of `rest`, each unless it needs a
-    /// name `present` lacks (the bits of [`Branches::names`]). Every other
+    /// name `present` lacks (the bits of [`Branches::keys`]). Every other
     /// branch fails the value. Reads an object's keys once, into a tape
     /// its branches then reread; `end` is set past a value read.
     #[allow(clippy::too_many_arguments)]
@@ -1542,7 +1542,7 @@ fn subvalue(node: &Node, bytes: &[u8], extra: bool) -> Scan<bool> {
 }
 
 /// What an object's keys say of an index's branches: the names it has
-/// ([`Branches::names`] bits) and the branches among the first 64 that
+/// ([`Branches::keys`] bits) and the branches among the first 64 that
 /// take all of its keys.
 #[derive(Clone, Copy)]
 struct Fits {

@@ -543,3 +543,85 @@ fn hex4(bytes: &[u8], at: usize) -> Scan<u32> {
     }
     Ok(n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Cursor, Stop};
+
+    /// Whether `skip` reads `text` as one JSON value to its end, as
+    /// `serde_json` reads it.
+    fn skips(text: &str) -> bool {
+        let mut cur = Cursor {
+            bytes: text.as_bytes(),
+            pos: 0,
+        };
+        match cur.skip(0) {
+            Ok(()) => cur.pos == text.len(),
+            Err(Stop::NotJson) => false,
+            Err(_) => panic!("{text:?}: skip gave no verdict"),
+        }
+    }
+
+    /// As the guard's `jsonschema` path reads a payload (into a `Value`:
+    /// `1e400` is out of range there, not for `IgnoredAny`).
+    fn serde_reads(text: &str) -> bool {
+        serde_json::from_str::<serde_json::Value>(text).is_ok()
+    }
+
+    #[test]
+    fn skip_reads_what_serde_json_reads() {
+        let mut texts: Vec<String> = [
+            "1",
+            "-0.5e3",
+            "\"a\\u00e9\"",
+            "true",
+            "null",
+            "[]",
+            "{}",
+            "[[]]",
+            "[{}]",
+            "{\"a\":[]}",
+            "[1,[2,[3,{}]],{\"b\":{\"c\":[true,false,null]}}]",
+            "{\"a\":1,\"b\":{}}",
+            "[ 1 , { \"x\" : [ ] } ]",
+            "[1,]",
+            "[,1]",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{1:2}",
+            "[1 2]",
+            "{\"a\":1,}",
+            "[}",
+            "{]",
+            "[[]",
+            "[]]",
+            "",
+            "[",
+            "{",
+            "[1e400]",
+            "[01]",
+            "[\"\\x\"]",
+            "{\"a\":[1,{\"b\":2]}}",
+            "[tru]",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        // Nesting about serde_json's limit, around empty containers too
+        // (each closed container gives its level back).
+        for depth in 120..=130 {
+            texts.push(format!("{}{}", "[".repeat(depth), "]".repeat(depth)));
+            texts.push(format!(
+                "{}1{}",
+                "{\"a\":[".repeat(depth / 2),
+                "]}".repeat(depth / 2)
+            ));
+        }
+        texts.push(format!("[{}]", vec!["[]"; 300].join(",")));
+        texts.push(format!("[{}]", vec!["{\"a\":{}}"; 300].join(",")));
+        texts.push(format!("{}{}", "[[],".repeat(126), "1]".repeat(126)));
+        for text in &texts {
+            assert_eq!(skips(text), serde_reads(text), "{text:?}");
+        }
+    }
+}

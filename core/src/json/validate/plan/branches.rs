@@ -29,7 +29,7 @@ pub(in crate::json::validate) struct Branches {
     /// For an object: every name the index knows (those some branch
     /// requires, those a closed branch lists, the tag), sorted by length
     /// and then bytes (most comparisons end on the length), each with what
-    /// a member of that name tells; a key not there tells [`Key::other`].
+    /// a member of that name tells; a key not there tells [`Branches::other`].
     pub(in crate::json::validate) keys: Box<[(Box<str>, Key)]>,
     /// For an object: per branch, the bits of the names it requires.
     pub(in crate::json::validate) needs: Box<[u64]>,
