@@ -73,7 +73,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub(super) use self::branches::{keyed, Branches, Keyed};
+pub(super) use self::branches::{keyed, Branches, Keyed, NO_BRANCH};
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
     exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,

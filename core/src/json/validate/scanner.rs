@@ -36,7 +36,7 @@ use serde_json::{Number, Value};
 
 use super::plan::{
     exact_f64, keyed, Bound, Branches, JsonPlan, Keyed, Kind, Node, ARRAY, BOOLEAN, EXACT, INTEGER,
-    NULL, NUMBER, OBJECT, STRING,
+    NO_BRANCH, NULL, NUMBER, OBJECT, STRING,
 };
 use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
 use super::MAX_NESTING;
@@ -705,16 +705,34 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
-                    let (tagged, rest, fits) =
-                        self.candidates(index, start, kind, cur, sc, depth, end)?;
-                    let picked = tagged.branches().chain(rest.iter().copied());
-                    for b in picked {
-                        if !fits.admits(index, b) {
-                            continue;
-                        }
-                        if again(node.any_of[b as usize], cur, sc, end)? {
-                            any = true;
-                            break;
+                    let first = if kind == OBJECT && index.points() {
+                        self.first_key_branch(
+                            index,
+                            &node.any_of,
+                            start,
+                            kind,
+                            cur,
+                            sc,
+                            depth,
+                            end,
+                        )?
+                    } else {
+                        None
+                    };
+                    if let Some((_, true)) = first {
+                        any = true;
+                    } else {
+                        let (tagged, rest, fits) =
+                            self.candidates(index, start, kind, cur, sc, depth, end)?;
+                        let picked = tagged.branches().chain(rest.iter().copied());
+                        for b in picked {
+                            if !fits.admits(index, b) || first.is_some_and(|(f, _)| f == b) {
+                                continue;
+                            }
+                            if again(node.any_of[b as usize], cur, sc, end)? {
+                                any = true;
+                                break;
+                            }
                         }
                     }
                 }
@@ -737,6 +755,20 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
+                    let first = if kind == OBJECT && index.points() {
+                        self.first_key_branch(
+                            index,
+                            &node.one_of,
+                            start,
+                            kind,
+                            cur,
+                            sc,
+                            depth,
+                            end,
+                        )?
+                    } else {
+                        None
+                    };
                     let (tagged, rest, fits) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
                     let picked = tagged.branches().chain(rest.iter().copied());
@@ -744,7 +776,11 @@ impl JsonPlan {
                         if !fits.admits(index, b) {
                             continue;
                         }
-                        if again(node.one_of[b as usize], cur, sc, end)? {
+                        let ok = match first {
+                            Some((f, ok)) if f == b => ok,
+                            _ => again(node.one_of[b as usize], cur, sc, end)?,
+                        };
+                        if ok {
                             valid += 1;
                             if valid > 1 {
                                 return Ok(false);
@@ -775,6 +811,81 @@ impl JsonPlan {
             }
         }
         Ok(true)
+    }
+
+    /// For an indexed `anyOf`/`oneOf` (its branches `branches`) on an
+    /// object not read yet: the branch its first key points to, checked
+    /// straight on the bytes, and its verdict. That read records the
+    /// object's tape, which [`JsonPlan::candidates`] then reads for any
+    /// other branch, so the object is not first read only to find its
+    /// keys. The branch: the one the tag's value picks when the first key
+    /// is the tag, else the first that requires the key, else the only one
+    /// that takes it. Any branch's verdict is its verdict: an `anyOf` holds
+    /// when it passes, and a `oneOf` reuses it among the candidates (a
+    /// branch the index then leaves out fails the object anyway). `None`
+    /// otherwise, and nothing read.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn first_key_branch(
+        &self,
+        index: &Branches,
+        branches: &[u32],
+        start: usize,
+        kind: u8,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<Option<(u32, bool)>> {
+        if kind != OBJECT {
+            return Ok(None);
+        }
+        let mut probe = Cursor {
+            bytes: cur.bytes,
+            pos: start + 1,
+        };
+        probe.ws();
+        if probe.peek() != Some(b'"') {
+            return Ok(None);
+        }
+        if sc.tape(start).is_some() {
+            return Ok(None);
+        }
+        // Anything that is no JSON is left for the reads that follow.
+        let Ok(key) = probe.string() else {
+            return Ok(None);
+        };
+        if key.escaped {
+            return Ok(None);
+        }
+        let Some(known) = index.pointed(key.body) else {
+            return Ok(None);
+        };
+        let mut chosen = (known.first != NO_BRANCH).then_some(known.first);
+        if chosen.is_none() && known.tag {
+            probe.ws();
+            if probe.peek() == Some(b':') {
+                probe.pos += 1;
+                probe.ws();
+                if let Ok(Some((keyed, _))) = pick(&index.by_tag, &mut probe) {
+                    let mut keyed = keyed.branches();
+                    chosen = keyed.next().filter(|_| keyed.next().is_none());
+                }
+            }
+        }
+        let Some(b) = chosen else {
+            return Ok(None);
+        };
+        let id = branches[b as usize];
+        if (b < 64 && known.taking & (1 << b) == 0) || self.nodes[id as usize].accepts & OBJECT == 0
+        {
+            return Ok(None);
+        }
+        sc.tape_at = start;
+        cur.pos = start;
+        let ok = self.check(id, cur, sc, depth)?;
+        *end = Some(cur.pos);
+        Ok(Some((b, ok)))
     }
 
     /// The branches of an indexed `anyOf`/`oneOf` the value at `start`

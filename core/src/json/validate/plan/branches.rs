@@ -36,6 +36,10 @@ pub(in crate::json::validate) struct Branches {
     /// For an object: the bits of the branches (the first 64) that take
     /// any name, and a key the index does not know.
     pub(in crate::json::validate) other: Key,
+    /// The names that point to a branch as an object's first key
+    /// ([`Key::first`], or the tag by its value), few: a first key not
+    /// among them points to [`Key::first`] of [`Branches::other`].
+    pub(in crate::json::validate) pointing: Box<[(Box<str>, Key)]>,
     /// The branches by the tag's value, when a string or an integer.
     pub(in crate::json::validate) by_tag: Keyed,
     /// The branches by the value itself, when a string or an integer.
@@ -68,7 +72,14 @@ pub(in crate::json::validate) struct Key {
     /// Whether the name is the tag: the member whose value picks the
     /// branches ([`Branches::by_tag`]).
     pub(in crate::json::validate) tag: bool,
+    /// The branch an object whose first key is this name is checked
+    /// against first ([`NO_BRANCH`] for none): the only branch requiring
+    /// the name, else the only one taking it.
+    pub(in crate::json::validate) first: u32,
 }
+
+/// No branch ([`Key::first`]).
+pub(in crate::json::validate) const NO_BRANCH: u32 = u32::MAX;
 
 impl Keyed {
     /// Whether the table restricts any branch.
@@ -85,6 +96,22 @@ impl Branches {
         match self.keys.binary_search_by(|(n, _)| by_length(n, name)) {
             Ok(at) => self.keys[at].1,
             Err(_) => self.other,
+        }
+    }
+
+    /// Whether any first key may point to a branch.
+    #[inline]
+    pub(in crate::json::validate) fn points(&self) -> bool {
+        !self.pointing.is_empty() || self.other.first != NO_BRANCH
+    }
+
+    /// What a first key named `name` tells, when it may point to a branch.
+    #[inline]
+    pub(in crate::json::validate) fn pointed(&self, name: &str) -> Option<Key> {
+        match self.pointing.iter().find(|(n, _)| **n == *name) {
+            Some((_, key)) => Some(*key),
+            None => (self.other.first != NO_BRANCH && self.key(name).first != NO_BRANCH)
+                .then(|| self.key(name)),
         }
     }
 
@@ -215,6 +242,7 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         present: 0,
         taking: 0,
         tag: false,
+        first: NO_BRANCH,
     };
     let other = Key {
         taking: open,
@@ -242,9 +270,33 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         key.taking |= role.taking;
         key.tag |= role.tag;
     }
+    // The branch a first key points to, when only one can take it.
+    let first = |key: &Key| {
+        let mut needing = (0u32..)
+            .zip(needs.iter())
+            .filter(|(_, &n)| key.present != 0 && n & key.present != 0);
+        let only_needing = needing.next().filter(|_| needing.next().is_none());
+        match only_needing {
+            Some((b, _)) if b >= 64 || key.taking & (1 << b) != 0 => b,
+            Some(_) => NO_BRANCH,
+            None if key.taking.count_ones() == 1 => key.taking.trailing_zeros(),
+            None => NO_BRANCH,
+        }
+    };
+    let mut other = other;
+    other.first = first(&other);
     let mut keys: Vec<(Box<str>, Key)> = table
         .into_iter()
-        .map(|(name, key)| (Box::from(name), key))
+        .map(|(name, mut key)| {
+            key.first = first(&key);
+            (Box::from(name), key)
+        })
+        .collect();
+    // The names that point to a branch as an object's first key.
+    let pointing: Box<[(Box<str>, Key)]> = keys
+        .iter()
+        .filter(|(_, key)| key.first != NO_BRANCH || key.tag)
+        .cloned()
         .collect();
     keys.sort_by(|(a, _), (b, _)| by_length(a, b));
     useful.then(|| Branches {
@@ -252,6 +304,7 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         keys: keys.into_boxed_slice(),
         needs: needs.into_boxed_slice(),
         other,
+        pointing,
         by_tag,
         by_value,
     })
