@@ -108,11 +108,16 @@ impl Branches {
     /// What a first key named `name` tells, when it may point to a branch.
     #[inline]
     pub(in crate::json::validate) fn pointed(&self, name: &str) -> Option<Key> {
-        match self.pointing.iter().find(|(n, _)| **n == *name) {
-            Some((_, key)) => Some(*key),
-            None => (self.other.first != NO_BRANCH && self.key(name).first != NO_BRANCH)
-                .then(|| self.key(name)),
+        if let Some((_, key)) = self.pointing.iter().find(|(n, _)| **n == *name) {
+            return Some(*key);
         }
+        if self.other.first == NO_BRANCH {
+            return None;
+        }
+        // A name the index knows and that points nowhere, or one it does
+        // not know, which points where `other` does.
+        let key = self.key(name);
+        (key.first != NO_BRANCH).then_some(key)
     }
 
     /// Whether an object's keys tell anything (a required name, a closed
