@@ -705,20 +705,16 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
-                    let first = if kind == OBJECT && index.points() {
-                        self.first_key_branch(
-                            index,
-                            &node.any_of,
-                            start,
-                            kind,
-                            cur,
-                            sc,
-                            depth,
-                            end,
-                        )?
-                    } else {
-                        None
-                    };
+                    let first = self.first_key_branch(
+                        index,
+                        &node.any_of,
+                        start,
+                        kind,
+                        cur,
+                        sc,
+                        depth,
+                        end,
+                    )?;
                     if let Some((_, true)) = first {
                         any = true;
                     } else {
@@ -755,20 +751,16 @@ impl JsonPlan {
                     }
                 }
                 Some(index) => {
-                    let first = if kind == OBJECT && index.points() {
-                        self.first_key_branch(
-                            index,
-                            &node.one_of,
-                            start,
-                            kind,
-                            cur,
-                            sc,
-                            depth,
-                            end,
-                        )?
-                    } else {
-                        None
-                    };
+                    let first = self.first_key_branch(
+                        index,
+                        &node.one_of,
+                        start,
+                        kind,
+                        cur,
+                        sc,
+                        depth,
+                        end,
+                    )?;
                     let (tagged, rest, fits) =
                         self.candidates(index, start, kind, cur, sc, depth, end)?;
                     let picked = tagged.branches().chain(rest.iter().copied());
@@ -825,7 +817,7 @@ impl JsonPlan {
     /// branch the index then leaves out fails the object anyway). `None`
     /// otherwise, and nothing read.
     #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
+    #[inline]
     fn first_key_branch(
         &self,
         index: &Branches,
@@ -837,9 +829,26 @@ impl JsonPlan {
         depth: usize,
         end: &mut Option<usize>,
     ) -> Scan<Option<(u32, bool)>> {
-        if kind != OBJECT {
+        // Told here, inlined: most indexes point nowhere.
+        if kind != OBJECT || !index.points() {
             return Ok(None);
         }
+        self.first_key_branch_read(index, branches, start, cur, sc, depth, end)
+    }
+
+    /// [`JsonPlan::first_key_branch`] on an object whose index may point.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn first_key_branch_read(
+        &self,
+        index: &Branches,
+        branches: &[u32],
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<Option<(u32, bool)>> {
         let mut probe = Cursor {
             bytes: cur.bytes,
             pos: start + 1,
