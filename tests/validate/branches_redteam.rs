@@ -385,3 +385,157 @@ fn branches_at_the_edges_of_the_tape_lookup_give_jsonschemas_verdict() {
     assert!(findings.checked - findings.valid >= 8);
     findings.assert_none("branches at the edges of the tape lookup");
 }
+
+/// The names the one-member conditions below dispatch on (`"é"` is not
+/// ASCII).
+const TAGS: [&str; 4] = ["type", "kind", "a", "é"];
+
+/// Tag values, as JSON text: strings in and out of the conditions' sets,
+/// one written with an escape, and values of every other kind.
+const TAG_VALUES: [&str; 11] = [
+    "\"x\"",
+    "\"y\"",
+    "\"xy\"",
+    "\"\"",
+    "\"\\u0078\"",
+    "\"x\\ty\"",
+    "1",
+    "null",
+    "true",
+    "{\"type\":\"x\"}",
+    "[\"x\"]",
+];
+
+/// A condition of one member (`properties` of one name, perhaps
+/// `required`, perhaps `type: object`): the shape the scanner looks up on
+/// an object's tape alone (`JsonPlan::probe`), its value a set of
+/// strings (looked up as such) or not.
+fn probe(rng: &mut Rng) -> Value {
+    let tag = rng.pick(&TAGS);
+    let value = match rng.below(8) {
+        0 => json!({"const": "x"}),
+        1 => json!({"const": "y"}),
+        2 => json!({"enum": ["x", "y"]}),
+        3 => json!({"type": "string", "enum": ["x", "xy", ""]}),
+        4 => json!({"enum": ["x", 1, null]}),
+        5 => json!({"type": "string"}),
+        6 => json!({"const": "x", "maxLength": 0}),
+        _ => json!(true),
+    };
+    let mut schema = json!({"properties": {tag: value}});
+    if rng.chance(40) {
+        schema["required"] = json!([tag]);
+    }
+    if rng.chance(25) {
+        schema["type"] = json!("object");
+    }
+    // Not a probe: another keyword of the condition's own.
+    if rng.chance(15) {
+        schema["maxProperties"] = json!(2);
+    }
+    schema
+}
+
+/// What a condition selects: a requirement on another member.
+fn consequence(rng: &mut Rng) -> Value {
+    match rng.below(4) {
+        0 => json!({"required": [rng.pick(&NAMES)]}),
+        1 => json!({"properties": {rng.pick(&TAGS): {"type": "integer"}}}),
+        2 => json!({"properties": {rng.pick(&NAMES): false}}),
+        _ => json!({"minProperties": 1 + rng.below(6)}),
+    }
+}
+
+/// SchemaStore's dispatches on one member: an `allOf` of `if`/`then`
+/// (github-issue-forms' form items), a chain of `if`/`else` (ui5's
+/// extensions), or conditions as `anyOf`/`oneOf` branches, beside now and
+/// then a keyword of the node's own (so that the object is read first).
+fn dispatch(rng: &mut Rng) -> Value {
+    let mut schema = match rng.below(4) {
+        0 => {
+            let n = 1 + rng.below(5);
+            let all: Vec<Value> = (0..n)
+                .map(|_| json!({"if": probe(rng), "then": consequence(rng)}))
+                .collect();
+            json!({"allOf": all})
+        }
+        1 => {
+            let mut chain = consequence(rng);
+            for _ in 0..1 + rng.below(4) {
+                chain = json!({"if": probe(rng), "then": consequence(rng), "else": chain});
+            }
+            chain
+        }
+        2 => {
+            let n = 1 + rng.below(4);
+            json!({"anyOf": (0..n).map(|_| probe(rng)).collect::<Vec<_>>()})
+        }
+        _ => {
+            let n = 1 + rng.below(4);
+            json!({"oneOf": (0..n).map(|_| probe(rng)).collect::<Vec<_>>()})
+        }
+    };
+    if rng.chance(50) {
+        schema["properties"] = json!({rng.pick(&NAMES): {"type": ["integer", "string", "object"]}});
+    }
+    schema
+}
+
+/// An object of 0 to 8 members, a tag now and then repeated or written
+/// with an escape, or (one payload in ten) a value of another kind.
+fn tagged(rng: &mut Rng) -> String {
+    if rng.chance(10) {
+        return rng.pick(&TAG_VALUES).to_owned();
+    }
+    let members = rng.below(9);
+    let mut text = String::from("{");
+    for i in 0..members {
+        if i > 0 {
+            text.push(',');
+        }
+        let (name, value) = if rng.chance(50) {
+            (rng.pick(&TAGS), rng.pick(&TAG_VALUES))
+        } else {
+            (rng.pick(&NAMES), rng.pick(&VALUES))
+        };
+        let _ = write!(text, "{}:{}", key_text(rng, name), value);
+    }
+    text.push('}');
+    text
+}
+
+#[test]
+fn conditions_of_one_member_give_jsonschemas_verdict() {
+    let mut rng = Rng::new(0x5eed_b0b0);
+    let mut findings = Findings::default();
+    for _ in 0..500 {
+        let draft = rng.pick(&[DRAFT7, DRAFT2019, DRAFT2020]);
+        let inner = dispatch(&mut rng);
+        let nested = rng.chance(30);
+        let mut schema = if nested {
+            json!({"properties": {"o": {"type": "array", "items": inner}}})
+        } else {
+            inner
+        };
+        schema["$schema"] = json!(draft);
+        let subject =
+            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        for _ in 0..40 {
+            let payload = tagged(&mut rng);
+            let payload = if nested {
+                format!("{{\"o\":[{payload},{}]}}", tagged(&mut rng))
+            } else {
+                payload
+            };
+            subject.check(&payload, &mut findings);
+        }
+    }
+    assert!(findings.checked >= 20_000, "{} verdicts", findings.checked);
+    assert!(
+        findings.valid * 10 >= findings.checked && findings.valid * 10 <= findings.checked * 9,
+        "{} valid of {}",
+        findings.valid,
+        findings.checked
+    );
+    findings.assert_none("conditions of one member");
+}

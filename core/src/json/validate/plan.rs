@@ -76,8 +76,8 @@ use serde_json::Value;
 pub(super) use self::branches::{keyed, Branches, Keyed, NO_BRANCH};
 use self::build::{holds_key, Builder};
 pub(super) use self::node::{
-    exact_f64, Bound, Draft, Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
-    NUMBER, OBJECT, STRING,
+    exact_f64, Bound, Draft, Kind, Member, Node, Probe, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER,
+    NULL, NUMBER, OBJECT, STRING,
 };
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
@@ -198,6 +198,18 @@ impl JsonPlan {
         plan.fallbacks = plan.count_fallbacks();
         for node in &mut plan.nodes {
             node.finish();
+        }
+        for id in 0..plan.nodes.len() {
+            let values = match &plan.nodes[id].probe {
+                Some(Probe {
+                    schema: Some(schema),
+                    ..
+                }) => plan.nodes[*schema as usize].string_set().cloned(),
+                _ => None,
+            };
+            if let Some(probe) = &mut plan.nodes[id].probe {
+                probe.values = values;
+            }
         }
         let mut memo = vec![None; plan.nodes.len()];
         for id in 0..plan.nodes.len() {

@@ -35,8 +35,8 @@ use jsonschema::json::JsonNumber as _;
 use serde_json::{Number, Value};
 
 use super::plan::{
-    exact_f64, keyed, Bound, Branches, JsonPlan, Keyed, Kind, Node, ARRAY, BOOLEAN, EXACT, INTEGER,
-    NO_BRANCH, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, keyed, Bound, Branches, JsonPlan, Keyed, Kind, Node, Probe, ARRAY, BOOLEAN, EXACT,
+    INTEGER, NO_BRANCH, NULL, NUMBER, OBJECT, STRING,
 };
 use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
 use super::MAX_NESTING;
@@ -268,6 +268,16 @@ impl JsonPlan {
         if node.simple {
             return self.own(node, cur, sc, depth);
         }
+        if let Some(probe) = &node.probe {
+            // Nothing but its own keywords too (not `simple`, to keep this
+            // look off the common path).
+            if cur.peek() == Some(b'{') {
+                if let Some(tape) = sc.tape(cur.pos) {
+                    return self.probe(node, probe, tape, cur, sc, depth);
+                }
+            }
+            return self.own(node, cur, sc, depth);
+        }
         match node.kind {
             Kind::Any => return cur.skip(depth).map(|()| true),
             Kind::Never => return cur.skip(depth).map(|()| false),
@@ -308,6 +318,58 @@ impl JsonPlan {
             };
             cur.pos = end;
         }
+        Ok(ok)
+    }
+
+    /// A [`Probe`] node on the object at the cursor, read before (its tape
+    /// `tape`): its one member looked up on the tape (the last of that
+    /// key, the one a parsed object keeps) and its value checked alone.
+    /// Leaves the cursor after the object.
+    fn probe(
+        &self,
+        node: &Node,
+        probe: &Probe,
+        tape: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let start = cur.pos;
+        let end = sc.tapes[tape].end;
+        let bytes = cur.bytes;
+        let name = probe.name.as_bytes();
+        // From the last member back: the first key written as the name is
+        // the member a parsed object keeps, unless a later key holds an
+        // escape (it may be the name too: then the whole tape is read).
+        let mut found = None;
+        for e in sc.tapes[tape].entries.iter().rev() {
+            if e.escaped {
+                return self.object_on_tape(node, start, tape, cur, sc, depth);
+            }
+            if bytes.get(e.key_at + 1..e.key_end) == Some(name) {
+                found = Some(e.value_at);
+                break;
+            }
+        }
+        let inner = enter(depth)?;
+        let ok = match (found, probe.schema) {
+            (None, _) => !probe.required,
+            (Some(_), None) => true,
+            (Some(at), Some(id)) => {
+                cur.pos = at;
+                match &probe.values {
+                    Some(values) if cur.peek() == Some(b'"') => match cur.string()? {
+                        text if !text.escaped => values.contains(text.body),
+                        _ => {
+                            cur.pos = at;
+                            self.check(id, cur, sc, inner)?
+                        }
+                    },
+                    _ => self.check(id, cur, sc, inner)?,
+                }
+            }
+        };
+        cur.pos = end;
         Ok(ok)
     }
 

@@ -265,6 +265,26 @@ pub(in crate::json::validate) struct Node {
     /// An `if` without `then` or `else` (2019-09 on): it asserts nothing,
     /// but what it evaluates when it holds counts for `unevaluated*`.
     pub(in crate::json::validate) lone_if: Option<u32>,
+    /// The node asks about one member of an object and nothing else
+    /// ([`Probe`]): on an object read before, that member is looked up on
+    /// the object's tape and checked alone.
+    pub(in crate::json::validate) probe: Option<Probe>,
+}
+
+/// A node of nothing but one property (`properties` of one name, that
+/// name `required` or not, `type: object` or no `type`): the shape of the
+/// conditions SchemaStore's schemas dispatch on (`"if": {"properties":
+/// {"type": {"const": "markdown"}}}`). On an object, it holds when the
+/// member is absent (and not required) or its value passes `schema`.
+#[derive(Clone)]
+pub(in crate::json::validate) struct Probe {
+    pub(in crate::json::validate) name: Box<str>,
+    pub(in crate::json::validate) schema: Option<u32>,
+    pub(in crate::json::validate) required: bool,
+    /// When `schema` asks nothing of a string but that it be one of these
+    /// ([`Node::string_set`]): a string value written without an escape
+    /// is looked up here, not checked against `schema`.
+    pub(in crate::json::validate) values: Option<Strings>,
 }
 
 impl Node {
@@ -322,6 +342,7 @@ impl Node {
             simple: false,
             condition: None,
             lone_if: None,
+            probe: None,
         }
     }
 
@@ -386,6 +407,26 @@ impl Node {
                 bare.asserts_nothing().then_some(self.types)
             }
         };
+        self.probe = None;
+        if self.kind == Kind::Check
+            && self.members.len() == 1
+            && (self.types == ALL_TYPES || self.types == OBJECT)
+        {
+            let mut rest = self.clone();
+            rest.types = ALL_TYPES;
+            rest.members.clear();
+            rest.required = 0;
+            if rest.asserts_nothing() {
+                let member = &self.members[0];
+                self.probe = Some(Probe {
+                    name: member.name.clone(),
+                    schema: member.schema,
+                    required: self.required != 0,
+                    values: None,
+                });
+                self.simple = false;
+            }
+        }
         self.ranges = None;
         if self.members.len() > 8 && self.members.len() < usize::from(u16::MAX) {
             self.members.sort_by_key(|m| m.first);
@@ -399,6 +440,25 @@ impl Node {
             }
             self.ranges = Some(ranges);
         }
+    }
+
+    /// The strings a string value must be one of, when the node asks
+    /// nothing else of strings (`{"const": "markdown"}`, `{"type":
+    /// "string", "enum": [...]}`): a string conforms exactly when it is
+    /// one of them. Read once the node is final.
+    pub(super) fn string_set(&self) -> Option<&Strings> {
+        if self.kind != Kind::Check || !(self.types == ALL_TYPES || self.types == STRING) {
+            return None;
+        }
+        let mut rest = self.clone();
+        rest.types = ALL_TYPES;
+        rest.choice = None;
+        rest.strings = None;
+        rest.integers = None;
+        if !rest.asserts_nothing() {
+            return None;
+        }
+        self.strings.as_ref()
     }
 
     /// The members a key whose body starts with `first` may be.
