@@ -539,3 +539,82 @@ fn conditions_of_one_member_give_jsonschemas_verdict() {
     );
     findings.assert_none("conditions of one member");
 }
+
+/// An `allOf` member beside `unevaluatedProperties`: plain properties,
+/// patterns, a closed member, branches of its own, a dependency, a nested
+/// `allOf`, or `unevaluatedProperties` of its own. The plan merges the
+/// plain ones into the parent (`plan/merge.rs`).
+fn evaluating_member(rng: &mut Rng) -> Value {
+    match rng.below(8) {
+        0 | 1 => branch(rng, 1, false),
+        2 => json!({"properties": {name(rng): leaf(rng, 1, false)},
+                    "patternProperties": {"^[a-c]": {"type": ["integer", "string"]}}}),
+        3 => json!({"properties": {name(rng): {}}, "additionalProperties": leaf(rng, 1, false)}),
+        4 => json!({"anyOf": [branch(rng, 1, false), branch(rng, 1, false)]}),
+        5 => json!({"dependentSchemas": {name(rng): branch(rng, 1, false)}}),
+        6 => json!({"allOf": [branch(rng, 1, false)], "properties": {name(rng): {}}}),
+        _ => json!({"properties": {name(rng): {}}, "unevaluatedProperties": leaf(rng, 1, false)}),
+    }
+}
+
+/// An object of 0 to 4 members named by [`name`], as JSON text.
+fn small_object(rng: &mut Rng) -> String {
+    let members = rng.below(5);
+    let mut text = String::from("{");
+    for i in 0..members {
+        if i > 0 {
+            text.push(',');
+        }
+        let name = name(rng);
+        let _ = write!(text, "{}:{}", key_text(rng, name), rng.pick(&VALUES));
+    }
+    text.push('}');
+    text
+}
+
+#[test]
+fn unevaluated_properties_beside_all_of_give_jsonschemas_verdict() {
+    let mut rng = Rng::new(0x5eed_b0e5);
+    let mut findings = Findings::default();
+    for _ in 0..400 {
+        let draft = rng.pick(&[DRAFT2019, DRAFT2020]);
+        let n = 1 + rng.below(3);
+        let all: Vec<Value> = (0..n).map(|_| evaluating_member(&mut rng)).collect();
+        let mut schema = json!({"allOf": all});
+        if rng.chance(60) {
+            schema["properties"] = json!({name(&mut rng): leaf(&mut rng, 1, false)});
+        }
+        schema["unevaluatedProperties"] = match rng.below(5) {
+            0 => json!(false),
+            1 => json!({"type": ["integer", "string", "null"]}),
+            2 => json!({"not": {"type": "array"}}),
+            _ => json!({"type": ["integer", "number", "string", "boolean", "null", "object"]}),
+        };
+        let nested = rng.chance(30);
+        let mut schema = if nested {
+            json!({"properties": {"o": schema}})
+        } else {
+            schema
+        };
+        schema["$schema"] = json!(draft);
+        let subject =
+            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        for _ in 0..50 {
+            let payload = small_object(&mut rng);
+            let payload = if nested {
+                format!("{{\"o\":{payload}}}")
+            } else {
+                payload
+            };
+            subject.check(&payload, &mut findings);
+        }
+    }
+    findings.assert_none("unevaluatedProperties beside allOf");
+    assert!(findings.checked >= 20_000, "{} verdicts", findings.checked);
+    assert!(
+        findings.valid * 10 >= findings.checked && findings.valid * 10 <= findings.checked * 9,
+        "{} valid of {}",
+        findings.valid,
+        findings.checked
+    );
+}

@@ -11,8 +11,12 @@
 //! conjunction one node cannot hold are not merged: a member holding a
 //! keyword of such a kind its parent holds too (two `pattern`s, two `enum`s,
 //! two `anyOf`s, ...) stays in `allOf`, read again as before. So does any
-//! node with `unevaluatedProperties`, `unevaluatedItems` or a lone `if`,
-//! whose meaning depends on which node evaluates what.
+//! node with `unevaluatedItems` or a lone `if`, whose meaning depends on
+//! which node evaluates what, and any node with `unevaluatedProperties`,
+//! except as the node that absorbs a member evaluating members by nothing
+//! but its own `properties` and `patternProperties` (no in-place
+//! applicator, no `additionalProperties`, no `dependentSchemas`): the
+//! merged node evaluates exactly the members the two evaluated.
 //!
 //! `additionalProperties` applies to the keys its own node does not name:
 //! a node with it absorbs a member only when the member names no property
@@ -111,11 +115,25 @@ impl JsonPlan {
         pairs: &HashMap<(u32, u32), u32>,
     ) -> bool {
         let (x, y) = (&self.nodes[a], &self.nodes[b]);
-        if [x, y].iter().any(|n| {
-            n.unevaluated_properties.is_some()
-                || n.unevaluated_items.is_some()
-                || n.lone_if.is_some()
-        }) {
+        if x.unevaluated_items.is_some()
+            || x.lone_if.is_some()
+            || y.unevaluated_properties.is_some()
+            || y.unevaluated_items.is_some()
+            || y.lone_if.is_some()
+        {
+            return false;
+        }
+        // `unevaluatedProperties` beside an `allOf` (compose-spec's
+        // `service`: `allOf` of two `$ref`s, its own `properties`, and
+        // `unevaluatedProperties: false`): a member that evaluates members
+        // only by its own `properties` and `patternProperties` merges, as
+        // the merged node then evaluates exactly the members the two did.
+        if x.unevaluated_properties.is_some()
+            && (y.in_place()
+                || y.additional.is_some()
+                || !y.dependent_schemas.is_empty()
+                || !y.evaluating_dependents.is_empty())
+        {
             return false;
         }
         if x.kind == Kind::Never || y.kind != Kind::Check {
