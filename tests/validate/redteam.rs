@@ -195,6 +195,18 @@ impl Findings {
         self.found.extend(other.found);
     }
 
+    /// That the sweep told something: at least `at_least` verdicts, each
+    /// verdict (valid, invalid) at least one in ten.
+    pub(crate) fn assert_telling(&self, at_least: usize) {
+        assert!(self.checked >= at_least, "{} verdicts", self.checked);
+        assert!(
+            self.valid * 10 >= self.checked && self.valid * 10 <= self.checked * 9,
+            "{} valid of {}",
+            self.valid,
+            self.checked
+        );
+    }
+
     pub(crate) fn assert_none(&self, what: &str) {
         if self.found.is_empty() {
             return;
