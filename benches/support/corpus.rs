@@ -49,17 +49,27 @@ pub fn load() -> Vec<Entry> {
             let schema_bytes = std::fs::read(schemas.join(format!("{name}.json"))).unwrap();
             let schema = serde_json::from_slice(&schema_bytes).unwrap();
             let path = dir().join("instances").join(format!("{name}.json"));
-            let instances: Value = serde_json::from_slice(
-                &std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display())),
-            )
-            .unwrap();
+            let text =
+                std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            let instances: Value = serde_json::from_slice(&text).unwrap();
+            let written = std::env::var("JSON_CORPUS_KEYS").as_deref() == Ok("written");
             let set = |kind: &str| -> Vec<Vec<u8>> {
-                instances[kind]
+                let values = instances[kind]
                     .as_array()
-                    .unwrap_or_else(|| panic!("{name}: no {kind:?} instances"))
-                    .iter()
-                    .map(|v| serde_json::to_vec(v).unwrap())
-                    .collect()
+                    .unwrap_or_else(|| panic!("{name}: no {kind:?} instances"));
+                if !written {
+                    return values
+                        .iter()
+                        .map(|v| serde_json::to_vec(v).unwrap())
+                        .collect();
+                }
+                let payloads = as_written(&text, kind);
+                assert_eq!(payloads.len(), values.len(), "{name}: {kind} instances");
+                for (payload, value) in payloads.iter().zip(values) {
+                    let read: Value = serde_json::from_slice(payload).unwrap();
+                    assert_eq!(&read, value, "{name}: an instance as written");
+                }
+                payloads
             };
             Entry {
                 urn: format!("urn:corpus:schema:{name}:1"),
@@ -71,6 +81,72 @@ pub fn load() -> Vec<Entry> {
             }
         })
         .collect()
+}
+
+/// The instances of kind `kind` of an instance file (`{"valid": [...],
+/// "invalid": [...]}`), compact, their members in the order the file
+/// writes them. (By default the corpus writes each instance back from a
+/// `Value`, whose map sorts the keys; `JSON_CORPUS_KEYS=written` takes
+/// these instead, as producers write them.)
+fn as_written(text: &[u8], kind: &str) -> Vec<Vec<u8>> {
+    // Without the white space outside strings.
+    let mut compact = Vec::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        if in_string {
+            (in_string, escaped) = string_byte(b, escaped);
+        } else if b == b'"' {
+            in_string = true;
+        } else if b.is_ascii_whitespace() {
+            continue;
+        }
+        compact.push(b);
+    }
+    let key = format!("\"{kind}\":[");
+    let from = compact
+        .windows(key.len())
+        .position(|w| w == key.as_bytes())
+        .unwrap_or_else(|| panic!("no {kind:?} array"))
+        + key.len();
+    // The array's items: split at its own commas.
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, from);
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in compact.iter().enumerate().skip(from) {
+        if in_string {
+            (in_string, escaped) = string_byte(b, escaped);
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth > 0 => depth -= 1,
+            b']' => {
+                if i > start {
+                    items.push(compact[start..i].to_vec());
+                }
+                break;
+            }
+            b',' if depth == 0 => {
+                items.push(compact[start..i].to_vec());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// A byte inside a string (`escaped`: the byte before was an escaping
+/// backslash): whether the string goes on after it, and whether the next
+/// byte is escaped.
+fn string_byte(b: u8, escaped: bool) -> (bool, bool) {
+    match (escaped, b) {
+        (true, _) => (true, false),
+        (false, b'\\') => (true, true),
+        (false, b'"') => (false, false),
+        _ => (true, false),
+    }
 }
 
 /// `jsonschema` built as the guard builds it: formats asserted, the
