@@ -1296,8 +1296,14 @@ impl JsonPlan {
                     &mut present,
                 )? {
                     // Fails, unless a later member with the same key wins.
-                    if !self.overridden(key, cur, sc, depth)? {
+                    if let Some(end) = self.overridden(key, cur, sc, depth)? {
                         ok = false;
+                        if entries.is_none() {
+                            // No tape to record: the look-ahead read the
+                            // rest of the object, nothing is left to do.
+                            cur.pos = end;
+                            return Ok(false);
+                        }
                     }
                 }
                 if let Some(entries) = &mut entries {
@@ -1413,7 +1419,7 @@ impl JsonPlan {
                 sc,
                 depth,
                 &mut present,
-            )? && !self.overridden(key, cur, sc, depth)?
+            )? && self.overridden(key, cur, sc, depth)?.is_some()
             {
                 cur.pos = end;
                 return Ok(false);
@@ -1648,14 +1654,16 @@ impl JsonPlan {
 
     /// Whether a later member of the object (the cursor after the current
     /// member's value) has the key `key`: the current one then does not
-    /// count. Reads ahead within the scratch budget.
+    /// count (`None`). Else `Some` of where the object ends (past its
+    /// closing brace), the rest of it read to get there (its syntax
+    /// checked). Reads ahead within the scratch budget.
     fn overridden(
         &self,
         key: Str<'_>,
         cur: &Cursor<'_>,
         sc: &mut Scratch,
         depth: usize,
-    ) -> Scan<bool> {
+    ) -> Scan<Option<usize>> {
         let mut ahead = cur.clone();
         let found = loop {
             if !ahead.next_or_close(b'}')? {
@@ -1672,7 +1680,7 @@ impl JsonPlan {
             return Err(Stop::Unsure);
         }
         sc.budget -= read;
-        Ok(found)
+        Ok((!found).then_some(ahead.pos))
     }
 }
 
