@@ -461,8 +461,8 @@ impl Graph {
                 }
                 if low[v] == index[v] {
                     let mut members = Vec::new();
-                    loop {
-                        let w = stack.pop().expect("v is on the stack");
+                    // `v` is on the stack: the loop ends at it.
+                    while let Some(w) = stack.pop() {
                         on_stack[w] = false;
                         component[w] = components.len();
                         members.push(w);

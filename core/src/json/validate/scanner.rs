@@ -338,19 +338,12 @@ impl JsonPlan {
         let end = sc.tapes[tape].end;
         let bytes = cur.bytes;
         let name = probe.name.as_bytes();
-        // From the last member back: the first key written as the name is
-        // the member a parsed object keeps, unless a later key holds an
-        // escape (it may be the name too: then the whole tape is read).
-        let mut found = None;
-        for e in sc.tapes[tape].entries.iter().rev() {
-            if e.escaped {
-                return self.object_on_tape(node, start, tape, cur, sc, depth);
-            }
-            if bytes.get(e.key_at + 1..e.key_end) == Some(name) {
-                found = Some(e.value_at);
-                break;
-            }
-        }
+        // An escaped key may be the name: then the whole tape is read.
+        let found = match last_member(bytes, &sc.tapes[tape].entries, name) {
+            Last::Escaped => return self.object_on_tape(node, start, tape, cur, sc, depth),
+            Last::Absent => None,
+            Last::Found(entry) => Some(entry.value_at),
+        };
         let inner = enter(depth)?;
         let ok = match (found, probe.schema) {
             (None, _) => !probe.required,
@@ -1443,20 +1436,13 @@ impl JsonPlan {
         depth: usize,
     ) -> Scan<Named> {
         let bytes = cur.bytes;
-        if sc.tapes[tape].entries.iter().any(|e| e.escaped) {
-            return Ok(Named::Escaped);
-        }
         let mut present: u64 = 0;
         for member in &node.members {
             let name = member.name.as_bytes();
-            // An unescaped key's body is its text: equal bytes, equal keys.
-            let found = sc.tapes[tape]
-                .entries
-                .iter()
-                .rev()
-                .find(|e| bytes.get(e.key_at + 1..e.key_end) == Some(name));
-            let Some(&entry) = found else {
-                continue;
+            let entry = match last_member(bytes, &sc.tapes[tape].entries, name) {
+                Last::Escaped => return Ok(Named::Escaped),
+                Last::Absent => continue,
+                Last::Found(entry) => entry,
             };
             present |= member.bit;
             if let Some(id) = member.schema {
@@ -1771,6 +1757,31 @@ fn key_text<'s>(bytes: &'s [u8], entry: &Entry, sc: &'s mut Scratch) -> &'s str 
     sc.text.as_str().unwrap_or_default()
 }
 
+/// The member of key `name` a parsed object keeps, on an object's tape.
+enum Last {
+    /// The last entry with that key.
+    Found(Entry),
+    /// No entry has it.
+    Absent,
+    /// A key holding an escape comes after any entry written as the name:
+    /// it may be the name, and bytes cannot tell.
+    Escaped,
+}
+
+/// [`Last`] of `name` among `entries`, from the last back (an unescaped
+/// key's body is its text: equal bytes, equal keys).
+fn last_member(bytes: &[u8], entries: &[Entry], name: &[u8]) -> Last {
+    for entry in entries.iter().rev() {
+        if entry.escaped {
+            return Last::Escaped;
+        }
+        if bytes.get(entry.key_at + 1..entry.key_end) == Some(name) {
+            return Last::Found(*entry);
+        }
+    }
+    Last::Absent
+}
+
 /// Whether two members of an object (of tape `tape`) have the same key.
 /// Compared pairwise up to 16 members; past that sorted by their bytes, or,
 /// when a key holds an escape, `Stop::Unsure` (`jsonschema` decides).
@@ -1817,7 +1828,8 @@ enum Named {
     Passed(u64),
     /// A named member failed its subschema.
     Failed,
-    /// A key holds an escape: read the tape member by member.
+    /// A key holding an escape may be one of the names ([`Last::Escaped`]):
+    /// read the tape member by member.
     Escaped,
 }
 
