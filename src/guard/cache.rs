@@ -16,7 +16,9 @@
 //! failure, so a URN is compiled again after a bounded time, and not once
 //! per message meanwhile.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -171,10 +173,36 @@ pub(crate) type Snapshot = arc_swap::Guard<Arc<Map>>;
 /// are merged into a new `frozen`: each slot is copied O(1) times on
 /// average, so tens of thousands of URNs (a fallback registry's) cost
 /// linear time in all, not a copy of the map per insert.
-#[derive(Default)]
+///
+/// A cache never removes a slot: a merge copies the `Arc`s, and a slot
+/// lives as long as its cache. Each thread remembers the slot it last
+/// validated with ([`Cache::hot`]), by address, on that promise.
 pub(crate) struct Cache {
+    /// Which cache this is, for [`HOT`]: unique in the process, never 0.
+    id: u64,
     frozen: ArcSwap<Map>,
     young: RwLock<Map>,
+}
+
+impl Default for Cache {
+    fn default() -> Cache {
+        Cache {
+            id: CACHES.fetch_add(1, Ordering::Relaxed),
+            frozen: ArcSwap::default(),
+            young: RwLock::default(),
+        }
+    }
+}
+
+/// The next [`Cache::id`]. A `u64` counted up does not wrap.
+static CACHES: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    /// The slot this thread last found a ready entry in, and the id of the
+    /// cache holding it (0: none yet). A consumer's thread mostly sees one
+    /// URN after another of a few: this spares the map's hash, its probe
+    /// and the snapshot's two atomic operations on the hottest path.
+    static HOT: Cell<(u64, *const Slot)> = const { Cell::new((0, std::ptr::null())) };
 }
 
 /// Below this many slots in all, every new slot is merged into `frozen` at
@@ -190,19 +218,54 @@ impl Cache {
         self.frozen.load()
     }
 
-    /// The entry for a canonical URN in a snapshot, if compiled already.
-    /// A URN whose slot is still young is not found here; callers then take
-    /// [`Cache::slot`].
+    /// The entry for a canonical URN in a snapshot, if compiled already,
+    /// remembered as this thread's hot slot. A URN whose slot is still
+    /// young is not found here; callers then take [`Cache::slot`].
     #[inline]
-    pub(crate) fn get<'a>(snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
-        snapshot.get(canonical).and_then(|slot| slot.entry.get())
+    pub(crate) fn get<'a>(&self, snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
+        let slot = snapshot.get(canonical)?;
+        let entry = slot.entry.get()?;
+        self.remember(slot);
+        Some(entry)
+    }
+
+    /// The entry of `dataschema` when it is this thread's hot slot in this
+    /// cache: a ready entry whose canonical URN is `dataschema` as written.
+    #[inline]
+    pub(crate) fn hot(&self, dataschema: &str) -> Option<&Entry> {
+        let (id, slot) = HOT.try_with(Cell::get).ok()?;
+        if id != self.id {
+            return None;
+        }
+        // SAFETY: `slot` is the address of a slot an `Arc` of this cache
+        // held when `remember` stored it with this cache's id, which no
+        // other cache has (ids are never reused, so a cache dropped and
+        // another allocated at its address do not match). A cache never
+        // removes a slot (see `Cache`), so the slot lives as long as the
+        // cache, which `self` borrows for the lifetime returned.
+        let slot = unsafe { &*slot };
+        match slot.entry.get()? {
+            entry @ Entry::Ready { urn, .. } if urn.as_str() == dataschema => Some(entry),
+            _ => None,
+        }
+    }
+
+    /// Makes `slot`, one of this cache's, this thread's hot slot.
+    #[inline]
+    pub(crate) fn remember(&self, slot: &Arc<Slot>) {
+        // A thread being torn down has no hot slot: nothing to remember.
+        let _ = HOT.try_with(|hot| hot.set((self.id, Arc::as_ptr(slot))));
     }
 
     /// The slot of a canonical URN that is still young (a URN in no
     /// snapshot yet): one read lock, no allocation.
     #[inline]
     pub(crate) fn young(&self, canonical: &str) -> Option<Arc<Slot>> {
-        self.young.read().get(canonical).cloned()
+        let slot = self.young.read().get(canonical).cloned()?;
+        if slot.entry.get().is_some() {
+            self.remember(&slot);
+        }
+        Some(slot)
     }
 
     /// The slot of a URN that has one already.

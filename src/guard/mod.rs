@@ -344,8 +344,12 @@ impl Guard {
         // do), compiled already. Only URNs that parsed are keys, and a
         // canonical form parses to itself, so a hit is what parsing first
         // would find.
-        let snapshot = self.inner.cache.snapshot();
-        if let Some(entry) = Cache::get(&snapshot, dataschema) {
+        let cache = &self.inner.cache;
+        if let Some(entry) = cache.hot(dataschema) {
+            return self.verdict(dataschema, entry, check);
+        }
+        let snapshot = cache.snapshot();
+        if let Some(entry) = cache.get(&snapshot, dataschema) {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
@@ -361,7 +365,7 @@ impl Guard {
         };
         // Hot path: compiled already.
         let snapshot = self.inner.cache.snapshot();
-        if let Some(entry) = Cache::get(&snapshot, &parsed.canonical) {
+        if let Some(entry) = self.inner.cache.get(&snapshot, &parsed.canonical) {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);

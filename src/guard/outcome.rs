@@ -130,12 +130,14 @@ impl fmt::Display for Unvalidated {
 /// refused, the violations are found by `jsonschema` when first read
 /// ([`violations`](Invalid::violations), `Display`, `Debug`), from a copy of
 /// the payload the `Invalid` keeps: a consumer that only counts or
-/// dead-letters refused payloads does not pay for their report. Clones
-/// share one report, produced once.
+/// dead-letters refused payloads does not pay for their report. A refusal
+/// allocates once (the copy, which clones share); a clone carries the
+/// violations read so far, and one made before the first read finds the
+/// same violations on its own first read.
 #[derive(Clone)]
 pub struct Invalid {
     urn: Arc<Urn>,
-    report: Arc<Report>,
+    report: Report,
 }
 
 impl Invalid {
@@ -144,10 +146,7 @@ impl Invalid {
     }
 
     pub(crate) fn reported(urn: Arc<Urn>, report: Report) -> Invalid {
-        Invalid {
-            urn,
-            report: Arc::new(report),
-        }
+        Invalid { urn, report }
     }
 
     /// The schema the payload failed.

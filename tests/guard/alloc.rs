@@ -73,3 +73,31 @@ fn validating_a_valid_json_value_allocates_nothing() {
     assert_eq!(validated, 1_000);
     assert_eq!(allocations, 0, "allocations over 1,000 validated values");
 }
+
+/// A JSON payload the scanner refuses costs one allocation, the copy its
+/// `Invalid` keeps for the report (which is produced only when read).
+#[cfg(feature = "json")]
+#[test]
+fn refusing_a_json_payload_allocates_its_copy_only() {
+    let payload = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/payloads/order_invalid.json"
+    ))
+    .unwrap();
+    let guard = Guard::new(common::samples());
+    assert!(guard.validate(ORDER, &payload).is_err());
+
+    let mut refused = 0;
+    let allocations = allocations_during(|| {
+        for _ in 0..1_000 {
+            if guard.validate(ORDER, &payload).is_err() {
+                refused += 1;
+            }
+        }
+    });
+    assert_eq!(refused, 1_000);
+    assert_eq!(
+        allocations, 1_000,
+        "allocations over 1,000 refused payloads"
+    );
+}

@@ -110,10 +110,12 @@ struct Checker {
 }
 
 /// A payload the scanner refused, kept to be reported by `jsonschema` when
-/// its report is first read (`Report::violations`).
+/// its report is first read (`Report::violations`). The copy is one
+/// allocation (an `Arc<[u8]>`), shared by the report's clones.
+#[derive(Clone)]
 pub(crate) struct Deferred {
     checker: Arc<Checker>,
-    payload: bytes::Bytes,
+    payload: Arc<[u8]>,
 }
 
 impl Deferred {
@@ -307,7 +309,7 @@ impl JsonValidator {
     fn defer(&self, payload: &[u8]) -> Report {
         Report::deferred(Deferred {
             checker: Arc::clone(&self.checker),
-            payload: bytes::Bytes::copy_from_slice(payload),
+            payload: Arc::from(payload),
         })
     }
 

@@ -355,15 +355,20 @@ pub enum Compiled {
 /// was checked, or (a JSON payload the scanner refused) found on first
 /// read by `jsonschema` from a copy of the payload. Either way the verdict
 /// was final when the payload was checked; reading the report cannot
-/// change it. Shared (`Arc`) by the clones of the guard's `Invalid`.
+/// change it. Held by the guard's `Invalid` itself (no allocation of its
+/// own): a clone shares the payload's copy and carries the violations
+/// found so far; a clone made before the first read finds the same
+/// violations on its own first read.
 ///
 /// Hidden: the guard's engine, which `dataschema` and `dataschema-build`
 /// share with this crate; its shape follows the guard's. Not API, no
 /// semver promise: validate through `dataschema::Guard`.
 #[doc(hidden)]
+#[derive(Clone)]
 pub struct Report(Found);
 
 /// A report's violations, and when they are found.
+#[derive(Clone)]
 enum Found {
     /// When the payload was checked.
     Checked(Vec<Violation>),
