@@ -165,7 +165,25 @@ impl Slot {
 /// per message; SipHash took about 250 instructions of a validation). Its
 /// seed is random per process, and keys are only URNs a resolver holds.
 pub(crate) type Map = HashMap<Box<str>, Arc<Slot>, foldhash::fast::RandomState>;
-pub(crate) type Snapshot = arc_swap::Guard<Arc<Map>>;
+/// The frozen map as one load found it, and the cache it is of: its
+/// lookups ([`Snapshot::get`]) remember their slot for that cache only.
+pub(crate) struct Snapshot<'c> {
+    map: arc_swap::Guard<Arc<Map>>,
+    cache: &'c Cache,
+}
+
+impl Snapshot<'_> {
+    /// The entry for a canonical URN, if compiled already, remembered as
+    /// this thread's hot slot. A URN whose slot is still young is not
+    /// found here; callers then take [`Cache::young`] or [`Cache::slot`].
+    #[inline]
+    pub(crate) fn get(&self, canonical: &str) -> Option<&Entry> {
+        let slot = self.map.get(canonical)?;
+        let entry = slot.entry.get()?;
+        self.cache.remember(slot);
+        Some(entry)
+    }
+}
 
 /// The slots of every URN seen, in two generations: `frozen`, read without
 /// a lock, and `young`, the slots created since `frozen` was last rebuilt.
@@ -212,21 +230,13 @@ thread_local! {
 const SMALL: usize = 1024;
 
 impl Cache {
-    /// A snapshot of the frozen map, for [`Cache::get`]. Lock-free.
+    /// A snapshot of the frozen map, for [`Snapshot::get`]. Lock-free.
     #[inline]
-    pub(crate) fn snapshot(&self) -> Snapshot {
-        self.frozen.load()
-    }
-
-    /// The entry for a canonical URN in a snapshot, if compiled already,
-    /// remembered as this thread's hot slot. A URN whose slot is still
-    /// young is not found here; callers then take [`Cache::slot`].
-    #[inline]
-    pub(crate) fn get<'a>(&self, snapshot: &'a Snapshot, canonical: &str) -> Option<&'a Entry> {
-        let slot = snapshot.get(canonical)?;
-        let entry = slot.entry.get()?;
-        self.remember(slot);
-        Some(entry)
+    pub(crate) fn snapshot(&self) -> Snapshot<'_> {
+        Snapshot {
+            map: self.frozen.load(),
+            cache: self,
+        }
     }
 
     /// The entry of `dataschema` when it is this thread's hot slot in this
@@ -250,9 +260,10 @@ impl Cache {
         }
     }
 
-    /// Makes `slot`, one of this cache's, this thread's hot slot.
+    /// Makes `slot` this thread's hot slot. Private, and called only with
+    /// a slot of this cache's maps: [`Cache::hot`]'s safety rests on it.
     #[inline]
-    pub(crate) fn remember(&self, slot: &Arc<Slot>) {
+    fn remember(&self, slot: &Arc<Slot>) {
         // A thread being torn down has no hot slot: nothing to remember.
         let _ = HOT.try_with(|hot| hot.set((self.id, Arc::as_ptr(slot))));
     }

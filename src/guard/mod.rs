@@ -349,7 +349,7 @@ impl Guard {
             return self.verdict(dataschema, entry, check);
         }
         let snapshot = cache.snapshot();
-        if let Some(entry) = cache.get(&snapshot, dataschema) {
+        if let Some(entry) = snapshot.get(dataschema) {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
@@ -365,7 +365,7 @@ impl Guard {
         };
         // Hot path: compiled already.
         let snapshot = self.inner.cache.snapshot();
-        if let Some(entry) = self.inner.cache.get(&snapshot, &parsed.canonical) {
+        if let Some(entry) = snapshot.get(&parsed.canonical) {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
