@@ -41,12 +41,13 @@ use super::plan::{
 use super::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop, Str};
 use super::MAX_NESTING;
 
-/// The most subschemas one scan checks nested in one another (in place or
-/// through the payload's nesting). A debug build takes at most about
-/// 1.5 KiB of stack a subschema (`check`, `own`, `object`, `member`), so
-/// this keeps a scan under about 400 KiB; a deeper path is answered by
-/// `jsonschema`, within the analysis' bound.
-const MAX_FRAMES: usize = 256;
+/// The most subschemas one scan checks nested in one another that are not
+/// `simple` (those read a value again in place); `simple` ones recurse
+/// only into the payload's nesting, under [`MAX_NESTING`] (128). A debug
+/// build takes at most about 1.5 KiB of stack a subschema (`check`, `own`,
+/// `object`, `member`), so the two keep a scan under about 400 KiB; a
+/// deeper path is answered by `jsonschema`, within the analysis' bound.
+const MAX_FRAMES: usize = 128;
 
 /// Buffers one thread reuses from payload to payload: after the first use
 /// (and the longest escaped string), a scan allocates nothing.
@@ -246,8 +247,15 @@ impl JsonPlan {
             // Nothing but `type` (or nothing, or `false`): no recursion.
             return leaf(types, node.draft4_integers, cur, depth);
         }
-        // The stack this scan may use: past it, `jsonschema` (whose depth
-        // the analysis bounds) answers instead.
+        if node.simple {
+            // Its own keywords only: it recurses into the value's members
+            // and items alone, so the payload's nesting (under
+            // `MAX_NESTING`) bounds these frames, uncounted.
+            return self.own(node, cur, sc, depth);
+        }
+        // The stack the other subschemas may use (those that read a value
+        // again in place): past it, `jsonschema` (whose depth the analysis
+        // bounds) answers instead.
         if sc.frames >= MAX_FRAMES {
             return Err(Stop::Unsure);
         }
