@@ -364,14 +364,14 @@ impl Guard {
             }
         };
         // Hot path: compiled already.
-        let snapshot = self.inner.cache.snapshot();
+        let snapshot = cache.snapshot();
         if let Some(entry) = snapshot.get(&parsed.canonical) {
             return self.verdict(dataschema, entry, check);
         }
         drop(snapshot);
         // Compiled, but not yet merged into the snapshot (a fallback's many
         // URNs): still no allocation.
-        if let Some(slot) = self.inner.cache.young(&parsed.canonical) {
+        if let Some(slot) = cache.young(&parsed.canonical) {
             if let Some(entry) = slot.entry.get() {
                 return self.verdict(dataschema, entry, check);
             }
