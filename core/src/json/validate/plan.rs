@@ -200,7 +200,7 @@ impl JsonPlan {
             node.finish();
         }
         for id in 0..plan.nodes.len() {
-            let values = match &plan.nodes[id].probe {
+            let values = match plan.nodes[id].probe.as_deref() {
                 Some(Probe {
                     schema: Some(schema),
                     ..

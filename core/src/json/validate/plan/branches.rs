@@ -324,7 +324,7 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
     for (i, allowed) in allowed.enumerate() {
         let i = i as u32;
         match allowed.strings {
-            Some(set) => strings.extend(set.0.iter().map(|s| (s.clone(), i))),
+            Some(set) => strings.extend(set.iter().map(|s| (Box::from(s), i))),
             None => any_string.push(i),
         }
         match allowed.integers {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::branches::literal_pattern;
 use super::build::{uncovered, Builder};
 use super::format::{Format, Quick};
-use super::node::{by_length, Strings};
+use super::node::Strings;
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
 
@@ -209,8 +209,8 @@ impl Builder<'_> {
                 "format" if value.is_string() => {}
                 "pattern" if value.is_string() => {
                     let pattern = value.as_str().unwrap_or_default();
-                    node.literal = literal_pattern(pattern).map(|s| Strings(Box::new([s])));
-                    node.pattern = Some(self.pattern(pattern, false)?);
+                    node.literal = literal_pattern(pattern).map(|s| Strings::new(vec![s]));
+                    node.pattern = Some(Box::new(self.pattern(pattern, false)?));
                 }
                 // Not a string: `jsonschema` refuses the schema, and so
                 // does the tiny validator.
@@ -297,7 +297,7 @@ impl Builder<'_> {
         node.evaluated_items = evaluated_items(draft, map);
         if !numeric.is_empty() {
             node.bounds = self.bounds(&numeric);
-            node.numeric = Some(self.mini(numeric)?);
+            node.numeric = Some(Box::new(self.mini(numeric)?));
         }
         if !text.is_empty() {
             if text.len() == 1 {
@@ -306,15 +306,15 @@ impl Builder<'_> {
                     .and_then(Value::as_str)
                     .and_then(Quick::named);
             }
-            node.text = Some(self.mini(text)?);
+            node.text = Some(Box::new(self.mini(text)?));
         }
         if !choice.is_empty() {
             node.strings = strings_only(&choice);
             node.integers = integers_only(&choice);
-            node.choice = Some(self.mini(choice)?);
+            node.choice = Some(Box::new(self.mini(choice)?));
         }
         if node.unique || node.min_properties > 0 || node.max_properties < u64::MAX {
-            node.extra = Some(self.mini(extra)?);
+            node.extra = Some(Box::new(self.mini(extra)?));
         }
         if node.asserts_nothing() {
             node.kind = Kind::Any;
@@ -381,13 +381,11 @@ fn strings_only(choice: &Map<String, Value>) -> Option<Strings> {
         (key, value) if key == "const" => std::slice::from_ref(value),
         _ => return None,
     };
-    let mut strings: Vec<Box<str>> = options
+    let strings: Vec<Box<str>> = options
         .iter()
         .filter_map(|option| option.as_str().map(Box::from))
         .collect();
-    strings.sort_unstable_by(|a, b| by_length(a, b));
-    strings.dedup();
-    Some(Strings(strings.into_boxed_slice()))
+    Some(Strings::new(strings))
 }
 
 /// The integer values of an `enum` or a `const` (the only keyword of

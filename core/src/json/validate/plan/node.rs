@@ -50,19 +50,87 @@ pub(in crate::json::validate) fn exact_f64(value: &serde_json::Number) -> Option
 
 /// The string options of an `enum`, distinct, sorted by length and then
 /// bytes ([`by_length`]): a short list is searched in order, a long one
-/// (SchemaStore's enums of dozens of names) by halves.
+/// (SchemaStore's enums of dozens of names) by halves. The options' bytes
+/// lie one after another in one buffer, and each option's length and
+/// first eight bytes in a small key beside the others: most comparisons
+/// end on the key, without reading the bytes (nor a pointer to them).
 #[derive(Clone)]
-pub(in crate::json::validate) struct Strings(pub(super) Box<[Box<str>]>);
+pub(in crate::json::validate) struct Strings {
+    keys: Box<[StringKey]>,
+    text: Box<str>,
+}
+
+/// One of [`Strings`]' options: its length, its first eight bytes as a
+/// big-endian word (zero-padded: options of one length compare as their
+/// bytes do), and where its bytes start in [`Strings::text`].
+#[derive(Clone, Copy)]
+struct StringKey {
+    len: usize,
+    head: u64,
+    at: usize,
+}
+
+/// The first eight bytes of `bytes`, zero-padded, as a big-endian word.
+#[inline(always)]
+fn head(bytes: &[u8]) -> u64 {
+    let mut word = [0u8; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_be_bytes(word)
+}
 
 impl Strings {
+    /// The options `options`, put in order, each once.
+    pub(super) fn new(mut options: Vec<Box<str>>) -> Strings {
+        options.sort_unstable_by(|a, b| by_length(a, b));
+        options.dedup();
+        let mut text = String::with_capacity(options.iter().map(|o| o.len()).sum());
+        let keys = options
+            .iter()
+            .map(|option| {
+                let at = text.len();
+                text.push_str(option);
+                StringKey {
+                    len: option.len(),
+                    head: head(option.as_bytes()),
+                    at,
+                }
+            })
+            .collect();
+        Strings {
+            keys,
+            text: text.into_boxed_str(),
+        }
+    }
+
+    /// The options, in order.
+    pub(in crate::json::validate) fn iter(&self) -> impl Iterator<Item = &str> + '_ {
+        self.keys.iter().map(|k| &self.text[k.at..k.at + k.len])
+    }
+
     /// Whether `text` is one of the options.
     #[inline]
     pub(in crate::json::validate) fn contains(&self, text: &str) -> bool {
-        if self.0.len() <= 8 {
-            self.0.iter().any(|option| **option == *text)
+        let bytes = text.as_bytes();
+        let len = bytes.len();
+        let first = head(bytes);
+        // The bytes past the first eight (of an option as long as `text`).
+        let rest = |k: &StringKey| &self.text.as_bytes()[k.at + 8..k.at + k.len];
+        if self.keys.len() <= 8 {
+            self.keys
+                .iter()
+                .any(|k| k.len == len && k.head == first && (len <= 8 || rest(k) == &bytes[8..]))
         } else {
-            self.0
-                .binary_search_by(|option| by_length(option, text))
+            self.keys
+                .binary_search_by(|k| {
+                    k.len.cmp(&len).then(k.head.cmp(&first)).then_with(|| {
+                        if len <= 8 {
+                            std::cmp::Ordering::Equal
+                        } else {
+                            rest(k).cmp(&bytes[8..])
+                        }
+                    })
+                })
                 .is_ok()
         }
     }
@@ -131,8 +199,19 @@ impl Member {
 }
 
 /// One subschema.
+///
+/// Laid out in declaration order (`repr(C)`), by when the scanner reads
+/// them: the fields every visit reads first (within the first 64 bytes),
+/// then a string's, an object's, the in-place applicators', an array's,
+/// and the rarely read last; the validators the node asks only at times
+/// are boxed. A plan of hundreds of nodes then touches few cache lines
+/// per node a payload visits.
 #[derive(Clone)]
+#[repr(C, align(64))]
 pub(in crate::json::validate) struct Node {
+    /// The node asserts nothing but a `type`: the types it allows (all for
+    /// `true` or `{}`, none for `false`).
+    pub(in crate::json::validate) leaf: Option<u8>,
     pub(in crate::json::validate) kind: Kind,
     /// Allowed JSON types ([`NULL`], ...; all when there is no `type`).
     pub(in crate::json::validate) types: u8,
@@ -143,49 +222,104 @@ pub(in crate::json::validate) struct Node {
     pub(in crate::json::validate) accepts: u8,
     /// Draft 4 decides `integer` by how the number is written.
     pub(in crate::json::validate) draft4_integers: bool,
-    /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
-    pub(in crate::json::validate) numeric: Option<jsonschema::Validator>,
-    /// The same bounds checked here, when they are only `minimum`,
-    /// `maximum` and (drafts 6 on) numeric `exclusive*`, each exactly an
-    /// `f64`: (kind, limit). Used for numbers exactly an `f64` too (any
-    /// float serde_json reads, integers up to 2^53), where comparing `f64`s
-    /// is comparing the values; other numbers ask [`Node::numeric`].
-    pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
-    /// The string keywords the scanner does not check itself (a `format`
-    /// [`Node::format`] does not hold, drafts 6 and 7's `content*`): asked
-    /// about strings.
-    pub(in crate::json::validate) text: Option<jsonschema::Validator>,
+    /// Nothing but its own keywords, read once: no in-place applicator,
+    /// no `unevaluated*`.
+    pub(in crate::json::validate) simple: bool,
+    /// Nothing but in-place applicators (a `$ref` alone, say): the value is
+    /// read only by them, not first by this node.
+    pub(in crate::json::validate) only_in_place: bool,
+    /// `enum`/`const` holds an array or an object: an array or object value
+    /// is parsed from its bytes and asked about ([`Node::choice`]).
+    pub(in crate::json::validate) compound_choice: bool,
+    /// Every member's name is matched on the bytes ([`Member::first`] is
+    /// set): a key written without an escape that no member matched there
+    /// is no member's.
+    pub(in crate::json::validate) plain_members: bool,
+    /// `uniqueItems: true` (an array of fewer than two items is unique).
+    pub(in crate::json::validate) unique: bool,
     /// A `format` checked on the string's text here ([`Format`]); the
     /// other formats are in [`Node::text`].
     pub(in crate::json::validate) format: Option<Format>,
     /// When [`Node::text`] holds nothing but a `format` with a quick check
     /// ([`Quick`]): a string that check accepts is not asked about.
     pub(in crate::json::validate) quick: Option<Quick>,
-    /// `pattern`, matched on the string's text.
-    pub(in crate::json::validate) pattern: Option<Pattern>,
+    /// The node asks about one member of an object and nothing else
+    /// ([`Probe`]): on an object read before, that member is looked up on
+    /// the object's tape and checked alone.
+    pub(in crate::json::validate) probe: Option<Box<Probe>>,
+    /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
+    pub(in crate::json::validate) numeric: Option<Box<jsonschema::Validator>>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
     /// objects never match.
-    pub(in crate::json::validate) choice: Option<jsonschema::Validator>,
+    pub(in crate::json::validate) choice: Option<Box<jsonschema::Validator>>,
+    /// The string keywords the scanner does not check itself (a `format`
+    /// [`Node::format`] does not hold, drafts 6 and 7's `content*`): asked
+    /// about strings.
+    pub(in crate::json::validate) text: Option<Box<jsonschema::Validator>>,
+    /// `pattern`, matched on the string's text.
+    pub(in crate::json::validate) pattern: Option<Box<Pattern>>,
+    /// The keywords the scanner leaves to `jsonschema` on the subvalue
+    /// alone (`uniqueItems`, `minProperties`, `maxProperties`): asked about
+    /// an array or object value parsed from its bytes, when the fast paths
+    /// below do not decide.
+    pub(in crate::json::validate) extra: Option<Box<jsonschema::Validator>>,
     /// The same, when it is one `enum` or `const`: its string options,
     /// which a string must equal one of (`jsonschema` compares strings by
     /// their text, and a string equals no other value). Strings are checked
     /// here; other values still ask [`Node::choice`].
     pub(in crate::json::validate) strings: Option<Strings>,
-    /// The same, for integers: the values of the `enum`/`const` an integer
-    /// must equal one of (read by the branch indexes, [`Branches`]).
-    pub(in crate::json::validate) integers: Option<Box<[i128]>>,
-    /// The one string a `pattern` of the form `^literal$` matches: a string
-    /// value other than it fails the node (read by the branch indexes,
-    /// [`Branches`]).
-    pub(in crate::json::validate) literal: Option<Strings>,
-    /// `enum`/`const` holds an array or an object: an array or object value
-    /// is parsed from its bytes and asked about ([`Node::choice`]).
-    pub(in crate::json::validate) compound_choice: bool,
-    /// The keywords the scanner leaves to `jsonschema` on the subvalue
-    /// alone (`uniqueItems`, `minProperties`, `maxProperties`): asked about
-    /// an array or object value parsed from its bytes, when the fast paths
-    /// below do not decide.
-    pub(in crate::json::validate) extra: Option<jsonschema::Validator>,
+    pub(in crate::json::validate) min_length: u64,
+    pub(in crate::json::validate) max_length: u64,
+    pub(in crate::json::validate) members: Vec<Member>,
+    /// Where the members whose name starts with each byte lie in
+    /// [`Node::members`] (sorted by first byte): `members[ranges[b]..
+    /// ranges[b + 1]]`; for a node of many members.
+    pub(in crate::json::validate) ranges: Option<Box<[u16; 257]>>,
+    pub(in crate::json::validate) additional: Option<u32>,
+    pub(in crate::json::validate) names: Option<u32>,
+    /// Bits of the members that must be present.
+    pub(in crate::json::validate) required: u64,
+    /// `minProperties` (an object with fewer members fails; at most one is
+    /// decided here, as duplicate keys cannot make one member none).
+    pub(in crate::json::validate) min_properties: u64,
+    /// `maxProperties` (an object with no more members, duplicates
+    /// counted, passes).
+    pub(in crate::json::validate) max_properties: u64,
+    /// (trigger bit, bits then required).
+    pub(in crate::json::validate) dependent_required: Vec<(u64, u64)>,
+    /// (trigger bit, subschema then applied to the object).
+    pub(in crate::json::validate) dependent_schemas: Vec<(u64, u32)>,
+    /// `patternProperties`: a pattern matched on the key, and the
+    /// subschema of a matching member.
+    pub(in crate::json::validate) patterns: Vec<(Pattern, u32)>,
+    /// The same bounds checked here, when they are only `minimum`,
+    /// `maximum` and (drafts 6 on) numeric `exclusive*`, each exactly an
+    /// `f64`: (kind, limit). Used for numbers exactly an `f64` too (any
+    /// float serde_json reads, integers up to 2^53), where comparing `f64`s
+    /// is comparing the values; other numbers ask [`Node::numeric`].
+    pub(in crate::json::validate) bounds: Option<Vec<(Bound, f64)>>,
+    /// In place: `$ref` targets and `allOf`.
+    pub(in crate::json::validate) all_of: Vec<u32>,
+    pub(in crate::json::validate) any_of: Vec<u32>,
+    pub(in crate::json::validate) one_of: Vec<u32>,
+    pub(in crate::json::validate) not: Option<u32>,
+    /// `if`, `then`, `else`.
+    pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
+    /// The indexes of `anyOf`'s and `oneOf`'s branches, when they can
+    /// leave a branch out ([`Branches`]).
+    pub(in crate::json::validate) any_index: Option<Box<Branches>>,
+    pub(in crate::json::validate) one_index: Option<Box<Branches>>,
+    /// Tuple items (`prefixItems`, or `items` as an array).
+    pub(in crate::json::validate) prefix: Vec<u32>,
+    /// The items past the tuple (`items`, or `additionalItems`).
+    pub(in crate::json::validate) rest: Option<u32>,
+    /// `contains` (drafts 6 on), and how many items must match it:
+    /// `minContains` (1 unless given, from 2019-09) to `maxContains`.
+    pub(in crate::json::validate) contains: Option<u32>,
+    pub(in crate::json::validate) min_items: u64,
+    pub(in crate::json::validate) max_items: u64,
+    pub(in crate::json::validate) min_contains: u64,
+    pub(in crate::json::validate) max_contains: u64,
     /// `unevaluatedProperties` (2019-09 on): the subschema an object's
     /// members must match when no keyword evaluated them (see
     /// `JsonPlan::mark_members` in the scanner).
@@ -201,74 +335,16 @@ pub(in crate::json::validate) struct Node {
     /// evaluate members for `unevaluatedProperties` (object subschemas of
     /// `dependentSchemas`; `dependencies` evaluates nothing).
     pub(in crate::json::validate) evaluating_dependents: Vec<(u64, u32)>,
-    /// `uniqueItems: true` (an array of fewer than two items is unique).
-    pub(in crate::json::validate) unique: bool,
-    /// `minProperties` (an object with fewer members fails; at most one is
-    /// decided here, as duplicate keys cannot make one member none).
-    pub(in crate::json::validate) min_properties: u64,
-    /// `maxProperties` (an object with no more members, duplicates
-    /// counted, passes).
-    pub(in crate::json::validate) max_properties: u64,
-    /// Nothing but in-place applicators (a `$ref` alone, say): the value is
-    /// read only by them, not first by this node.
-    pub(in crate::json::validate) only_in_place: bool,
-    pub(in crate::json::validate) min_length: u64,
-    pub(in crate::json::validate) max_length: u64,
-    pub(in crate::json::validate) min_items: u64,
-    pub(in crate::json::validate) max_items: u64,
-    /// Tuple items (`prefixItems`, or `items` as an array).
-    pub(in crate::json::validate) prefix: Vec<u32>,
-    /// The items past the tuple (`items`, or `additionalItems`).
-    pub(in crate::json::validate) rest: Option<u32>,
-    /// `contains` (drafts 6 on), and how many items must match it:
-    /// `minContains` (1 unless given, from 2019-09) to `maxContains`.
-    pub(in crate::json::validate) contains: Option<u32>,
-    pub(in crate::json::validate) min_contains: u64,
-    pub(in crate::json::validate) max_contains: u64,
-    pub(in crate::json::validate) members: Vec<Member>,
-    /// `patternProperties`: a pattern matched on the key, and the
-    /// subschema of a matching member.
-    pub(in crate::json::validate) patterns: Vec<(Pattern, u32)>,
-    pub(in crate::json::validate) additional: Option<u32>,
-    pub(in crate::json::validate) names: Option<u32>,
-    /// Bits of the members that must be present.
-    pub(in crate::json::validate) required: u64,
-    /// (trigger bit, bits then required).
-    pub(in crate::json::validate) dependent_required: Vec<(u64, u64)>,
-    /// (trigger bit, subschema then applied to the object).
-    pub(in crate::json::validate) dependent_schemas: Vec<(u64, u32)>,
-    /// In place: `$ref` targets and `allOf`.
-    pub(in crate::json::validate) all_of: Vec<u32>,
-    pub(in crate::json::validate) any_of: Vec<u32>,
-    pub(in crate::json::validate) one_of: Vec<u32>,
-    /// The indexes of `anyOf`'s and `oneOf`'s branches, when they can
-    /// leave a branch out ([`Branches`]).
-    pub(in crate::json::validate) any_index: Option<Box<Branches>>,
-    pub(in crate::json::validate) one_index: Option<Box<Branches>>,
-    pub(in crate::json::validate) not: Option<u32>,
-    /// Every member's name is matched on the bytes ([`Member::first`] is
-    /// set): a key written without an escape that no member matched there
-    /// is no member's.
-    pub(in crate::json::validate) plain_members: bool,
-    /// Where the members whose name starts with each byte lie in
-    /// [`Node::members`] (sorted by first byte): `members[ranges[b]..
-    /// ranges[b + 1]]`; for a node of many members.
-    pub(in crate::json::validate) ranges: Option<Box<[u16; 257]>>,
-    /// The node asserts nothing but a `type`: the types it allows (all for
-    /// `true` or `{}`, none for `false`).
-    pub(in crate::json::validate) leaf: Option<u8>,
-    /// Nothing but its own keywords, read once: no in-place applicator,
-    /// no `unevaluated*`.
-    pub(in crate::json::validate) simple: bool,
-    /// `if`, `then`, `else`.
-    pub(in crate::json::validate) condition: Option<(u32, Option<u32>, Option<u32>)>,
     /// An `if` without `then` or `else` (2019-09 on): it asserts nothing,
     /// but what it evaluates when it holds counts for `unevaluated*`.
     pub(in crate::json::validate) lone_if: Option<u32>,
-    /// The node asks about one member of an object and nothing else
-    /// ([`Probe`]): on an object read before, that member is looked up on
-    /// the object's tape and checked alone.
-    pub(in crate::json::validate) probe: Option<Probe>,
+    /// The same, for integers: the values of the `enum`/`const` an integer
+    /// must equal one of (read by the branch indexes, [`Branches`]).
+    pub(in crate::json::validate) integers: Option<Box<[i128]>>,
+    /// The one string a `pattern` of the form `^literal$` matches: a string
+    /// value other than it fails the node (read by the branch indexes,
+    /// [`Branches`]).
+    pub(in crate::json::validate) literal: Option<Strings>,
 }
 
 /// A node of nothing but one property (`properties` of one name, that
@@ -418,12 +494,12 @@ impl Node {
             rest.required = 0;
             if rest.asserts_nothing() {
                 let member = &self.members[0];
-                self.probe = Some(Probe {
+                self.probe = Some(Box::new(Probe {
                     name: member.name.clone(),
                     schema: member.schema,
                     required: self.required != 0,
                     values: None,
-                });
+                }));
                 self.simple = false;
             }
         }
@@ -562,5 +638,87 @@ impl Node {
             .chain(self.not)
             .chain(condition)
             .chain(self.dependent_schemas.iter().map(|&(_, s)| s))
+    }
+}
+#[cfg(test)]
+mod tests {
+    use std::mem::{align_of, offset_of, size_of};
+
+    use super::{Node, Strings};
+
+    #[test]
+    fn the_fields_every_visit_reads_share_one_cache_line() {
+        assert_eq!(align_of::<Node>(), 64);
+        for end in [
+            offset_of!(Node, leaf),
+            offset_of!(Node, kind),
+            offset_of!(Node, types),
+            offset_of!(Node, simple),
+            offset_of!(Node, probe),
+            offset_of!(Node, numeric),
+            offset_of!(Node, choice),
+            offset_of!(Node, text),
+            offset_of!(Node, pattern),
+            offset_of!(Node, extra) + 8,
+        ] {
+            assert!(end <= 64, "{end}");
+        }
+        // Nine lines: the validators, patterns and probes are boxed.
+        assert!(size_of::<Node>() <= 9 * 64, "{}", size_of::<Node>());
+    }
+
+    #[test]
+    fn strings_hold_exactly_their_options() {
+        let mut options: Vec<String> = ["", "a", "b", "ab", "ba", "abcdefgh", "abcdefgi"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        // Longer than a key's eight bytes, differing past them or in them;
+        // a NUL byte where a shorter option is zero-padded.
+        options.extend(
+            [
+                "abcdefghij",
+                "abcdefghik",
+                "abcdefgxij",
+                "a\0",
+                "é",
+                "ééééé",
+            ]
+            .map(String::from),
+        );
+        let probes: Vec<String> = options
+            .iter()
+            .cloned()
+            .chain(
+                [
+                    "c",
+                    "abc",
+                    "abcdefg",
+                    "abcdefghi",
+                    "abcdefghijk",
+                    "a\0\0",
+                    "\0",
+                    "x",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        // Each count of options, in turn: searched in order (up to eight)
+        // or by halves.
+        for n in 0..=options.len() {
+            let chosen = &options[..n];
+            let mut given: Vec<Box<str>> = chosen.iter().map(|s| Box::from(s.as_str())).collect();
+            given.extend(given.clone()); // duplicates kept once
+            let set = Strings::new(given);
+            assert_eq!(set.iter().count(), {
+                let mut c = chosen.to_vec();
+                c.sort();
+                c.dedup();
+                c.len()
+            });
+            for probe in &probes {
+                assert_eq!(set.contains(probe), chosen.contains(probe), "{n} {probe:?}");
+            }
+        }
     }
 }
