@@ -483,7 +483,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A member's key and its colon, the cursor left on the value.
-    #[inline]
+    #[inline(always)]
     pub(super) fn key(&mut self) -> Scan<Str<'a>> {
         if self.peek() != Some(b'"') {
             return Err(Stop::NotJson);
