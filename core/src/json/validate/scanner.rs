@@ -66,8 +66,11 @@ struct Scratch {
     tape_at: usize,
     /// The tapes of this scan's objects read more than once.
     tapes: Vec<Tape>,
-    /// Emptied member lists, reused.
+    /// Emptied member lists, reused: the `n`th object of a scan to record
+    /// a tape takes slot `n`, and gives its list back there.
     pool: Vec<Vec<Entry>>,
+    /// The pool's slots taken by this scan.
+    taken: usize,
     /// Which members or items `unevaluated*` found evaluated, a region per
     /// check in progress (nested checks stack theirs above).
     marks: Vec<bool>,
@@ -83,6 +86,8 @@ struct Tape {
     start: usize,
     end: usize,
     entries: Vec<Entry>,
+    /// The pool's slot its list came from.
+    slot: usize,
 }
 
 /// One member of a [`Tape`]: where its key starts (its opening quote) and
@@ -120,22 +125,32 @@ impl Scratch {
     #[inline]
     fn forget_tapes(&mut self) {
         self.tape_at = usize::MAX;
-        if self.tapes.is_empty() {
-            return;
-        }
-        // Objects take lists in the order they start in the payload, and
-        // tapes are recorded as objects end: the pool is stacked so that
-        // the next payload of the same shape gives each object the list
-        // it had (its capacity), allocating nothing.
-        if self.tapes.len() > 1 {
-            self.tapes
-                .sort_unstable_by_key(|tape| std::cmp::Reverse(tape.start));
-        }
+        self.taken = 0;
+        // Each list goes back to the slot it came from: the next payload
+        // of the same shape gives each object (in the order objects start)
+        // the list it had, its capacity, and allocates nothing.
         for tape in self.tapes.drain(..) {
-            if self.pool.len() < TAPES_SEARCHED {
-                self.pool.push(tape.entries);
+            if let Some(slot) = self.pool.get_mut(tape.slot) {
+                *slot = tape.entries;
             }
         }
+    }
+
+    /// An empty member list for the next tape, and its slot in the pool.
+    #[inline]
+    fn take_list(&mut self) -> (Vec<Entry>, usize) {
+        let slot = self.taken;
+        self.taken += 1;
+        if slot >= self.pool.len() && slot < TAPES_SEARCHED {
+            self.pool.resize_with(slot + 1, Vec::new);
+        }
+        let mut entries = self
+            .pool
+            .get_mut(slot)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        entries.clear();
+        (entries, slot)
     }
 }
 
@@ -173,6 +188,7 @@ thread_local! {
             tape_at: usize::MAX,
             tapes: Vec::new(),
             pool: Vec::new(),
+            taken: 0,
             marks: Vec::new(),
             spots: Vec::new(),
         })
@@ -428,8 +444,7 @@ impl JsonPlan {
             return Ok(tape);
         }
         let inner = enter(depth)?;
-        let mut entries = sc.pool.pop().unwrap_or_default();
-        entries.clear();
+        let (mut entries, slot) = sc.take_list();
         cur.pos = start + 1;
         cur.ws();
         if cur.peek() == Some(b'}') {
@@ -456,6 +471,7 @@ impl JsonPlan {
             start,
             end: cur.pos,
             entries,
+            slot,
         });
         Ok(sc.tapes.len() - 1)
     }
@@ -1259,13 +1275,7 @@ impl JsonPlan {
         if let Some(tape) = sc.tape(start) {
             return self.object_on_tape(node, start, tape, cur, sc, depth);
         }
-        let mut entries = if sc.tape_at == start {
-            let mut entries = sc.pool.pop().unwrap_or_default();
-            entries.clear();
-            Some(entries)
-        } else {
-            None
-        };
+        let mut entries = (sc.tape_at == start).then(|| sc.take_list());
         let depth = enter(depth)?;
         cur.pos += 1;
         cur.ws();
@@ -1307,7 +1317,7 @@ impl JsonPlan {
                         }
                     }
                 }
-                if let Some(entries) = &mut entries {
+                if let Some((entries, _)) = &mut entries {
                     entries.push(Entry {
                         key_at,
                         key_end: key_at + 1 + key.body.len(),
@@ -1323,11 +1333,12 @@ impl JsonPlan {
             }
         }
         let end = cur.pos;
-        if let Some(entries) = entries {
+        if let Some((entries, slot)) = entries {
             sc.tapes.push(Tape {
                 start,
                 end,
                 entries,
+                slot,
             });
         }
         if !ok {
@@ -1410,6 +1421,8 @@ impl JsonPlan {
             };
             let at = entry.key_at;
             let value_end = Some(entry.value_end);
+            // A failing member fails the object, unless a later member
+            // has its key: its look-ahead is on the tape.
             if !self.member(
                 node,
                 key,
@@ -1420,7 +1433,7 @@ impl JsonPlan {
                 sc,
                 depth,
                 &mut present,
-            )? && self.overridden(key, cur, sc, depth)?.is_some()
+            )? && !later_same_key(cur.bytes, &sc.tapes[tape].entries[i + 1..], &key)
             {
                 cur.pos = end;
                 return Ok(false);
@@ -1788,6 +1801,26 @@ fn last_member(bytes: &[u8], entries: &[Entry], name: &[u8]) -> Last {
         }
     }
     Last::Absent
+}
+
+/// Whether a member among `later` (of an object's tape) has the key
+/// `key`: the member of that key read before them then does not count.
+/// Their keys are on the tape, their values are not read again.
+fn later_same_key(bytes: &[u8], later: &[Entry], key: &Str<'_>) -> bool {
+    later.iter().any(|entry| {
+        let body = &bytes[entry.key_at + 1..entry.key_end];
+        if !entry.escaped && !key.escaped {
+            return body == key.body.as_bytes();
+        }
+        // (The tape's read checked the body to be UTF-8.)
+        std::str::from_utf8(body).is_ok_and(|body| {
+            Str {
+                body,
+                escaped: entry.escaped,
+            }
+            .same_text(key)
+        })
+    })
 }
 
 /// Whether two members of an object (of tape `tape`) have the same key.
@@ -2222,6 +2255,7 @@ fn new_scratch() -> Scratch {
         tape_at: usize::MAX,
         tapes: Vec::new(),
         pool: Vec::new(),
+        taken: 0,
         marks: Vec::new(),
         spots: Vec::new(),
     }
