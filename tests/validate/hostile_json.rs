@@ -580,3 +580,54 @@ proptest! {
         }
     }
 }
+
+/// Many failing members, each repeated at the end of the object, read a
+/// second time from the object's tape (the first read by another
+/// subschema): each failure looks for its key's repeat among the later
+/// keys, and that search is charged to the scan's look-ahead budget, so
+/// the work stays linear in the payload. Past the budget the scanner
+/// cannot tell (it would compare 20,000 keys with 20,000 keys), and the
+/// guard's verdict is `jsonschema`'s.
+#[test]
+fn repeated_failing_members_on_a_tape_stay_within_the_look_ahead_budget() {
+    let members = 20_000;
+    for escaped in [false, true] {
+        let mut payload = String::from("{");
+        for i in 0..members {
+            let key = if escaped {
+                format!("\\u006b{i}")
+            } else {
+                format!("k{i}")
+            };
+            payload.push_str(&format!("\"{key}\":\"x\","));
+        }
+        for i in 0..members {
+            let comma = if i + 1 < members { "," } else { "" };
+            payload.push_str(&format!("\"k{i}\":1{comma}"));
+        }
+        payload.push('}');
+        for schema in [
+            json!({"allOf": [{"properties": {"zz": {"type": "string"}}},
+                {"additionalProperties": {"type": "integer"}}]}),
+            json!({"anyOf": [{"required": ["zz"]}, {"additionalProperties": {"type": "integer"}}]}),
+            json!({"properties": {"zz": {"type": "string"}},
+                "not": {"additionalProperties": {"type": "integer"}}}),
+        ] {
+            let plan =
+                dataschema::validate::json_plan::JsonPlan::compile(&schema, true).expect("planned");
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                None,
+                "escaped {escaped}: {schema} decided past the budget"
+            );
+            let value: Value = serde_json::from_str(&payload).unwrap();
+            let expected = jsonschema::validator_for(&schema).unwrap().is_valid(&value);
+            let guard = Guard::new(embed(schema.to_string()).unwrap());
+            assert_eq!(
+                guard.validate(URN, payload.as_bytes()).is_ok(),
+                expected,
+                "escaped {escaped}: {schema}"
+            );
+        }
+    }
+}

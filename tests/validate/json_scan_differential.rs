@@ -838,6 +838,17 @@ fn failing_members_and_their_repeats_give_jsonschemas_verdict() {
             "propertyNames": {"maxLength": 3}}),
         json!({"properties": {"a": {"properties": {"b": {"type": "integer"}}}},
             "dependentSchemas": {"d": {"properties": {"a": {"required": ["b"]}}}}}),
+        // Read first by the node's own `properties`, then again from the
+        // tape by the applicator, whose failing members look for their
+        // repeats among the tape's later keys.
+        json!({"properties": {"e": true}, "anyOf": [order.clone(), {"required": ["z"]}]}),
+        json!({"properties": {"e": true}, "not": order.clone()}),
+        json!({"properties": {"a": {"properties": {"e": true},
+            "not": {"properties": {"b": {"type": "integer"}}}}}}),
+        json!({"properties": {"e": true},
+            "not": {"properties": {"a": {"type": "object"}}, "additionalProperties": {"type": "integer"}}}),
+        json!({"properties": {"e": true},
+            "anyOf": [{"additionalProperties": {"type": "object"}}, {"required": ["z"]}]}),
     ];
     let payloads: &[&str] = &[
         r#"{"a": {"b": "x"}, "d": "y"}"#,
@@ -874,6 +885,12 @@ fn failing_members_and_their_repeats_give_jsonschemas_verdict() {
         r#"{"abcd": 1, "a": {"b": 1}}"#,
         r#"{"d": "y", "a": {"b": "x"}}"#,
         r#"{"d": "y", "a": {}}"#,
+        r#"{"k": "x"}"#,
+        r#"{"k": "x", "k": 1}"#,
+        r#"{"k": "x", "\u006b": 1}"#,
+        r#"{"\u006b": "x", "k": 1}"#,
+        r#"{"k": 1, "k": "x"}"#,
+        r#"{"a": {}, "k": "x", "e": 1}"#,
     ];
     for schema in &schemas {
         let plan = JsonPlan::compile(schema, true).expect("planned");

@@ -25,9 +25,9 @@
 //! member. A member that fails
 //! its subschema fails its object only if no later member has the same key
 //! (the last one wins, as in the `Value` serde_json builds); finding that out
-//! reads ahead in the object, within a budget proportional to the payload,
-//! past which the scanner says it cannot tell and the guard asks
-//! `jsonschema`.
+//! reads ahead in the object (or compares the later keys on its tape),
+//! within a budget proportional to the payload, past which the scanner
+//! says it cannot tell and the guard asks `jsonschema`.
 
 use std::cell::RefCell;
 
@@ -1433,7 +1433,7 @@ impl JsonPlan {
                 sc,
                 depth,
                 &mut present,
-            )? && !later_same_key(cur.bytes, &sc.tapes[tape].entries[i + 1..], &key)
+            )? && !self.overridden_on_tape(&key, tape, i, end, cur.bytes, sc)?
             {
                 cur.pos = end;
                 return Ok(false);
@@ -1659,6 +1659,33 @@ impl JsonPlan {
         Ok(ok)
     }
 
+    /// [`JsonPlan::overridden`] for member `i` of the object on `tape`
+    /// (ending at `end`), its key `key`: whether a later member has that
+    /// key, compared on the tape, nothing reread. Charged to the same
+    /// budget as the bytes from the member's value to where the search
+    /// stopped, so that many failing members each repeated at the end
+    /// cost what reading ahead would (`jsonschema` decides past it).
+    fn overridden_on_tape(
+        &self,
+        key: &Str<'_>,
+        tape: usize,
+        i: usize,
+        end: usize,
+        bytes: &[u8],
+        sc: &mut Scratch,
+    ) -> Scan<bool> {
+        let entries = &sc.tapes[tape].entries;
+        let from = entries[i].value_end;
+        let found = later_same_key(bytes, &entries[i + 1..], key);
+        let to = found.map_or(end, |j| entries[i + 1 + j].key_end);
+        let read = to.saturating_sub(from);
+        if read > sc.budget {
+            return Err(Stop::Unsure);
+        }
+        sc.budget -= read;
+        Ok(found.is_some())
+    }
+
     /// Whether a later member of the object (the cursor after the current
     /// member's value) has the key `key`: the current one then does not
     /// count (`None`). Else `Some` of where the object ends (past its
@@ -1803,11 +1830,11 @@ fn last_member(bytes: &[u8], entries: &[Entry], name: &[u8]) -> Last {
     Last::Absent
 }
 
-/// Whether a member among `later` (of an object's tape) has the key
-/// `key`: the member of that key read before them then does not count.
-/// Their keys are on the tape, their values are not read again.
-fn later_same_key(bytes: &[u8], later: &[Entry], key: &Str<'_>) -> bool {
-    later.iter().any(|entry| {
+/// The first member among `later` (of an object's tape) with the key
+/// `key`, if any: the member of that key read before them then does not
+/// count. Their keys are on the tape, their values are not read again.
+fn later_same_key(bytes: &[u8], later: &[Entry], key: &Str<'_>) -> Option<usize> {
+    later.iter().position(|entry| {
         let body = &bytes[entry.key_at + 1..entry.key_end];
         if !entry.escaped && !key.escaped {
             return body == key.body.as_bytes();
