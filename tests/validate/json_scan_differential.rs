@@ -783,21 +783,7 @@ fn fast_paths_at_their_edges_give_jsonschemas_verdict() {
         r#""z""#,
         "null",
     ];
-    for schema in &schemas {
-        let plan = JsonPlan::compile(schema, true).expect("planned");
-        let validator = reference(schema).expect("compiles");
-        for payload in payloads {
-            let expected = match serde_json::from_str::<Value>(payload) {
-                Ok(value) => validator.is_valid(&value),
-                Err(_) => false,
-            };
-            assert_eq!(
-                plan.scan(payload.as_bytes()),
-                Some(expected),
-                "{payload} against {schema}"
-            );
-        }
-    }
+    assert_verdicts(&schemas, payloads);
 }
 
 /// A member that fails counts only if no later member of its object has
@@ -896,10 +882,7 @@ fn failing_members_and_their_repeats_give_jsonschemas_verdict() {
         let plan = JsonPlan::compile(schema, true).expect("planned");
         let validator = reference(schema).expect("compiles");
         for payload in payloads {
-            let expected = match serde_json::from_str::<Value>(payload) {
-                Ok(value) => validator.is_valid(&value),
-                Err(_) => false,
-            };
+            let expected = reference_verdict(&validator, payload);
             let verdict = plan.scan(payload.as_bytes());
             // `unevaluatedProperties` leaves an object naming a key twice
             // to `jsonschema` (documented): no verdict is then right too.
@@ -962,6 +945,27 @@ fn repeats_a_key(payload: &str) -> bool {
         }
     }
     serde_json::from_str::<Repeats>(payload).is_ok_and(|r| r.0)
+}
+
+/// `jsonschema`'s verdict on `payload` (invalid when it is not JSON).
+fn reference_verdict(validator: &jsonschema::Validator, payload: &str) -> bool {
+    serde_json::from_str::<Value>(payload).is_ok_and(|value| validator.is_valid(&value))
+}
+
+/// Each schema against each payload: the scanner's verdict is
+/// `jsonschema`'s, never "cannot tell".
+fn assert_verdicts(schemas: &[Value], payloads: &[&str]) {
+    for schema in schemas {
+        let plan = JsonPlan::compile(schema, true).expect("planned");
+        let validator = reference(schema).expect("compiles");
+        for payload in payloads {
+            assert_eq!(
+                plan.scan(payload.as_bytes()),
+                Some(reference_verdict(&validator, payload)),
+                "{payload} against {schema}"
+            );
+        }
+    }
 }
 
 /// `anyOf`/`oneOf` read through their branch index (`plan/branches.rs`):
@@ -1106,21 +1110,7 @@ fn indexed_branches_give_jsonschemas_verdict() {
         "null",
         "[]",
     ];
-    for schema in &schemas {
-        let plan = JsonPlan::compile(schema, true).expect("planned");
-        let validator = reference(schema).expect("compiles");
-        for payload in payloads {
-            let expected = match serde_json::from_str::<Value>(payload) {
-                Ok(value) => validator.is_valid(&value),
-                Err(_) => false,
-            };
-            assert_eq!(
-                plan.scan(payload.as_bytes()),
-                Some(expected),
-                "{payload} against {schema}"
-            );
-        }
-    }
+    assert_verdicts(&schemas, payloads);
 }
 
 /// `$schema` read as `jsonschema` reads it: either scheme, trailing `#`s,
