@@ -136,6 +136,14 @@ impl Scratch {
         }
     }
 
+    /// `read` bytes of look-ahead taken from the budget; past it, the scan
+    /// cannot tell (`jsonschema` decides).
+    #[inline]
+    fn charge(&mut self, read: usize) -> Scan<()> {
+        self.budget = self.budget.checked_sub(read).ok_or(Stop::Unsure)?;
+        Ok(())
+    }
+
     /// An empty member list for the next tape, and its slot in the pool.
     #[inline]
     fn take_list(&mut self) -> (Vec<Entry>, usize) {
@@ -1678,11 +1686,7 @@ impl JsonPlan {
         let from = entries[i].value_end;
         let found = later_same_key(bytes, &entries[i + 1..], key);
         let to = found.map_or(end, |j| entries[i + 1 + j].key_end);
-        let read = to.saturating_sub(from);
-        if read > sc.budget {
-            return Err(Stop::Unsure);
-        }
-        sc.budget -= read;
+        sc.charge(to.saturating_sub(from))?;
         Ok(found.is_some())
     }
 
@@ -1709,11 +1713,7 @@ impl JsonPlan {
             }
             ahead.skip(depth)?;
         };
-        let read = ahead.pos - cur.pos;
-        if read > sc.budget {
-            return Err(Stop::Unsure);
-        }
-        sc.budget -= read;
+        sc.charge(ahead.pos - cur.pos)?;
         Ok((!found).then_some(ahead.pos))
     }
 }
