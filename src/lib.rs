@@ -29,7 +29,7 @@ pub use dataschema_build as build;
 pub use dataschema_core::avsc;
 #[cfg(feature = "protobuf")]
 pub use dataschema_core::proto;
-pub use dataschema_core::{compat, contract, validate};
+pub use dataschema_core::{compat, contract, limits, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
     Resolver, RuleSet, Schema, Unresolved, Urn, UrnError, Violation, ViolationKind,

@@ -17,6 +17,7 @@ pub mod compat;
 pub mod contract;
 mod error;
 mod json;
+pub mod limits;
 #[cfg(feature = "protobuf")]
 mod protobuf;
 mod reading;

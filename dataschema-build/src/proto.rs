@@ -95,6 +95,12 @@ impl FileResolver for FolderResolver {
                 )));
             }
         }
+        // The parser recurses as deep as the text nests: the nesting is
+        // bounded before it reads (`dataschema_core::limits`).
+        if let Ok(text) = std::fs::read_to_string(&candidate) {
+            dataschema_core::limits::check_proto_nesting(&text)
+                .map_err(|why| protox::Error::new(format!("{name}: {why}")))?;
+        }
         let file = self.inner.open_file(name)?;
         Ok(file)
     }

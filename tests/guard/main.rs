@@ -27,6 +27,7 @@ mod cloudevents;
 mod framed;
 #[cfg(feature = "proto-text")]
 mod framed_protobuf;
+mod hostile;
 mod prepare;
 mod resolve_alloc;
 mod retry;

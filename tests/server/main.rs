@@ -26,6 +26,7 @@ mod confluent_protobuf;
 mod confluent_protobuf_clients;
 mod confluent_protobuf_native;
 mod confluent_protobuf_python;
+mod hostile;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
 mod openapi;

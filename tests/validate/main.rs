@@ -34,6 +34,7 @@ mod branches_redteam;
 #[cfg(feature = "json")]
 mod formats_redteam;
 mod fuzz_corpus;
+mod hostile_depth;
 mod hostile_json;
 mod hostile_json_memory;
 #[cfg(feature = "protobuf")]

@@ -466,10 +466,14 @@ mod compile {
     /// when it parses as such, else base64 of a `FileDescriptorProto`.
     /// `Err` is the text's parse error when it is neither.
     pub(crate) fn form_of(name: &str, schema: &str) -> Result<Form, String> {
-        let parsed = catch_unwind(|| File::from_source(name, schema));
+        // The parser recurses as deep as the text nests: bounded before it
+        // reads, and run on a stack sized for that bound.
+        crate::limits::check_proto_nesting(schema)?;
+        let parsed = crate::limits::on_compile_stack(|| File::from_source(name, schema).map(drop))
+            .map_err(|err| err.to_string())?;
         match parsed {
-            Ok(Ok(_)) => Ok(Form::Text(schema.to_owned())),
-            Ok(Err(err)) => {
+            Ok(()) => Ok(Form::Text(schema.to_owned())),
+            Err(err) => {
                 if let Some(bytes) = base64_descriptor(schema) {
                     return Ok(Form::Descriptor(bytes));
                 }
@@ -478,7 +482,6 @@ mod compile {
                     clip(&err.to_string(), 300)
                 ))
             }
-            Err(_) => Err("the .proto text does not parse".into()),
         }
     }
 
@@ -536,6 +539,20 @@ mod compile {
     /// Compiles a rootless protobuf schema, its references resolved
     /// through `refs`.
     pub(crate) fn compile(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, CompileError> {
+        // On a stack sized for the nesting the text may have (inline when
+        // the caller runs on one already, as `validate::compile` does).
+        crate::limits::on_compile_stack(|| compile_here(schema, refs)).unwrap_or_else(|err| {
+            Err(match err {
+                crate::limits::StackError::Spawn(_) => {
+                    CompileError::Unreachable(Error::Other(Box::new(err)))
+                }
+                crate::limits::StackError::Panicked => CompileError::Unusable(err.to_string()),
+            })
+        })
+    }
+
+    /// [`compile`] on the calling thread.
+    fn compile_here(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, CompileError> {
         let source = text_of(schema.bytes()).map_err(CompileError::Unusable)?;
         let main_form = form_of(MAIN, source).map_err(CompileError::Unusable)?;
         let main = match &main_form {

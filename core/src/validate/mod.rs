@@ -624,6 +624,32 @@ pub fn compile(
     refs: Arc<dyn Resolver>,
     options: Options,
 ) -> Result<Compiled, CompileError> {
+    // Every reader below recurses as deep as the schema nests: on a stack
+    // this crate sizes, never the caller's (a Tokio worker's 2 MiB).
+    crate::limits::on_compile_stack(|| compile_here(schema, refs, options)).unwrap_or_else(|err| {
+        match err {
+            crate::limits::StackError::Spawn(_) => {
+                Err(CompileError::Unreachable(Error::Unreachable {
+                    urn: schema.urn().clone(),
+                    source: Box::new(err),
+                }))
+            }
+            crate::limits::StackError::Panicked => {
+                Err(CompileError::Unusable(Error::SchemaUnusable {
+                    urn: schema.urn().clone(),
+                    source: Box::new(err),
+                }))
+            }
+        }
+    })
+}
+
+/// [`compile`] on the calling thread.
+fn compile_here(
+    schema: &Schema,
+    refs: Arc<dyn Resolver>,
+    options: Options,
+) -> Result<Compiled, CompileError> {
     schema.check_shape().map_err(CompileError::Unusable)?;
     let unusable = |source| {
         CompileError::Unusable(Error::SchemaUnusable {

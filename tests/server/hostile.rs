@@ -1,0 +1,82 @@
+//! Hostile input against a running `dataschema serve` (round 3): no
+//! anonymous request takes the server down, and every refusal is a clear
+//! 4xx.
+#![cfg(feature = "cli")]
+
+use crate::common::data;
+use crate::server;
+
+use server::process::{token_file, Serve};
+use server::{call, confluent, get};
+
+const CONFLUENT: (&str, &str) = ("Content-Type", "application/vnd.schemaregistry.v1+json");
+
+fn protobuf_request(text: &str) -> serde_json::Value {
+    serde_json::json!({"schemaType": "PROTOBUF", "schema": text})
+}
+
+/// A 6 kB `.proto` whose custom option nests 1,200 messages deep, sent
+/// with no credential to a lookup of a subject nobody holds and to a
+/// compatibility test, then with one to a register: each is `422`
+/// (`42201`, saying how deep the text nests and where) and the server
+/// answers on. (It aborted: `tokio-rt-worker has overflowed its stack`.)
+#[test]
+fn a_deeply_nested_proto_is_refused_and_the_server_lives() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut serve = Serve::start(&["--store", "memory", "--token-file", &token_file(dir.path())]);
+    let text = std::fs::read_to_string(data("hostile/deep_option.proto")).unwrap();
+    let body = protobuf_request(&text).to_string();
+    for path in [
+        "/subjects/nobody-holds-this",
+        "/compatibility/subjects/nobody-holds-this/versions/latest",
+        "/compatibility/subjects/nobody-holds-this/versions",
+    ] {
+        let answer = call("POST", &serve.url(path), &[CONFLUENT], body.as_bytes());
+        assert!(
+            serve.child.try_wait().unwrap().is_none(),
+            "the server died on POST {path}: {}",
+            serve.stderr.lock().unwrap()
+        );
+        match answer.status {
+            // A lookup of a subject nobody holds, or a test against none.
+            404 | 200 => {}
+            status => {
+                assert_eq!(status, 422, "POST {path}: {}", answer.text());
+                assert_eq!(answer.code(), 42201, "{}", answer.text());
+                assert!(answer.text().contains("levels deep"), "{}", answer.text());
+            }
+        }
+    }
+    let registered = confluent(
+        "POST",
+        &serve.url("/subjects/deep/versions"),
+        &protobuf_request(&text),
+    );
+    assert_eq!(registered.status, 422, "{}", registered.text());
+    assert_eq!(registered.code(), 42201);
+    assert!(
+        registered
+            .text()
+            .contains("nests brackets more than 64 levels deep (line 7"),
+        "{}",
+        registered.text()
+    );
+    // Held subject, a lookup that must compile: refused the same way.
+    let held = confluent(
+        "POST",
+        &serve.url("/subjects/deep/versions"),
+        &protobuf_request("syntax = \"proto3\";\nmessage M { M m = 1; }\n"),
+    );
+    assert_eq!(held.status, 200, "{}", held.text());
+    let lookup = call(
+        "POST",
+        &serve.url("/subjects/deep"),
+        &[CONFLUENT],
+        body.as_bytes(),
+    );
+    assert_eq!(lookup.status, 422, "{}", lookup.text());
+    assert!(lookup.text().contains("levels deep"), "{}", lookup.text());
+    assert_eq!(get(&serve.url("/healthz")).status, 200);
+    assert!(serve.child.try_wait().unwrap().is_none());
+    let _ = serve.child.kill();
+}
