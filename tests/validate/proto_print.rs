@@ -160,6 +160,13 @@ fn every_proto_of_the_tests_and_samples_prints_back_to_itself() {
                 path.parent().unwrap().to_owned()
             };
             let name = path.strip_prefix(&include).unwrap().to_str().unwrap();
+            // A hostile fixture (`hostile/`), refused before any parser
+            // reads it, as the registry refuses it.
+            let text = std::fs::read_to_string(&path).unwrap();
+            if let Err(err) = dataschema::limits::check_proto_nesting(&text) {
+                skipped.push(format!("{name}: {err}"));
+                continue;
+            }
             let mut compiler = protox::Compiler::new([&include]).unwrap();
             compiler.include_imports(true).include_source_info(false);
             if let Err(err) = compiler.open_file(name) {
