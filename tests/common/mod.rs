@@ -180,3 +180,17 @@ pub fn python_importing(module: &str) -> Option<String> {
         Err(err) => missing(format!("{python} does not run: {err}")),
     }
 }
+
+/// A resolver that answers one schema for its URN and nothing else: a
+/// fallback registry serving what a test (or an attacker) chose.
+pub struct Answers(pub Schema);
+
+impl dataschema::Resolver for Answers {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, dataschema::Error> {
+        if urn == self.0.urn() {
+            Ok(self.0.clone())
+        } else {
+            Err(dataschema::Error::NotFound { urn: urn.clone() })
+        }
+    }
+}

@@ -3,23 +3,9 @@
 
 use std::sync::Arc;
 
-use dataschema::{Error, Guard, Language, Outcome, Reason, Registry, Resolver, Schema, Urn};
+use dataschema::{Guard, Language, Outcome, Reason, Registry, Schema};
 
-use crate::common;
-
-/// A fallback that serves one schema under one URN, as a hostile
-/// registry would.
-struct Serves(Schema);
-
-impl Resolver for Serves {
-    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
-        if urn == self.0.urn() {
-            Ok(self.0.clone())
-        } else {
-            Err(Error::NotFound { urn: urn.clone() })
-        }
-    }
-}
+use crate::common::{self, Answers};
 
 fn deep_option(levels: usize) -> String {
     format!(
@@ -48,7 +34,7 @@ fn a_deeply_nested_proto_from_a_fallback_fails_open_on_a_small_thread() {
         );
         let guard = Arc::new(
             Guard::builder(Registry::embed([]).unwrap())
-                .fallback(Serves(schema))
+                .fallback(Answers(schema))
                 .build(),
         );
         let outcome = std::thread::Builder::new()

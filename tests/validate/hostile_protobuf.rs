@@ -15,7 +15,7 @@ use std::sync::Arc;
 use dataschema::compat::protobuf as compat;
 use dataschema::compat::CompatError;
 use dataschema::validate::scan::{check_descriptor_set, reference_is_valid, Plan, ScanOptions};
-use dataschema::{Compatibility, Error, Guard, MemoryStore, Outcome, Reason, Registry, Resolver};
+use dataschema::{Compatibility, Error, Guard, MemoryStore, Outcome, Reason, Registry};
 use dataschema::{Schema, Urn};
 use proptest::prelude::*;
 use prost::Message as _;
@@ -30,6 +30,7 @@ use serde_json::json;
 const URN: &str = "urn:acme:schema:hostile:1";
 const ROOT: &str = "h.R";
 
+use crate::common::Answers;
 use crate::descriptor;
 use descriptor::field;
 
@@ -245,19 +246,6 @@ fn urn() -> Urn {
 
 fn schema(bytes: &[u8]) -> Schema {
     Schema::protobuf(urn(), bytes.to_vec(), ROOT)
-}
-
-/// A fallback registry that answers one schema for its URN.
-struct Answers(Schema);
-
-impl Resolver for Answers {
-    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
-        if urn == self.0.urn() {
-            Ok(self.0.clone())
-        } else {
-            Err(Error::NotFound { urn: urn.clone() })
-        }
-    }
 }
 
 fn guard_over(bytes: &[u8]) -> Guard {
