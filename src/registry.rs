@@ -547,8 +547,48 @@ impl Registry {
 
     /// Soft-deletes every URN of `urns` (see [`Store::delete_versions`]):
     /// nothing is removed, every URN and id still resolves.
+    ///
+    /// Refused ([`Error::Referenced`], nothing marked) when a version that
+    /// stays live (not soft-deleted, and not one of `urns`) carries a
+    /// reference to one of `urns`: its content is live when any URN holding
+    /// it is. Confluent refuses the same deletes with `42206`
+    /// (`KafkaSchemaRegistry.deleteSchemaVersion` and `deleteSubject`,
+    /// v8.2.0: `getReferencedBy(key, false)`, and a subject's own versions
+    /// set aside).
     pub fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        for urn in urns {
+            for by in self.inner.store.referrers(urn)? {
+                if !urns.contains(&by) && self.live_beside(&by, urns)? {
+                    return Err(Error::Referenced {
+                        urn: urn.clone(),
+                        by,
+                    });
+                }
+            }
+        }
         self.inner.store.delete_versions(urns)
+    }
+
+    /// Whether the content held under `urn` is held live (not soft-deleted)
+    /// under some URN other than those of `except`.
+    pub(crate) fn live_beside(&self, urn: &Urn, except: &[Urn]) -> Result<bool, Error> {
+        let holders = match self.inner.store.id_of(urn)? {
+            Some(id) => self.inner.store.urns_of(id)?,
+            None => vec![urn.clone()],
+        };
+        for holder in holders {
+            if except.contains(&holder) {
+                continue;
+            }
+            let deleted = self
+                .inner
+                .store
+                .deleted(holder.namespace(), holder.name())?;
+            if !deleted.contains(&holder.version()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The id of the schema content held under `urn`: a small positive
@@ -654,6 +694,13 @@ impl Registry {
             Ids::Store => self.inner.store.id_of_digest_prefix(&prefix),
             Ids::Unknown | Ids::Given(_) => Ok(None),
         }
+    }
+
+    /// Every id of the content whose `guid` is `guid`, ascending (one,
+    /// unless imports gave the content more than one); empty for a guid
+    /// no content has, and for an embedded registry.
+    pub fn ids_of_guid(&self, guid: &str) -> Result<Vec<SchemaId>, Error> {
+        Ok(self.id_of_guid(guid)?.into_iter().collect())
     }
 
     /// Reading `writer`'s data as `reader` (two Avro schemas this registry

@@ -32,7 +32,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// |---|---|
 /// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
-/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict`, `Referenced` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
 /// | `Infrastructure` | `Unreachable`, `Store`, `Other` |
 #[derive(Debug, thiserror::Error)]
@@ -188,6 +188,20 @@ pub enum Error {
         /// The id given to `other`.
         other_id: u32,
     },
+    /// A soft delete was refused: a live version (one not soft-deleted)
+    /// carries a reference to `urn`, so hiding `urn` would leave that
+    /// reference naming a version no listing shows (Confluent refuses it
+    /// too, `42206`).
+    #[error(
+        "{urn} is referenced by {by}, which is not deleted: delete the schemas that reference \
+         it first"
+    )]
+    Referenced {
+        /// The URN a delete was asked for.
+        urn: Urn,
+        /// A live URN whose references name it.
+        by: Urn,
+    },
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {
@@ -272,7 +286,8 @@ impl Error {
             | Error::Incompatible { .. }
             | Error::OutOfOrder { .. }
             | Error::LastVersion { .. }
-            | Error::IdConflict { .. } => ErrorKind::Publish,
+            | Error::IdConflict { .. }
+            | Error::Referenced { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
             }
@@ -303,7 +318,8 @@ impl Error {
             | Error::LastVersion { urn }
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
-            | Error::IdConflict { urn, .. } => Some(urn),
+            | Error::IdConflict { urn, .. }
+            | Error::Referenced { urn, .. } => Some(urn),
             Error::Unresolvable { refusal, .. } => Some(refusal.reader()),
             _ => None,
         }

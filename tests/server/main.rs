@@ -22,6 +22,7 @@ mod confluent_avro_references;
 mod confluent_contracts;
 mod confluent_dropin;
 mod confluent_framed;
+mod confluent_parity;
 mod confluent_protobuf;
 mod confluent_protobuf_clients;
 mod confluent_protobuf_native;

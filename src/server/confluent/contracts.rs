@@ -10,10 +10,11 @@ use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
 use super::error::{from_error, invalid_schema, subject_not_found, ApiError, ErrorCode, Reply};
+use super::format::Format;
 use super::request::{subject, subject_version, urn, which, Which};
 use crate::registry::Registry;
 use crate::server::query::Query;
-use crate::server::state::{proto_view, AppState};
+use crate::server::state::AppState;
 use crate::server::wire::confluent::{ok, raw, schema_json};
 use dataschema_core::contract::CONFLUENT_VERSION;
 use dataschema_core::{clip, Error, Metadata, Reference, RuleSet, Schema, Urn};
@@ -81,6 +82,31 @@ pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
         metadata,
         rule_set,
     })
+}
+
+impl Contract {
+    /// The references as `normalize=true` takes them: sorted by subject,
+    /// then version, and each once (Confluent's `normalize()` of every
+    /// schema type: `references.stream().sorted().distinct()`, with
+    /// `SchemaReference.compareTo` by subject then version, v8.2.0).
+    pub(crate) fn normalize_references(&mut self) {
+        self.references
+            .sort_by(|a, b| a.subject.cmp(&b.subject).then(a.version.cmp(&b.version)));
+        let mut seen = Vec::with_capacity(self.references.len());
+        self.references.retain(|reference| {
+            let key = (
+                reference.name.clone(),
+                reference.subject.clone(),
+                reference.version,
+            );
+            if seen.contains(&key) {
+                false
+            } else {
+                seen.push(key);
+                true
+            }
+        });
+    }
 }
 
 /// Why a contract cannot be completed.
@@ -250,6 +276,7 @@ pub(crate) async fn latest_with_metadata(
     let subject = subject(path)?;
     let query = Query::parse(raw_query.as_deref());
     query.flag("deleted", false)?;
+    let format = Format::of(&query);
     let keys = query.all("key");
     let values = query.all("value");
     if keys.len() != values.len() {
@@ -286,7 +313,7 @@ pub(crate) async fn latest_with_metadata(
                 });
                 if matches {
                     let id = registry.id_of(&urn)?;
-                    let view = proto_view(registry, &namespace, &schema);
+                    let view = format.view(registry, &namespace, &schema)?;
                     return Ok(Some(Some((schema, id, view))));
                 }
             }
@@ -308,8 +335,14 @@ pub(crate) async fn latest_with_metadata(
 }
 
 /// `GET /schemas/guids/{guid}`: the schema of that content, as
-/// `GET /schemas/ids/{id}` answers it (40403 for a guid no content has).
-pub(crate) async fn by_guid(State(state): State<AppState>, Path(guid): Path<String>) -> Reply {
+/// `GET /schemas/ids/{id}` answers it, `?format` too (40403 for a guid no
+/// content has).
+pub(crate) async fn by_guid(
+    State(state): State<AppState>,
+    Path(guid): Path<String>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let format = Format::of(&Query::parse(raw_query.as_deref()));
     let not_found = || {
         ApiError::new(
             ErrorCode::SchemaNotFound,
@@ -323,11 +356,41 @@ pub(crate) async fn by_guid(State(state): State<AppState>, Path(guid): Path<Stri
         .map_err(from_error)?
         .ok_or_else(not_found)?;
     let entry = state.id_entry(id).await.map_err(from_error)?;
+    if !format.is_default() {
+        let cached = entry.id_json.clone();
+        let answer = state
+            .blocking(move |registry| {
+                let schema = registry.schema_by_id(id)?;
+                format.reformat(registry, &schema, &cached)
+            })
+            .await
+            .map_err(from_error)?;
+        if let Some(answer) = answer {
+            return Ok(ok(&answer));
+        }
+    }
     Ok(raw(entry.id_json.clone()))
 }
 
+/// `GET /schemas/guids/{guid}/ids`: the ids of that content, each with its
+/// context, `[{"context": ".", "id": N}]`, ordered by context then id; `[]`
+/// for a guid no content has (Confluent's `getIdsByGuid`,
+/// `SchemasResource.java`, v8.0.0 on, `listIdsForGuid`).
+pub(crate) async fn guid_ids(State(state): State<AppState>, Path(guid): Path<String>) -> Reply {
+    let ids = state
+        .blocking(move |registry| registry.ids_of_guid(&guid))
+        .await
+        .map_err(from_error)?;
+    let answer: Vec<Value> = ids
+        .into_iter()
+        .map(|id| serde_json::json!({"context": ".", "id": id}))
+        .collect();
+    Ok(ok(&Value::from(answer)))
+}
+
 /// `GET /subjects/{s}/versions/{v}/referencedby`: the ids of the versions
-/// whose references name this one, ascending.
+/// whose references name this one, ascending: those with a live version
+/// (`deleted=true`: soft-deleted ones too).
 pub(crate) async fn referenced_by(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
@@ -335,7 +398,7 @@ pub(crate) async fn referenced_by(
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
     let query = Query::parse(raw_query.as_deref());
-    query.flag("deleted", false)?;
+    let deleted = query.flag("deleted", false)?;
     let number = match which(&version)? {
         Which::Exact(v) => Some(v),
         Which::Latest => None,
@@ -358,7 +421,11 @@ pub(crate) async fn referenced_by(
             }
             let mut ids = Vec::new();
             for referrer in registry.referrers(&target)? {
-                if referrer.namespace() == namespace {
+                // Only referrers with a live version, unless `deleted=true`
+                // (Confluent's `getReferencedBy(key, lookupDeletedSchema)`).
+                if referrer.namespace() == namespace
+                    && (deleted || registry.live_beside(&referrer, &[])?)
+                {
                     ids.push(registry.id_of(&referrer)?);
                 }
             }

@@ -44,6 +44,17 @@ pub(crate) fn from_error(err: Error) -> ApiError {
             &crate::server::wire::confluent::subject_name(urn.name()),
             urn.version(),
         ),
+        Error::Referenced { urn, by } => ApiError::new(
+            ErrorCode::ReferenceExists,
+            format!(
+                "One or more references exist to the schema {{subject={}, version={}}}: \
+                 referenced by subject '{}' version {}, which is not deleted",
+                crate::server::wire::confluent::subject_name(urn.name()),
+                urn.version(),
+                crate::server::wire::confluent::subject_name(by.name()),
+                by.version()
+            ),
+        ),
         Error::LastVersion { .. } => {
             ApiError::new(ErrorCode::InvalidVersion, err.chain().to_string())
         }

@@ -12,7 +12,8 @@
 //! | [`config`] | compatibility levels and the config's other settings |
 //! | [`contracts`] | references, metadata and rule sets: their completion at register, metadata and guid lookups, `referencedby` |
 //! | [`request`] | reading paths, bodies and the schema a request sends |
-//! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references) and `?format=serialized` (feature `proto-text`) |
+//! | [`format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
+//! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
@@ -23,6 +24,7 @@ mod compatibility;
 mod config;
 mod contracts;
 mod error;
+mod format;
 mod mode;
 #[cfg(feature = "proto-text")]
 mod protobuf;
@@ -73,6 +75,7 @@ pub(crate) fn reads(state: AppState) -> Router {
             get(contracts::latest_with_metadata),
         )
         .route("/schemas/guids/{guid}", get(contracts::by_guid))
+        .route("/schemas/guids/{guid}/ids", get(contracts::guid_ids))
         .route("/schemas/types", get(schemas::types))
         .route("/schemas/ids/{id}", get(schemas::by_id))
         .route("/schemas/ids/{id}/schema", get(schemas::by_id_schema))

@@ -2,7 +2,7 @@
 //! send it (`.proto` text from Java and Go, base64 of one
 //! `FileDescriptorProto` from Python, its imports as `references`, which
 //! the contracts module resolves as for every schema), and
-//! `?format=serialized`.
+//! protobuf identity (`?format=serialized` is the `format` module's).
 //!
 //! The schema stored is what was registered: the `schema` string byte for
 //! byte, no root, its references the version's
@@ -11,13 +11,9 @@
 //! registration that does not compile, or whose reference names nothing,
 //! is refused (42201) and nothing is stored.
 
-use base64::Engine as _;
-use serde_json::{json, Value};
-
-use super::error::{from_error, invalid_schema, ApiError};
+use super::error::{invalid_schema, ApiError};
 use super::request::{urn, Subject};
 use crate::server::state::AppState;
-use crate::server::wire::confluent::contract_members;
 use dataschema_core::{Language, Schema};
 
 /// The protobuf schema a register, lookup or compatibility request sends
@@ -41,44 +37,6 @@ pub(crate) fn candidate(
         text,
         None,
     ))
-}
-
-/// Whether a read asks for `?format=serialized`.
-pub(crate) fn wants_serialized(format: Option<&str>) -> bool {
-    format.is_some_and(|f| f.eq_ignore_ascii_case("serialized"))
-}
-
-/// The answer of a read with `?format=serialized` for a protobuf schema:
-/// `schema` is base64 of its one `FileDescriptorProto` (of the root's file,
-/// for a descriptor set), references listed. `subject_version` adds the
-/// subject, version and id (a subject version's read). `None` when
-/// `schema` is not protobuf (the default answer stands).
-pub(crate) async fn serialized(
-    state: &AppState,
-    schema: Schema,
-    subject_version: Option<(String, u32, u32)>,
-) -> Result<Option<Value>, ApiError> {
-    if schema.language() != Language::Protobuf {
-        return Ok(None);
-    }
-    let (file, schema) = state
-        .blocking(move |registry| {
-            let file = dataschema_core::proto::file_descriptor(&schema, registry)?;
-            Ok((file, schema))
-        })
-        .await
-        .map_err(from_error)?;
-    let mut answer = json!({
-        "schemaType": "PROTOBUF",
-        "schema": base64::engine::general_purpose::STANDARD.encode(file),
-    });
-    if let Some((subject, version, id)) = subject_version {
-        answer["subject"] = json!(subject);
-        answer["version"] = json!(version);
-        answer["id"] = json!(id);
-    }
-    contract_members(&schema, &mut answer);
-    Ok(Some(answer))
 }
 
 /// Whether `held` and `sent`, both protobuf, compile to the same files

@@ -153,7 +153,10 @@ pub(crate) fn candidate_with_contract(
 ) -> Result<(Candidate, super::contracts::Contract), ApiError> {
     let bytes = body.as_ref().ok().cloned();
     let candidate = candidate_with(state, subject, version, body, normalize)?;
-    let contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
+    let mut contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
+    if normalize == Some(true) {
+        contract.normalize_references();
+    }
     Ok((candidate, contract))
 }
 

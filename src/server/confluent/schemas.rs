@@ -5,7 +5,10 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use serde_json::Value;
 
+use axum::body::Bytes;
+
 use super::error::{from_error, ApiError, Reply};
+use super::format::Format;
 use super::request::parse_id;
 use super::subjects::{every_subject, Seen};
 use crate::server::query::Query;
@@ -22,24 +25,42 @@ pub(crate) async fn by_id(
 ) -> Reply {
     let id = parse_id(&id)?;
     let entry = state.id_entry(id).await.map_err(from_error)?;
-    #[cfg(feature = "proto-text")]
-    if super::protobuf::wants_serialized(Query::parse(raw_query.as_deref()).get("format")) {
-        let schema = state
-            .blocking(move |registry| registry.schema_by_id(id))
+    let format = Format::of(&Query::parse(raw_query.as_deref()));
+    if !format.is_default() {
+        let cached = entry.id_json.clone();
+        let answer = state
+            .blocking(move |registry| {
+                let schema = registry.schema_by_id(id)?;
+                format.reformat(registry, &schema, &cached)
+            })
             .await
             .map_err(from_error)?;
-        if let Some(answer) = super::protobuf::serialized(&state, schema, None).await? {
+        if let Some(answer) = answer {
             return Ok(ok(&answer));
         }
     }
-    #[cfg(not(feature = "proto-text"))]
-    let _ = raw_query;
     Ok(raw(entry.id_json.clone()))
 }
 
-/// `GET /schemas/ids/{id}/schema`: the schema string raw.
-pub(crate) async fn by_id_schema(State(state): State<AppState>, Path(id): Path<String>) -> Reply {
-    let entry = state.id_entry(parse_id(&id)?).await.map_err(from_error)?;
+/// `GET /schemas/ids/{id}/schema`: the schema string raw (in the
+/// `?format` asked for).
+pub(crate) async fn by_id_schema(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let id = parse_id(&id)?;
+    let entry = state.id_entry(id).await.map_err(from_error)?;
+    let format = Format::of(&Query::parse(raw_query.as_deref()));
+    if !format.is_default() {
+        let text = state
+            .blocking(move |registry| format.text(registry, &registry.schema_by_id(id)?))
+            .await
+            .map_err(from_error)?;
+        if let Some(text) = text {
+            return Ok(raw(Bytes::from(text)));
+        }
+    }
     Ok(raw(entry.text.clone()))
 }
 

@@ -15,12 +15,13 @@ use super::error::{
     from_error, invalid_schema, not_permitted, subject_not_found, version_not_found, ApiError,
     ErrorCode, Reply,
 };
+use super::format::Format;
 use super::request::{
     candidate_with_contract, subject, subject_version, urn, which, Subject, Which,
 };
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
-use crate::server::state::{proto_view, AppState};
+use crate::server::state::AppState;
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
 use crate::store::{Mode, SchemaId, Version};
 use crate::Registry;
@@ -144,7 +145,12 @@ pub(crate) async fn versions(
 }
 
 /// The version a route names, among those `seen` sees: `latest` is the
-/// newest (40401 when there is none), a number one of them (40402).
+/// newest, a number one of them (40402 when it is not); when `seen` sees
+/// no version at all, the subject is not found (40401), so a version of a
+/// subject whose every version is soft-deleted is 40401 without
+/// `deleted=true`, as Confluent's `getSchemaByVersion` answers
+/// (`SubjectVersionsResource.java`, v8.2.0: a version not found is 40401
+/// when `hasSubjects(subject, lookupDeletedSchema)` is false).
 pub(crate) fn pick(
     history: &History,
     subject: &Subject,
@@ -158,7 +164,7 @@ pub(crate) fn pick(
             .copied()
             .ok_or_else(|| subject_not_found(&subject.text)),
         Which::Exact(v) if versions.contains(&v) => Ok(v),
-        Which::Exact(_) if history.all.is_empty() => Err(subject_not_found(&subject.text)),
+        Which::Exact(_) if versions.is_empty() => Err(subject_not_found(&subject.text)),
         Which::Exact(v) => Err(version_not_found(&subject.text, v)),
     }
 }
@@ -192,41 +198,43 @@ pub(crate) async fn version(
     let query = Query::parse(raw_query.as_deref());
     let seen = Seen::of(&query)?;
     let entry = find_version(&state, &subject, &version, seen).await?;
-    #[cfg(feature = "proto-text")]
-    if super::protobuf::wants_serialized(query.get("format")) {
-        let schema = entry.schema.clone();
-        let number = schema.urn().version();
-        let id = state
-            .blocking({
-                let urn = schema.urn().clone();
-                move |registry| registry.id_of(&urn)
-            })
+    let format = Format::of(&query);
+    if !format.is_default() {
+        let (schema, cached) = (entry.schema.clone(), entry.version_json.clone());
+        let answer = state
+            .blocking(move |registry| format.reformat(registry, &schema, &cached))
             .await
             .map_err(from_error)?;
-        if let Some(answer) =
-            super::protobuf::serialized(&state, schema, Some((subject.text.clone(), number, id)))
-                .await?
-        {
+        if let Some(answer) = answer {
             return Ok(ok(&answer));
         }
     }
-    Ok(raw_answer(entry.version_json.clone()))
+    Ok(raw(entry.version_json.clone()))
 }
 
-fn raw_answer(bytes: Bytes) -> axum::response::Response {
-    raw(bytes)
-}
-
-/// `GET /subjects/{s}/versions/{v}/schema`: the schema string raw.
+/// `GET /subjects/{s}/versions/{v}/schema`: the schema string raw (in the
+/// `?format` asked for).
 pub(crate) async fn version_schema(
     State(state): State<AppState>,
     path: Result<Path<(String, String)>, PathRejection>,
-    RawQuery(raw): RawQuery,
+    RawQuery(raw_query): RawQuery,
 ) -> Reply {
     let (subject, version) = subject_version(path)?;
-    let seen = Seen::of(&Query::parse(raw.as_deref()))?;
+    let query = Query::parse(raw_query.as_deref());
+    let seen = Seen::of(&query)?;
     let entry = find_version(&state, &subject, &version, seen).await?;
-    Ok(raw_answer(entry.text.clone()))
+    let format = Format::of(&query);
+    if !format.is_default() {
+        let schema = entry.schema.clone();
+        let text = state
+            .blocking(move |registry| format.text(registry, &schema))
+            .await
+            .map_err(from_error)?;
+        if let Some(text) = text {
+            return Ok(raw(Bytes::from(text)));
+        }
+    }
+    Ok(raw(entry.text.clone()))
 }
 
 /// What a registration ended in.
@@ -290,9 +298,21 @@ fn same_canonical(
         // A descriptor set (a protobuf schema published natively) is no
         // text: only its compiled files can equal a registration.
         let text = std::str::from_utf8(held.bytes()).unwrap_or("");
-        // A text that is no JSON (`.proto`) is compared as it is.
+        // A text that is no JSON (`.proto`) is compared as it is. A held
+        // JSON Schema is compared by its canonical form as it was stored,
+        // never normalized again: Confluent's `canLookup` compares the
+        // candidate (normalized, with `normalize=true`) with the held
+        // schema as parsed (`JsonSchema.equals` on `canonicalString()`,
+        // `AbstractSchemaRegistry.lookUpSchemaUnderSubject`, v8.2.0), so a
+        // version registered without `normalize` is no match for its
+        // keys sorted. An Avro schema is compared by its structure there
+        // (`AvroSchema.equivalent`), which its normalized form keeps.
+        let held_form = match language {
+            Language::JsonSchema => canonical(text, false).ok(),
+            _ => canonical(text, normalize).ok(),
+        };
         let same = text == form
-            || canonical(text, normalize).ok().as_deref() == Some(form)
+            || held_form.as_deref() == Some(form)
             || (normalize && normalizes_to(registry, &held, form));
         let identity = if same {
             Identity::Text
@@ -335,7 +355,9 @@ pub(crate) async fn register(
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
     let subject = subject(path)?;
-    let normalize = Query::parse(raw_query.as_deref()).flag("normalize", false)?;
+    let query = Query::parse(raw_query.as_deref());
+    let normalize = query.flag("normalize", false)?;
+    let format = Format::of(&query);
     let (candidate, contract) =
         candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
     let namespace = state.namespace().to_owned();
@@ -364,7 +386,7 @@ pub(crate) async fn register(
                 normalize,
             )?;
             let view = match &registration {
-                Registration::Done { schema, .. } => proto_view(registry, &namespace, schema),
+                Registration::Done { schema, .. } => format.view(registry, &namespace, schema)?,
                 Registration::Refused(_) => None,
             };
             Ok((registration, view))
@@ -498,6 +520,7 @@ pub(crate) async fn lookup(
     let subject = subject(path)?;
     let query = Query::parse(raw_query.as_deref());
     let normalize = query.flag("normalize", false)?;
+    let format = Format::of(&query);
     let seen = if query.flag("deleted", false)? {
         Seen::All
     } else {
@@ -533,9 +556,10 @@ pub(crate) async fn lookup(
                 Some(_) => None,
                 None => registry.check_compiles(&candidate).err(),
             };
-            let view = found
-                .as_ref()
-                .and_then(|(_, held, _)| proto_view(registry, &namespace, held));
+            let view = match &found {
+                Some((_, held, _)) => format.view(registry, &namespace, held)?,
+                None => None,
+            };
             Ok(Ok((history, versions, found, unusable, view)))
         })
         .await
@@ -638,6 +662,16 @@ pub(crate) async fn delete_version(
     }
     let history = history(&state, &subject).await?;
     if let Which::Exact(v) = which {
+        // Confluent's `validateDeleteSchemaVersion` looks among every
+        // version, soft-deleted ones too (`AbstractSchemaRegistry.java`,
+        // v8.2.0): a version not held of a subject held is 40402.
+        if !history.all.contains(&v) {
+            return Err(if history.all.is_empty() {
+                subject_not_found(&subject.text)
+            } else {
+                version_not_found(&subject.text, v)
+            });
+        }
         if history.deleted.contains(&v) {
             return Err(ApiError::new(
                 ErrorCode::VersionSoftDeleted,

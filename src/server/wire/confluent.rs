@@ -57,6 +57,9 @@ pub(crate) enum ErrorCode {
     /// 42205: refused, whoever asks: a write on a read-only server, a
     /// delete (422).
     NotPermitted,
+    /// 42206: a delete of a version a live schema's references name
+    /// (422).
+    ReferenceExists,
     /// 42208: a subject that cannot be a URN name (422).
     InvalidSubject,
     /// 42209: a schema or a body over the cap (413).
@@ -94,6 +97,7 @@ impl ErrorCode {
             ErrorCode::InvalidCompatibilityLevel => 42203,
             ErrorCode::InvalidMode => 42204,
             ErrorCode::NotPermitted => 42205,
+            ErrorCode::ReferenceExists => 42206,
             ErrorCode::InvalidSubject => 42208,
             ErrorCode::TooLarge => 42209,
             ErrorCode::StoreFailed => 50001,
@@ -123,6 +127,7 @@ impl ErrorCode {
             | ErrorCode::InvalidCompatibilityLevel
             | ErrorCode::InvalidMode
             | ErrorCode::NotPermitted
+            | ErrorCode::ReferenceExists
             | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
@@ -383,6 +388,7 @@ mod tests {
             (ErrorCode::InvalidCompatibilityLevel, 42203, 422),
             (ErrorCode::InvalidMode, 42204, 422),
             (ErrorCode::NotPermitted, 42205, 422),
+            (ErrorCode::ReferenceExists, 42206, 422),
             (ErrorCode::InvalidSubject, 42208, 422),
             (ErrorCode::TooLarge, 42209, 413),
             (ErrorCode::StoreFailed, 50001, 500),

@@ -1,0 +1,328 @@
+//! Confluent parity, round 2 (issue 44): each test holds the server to one
+//! behaviour read in Confluent's source (the file and release are named
+//! in the server's code where the behaviour lives), and each failed before
+//! the change that made it pass.
+#![cfg(feature = "server")]
+
+use crate::server;
+
+use serde_json::{json, Value};
+use server::*;
+
+const V1: &str =
+    r#"{"type": "object", "properties": {"id": {"type": "string"}, "amount": {"type": "number"}}}"#;
+const V1_SORTED: &str =
+    r#"{"properties":{"amount":{"type":"number"},"id":{"type":"string"}},"type":"object"}"#;
+
+fn send(running: &Running, method: &str, path: &str, body: &Value) -> Reply {
+    confluent(method, &running.url(path), body)
+}
+
+fn json_body(schema: &str) -> Value {
+    json!({"schema": schema, "schemaType": "JSON"})
+}
+
+fn register(running: &Running, subject: &str, body: &Value) -> Reply {
+    register_at(running, &format!("/subjects/{subject}/versions"), body)
+}
+
+fn register_at(running: &Running, path: &str, body: &Value) -> Reply {
+    let reply = send(running, "POST", path, body);
+    assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+    reply
+}
+
+fn delete(running: &Running, path: &str) -> Reply {
+    send(running, "DELETE", path, &Value::Null)
+}
+
+/// Item 1: `normalize=true` matches by the canonical text as stored, as
+/// Confluent's `canLookup` does: a version registered without it, keys
+/// unsorted, is no match for the sorted form; a register adds a version
+/// with the sorted text and another id.
+#[test]
+fn normalize_matches_the_stored_canonical_text_only() {
+    let running = start();
+    let first = register(&running, "orders-value", &json_body(V1)).json();
+    assert_eq!(first["version"], 1);
+    // Without normalize, the same text: version 1.
+    let lookup = send(&running, "POST", "/subjects/orders-value", &json_body(V1));
+    assert_eq!(lookup.json()["id"], first["id"], "{}", lookup.text());
+    // With normalize, the sorted form is not what version 1 holds.
+    let normalized = send(
+        &running,
+        "POST",
+        "/subjects/orders-value?normalize=true",
+        &json_body(V1),
+    );
+    assert_eq!(
+        (normalized.status, normalized.code()),
+        (404, 40403),
+        "{}",
+        normalized.text()
+    );
+    let again = register_at(
+        &running,
+        "/subjects/orders-value/versions?normalize=true",
+        &json_body(V1),
+    )
+    .json();
+    assert_eq!(again["version"], 2, "a new version with the sorted text");
+    assert_ne!(again["id"], first["id"], "another content, another id");
+    assert_eq!(again["schema"], V1_SORTED);
+    // Now normalize=true finds version 2, and the sorted text finds it
+    // without normalize too.
+    for path in [
+        "/subjects/orders-value?normalize=true",
+        "/subjects/orders-value",
+    ] {
+        let body = if path.ends_with("true") {
+            json_body(V1)
+        } else {
+            json_body(V1_SORTED)
+        };
+        let found = send(&running, "POST", path, &body);
+        assert_eq!(found.json()["version"], 2, "{path}: {}", found.text());
+    }
+    // Registering the sorted text with normalize again: version 2 still.
+    let third = register_at(
+        &running,
+        "/subjects/orders-value/versions?normalize=true",
+        &json_body(V1_SORTED),
+    );
+    assert_eq!(third.json()["version"], 2);
+}
+
+/// Item 1: with `normalize=true` references are sorted (subject, then
+/// version) and each kept once, as Confluent's `normalize()` does.
+#[test]
+fn normalize_sorts_and_deduplicates_references() {
+    let running = start();
+    let leaf = r#"{"type": "string"}"#;
+    register(&running, "b-ref", &json_body(leaf));
+    register(&running, "a-ref", &json_body(r#"{"type": "integer"}"#));
+    let schema =
+        r#"{"type": "object", "properties": {"a": {"$ref": "a.json"}, "b": {"$ref": "b.json"}}}"#;
+    let unordered = json!([
+        {"name": "b.json", "subject": "b-ref", "version": 1},
+        {"name": "a.json", "subject": "a-ref", "version": 1},
+        {"name": "b.json", "subject": "b-ref", "version": 1},
+    ]);
+    let reply = register_at(
+        &running,
+        "/subjects/refs-value/versions?normalize=true",
+        &json!({"schema": schema, "schemaType": "JSON", "references": unordered}),
+    );
+    assert_eq!(
+        reply.json()["references"],
+        json!([
+            {"name": "a.json", "subject": "a-ref", "version": 1},
+            {"name": "b.json", "subject": "b-ref", "version": 1},
+        ]),
+        "{}",
+        reply.text()
+    );
+}
+
+/// Item 2: a version of a subject whose every version is soft-deleted is
+/// "subject not found" (40401) without `deleted=true`, as Confluent's
+/// `getSchemaByVersion` answers; a version the subject does not have, with
+/// live versions left, stays 40402.
+#[test]
+fn a_version_of_a_soft_deleted_subject_is_40401() {
+    let running = start();
+    register(&running, "gone-value", &json_body(V1));
+    register(
+        &running,
+        "gone-value",
+        &json_body(r#"{"type": "object", "description": "v2"}"#),
+    );
+    assert_eq!(
+        get(&running.url("/subjects/gone-value/versions/9")).code(),
+        40402
+    );
+    assert_eq!(delete(&running, "/subjects/gone-value").status, 200);
+    for path in [
+        "/subjects/gone-value/versions/1",
+        "/subjects/gone-value/versions/2/schema",
+        "/subjects/gone-value/versions/9",
+        "/subjects/gone-value/versions/latest",
+    ] {
+        let reply = get(&running.url(path));
+        assert_eq!(
+            (reply.status, reply.code()),
+            (404, 40401),
+            "{path}: {}",
+            reply.text()
+        );
+    }
+    // Still readable with deleted=true.
+    let deleted = get(&running.url("/subjects/gone-value/versions/1?deleted=true"));
+    assert_eq!(deleted.status, 200, "{}", deleted.text());
+    // Deleting a version it never had: 40402 (the subject is held).
+    assert_eq!(
+        delete(&running, "/subjects/gone-value/versions/9").code(),
+        40402
+    );
+}
+
+/// Item 3: a (soft) delete of a version, or of a subject, that a live
+/// schema's references name is refused with 42206, and nothing is
+/// deleted; once the referrer is deleted, the delete goes through.
+#[test]
+fn deleting_what_a_live_schema_references_is_42206() {
+    let running = start();
+    register(&running, "money", &json_body(r#"{"type": "number"}"#));
+    let referrer = register(
+        &running,
+        "order-value",
+        &json!({
+            "schema": r#"{"type": "object", "properties": {"total": {"$ref": "money.json"}}}"#,
+            "schemaType": "JSON",
+            "references": [{"name": "money.json", "subject": "money", "version": 1}],
+        }),
+    )
+    .json();
+    for path in ["/subjects/money/versions/1", "/subjects/money"] {
+        let refused = delete(&running, path);
+        assert_eq!(
+            (refused.status, refused.code()),
+            (422, 42206),
+            "{path}: {}",
+            refused.text()
+        );
+        assert!(refused.text().contains("order-value"), "{}", refused.text());
+    }
+    assert_eq!(
+        get(&running.url("/subjects/money/versions")).json(),
+        json!([1]),
+        "nothing was deleted"
+    );
+    let referenced_by = get(&running.url("/subjects/money/versions/1/referencedby")).json();
+    assert_eq!(referenced_by, json!([referrer["id"]]));
+    // The referrer deleted, the reference is no longer live.
+    assert_eq!(delete(&running, "/subjects/order-value").status, 200);
+    assert_eq!(
+        get(&running.url("/subjects/money/versions/1/referencedby")).json(),
+        json!([])
+    );
+    assert_eq!(
+        get(&running.url("/subjects/money/versions/1/referencedby?deleted=true")).json(),
+        json!([referrer["id"]])
+    );
+    let deleted = delete(&running, "/subjects/money/versions/1");
+    assert_eq!(deleted.json(), json!(1), "{}", deleted.text());
+}
+
+/// Item 3: a subject's own versions referencing each other do not stop
+/// the subject's delete (Confluent sets the subject itself aside).
+#[test]
+fn a_subject_referencing_itself_deletes_whole() {
+    let running = start();
+    let none = send(
+        &running,
+        "PUT",
+        "/config/self-value",
+        &json!({"compatibility": "NONE"}),
+    );
+    assert_eq!(none.status, 200, "{}", none.text());
+    register(&running, "self-value", &json_body(r#"{"type": "number"}"#));
+    register(
+        &running,
+        "self-value",
+        &json!({
+            "schema": r#"{"type": "object", "properties": {"n": {"$ref": "n.json"}}}"#,
+            "schemaType": "JSON",
+            "references": [{"name": "n.json", "subject": "self-value", "version": 1}],
+        }),
+    );
+    let deleted = delete(&running, "/subjects/self-value");
+    assert_eq!(deleted.json(), json!([1, 2]), "{}", deleted.text());
+}
+
+/// Item 8: `GET /schemas/guids/{guid}/ids` (Confluent 8.0 on): the ids of a
+/// content with their context, `[]` for a guid no content has.
+#[test]
+fn guid_ids_list_the_ids_of_a_content() {
+    let running = start();
+    let registered = register(&running, "orders-value", &json_body(V1)).json();
+    let guid = registered["guid"].as_str().unwrap().to_owned();
+    let ids = get(&running.url(&format!("/schemas/guids/{guid}/ids")));
+    assert_eq!(ids.status, 200, "{}", ids.text());
+    assert_eq!(
+        ids.json(),
+        json!([{"context": ".", "id": registered["id"]}])
+    );
+    for unknown in ["00000000-0000-0000-0000-000000000000", "not-a-guid"] {
+        let none = get(&running.url(&format!("/schemas/guids/{unknown}/ids")));
+        assert_eq!((none.status, none.json()), (200, json!([])), "{unknown}");
+    }
+}
+
+/// Item 5: every route that answers a protobuf schema takes
+/// `format=serialized` (base64 of its `FileDescriptorProto`), among them
+/// `GET /subjects/{s}/metadata`, which Confluent's protobuf deserializer
+/// asks with `use.latest.with.metadata`.
+#[cfg(feature = "proto-text")]
+#[test]
+fn format_serialized_on_every_route_answering_a_protobuf_schema() {
+    use base64::Engine as _;
+    use prost::Message as _;
+    use prost_reflect::prost_types::FileDescriptorProto;
+
+    let running = start();
+    let text = String::from_utf8(crate::common::read("proto/confluent/money.proto")).unwrap();
+    let registered = register(
+        &running,
+        "money",
+        &json!({"schemaType": "PROTOBUF", "schema": text,
+                "metadata": {"properties": {"owner": "payments"}}}),
+    )
+    .json();
+    let (id, guid) = (registered["id"].clone(), registered["guid"].clone());
+    let guid = guid.as_str().unwrap();
+    let check = |label: &str, schema: &str| {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(schema)
+            .unwrap_or_else(|err| panic!("{label}: not base64 ({err}): {schema}"));
+        let file = FileDescriptorProto::decode(bytes.as_slice()).expect(label);
+        assert_eq!(file.package(), "acme.common.v1", "{label}");
+    };
+    let json_routes = [
+        format!("/subjects/money/metadata?key=owner&value=payments&format=serialized"),
+        format!("/schemas/ids/{id}?format=serialized"),
+        format!("/schemas/guids/{guid}?format=serialized"),
+        "/subjects/money/versions/1?format=serialized".to_owned(),
+        "/subjects/money/versions/latest?format=SERIALIZED".to_owned(),
+    ];
+    for path in &json_routes {
+        let reply = get(&running.url(path));
+        assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+        if path.starts_with("/subjects") {
+            assert_eq!(reply.json()["id"], id, "{path}");
+        }
+        check(path, reply.json()["schema"].as_str().unwrap());
+    }
+    for path in [
+        format!("/schemas/ids/{id}/schema?format=serialized"),
+        "/subjects/money/versions/1/schema?format=serialized".to_owned(),
+    ] {
+        let reply = get(&running.url(&path));
+        assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+        check(&path, &reply.text());
+    }
+    // The register and lookup answers too.
+    let body = json!({"schemaType": "PROTOBUF", "schema": text,
+                      "metadata": {"properties": {"owner": "payments"}}});
+    for path in [
+        "/subjects/money/versions?format=serialized",
+        "/subjects/money?format=serialized",
+    ] {
+        let reply = send(&running, "POST", path, &body);
+        assert_eq!(reply.status, 200, "{path}: {}", reply.text());
+        check(path, reply.json()["schema"].as_str().unwrap());
+    }
+    // Without the format: the text, as before.
+    let plain = get(&running.url("/subjects/money/metadata?key=owner&value=payments")).json();
+    assert_eq!(plain["schema"], text.as_str());
+}
