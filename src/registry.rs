@@ -297,8 +297,9 @@ impl Registry {
     /// ([`Version::Next`]). Compiled as [`publish`](Registry::publish)
     /// compiles, not checked for compatibility (Confluent's import mode
     /// checks none). The same schema under the same URN and id again is
-    /// fine; an id held by other bytes, or the content held under another
-    /// id, is [`Error::IdConflict`] (see [`Store::publish_with_id`]).
+    /// fine; an id held by other bytes, or the URN held under another id,
+    /// is [`Error::IdConflict`]; a content held under another id is kept
+    /// under this one too (see [`Store::publish_with_id`]).
     pub fn import(&self, schema: Schema, version: Version, id: SchemaId) -> Result<Stored, Error> {
         self.store_checked(schema, Compatibility::None, version, Some(id))
     }
@@ -700,7 +701,13 @@ impl Registry {
     /// unless imports gave the content more than one); empty for a guid
     /// no content has, and for an embedded registry.
     pub fn ids_of_guid(&self, guid: &str) -> Result<Vec<SchemaId>, Error> {
-        Ok(self.id_of_guid(guid)?.into_iter().collect())
+        let Some(prefix) = crate::store::guid_digest_prefix(guid) else {
+            return Ok(Vec::new());
+        };
+        match &self.inner.ids {
+            Ids::Store => self.inner.store.ids_of_digest_prefix(&prefix),
+            Ids::Unknown | Ids::Given(_) => Ok(Vec::new()),
+        }
     }
 
     /// Reading `writer`'s data as `reader` (two Avro schemas this registry

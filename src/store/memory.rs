@@ -5,8 +5,8 @@ use parking_lot::{Mutex, RwLock};
 use std::collections::HashSet;
 
 use super::{
-    check_held_id, content_digest, live, plan, Check, Held, Mode, Plan, SchemaId, Store, Stored,
-    Version,
+    content_digest, given_id_row, live, plan, Check, Held, IdRow, Mode, Plan, SchemaId, Store,
+    Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -26,7 +26,11 @@ pub struct MemoryStore {
 #[derive(Debug, Default)]
 struct State {
     schemas: BTreeMap<Urn, Entry>,
+    /// Each content row's id, by its key (the content's digest, or an
+    /// alias key for an id an import gave beside the content's own).
     ids: HashMap<String, SchemaId>,
+    /// Each id's row key.
+    keys: HashMap<SchemaId, String>,
     /// The URNs holding each content, by its id.
     urns: HashMap<SchemaId, Vec<Urn>>,
     /// The next id handed out: above every id held, imported ones
@@ -42,7 +46,7 @@ struct State {
     configs: HashMap<Option<String>, String>,
 }
 
-/// A version held: its schema, its content's digest and id.
+/// A version held: its schema, its content row's key and id.
 #[derive(Debug)]
 struct Entry {
     schema: Schema,
@@ -80,42 +84,59 @@ impl MemoryStore {
                 })
                 .collect()
         };
-        let schema = match plan(schema, version, &digest, &held)? {
-            Plan::Held(stored) => {
-                if let Some(id) = given {
-                    check_held_id(&stored, id)?;
-                }
-                return Ok(stored);
-            }
+        let schema = match plan(schema, version, &digest, given, &held)? {
+            Plan::Held(stored) => return Ok(stored),
             Plan::Insert(schema) => schema,
         };
-        if let Some(id) = given {
-            let state = self.state.read();
-            check_given_id(&state, &schema, &digest, id)?;
-        }
+        let row = match given {
+            Some(id) => {
+                let state = self.state.read();
+                let id_row = state.keys.get(&id).map(|key| {
+                    let holder = state.urns.get(&id).and_then(|urns| urns.first()).cloned();
+                    (key.clone(), holder)
+                });
+                Some((
+                    id,
+                    given_id_row(
+                        &schema,
+                        &digest,
+                        id,
+                        id_row,
+                        state.ids.contains_key(&digest),
+                    )?,
+                ))
+            }
+            None => None,
+        };
         check(&schema, &live(held))?;
         let mut state = self.state.write();
-        let id = match (state.ids.get(&digest), given) {
-            (Some(&id), _) => id,
-            (None, Some(id)) => {
-                state.ids.insert(digest.clone(), id);
+        let (id, key) = match row {
+            Some((id, IdRow::Held)) => (id, state.keys.get(&id).cloned().unwrap_or_default()),
+            Some((id, IdRow::Insert(key))) => {
+                state.ids.insert(key.clone(), id);
+                state.keys.insert(id, key.clone());
                 state.urns.insert(id, Vec::new());
                 state.next_id = state.next_id.max(id.saturating_add(1));
-                id
+                (id, key)
             }
-            (None, None) => {
-                let id = state.next_id.max(1);
-                if id > i32::MAX as u32 {
-                    return Err(Error::Store {
-                        source: "the memory store ran out of schema ids".into(),
-                    });
+            None => match state.ids.get(&digest) {
+                Some(&id) => (id, digest),
+                None => {
+                    let id = state.next_id.max(1);
+                    if id > i32::MAX as u32 {
+                        return Err(Error::Store {
+                            source: "the memory store ran out of schema ids".into(),
+                        });
+                    }
+                    state.next_id = id + 1;
+                    state.ids.insert(digest.clone(), id);
+                    state.keys.insert(id, digest.clone());
+                    state.urns.insert(id, Vec::new());
+                    (id, digest)
                 }
-                state.next_id = id + 1;
-                state.ids.insert(digest.clone(), id);
-                state.urns.insert(id, Vec::new());
-                id
-            }
+            },
         };
+        let digest = key;
         let urn = schema.urn().clone();
         let holders = state.urns.entry(id).or_default();
         let at = holders.partition_point(|held| *held < urn);
@@ -125,35 +146,6 @@ impl MemoryStore {
             .insert(urn.clone(), Entry { schema, digest, id });
         Ok(Stored::new(urn, id, true))
     }
-}
-
-/// A given id's checks: the content has no other id, and no other content
-/// has this one.
-fn check_given_id(state: &State, schema: &Schema, digest: &str, id: SchemaId) -> Result<(), Error> {
-    if id == 0 || id > i32::MAX as u32 {
-        return Err(Error::IdNotFound { id });
-    }
-    if let Some(&held) = state.ids.get(digest) {
-        if held != id {
-            let other = state.urns.get(&held).and_then(|urns| urns.first());
-            return Err(Error::IdConflict {
-                urn: schema.urn().clone(),
-                id,
-                other: other.cloned().unwrap_or_else(|| schema.urn().clone()),
-                other_id: held,
-            });
-        }
-        return Ok(());
-    }
-    if let Some(other) = state.urns.get(&id).and_then(|urns| urns.first()) {
-        return Err(Error::IdConflict {
-            urn: schema.urn().clone(),
-            id,
-            other: other.clone(),
-            other_id: id,
-        });
-    }
-    Ok(())
 }
 
 impl State {
@@ -306,6 +298,19 @@ impl Store for MemoryStore {
             None => state.configs.remove(&key),
         };
         Ok(())
+    }
+
+    fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {
+        let mut ids: Vec<SchemaId> = self
+            .state
+            .read()
+            .ids
+            .iter()
+            .filter(|(digest, _)| digest.starts_with(prefix))
+            .map(|(_, &id)| id)
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
     }
 
     fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {

@@ -181,16 +181,20 @@ pub trait Store: Send + Sync {
     /// imported from another registry with the id its messages carry):
     ///
     /// * the URN held already with the same schema and this id answers its
-    ///   [`Stored`] (`created == false`);
-    /// * the content held (under any URN) with another id, or `id` held by
-    ///   another content, is [`Error::IdConflict`]: an id never moves to
-    ///   other bytes, and a content has one id;
-    /// * else the schema is stored with content id `id`, and the store's
-    ///   own allocation never hands `id` (nor any id below the largest
-    ///   imported) out later.
+    ///   [`Stored`] (`created == false`); with another id, it is
+    ///   [`Error::IdConflict`] (a version carries one id);
+    /// * `id` held by another content is [`Error::IdConflict`]: an id never
+    ///   moves to other bytes;
+    /// * else the schema is stored with id `id`, also when its content is
+    ///   held under another id already (an imported registry may hold one
+    ///   content under two ids, as Confluent's does after imports into
+    ///   contexts): each id, and each URN, resolves to the same bytes,
+    ///   and the store's own allocation never hands `id` (nor any id
+    ///   below the largest imported) out later. The store's own ids keep
+    ///   one content, one id.
     ///
     /// With [`Version::Next`], a version (not soft-deleted) of the name
-    /// holding the same content answers that version (when its id is `id`).
+    /// holding the same content under `id` answers that version.
     ///
     /// The default implementation refuses ([`Error::Store`]).
     fn publish_with_id(
@@ -267,6 +271,24 @@ pub trait Store: Send + Sync {
             }
         }
         Ok(found)
+    }
+
+    /// Every id whose content's [`content_digest`] starts with `prefix`,
+    /// ascending: a content's own id, and the ids imports gave it beside
+    /// (see [`publish_with_id`](Store::publish_with_id)). The default reads
+    /// every URN held; the persistent stores ask their digest index.
+    fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {
+        let mut ids = Vec::new();
+        for urn in self.list()? {
+            if let (Some(schema), Some(id)) = (self.get(&urn)?, self.id_of(&urn)?) {
+                if content_digest(&schema).starts_with(prefix) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        Ok(ids)
     }
 
     /// Every URN whose version carries a [reference](dataschema_core::Reference)
@@ -657,12 +679,20 @@ pub(crate) fn id_from_row(what: &str, id: i64) -> Result<SchemaId, Error> {
 pub(crate) struct Held {
     /// The schema, under its URN.
     pub(crate) schema: Schema,
-    /// Its content's digest ([`content_digest`]).
+    /// The key of its content's row: the content's digest
+    /// ([`content_digest`]), or an [`alias_key`] for an id an import gave.
     pub(crate) digest: String,
     /// Its content's id.
     pub(crate) id: SchemaId,
     /// Soft-deleted ([`Store::delete_versions`]).
     pub(crate) deleted: bool,
+}
+
+impl Held {
+    /// Its content's digest.
+    pub(crate) fn content(&self) -> &str {
+        content_of_key(&self.digest)
+    }
 }
 
 /// What a publish does once the versions held for the name are known.
@@ -675,7 +705,15 @@ pub(crate) enum Plan {
 
 /// The steps 1 and 2 of [`Store::publish`], the one plan of every store of
 /// this crate: `held` is every version of the name (ascending) with its
-/// content's digest and id, read under the store's lock on the name.
+/// content's digest and id, read under the store's lock on the name;
+/// `given` is the id a [`Store::publish_with_id`] gives.
+///
+/// With an id given, a version holding the same content under another id
+/// is not the same version: an import keeps every id it is given
+/// (Confluent's register in IMPORT mode skips the versions whose id
+/// differs, `KafkaSchemaRegistry.register`, v8.2.0), so [`Version::Next`]
+/// makes a new version, and the URN of [`Version::Exact`], which carries
+/// one id, is [`Error::IdConflict`].
 ///
 /// A next version after 4294967295 (the largest a URN carries) is
 /// [`Error::LastVersion`], never a wrap or a panic.
@@ -683,14 +721,16 @@ pub(crate) fn plan(
     schema: &Schema,
     version: Version,
     digest: &str,
+    given: Option<SchemaId>,
     held: &[Held],
 ) -> Result<Plan, Error> {
+    let same_id = |held: &Held| given.is_none_or(|id| held.id == id);
     let schema = match version {
         Version::Exact => schema.clone(),
         Version::Next => {
             if let Some(same) = held
                 .iter()
-                .find(|held| held.digest == digest && !held.deleted)
+                .find(|held| held.content() == digest && !held.deleted && same_id(held))
             {
                 return Ok(Plan::Held(Stored::new(
                     same.schema.urn().clone(),
@@ -715,33 +755,80 @@ pub(crate) fn plan(
         .iter()
         .find(|held| held.schema.urn().version() == version)
     {
-        return if same.digest == digest {
+        return if same.content() != digest {
+            Err(Error::Immutable {
+                urn: schema.urn().clone(),
+            })
+        } else if let Some(id) = given.filter(|&id| id != same.id) {
+            Err(Error::IdConflict {
+                urn: schema.urn().clone(),
+                id,
+                other: schema.urn().clone(),
+                other_id: same.id,
+            })
+        } else {
             Ok(Plan::Held(Stored::new(
                 schema.urn().clone(),
                 same.id,
                 false,
             )))
-        } else {
-            Err(Error::Immutable {
-                urn: schema.urn().clone(),
-            })
         };
     }
     Ok(Plan::Insert(schema))
 }
 
-/// The checks of [`Store::publish_with_id`] on what a plan found held
-/// already: the content's id must be `id`.
-pub(crate) fn check_held_id(stored: &Stored, id: SchemaId) -> Result<(), Error> {
-    if stored.id == id {
-        Ok(())
-    } else {
-        Err(Error::IdConflict {
-            urn: stored.urn.clone(),
+/// The key a content's row is kept under when an import gives the content
+/// another id beside the one it has (`<digest>#id:<id>`): one row per id of
+/// a content, each under a unique key, so the digest's `UNIQUE` keeps "one
+/// content, one id" for the ids a store assigns itself, and an id given
+/// names its content's bytes as the first one does.
+pub(crate) fn alias_key(digest: &str, id: SchemaId) -> String {
+    format!("{digest}#id:{id}")
+}
+
+/// The content digest a row's key holds (an [`alias_key`]'s suffix off).
+pub(crate) fn content_of_key(key: &str) -> &str {
+    key.split_once("#id:").map_or(key, |(digest, _)| digest)
+}
+
+/// Where a publish with an id given keeps its content, decided under the
+/// store's lock ([`given_id_row`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum IdRow {
+    /// The row of the id given holds the content already: the URN names
+    /// it.
+    Held,
+    /// A new row, with the id given, under this key: the content's digest
+    /// when no row holds the content, else an [`alias_key`].
+    Insert(String),
+}
+
+/// The row a publish of `schema` (its content `digest`) with the id `id`
+/// given goes to: `id_row` is the key of the row holding `id`, if one
+/// does, with a URN naming it; `content_held` whether a row is kept under
+/// `digest` itself. An id held by another content is
+/// [`Error::IdConflict`] (an id never moves to other bytes); an id outside
+/// `1..=2^31-1` is [`Error::IdNotFound`].
+pub(crate) fn given_id_row(
+    schema: &Schema,
+    digest: &str,
+    id: SchemaId,
+    id_row: Option<(String, Option<Urn>)>,
+    content_held: bool,
+) -> Result<IdRow, Error> {
+    if id == 0 || id > i32::MAX as u32 {
+        return Err(Error::IdNotFound { id });
+    }
+    match id_row {
+        Some((key, _)) if content_of_key(&key) == digest => Ok(IdRow::Held),
+        Some((_, holder)) => Err(Error::IdConflict {
+            urn: schema.urn().clone(),
             id,
-            other: stored.urn.clone(),
-            other_id: stored.id,
-        })
+            other: holder.unwrap_or_else(|| schema.urn().clone()),
+            other_id: id,
+        }),
+        None if content_held => Ok(IdRow::Insert(alias_key(digest, id))),
+        None => Ok(IdRow::Insert(digest.to_owned())),
     }
 }
 
@@ -835,6 +922,9 @@ macro_rules! forward_store {
             }
             fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {
                 (**self).id_of_digest_prefix(prefix)
+            }
+            fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {
+                (**self).ids_of_digest_prefix(prefix)
             }
             fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
                 (**self).referrers(urn)

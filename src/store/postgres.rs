@@ -8,9 +8,9 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
-    check_held_id, content_digest, corrupt, failure, id_from_row, live, plan, schema_from_row,
-    urn_from_row, with_contract_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored,
-    Version,
+    content_digest, corrupt, failure, given_id_row, id_from_row, live, plan, schema_from_row,
+    urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store,
+    Stored, Version,
 };
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -698,29 +698,29 @@ impl PostgresStore {
                 return Err(Attempt::Locked);
             }
             let held = self.held(&mut transaction, schema.urn())?;
-            let schema = match plan(schema, version, &digest, &held)? {
+            let schema = match plan(schema, version, &digest, given, &held)? {
                 // Dropping the transaction rolls it back.
-                Plan::Held(stored) => {
-                    if let Some(id) = given {
-                        check_held_id(&stored, id)?;
-                    }
-                    return Ok(stored);
-                }
+                Plan::Held(stored) => return Ok(stored),
                 Plan::Insert(schema) => schema,
             };
-            if let Some(id) = given {
-                self.check_given_id(&mut transaction, &schema, &digest, id)?;
-            }
+            let row = match given {
+                Some(id) => Some((id, self.given_row(&mut transaction, &schema, &digest, id)?)),
+                None => None,
+            };
             check(&schema, &live(held))?;
-            let inserted = match given {
-                Some(id) => {
-                    let inserted = transaction.query_opt(
+            let id: i64 = match &row {
+                Some((id, IdRow::Held)) => i64::from(*id),
+                Some((id, IdRow::Insert(key))) => {
+                    // No `ON CONFLICT`: a replica that stored the content
+                    // or the id meanwhile (under another name's lock)
+                    // makes this a unique violation, retried into a plan
+                    // that sees it.
+                    transaction.execute(
                         "INSERT INTO dataschema_contents (id, digest, language, root, bytes)
-                         OVERRIDING SYSTEM VALUE
-                         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (digest) DO NOTHING RETURNING id",
+                         OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5)",
                         &[
-                            &i64::from(id),
-                            &digest,
+                            &i64::from(*id),
+                            key,
                             &schema.language().as_str(),
                             &schema.root(),
                             &schema.bytes(),
@@ -731,29 +731,31 @@ impl PostgresStore {
                     transaction.execute(
                         "SELECT setval(pg_get_serial_sequence('dataschema_contents', 'id'),
                                 GREATEST($1, nextval(pg_get_serial_sequence('dataschema_contents', 'id'))))",
-                        &[&i64::from(id)],
+                        &[&i64::from(*id)],
                     )?;
-                    inserted
+                    i64::from(*id)
                 }
-                None => transaction.query_opt(
-                "INSERT INTO dataschema_contents (digest, language, root, bytes)
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING id",
-                &[
-                    &digest,
-                    &schema.language().as_str(),
-                    &schema.root(),
-                    &schema.bytes(),
-                ],
-            )?,
-            };
-            let id: i64 = match inserted {
-                Some(row) => row.try_get(0)?,
-                None => transaction
-                    .query_one(
-                        "SELECT id FROM dataschema_contents WHERE digest = $1",
-                        &[&digest],
-                    )?
-                    .try_get(0)?,
+                None => {
+                    let inserted = transaction.query_opt(
+                        "INSERT INTO dataschema_contents (digest, language, root, bytes)
+                         VALUES ($1, $2, $3, $4) ON CONFLICT (digest) DO NOTHING RETURNING id",
+                        &[
+                            &digest,
+                            &schema.language().as_str(),
+                            &schema.root(),
+                            &schema.bytes(),
+                        ],
+                    )?;
+                    match inserted {
+                        Some(row) => row.try_get(0)?,
+                        None => transaction
+                            .query_one(
+                                "SELECT id FROM dataschema_contents WHERE digest = $1",
+                                &[&digest],
+                            )?
+                            .try_get(0)?,
+                    }
+                }
             };
             let id = id_from_row(&self.what, id)?;
             if let Some(contract) = schema.contract_json() {
@@ -762,18 +764,6 @@ impl PostgresStore {
                      ON CONFLICT (content_id) DO NOTHING",
                     &[&i64::from(id), &contract],
                 )?;
-            }
-            if let Some(given) = given {
-                // Another replica stored the content meanwhile, under
-                // another id.
-                if given != id {
-                    return Err(Attempt::Final(Error::IdConflict {
-                        urn: schema.urn().clone(),
-                        id: given,
-                        other: schema.urn().clone(),
-                        other_id: id,
-                    }));
-                }
             }
             let urn = schema.urn();
             transaction.execute(
@@ -791,60 +781,49 @@ impl PostgresStore {
         })
     }
 
-    /// A given id's checks, under the name's lock: the content has no
-    /// other id, and no other content has this one (a racing import of
-    /// the same id under another name meets the primary key, and is
-    /// retried into this check).
-    fn check_given_id(
+    /// Where a publish with the id `id` given keeps its content, under the
+    /// name's lock ([`given_id_row`]). A racing import of the same id or
+    /// content under another name meets the unique key at the insert, and
+    /// is retried into this check.
+    fn given_row(
         &self,
         client: &mut impl GenericClient,
         schema: &Schema,
         digest: &str,
         id: SchemaId,
-    ) -> Result<(), Attempt> {
-        if id == 0 || id > i32::MAX as u32 {
-            return Err(Attempt::Final(Error::IdNotFound { id }));
-        }
-        let held = client.query_opt(
-            "SELECT id FROM dataschema_contents WHERE digest = $1",
-            &[&digest],
+    ) -> Result<IdRow, Attempt> {
+        let key = client.query_opt(
+            "SELECT digest FROM dataschema_contents WHERE id = $1",
+            &[&i64::from(id)],
         )?;
-        let conflict = match held {
+        let id_row = match key {
             Some(row) => {
-                let held: i64 = row.try_get(0)?;
-                (held != i64::from(id)).then_some(held)
-            }
-            None => {
-                let taken = client.query_opt(
-                    "SELECT id FROM dataschema_contents WHERE id = $1",
+                let key: String = row.try_get(0)?;
+                let holder = client.query_opt(
+                    "SELECT namespace, name, version FROM dataschema_urns WHERE content_id = $1
+                     ORDER BY namespace, name, version LIMIT 1",
                     &[&i64::from(id)],
                 )?;
-                taken.map(|_| i64::from(id))
+                let holder = match holder {
+                    Some(row) => Some(urn_from_row(
+                        &self.what,
+                        row.try_get(0)?,
+                        row.try_get(1)?,
+                        row.try_get(2)?,
+                    )?),
+                    None => None,
+                };
+                Some((key, holder))
             }
+            None => None,
         };
-        let Some(other_content) = conflict else {
-            return Ok(());
-        };
-        let row = client.query_opt(
-            "SELECT namespace, name, version FROM dataschema_urns WHERE content_id = $1
-             ORDER BY namespace, name, version LIMIT 1",
-            &[&other_content],
-        )?;
-        let other = match row {
-            Some(row) => urn_from_row(
-                &self.what,
-                row.try_get(0)?,
-                row.try_get(1)?,
-                row.try_get(2)?,
-            )?,
-            None => schema.urn().clone(),
-        };
-        Err(Attempt::Final(Error::IdConflict {
-            urn: schema.urn().clone(),
-            id,
-            other,
-            other_id: id_from_row(&self.what, other_content)?,
-        }))
+        let content_held = client
+            .query_opt(
+                "SELECT id FROM dataschema_contents WHERE digest = $1",
+                &[&digest],
+            )?
+            .is_some();
+        Ok(given_id_row(schema, digest, id, id_row, content_held)?)
     }
 
     fn urns(&self, rows: Vec<postgres::Row>) -> Result<Vec<Urn>, Attempt> {
@@ -1098,6 +1077,21 @@ impl Store for PostgresStore {
             name,
             config,
         )
+    }
+
+    fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {
+        self.run("finding the ids of a guid", |client| {
+            let rows = client.query(
+                "SELECT id FROM dataschema_contents
+                 WHERE left(digest, char_length($1)) = $1 ORDER BY id",
+                &[&prefix],
+            )?;
+            let mut ids = Vec::with_capacity(rows.len());
+            for row in rows {
+                ids.push(id_from_row(&self.what, row.try_get(0)?)?);
+            }
+            Ok(ids)
+        })
     }
 
     fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {

@@ -6,8 +6,8 @@ use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    check_held_id, content_digest, failure, id_from_row, live, plan, schema_from_row, urn_from_row,
-    with_contract_row, Check, Held, Mode, Options, Plan, SchemaId, Store, Stored, Version,
+    content_digest, failure, given_id_row, id_from_row, live, plan, schema_from_row, urn_from_row,
+    with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store, Stored, Version,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -339,37 +339,53 @@ impl SqliteStore {
             .map_err(|err| self.failed("taking the write lock", err))?;
         let result = (|| {
             let held = self.held(&connection, schema.urn())?;
-            let schema = match plan(schema, version, &digest, &held)? {
-                Plan::Held(stored) => {
-                    if let Some(id) = given {
-                        check_held_id(&stored, id)?;
-                    }
-                    return Ok(stored);
-                }
+            let schema = match plan(schema, version, &digest, given, &held)? {
+                Plan::Held(stored) => return Ok(stored),
                 Plan::Insert(schema) => schema,
             };
-            if let Some(id) = given {
-                self.check_given_id(&connection, &schema, &digest, id)?;
-            }
+            let row = match given {
+                Some(id) => Some((id, self.given_row(&connection, &schema, &digest, id)?)),
+                None => None,
+            };
             check(&schema, &live(held))?;
             let insert = || -> rusqlite::Result<i64> {
-                // With AUTOINCREMENT, an id inserted as given raises the
-                // sequence past it: the store never hands it out again.
-                connection
-                    .prepare_cached(
-                        "INSERT INTO contents (id, digest, language, root, bytes)
-                         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (digest) DO NOTHING",
-                    )?
-                    .execute(params![
-                        given,
-                        digest,
-                        schema.language().as_str(),
-                        schema.root(),
-                        schema.bytes()
-                    ])?;
-                let id: i64 = connection
-                    .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
-                    .query_row(params![digest], |row| row.get(0))?;
+                let id: i64 = match &row {
+                    Some((id, IdRow::Held)) => i64::from(*id),
+                    Some((id, IdRow::Insert(key))) => {
+                        // With AUTOINCREMENT, an id inserted as given
+                        // raises the sequence past it: the store never
+                        // hands it out again.
+                        connection
+                            .prepare_cached(
+                                "INSERT INTO contents (id, digest, language, root, bytes)
+                                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                            )?
+                            .execute(params![
+                                id,
+                                key,
+                                schema.language().as_str(),
+                                schema.root(),
+                                schema.bytes()
+                            ])?;
+                        i64::from(*id)
+                    }
+                    None => {
+                        connection
+                            .prepare_cached(
+                                "INSERT INTO contents (digest, language, root, bytes)
+                                 VALUES (?1, ?2, ?3, ?4) ON CONFLICT (digest) DO NOTHING",
+                            )?
+                            .execute(params![
+                                digest,
+                                schema.language().as_str(),
+                                schema.root(),
+                                schema.bytes()
+                            ])?;
+                        connection
+                            .prepare_cached("SELECT id FROM contents WHERE digest = ?1")?
+                            .query_row(params![digest], |row| row.get(0))?
+                    }
+                };
                 if let Some(contract) = schema.contract_json() {
                     connection
                         .prepare_cached(
@@ -415,67 +431,47 @@ impl SqliteStore {
         }
     }
 
-    /// A given id's checks, under the write lock: the content has no
-    /// other id, and no other content has this one.
-    fn check_given_id(
+    /// Where a publish with the id `id` given keeps its content, under the
+    /// write lock ([`given_id_row`]).
+    fn given_row(
         &self,
         connection: &Connection,
         schema: &Schema,
         digest: &str,
         id: SchemaId,
-    ) -> Result<(), Error> {
-        if id == 0 || id > i32::MAX as u32 {
-            return Err(Error::IdNotFound { id });
-        }
-        let held: Option<i64> = connection
-            .prepare_cached("SELECT id FROM contents WHERE digest = ?1")
-            .and_then(|mut s| s.query_row(params![digest], |row| row.get(0)).optional())
-            .map_err(|err| self.failed("reading a content's id", err))?;
-        let holder = |content: i64| -> Result<Urn, Error> {
-            let row: Option<(String, String, i64)> = connection
-                .prepare_cached(
-                    "SELECT namespace, name, version FROM urns WHERE content_id = ?1
-                     ORDER BY namespace, name, version LIMIT 1",
-                )
-                .and_then(|mut s| {
-                    s.query_row(params![content], |row| {
-                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+    ) -> Result<IdRow, Error> {
+        let key: Option<String> = connection
+            .prepare_cached("SELECT digest FROM contents WHERE id = ?1")
+            .and_then(|mut s| s.query_row(params![id], |row| row.get(0)).optional())
+            .map_err(|err| self.failed("reading an id", err))?;
+        let id_row = match key {
+            Some(key) => {
+                let row: Option<(String, String, i64)> = connection
+                    .prepare_cached(
+                        "SELECT namespace, name, version FROM urns WHERE content_id = ?1
+                         ORDER BY namespace, name, version LIMIT 1",
+                    )
+                    .and_then(|mut s| {
+                        s.query_row(params![id], |row| {
+                            Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                        })
+                        .optional()
                     })
-                    .optional()
-                })
-                .map_err(|err| self.failed("reading the URNs of an id", err))?;
-            match row {
-                Some((namespace, name, version)) => {
-                    urn_from_row(&self.what, &namespace, &name, version)
-                }
-                None => Ok(schema.urn().clone()),
+                    .map_err(|err| self.failed("reading the URNs of an id", err))?;
+                let holder = row
+                    .map(|(namespace, name, version)| {
+                        urn_from_row(&self.what, &namespace, &name, version)
+                    })
+                    .transpose()?;
+                Some((key, holder))
             }
+            None => None,
         };
-        match held {
-            Some(held) if held != i64::from(id) => Err(Error::IdConflict {
-                urn: schema.urn().clone(),
-                id,
-                other: holder(held)?,
-                other_id: id_from_row(&self.what, held)?,
-            }),
-            Some(_) => Ok(()),
-            None => {
-                let taken: bool = connection
-                    .prepare_cached("SELECT EXISTS (SELECT 1 FROM contents WHERE id = ?1)")
-                    .and_then(|mut s| s.query_row(params![id], |row| row.get(0)))
-                    .map_err(|err| self.failed("reading an id", err))?;
-                if taken {
-                    Err(Error::IdConflict {
-                        urn: schema.urn().clone(),
-                        id,
-                        other: holder(i64::from(id))?,
-                        other_id: id,
-                    })
-                } else {
-                    Ok(())
-                }
-            }
-        }
+        let content_held: bool = connection
+            .prepare_cached("SELECT EXISTS (SELECT 1 FROM contents WHERE digest = ?1)")
+            .and_then(|mut s| s.query_row(params![digest], |row| row.get(0)))
+            .map_err(|err| self.failed("reading a content's id", err))?;
+        given_id_row(schema, digest, id, id_row, content_held)
     }
 
     fn urns(&self, rows: Vec<(String, String, i64)>) -> Result<Vec<Urn>, Error> {
@@ -933,6 +929,22 @@ impl Store for SqliteStore {
 
     fn set_config(&self, name: Option<&str>, config: Option<&str>) -> Result<(), Error> {
         self.set_named("configs", "config", "setting a config", name, config)
+    }
+
+    fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {
+        // The range of `id_of_digest_prefix`: alias keys (`<digest>#id:N`)
+        // sort inside it too.
+        let upper = format!("{prefix}~");
+        let ids: Vec<i64> = self.read("finding the ids of a guid", |c| {
+            c.prepare_cached(
+                "SELECT id FROM contents WHERE digest >= ?1 AND digest < ?2 ORDER BY id",
+            )?
+            .query_map(params![prefix, upper], |row| row.get(0))?
+            .collect()
+        })?;
+        ids.into_iter()
+            .map(|id| id_from_row(&self.what, id))
+            .collect()
     }
 
     fn id_of_digest_prefix(&self, prefix: &str) -> Result<Option<SchemaId>, Error> {

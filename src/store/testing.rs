@@ -197,9 +197,12 @@ pub fn registry_modes(store: &dyn Store) {
 }
 
 /// Given ids ([`Store::publish_with_id`]): kept as given, at any version;
-/// the same again is fine; an id held by other bytes, or the content held
-/// under another id, is [`Error::IdConflict`] and stores nothing; ids the
-/// store hands out afterwards are above every id given.
+/// the same again is fine; an id held by other bytes, or a held URN asked
+/// for another id, is [`Error::IdConflict`] and stores nothing; a content
+/// held under another id is kept under the id given too (one content, two
+/// ids, each resolving to the same bytes); ids the store hands out
+/// afterwards are above every id given, and a content the store numbers
+/// itself keeps one id.
 pub fn given_ids(store: &dyn Store) {
     let imported = json("given-ids", 5, r#"{"title":"imported 1000"}"#);
     let stored = store
@@ -239,23 +242,67 @@ pub fn given_ids(store: &dyn Store) {
         "an id never moves to other bytes"
     );
     assert_eq!(store.get(other.urn()).unwrap(), None);
-    // The content held under another id.
-    let moved = json("given-ids.other", 3, r#"{"title":"imported 1500"}"#);
+    // A held URN asked for another id: a version carries one id.
     assert!(matches!(
-        store.publish_with_id(&moved, Version::Exact, 1600, &no_check),
-        Err(Error::IdConflict { .. })
+        store.publish_with_id(&gap, Version::Exact, 1700, &no_check),
+        Err(Error::IdConflict { id: 1700, .. })
     ));
-    assert_eq!(store.urns_of(1600).unwrap(), Vec::<Urn>::new());
+    assert_eq!(store.urns_of(1700).unwrap(), Vec::<Urn>::new());
+    // The content held under another id: kept under the id given too.
+    let second = json("given-ids.other", 3, r#"{"title":"imported 1500"}"#);
+    let stored = store
+        .publish_with_id(&second, Version::Exact, 1600, &no_check)
+        .unwrap();
+    assert_eq!((stored.id, stored.created), (1600, true));
+    assert_eq!(store.id_of(second.urn()).unwrap(), Some(1600));
+    assert_eq!(store.id_of(gap.urn()).unwrap(), Some(1500), "unchanged");
+    assert_eq!(store.urns_of(1600).unwrap(), vec![second.urn().clone()]);
+    assert_eq!(store.urns_of(1500).unwrap(), vec![gap.urn().clone()]);
+    for id in [1500, 1600] {
+        let by_id = store.by_id(id).unwrap().expect("each id resolves");
+        assert_eq!(by_id.bytes(), gap.bytes(), "id {id}: the same bytes");
+    }
+    assert_eq!(store.get(second.urn()).unwrap().as_ref(), Some(&second));
+    // Both ids are the content's (its guid's digest prefix).
+    let prefix = super::content_digest(&gap)[..39].to_owned();
+    assert_eq!(
+        store.ids_of_digest_prefix(&prefix).unwrap(),
+        vec![1500, 1600]
+    );
+    assert_eq!(store.id_of_digest_prefix(&prefix).unwrap(), Some(1500));
+    // Its second id again: held; the same content at the next version of a
+    // name with yet another id: a new version.
+    let again = store
+        .publish_with_id(&second, Version::Exact, 1600, &no_check)
+        .unwrap();
+    assert_eq!((again.id, again.created), (1600, false));
+    let third = store
+        .publish_with_id(&gap, Version::Next, 1650, &no_check)
+        .unwrap();
+    assert_eq!(
+        (third.urn.version(), third.id, third.created),
+        (10, 1650, true)
+    );
+    let same = store
+        .publish_with_id(&gap, Version::Next, 1650, &no_check)
+        .unwrap();
+    assert_eq!((same.urn.version(), same.created), (10, false));
+    // A publish without an id finds the content's first id.
+    let plain = json("given-ids.plain", 1, r#"{"title":"imported 1500"}"#);
+    assert_eq!(
+        store.publish(&plain, Version::Exact, &no_check).unwrap().id,
+        1500
+    );
     // The next version, with an id.
     let next = json("given-ids", 1, r#"{"title":"imported 1200"}"#);
     let stored = store
         .publish_with_id(&next, Version::Next, 1200, &no_check)
         .unwrap();
-    assert_eq!((stored.urn.version(), stored.id), (10, 1200));
+    assert_eq!((stored.urn.version(), stored.id), (11, 1200));
     // The store's own ids come after every id given.
     let own = json("given-ids.own", 1, r#"{"title":"allocated"}"#);
     let allocated = store.publish(&own, Version::Exact, &no_check).unwrap();
-    assert!(allocated.id > 1500, "{allocated:?}");
+    assert!(allocated.id > 1650, "{allocated:?}");
 }
 
 /// Soft deletes: a deleted version is listed by [`Store::deleted`], still

@@ -566,6 +566,9 @@ fn import_copies_a_registry_with_its_ids() {
             r#"{"type": "object", "title": "v2"}"#,
         ),
         ("other-value", 1, 1500, r#"{"type": "string"}"#),
+        // One content under a second id, as a Confluent registry holds
+        // after imports (issue 44): kept with both ids.
+        ("twin-value", 1, 1700, r#"{"type": "string"}"#),
     ];
     for (subject, version, id, schema) in schemas {
         let reply = confluent_to(
@@ -629,7 +632,7 @@ fn import_copies_a_registry_with_its_ids() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("imported 3 subject(s), 5 version(s) (5 new"),
+        stdout.contains("imported 4 subject(s), 6 version(s) (6 new"),
         "{stdout}"
     );
     for (subject, version, id, _) in schemas {
@@ -667,7 +670,7 @@ fn import_copies_a_registry_with_its_ids() {
         "{stdout}{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    assert!(stdout.contains("(0 new, 5 held already)"), "{stdout}");
+    assert!(stdout.contains("(0 new, 6 held already)"), "{stdout}");
 
     // The target hands out new ids above the imported ones, and an
     // imported id never goes to other bytes.
@@ -678,7 +681,7 @@ fn import_copies_a_registry_with_its_ids() {
         &json!({"schema": r#"{"type": "integer"}"#, "schemaType": "JSON"}),
     );
     assert_eq!(new.status, 200, "{}", new.text());
-    assert!(new.json()["id"].as_u64().unwrap() > 1500, "{}", new.text());
+    assert!(new.json()["id"].as_u64().unwrap() > 1700, "{}", new.text());
 
     // A prefix copies only its subjects; a target holding an id with
     // other bytes refuses, and the import says so (exit 1).

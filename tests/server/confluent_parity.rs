@@ -289,7 +289,7 @@ fn format_serialized_on_every_route_answering_a_protobuf_schema() {
         assert_eq!(file.package(), "acme.common.v1", "{label}");
     };
     let json_routes = [
-        format!("/subjects/money/metadata?key=owner&value=payments&format=serialized"),
+        "/subjects/money/metadata?key=owner&value=payments&format=serialized".to_owned(),
         format!("/schemas/ids/{id}?format=serialized"),
         format!("/schemas/guids/{guid}?format=serialized"),
         "/subjects/money/versions/1?format=serialized".to_owned(),
@@ -325,4 +325,91 @@ fn format_serialized_on_every_route_answering_a_protobuf_schema() {
     // Without the format: the text, as before.
     let plain = get(&running.url("/subjects/money/metadata?key=owner&value=payments")).json();
     assert_eq!(plain["schema"], text.as_str());
+}
+
+/// Item 4: IMPORT keeps every id it is given: a content already held under
+/// one id is kept under the second id given too (Confluent's register in
+/// IMPORT mode stores the id sent when the content's id differs,
+/// `KafkaSchemaRegistry.register`); each id and each version resolves to
+/// the same bytes, and a registration without an id finds the content's
+/// first id (the server's own ids keep one content, one id).
+#[test]
+fn import_keeps_one_content_under_two_ids() {
+    let running = start();
+    let mode = send(&running, "PUT", "/mode", &json!({"mode": "IMPORT"}));
+    assert_eq!(mode.status, 200, "{}", mode.text());
+    let schema = r#"{"type": "string", "title": "twin"}"#;
+    for (subject, id) in [("first-value", 1500), ("second-value", 1700)] {
+        let reply = register(
+            &running,
+            subject,
+            &json!({"schema": schema, "schemaType": "JSON", "id": id, "version": 1}),
+        );
+        assert_eq!(reply.json()["id"], id, "{}", reply.text());
+    }
+    // The same content under a third id, at the next version of a subject
+    // that holds it under another: a new version.
+    let third = register(
+        &running,
+        "first-value",
+        &json!({"schema": schema, "schemaType": "JSON", "id": 1800}),
+    )
+    .json();
+    assert_eq!(
+        (third["id"].clone(), third["version"].clone()),
+        (json!(1800), json!(2))
+    );
+    // An id held by other bytes is still refused.
+    let moved = send(
+        &running,
+        "POST",
+        "/subjects/third-value/versions",
+        &json!({"schema": r#"{"type": "null"}"#, "schemaType": "JSON", "id": 1700, "version": 1}),
+    );
+    assert_eq!(
+        (moved.status, moved.code()),
+        (422, 42205),
+        "{}",
+        moved.text()
+    );
+    let text = get(&running.url("/schemas/ids/1500")).json()["schema"].clone();
+    for id in [1500, 1700, 1800] {
+        let read = get(&running.url(&format!("/schemas/ids/{id}")));
+        assert_eq!(read.status, 200, "{id}: {}", read.text());
+        assert_eq!(read.json()["schema"], text, "{id}");
+    }
+    for (path, id) in [
+        ("/subjects/first-value/versions/1", 1500),
+        ("/subjects/second-value/versions/1", 1700),
+        ("/subjects/first-value/versions/2", 1800),
+    ] {
+        assert_eq!(get(&running.url(path)).json()["id"], id, "{path}");
+    }
+    assert_eq!(
+        get(&running.url("/schemas/ids/1700/versions")).json(),
+        json!([{"subject": "second-value", "version": 1}])
+    );
+    let guid = get(&running.url("/subjects/second-value/versions/1")).json()["guid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        get(&running.url(&format!("/schemas/guids/{guid}/ids"))).json(),
+        json!([
+            {"context": ".", "id": 1500},
+            {"context": ".", "id": 1700},
+            {"context": ".", "id": 1800},
+        ])
+    );
+    // Back to READWRITE: the content registered anew gets its first id.
+    assert_eq!(
+        send(&running, "PUT", "/mode", &json!({"mode": "READWRITE"})).status,
+        200
+    );
+    let plain = register(
+        &running,
+        "plain-value",
+        &json!({"schema": schema, "schemaType": "JSON"}),
+    );
+    assert_eq!(plain.json()["id"], 1500, "{}", plain.text());
 }

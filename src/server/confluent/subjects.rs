@@ -414,7 +414,7 @@ fn registration_error(err: Error, subject: &Subject) -> ApiError {
     match &err {
         Error::IdConflict { id, other, .. } => not_permitted(format!(
             "Overwrite new schema with id {id} is not permitted: the id is held by other \
-             bytes, or the schema by another id ({other}); an id never moves to other bytes"
+             bytes, or the version by another id ({other}); an id never moves to other bytes"
         )),
         Error::Incompatible { report, .. } => ApiError::new(
             ErrorCode::Conflict,
