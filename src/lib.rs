@@ -7,6 +7,7 @@
 extern crate self as dataschema;
 
 pub mod bundle;
+pub mod framer;
 pub mod guard;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
@@ -37,6 +38,7 @@ pub use dataschema_core::{
 };
 
 pub use crate::bundle::Bundle;
+pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder};
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
 #[cfg(feature = "avro")]
 pub use crate::registry::Resolution;

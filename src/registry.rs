@@ -865,4 +865,7 @@ impl Resolver for Registry {
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         self.schema_by_id(id)
     }
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        Registry::id_of(self, urn)
+    }
 }

@@ -30,6 +30,16 @@ pub trait Resolver: Send + Sync {
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         Err(Error::IdNotFound { id })
     }
+
+    /// The registry-assigned id of the schema held under `urn` (the id a
+    /// producer writes into a Confluent frame): the dual of
+    /// [`resolve_id`](Resolver::resolve_id). [`Error::NotFound`] for a URN
+    /// not held, [`Error::NoId`] for one held without an id here (the
+    /// default: this resolver records no ids), [`Error::Unreachable`]
+    /// when the source could not be asked.
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        Err(Error::NoId { urn: urn.clone() })
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Arc<R> {
@@ -42,6 +52,9 @@ impl<R: Resolver + ?Sized> Resolver for Arc<R> {
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         (**self).resolve_id(id)
     }
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        (**self).id_of(urn)
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Box<R> {
@@ -53,6 +66,9 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
     }
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         (**self).resolve_id(id)
+    }
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        (**self).id_of(urn)
     }
 }
 

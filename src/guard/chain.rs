@@ -31,6 +31,34 @@ impl Resolver for ResolverChain {
             (result, _) => result,
         }
     }
+
+    /// The primary's id of `urn`; for a URN it does not hold, or holds
+    /// without an id, the fallback's, unless it contradicts the primary
+    /// (see [`agreed`](ResolverChain::agreed)): an id is only ever
+    /// answered for the bytes the primary holds.
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        match (self.primary.id_of(urn), &self.fallback) {
+            (Err(Error::NotFound { .. } | Error::NoId { .. }), Some(fallback)) => {
+                let id = fallback.id_of(urn)?;
+                // The schema the fallback answered the id with (kept by
+                // the lookup that found the id).
+                let answered = fallback.resolve(urn)?;
+                if answered.urn() != urn {
+                    return Err(Error::Unreachable {
+                        urn: urn.clone(),
+                        source: format!(
+                            "asked for {urn}, the fallback answered {}",
+                            answered.urn()
+                        )
+                        .into(),
+                    });
+                }
+                self.agreed(id, answered)?;
+                Ok(id)
+            }
+            (result, _) => result,
+        }
+    }
 }
 
 impl ResolverChain {

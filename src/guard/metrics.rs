@@ -23,7 +23,7 @@ static METADATA: Metadata<'static> = Metadata::new("dataschema", Level::INFO, So
 
 /// The counter under `key` in the recorder installed now (a no-op counter
 /// when none is).
-fn register(key: &Key) -> Counter {
+pub(crate) fn register(key: &Key) -> Counter {
     metrics::with_recorder(|recorder| recorder.register_counter(key, &METADATA))
 }
 

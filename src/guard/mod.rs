@@ -386,6 +386,17 @@ impl Guard {
         urn: Urn,
         check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
+        match self.entry_of(urn, |entry| self.verdict(dataschema, entry, check)) {
+            Ok(verdict) => verdict,
+            // Passing: fail open now, compile again after the delay.
+            Err(unvalidated) => Ok(self.fail_open(dataschema, unvalidated)),
+        }
+    }
+
+    /// The cache entry of `urn`, resolved and compiled on a miss, handed
+    /// to `then`; `Err` when it cannot be had now (not held, unreachable,
+    /// a passing compile failure within its retry delay).
+    fn entry_of<T>(&self, urn: Urn, then: impl FnOnce(&Entry) -> T) -> Result<T, Unvalidated> {
         // A URN seen before whose compile failed for a passing reason: the
         // slot decides (its retry delay covers the lookup too).
         if let Some(slot) = self.inner.cache.existing(&urn) {
@@ -394,28 +405,46 @@ impl Guard {
                 Ok(schema) => self.compile(schema, urn.clone()),
                 Err(unvalidated) => Compile::Passing(unvalidated),
             });
-            return match outcome {
-                Ok(entry) => self.verdict(dataschema, entry, check),
-                Err(unvalidated) => Ok(self.fail_open(dataschema, unvalidated)),
-            };
+            return outcome.map(then);
         }
         // A new URN gets a slot only once a resolver holds it, so hostile
         // `dataschema` strings cannot grow the cache.
-        let schema = match self.resolve_checked(&urn) {
-            Ok(schema) => schema,
-            Err(unvalidated) => return Ok(self.fail_open(dataschema, unvalidated)),
-        };
+        let schema = self.resolve_checked(&urn)?;
         let slot = self.inner.cache.slot(&urn);
         let entry = match slot.entry.get() {
             Some(entry) => entry,
-            None => match slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn))
-            {
-                Ok(entry) => entry,
-                // Passing: fail open now, compile again after the delay.
-                Err(unvalidated) => return Ok(self.fail_open(dataschema, unvalidated)),
-            },
+            None => slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn))?,
         };
-        self.verdict(dataschema, entry, check)
+        Ok(then(entry))
+    }
+
+    /// The compiled validator of `urn` (resolved and compiled as a
+    /// message's would be, through the same cache and retry delays)
+    /// handed to `then`, or why it cannot be used. Counts nothing and
+    /// calls no hook: for the [`Framer`](crate::Framer), which refuses
+    /// what a guard lets through.
+    pub(crate) fn with_compiled<T>(
+        &self,
+        urn: &Urn,
+        then: impl FnOnce(&Compiled) -> T,
+    ) -> Result<T, Unvalidated> {
+        let ready = |entry: &Entry| match entry {
+            Entry::Ready { compiled, .. } => Ok(then(compiled)),
+            Entry::Failed(unvalidated) => Err(unvalidated.clone()),
+        };
+        let snapshot = self.inner.cache.snapshot();
+        if let Some(entry) = snapshot.get(urn.as_str()) {
+            return ready(entry);
+        }
+        drop(snapshot);
+        self.entry_of(urn.clone(), ready)?
+    }
+
+    /// The registry id of the schema `urn` names, from the primary
+    /// resolver or (for a URN it does not hold, or holds without an id)
+    /// the fallback, whose answer must agree with the primary.
+    pub(crate) fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        self.inner.resolver.id_of(urn)
     }
 
     /// The schema the resolver chain holds under `urn`, or why it cannot be

@@ -246,8 +246,10 @@ impl fmt::Display for IdUnreachable {
 
 impl std::error::Error for IdUnreachable {}
 
-impl Resolver for HttpResolver {
-    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+impl HttpResolver {
+    /// The schema of `urn` and the id the registry answered with it: one
+    /// lookup, through the cache, the flights and the limits.
+    fn lookup_urn(&self, urn: &Urn) -> Result<(Schema, Option<u32>), Error> {
         if let Api::Confluent { namespace } = &self.shared.fetcher.api {
             if urn.namespace() != namespace {
                 return Err(Error::NotFound { urn: urn.clone() });
@@ -263,14 +265,34 @@ impl Resolver for HttpResolver {
                 },
             })
     }
+}
+
+impl Resolver for HttpResolver {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        self.lookup_urn(urn).map(|(schema, _)| schema)
+    }
 
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         self.shared
             .lookup(Key::Id(id))
+            .map(|(schema, _)| schema)
             .map_err(|failure| match failure {
                 Failure::Missing => Error::IdNotFound { id },
                 Failure::Transient(why) => Error::Other(Box::new(IdUnreachable { id, why })),
             })
+    }
+
+    /// The id the registry answers with `urn`'s schema (the native API's
+    /// `Dataschema-Id`, Confluent's `id`), by the same lookup as
+    /// [`resolve`](Resolver::resolve): cached with the schema, one request
+    /// for concurrent callers, within the timeouts and the request
+    /// budget, checked against the lock's pins. [`Error::NoId`] when the
+    /// answer carried none.
+    fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        match self.lookup_urn(urn)? {
+            (_, Some(id)) => Ok(id),
+            (_, None) => Err(Error::NoId { urn: urn.clone() }),
+        }
     }
 }
 

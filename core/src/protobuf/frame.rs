@@ -25,6 +25,36 @@ fn varint(bytes: &[u8]) -> Option<(u64, &[u8])> {
     None
 }
 
+/// Appends `value` as a varint.
+fn write_varint(mut value: u64, out: &mut Vec<u8>) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Appends `value` zigzag-encoded, as a varint.
+fn write_zigzag(value: i64, out: &mut Vec<u8>) {
+    write_varint(((value << 1) ^ (value >> 63)) as u64, out);
+}
+
+/// Appends the message indexes of a Confluent protobuf frame: `[0]` (the
+/// first message of the file) as the single byte `0x00`, as Confluent's
+/// serializers write it; any other path as its zigzag-varint count, then
+/// each index zigzag-varint. [`read_indexes`] reads both back.
+pub(crate) fn write_indexes(indexes: &[u64], out: &mut Vec<u8>) {
+    if indexes == [0] {
+        out.push(0);
+        return;
+    }
+    // Paths come from descriptors: far below i64::MAX each.
+    write_zigzag(indexes.len() as i64, out);
+    for &index in indexes {
+        write_zigzag(index as i64, out);
+    }
+}
+
 fn zigzag(value: u64) -> i64 {
     ((value >> 1) as i64) ^ -((value & 1) as i64)
 }
@@ -67,5 +97,38 @@ pub(crate) fn read_indexes<'a, 'b>(
         Ok((&inline[..count], rest))
     } else {
         Ok((heap.as_slice(), rest))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(indexes: &[u64]) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_indexes(indexes, &mut out);
+        out.extend_from_slice(b"body");
+        let mut inline = [0u64; INLINE_INDEXES];
+        let mut heap = Vec::new();
+        let (read, body) = read_indexes(&out, &mut inline, &mut heap).unwrap();
+        assert_eq!(read, indexes);
+        assert_eq!(body, b"body");
+        out.truncate(out.len() - 4);
+        out
+    }
+
+    #[test]
+    fn indexes_are_written_as_confluent_writes_them_and_read_back() {
+        // The first message: one byte 0 (count 0 means [0]).
+        assert_eq!(round_trip(&[0]), [0x00]);
+        // Count 1 (zigzag 2), index 1 (zigzag 2).
+        assert_eq!(round_trip(&[1]), [0x02, 0x02]);
+        // Count 2, indexes 0 and 3: a nested message.
+        assert_eq!(round_trip(&[0, 3]), [0x04, 0x00, 0x06]);
+        // An index past one varint byte (zigzag 300 = 600).
+        assert_eq!(round_trip(&[300]), [0x02, 0xd8, 0x04]);
+        // More indexes than fit inline.
+        let deep: Vec<u64> = (0..20).collect();
+        assert_eq!(round_trip(&deep)[0], 40);
     }
 }

@@ -270,6 +270,68 @@ impl ProtobufValidator {
         }
     }
 
+    /// The Confluent message indexes (the path of a message type in its
+    /// file) of the message a producer frames: `message` by its full name,
+    /// or the message a payload without indexes is (the root; a rootless
+    /// schema's first message). Only a message this validator checks a
+    /// frame of: a schema with a root takes only its root, a rootless one
+    /// any message of its own file; `Err` says why not.
+    pub(crate) fn indexes_for(&self, message: Option<&str>) -> Result<Vec<u64>, String> {
+        let descriptor = match (message, &self.messages) {
+            (None, _) => match &self.default {
+                Some(entry) => entry.message.clone(),
+                None if self.frames_only => {
+                    return Err("the schema is a descriptor set without a root message: \
+                                name the message a payload is"
+                        .into())
+                }
+                None => return Err("the schema declares no message".into()),
+            },
+            (Some(name), None) => match &self.default {
+                Some(entry) if entry.message.full_name() == name => entry.message.clone(),
+                Some(entry) => {
+                    return Err(format!(
+                        "the schema's root message is {}, and consumers validate a frame of \
+                         its root only: a frame of {name} would be refused",
+                        entry.message.full_name()
+                    ))
+                }
+                None => return Err("the schema declares no message".into()),
+            },
+            (Some(name), Some(_)) => self
+                .pool
+                .get_message_by_name(name)
+                .ok_or_else(|| format!("the schema has no message {name}"))?,
+        };
+        // The message's source path alternates a field number of the
+        // descriptor (4 `message_type`, 3 `nested_type`) and an index.
+        let indexes: Vec<u64> = descriptor
+            .path()
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .map(|&index| u64::try_from(index).unwrap_or(u64::MAX))
+            .collect();
+        if let Some(nodes) = &self.messages {
+            // A message of another file of the set: its path is of its
+            // own file, and a frame's indexes are read in the schema's.
+            let mut level = &nodes[..];
+            let mut named = None;
+            for &index in &indexes {
+                let node = usize::try_from(index).ok().and_then(|i| level.get(i));
+                named = node.map(|node| node.message.full_name().to_owned());
+                level = node.map_or(&[][..], |node| &node.children[..]);
+            }
+            if named.as_deref() != Some(descriptor.full_name()) {
+                return Err(format!(
+                    "message {} is not declared in the schema's own file",
+                    descriptor.full_name()
+                ));
+            }
+        }
+        Ok(indexes)
+    }
+
     /// Checks what follows the schema id in a Confluent frame: the message
     /// indexes, which must name the root message, then the body.
     pub(crate) fn validate_framed(&self, rest: &[u8]) -> Result<(), Vec<Violation>> {

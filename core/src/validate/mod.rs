@@ -554,6 +554,32 @@ impl Compiled {
         }
     }
 
+    /// What a producer writes between the schema id and the body of a
+    /// Confluent frame: for protobuf, the message indexes of `message` (by
+    /// full name; `None`: the root, or a rootless schema's first message),
+    /// encoded as Confluent's serializers encode them; nothing for JSON
+    /// Schema and Avro, which have no message to choose (`Err` when one is
+    /// named). `Err` says why the message cannot be framed: one a consumer's
+    /// [`validate_framed_body`](Self::validate_framed_body) would refuse.
+    pub fn message_indexes(&self, message: Option<&str>) -> Result<Vec<u8>, String> {
+        match *self {
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => {
+                let indexes = v.indexes_for(message)?;
+                let mut out = Vec::with_capacity(indexes.len() + 1);
+                crate::protobuf::frame::write_indexes(&indexes, &mut out);
+                Ok(out)
+            }
+            #[allow(unreachable_patterns)]
+            _ => match message {
+                None => Ok(Vec::new()),
+                Some(name) => Err(format!(
+                    "only a protobuf schema has messages to choose from (asked for {name})"
+                )),
+            },
+        }
+    }
+
     /// Checks what follows the schema id in a Confluent frame: for
     /// protobuf, the message indexes (which must name the root message),
     /// then the body; for JSON Schema, the body.

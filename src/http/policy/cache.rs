@@ -66,8 +66,9 @@ impl SchemaCache {
         }
     }
 
-    /// The schema of `urn`, marked as used.
-    pub(crate) fn get(&mut self, urn: &Urn) -> Option<Schema> {
+    /// The schema of `urn` and the first id it was answered with, marked
+    /// as used.
+    pub(crate) fn get(&mut self, urn: &Urn) -> Option<(Schema, Option<u32>)> {
         let entry = self.entries.get_mut(urn)?;
         if let Some(used) = entry.used {
             self.tick += 1;
@@ -76,11 +77,11 @@ impl SchemaCache {
             }
             entry.used = Some(self.tick);
         }
-        Some(entry.schema.clone())
+        Some((entry.schema.clone(), entry.ids.first().copied()))
     }
 
     /// The schema answered for `id`, marked as used.
-    pub(crate) fn get_id(&mut self, id: u32) -> Option<Schema> {
+    pub(crate) fn get_id(&mut self, id: u32) -> Option<(Schema, Option<u32>)> {
         let urn = self.ids.get(&id)?.clone();
         self.get(&urn)
     }
@@ -247,11 +248,11 @@ mod tests {
         assert!(cache.insert(schema("a", 20), Some(2)));
         assert_eq!(cache.len(), 1);
         assert_eq!(cache.bytes(), weight(&schema("a", 20)));
-        assert_eq!(cache.get_id(1).unwrap().bytes().len(), 20);
-        assert_eq!(cache.get_id(2).unwrap().bytes().len(), 20);
+        assert_eq!(cache.get_id(1).unwrap().0.bytes().len(), 20);
+        assert_eq!(cache.get_id(2).unwrap().0.bytes().len(), 20);
         // An id answered for another URN now points there.
         assert!(cache.insert(schema("b", 10), Some(1)));
-        assert_eq!(cache.get_id(1).unwrap().urn(), &urn("b"));
-        assert_eq!(cache.get_id(2).unwrap().urn(), &urn("a"));
+        assert_eq!(cache.get_id(1).unwrap().0.urn(), &urn("b"));
+        assert_eq!(cache.get_id(2).unwrap().0.urn(), &urn("a"));
     }
 }

@@ -47,8 +47,9 @@ pub(crate) enum Failure {
 /// What a fetch brought: the schema and the id it was answered with.
 pub(crate) type Fetched = Result<(Schema, Option<u32>), Failure>;
 
-/// What a lookup answers.
-pub(crate) type Landed = Result<Schema, Failure>;
+/// What a lookup answers: the schema, and the id the registry answered
+/// for it (for a lookup by id, that id).
+pub(crate) type Landed = Result<(Schema, Option<u32>), Failure>;
 
 /// A request in flight: its answer, once landed, for every lookup that
 /// waited for it (kept here, not only in the cache, which may not keep it).
@@ -110,10 +111,13 @@ impl Policy {
     pub(crate) fn poll(&mut self, key: &Key, now: Instant) -> Step {
         let hit = match key {
             Key::Urn(urn) => self.cache.get(urn),
-            Key::Id(id) => self.cache.get_id(*id),
+            Key::Id(id) => self
+                .cache
+                .get_id(*id)
+                .map(|(schema, _)| (schema, Some(*id))),
         };
-        if let Some(schema) = hit {
-            return Step::Answer(Ok(schema));
+        if let Some(hit) = hit {
+            return Step::Answer(Ok(hit));
         }
         if self.misses.live(key, now).is_some() {
             return Step::Answer(Err(Failure::Missing));
@@ -151,7 +155,7 @@ impl Policy {
                 self.misses.remove(key);
                 self.failures.remove(key);
                 self.cache.insert(schema.clone(), id);
-                Ok(schema)
+                Ok((schema, id))
             }
             Err(Failure::Missing) => {
                 self.failures.remove(key);
@@ -273,10 +277,13 @@ mod tests {
         assert!(Arc::ptr_eq(&flight, &waited));
         assert!(waited.get().is_none());
         policy.land(&a, Ok((schema("a"), Some(7))), now, 0.0);
-        assert_eq!(waited.get(), Some(&Ok(schema("a"))));
-        assert_eq!(answer(&mut policy, &a, now), Ok(schema("a")));
+        assert_eq!(waited.get(), Some(&Ok((schema("a"), Some(7)))));
+        assert_eq!(answer(&mut policy, &a, now), Ok((schema("a"), Some(7))));
         // The id it was answered with finds it too, without a request.
-        assert_eq!(answer(&mut policy, &Key::Id(7), now), Ok(schema("a")));
+        assert_eq!(
+            answer(&mut policy, &Key::Id(7), now),
+            Ok((schema("a"), Some(7)))
+        );
         assert_eq!(policy.cached_len(), 1);
     }
 
@@ -301,7 +308,7 @@ mod tests {
         fetch(&mut policy, &a, now);
         policy.land(&a, Ok((schema("a"), None)), now, 0.0);
         assert_eq!(policy.negative_len(), 0);
-        assert_eq!(answer(&mut policy, &a, now), Ok(schema("a")));
+        assert_eq!(answer(&mut policy, &a, now), Ok((schema("a"), None)));
     }
 
     #[test]
@@ -401,7 +408,7 @@ mod tests {
         let a = key("a");
         let flight = fetch(&mut policy, &a, now);
         policy.land(&a, Ok((schema("a"), None)), now, 0.0);
-        assert_eq!(flight.get(), Some(&Ok(schema("a"))));
+        assert_eq!(flight.get(), Some(&Ok((schema("a"), None))));
         assert_eq!(policy.cached_len(), 0);
         assert_eq!(policy.cached_bytes(), 0);
         // Asked again (no miss, no failure remembered).
@@ -419,6 +426,6 @@ mod tests {
         fetch(&mut policy, &id, now);
         policy.land(&id, Ok((schema("a"), Some(5))), now, 0.0);
         assert_eq!(policy.negative_len(), 0);
-        assert_eq!(answer(&mut policy, &a, now), Ok(schema("a")));
+        assert_eq!(answer(&mut policy, &a, now), Ok((schema("a"), Some(5))));
     }
 }

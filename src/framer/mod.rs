@@ -1,0 +1,304 @@
+//! The producer half: [`Framer`] writes Confluent's wire format around a
+//! payload it has validated, with the schema id from the lock (offline)
+//! or the registry.
+//!
+//! ```
+//! use dataschema::{Framer, Guard, Outcome, Registry, Schema, Urn};
+//!
+//! let urn: Urn = "urn:acme:schema:greeting:1".parse()?;
+//! // Ids as a lock records them (`dataschema publish` writes its `[ids]`).
+//! let registry = Registry::embed_with_ids(
+//!     [Schema::json(urn.clone(), r#"{"type": "string"}"#)],
+//!     [(urn.clone(), 7)],
+//! )?;
+//! let framer = Framer::new(registry.clone());
+//!
+//! let frame = framer.frame(&urn, br#""hi""#)?;
+//! assert_eq!(frame, b"\0\0\0\0\x07\"hi\"");
+//! // What consumers refuse is not framed.
+//! let refused = framer.frame(&urn, b"42").unwrap_err();
+//! assert_eq!(refused.reason(), dataschema::FrameReason::Invalid);
+//! // A consumer's guard over the same schemas validates the frame.
+//! assert!(matches!(Guard::new(registry).validate_framed(&frame), Ok(Outcome::Validated)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod error;
+pub mod metrics;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use ::metrics::Counter;
+use dataschema_core::{Resolver, Urn};
+use parking_lot::RwLock;
+
+pub use self::error::{FrameError, FrameReason};
+use crate::guard::{Guard, GuardBuilder, Invalid};
+
+/// The magic byte of Confluent's wire format, version 0.
+const MAGIC: u8 = 0;
+
+/// Frames payloads as Confluent's serializers do, after validating them
+/// as the consumers' [`Guard`]s will: magic byte 0, the schema id (4
+/// bytes, big-endian), for protobuf the message indexes, then the payload.
+///
+/// Built like a guard, from the same resolvers:
+/// `Framer::builder(registry).fallback(http).build()`. Ids come from
+/// [`Resolver::id_of`]: a bundled [`Registry`](crate::Registry) answers
+/// the ids its folder's lock records (offline, the common case), one over
+/// a store its store's; for a URN the first resolver does not hold, or
+/// holds without an id, the fallback is asked
+/// ([`HttpResolver`](crate::http::HttpResolver): the id the registry
+/// answers with the URN's schema, cached with it, one request for
+/// concurrent callers, within its timeouts and request budget), and its
+/// answer must agree with the first resolver's bytes and ids.
+///
+/// What cannot be framed is a [`FrameError`] with its [`FrameReason`],
+/// counted in `dataschema_frame_errors_total{reason}`; never a frame with
+/// a wrong or zero id. Each frame is counted in
+/// `dataschema_framed_total{schema}`.
+///
+/// Cheap to clone, safe to share across threads. A URN's prefix (id and
+/// message indexes) is found once and kept: an id never moves to other
+/// bytes.
+#[derive(Clone)]
+pub struct Framer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// The resolver chain, the compiled validators and their cache.
+    guard: Guard,
+    /// The prefix of each URN framed so far (the root message).
+    prefixes: RwLock<HashMap<Urn, Arc<Prefix>, foldhash::fast::RandomState>>,
+    /// The prefix of each named protobuf message framed so far.
+    named: RwLock<HashMap<Named, Arc<Prefix>>>,
+    errors: [Counter; FrameReason::COUNT],
+}
+
+/// A URN and the full name of a protobuf message of it.
+type Named = (Urn, Box<str>);
+
+/// What a frame of one URN (and message) starts with.
+struct Prefix {
+    bytes: Box<[u8]>,
+    framed: Counter,
+}
+
+impl fmt::Debug for Framer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Framer")
+            .field("guard", &self.inner.guard)
+            .field("prefixes", &self.inner.prefixes.read().len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Framer`]: `Framer::builder(registry).fallback(..).build()`.
+#[must_use]
+pub struct FramerBuilder {
+    guard: GuardBuilder,
+}
+
+impl fmt::Debug for FramerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FramerBuilder").finish_non_exhaustive()
+    }
+}
+
+impl FramerBuilder {
+    /// A second resolver, asked for what the first does not hold, and for
+    /// the id of a URN the first holds without one (as
+    /// [`GuardBuilder::fallback`], whose checks apply: the first resolver
+    /// is the truth).
+    pub fn fallback(mut self, resolver: impl Resolver + 'static) -> FramerBuilder {
+        self.guard = self.guard.fallback(resolver);
+        self
+    }
+
+    /// JSON Schema: whether `format` is asserted (default `true`); set it
+    /// as the consumers' guards have it.
+    pub fn assert_formats(mut self, yes: bool) -> FramerBuilder {
+        self.guard = self.guard.assert_formats(yes);
+        self
+    }
+
+    /// Protobuf: whether a field number the schema does not know makes the
+    /// payload invalid (default `false`); set it as the consumers' guards
+    /// have it.
+    pub fn reject_unknown_fields(mut self, yes: bool) -> FramerBuilder {
+        self.guard = self.guard.reject_unknown_fields(yes);
+        self
+    }
+
+    /// JSON: whether a payload naming a key twice is refused (default
+    /// `false`); set it as the consumers' guards have it.
+    pub fn reject_duplicate_keys(mut self, yes: bool) -> FramerBuilder {
+        self.guard = self.guard.reject_duplicate_keys(yes);
+        self
+    }
+
+    /// The framer. Its counters are bound here, to the `metrics` recorder
+    /// installed now.
+    pub fn build(self) -> Framer {
+        Framer {
+            inner: Arc::new(Inner {
+                guard: self.guard.build(),
+                prefixes: RwLock::default(),
+                named: RwLock::default(),
+                errors: metrics::error_counters(),
+            }),
+        }
+    }
+}
+
+impl Framer {
+    /// A framer reading schemas and ids through `resolver`.
+    pub fn new(resolver: impl Resolver + 'static) -> Framer {
+        Framer::builder(resolver).build()
+    }
+
+    /// A builder for a framer reading schemas and ids through `resolver`.
+    pub fn builder(resolver: impl Resolver + 'static) -> FramerBuilder {
+        FramerBuilder {
+            guard: Guard::builder(resolver),
+        }
+    }
+
+    /// The Confluent frame of `payload` under the schema `urn` names:
+    /// magic byte 0, the schema's id (4 bytes, big-endian), for protobuf
+    /// the message indexes of the schema's root message (a rootless
+    /// schema's first message), then the payload. The payload is first
+    /// validated as a consumer's [`Guard::validate_framed`] validates the
+    /// frame; a payload it would refuse is not framed
+    /// ([`FrameReason::Invalid`]), nor one it would let through unchecked
+    /// (schema not held, unusable, no validator, undecided: each its
+    /// reason).
+    pub fn frame(&self, urn: &Urn, payload: &[u8]) -> Result<Vec<u8>, FrameError> {
+        self.counted(self.framed(urn, None, payload))
+    }
+
+    /// [`frame`](Framer::frame), for the protobuf message `message` (its
+    /// full name, `acme.orders.v1.Order.Line`): any message of a rootless
+    /// schema's own file (a Confluent registration), or the root of a
+    /// schema with one (consumers validate a frame of its root only).
+    /// Another message, or a message named for a JSON Schema or Avro
+    /// schema, is [`FrameReason::NoMessage`].
+    pub fn frame_message(
+        &self,
+        urn: &Urn,
+        message: &str,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, FrameError> {
+        self.counted(self.framed(urn, Some(message), payload))
+    }
+
+    /// The schema id frames of `urn` carry (found as [`frame`](Framer::frame)
+    /// finds it, and kept).
+    pub fn id_of(&self, urn: &Urn) -> Result<u32, FrameError> {
+        let prefix = self.counted(self.prefix(urn, None))?;
+        let mut id = [0; 4];
+        id.copy_from_slice(&prefix.bytes[1..5]);
+        Ok(u32::from_be_bytes(id))
+    }
+
+    fn counted<T>(&self, result: Result<T, FrameError>) -> Result<T, FrameError> {
+        if let Err(error) = &result {
+            self.inner.errors[error.reason().index()].increment(1);
+        }
+        result
+    }
+
+    fn framed(
+        &self,
+        urn: &Urn,
+        message: Option<&str>,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, FrameError> {
+        let prefix = self.prefix(urn, message)?;
+        let mut frame = Vec::with_capacity(prefix.bytes.len() + payload.len());
+        frame.extend_from_slice(&prefix.bytes);
+        frame.extend_from_slice(payload);
+        // The frame's body checked exactly as a consumer's guard checks it.
+        let verdict = self
+            .inner
+            .guard
+            .with_compiled(urn, |compiled| compiled.validate_framed_body(&frame[5..]))
+            .map_err(|unvalidated| FrameError::unvalidated(urn, unvalidated))?;
+        match verdict {
+            Ok(()) => {
+                prefix.framed.increment(1);
+                Ok(frame)
+            }
+            Err(report) if report.undecided().is_some() => Err(FrameError::with_error(
+                urn,
+                FrameReason::PatternBudget,
+                dataschema_core::Error::Other(report.undecided().unwrap_or_default().into()),
+            )),
+            Err(report) if report.unusable().is_some() => Err(FrameError::message(
+                urn,
+                report.unusable().unwrap_or_default().to_owned(),
+            )),
+            Err(report) => Err(FrameError::invalid(Invalid::reported(
+                Arc::new(urn.clone()),
+                report,
+            ))),
+        }
+    }
+
+    /// The prefix of frames of `urn` (and `message`): kept, or found now
+    /// (the schema compiled, its message indexes, its id).
+    fn prefix(&self, urn: &Urn, message: Option<&str>) -> Result<Arc<Prefix>, FrameError> {
+        let kept = match message {
+            None => self.inner.prefixes.read().get(urn).cloned(),
+            Some(name) => self
+                .inner
+                .named
+                .read()
+                .get(&(urn.clone(), Box::from(name)))
+                .cloned(),
+        };
+        if let Some(prefix) = kept {
+            return Ok(prefix);
+        }
+        self.new_prefix(urn, message)
+    }
+
+    #[cold]
+    fn new_prefix(&self, urn: &Urn, message: Option<&str>) -> Result<Arc<Prefix>, FrameError> {
+        let guard = &self.inner.guard;
+        // The schema first: no id is asked for one that cannot be used.
+        let indexes = guard
+            .with_compiled(urn, |compiled| compiled.message_indexes(message))
+            .map_err(|unvalidated| FrameError::unvalidated(urn, unvalidated))?
+            .map_err(|why| FrameError::message(urn, why))?;
+        let id = guard.id_of(urn).map_err(|err| FrameError::id(urn, err))?;
+        let mut bytes = Vec::with_capacity(5 + indexes.len());
+        bytes.push(MAGIC);
+        bytes.extend_from_slice(&id.to_be_bytes());
+        bytes.extend_from_slice(&indexes);
+        let prefix = Arc::new(Prefix {
+            bytes: bytes.into_boxed_slice(),
+            framed: metrics::framed_counter(urn.name()),
+        });
+        // Only URNs a resolver holds with an id get here: hostile input
+        // cannot grow these maps (as the guard's cache).
+        match message {
+            None => {
+                self.inner
+                    .prefixes
+                    .write()
+                    .insert(urn.clone(), prefix.clone());
+            }
+            Some(name) => {
+                self.inner
+                    .named
+                    .write()
+                    .insert((urn.clone(), Box::from(name)), prefix.clone());
+            }
+        }
+        Ok(prefix)
+    }
+}
