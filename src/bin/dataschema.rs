@@ -16,6 +16,12 @@
 //!     (FILE `-` = standard input; at least one of --schemas and --registry)
 //!     exit 0 valid, 1 invalid, 2 unvalidated (the reason printed), 66 (EX_NOINPUT)
 //!     could not run: the schemas folder does not load or the payload cannot be read
+//! dataschema frame [--schemas DIR] [--registry URL] [--message NAME] URN FILE
+//!     validate the payload and write its Confluent frame (id from the folder's lock,
+//!     else the registry) to standard output (FILE `-` = standard input)
+//!     exit 0 framed, 1 invalid (each violation printed), 2 not framed (the reason
+//!     printed: not_found, no_id, unusable, no_message, ...), 3 the registry could not
+//!     be asked (retry later), 66 could not run, 64 a usage error
 //! dataschema diff OLD NEW                   every change
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
@@ -39,12 +45,13 @@
 //! ```
 
 use std::ffi::OsString;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use dataschema::compat::Compatibility;
-use dataschema::{build, Guard, Outcome, Registry, Schema};
+use dataschema::{build, FrameReason, Framer, Guard, Outcome, Registry, Schema};
 
 // Not under src/bin/ itself, where cargo would take it for a binary.
 #[path = "dataschema/import.rs"]
@@ -139,6 +146,37 @@ enum Command {
         /// payload file (`-` for standard input); with --framed, FILE alone.
         #[arg(value_name = "ARGS", num_args = 1..=2, required = true)]
         args: Vec<OsString>,
+    },
+    /// Validate a payload against the schema URN names and write its
+    /// Confluent frame to standard output: magic byte 0, the schema id
+    /// (from the folder's lock, else the registry), for protobuf the
+    /// message indexes, then the payload. Exit code: 0 framed, 1 invalid
+    /// (each violation printed), 2 not framed (the reason printed:
+    /// not_found, no_id, unusable, no_message, ...), 3 the registry could
+    /// not be asked (retry later), 66 the folder does not load or the
+    /// payload cannot be read, 64 a usage error.
+    #[command(group(
+        clap::ArgGroup::new("source")
+            .args(["schemas", "registry"])
+            .multiple(true)
+            .required(true)
+    ))]
+    Frame {
+        /// The schemas folder (its lock's `[ids]` give the ids, offline).
+        #[arg(long, value_name = "DIR")]
+        schemas: Option<PathBuf>,
+        /// A registry (`dataschema serve`'s native API) asked for what the
+        /// folder does not hold, and for ids its lock lacks.
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// Protobuf: the full name of the message the payload is (default:
+        /// the schema's root).
+        #[arg(long, value_name = "NAME")]
+        message: Option<String>,
+        /// The schema's URN.
+        urn: dataschema::Urn,
+        /// The payload file (`-` for standard input).
+        file: PathBuf,
     },
     /// Print every change between two versions of a schema, breaking ones
     /// marked. Files: `.json` (JSON Schema), `.avsc` (Avro), `.proto`
@@ -395,6 +433,19 @@ fn main() -> ExitCode {
                 std::path::Path::new(file),
             )
         }
+        Command::Frame {
+            schemas,
+            registry,
+            message,
+            urn,
+            file,
+        } => frame(
+            schemas.as_deref(),
+            registry.as_deref(),
+            message.as_deref(),
+            &urn,
+            &file,
+        ),
         Command::Diff { old, new } => diff(&old, &new),
         Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
         Command::Import {
@@ -773,16 +824,15 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     }
 }
 
-fn validate(
+/// Where `validate` and `frame` read schemas and ids: the folder (with the
+/// ids its lock records) and, behind it, the registry pinned to the lock.
+fn sources(
     schemas: Option<&std::path::Path>,
     registry: Option<&str>,
-    dataschema: Option<&str>,
-    file: &std::path::Path,
-) -> ExitCode {
-    // The folder, with the ids its lock records (for framed payloads).
+) -> Result<(Registry, Option<dataschema::http::HttpResolver>), ExitCode> {
     let checked = match schemas.map(build::check) {
         Some(Ok(checked)) => Some(checked),
-        Some(Err(err)) => return cannot_run(&err),
+        Some(Err(err)) => return Err(cannot_run(&err)),
         None => None,
     };
     let primary = match &checked {
@@ -796,32 +846,48 @@ fn validate(
         }
         None => Registry::embed(Vec::new()),
     };
-    let primary = match primary {
-        Ok(registry) => registry,
-        Err(err) => return cannot_run(&err),
-    };
-    let guard = match registry {
+    let primary = primary.map_err(|err| cannot_run(&err))?;
+    let fallback = match registry {
         Some(url) => match pinned_fallback(url, checked.as_ref()) {
-            Ok(fallback) => Guard::builder(primary).fallback(fallback).build(),
+            Ok(fallback) => Some(fallback),
             Err(err) => {
                 eprintln!("--registry: {}", err.chain());
-                return ExitCode::from(EXIT_USAGE);
+                return Err(ExitCode::from(EXIT_USAGE));
             }
         },
-        None => Guard::new(primary),
+        None => None,
     };
+    Ok((primary, fallback))
+}
+
+/// The payload of `validate` and `frame`: FILE, or standard input for `-`.
+fn read_payload(file: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
     let payload = if file.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map(|_| buf)
     } else {
         std::fs::read(file)
     };
-    let payload = match payload {
+    payload.map_err(|err| {
+        eprintln!("cannot read {}: {err}", file.display());
+        ExitCode::from(EXIT_NO_INPUT)
+    })
+}
+
+fn validate(
+    schemas: Option<&std::path::Path>,
+    registry: Option<&str>,
+    dataschema: Option<&str>,
+    file: &std::path::Path,
+) -> ExitCode {
+    let guard = match sources(schemas, registry) {
+        Ok((primary, Some(fallback))) => Guard::builder(primary).fallback(fallback).build(),
+        Ok((primary, None)) => Guard::new(primary),
+        Err(code) => return code,
+    };
+    let payload = match read_payload(file) {
         Ok(payload) => payload,
-        Err(err) => {
-            eprintln!("cannot read {}: {err}", file.display());
-            return ExitCode::from(EXIT_NO_INPUT);
-        }
+        Err(code) => return code,
     };
     let (outcome, what) = match dataschema {
         Some(dataschema) => (guard.validate(dataschema, &payload), dataschema.to_owned()),
@@ -856,6 +922,51 @@ fn validate(
         Err(invalid) => {
             println!("{invalid}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `frame` could not ask the registry: retry later (as `publish`).
+const EXIT_UNREACHABLE: u8 = 3;
+
+fn frame(
+    schemas: Option<&std::path::Path>,
+    registry: Option<&str>,
+    message: Option<&str>,
+    urn: &dataschema::Urn,
+    file: &std::path::Path,
+) -> ExitCode {
+    let framer = match sources(schemas, registry) {
+        Ok((primary, Some(fallback))) => Framer::builder(primary).fallback(fallback).build(),
+        Ok((primary, None)) => Framer::new(primary),
+        Err(code) => return code,
+    };
+    let payload = match read_payload(file) {
+        Ok(payload) => payload,
+        Err(code) => return code,
+    };
+    let framed = match message {
+        Some(message) => framer.frame_message(urn, message, &payload),
+        None => framer.frame(urn, &payload),
+    };
+    match framed {
+        Ok(frame) => {
+            let mut out = std::io::stdout().lock();
+            match std::io::Write::write_all(&mut out, &frame).and_then(|()| out.flush()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(err) => {
+                    eprintln!("cannot write the frame to standard output: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::from(match err.reason() {
+                FrameReason::Invalid => 1,
+                FrameReason::Unreachable => EXIT_UNREACHABLE,
+                _ => EXIT_UNVALIDATED,
+            })
         }
     }
 }

@@ -1,0 +1,149 @@
+//! `dataschema frame`: the frame on standard output, ids from the folder's
+//! lock; what `validate --framed` then says; the exit codes.
+#![cfg(feature = "cli")]
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
+
+use crate::common::data;
+
+fn dataschema(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn folder() -> String {
+    data("bundle_ids").to_str().unwrap().to_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn frame_writes_the_frame_with_the_locked_id_and_validate_takes_it() {
+    let payload = br#"{"name": "Ada"}"#;
+    let out = dataschema(
+        &[
+            "frame",
+            "--schemas",
+            &folder(),
+            "urn:acme:schema:tally:1",
+            "-",
+        ],
+        br#"{"count": 3}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"\0\0\0\0\x02{\"count\": 3}");
+
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), payload).unwrap();
+    let path = file.path().to_str().unwrap();
+    let out = dataschema(
+        &[
+            "frame",
+            "--schemas",
+            &folder(),
+            "urn:acme:schema:greeting:1",
+            path,
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.stdout[..5], [0, 0, 0, 0, 1]);
+    assert_eq!(out.stdout[5..], payload[..]);
+    let check = dataschema(
+        &["validate", "--framed", "--schemas", &folder(), "-"],
+        &out.stdout,
+    );
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+}
+
+#[test]
+fn frame_exit_codes_say_why_nothing_was_written() {
+    let run = |args: &[&str], stdin: &[u8]| {
+        let out = dataschema(args, stdin);
+        (out.status.code(), out.stdout.is_empty(), stderr(&out))
+    };
+    let f = folder();
+    // Invalid: 1, the violation named.
+    let (code, empty, err) = run(
+        &["frame", "--schemas", &f, "urn:acme:schema:tally:1", "-"],
+        br#"{"count": -1}"#,
+    );
+    assert_eq!((code, empty), (Some(1), true), "{err}");
+    assert!(err.contains("/count") && err.contains("invalid"), "{err}");
+    // Locked without an id: 2, no_id.
+    let (code, empty, err) = run(
+        &[
+            "frame",
+            "--schemas",
+            &f,
+            "urn:acme:schema:unpublished:1",
+            "-",
+        ],
+        br#""abc""#,
+    );
+    assert_eq!((code, empty), (Some(2), true), "{err}");
+    assert!(err.contains("no_id"), "{err}");
+    // Held nowhere: 2, not_found.
+    let (code, _, err) = run(
+        &["frame", "--schemas", &f, "urn:acme:schema:nobody:1", "-"],
+        b"{}",
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not_found"), "{err}");
+    // The registry asked for the id, and down: 3, retry later.
+    let (code, empty, err) = run(
+        &[
+            "frame",
+            "--schemas",
+            &f,
+            "--registry",
+            "http://127.0.0.1:1",
+            "urn:acme:schema:unpublished:1",
+            "-",
+        ],
+        br#""abc""#,
+    );
+    assert_eq!((code, empty), (Some(3), true), "{err}");
+    assert!(err.contains("unreachable"), "{err}");
+    // A message named for a JSON Schema: 2, no_message.
+    let (code, _, err) = run(
+        &[
+            "frame",
+            "--schemas",
+            &f,
+            "--message",
+            "X",
+            "urn:acme:schema:tally:1",
+            "-",
+        ],
+        br#"{"count": 3}"#,
+    );
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no_message"), "{err}");
+    // Usage: no source, not a URN; no input: an unreadable file.
+    let (code, _, _) = run(&["frame", "urn:acme:schema:tally:1", "-"], b"");
+    assert_eq!(code, Some(64));
+    let (code, _, _) = run(&["frame", "--schemas", &f, "not-a-urn", "-"], b"");
+    assert_eq!(code, Some(64));
+    let (code, _, err) = run(
+        &[
+            "frame",
+            "--schemas",
+            &f,
+            "urn:acme:schema:tally:1",
+            "/nonexistent/x",
+        ],
+        b"",
+    );
+    assert_eq!(code, Some(66), "{err}");
+}
