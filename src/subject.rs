@@ -79,6 +79,55 @@ impl fmt::Display for SubjectError {
 
 impl std::error::Error for SubjectError {}
 
+/// Confluent's subject name strategies: the subject a Kafka serializer
+/// registers (and looks up) a record's schema under, from the topic and
+/// the record's fully-qualified name (Confluent's
+/// `io.confluent.kafka.serializers.subject` classes of the same names).
+/// A producer that addresses schemas by topic finds the URN with
+/// [`name_of`] (and, for the latest version a bundle holds,
+/// [`Framer::latest`](crate::Framer::latest)).
+///
+/// ```
+/// use dataschema::subject::SubjectNameStrategy;
+///
+/// let record = "com.acme.Order";
+/// assert_eq!(SubjectNameStrategy::TopicName.subject("orders", false, record), "orders-value");
+/// assert_eq!(SubjectNameStrategy::TopicName.subject("orders", true, record), "orders-key");
+/// assert_eq!(SubjectNameStrategy::RecordName.subject("orders", false, record), "com.acme.Order");
+/// assert_eq!(
+///     SubjectNameStrategy::TopicRecordName.subject("orders", false, record),
+///     "orders-com.acme.Order"
+/// );
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum SubjectNameStrategy {
+    /// `<topic>-key` or `<topic>-value` (Confluent's default): one schema
+    /// a topic.
+    #[default]
+    TopicName,
+    /// The record's fully-qualified name: one schema a record type, on
+    /// any topic.
+    RecordName,
+    /// `<topic>-<record>`: one schema a record type and topic.
+    TopicRecordName,
+}
+
+impl SubjectNameStrategy {
+    /// The subject of a record of `record` (its fully-qualified name: an
+    /// Avro record's `namespace.name`, a protobuf message's full name, a
+    /// JSON Schema's `title`) on `topic`, as a key (`key`) or a value.
+    pub fn subject(self, topic: &str, key: bool, record: &str) -> String {
+        match self {
+            SubjectNameStrategy::TopicName => {
+                format!("{topic}-{}", if key { "key" } else { "value" })
+            }
+            SubjectNameStrategy::RecordName => record.to_owned(),
+            SubjectNameStrategy::TopicRecordName => format!("{topic}-{record}"),
+        }
+    }
+}
+
 /// The subject as Confluent reads it: a default-context qualification
 /// (`:.:`) dropped.
 fn unqualified(subject: &str) -> &str {

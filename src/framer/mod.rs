@@ -195,6 +195,44 @@ impl Framer {
         self.counted(self.framed(urn, Some(message), payload))
     }
 
+    /// The URN of the latest version of Confluent subject `subject` (its
+    /// URN name, [`subject::name_of`](crate::subject::name_of)) in
+    /// `namespace` that the first resolver holds: for producers that
+    /// address schemas by topic
+    /// ([`SubjectNameStrategy`](crate::subject::SubjectNameStrategy)).
+    /// A bundle's versions are fixed for the process: look it up once per
+    /// topic and keep it. `None` when no version is held (or the subject
+    /// has no URN name).
+    ///
+    /// ```
+    /// use dataschema::subject::SubjectNameStrategy;
+    /// use dataschema::{Framer, Registry, Schema};
+    ///
+    /// let registry = Registry::embed_with_ids(
+    ///     [
+    ///         Schema::json("urn:acme:schema:orders-value:1".parse()?, "{}"),
+    ///         Schema::json("urn:acme:schema:orders-value:2".parse()?, r#"{"type": "object"}"#),
+    ///     ],
+    ///     [("urn:acme:schema:orders-value:2".parse()?, 12)],
+    /// )?;
+    /// let framer = Framer::new(registry);
+    /// let subject = SubjectNameStrategy::TopicName.subject("orders", false, "Order");
+    /// let urn = framer.latest("acme", &subject).expect("a version is held");
+    /// assert_eq!(urn.as_str(), "urn:acme:schema:orders-value:2");
+    /// assert_eq!(framer.frame(&urn, b"{}")?, b"\0\0\0\0\x0c{}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn latest(&self, namespace: &str, subject: &str) -> Option<Urn> {
+        let name = crate::subject::name_of(subject).ok()?;
+        self.inner
+            .guard
+            .list_primary()
+            .ok()?
+            .into_iter()
+            .filter(|urn| urn.namespace() == namespace && urn.name() == name)
+            .max_by_key(Urn::version)
+    }
+
     /// The schema id frames of `urn` carry (found as [`frame`](Framer::frame)
     /// finds it, and kept).
     pub fn id_of(&self, urn: &Urn) -> Result<u32, FrameError> {

@@ -440,6 +440,11 @@ impl Guard {
         self.entry_of(urn.clone(), ready)?
     }
 
+    /// Every URN the primary resolver holds (its [`Resolver::list`]).
+    pub(crate) fn list_primary(&self) -> Result<Vec<Urn>, Error> {
+        self.inner.resolver.primary.list()
+    }
+
     /// The registry id of the schema `urn` names, from the primary
     /// resolver or (for a URN it does not hold, or holds without an id)
     /// the fallback, whose answer must agree with the primary.
