@@ -9,6 +9,14 @@ mod common;
 #[path = "../common/server/mod.rs"]
 mod server;
 
+#[cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "json",
+    feature = "proto-text",
+    feature = "avro"
+))]
+mod confluent_python;
 #[cfg(all(feature = "http", feature = "server", feature = "json"))]
 mod fallback;
 #[cfg(all(feature = "json", feature = "protobuf", feature = "avro"))]
