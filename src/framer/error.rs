@@ -38,7 +38,7 @@ macro_rules! reasons {
 
 reasons! {
     /// The payload does not conform to the schema: the consumers' guards
-    /// would refuse it ([`FrameError::invalid`] has the violations).
+    /// would refuse it ([`FrameError::as_invalid`] has the violations).
     Invalid => "invalid",
     /// No resolver holds the URN.
     NotFound => "not_found",
