@@ -132,25 +132,20 @@
 //! stream ended) it exits with 1 and says why. A bad flag exits with 64
 //! and says which.
 
-use std::fmt::Write as _;
-use std::net::{SocketAddr, TcpListener};
+#[path = "support/consumer.rs"]
+mod support;
+
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer::pull, stream, AckKind};
 use async_nats::HeaderMap;
 use futures_util::StreamExt;
-use metrics_exporter_prometheus::{BuildError, PrometheusBuilder};
 
-use dataschema::http::{Api, HttpResolver};
-use dataschema::{Guard, Invalid, Language, Outcome, Reason, Registry};
+use dataschema::Guard;
+use support::{header_value, Fallback, Flags, Verdict, EXIT_USAGE};
 
-/// At most this many `Dataschema-Violation-N` headers per dead letter.
-const MAX_VIOLATION_HEADERS: usize = 16;
-/// At most this many bytes in one header value we write.
-const MAX_HEADER_VALUE: usize = 300;
-/// A usage error (sysexits' `EX_USAGE`).
-const EXIT_USAGE: i32 = 64;
 /// Messages validated at once by default (`--concurrency`).
 const DEFAULT_CONCURRENCY: usize = 32;
 /// The most `--concurrency` accepts.
@@ -194,61 +189,27 @@ struct Config {
 impl Config {
     /// From the flags, then the environment, then the defaults.
     fn from_args(args: impl IntoIterator<Item = String>) -> Result<Config, String> {
-        const FLAGS: [&str; 12] = [
-            "--nats",
-            "--stream",
-            "--subject",
-            "--consumer",
-            "--dead-letter",
-            "--dead-letter-stream",
-            "--registry",
-            "--confluent-namespace",
-            "--fallback-wait-ms",
-            "--metrics",
-            "--max-messages",
-            "--concurrency",
-        ];
-        let mut given: Vec<(&'static str, String)> = Vec::new();
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            if arg == "--help" || arg == "-h" {
-                return Err(String::new());
-            }
-            let (name, inline) = match arg.split_once('=') {
-                Some((name, value)) => (name.to_owned(), Some(value.to_owned())),
-                None => (arg.clone(), None),
-            };
-            let Some(flag) = FLAGS.iter().find(|flag| **flag == name) else {
-                return Err(format!("unknown argument {arg:?}"));
-            };
-            let value = match inline {
-                Some(value) => value,
-                None => args.next().ok_or_else(|| format!("{flag} needs a value"))?,
-            };
-            given.push((flag, value));
-        }
-        let get = |flag: &str, env: &str| -> Option<String> {
-            given
-                .iter()
-                .rev()
-                .find(|(name, _)| *name == flag)
-                .map(|(_, value)| value.clone())
-                .or_else(|| std::env::var(env).ok().filter(|v| !v.is_empty()))
-        };
-        let number = |flag: &str, env: &str| -> Result<Option<u64>, String> {
-            get(flag, env)
-                .map(|text| {
-                    text.parse::<u64>()
-                        .map_err(|err| format!("{flag} {text:?}: not a number ({err})"))
-                })
-                .transpose()
-        };
+        let flags = Flags::parse(
+            args,
+            &[
+                "--nats",
+                "--stream",
+                "--subject",
+                "--consumer",
+                "--dead-letter",
+                "--dead-letter-stream",
+                "--registry",
+                "--confluent-namespace",
+                "--fallback-wait-ms",
+                "--metrics",
+                "--max-messages",
+                "--concurrency",
+            ],
+        )?;
+        let get = |flag: &str, env: &str| flags.get(flag, env);
+        let number = |flag: &str, env: &str| flags.number(flag, env);
         let stream = get("--stream", "DATASCHEMA_STREAM").unwrap_or_else(|| "EVENTS".to_owned());
-        let metrics_text = get("--metrics", "DATASCHEMA_METRICS_ADDR")
-            .unwrap_or_else(|| "127.0.0.1:9464".to_owned());
-        let metrics = metrics_text
-            .parse()
-            .map_err(|err| format!("--metrics {metrics_text:?}: not a socket address ({err})"))?;
+        let metrics = flags.addr("--metrics", "DATASCHEMA_METRICS_ADDR", "127.0.0.1:9464")?;
         let config = Config {
             nats: get("--nats", "DATASCHEMA_NATS_URL")
                 .unwrap_or_else(|| "nats://127.0.0.1:4222".to_owned()),
@@ -388,27 +349,6 @@ fn subject_matches(filter: &str, subject: &str) -> bool {
     subject_tokens.next().is_none()
 }
 
-/// What the guard (or the envelope) said about one message.
-enum Verdict {
-    Validated,
-    NoSchema,
-    Unvalidated(Reason),
-    Invalid(Invalid),
-    Unreadable(String),
-}
-
-impl Verdict {
-    fn of(result: Result<Outcome, Invalid>) -> Verdict {
-        match result {
-            Ok(Outcome::Validated) => Verdict::Validated,
-            Ok(Outcome::Unvalidated(unvalidated)) => Verdict::Unvalidated(unvalidated.reason()),
-            // NoSchema, and any outcome added later, is let through.
-            Ok(_) => Verdict::NoSchema,
-            Err(invalid) => Verdict::Invalid(invalid),
-        }
-    }
-}
-
 /// A header's value, its name compared without regard to case.
 fn header<'a>(headers: Option<&'a HeaderMap>, name: &str) -> Option<&'a str> {
     headers?
@@ -437,26 +377,6 @@ fn classify(guard: &Guard, headers: Option<&HeaderMap>, payload: &[u8]) -> Verdi
     }
 }
 
-/// A header value we write: printable ASCII only (anything else escaped as
-/// `\u{..}`), at most [`MAX_HEADER_VALUE`] bytes.
-fn header_value(text: &str) -> String {
-    let mut out = String::with_capacity(text.len().min(MAX_HEADER_VALUE));
-    for c in text.chars() {
-        let before = out.len();
-        if c == ' ' || c.is_ascii_graphic() {
-            out.push(c);
-        } else {
-            let _ = write!(out, "\\u{{{:x}}}", c as u32);
-        }
-        if out.len() > MAX_HEADER_VALUE - 3 {
-            out.truncate(before);
-            out.push_str("...");
-            break;
-        }
-    }
-    out
-}
-
 /// The dead letter's headers: the original's (without `Nats-*` and
 /// `Dataschema-*`), plus the
 /// verdict, the violations and where it came from.
@@ -476,7 +396,7 @@ fn dead_letter_headers(
             }
             // Ours alone (in any case): a producer cannot forge a verdict
             // or a violation (names are compared as written).
-            if name_bytes.len() >= 11 && name_bytes[..11].eq_ignore_ascii_case(b"dataschema-") {
+            if support::is_ours(name_bytes) {
                 continue;
             }
             for value in values {
@@ -484,40 +404,8 @@ fn dead_letter_headers(
             }
         }
     }
-    match verdict {
-        Verdict::Invalid(invalid) => {
-            headers.insert("Dataschema-Verdict", "invalid");
-            headers.insert("Dataschema-Urn", header_value(invalid.urn().as_str()));
-            headers.insert(
-                "Dataschema-Violation-Count",
-                invalid.violations().len().to_string(),
-            );
-            for (number, violation) in invalid
-                .violations()
-                .iter()
-                .take(MAX_VIOLATION_HEADERS)
-                .enumerate()
-            {
-                let path = if violation.path().is_empty() {
-                    "(root)"
-                } else {
-                    violation.path()
-                };
-                headers.insert(
-                    format!("Dataschema-Violation-{}", number + 1),
-                    header_value(&format!(
-                        "{path} ({:?}): {}",
-                        violation.kind(),
-                        violation.message()
-                    )),
-                );
-            }
-        }
-        Verdict::Unreadable(why) => {
-            headers.insert("Dataschema-Verdict", "unreadable");
-            headers.insert("Dataschema-Error", header_value(why));
-        }
-        _ => {}
+    for (name, value) in verdict.headers() {
+        headers.insert(name, value);
     }
     headers.insert("Dataschema-Source-Stream", header_value(stream));
     headers.insert("Dataschema-Source-Subject", header_value(subject));
@@ -574,123 +462,18 @@ fn dead_letter(
     (headers, false)
 }
 
-/// Installs the Prometheus exporter with its HTTP listener on `addr` and
-/// returns the address it listens on. Port 0: a free port is found by
-/// binding one and handing it to the exporter, which binds it again
-/// (tried again with another port if someone took it in between).
-fn install_exporter(addr: SocketAddr) -> Result<SocketAddr, Box<dyn std::error::Error>> {
-    let mut attempts = 0;
-    loop {
-        let chosen = if addr.port() == 0 {
-            TcpListener::bind(addr)?.local_addr()?
-        } else {
-            addr
-        };
-        match PrometheusBuilder::new().with_http_listener(chosen).build() {
-            Ok((recorder, exporter)) => {
-                tokio::spawn(async move {
-                    if let Err(err) = exporter.await {
-                        eprintln!("the metrics listener stopped: {err:?}");
-                    }
-                });
-                metrics::set_global_recorder(recorder)?;
-                return Ok(chosen);
-            }
-            Err(BuildError::FailedToCreateHTTPListener(why))
-                if addr.port() == 0 && attempts < 5 =>
-            {
-                eprintln!(
-                    "metrics port {} was taken ({why}); trying another",
-                    chosen.port()
-                );
-                attempts += 1;
-            }
-            Err(err) => return Err(format!("the metrics listener on {chosen}: {err}").into()),
-        }
-    }
-}
-
-/// The guard: the bundled schemas, plus the registry as fallback.
-fn guard(config: &Config) -> Result<Guard, Box<dyn std::error::Error>> {
-    let bundle = dataschema::include_bundle!();
-    let registry = Registry::from_bundle(bundle)?;
-    let mut builder = Guard::builder(registry).on_fail_open(|dataschema, cause| {
-        eprintln!("fail open: {:?}: {cause}", clip(dataschema, 120));
-    });
-    if let Some(url) = &config.registry {
-        let mut fallback = HttpResolver::builder(url.clone());
-        if let Some(namespace) = &config.confluent_namespace {
-            fallback = fallback.api(Api::Confluent {
-                namespace: namespace.clone(),
-            });
-        }
-        if let Some(wait) = config.fallback_wait {
-            fallback = fallback.blocking_wait(wait);
-        }
-        // The lock is the truth: each bundled URN pinned to its bytes
-        // (those of a JSON Schema are the registry's own; a protobuf
-        // schema's are compiled here, and may differ from the registry's
-        // by the compiler's version) and to the id the lock records.
-        for schema in bundle.schemas() {
-            let schema = schema?;
-            if schema.language() != Language::Protobuf {
-                fallback = fallback.expect(schema.urn().clone(), schema.digest());
-            }
-        }
-        for (urn, id) in bundle.ids() {
-            fallback = fallback.expect_id(urn.parse()?, id);
-        }
-        builder = builder.fallback(fallback.build()?);
-    }
-    let guard = builder.build();
-    for failed in guard.prepare()? {
-        eprintln!("a bundled schema cannot be used: {failed}");
-    }
-    Ok(guard)
-}
-
-fn clip(text: &str, max: usize) -> &str {
-    if text.len() <= max {
-        return text;
-    }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
-/// Completes on ctrl-c or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = async {
-        if tokio::signal::ctrl_c().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
-    }
-}
-
 async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
-    let metrics_addr = install_exporter(config.metrics)?;
+    let metrics_addr = support::install_exporter(config.metrics)?;
     println!("metrics on http://{metrics_addr}/metrics");
     let unreadable = metrics::counter!("dataschema_consumer_unreadable_total");
     let dead_letters = metrics::counter!("dataschema_consumer_dead_letters_total");
     // Built after the exporter is installed: its counters land there.
-    let guard = guard(&config)?;
+    let fallback = config.registry.as_deref().map(|url| Fallback {
+        url,
+        confluent_namespace: config.confluent_namespace.as_deref(),
+        wait: config.fallback_wait,
+    });
+    let guard = support::guard(dataschema::include_bundle!(), fallback.as_ref())?;
 
     let client = async_nats::ConnectOptions::new()
         .connection_timeout(Duration::from_secs(5))
@@ -750,7 +533,7 @@ async fn run(config: Config) -> Result<(), Box<dyn std::error::Error>> {
     let mut tasks = tokio::task::JoinSet::new();
     let mut started: u64 = 0;
     let mut handled: u64 = 0;
-    let mut stop = std::pin::pin!(stop_signal());
+    let mut stop = std::pin::pin!(support::stop_signal());
     let ended: Result<&str, String> = loop {
         let room = tasks.len() < config.concurrency;
         let wanted = config.max_messages.is_none_or(|max| started < max);
@@ -859,18 +642,8 @@ async fn handle(shared: Arc<Shared>, message: jetstream::Message) -> Result<bool
     .await
     .map_err(|err| format!("validating a message failed: {err}"))?;
     let seq = sequence.map_or_else(|| "?".to_owned(), |s| s.to_string());
-    let line = match &verdict {
-        Verdict::Validated => "validated".to_owned(),
-        Verdict::NoSchema => "no schema".to_owned(),
-        Verdict::Unvalidated(reason) => format!("unvalidated ({reason})"),
-        Verdict::Invalid(invalid) => format!(
-            "invalid ({}, {} violations)",
-            invalid.urn(),
-            invalid.violations().len()
-        ),
-        Verdict::Unreadable(_) => "unreadable".to_owned(),
-    };
-    if matches!(verdict, Verdict::Invalid(_) | Verdict::Unreadable(_)) {
+    let line = verdict.line();
+    if verdict.is_dead_letter() {
         let target = config.dead_letter_for(&subject);
         let (headers, keep_body) = dead_letter(
             message.headers.as_ref(),

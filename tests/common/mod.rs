@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use dataschema::{Registry, Schema, Urn};
 
+pub mod example;
 pub mod rng;
 
 /// A file under tests/data.
