@@ -21,6 +21,7 @@ mod bundle_avro_references;
 mod bundle_confinement;
 mod commands;
 mod fallback_example;
+mod frame;
 mod main_job;
 mod nats_consumer;
 mod publish;
