@@ -83,7 +83,7 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 use rdkafka::{Offset, TopicPartitionList};
 
 use dataschema::Guard;
-use support::{Fallback, Flags, Verdict, EXIT_USAGE};
+use support::{Fallback, Flags, Verdict};
 
 const HELP: &str = "\
 kafka_consumer: validate a Kafka topic's messages with dataschema's guard
@@ -364,30 +364,5 @@ fn stopped(settled: u64, why: &str) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn main() {
-    let config = match Config::from_args(std::env::args().skip(1)) {
-        Ok(config) => config,
-        Err(why) if why.is_empty() => {
-            print!("{HELP}");
-            return;
-        }
-        Err(why) => {
-            eprintln!("kafka_consumer: {why}\n\n{HELP}");
-            std::process::exit(EXIT_USAGE);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("kafka_consumer: no tokio runtime: {err}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(err) = runtime.block_on(run(config)) {
-        eprintln!("kafka_consumer: {err}");
-        std::process::exit(1);
-    }
+    support::main("kafka_consumer", HELP, Config::from_args, run);
 }

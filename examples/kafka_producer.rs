@@ -40,7 +40,7 @@ use rdkafka::config::ClientConfig;
 use rdkafka::producer::{FutureProducer, FutureRecord};
 
 use dataschema::{Framer, Registry, Urn};
-use support::{Fallback, Flags, EXIT_USAGE};
+use support::{Fallback, Flags};
 
 const HELP: &str = "\
 kafka_producer: frame JSON lines' payloads with dataschema's Framer and produce them
@@ -85,7 +85,7 @@ fn parse(line: &str) -> Result<Line, String> {
     })
 }
 
-async fn run(flags: Flags) -> Result<bool, Box<dyn std::error::Error>> {
+async fn run(flags: Flags) -> Result<(), Box<dyn std::error::Error>> {
     let brokers = flags
         .get("--brokers", "DATASCHEMA_KAFKA_BROKERS")
         .unwrap_or_else(|| "127.0.0.1:9092".to_owned());
@@ -164,46 +164,23 @@ async fn run(flags: Flags) -> Result<bool, Box<dyn std::error::Error>> {
         }
     }
     println!("produced {produced}, not framed {refused}");
-    Ok(refused == 0)
+    if refused > 0 {
+        return Err(format!("{refused} line(s) not framed or not delivered").into());
+    }
+    Ok(())
 }
 
 fn main() {
-    let flags = match Flags::parse(
-        std::env::args().skip(1),
-        &[
-            "--brokers",
-            "--topic",
-            "--registry",
-            "--confluent-namespace",
-        ],
-    ) {
-        Ok(flags) => flags,
-        Err(why) if why.is_empty() => {
-            print!("{HELP}");
-            return;
-        }
-        Err(why) => {
-            eprintln!("kafka_producer: {why}\n\n{HELP}");
-            std::process::exit(EXIT_USAGE);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("kafka_producer: no tokio runtime: {err}");
-            std::process::exit(1);
-        }
-    };
-    match runtime.block_on(run(flags)) {
-        Ok(true) => {}
-        Ok(false) => std::process::exit(1),
-        Err(err) => {
-            eprintln!("kafka_producer: {err}");
-            std::process::exit(1);
-        }
-    }
+    let known = [
+        "--brokers",
+        "--topic",
+        "--registry",
+        "--confluent-namespace",
+    ];
+    support::main(
+        "kafka_producer",
+        HELP,
+        |args| Flags::parse(args, &known),
+        run,
+    );
 }

@@ -144,7 +144,7 @@ use async_nats::HeaderMap;
 use futures_util::StreamExt;
 
 use dataschema::Guard;
-use support::{header_value, Fallback, Flags, Verdict, EXIT_USAGE};
+use support::{header_value, Fallback, Flags, Verdict};
 
 /// Messages validated at once by default (`--concurrency`).
 const DEFAULT_CONCURRENCY: usize = 32;
@@ -697,30 +697,5 @@ async fn handle(shared: Arc<Shared>, message: jetstream::Message) -> Result<bool
 }
 
 fn main() {
-    let config = match Config::from_args(std::env::args().skip(1)) {
-        Ok(config) => config,
-        Err(why) if why.is_empty() => {
-            print!("{HELP}");
-            return;
-        }
-        Err(why) => {
-            eprintln!("nats_consumer: {why}\n\n{HELP}");
-            std::process::exit(EXIT_USAGE);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("nats_consumer: no tokio runtime: {err}");
-            std::process::exit(1);
-        }
-    };
-    if let Err(err) = runtime.block_on(run(config)) {
-        eprintln!("nats_consumer: {err}");
-        std::process::exit(1);
-    }
+    support::main("nats_consumer", HELP, Config::from_args, run);
 }

@@ -273,6 +273,46 @@ pub async fn stop_signal() {
     }
 }
 
+/// An example's `main`: `parse` reads the command line (`Err("")` for
+/// `--help`: `help` is printed), then `run` runs on a two-worker tokio
+/// runtime. A bad flag exits with 64, a failed run with 1, each saying why
+/// after the example's `name`.
+pub fn main<C, F>(
+    name: &str,
+    help: &str,
+    parse: impl FnOnce(Vec<String>) -> Result<C, String>,
+    run: impl FnOnce(C) -> F,
+) where
+    F: std::future::Future<Output = Result<(), Box<dyn std::error::Error>>>,
+{
+    let config = match parse(std::env::args().skip(1).collect()) {
+        Ok(config) => config,
+        Err(why) if why.is_empty() => {
+            print!("{help}");
+            return;
+        }
+        Err(why) => {
+            eprintln!("{name}: {why}\n\n{help}");
+            std::process::exit(EXIT_USAGE);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            eprintln!("{name}: no tokio runtime: {err}");
+            std::process::exit(1);
+        }
+    };
+    if let Err(err) = runtime.block_on(run(config)) {
+        eprintln!("{name}: {err}");
+        std::process::exit(1);
+    }
+}
+
 /// Flags given on the command line, each also read from an environment
 /// variable; the flag wins.
 pub struct Flags {
