@@ -12,7 +12,7 @@
 //! | [`config`] | compatibility levels and the config's other settings |
 //! | [`contracts`] | references, metadata and rule sets: their completion at register, metadata and guid lookups, `referencedby` |
 //! | [`request`] | reading paths, bodies and the schema a request sends |
-//! | [`format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
+//! | [`mod@format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
