@@ -22,6 +22,7 @@ mod bundle_confinement;
 mod commands;
 mod fallback_example;
 mod frame;
+mod kafka;
 mod main_job;
 mod nats_consumer;
 mod publish;

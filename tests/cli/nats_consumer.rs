@@ -19,15 +19,14 @@
 ))]
 
 use crate::common;
+use crate::common::lines::Lines;
 use crate::fake_registry;
 use crate::server;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::{self, stream};
@@ -85,105 +84,18 @@ fn consumer_binary() -> PathBuf {
     common::example::example_binary("nats_consumer")
 }
 
-/// A running consumer: its stdout lines arrive on a channel.
-struct Consumer {
-    child: Child,
-    lines: tokio::sync::mpsc::UnboundedReceiver<String>,
-    seen: Vec<String>,
-    stderr: std::sync::Arc<Mutex<String>>,
-}
+/// A running consumer (the example's binary): its stdout lines arrive
+/// on a channel.
+struct Consumer;
 
 impl Consumer {
-    fn start(args: &[String]) -> Consumer {
-        let mut child = Command::new(consumer_binary())
-            .args(args)
-            .env_remove("DATASCHEMA_REGISTRY_URL")
-            .env_remove("DATASCHEMA_MAX_MESSAGES")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the consumer starts");
-        let (tx, lines) = tokio::sync::mpsc::unbounded_channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = std::sync::Arc::new(Mutex::new(String::new()));
-        let sink = stderr.clone();
-        let pipe = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(pipe).lines() {
-                let Ok(line) = line else { break };
-                let mut sink = sink.lock().unwrap();
-                sink.push_str(&line);
-                sink.push('\n');
-            }
-        });
-        Consumer {
-            child,
-            lines,
-            seen: Vec::new(),
-            stderr,
-        }
-    }
-
-    /// The next stdout line, within `timeout`.
-    async fn line(&mut self, timeout: Duration) -> String {
-        match tokio::time::timeout(timeout, self.lines.recv()).await {
-            Ok(Some(line)) => {
-                self.seen.push(line.clone());
-                line
-            }
-            Ok(None) => panic!(
-                "the consumer closed its stdout; it printed {:?}; stderr:\n{}",
-                self.seen,
-                self.stderr.lock().unwrap()
-            ),
-            Err(_) => panic!(
-                "no line from the consumer within {timeout:?}; it printed {:?}; stderr:\n{}",
-                self.seen,
-                self.stderr.lock().unwrap()
-            ),
-        }
-    }
-
-    /// Waits for the process to exit, within `timeout`.
-    async fn exit(&mut self, timeout: Duration) -> std::process::ExitStatus {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "the consumer did not exit within {timeout:?}; stderr:\n{}",
-                self.stderr.lock().unwrap()
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// The rest of stdout after exit.
-    async fn rest(&mut self) -> Vec<String> {
-        let mut rest = Vec::new();
-        while let Ok(Some(line)) =
-            tokio::time::timeout(Duration::from_secs(5), self.lines.recv()).await
-        {
-            rest.push(line);
-        }
-        rest
-    }
-}
-
-impl Drop for Consumer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn start(args: &[String]) -> Lines {
+        Lines::spawn(
+            Command::new(consumer_binary())
+                .args(args)
+                .env_remove("DATASCHEMA_REGISTRY_URL")
+                .env_remove("DATASCHEMA_MAX_MESSAGES"),
+        )
     }
 }
 
@@ -607,7 +519,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
 
     // SIGTERM: a clean stop.
     let status = Command::new("kill")
-        .args(["-TERM", &consumer.child.id().to_string()])
+        .args(["-TERM", &consumer.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
@@ -615,7 +527,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     assert!(
         exit.success(),
         "exit {exit:?}; stderr:\n{}",
-        consumer.stderr.lock().unwrap()
+        consumer.stderr()
     );
     let rest = consumer.rest().await;
     assert_eq!(
@@ -658,7 +570,7 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
     assert!(
         exit.success(),
         "exit {exit:?}; stderr:\n{}",
-        consumer.stderr.lock().unwrap()
+        consumer.stderr()
     );
     let lines = consumer.rest().await;
     assert_eq!(lines.len(), 5, "{lines:?}");
@@ -740,7 +652,7 @@ async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body()
     assert!(
         exit.success(),
         "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
-        consumer.stderr.lock().unwrap()
+        consumer.stderr()
     );
     assert!(
         lines.iter().any(
@@ -821,7 +733,7 @@ async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
     assert!(
         exit.success(),
         "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
-        consumer.stderr.lock().unwrap()
+        consumer.stderr()
     );
     let mut dlq = js.get_stream(&dlq_name).await.unwrap();
     assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
@@ -984,7 +896,7 @@ async fn the_consumer_exits_non_zero_when_its_durable_consumer_is_deleted() {
     // Within the heartbeat's bound (twice its 15 s), if the server does not
     // say at once.
     let exit = consumer.exit(Duration::from_secs(60)).await;
-    let stderr = consumer.stderr.lock().unwrap().clone();
+    let stderr = consumer.stderr();
     assert!(!exit.success(), "exit {exit:?}; stderr:\n{stderr}");
     assert_eq!(exit.code(), Some(1), "stderr:\n{stderr}");
     assert!(

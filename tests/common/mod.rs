@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use dataschema::{Registry, Schema, Urn};
 
 pub mod example;
+pub mod lines;
 pub mod rng;
 
 /// A file under tests/data.
