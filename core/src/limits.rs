@@ -15,6 +15,11 @@
 //!   ([`on_compile_stack`]: [`compile_stack_bytes`], derived from the
 //!   nesting bound), never on the caller's.
 //!
+//! Datums are input too: [`max_avro_collection_bytes`] bounds the items an
+//! Avro array or map may declare (as `apache-avro` bounds them), and
+//! [`max_avro_transcode_bytes`] what reading one version as another may
+//! write.
+//!
 //! The bounds are process-wide, as `apache-avro`'s allocation bound is: set
 //! them once, at start-up, before the first compile.
 
@@ -46,6 +51,57 @@ pub fn set_max_proto_nesting(levels: usize) {
         levels.clamp(1, MAX_PROTO_NESTING_CEILING),
         Ordering::Relaxed,
     );
+}
+
+/// The default of [`max_avro_collection_bytes`]: 512 MiB, `apache-avro`'s
+/// own default (`apache_avro::util::DEFAULT_MAX_ALLOCATION_BYTES`).
+pub const DEFAULT_MAX_AVRO_COLLECTION_BYTES: usize = 512 << 20;
+
+static MAX_AVRO_COLLECTION_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_AVRO_COLLECTION_BYTES);
+
+/// How many items one Avro array or map of a datum may declare, across
+/// its blocks, stated as `apache-avro` states it: the bytes its decoder
+/// may allocate for the collection's values
+/// ([`DEFAULT_MAX_AVRO_COLLECTION_BYTES`] unless set). `apache-avro`
+/// refuses an array whose item count times the size of its `Value` (56
+/// bytes) passes the bound, and a map whose entry count times the size of
+/// a `(String, Value)` (80 bytes) does (`safe_collection_len` in its
+/// `decode.rs`): 9,586,980 items, 6,710,886 entries by default. The
+/// validating scanner refuses the same datums, so that a datum the guard
+/// calls valid is one the decoder reads; without the bound, an 11-byte
+/// datum of `{"type":"array","items":"null"}` declares 2^62 items (Java's
+/// `BinaryDecoder` refuses more than 2^31 - 9, its
+/// `SystemLimitException.checkMaxCollectionLength`). Read when a schema
+/// is compiled.
+pub fn max_avro_collection_bytes() -> usize {
+    MAX_AVRO_COLLECTION_BYTES.load(Ordering::Relaxed)
+}
+
+/// Sets [`max_avro_collection_bytes`] for the process (at least 1; set it
+/// as `apache_avro::util::max_allocation_bytes` is set where that crate
+/// decodes the same data).
+pub fn set_max_avro_collection_bytes(bytes: usize) {
+    MAX_AVRO_COLLECTION_BYTES.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The default of [`max_avro_transcode_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_AVRO_TRANSCODE_BYTES: usize = 64 << 20;
+
+static MAX_AVRO_TRANSCODE_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_AVRO_TRANSCODE_BYTES);
+
+/// The largest datum reading one Avro version as another may write
+/// ([`DEFAULT_MAX_AVRO_TRANSCODE_BYTES`] unless set): a reader's defaults
+/// are written once per record read, so a few bytes of a writer's array
+/// of empty records can stand for gigabytes of the reader's. A larger
+/// result is refused (`ViolationKind::Bounds`), and the work stops when
+/// the bound is reached. Read when a transcode starts.
+pub fn max_avro_transcode_bytes() -> usize {
+    MAX_AVRO_TRANSCODE_BYTES.load(Ordering::Relaxed)
+}
+
+/// Sets [`max_avro_transcode_bytes`] for the process (at least 1).
+pub fn set_max_avro_transcode_bytes(bytes: usize) {
+    MAX_AVRO_TRANSCODE_BYTES.store(bytes.max(1), Ordering::Relaxed);
 }
 
 /// The stack of the thread a compile runs on ([`on_compile_stack`]): 8 MiB,

@@ -34,6 +34,8 @@ mod branches_redteam;
 #[cfg(feature = "json")]
 mod formats_redteam;
 mod fuzz_corpus;
+#[cfg(feature = "avro")]
+mod hostile_avro;
 mod hostile_depth;
 mod hostile_json;
 mod hostile_json_memory;

@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use super::model::{AvroSchema, Logical, Node, NodeId};
-use super::scan::{decimal_fits, is_uuid, MAX_DEPTH};
+use super::scan::{decimal_fits, is_uuid, Counts, MAX_DEPTH};
 
 /// A record copied into the sequence that holds it at most this many
 /// operations large (counting each record as one); a larger one, or a
@@ -94,6 +94,8 @@ pub(crate) struct Program {
     branches: Vec<u32>,
     fixed_decimals: Vec<(usize, u32)>,
     root: u32,
+    /// The items an array, the entries a map, may declare in all.
+    counts: Counts,
 }
 
 struct Compiler<'a> {
@@ -238,8 +240,9 @@ impl Compiler<'_> {
 }
 
 impl Program {
-    /// Compiles `schema`, whose types' smallest encodings are `min_size`.
-    pub(crate) fn new(schema: &AvroSchema, min_size: &[u64]) -> Program {
+    /// Compiles `schema`, whose types' smallest encodings are `min_size`;
+    /// a collection may declare at most `counts` items.
+    pub(crate) fn new(schema: &AvroSchema, min_size: &[u64], counts: Counts) -> Program {
         let mut compiler = Compiler {
             schema,
             min_size,
@@ -267,6 +270,7 @@ impl Program {
             branches: compiler.branches,
             fixed_decimals: compiler.fixed_decimals,
             root,
+            counts,
         }
     }
 
@@ -384,6 +388,12 @@ impl Program {
         let seq = self.seqs[items as usize];
         let ops = &self.ops[seq.start as usize..seq.end as usize];
         let per_item = seq.min_size.saturating_add(key);
+        let most = if key == 0 {
+            self.counts.array
+        } else {
+            self.counts.map
+        };
+        let mut total: u64 = 0;
         loop {
             let count = cursor.long_value()?;
             if count == 0 {
@@ -405,6 +415,10 @@ impl Program {
             } else {
                 (count as u64, None)
             };
+            total = total.saturating_add(count);
+            if total > most {
+                return Err(Bad);
+            }
             if per_item == 0 {
                 // Items whose encoding is always empty: nothing to read.
                 if end.is_some_and(|end| end != cursor.pos) {

@@ -11,6 +11,12 @@
 //!
 //! The writer's datum is checked by the validating scanner first, so a
 //! broken datum is refused with its violation, never half transcoded.
+//!
+//! The work is bounded by the bytes read and written: what the reader's
+//! datum would hold past [`crate::limits::max_avro_transcode_bytes`] is
+//! refused as it is reached, and the items of an array whose writer type
+//! is encoded in no bytes (`null`, an empty record: all alike) are
+//! transcoded once and repeated, not read one by one.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -80,7 +86,8 @@ enum Step {
     },
     /// Writer symbol index to reader symbol index.
     Enum(Vec<u32>),
-    Array(StepId),
+    /// An array: the step of its items, and the writer's item type.
+    Array(StepId, NodeId),
     Map(StepId),
     /// A writer union: per branch, the reader's union index to write (when
     /// the reader is a union) and the branch's step.
@@ -219,12 +226,12 @@ impl Builder<'_> {
                 Step::Enum(map)
             }
             (Node::Array(wi), Node::Array(ri)) => {
-                let id = self.push(Step::Array(0));
+                let id = self.push(Step::Array(0, *wi));
                 self.memo.insert((w, r), id);
                 self.path.push("*".into());
                 let items = self.step(*wi, *ri);
                 self.path.pop();
-                self.steps[id] = Step::Array(items?);
+                self.steps[id] = Step::Array(items?, *wi);
                 return Ok(id);
             }
             (Node::Map(wv), Node::Map(rv)) => {
@@ -467,20 +474,54 @@ struct Cursor<'a> {
 }
 
 #[derive(Debug)]
-struct Broken;
+enum Broken {
+    /// The datum is not what the scanner accepted (never, in practice).
+    Datum,
+    /// The output would pass its bound.
+    TooLarge,
+}
+
+/// Where the reader's bytes go: `out`, charged against what the whole
+/// transcode may still write (`left`). Bytes written once are charged
+/// once: a body moved into its container is not charged again.
+struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    #[inline]
+    fn charge(&mut self, n: usize) -> Result<(), Broken> {
+        self.left = self.left.checked_sub(n).ok_or(Broken::TooLarge)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn write(&mut self, out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Broken> {
+        self.charge(bytes.len())?;
+        out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    #[inline]
+    fn zigzag(&mut self, value: i64, out: &mut Vec<u8>) -> Result<(), Broken> {
+        let before = out.len();
+        zigzag(value, out);
+        self.charge(out.len() - before)
+    }
+}
 
 impl<'a> Cursor<'a> {
     fn varint(&mut self) -> Result<u64, Broken> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
-            let byte = *self.bytes.get(self.pos).ok_or(Broken)?;
+            let byte = *self.bytes.get(self.pos).ok_or(Broken::Datum)?;
             self.pos += 1;
             value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
             if byte & 0x80 == 0 {
                 return Ok(value);
             }
         }
-        Err(Broken)
+        Err(Broken::Datum)
     }
 
     fn long(&mut self) -> Result<i64, Broken> {
@@ -489,14 +530,14 @@ impl<'a> Cursor<'a> {
     }
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], Broken> {
-        let end = self.pos.checked_add(n).ok_or(Broken)?;
-        let out = self.bytes.get(self.pos..end).ok_or(Broken)?;
+        let end = self.pos.checked_add(n).ok_or(Broken::Datum)?;
+        let out = self.bytes.get(self.pos..end).ok_or(Broken::Datum)?;
         self.pos = end;
         Ok(out)
     }
 
     fn sized(&mut self) -> Result<&'a [u8], Broken> {
-        let len = usize::try_from(self.long()?).map_err(|_| Broken)?;
+        let len = usize::try_from(self.long()?).map_err(|_| Broken::Datum)?;
         self.take(len)
     }
 
@@ -537,18 +578,30 @@ impl Transcoder {
         if !self.writer.is_valid(payload) {
             return Err(self.writer.violations(payload));
         }
-        let mut out = Vec::with_capacity(payload.len() + 16);
+        let limit = crate::limits::max_avro_transcode_bytes();
+        let mut out = Vec::with_capacity(payload.len().saturating_add(16).min(limit));
         let mut cursor = Cursor {
             bytes: payload,
             pos: 0,
         };
-        self.run(self.root, &mut cursor, &mut out)
-            .map_err(|Broken| {
-                vec![Violation::new(
-                    "",
-                    ViolationKind::Other,
-                    "the datum could not be transcoded",
-                )]
+        let mut budget = Budget { left: limit };
+        self.run(self.root, &mut cursor, &mut out, &mut budget)
+            .map_err(|broken| {
+                vec![match broken {
+                    Broken::Datum => Violation::new(
+                        "",
+                        ViolationKind::Other,
+                        "the datum could not be transcoded",
+                    ),
+                    Broken::TooLarge => Violation::new(
+                        "",
+                        ViolationKind::Bounds,
+                        format!(
+                            "the datum read as the reader's schema is larger than {limit} bytes \
+                             (limits::max_avro_transcode_bytes)"
+                        ),
+                    ),
+                }]
             })?;
         Ok(out)
     }
@@ -596,8 +649,8 @@ impl Transcoder {
                 }
             },
             Node::Union(branches) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
-                self.copy(*branches.get(i).ok_or(Broken)?, c)?;
+                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
+                self.copy(*branches.get(i).ok_or(Broken::Datum)?, c)?;
             }
             Node::Record(r) => {
                 for f in &r.fields {
@@ -608,54 +661,87 @@ impl Transcoder {
         Ok(())
     }
 
-    fn run(&self, step: StepId, c: &mut Cursor<'_>, out: &mut Vec<u8>) -> Result<(), Broken> {
+    /// Transcodes the writer's value at `c` by `step` into `out`.
+    fn run(
+        &self,
+        step: StepId,
+        c: &mut Cursor<'_>,
+        out: &mut Vec<u8>,
+        budget: &mut Budget,
+    ) -> Result<(), Broken> {
         match &self.steps[step] {
             Step::Copy(node) => {
                 let start = c.pos;
                 self.copy(*node, c)?;
-                out.extend_from_slice(&c.bytes[start..c.pos]);
+                budget.write(out, &c.bytes[start..c.pos])?;
             }
             Step::ToFloat => {
                 let v = c.long()?;
-                out.extend_from_slice(&((v as f64) as f32).to_le_bytes());
+                budget.write(out, &((v as f64) as f32).to_le_bytes())?;
             }
             Step::LongToDouble => {
                 let v = c.long()?;
-                out.extend_from_slice(&(v as f64).to_le_bytes());
+                budget.write(out, &(v as f64).to_le_bytes())?;
             }
             Step::FloatToDouble => {
                 let b = c.take(4)?;
                 let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                out.extend_from_slice(&f64::from(v).to_le_bytes());
+                budget.write(out, &f64::from(v).to_le_bytes())?;
             }
             Step::BytesToString => {
                 let start = c.pos;
                 let bytes = c.sized()?;
-                std::str::from_utf8(bytes).map_err(|_| Broken)?;
-                out.extend_from_slice(&c.bytes[start..c.pos]);
+                std::str::from_utf8(bytes).map_err(|_| Broken::Datum)?;
+                budget.write(out, &c.bytes[start..c.pos])?;
             }
             Step::Enum(map) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
-                zigzag(i64::from(*map.get(i).ok_or(Broken)?), out);
+                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
+                budget.zigzag(i64::from(*map.get(i).ok_or(Broken::Datum)?), out)?;
             }
-            Step::Array(items) => {
+            Step::Array(items, writer_items) => {
+                // Writer items encoded in no bytes are all alike: the
+                // first one's bytes stand for every one.
+                let empty = self.writer.min_size(*writer_items) == 0;
                 let mut body = Vec::new();
                 let mut total = 0u64;
+                let mut alike: Option<Vec<u8>> = None;
                 loop {
                     let count = c.count()?;
                     if count == 0 {
                         break;
                     }
-                    for _ in 0..count {
-                        self.run(*items, c, &mut body)?;
+                    if empty {
+                        let mut more = count;
+                        if alike.is_none() {
+                            let mut item = Vec::new();
+                            self.run(*items, c, &mut item, budget)?;
+                            body.extend_from_slice(&item);
+                            alike = Some(item);
+                            more -= 1;
+                        }
+                        if let Some(item) = alike.as_ref().filter(|item| !item.is_empty()) {
+                            let bytes = usize::try_from(more)
+                                .ok()
+                                .and_then(|more| more.checked_mul(item.len()))
+                                .ok_or(Broken::TooLarge)?;
+                            budget.charge(bytes)?;
+                            body.reserve(bytes);
+                            for _ in 0..more {
+                                body.extend_from_slice(item);
+                            }
+                        }
+                    } else {
+                        for _ in 0..count {
+                            self.run(*items, c, &mut body, budget)?;
+                        }
                     }
                     total += count;
                 }
                 if total > 0 {
-                    zigzag(total as i64, out);
+                    budget.zigzag(total as i64, out)?;
                     out.extend_from_slice(&body);
                 }
-                out.push(0);
+                budget.write(out, &[0])?;
             }
             Step::Map(values) => {
                 let mut body = Vec::new();
@@ -668,28 +754,28 @@ impl Transcoder {
                     for _ in 0..count {
                         let start = c.pos;
                         c.sized()?;
-                        body.extend_from_slice(&c.bytes[start..c.pos]);
-                        self.run(*values, c, &mut body)?;
+                        budget.write(&mut body, &c.bytes[start..c.pos])?;
+                        self.run(*values, c, &mut body, budget)?;
                     }
                     total += count;
                 }
                 if total > 0 {
-                    zigzag(total as i64, out);
+                    budget.zigzag(total as i64, out)?;
                     out.extend_from_slice(&body);
                 }
-                out.push(0);
+                budget.write(out, &[0])?;
             }
             Step::WriterUnion(branches) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
-                let (index, step) = branches.get(i).ok_or(Broken)?;
+                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
+                let (index, step) = branches.get(i).ok_or(Broken::Datum)?;
                 if let Some(index) = index {
-                    zigzag(i64::from(*index), out);
+                    budget.zigzag(i64::from(*index), out)?;
                 }
-                self.run(*step, c, out)?;
+                self.run(*step, c, out, budget)?;
             }
             Step::ToUnion(index, step) => {
-                zigzag(i64::from(*index), out);
-                self.run(*step, c, out)?;
+                budget.zigzag(i64::from(*index), out)?;
+                self.run(*step, c, out, budget)?;
             }
             Step::Record { fields, defaults } => {
                 // Each reader field's bytes, then written in the reader's
@@ -699,7 +785,7 @@ impl Transcoder {
                     match target {
                         Some((i, step)) => {
                             let mut part = Vec::new();
-                            self.run(*step, c, &mut part)?;
+                            self.run(*step, c, &mut part, budget)?;
                             parts[*i] = Some(part);
                         }
                         None => self.copy(*node, c)?,
@@ -707,8 +793,9 @@ impl Transcoder {
                 }
                 for (part, default) in parts.iter().zip(defaults) {
                     match (part, default) {
-                        (Some(bytes), _) | (None, Some(bytes)) => out.extend_from_slice(bytes),
-                        (None, None) => return Err(Broken),
+                        (Some(bytes), _) => out.extend_from_slice(bytes),
+                        (None, Some(bytes)) => budget.write(out, bytes)?,
+                        (None, None) => return Err(Broken::Datum),
                     }
                 }
             }

@@ -15,6 +15,11 @@
 //!   followed by the block's byte size, which must be exactly what the
 //!   block's items take; a count of `i64::MIN` is refused (its magnitude does
 //!   not exist); map keys are strings;
+//! * an array or a map declares, across its blocks, at most the items
+//!   `apache-avro`'s decoder would hold ([`Counts`], from
+//!   [`crate::limits::max_avro_collection_bytes`]): items whose encoding
+//!   is empty (`null`, an empty record) cost no bytes, and nothing else
+//!   bounds their count;
 //! * union and enum indexes are within the branches and the symbols;
 //! * a `fixed` has its size;
 //! * types nest at most [`MAX_DEPTH`] deep (a recursive schema's payload);
@@ -33,6 +38,30 @@ use crate::validate::{Violation, ViolationKind};
 /// the stack.
 pub const MAX_DEPTH: u32 = 128;
 
+/// The most items one array, and entries one map, of a datum may declare
+/// across its blocks: `apache-avro`'s bound
+/// ([`crate::limits::max_avro_collection_bytes`] over the size of the
+/// value it decodes each item into, `safe_collection_len` in its
+/// `decode.rs`), read when a schema is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// An array's items.
+    pub(crate) array: u64,
+    /// A map's entries.
+    pub(crate) map: u64,
+}
+
+impl Counts {
+    /// The bound as the process's limit sets it now.
+    pub(crate) fn from_limit() -> Counts {
+        let bytes = crate::limits::max_avro_collection_bytes();
+        Counts {
+            array: (bytes / std::mem::size_of::<apache_avro::types::Value>()) as u64,
+            map: (bytes / std::mem::size_of::<(String, apache_avro::types::Value)>()) as u64,
+        }
+    }
+}
+
 /// A schema compiled for scanning: its types, each type's smallest
 /// encoding (a type whose smallest encoding is 0 bytes is always 0 bytes:
 /// `null`, a `fixed` of size 0, a record of such), and the flat program
@@ -46,6 +75,7 @@ pub const MAX_DEPTH: u32 = 128;
 pub struct Plan {
     schema: Arc<AvroSchema>,
     min_size: Vec<u64>,
+    counts: Counts,
     program: Program,
 }
 
@@ -183,10 +213,12 @@ impl Plan {
                 break;
             }
         }
-        let program = Program::new(&schema, &min_size);
+        let counts = Counts::from_limit();
+        let program = Program::new(&schema, &min_size, counts);
         Plan {
             schema,
             min_size,
+            counts,
             program,
         }
     }
@@ -195,6 +227,12 @@ impl Plan {
     #[allow(dead_code)] // used by the `unstable` re-export's users
     pub fn schema(&self) -> &AvroSchema {
         &self.schema
+    }
+
+    /// The smallest encoding of type `id`, in bytes (0: the type is always
+    /// encoded in no bytes).
+    pub(crate) fn min_size(&self, id: NodeId) -> u64 {
+        self.min_size[id as usize]
     }
 
     /// The schema read, shared.
@@ -313,7 +351,8 @@ impl Plan {
                 let depth = self.deeper(depth)?;
                 let mut index: u64 = 0;
                 let per_item = self.min_size[*items as usize];
-                self.blocks(cursor, per_item, |plan, cursor| {
+                let most = (self.counts.array, "an array", "items");
+                self.blocks(cursor, per_item, most, |plan, cursor| {
                     let at = index;
                     index += 1;
                     plan.walk(*items, cursor, depth)
@@ -324,7 +363,8 @@ impl Plan {
                 let depth = self.deeper(depth)?;
                 // An entry has a key: at least one byte.
                 let per_item = self.min_size[*values as usize].saturating_add(1);
-                self.blocks(cursor, per_item, |plan, cursor| {
+                let most = (self.counts.map, "a map", "entries");
+                self.blocks(cursor, per_item, most, |plan, cursor| {
                     let key = cursor.length_prefixed("a map key")?;
                     let key = std::str::from_utf8(key).map_err(|_| {
                         fail(
@@ -350,14 +390,18 @@ impl Plan {
         Ok(depth + 1)
     }
 
-    /// The blocks of an array or a map, each item read by `item`.
+    /// The blocks of an array or a map, each item read by `item`; `most`
+    /// the items they may declare in all, with the words for the
+    /// collection and its items.
     #[inline]
     fn blocks(
         &self,
         cursor: &mut Cursor<'_>,
         per_item: u64,
+        most: (u64, &str, &str),
         mut item: impl FnMut(&Plan, &mut Cursor<'_>) -> Walk,
     ) -> Walk {
+        let mut total: u64 = 0;
         loop {
             let count = cursor.long("a block count")?;
             if count == 0 {
@@ -381,6 +425,17 @@ impl Plan {
             } else {
                 (count as u64, None)
             };
+            total = total.saturating_add(count);
+            if total > most.0 {
+                let (limit, what, items) = most;
+                return Err(fail(
+                    ViolationKind::Bounds,
+                    format!(
+                        "{what} declares {total} {items} or more, past the {limit} a decoder \
+                         holds (apache-avro's bound; limits::max_avro_collection_bytes)"
+                    ),
+                ));
+            }
             if per_item == 0 {
                 // Items of a type whose encoding is always empty (`null`,
                 // a fixed of size 0, a record of such): nothing to read.
@@ -601,6 +656,17 @@ mod tests {
         }
         assert!(!decimal_fits(&negative, 40));
         assert!(decimal_fits(&negative, 41));
+    }
+
+    #[test]
+    fn the_collection_bound_is_apache_avros() {
+        assert_eq!(
+            crate::limits::DEFAULT_MAX_AVRO_COLLECTION_BYTES,
+            apache_avro::util::DEFAULT_MAX_ALLOCATION_BYTES
+        );
+        // The figures `limits::max_avro_collection_bytes` documents.
+        let counts = Counts::from_limit();
+        assert_eq!((counts.array, counts.map), (9_586_980, 6_710_886));
     }
 
     #[test]

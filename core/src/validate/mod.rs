@@ -244,7 +244,10 @@ pub enum ViolationKind {
     /// `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`,
     /// `minItems`, `maxItems`, `minProperties`, `maxProperties`,
     /// `uniqueItems`, `contains`. Avro: a `decimal` whose unscaled value
-    /// has more digits than its precision.
+    /// has more digits than its precision; an array or map declaring more
+    /// items than a decoder holds (`limits::max_avro_collection_bytes`); a
+    /// datum read as another version that would be larger than
+    /// `limits::max_avro_transcode_bytes`.
     Bounds,
     /// JSON Schema `additionalProperties`, `unevaluatedProperties`,
     /// `additionalItems`, `unevaluatedItems` or `propertyNames`: a property
