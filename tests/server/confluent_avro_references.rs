@@ -172,6 +172,25 @@ fn bad_references_are_42201_and_store_nothing() {
     );
     assert_eq!(reply.code(), 42201, "{}", reply.text());
     assert!(reply.text().contains("defined twice"), "{}", reply.text());
+    // Defined before it is used, or never used: refused the same (Java
+    // refuses every redefinition), on every route that reads it.
+    let first = r#"{"type": "record", "name": "Twice", "fields": [
+        {"name": "b", "type": {"type": "record", "name": "acme.common.Money", "fields": []}},
+        {"name": "a", "type": "acme.common.Money"}]}"#;
+    let unused = r#"{"type": "record", "name": "Twice", "fields": [
+        {"name": "b", "type": ["null", {"type": "record", "name": "acme.common.Money",
+            "fields": [{"name": "cents", "type": "long"}]}]}]}"#;
+    for text in [first, unused] {
+        let body = json!({"schema": text, "references": money_ref()});
+        for path in [
+            "/subjects/twice-value/versions",
+            "/compatibility/subjects/payment-value/versions/latest",
+        ] {
+            let reply = post(&running, path, &body);
+            assert_eq!(reply.code(), 42201, "{path}: {}", reply.text());
+            assert!(reply.text().contains("defined twice"), "{}", reply.text());
+        }
+    }
 }
 
 #[test]

@@ -209,3 +209,79 @@ fn a_readers_defaults_cannot_blow_a_few_bytes_up_past_the_output_bound() {
     let out = resolution.transcode(&blocks(&[3])).expect("valid");
     assert_eq!(out.len(), 1 + 3 * (2 + 1_000) + 1);
 }
+
+/// Publishes `text` as `urn:acme:schema:<name>:1` with references to the
+/// given schemas (each named by the first type it defines).
+fn publish_avro(
+    registry: &Registry,
+    name: &str,
+    text: &str,
+    references: &[(&str, &str)],
+) -> Result<Urn, dataschema::Error> {
+    let urn: Urn = format!("urn:acme:schema:{name}:1").parse().unwrap();
+    let references = references.iter().map(|(type_name, schema)| {
+        dataschema::contract::Reference::new(
+            *type_name,
+            format!("urn:acme:schema:{schema}:1")
+                .parse::<Urn>()
+                .unwrap(),
+        )
+    });
+    let schema = Schema::avro(urn.clone(), text).with_references(references);
+    registry.publish(schema, Compatibility::None).map(|_| urn)
+}
+
+#[test]
+fn a_type_defined_by_a_schema_and_by_its_reference_is_refused_in_every_order() {
+    let registry = Registry::new(MemoryStore::new());
+    let money = r#"{"type":"record","name":"Money","namespace":"acme.common",
+        "fields":[{"name":"cents","type":"long"}]}"#;
+    publish_avro(&registry, "money", money, &[]).expect("money publishes");
+    let same = r#"{"type":"record","name":"Money","namespace":"acme.common",
+        "fields":[{"name":"cents","type":"long"}]}"#;
+    let other = r#"{"type":"record","name":"acme.common.Money","fields":[]}"#;
+    let cases = [
+        // Defined first, then used: accepted before (the schema's own
+        // definition hid the reference's).
+        format!(
+            r#"{{"type":"record","name":"acme.Pay","fields":[
+            {{"name":"a","type":{other}}},{{"name":"b","type":"acme.common.Money"}}]}}"#
+        ),
+        format!(
+            r#"{{"type":"record","name":"acme.Pay","fields":[
+            {{"name":"a","type":{same}}},{{"name":"b","type":"acme.common.Money"}}]}}"#
+        ),
+        // Defined, never used.
+        format!(
+            r#"{{"type":"record","name":"acme.Pay","fields":[
+            {{"name":"a","type":["null",{same}]}}]}}"#
+        ),
+        // The schema itself is the type.
+        same.to_owned(),
+        // Used first, then defined (refused before too).
+        format!(
+            r#"{{"type":"record","name":"acme.Pay","fields":[
+            {{"name":"a","type":"acme.common.Money"}},
+            {{"name":"b","type":{{"type":"array","items":{other}}}}}]}}"#
+        ),
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        let refused = publish_avro(
+            &registry,
+            &format!("pay{i}"),
+            text,
+            &[("acme.common.Money", "money")],
+        )
+        .expect_err(text);
+        let message = refused.chain().to_string();
+        assert!(
+            message.contains("\"acme.common.Money\" is defined twice")
+                && message.contains("urn:acme:schema:money:1"),
+            "{text}: {message}"
+        );
+    }
+    // The same schemas without the reference are fine.
+    for (i, text) in cases.iter().enumerate().take(4) {
+        publish_avro(&registry, &format!("alone{i}"), text, &[]).expect(text);
+    }
+}

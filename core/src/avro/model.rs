@@ -197,7 +197,7 @@ pub struct SchemaError {
 }
 
 impl SchemaError {
-    fn new(location: &str, reason: impl Into<String>) -> SchemaError {
+    pub(crate) fn new(location: &str, reason: impl Into<String>) -> SchemaError {
         SchemaError {
             location: location.to_owned(),
             reason: reason.into(),
@@ -259,6 +259,7 @@ pub(crate) fn parse_over(
     }
     let json: Value = serde_json::from_slice(bytes)
         .map_err(|err| SchemaError::new("", format!("the schema is not JSON: {err}")))?;
+    super::names::redefinition(&json, definitions)?;
     parse_value(&super::names::resolve(&json, definitions))
 }
 

@@ -345,6 +345,95 @@ fn walk_used(
     }
 }
 
+/// The first named type `json` (a schema's JSON) defines itself that a
+/// reference defines too, as the error the model reports for it, at the
+/// definition's `name`. Java's parser refuses to define a name it knows
+/// already (`Schema.Names.put` in Avro 1.11, `ParseContext.put` in 1.12:
+/// "Can't redefine"), and Confluent's `AvroSchema` parses the referenced
+/// schemas first: so a schema defining a type its references bring is
+/// refused in whichever order it defines and uses it.
+pub(crate) fn redefinition(
+    json: &Value,
+    definitions: &Definitions,
+) -> Result<(), super::model::SchemaError> {
+    let mut at = String::new();
+    own_definitions(
+        json,
+        "",
+        &mut at,
+        0,
+        &mut |full, at| match definitions.by_name.get(full) {
+            Some(held) => Err(super::model::SchemaError::new(
+                &format!("{at}/name"),
+                format!(
+                    "{full:?} is defined twice: by the schema and by its reference {} (a \
+                     named type is defined once)",
+                    held.urn
+                ),
+            )),
+            None => Ok(()),
+        },
+    )
+}
+
+/// Calls `found` with the full name and the JSON pointer of each named
+/// type `json` defines (under the enclosing namespace `space`, at `at`).
+fn own_definitions<E>(
+    json: &Value,
+    space: &str,
+    at: &mut String,
+    depth: usize,
+    found: &mut impl FnMut(&str, &str) -> Result<(), E>,
+) -> Result<(), E> {
+    // Deeper than the model reads: refused there.
+    if depth > MAX_WALK {
+        return Ok(());
+    }
+    let within = |inner: &Value, segment: &str, space: &str, at: &mut String, found: &mut _| {
+        let len = at.len();
+        at.push('/');
+        at.push_str(segment);
+        let result = own_definitions(inner, space, at, depth + 1, found);
+        at.truncate(len);
+        result
+    };
+    match json {
+        Value::Array(branches) => {
+            for (i, branch) in branches.iter().enumerate() {
+                within(branch, &i.to_string(), space, at, found)?;
+            }
+        }
+        Value::Object(object) => {
+            if let Some(full) = defined_name(object, space) {
+                found(&full, at)?;
+                let inner = namespace_of(&full);
+                for (i, field) in object
+                    .get("fields")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    if let Some(ty) = field.get("type") {
+                        within(ty, &format!("fields/{i}/type"), inner, at, found)?;
+                    }
+                }
+                return Ok(());
+            }
+            for key in ["items", "values"] {
+                if let Some(inner) = object.get(key) {
+                    within(inner, key, space, at, found)?;
+                }
+            }
+            if let Some(inner @ (Value::Object(_) | Value::Array(_))) = object.get("type") {
+                within(inner, "type", space, at, found)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
 /// `json` resolved over `definitions`: each name it uses that neither it
 /// (so far) nor an earlier definition defines, and a reference defines,
 /// replaced at its first use by the definition (the same lookup as the
