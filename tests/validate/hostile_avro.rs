@@ -285,3 +285,47 @@ fn a_type_defined_by_a_schema_and_by_its_reference_is_refused_in_every_order() {
         publish_avro(&registry, &format!("alone{i}"), text, &[]).expect(text);
     }
 }
+
+#[test]
+fn a_long_chain_of_references_reads_or_is_refused_for_its_nesting() {
+    // link_i is a record with a field of link_{i+1}'s type, each the
+    // reference of the one before.
+    let registry = Registry::new(MemoryStore::new());
+    let links = 70;
+    let mut refused = None;
+    for i in (0..links).rev() {
+        let text = if i == links - 1 {
+            format!(
+                r#"{{"type":"record","name":"chain.L{i}","fields":[{{"name":"end","type":"long"}}]}}"#
+            )
+        } else {
+            format!(
+                r#"{{"type":"record","name":"chain.L{i}","fields":[{{"name":"next","type":"chain.L{}"}}]}}"#,
+                i + 1
+            )
+        };
+        let next_type = format!("chain.L{}", i + 1);
+        let next_schema = format!("link{}", i + 1);
+        let references: Vec<(&str, &str)> = if i == links - 1 {
+            Vec::new()
+        } else {
+            vec![(next_type.as_str(), next_schema.as_str())]
+        };
+        match publish_avro(&registry, &format!("link{i}"), &text, &references) {
+            Ok(_) => assert!(refused.is_none(), "link {i} after a refusal"),
+            Err(err) => {
+                // Refused for what it is: types nested too deep, said by
+                // the model with where, not a parser's recursion limit.
+                let message = err.chain().to_string();
+                assert!(message.contains("deeper than 64"), "link {i}: {message}");
+                assert!(!message.contains("recursion limit"), "{message}");
+                refused = Some(links - i);
+                break;
+            }
+        }
+    }
+    // The model's bound (64 levels: a field and its record each count
+    // one) decides, past the 42 the text round trip allowed.
+    let depth = refused.expect("a chain of 70 is too deep");
+    assert!(depth > 43, "refused at a chain of {depth}");
+}

@@ -287,11 +287,13 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
         reader.primitives[i] = reader.push(node);
     }
     let root = reader.read(json, "")?;
-    let text = json.to_string();
     // The walk above bounds the nesting apache-avro recurses through; a
     // panic inside the crate on a shape it does not expect is a refusal,
-    // never a crash.
-    std::panic::catch_unwind(|| apache_avro::Schema::parse_str(&text).map(drop))
+    // never a crash. The JSON is handed over parsed: written out and read
+    // again, a schema with its references' types written in (a chain of
+    // 43 references) would pass `serde_json`'s 128 levels, and be refused
+    // for a nesting no one wrote.
+    std::panic::catch_unwind(|| apache_avro::Schema::parse(json).map(drop))
         .map_err(|_| SchemaError::new("", "Avro (apache-avro) fails on the schema"))?
         .map_err(|err| {
             SchemaError::new(
