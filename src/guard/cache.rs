@@ -1,10 +1,19 @@
 //! The compiled-validator cache.
 //!
-//! A URN's bytes never change, so a compiled validator is kept for the life
-//! of the process and never invalidated. Unusable schemas are remembered too
-//! (a broken schema costs one compile, not one per message). Only URNs some
-//! resolver actually holds get an entry, so hostile `dataschema` strings
-//! cannot grow the cache.
+//! A URN's bytes never change, so a compiled validator never needs
+//! invalidating. Unusable schemas are remembered too (a broken schema
+//! costs one compile, not one per message). Only URNs some resolver
+//! actually holds get an entry, so hostile `dataschema` strings cannot
+//! grow the cache.
+//!
+//! What the cache holds is bounded: a schema the primary resolver (a
+//! bundle's `Registry`) holds is pinned, kept for the life of the cache;
+//! every other entry (a fallback registry's) is counted by an estimate of
+//! what it holds ([`weight`]), and once they count more than the bound
+//! ([`GuardBuilder::cache_bytes`](super::GuardBuilder::cache_bytes)), the
+//! oldest not looked up since the last pass are evicted (a clock: each
+//! lookup gives its entry a second chance), and compiled again if a
+//! message names them again.
 //!
 //! Reads load a snapshot of the map without taking a lock (`arc-swap`);
 //! new URNs go to a second, locked map that is merged into the snapshot
@@ -17,8 +26,8 @@
 //! per message meanwhile.
 
 use std::cell::Cell;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -47,11 +56,35 @@ pub(crate) enum Entry {
 /// One URN's entry: empty until its first compile succeeds or fails for a
 /// lasting reason. `pending` makes concurrent first uses compile once and
 /// remembers a passing failure until its retry time.
-#[derive(Default)]
 pub(crate) struct Slot {
     pub(crate) entry: OnceLock<Entry>,
     pending: Mutex<Pending>,
     done: Condvar,
+    /// Kept for the life of the cache (a schema the primary holds): never
+    /// evicted, and the only slots a thread remembers as its hot one.
+    pinned: bool,
+    /// Looked up since the eviction hand last passed it.
+    used: AtomicBool,
+}
+
+impl Slot {
+    fn new(pinned: bool) -> Slot {
+        Slot {
+            entry: OnceLock::new(),
+            pending: Mutex::default(),
+            done: Condvar::new(),
+            pinned,
+            used: AtomicBool::new(false),
+        }
+    }
+
+    /// Marks the slot looked up (a load, and a store only when it was not).
+    #[inline]
+    fn touch(&self) {
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 #[derive(Default)]
@@ -74,8 +107,9 @@ struct Retry {
 /// moved straight into the slot: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Compile {
-    /// A validator, or a failure that will not pass: kept for good.
-    Lasting(Entry),
+    /// A validator, or a failure that will not pass: kept (until evicted,
+    /// unless pinned), counted as the given bytes ([`weight`]).
+    Lasting(Entry, usize),
     /// A failure that may pass: shared with the callers waiting for this
     /// compile, then kept until the retry delay ends.
     Passing(Unvalidated),
@@ -89,16 +123,17 @@ impl Slot {
     /// is doing so (then its result is shared) or a passing failure is
     /// still within its retry delay (then that failure is returned).
     /// `first_delay` is the delay after one failure; it doubles with each
-    /// consecutive one, up to [`MAX_RETRY_DELAY`].
-    pub(crate) fn get_or_compile(
+    /// consecutive one, up to [`MAX_RETRY_DELAY`]. `Ok` carries the bytes
+    /// the entry counts when this call stored it ([`Cache::admit`]).
+    fn get_or_compile(
         &self,
         first_delay: Duration,
         compile: impl FnOnce() -> Compile,
-    ) -> Result<&Entry, Unvalidated> {
+    ) -> Result<(&Entry, Option<usize>), Unvalidated> {
         let mut pending = self.pending.lock();
         loop {
             if let Some(entry) = self.entry.get() {
-                return Ok(entry);
+                return Ok((entry, None));
             }
             if pending.compiling {
                 // A retry is running: the failure kept so far stands until
@@ -110,7 +145,7 @@ impl Slot {
                 self.done.wait(&mut pending);
                 // Share what that compile gave.
                 if let Some(entry) = self.entry.get() {
-                    return Ok(entry);
+                    return Ok((entry, None));
                 }
                 if let Some(retry) = &pending.retry {
                     return Err(retry.unvalidated.clone());
@@ -140,9 +175,14 @@ impl Slot {
         let result = compile();
         let mut pending = self.pending.lock();
         let outcome = match result {
-            Compile::Lasting(entry) => {
+            Compile::Lasting(entry, weight) => {
                 pending.retry = None;
-                Ok(self.entry.get_or_init(|| entry))
+                let mut stored = None;
+                let entry = self.entry.get_or_init(|| {
+                    stored = Some(weight);
+                    entry
+                });
+                Ok((entry, stored))
             }
             Compile::Passing(unvalidated) => {
                 let delay = first_delay
@@ -192,22 +232,93 @@ impl Snapshot<'_> {
 /// average, so tens of thousands of URNs (a fallback registry's) cost
 /// linear time in all, not a copy of the map per insert.
 ///
-/// A cache never removes a slot: a merge copies the `Arc`s, and a slot
-/// lives as long as its cache. Each thread remembers the slot it last
-/// validated with ([`Cache::hot`]), by address, on that promise.
+/// A cache never removes a pinned slot: a merge copies the `Arc`s, and a
+/// pinned slot lives as long as its cache. Each thread remembers the
+/// pinned slot it last validated with ([`Cache::hot`]), by address, on
+/// that promise. Other slots are only ever reached through an `Arc` (a
+/// map snapshot holds its slots' `Arc`s), so evicting one (a new map
+/// without it) frees it once the last lookup holding it is done.
 pub(crate) struct Cache {
     /// Which cache this is, for [`HOT`]: unique in the process, never 0.
     id: u64,
     frozen: ArcSwap<Map>,
     young: RwLock<Map>,
+    /// The evictable slots compiled, oldest first, and what they count.
+    ledger: Mutex<Ledger>,
+    /// What evictable entries may count in all ([`weight`]).
+    bound: usize,
+    /// Bytes the pinned entries count (reported, never bounded).
+    pinned_bytes: AtomicUsize,
+    evictions: AtomicU64,
+    evicted_counter: ::metrics::Counter,
 }
 
-impl Default for Cache {
-    fn default() -> Cache {
+/// The evictable entries, in the order the clock hand visits them.
+#[derive(Default)]
+struct Ledger {
+    queue: VecDeque<(Box<str>, Arc<Slot>, usize)>,
+    bytes: usize,
+}
+
+/// What the cache holds now ([`Guard::cache_stats`](super::Guard::cache_stats)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheStats {
+    /// URNs with a slot (compiled, failed, or compiling).
+    pub entries: usize,
+    /// Bytes the evictable entries (schemas the primary does not hold)
+    /// are counted as holding: at most the bound, plus the newest entry.
+    pub bytes: usize,
+    /// Bytes the pinned entries (schemas the primary holds) are counted as
+    /// holding.
+    pub pinned_bytes: usize,
+    /// Entries evicted since the guard was built.
+    pub evictions: u64,
+    /// The bound on [`bytes`](CacheStats::bytes).
+    pub bound: usize,
+}
+
+/// What the entry of a schema of these bytes is counted as holding: a
+/// fixed part (the slot, the URN, the counters, a validator's smallest
+/// tables), twice the bytes (a compile may keep the text and its parsed
+/// form), and a share per structural byte (`{`, `[`, `,`, `:`, `;`, `=`:
+/// about one per value, member or declaration), which decides for most
+/// schemas: each value becomes nodes of the validator's tree and of the
+/// scanner's plan. Measured on schemas of several shapes
+/// (`tests/guard/cache_bound.rs`), a compile keeps up to about 340 bytes
+/// per structural byte (a JSON Schema of 5,000 small properties keeps
+/// 43 times its 213 KB); the estimate takes [`PER_STRUCTURAL_BYTE`]. A
+/// schema written to look small is counted larger than it is, never
+/// smaller: one scan over its bytes, no parse.
+pub(crate) fn weight(schema: &[u8]) -> usize {
+    let structural = schema
+        .iter()
+        .filter(|&&b| matches!(b, b'{' | b'[' | b',' | b':' | b';' | b'='))
+        .count();
+    ENTRY_BYTES
+        .saturating_add(schema.len().saturating_mul(2))
+        .saturating_add(structural.saturating_mul(PER_STRUCTURAL_BYTE))
+}
+
+/// The fixed part of [`weight`].
+const ENTRY_BYTES: usize = 4 << 10;
+/// The share of [`weight`] per structural byte of a schema.
+const PER_STRUCTURAL_BYTE: usize = 512;
+
+impl Cache {
+    /// An empty cache whose evictable entries count at most `bound` bytes.
+    pub(crate) fn new(bound: usize) -> Cache {
         Cache {
             id: CACHES.fetch_add(1, Ordering::Relaxed),
             frozen: ArcSwap::default(),
             young: RwLock::default(),
+            ledger: Mutex::default(),
+            bound,
+            pinned_bytes: AtomicUsize::new(0),
+            evictions: AtomicU64::new(0),
+            evicted_counter: super::metrics::register(&::metrics::Key::from_static_name(
+                super::metrics::CACHE_EVICTIONS,
+            )),
         }
     }
 }
@@ -247,12 +358,12 @@ impl Cache {
         if id != self.id {
             return None;
         }
-        // SAFETY: `slot` is the address of a slot an `Arc` of this cache
-        // held when `remember` stored it with this cache's id, which no
-        // other cache has (ids are never reused, so a cache dropped and
+        // SAFETY: `slot` is the address of a pinned slot an `Arc` of this
+        // cache held when `remember` stored it with this cache's id, which
+        // no other cache has (ids are never reused, so a cache dropped and
         // another allocated at its address do not match). A cache never
-        // removes a slot (see `Cache`), so the slot lives as long as the
-        // cache, which `self` borrows for the lifetime returned.
+        // removes a pinned slot (see `Cache`), so the slot lives as long as
+        // the cache, which `self` borrows for the lifetime returned.
         let slot = unsafe { &*slot };
         match slot.entry.get()? {
             entry @ Entry::Ready { urn, .. } if urn.as_str() == dataschema => Some(entry),
@@ -260,10 +371,16 @@ impl Cache {
         }
     }
 
-    /// Makes `slot` this thread's hot slot. Private, and called only with
-    /// a slot of this cache's maps: [`Cache::hot`]'s safety rests on it.
+    /// Makes `slot` this thread's hot slot when it is pinned (an
+    /// evictable one is marked looked up instead). Private, and called
+    /// only with a slot of this cache's maps: [`Cache::hot`]'s safety
+    /// rests on it.
     #[inline]
     fn remember(&self, slot: &Arc<Slot>) {
+        if !slot.pinned {
+            slot.touch();
+            return;
+        }
         // A thread being torn down has no hot slot: nothing to remember.
         let _ = HOT.try_with(|hot| hot.set((self.id, Arc::as_ptr(slot))));
     }
@@ -282,20 +399,132 @@ impl Cache {
     /// The slot of a URN that has one already.
     pub(crate) fn existing(&self, urn: &Urn) -> Option<Arc<Slot>> {
         if let Some(slot) = self.frozen.load().get(urn.as_str()) {
+            slot.touch();
             return Some(Arc::clone(slot));
         }
         // Under the read lock `frozen` cannot change: a merge that moved the
         // slot after the load above is seen here.
         let young = self.young.read();
         let frozen = self.frozen.load();
-        frozen
+        let slot = frozen
             .get(urn.as_str())
             .or_else(|| young.get(urn.as_str()))
-            .cloned()
+            .cloned()?;
+        slot.touch();
+        Some(slot)
     }
 
-    /// The slot for a URN a resolver holds, created empty when absent.
-    pub(crate) fn slot(&self, urn: &Urn) -> Arc<Slot> {
+    /// The entry of `slot` (the slot of `urn`), compiled by `compile`
+    /// when it has none (see [`Slot::get_or_compile`]); an entry this
+    /// call stored is counted, and may evict others ([`Cache::admit`]).
+    pub(crate) fn get_or_compile<'s>(
+        &self,
+        urn: &Urn,
+        slot: &'s Arc<Slot>,
+        first_delay: Duration,
+        compile: impl FnOnce() -> Compile,
+    ) -> Result<&'s Entry, Unvalidated> {
+        let (entry, stored) = slot.get_or_compile(first_delay, compile)?;
+        if let Some(weight) = stored {
+            self.admit(urn, slot, weight);
+        }
+        Ok(entry)
+    }
+
+    /// Counts the entry just stored in `slot` as `weight` bytes: a pinned
+    /// one is only reported; an evictable one joins the clock, and when the
+    /// evictable entries count more than the bound, the oldest not looked
+    /// up since the hand last passed are removed until they count three
+    /// quarters of it (the entry just stored is not, so that one entry
+    /// larger than the bound still serves its messages).
+    fn admit(&self, urn: &Urn, slot: &Arc<Slot>, weight: usize) {
+        if slot.pinned {
+            self.pinned_bytes.fetch_add(weight, Ordering::Relaxed);
+            return;
+        }
+        let mut victims = Vec::new();
+        {
+            let mut ledger = self.ledger.lock();
+            ledger.bytes = ledger.bytes.saturating_add(weight);
+            if ledger.bytes > self.bound {
+                // Down to three quarters of the bound at once: the maps
+                // are copied once per quarter of the entries, not per
+                // entry.
+                let low = self.bound - self.bound / 4;
+                // Every entry gets one pass of the hand at most: those
+                // looked up since lose their mark and go to the back.
+                let mut visits = ledger.queue.len();
+                while ledger.bytes > low && visits > 0 {
+                    visits -= 1;
+                    let Some((key, victim, size)) = ledger.queue.pop_front() else {
+                        break;
+                    };
+                    if victim.used.swap(false, Ordering::Relaxed) {
+                        ledger.queue.push_back((key, victim, size));
+                        continue;
+                    }
+                    ledger.bytes -= size;
+                    victims.push((key, victim));
+                }
+                // Past one pass, the oldest go whatever their mark.
+                while ledger.bytes > low {
+                    let Some((key, victim, size)) = ledger.queue.pop_front() else {
+                        break;
+                    };
+                    ledger.bytes -= size;
+                    victims.push((key, victim));
+                }
+            }
+            ledger
+                .queue
+                .push_back((urn.as_str().into(), Arc::clone(slot), weight));
+        }
+        if !victims.is_empty() {
+            self.evict(&victims);
+        }
+    }
+
+    /// Removes `victims` (keys and the slots they map to) from the maps.
+    #[cold]
+    fn evict(&self, victims: &[(Box<str>, Arc<Slot>)]) {
+        let mut young = self.young.write();
+        let frozen = self.frozen.load_full();
+        let gone = |key: &str, slot: &Arc<Slot>| {
+            victims
+                .iter()
+                .any(|(k, victim)| &**k == key && Arc::ptr_eq(victim, slot))
+        };
+        young.retain(|key, slot| !gone(key, slot));
+        let mut kept =
+            Map::with_capacity_and_hasher(frozen.len() + young.len(), Default::default());
+        kept.extend(
+            frozen
+                .iter()
+                .filter(|(key, slot)| !gone(key, slot))
+                .map(|(k, v)| (k.clone(), Arc::clone(v))),
+        );
+        kept.extend(young.drain());
+        self.frozen.store(Arc::new(kept));
+        self.evictions
+            .fetch_add(victims.len() as u64, Ordering::Relaxed);
+        self.evicted_counter.increment(victims.len() as u64);
+    }
+
+    /// What the cache holds now.
+    pub(crate) fn stats(&self) -> CacheStats {
+        let bytes = self.ledger.lock().bytes;
+        CacheStats {
+            entries: self.len(),
+            bytes,
+            pinned_bytes: self.pinned_bytes.load(Ordering::Relaxed),
+            evictions: self.evictions.load(Ordering::Relaxed),
+            bound: self.bound,
+        }
+    }
+
+    /// The slot for a URN a resolver holds, created empty when absent;
+    /// `pinned` when the primary holds it (kept for good).
+    pub(crate) fn slot(&self, urn: &Urn, pinned: bool) -> Arc<Slot> {
         if let Some(slot) = self.existing(urn) {
             return slot;
         }
@@ -305,7 +534,7 @@ impl Cache {
         if let Some(slot) = frozen.get(urn.as_str()).or_else(|| young.get(urn.as_str())) {
             return Arc::clone(slot);
         }
-        let slot = Arc::new(Slot::default());
+        let slot = Arc::new(Slot::new(pinned));
         young.insert(urn.as_str().into(), Arc::clone(&slot));
         if frozen.len() < SMALL || young.len() >= frozen.len() {
             let mut merged =

@@ -62,6 +62,19 @@ impl Resolver for ResolverChain {
 }
 
 impl ResolverChain {
+    /// The schema under `urn`, and whether a guard keeps its entry for
+    /// good: the primary's answer when the primary is a [`Registry`] (a
+    /// bundle, whose size bounds what it holds); a fallback's answer, or
+    /// any answer of another kind of primary, may be evicted.
+    pub(crate) fn resolve_kept(&self, urn: &Urn) -> Result<(Schema, bool), Error> {
+        match (self.primary.resolve(urn), &self.fallback) {
+            (Err(Error::NotFound { .. }), Some(fallback)) => {
+                fallback.resolve(urn).map(|schema| (schema, false))
+            }
+            (result, _) => result.map(|schema| (schema, self.pins.is_some())),
+        }
+    }
+
     /// The fallback's answer for an id the primary lacks, unless it
     /// contradicts the primary: a URN the primary holds with other bytes
     /// (or another language or root), or a URN the primary records under

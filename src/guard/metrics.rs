@@ -18,6 +18,11 @@ pub const VALIDATED: &str = "dataschema_validated_total";
 pub const INVALID: &str = "dataschema_invalid_total";
 /// Payloads let through unchecked (label `reason`).
 pub const UNVALIDATED: &str = "dataschema_unvalidated_total";
+/// Compiled validators evicted from a guard's cache (no label): a schema
+/// the primary does not hold, dropped to keep the cache within its bound
+/// (`GuardBuilder::cache_bytes`), and compiled again when a message names
+/// it. A steady rate means the bound is too small for the schemas in use.
+pub const CACHE_EVICTIONS: &str = "dataschema_guard_cache_evictions_total";
 
 static METADATA: Metadata<'static> = Metadata::new("dataschema", Level::INFO, Some(module_path!()));
 

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use self::cache::CacheStats;
 use self::cache::{Cache, Compile, Entry};
 use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
@@ -93,7 +94,11 @@ pub struct GuardBuilder {
     options: Options,
     on_fail_open: Option<Box<FailOpenHook>>,
     retry_after: Duration,
+    cache_bytes: usize,
 }
+
+/// The default of [`GuardBuilder::cache_bytes`]: 128 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 128 << 20;
 
 /// The default first retry delay of a schema whose compile failed for a
 /// passing reason: see [`GuardBuilder::retry_after`].
@@ -156,6 +161,22 @@ impl GuardBuilder {
         self
     }
 
+    /// How much the compiled validators of schemas the primary resolver
+    /// does not hold (a fallback registry's) may count in all (default
+    /// [`DEFAULT_CACHE_BYTES`], 128 MiB). Each counts an estimate of what
+    /// it holds, from one scan of its schema's bytes: 4 KiB, twice the
+    /// bytes, and 512 bytes per structural byte (`{`, `[`, `,`, `:`, `;`,
+    /// `=`), an upper bound of what compiles were measured to keep. Past the
+    /// bound, the entries not looked up for longest are evicted
+    /// (`dataschema_guard_cache_evictions_total`,
+    /// [`Guard::cache_stats`]) and compiled again if a message names them
+    /// again. Schemas the primary holds (a bundle's) are kept for good and
+    /// not counted against the bound: the bundle bounds them.
+    pub fn cache_bytes(mut self, bytes: usize) -> GuardBuilder {
+        self.cache_bytes = bytes;
+        self
+    }
+
     /// JSON: whether a payload whose object names a key twice is refused as
     /// not JSON (default `false`: the last value is kept, as serde_json
     /// keeps it). Turn it on when a consumer's own parser may keep the
@@ -179,7 +200,7 @@ impl GuardBuilder {
                     pins: self.pins,
                 }),
                 options: self.options,
-                cache: Cache::default(),
+                cache: Cache::new(self.cache_bytes),
                 unvalidated: AtomicU64::new(0),
                 unvalidated_counters: metrics::unvalidated_counters(),
                 on_fail_open: self.on_fail_open,
@@ -209,6 +230,7 @@ impl Guard {
             options: Options::default(),
             on_fail_open: None,
             retry_after: DEFAULT_RETRY_AFTER,
+            cache_bytes: DEFAULT_CACHE_BYTES,
         }
     }
 
@@ -273,10 +295,19 @@ impl Guard {
                     continue;
                 }
             };
-            let slot = self.inner.cache.slot(&urn);
+            let slot = self
+                .inner
+                .cache
+                .slot(&urn, self.inner.resolver.pins.is_some());
             let entry = match slot.entry.get() {
                 Some(entry) => Ok(entry),
-                None => slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn)),
+                None => {
+                    self.inner
+                        .cache
+                        .get_or_compile(&urn, &slot, self.inner.retry_after, || {
+                            self.compile(schema, urn.clone())
+                        })
+                }
             };
             match entry {
                 Ok(Entry::Ready { .. }) => {}
@@ -309,15 +340,19 @@ impl Guard {
         let slot = match self.inner.cache.existing(urn) {
             Some(slot) => slot,
             None => {
-                self.resolve_checked(urn).ok()?;
-                self.inner.cache.slot(urn)
+                let (_, pinned) = self.resolve_checked(urn).ok()?;
+                self.inner.cache.slot(urn, pinned)
             }
         };
         let entry = match slot.entry.get() {
             Some(entry) => entry,
             None => {
-                let schema = self.resolve_checked(urn).ok()?;
-                slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn.clone()))
+                let (schema, _) = self.resolve_checked(urn).ok()?;
+                self.inner
+                    .cache
+                    .get_or_compile(urn, &slot, self.inner.retry_after, || {
+                        self.compile(schema, urn.clone())
+                    })
                     .ok()?
             }
         };
@@ -325,6 +360,13 @@ impl Guard {
             Entry::Ready { compiled, .. } => compiled.json_engine(),
             Entry::Failed(_) => None,
         }
+    }
+
+    /// What the compiled-validator cache holds now: its entries, the bytes
+    /// they are counted as holding (evictable and pinned), the evictions
+    /// so far and the bound ([`GuardBuilder::cache_bytes`]).
+    pub fn cache_stats(&self) -> CacheStats {
+        self.inner.cache.stats()
     }
 
     /// How many payloads this guard let through without validating them.
@@ -399,21 +441,26 @@ impl Guard {
     fn entry_of<T>(&self, urn: Urn, then: impl FnOnce(&Entry) -> T) -> Result<T, Unvalidated> {
         // A URN seen before whose compile failed for a passing reason: the
         // slot decides (its retry delay covers the lookup too).
-        if let Some(slot) = self.inner.cache.existing(&urn) {
-            let retry_after = self.inner.retry_after;
-            let outcome = slot.get_or_compile(retry_after, || match self.resolve_checked(&urn) {
-                Ok(schema) => self.compile(schema, urn.clone()),
-                Err(unvalidated) => Compile::Passing(unvalidated),
+        let cache = &self.inner.cache;
+        let retry_after = self.inner.retry_after;
+        if let Some(slot) = cache.existing(&urn) {
+            let outcome = cache.get_or_compile(&urn, &slot, retry_after, || {
+                match self.resolve_checked(&urn) {
+                    Ok((schema, _)) => self.compile(schema, urn.clone()),
+                    Err(unvalidated) => Compile::Passing(unvalidated),
+                }
             });
             return outcome.map(then);
         }
         // A new URN gets a slot only once a resolver holds it, so hostile
         // `dataschema` strings cannot grow the cache.
-        let schema = self.resolve_checked(&urn)?;
-        let slot = self.inner.cache.slot(&urn);
+        let (schema, pinned) = self.resolve_checked(&urn)?;
+        let slot = cache.slot(&urn, pinned);
         let entry = match slot.entry.get() {
             Some(entry) => entry,
-            None => slot.get_or_compile(self.inner.retry_after, || self.compile(schema, urn))?,
+            None => cache.get_or_compile(&urn, &slot, retry_after, || {
+                self.compile(schema, urn.clone())
+            })?,
         };
         Ok(then(entry))
     }
@@ -452,13 +499,14 @@ impl Guard {
         self.inner.resolver.id_of(urn)
     }
 
-    /// The schema the resolver chain holds under `urn`, or why it cannot be
-    /// used: not held (`not_found`), or the resolver could not be asked or
-    /// answered for another URN (`unreachable`).
-    fn resolve_checked(&self, urn: &Urn) -> Result<Schema, Unvalidated> {
-        match self.inner.resolver.resolve(urn) {
-            Ok(schema) if schema.urn() == urn => Ok(schema),
-            Ok(schema) => {
+    /// The schema the resolver chain holds under `urn`, and whether its
+    /// entry is pinned (the primary, a `Registry`, holds it), or why it
+    /// cannot be used: not held (`not_found`), or the resolver could not
+    /// be asked or answered for another URN (`unreachable`).
+    fn resolve_checked(&self, urn: &Urn) -> Result<(Schema, bool), Unvalidated> {
+        match self.inner.resolver.resolve_kept(urn) {
+            Ok((schema, pinned)) if schema.urn() == urn => Ok((schema, pinned)),
+            Ok((schema, _)) => {
                 let error = Error::Unreachable {
                     source: format!("asked for {urn}, the resolver answered {}", schema.urn())
                         .into(),
@@ -482,16 +530,23 @@ impl Guard {
     /// last (kept) and those that may pass (retried after a delay).
     fn compile(&self, schema: Schema, urn: Urn) -> Compile {
         let refs: Arc<dyn Resolver> = self.inner.resolver.clone();
-        let lasting = |reason, error| {
-            Compile::Lasting(Entry::Failed(Unvalidated::new(reason, Arc::new(error))))
+        let lasting = |reason, error: Error| {
+            let weight = cache::weight(error.to_string().as_bytes());
+            Compile::Lasting(
+                Entry::Failed(Unvalidated::new(reason, Arc::new(error))),
+                weight,
+            )
         };
         let passing = |reason, error| Compile::Passing(Unvalidated::new(reason, Arc::new(error)));
         match core::compile(&schema, refs, self.inner.options) {
-            Ok(compiled) => Compile::Lasting(Entry::Ready {
-                counters: SchemaCounters::new(urn.name()),
-                urn: Arc::new(urn),
-                compiled,
-            }),
+            Ok(compiled) => Compile::Lasting(
+                Entry::Ready {
+                    counters: SchemaCounters::new(urn.name()),
+                    urn: Arc::new(urn),
+                    compiled,
+                },
+                cache::weight(schema.bytes()),
+            ),
             Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
             Err(CompileError::Unusable(error)) => lasting(Reason::Unusable, error),
             Err(CompileError::MissingRef(error)) => passing(Reason::Unusable, error),

@@ -67,3 +67,8 @@ pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let peak = PEAK.with(Cell::get);
     (value, usize::try_from(peak - base).unwrap_or(0))
 }
+
+/// The bytes this thread holds now (allocated less freed, since it began).
+pub fn live() -> isize {
+    LIVE.with(Cell::get)
+}

@@ -21,6 +21,8 @@ mod alloc;
 mod avro;
 mod basics;
 #[cfg(feature = "json")]
+mod cache_bound;
+#[cfg(feature = "json")]
 mod cache_scale;
 mod cloudevents;
 #[cfg(all(feature = "json", feature = "protobuf"))]
