@@ -5,8 +5,8 @@ use parking_lot::{Mutex, RwLock};
 use std::collections::HashSet;
 
 use super::{
-    content_digest, given_id_row, live, plan, Check, Held, IdRow, Mode, Plan, SchemaId, Store,
-    Stored, Version,
+    content_digest, given_id_row, ids_exhausted, live, plan, Check, Held, IdRow, Mode, Plan,
+    SchemaId, Store, Stored, Version, MAX_ID,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -34,8 +34,11 @@ struct State {
     /// The URNs holding each content, by its id.
     urns: HashMap<SchemaId, Vec<Urn>>,
     /// The next id handed out: above every id held, imported ones
-    /// included.
+    /// included (past [`MAX_ID`] once an import gave the largest).
     next_id: SchemaId,
+    /// Where the search for an unused id starts once `next_id` is past
+    /// [`MAX_ID`]: every id below it is held (ids are never freed).
+    free_from: SchemaId,
     modes: HashMap<Option<String>, Compatibility>,
     /// Registry modes, by name (`None`: the store-wide one).
     registry_modes: HashMap<Option<String>, Mode>,
@@ -122,13 +125,7 @@ impl MemoryStore {
             None => match state.ids.get(&digest) {
                 Some(&id) => (id, digest),
                 None => {
-                    let id = state.next_id.max(1);
-                    if id > i32::MAX as u32 {
-                        return Err(Error::Store {
-                            source: "the memory store ran out of schema ids".into(),
-                        });
-                    }
-                    state.next_id = id + 1;
+                    let id = state.unused_id()?;
                     state.ids.insert(digest.clone(), id);
                     state.keys.insert(id, digest.clone());
                     state.urns.insert(id, Vec::new());
@@ -149,6 +146,28 @@ impl MemoryStore {
 }
 
 impl State {
+    /// The id for a new content: the next one above every id held while
+    /// that is at most [`MAX_ID`]; past it (an import gave the largest),
+    /// the lowest id no content holds.
+    fn unused_id(&mut self) -> Result<SchemaId, Error> {
+        let next = self.next_id.max(1);
+        if next <= MAX_ID {
+            self.next_id = next + 1;
+            return Ok(next);
+        }
+        let mut id = self.free_from.max(1);
+        loop {
+            if id > MAX_ID {
+                return Err(ids_exhausted("the memory store"));
+            }
+            if !self.keys.contains_key(&id) {
+                self.free_from = id + 1;
+                return Ok(id);
+            }
+            id += 1;
+        }
+    }
+
     /// Every version of `name` in `namespace`, ascending.
     fn versions(&self, namespace: &str, name: &str) -> Vec<&Entry> {
         // URNs order by namespace, name, then version: one range holds them.

@@ -39,6 +39,10 @@ use dataschema_core::{Compatibility, Error, Schema, Urn};
 /// content and stable forever.
 pub type SchemaId = u32;
 
+/// The largest schema id, `2^31-1`: Confluent's ids are Java `int`s, and
+/// its wire format carries them as 4 signed bytes.
+pub const MAX_ID: SchemaId = i32::MAX as u32;
+
 /// Which version a publish stores its schema under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -671,8 +675,19 @@ pub(crate) fn urn_from_row(
 pub(crate) fn id_from_row(what: &str, id: i64) -> Result<SchemaId, Error> {
     u32::try_from(id)
         .ok()
-        .filter(|&id| id >= 1 && id <= i32::MAX as u32)
+        .filter(|&id| (1..=MAX_ID).contains(&id))
         .ok_or_else(|| corrupt(format!("{what}: schema id {id} is out of range 1..=2^31-1")))
+}
+
+/// Every id of `1..=`[`MAX_ID`] is held: a store can number no new
+/// content.
+pub(crate) fn ids_exhausted(what: &str) -> Error {
+    Error::Store {
+        source: format!(
+            "{what}: every schema id from 1 to {MAX_ID} is held: no new content can be numbered"
+        )
+        .into(),
+    }
 }
 
 /// A version of a name a store holds, as a publish plans with it.
@@ -816,7 +831,7 @@ pub(crate) fn given_id_row(
     id_row: Option<(String, Option<Urn>)>,
     content_held: bool,
 ) -> Result<IdRow, Error> {
-    if id == 0 || id > i32::MAX as u32 {
+    if id == 0 || id > MAX_ID {
         return Err(Error::IdNotFound { id });
     }
     match id_row {

@@ -8,9 +8,9 @@ use postgres::error::SqlState;
 use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::{
-    content_digest, corrupt, failure, given_id_row, id_from_row, live, plan, schema_from_row,
-    urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store,
-    Stored, Version,
+    content_digest, corrupt, failure, given_id_row, id_from_row, ids_exhausted, live, plan,
+    schema_from_row, urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan,
+    SchemaId, Store, Stored, Version, MAX_ID,
 };
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -515,6 +515,10 @@ impl PostgresStore {
                         Some(&SqlState::T_R_SERIALIZATION_FAILURE)
                             | Some(&SqlState::T_R_DEADLOCK_DETECTED)
                             | Some(&SqlState::UNIQUE_VIOLATION)
+                            // The sequence passed the largest id between
+                            // the look and the insert (a replica took the
+                            // last one): the next attempt takes a free id.
+                            | Some(&SqlState::CHECK_VIOLATION)
                     ) || (pooled && err.is_closed());
                     if !again || tries >= ATTEMPTS {
                         return Err(self.failed_database(doing, err));
@@ -735,6 +739,39 @@ impl PostgresStore {
                     )?;
                     i64::from(*id)
                 }
+                None if self.sequence_spent(&mut transaction, &digest)? => {
+                    // The sequence would number it past the largest id
+                    // (an import gave it): the lowest id no row holds.
+                    // A replica choosing the same id meanwhile makes this
+                    // a unique violation, retried into a plan that sees
+                    // it.
+                    let free = transaction.query_opt(
+                        "SELECT 1::BIGINT WHERE NOT EXISTS (SELECT 1 FROM dataschema_contents WHERE id = 1)
+                         UNION ALL
+                         (SELECT c.id + 1 FROM dataschema_contents c
+                          WHERE c.id < $1
+                            AND NOT EXISTS (SELECT 1 FROM dataschema_contents d WHERE d.id = c.id + 1)
+                          ORDER BY c.id LIMIT 1)
+                         ORDER BY 1 LIMIT 1",
+                        &[&i64::from(MAX_ID)],
+                    )?;
+                    let Some(free) = free else {
+                        return Err(Attempt::Final(ids_exhausted(&self.what)));
+                    };
+                    let id: i64 = free.try_get(0)?;
+                    transaction.execute(
+                        "INSERT INTO dataschema_contents (id, digest, language, root, bytes)
+                         OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, $4, $5)",
+                        &[
+                            &id,
+                            &digest,
+                            &schema.language().as_str(),
+                            &schema.root(),
+                            &schema.bytes(),
+                        ],
+                    )?;
+                    id
+                }
                 None => {
                     let inserted = transaction.query_opt(
                         "INSERT INTO dataschema_contents (digest, language, root, bytes)
@@ -779,6 +816,25 @@ impl PostgresStore {
             transaction.commit()?;
             Ok(Stored::new(urn.clone(), id, true))
         })
+    }
+
+    /// Whether a new content (`digest`, held by no row) would be numbered
+    /// past [`MAX_ID`] by the identity sequence (an import gave the
+    /// largest id, and the sequence was raised to it).
+    fn sequence_spent(
+        &self,
+        client: &mut impl GenericClient,
+        digest: &str,
+    ) -> Result<bool, Attempt> {
+        let row = client.query_one(
+            "SELECT EXISTS (SELECT 1 FROM dataschema_contents WHERE digest = $1),
+                    COALESCE(pg_sequence_last_value(
+                        pg_get_serial_sequence('dataschema_contents', 'id')::regclass), 0)",
+            &[&digest],
+        )?;
+        let held: bool = row.try_get(0)?;
+        let last: i64 = row.try_get(1)?;
+        Ok(!held && last >= i64::from(MAX_ID))
     }
 
     /// Where a publish with the id `id` given keeps its content, under the

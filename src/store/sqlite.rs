@@ -6,8 +6,9 @@ use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::{
-    content_digest, failure, given_id_row, id_from_row, live, plan, schema_from_row, urn_from_row,
-    with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store, Stored, Version,
+    content_digest, failure, given_id_row, id_from_row, ids_exhausted, live, plan, schema_from_row,
+    urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store,
+    Stored, Version, MAX_ID,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -348,10 +349,14 @@ impl SqliteStore {
                 None => None,
             };
             check(&schema, &live(held))?;
+            let fresh = match row {
+                Some(_) => None,
+                None => self.id_past_the_sequence(&connection, &digest)?,
+            };
             let insert = || -> rusqlite::Result<i64> {
-                let id: i64 = match &row {
-                    Some((id, IdRow::Held)) => i64::from(*id),
-                    Some((id, IdRow::Insert(key))) => {
+                let id: i64 = match (&row, fresh) {
+                    (Some((id, IdRow::Held)), _) => i64::from(*id),
+                    (Some((id, IdRow::Insert(key))), _) => {
                         // With AUTOINCREMENT, an id inserted as given
                         // raises the sequence past it: the store never
                         // hands it out again.
@@ -369,7 +374,22 @@ impl SqliteStore {
                             ])?;
                         i64::from(*id)
                     }
-                    None => {
+                    (None, Some(id)) => {
+                        connection
+                            .prepare_cached(
+                                "INSERT INTO contents (id, digest, language, root, bytes)
+                                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                            )?
+                            .execute(params![
+                                id,
+                                digest,
+                                schema.language().as_str(),
+                                schema.root(),
+                                schema.bytes()
+                            ])?;
+                        id
+                    }
+                    (None, None) => {
                         connection
                             .prepare_cached(
                                 "INSERT INTO contents (digest, language, root, bytes)
@@ -429,6 +449,42 @@ impl SqliteStore {
                 }
             }
         }
+    }
+
+    /// The id a new content (`digest`, held by no row) takes when
+    /// `AUTOINCREMENT` would number it past [`MAX_ID`] (an import gave the
+    /// largest id): the lowest id no row holds, found under the write
+    /// lock. `None`: the content is held, or the sequence numbers it.
+    fn id_past_the_sequence(
+        &self,
+        connection: &Connection,
+        digest: &str,
+    ) -> Result<Option<i64>, Error> {
+        let fail = |err| self.failed("choosing an id for a new content", err);
+        let (held, sequence): (bool, i64) = connection
+            .prepare_cached(
+                "SELECT EXISTS (SELECT 1 FROM contents WHERE digest = ?1),
+                        COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'contents'), 0)",
+            )
+            .and_then(|mut s| s.query_row(params![digest], |row| Ok((row.get(0)?, row.get(1)?))))
+            .map_err(fail)?;
+        if held || sequence < i64::from(MAX_ID) {
+            return Ok(None);
+        }
+        // The lowest id with no row: 1, or one above a held id whose next
+        // is free (a scan of the primary key, on this rare path only).
+        let free: Option<i64> = connection
+            .prepare_cached(
+                "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM contents WHERE id = 1)
+                 UNION ALL
+                 SELECT * FROM (SELECT c.id + 1 FROM contents c
+                   WHERE c.id < ?1 AND NOT EXISTS (SELECT 1 FROM contents d WHERE d.id = c.id + 1)
+                   ORDER BY c.id LIMIT 1)
+                 ORDER BY 1 LIMIT 1",
+            )
+            .and_then(|mut s| s.query_row(params![MAX_ID], |row| row.get(0)).optional())
+            .map_err(fail)?;
+        free.map(Some).ok_or_else(|| ids_exhausted(&self.what))
     }
 
     /// Where a publish with the id `id` given keeps its content, under the

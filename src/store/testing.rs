@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::{Mode, SchemaId, Store, Stored, Version};
+use super::{Mode, SchemaId, Store, Stored, Version, MAX_ID};
 use crate::{Compatibility, Error, Schema, Urn};
 
 /// The namespace of the suite's URNs.
@@ -59,6 +59,8 @@ pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
     one_content_many_names(&open);
     next_versions_race(&open);
     contracts(&open);
+    // Last: past it, the store numbers new contents in its gaps.
+    the_largest_id(&store);
 }
 
 fn urn(name: &str, version: u32) -> Urn {
@@ -303,6 +305,59 @@ pub fn given_ids(store: &dyn Store) {
     let own = json("given-ids.own", 1, r#"{"title":"allocated"}"#);
     let allocated = store.publish(&own, Version::Exact, &no_check).unwrap();
     assert!(allocated.id > 1650, "{allocated:?}");
+}
+
+/// The largest id, `2^31-1`, given at an import (a valid Confluent id):
+/// the store goes on numbering new contents, each with an id no content
+/// holds, within `1..=2^31-1`; the id past it is refused. Run it last on
+/// a store: from then on, new contents take the store's unused ids.
+pub fn the_largest_id(store: &dyn Store) {
+    let top = json("largest-id", 1, r#"{"title":"the largest id"}"#);
+    let stored = store
+        .publish_with_id(&top, Version::Exact, MAX_ID, &no_check)
+        .unwrap();
+    assert_eq!((stored.id, stored.created), (MAX_ID, true));
+    assert!(matches!(
+        store.publish_with_id(
+            &json("largest-id", 2, r#"{"title":"past it"}"#),
+            Version::Exact,
+            MAX_ID + 1,
+            &no_check
+        ),
+        Err(Error::IdNotFound { .. })
+    ));
+    let mut held: HashSet<SchemaId> = HashSet::new();
+    for urn in store.list().unwrap() {
+        held.insert(store.id_of(&urn).unwrap().unwrap());
+    }
+    for n in 0..5 {
+        let fresh = json(
+            "largest-id.after",
+            n + 1,
+            &format!(r#"{{"title":"new {n}"}}"#),
+        );
+        let stored = store
+            .publish(&fresh, Version::Exact, &no_check)
+            .unwrap_or_else(|err| panic!("a new content after the largest id: {err:?}"));
+        assert!(stored.created);
+        assert!(
+            (1..MAX_ID).contains(&stored.id),
+            "a new content's id is within 1..2^31-1: {stored:?}"
+        );
+        assert!(held.insert(stored.id), "an id no content held: {stored:?}");
+        assert_eq!(
+            store.by_id(stored.id).unwrap().map(|s| s.bytes().to_vec()),
+            Some(fresh.bytes().to_vec())
+        );
+        // Held again: the same id.
+        let again = store.publish(&fresh, Version::Exact, &no_check).unwrap();
+        assert_eq!((again.id, again.created), (stored.id, false));
+    }
+    assert_eq!(
+        store.by_id(MAX_ID).unwrap().map(|s| s.bytes().to_vec()),
+        Some(top.bytes().to_vec()),
+        "the largest id still names its content"
+    );
 }
 
 /// Soft deletes: a deleted version is listed by [`Store::deleted`], still

@@ -32,3 +32,4 @@ mod hostile;
 mod http_fallback;
 mod openapi;
 mod operate;
+mod rules;

@@ -64,22 +64,34 @@ pub(crate) enum Which {
     Exact(u32),
 }
 
+/// The largest version Confluent's API addresses, `2^31-1`: a version is
+/// a Java `int` there (`VersionId`, `rest/VersionId.java`, v8.2.0: parsed
+/// with `Integer.parseInt`, and anything but `-1` below 1 refused), and
+/// anything else is `RestInvalidVersionException`, 42202.
+pub(crate) const MAX_VERSION: u32 = i32::MAX as u32;
+
+/// 42202 for `version`, in Confluent's words
+/// (`RestInvalidVersionException`, v8.2.0).
+pub(crate) fn invalid_version(version: &str) -> ApiError {
+    ApiError::new(
+        ErrorCode::InvalidVersion,
+        format!(
+            "The specified version '{}' is not a valid version id. Allowed values are \
+             between [1, 2^31-1] and the string \"latest\"",
+            clip(version, 40)
+        ),
+    )
+}
+
 /// The version a route names: `latest` (any case), `-1`, or 1 to
-/// 4294967295 (42202 for anything else).
+/// 2^31-1 ([`MAX_VERSION`]; 42202 for anything else).
 pub(crate) fn which(version: &str) -> Result<Which, ApiError> {
     if version.eq_ignore_ascii_case("latest") || version == "-1" {
         return Ok(Which::Latest);
     }
     match version.parse::<u32>() {
-        Ok(v) if v > 0 && !version.starts_with('+') => Ok(Which::Exact(v)),
-        _ => Err(ApiError::new(
-            ErrorCode::InvalidVersion,
-            format!(
-                "The specified version '{}' is not a valid version id. Allowed values are \
-                 between [1, 4294967295] and the string \"latest\"",
-                clip(version, 40)
-            ),
-        )),
+        Ok(v) if (1..=MAX_VERSION).contains(&v) && !version.starts_with('+') => Ok(Which::Exact(v)),
+        _ => Err(invalid_version(version)),
     }
 }
 
@@ -204,15 +216,18 @@ pub(crate) fn candidate_with(
                     })?,
             ),
         },
+        // Confluent's register takes 0 and below as "the next version"
+        // (`KafkaSchemaRegistry.register`, v8.2.0: `schema.getVersion() <=
+        // 0`); above 2^31-1 is no version there (42202).
         version: match request.version {
             None => None,
             Some(version) if version <= 0 => None,
-            Some(version) => Some(u32::try_from(version).map_err(|_| {
-                ApiError::new(
-                    ErrorCode::InvalidVersion,
-                    format!("The specified version '{version}' is not a valid version id."),
-                )
-            })?),
+            Some(version) => Some(
+                u32::try_from(version)
+                    .ok()
+                    .filter(|&v| v <= MAX_VERSION)
+                    .ok_or_else(|| invalid_version(&version.to_string()))?,
+            ),
         },
     };
     let protobuf = request
@@ -291,7 +306,17 @@ mod tests {
         assert_eq!(which("LATEST").ok(), Some(Which::Latest));
         assert_eq!(which("-1").ok(), Some(Which::Latest));
         assert_eq!(which("3").ok(), Some(Which::Exact(3)));
-        for bad in ["0", "+3", "-2", "x", "4294967296", ""] {
+        assert_eq!(which("2147483647").ok(), Some(Which::Exact(2_147_483_647)));
+        for bad in [
+            "0",
+            "+3",
+            "-2",
+            "x",
+            "2147483648",
+            "4294967295",
+            "4294967296",
+            "",
+        ] {
             assert_eq!(
                 which(bad).err().map(|e| e.code),
                 Some(ErrorCode::InvalidVersion),
