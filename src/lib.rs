@@ -32,8 +32,8 @@ pub use dataschema_core::avsc;
 pub use dataschema_core::proto;
 pub use dataschema_core::{compat, contract, limits, validate};
 pub use dataschema_core::{
-    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, Reference,
-    Resolver, RuleSet, Schema, Unresolved, Urn, UrnError, Violation, ViolationKind,
+    BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, ModeRefusal,
+    Reference, Resolver, RuleSet, Schema, Unresolved, Urn, UrnError, Violation, ViolationKind,
     MAX_SCHEMA_BYTES, MAX_VIOLATIONS,
 };
 

@@ -21,7 +21,7 @@ use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
 use dataschema_core::compat::{CompatError, Policy, Reading};
 use dataschema_core::validate as core;
-use dataschema_core::{compat, Compatibility, Error, Resolver, Schema, Urn};
+use dataschema_core::{compat, Compatibility, Error, ModeRefusal, Resolver, Schema, Urn};
 
 /// Schemas under immutable URNs, over a [`Store`].
 ///
@@ -277,8 +277,58 @@ impl Registry {
     /// Answers where the schema is held, its content's id, and whether
     /// this publish stored it. The mode set for a name is
     /// [`compatibility`](Registry::compatibility).
+    ///
+    /// The registry [`Mode`] of the name is met, as on every write
+    /// ([`writable`](Registry::writable)): a read-only name takes nothing,
+    /// an IMPORT name only [`import`](Registry::import)s
+    /// ([`Error::ModeRefused`]).
     pub fn publish(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
-        self.store_checked(schema, mode, Version::Exact, None)
+        self.store_checked(schema, mode, None, Version::Exact, None)
+    }
+
+    /// Publishes `schema` as a client of a registry writes it (the native
+    /// API's publish, Confluent's register): under its URN's version
+    /// ([`Version::Exact`]) or the next one ([`Version::Next`]), checked
+    /// under the compatibility level in effect for its name
+    /// ([`compatibility`](Registry::compatibility)) and, when `also` is
+    /// given, under that mode too. A client may ask for more checking,
+    /// never for less: `also` cannot lift the level (a request's
+    /// `Dataschema-Mode: NONE` past a BACKWARD level is still checked
+    /// under BACKWARD). Otherwise as [`publish`](Registry::publish), the
+    /// name's registry [`Mode`] met.
+    pub fn register(
+        &self,
+        schema: Schema,
+        version: Version,
+        also: Option<Compatibility>,
+    ) -> Result<Stored, Error> {
+        let level = self.compatibility(schema.urn().name())?;
+        self.store_checked(schema, level, also, version, None)
+    }
+
+    /// Whether the registry [`Mode`] in effect for `urn`'s name
+    /// ([`mode`](Registry::mode)) takes a write of it, with an id given
+    /// (`Some`) or not: the rules every write meets, in this one place
+    /// (Confluent's `checkRegisterMode`, `AbstractSchemaRegistry.java`,
+    /// v8.2.0). READONLY and READONLY_OVERRIDE take no write
+    /// ([`ModeRefusal::ReadOnly`]); an id is given in IMPORT mode only
+    /// ([`ModeRefusal::NotImport`]); IMPORT takes only writes giving one
+    /// ([`ModeRefusal::NotReadWrite`]). [`Error::ModeRefused`] otherwise.
+    pub fn writable(&self, urn: &Urn, id: Option<SchemaId>) -> Result<(), Error> {
+        let mode = self.mode(urn.name())?;
+        let refusal = if mode.is_read_only() {
+            ModeRefusal::ReadOnly
+        } else {
+            match id {
+                Some(_) if mode != Mode::Import => ModeRefusal::NotImport,
+                None if mode != Mode::ReadWrite => ModeRefusal::NotReadWrite,
+                _ => return Ok(()),
+            }
+        };
+        Err(Error::ModeRefused {
+            urn: urn.clone(),
+            refusal,
+        })
     }
 
     /// Publishes `schema` as the next version of its name in its namespace
@@ -288,7 +338,7 @@ impl Registry {
     /// is stored (Confluent's register behaves so). Checked as
     /// [`publish`](Registry::publish) checks.
     pub fn publish_next(&self, schema: Schema, mode: Compatibility) -> Result<Stored, Error> {
-        self.store_checked(schema, mode, Version::Next, None)
+        self.store_checked(schema, mode, None, Version::Next, None)
     }
 
     /// Stores `schema` with the content id `id` given (a schema imported
@@ -299,19 +349,23 @@ impl Registry {
     /// checks none). The same schema under the same URN and id again is
     /// fine; an id held by other bytes, or the URN held under another id,
     /// is [`Error::IdConflict`]; a content held under another id is kept
-    /// under this one too (see [`Store::publish_with_id`]).
+    /// under this one too (see [`Store::publish_with_id`]). The name must be
+    /// in IMPORT mode ([`writable`](Registry::writable)).
     pub fn import(&self, schema: Schema, version: Version, id: SchemaId) -> Result<Stored, Error> {
-        self.store_checked(schema, Compatibility::None, version, Some(id))
+        self.store_checked(schema, Compatibility::None, None, version, Some(id))
     }
 
     fn store_checked(
         &self,
         schema: Schema,
         mode: Compatibility,
+        also: Option<Compatibility>,
         version: Version,
         id: Option<SchemaId>,
     ) -> Result<Stored, Error> {
         schema.check_shape()?;
+        self.writable(schema.urn(), id)?;
+        let also = also.filter(|&also| also != mode && also != Compatibility::None);
         let publish = |schema: &Schema, check: crate::store::Check<'_>| match id {
             Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
             None => self.inner.store.publish(schema, version, check),
@@ -357,21 +411,19 @@ impl Registry {
         free_apart(compiled, schema.bytes().len());
         let readings = &self.inner.readings;
         let stored = publish(&schema, &|checked, held| {
-            check_compatible(
-                checked,
-                mode,
-                &grouping,
-                held,
-                &mut |other| match &candidate {
-                    Some(reading)
-                        if other.language() == schema.language()
-                            && other.bytes() == schema.bytes() =>
-                    {
-                        Ok(reading.clone())
-                    }
-                    _ => readings.read(other, self),
-                },
-            )
+            let mut read = |other: &Schema| match &candidate {
+                Some(reading)
+                    if other.language() == schema.language() && other.bytes() == schema.bytes() =>
+                {
+                    Ok(reading.clone())
+                }
+                _ => readings.read(other, self),
+            };
+            check_compatible(checked, mode, &grouping, held, &mut read)?;
+            match also {
+                Some(also) => check_compatible(checked, also, &grouping, held, &mut read),
+                None => Ok(()),
+            }
         });
         if let Some(reading) = candidate {
             match &stored {
@@ -556,7 +608,18 @@ impl Registry {
     /// (`KafkaSchemaRegistry.deleteSchemaVersion` and `deleteSubject`,
     /// v8.2.0: `getReferencedBy(key, false)`, and a subject's own versions
     /// set aside).
+    ///
+    /// A read-only name deletes nothing ([`Error::ModeRefused`], as
+    /// [`writable`](Registry::writable) says).
     pub fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
+        for urn in urns {
+            if self.mode(urn.name())?.is_read_only() {
+                return Err(Error::ModeRefused {
+                    urn: urn.clone(),
+                    refusal: ModeRefusal::ReadOnly,
+                });
+            }
+        }
         for urn in urns {
             for by in self.inner.store.referrers(urn)? {
                 if !urns.contains(&by) && self.live_beside(&by, urns)? {

@@ -32,7 +32,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// |---|---|
 /// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
-/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict`, `Referenced` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict`, `Referenced`, `ModeRefused` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
 /// | `Infrastructure` | `Unreachable`, `Store`, `Other` |
 #[derive(Debug, thiserror::Error)]
@@ -202,6 +202,16 @@ pub enum Error {
         /// A live URN whose references name it.
         by: Urn,
     },
+    /// A write refused by the registry mode of its name (Confluent's
+    /// modes, `/mode`): read-only takes no write, an id is given in IMPORT
+    /// mode only, and IMPORT mode takes only writes that give one.
+    #[error("{urn}: {refusal}")]
+    ModeRefused {
+        /// The URN written (a name's URN, for a write of settings).
+        urn: Urn,
+        /// The rule that refused it.
+        refusal: ModeRefusal,
+    },
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {
@@ -221,6 +231,41 @@ pub enum Error {
     /// An error from a user-supplied resolver, store or validator.
     #[error(transparent)]
     Other(BoxError),
+}
+
+/// Which rule of the registry modes refused a write
+/// ([`Error::ModeRefused`]); Confluent's `checkRegisterMode`
+/// (`AbstractSchemaRegistry.java`, v8.2.0) has the same three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ModeRefusal {
+    /// The name is READONLY or READONLY_OVERRIDE: nothing is registered,
+    /// deleted or configured.
+    ReadOnly,
+    /// An id was given, and the name is not in IMPORT mode.
+    NotImport,
+    /// No id was given, and the name is not in READWRITE mode (in IMPORT
+    /// mode, every registration carries the id its messages carry).
+    NotReadWrite,
+}
+
+impl fmt::Display for ModeRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ModeRefusal::ReadOnly => {
+                "the name is in read-only mode: nothing is registered, deleted or configured \
+                 until its mode is READWRITE (or IMPORT) again"
+            }
+            ModeRefusal::NotImport => {
+                "the name is not in import mode: a schema is stored with the id given only in \
+                 IMPORT mode"
+            }
+            ModeRefusal::NotReadWrite => {
+                "the name is not in read-write mode: in IMPORT mode every registration gives \
+                 the id its messages carry"
+            }
+        })
+    }
 }
 
 fn id_conflict(urn: &Urn, id: u32, other: &Urn, other_id: u32) -> String {
@@ -287,7 +332,8 @@ impl Error {
             | Error::OutOfOrder { .. }
             | Error::LastVersion { .. }
             | Error::IdConflict { .. }
-            | Error::Referenced { .. } => ErrorKind::Publish,
+            | Error::Referenced { .. }
+            | Error::ModeRefused { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
             }
@@ -319,7 +365,8 @@ impl Error {
             | Error::Unreachable { urn, .. }
             | Error::NoId { urn }
             | Error::IdConflict { urn, .. }
-            | Error::Referenced { urn, .. } => Some(urn),
+            | Error::Referenced { urn, .. }
+            | Error::ModeRefused { urn, .. } => Some(urn),
             Error::Unresolvable { refusal, .. } => Some(refusal.reader()),
             _ => None,
         }

@@ -59,7 +59,7 @@ pub mod avsc {
 
 pub use crate::compat::mode::Compatibility;
 pub use crate::contract::{Metadata, Reference, RuleSet};
-pub use crate::error::{BoxError, Chain, Error, ErrorKind, Unresolved};
+pub use crate::error::{BoxError, Chain, Error, ErrorKind, ModeRefusal, Unresolved};
 pub use crate::resolver::Resolver;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};
 pub use crate::urn::{Urn, UrnError};

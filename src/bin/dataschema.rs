@@ -27,11 +27,13 @@
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
 //!     exit 0 compatible, 1 incompatible, 2 bad input
 //! dataschema import --from URL [--from-token-file FILE] --to URL --token-file FILE
-//!     [--subject-prefix PREFIX]
-//!     copy a Confluent-compatible registry (every subject, version, id, config) into
-//!     another through Confluent's REST API, in IMPORT mode, idempotently
-//!     exit 0 imported, 1 refused by the target (an id held by other bytes), 2 bad
-//!     input, 3 a registry unreachable or not answering as Confluent's API
+//!     [--subject-prefix PREFIX] [--copy-settings]
+//!     copy a Confluent-compatible registry (every subject, version, id; its levels
+//!     with --copy-settings) into another through Confluent's REST API, in IMPORT
+//!     mode, each subject's own mode restored, idempotently
+//!     exit 0 imported, 1 refused by the target (an id held by other bytes, a
+//!     read-only subject), 2 bad input, 3 a registry unreachable or not answering
+//!     as Confluent's API
 //! dataschema serve [--store memory|sqlite:PATH|postgres://...] [--listen ADDR] [--namespace NID]
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
@@ -104,10 +106,11 @@ enum Command {
         /// token, never printed).
         #[arg(long, value_name = "FILE")]
         token_file: Option<PathBuf>,
-        /// The compatibility mode the registry checks each schema under:
-        /// none, backward, backward_transitive, forward,
-        /// forward_transitive, full or full_transitive (default: the mode
-        /// the registry has for the name).
+        /// A compatibility mode the registry checks each schema under too,
+        /// beside the level it has for the name (which always holds: a
+        /// publish asks for more checking, never less): none, backward,
+        /// backward_transitive, forward, forward_transitive, full or
+        /// full_transitive.
         #[arg(long)]
         mode: Option<Compatibility>,
         /// The schemas folder.
@@ -202,13 +205,15 @@ enum Command {
         name: String,
     },
     /// Copy a running Confluent-compatible registry (every subject, its
-    /// versions soft-deleted ones included, their ids, the compatibility
-    /// levels) into another (`dataschema serve`) through Confluent's REST
-    /// API, each subject in IMPORT mode while it is copied: ids and
-    /// versions are kept. Idempotent. Exit code: 0 imported, 1 refused by
-    /// the target (an id it holds with other bytes, a schema it does not
-    /// take), 2 bad input, 3 a registry cannot be reached or does not
-    /// answer as Confluent's API.
+    /// versions soft-deleted ones included, their ids; the compatibility
+    /// levels with --copy-settings) into another (`dataschema serve`)
+    /// through Confluent's REST API, each subject in IMPORT mode while it
+    /// is copied, then in its own mode again: ids and versions are kept.
+    /// A subject read-only on the target is refused, nothing written to
+    /// it. Idempotent. Exit code: 0 imported, 1 refused by the target (an
+    /// id it holds with other bytes, a schema it does not take, a
+    /// read-only subject), 2 bad input, 3 a registry cannot be reached or
+    /// does not answer as Confluent's API.
     Import {
         /// The source registry's base URL.
         #[arg(long, value_name = "URL")]
@@ -225,6 +230,12 @@ enum Command {
         /// Only the subjects starting with this.
         #[arg(long, value_name = "PREFIX")]
         subject_prefix: Option<String>,
+        /// Also copy the source's compatibility levels (each subject's,
+        /// and without --subject-prefix the global one) over the
+        /// target's. Without it the target's settings are left as they
+        /// are. Modes are never copied: each subject gets its own back.
+        #[arg(long)]
+        copy_settings: bool,
     },
     /// Run the registry server: the native API and the Confluent Schema
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
@@ -454,12 +465,14 @@ fn main() -> ExitCode {
             to,
             token_file,
             subject_prefix,
+            copy_settings,
         } => ExitCode::from(import::run(&import::Args {
             from,
             from_token_file,
             to,
             token_file,
             subject_prefix,
+            copy_settings,
         })),
         Command::Serve(args) => serve(*args),
     }

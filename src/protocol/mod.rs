@@ -29,7 +29,8 @@
 //! `PUT /publish/schemas/{urn}` (or `POST`) carries the bytes, and the
 //! headers [`header::LANGUAGE`] (default `jsonschema`), [`header::ROOT`],
 //! [`header::REFERENCES`] (the version's references, kept with it) and
-//! [`header::MODE`] (a compatibility mode; default the subject's), or
+//! [`header::MODE`] (a compatibility mode checked too, beside the level
+//! in effect for the name, which always holds), or
 //! the query parameters `language`, `root` and `mode`. The answer is JSON
 //! ([`content_type::JSON`]): `{"urn", "id", "created"}`, or a refusal
 //! `{"error": REASON, "message": ...}`.
@@ -69,8 +70,9 @@ pub mod header {
     pub const DIGEST: &str = "dataschema-digest";
     /// The registry's id of the schema (a schema read's answer).
     pub const ID: &str = "dataschema-id";
-    /// The compatibility mode a publish is checked under (a publish's
-    /// request).
+    /// A compatibility mode a publish is checked under too, beside the
+    /// level in effect for the name (a publish's request; it cannot lift
+    /// the level).
     pub const MODE: &str = "dataschema-mode";
     /// The version's references (a schema read's answer; a publish's
     /// request): `name=urn` pairs separated by `,`, each side

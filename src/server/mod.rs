@@ -79,8 +79,12 @@
 //! compatibility mode come from the headers `Dataschema-Language`
 //! (`jsonschema`, the default, or `protobuf`), `Dataschema-Root` and
 //! `Dataschema-Mode`, or from the query parameters `language`, `root` and
-//! `mode` (the query wins). Without a mode, the mode set for the name
-//! applies (see [`Registry::compatibility`]). It answers
+//! `mode` (the query wins). The level in effect for the name (see
+//! [`Registry::compatibility`]) always applies; a mode given is checked
+//! too, never instead (`Registry::register`): a request asks for more
+//! checking, never less. The name's registry mode holds as on every path
+//! (`Registry::writable`): READONLY takes nothing, IMPORT only writes with
+//! an id (`409` `mode_refused`). It answers
 //! `{"urn", "id", "created"}`. Refusals are JSON `{"error": REASON,
 //! "message": ...}`: `immutable`, `incompatible` (with the full `report`:
 //! per prior version, each change's `kind`, `path`, `direction` and

@@ -14,7 +14,7 @@ use super::query::Query;
 use super::state::AppState;
 use super::wire::native::{self as wire, NativeError};
 use super::wire::report_json;
-use crate::store::SchemaId;
+use crate::store::{SchemaId, Version};
 use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
@@ -57,6 +57,8 @@ impl From<Error> for NativeError {
             }
             Error::NoValidator { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "no_validator"),
             Error::LastVersion { .. } => (StatusCode::CONFLICT, "last_version"),
+            // The name's registry mode (Confluent's `/mode`) refuses it.
+            Error::ModeRefused { .. } => (StatusCode::CONFLICT, "mode_refused"),
             // A bounded wait that ran out (a lock another replica holds, a
             // pool that stays full): retryable, as a load balancer and a
             // client's retry policy read a 503.
@@ -260,14 +262,10 @@ async fn publish(
             })?;
         schema = schema.with_references(references);
     }
+    // The level in effect for the name always holds: a request's mode is
+    // checked too, never instead (`Registry::register`).
     let stored = state
-        .blocking(move |registry| {
-            let mode = match mode {
-                Some(mode) => mode,
-                None => registry.compatibility(schema.urn().name())?,
-            };
-            registry.publish(schema, mode)
-        })
+        .blocking(move |registry| registry.register(schema, Version::Exact, mode))
         .await?;
     Ok(wire::published(&stored.urn, stored.id, stored.created))
 }

@@ -354,8 +354,22 @@ fn publish_refuses_an_incompatible_version_with_the_report() {
         get(&serve.url("/schemas/urn:acme:schema:order:2")).status,
         404
     );
-    // Under `none`, the registry takes it.
+    // `--mode none` asks for less than the registry's level (BACKWARD by
+    // default): the level holds, and it is refused again.
     let out = publish(&serve, Some(&token), &dir, &["--mode", "none"]);
+    assert_eq!(code(&out), Some(1), "{}", text(&out));
+    // The name's level set to NONE on the registry: taken.
+    let level = call(
+        "PUT",
+        &serve.url("/config/order"),
+        &[
+            ("Authorization", &format!("Bearer {TOKEN}")),
+            ("Content-Type", "application/vnd.schemaregistry.v1+json"),
+        ],
+        br#"{"compatibility": "NONE"}"#,
+    );
+    assert_eq!(level.status, 200, "{}", level.text());
+    let out = publish(&serve, Some(&token), &dir, &[]);
     assert_eq!(code(&out), Some(0), "{}", text(&out));
     assert_eq!(lock_ids(&dir).len(), 2);
 }

@@ -137,7 +137,27 @@ fn publish_refusals_name_their_reason() {
     assert!(change["path"].as_str().unwrap().contains("id"), "{change}");
     assert_eq!(change["direction"], "backward");
 
-    // The query wins over the header; mode none accepts it.
+    // A request's mode is checked beside the level in effect, never
+    // instead: `none` does not lift the default BACKWARD; the level set
+    // to NONE for the name does.
+    let lowered = call(
+        "POST",
+        &running.url(&format!("/publish/schemas/{v2}?mode=none")),
+        &[("Authorization", &bearer())],
+        V2_NARROWED.as_bytes(),
+    );
+    assert_eq!(lowered.status, 409, "{}", lowered.text());
+    assert_eq!(lowered.json()["error"], "incompatible");
+    let level = call(
+        "PUT",
+        &running.url("/config/orders.created"),
+        &[
+            ("Authorization", &bearer()),
+            ("Content-Type", "application/vnd.schemaregistry.v1+json"),
+        ],
+        br#"{"compatibility": "NONE"}"#,
+    );
+    assert_eq!(level.status, 200, "{}", level.text());
     let accepted = call(
         "POST",
         &running.url(&format!("/publish/schemas/{v2}?mode=none")),

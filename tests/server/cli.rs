@@ -619,6 +619,7 @@ fn import_copies_a_registry_with_its_ids() {
                 &target_token,
                 "--from-token-file",
                 &source_token,
+                "--copy-settings",
             ])
             .args(extra)
             .output()

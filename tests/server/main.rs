@@ -30,6 +30,7 @@ mod confluent_protobuf_python;
 mod hostile;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;
+mod import;
 mod openapi;
 mod operate;
 mod rules;

@@ -100,3 +100,133 @@ fn the_largest_id_imported_leaves_ids_for_new_content() {
         assert_eq!(read.json()["schema"], r#"{"type":"string"}"#, "{store}");
     }
 }
+
+/// A subject READONLY (or IMPORT) through the Confluent API was still
+/// written through the native `PUT /publish/schemas/{urn}` (201), a
+/// read-only subject's versions could be soft-deleted only through one
+/// API, and a request's `Dataschema-Mode` or `?mode=` lowered the
+/// compatibility level set for the name. The modes and levels live in
+/// `Registry` now: every path meets them, and a request's mode is checked
+/// beside the level, never instead.
+#[test]
+fn modes_and_levels_hold_on_every_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token_file(dir.path())]);
+    let bearer = server::bearer();
+    let native = |urn: &str, body: &str, extra: &[(&str, &str)]| {
+        let mut headers = vec![("Authorization", bearer.as_str())];
+        headers.extend_from_slice(extra);
+        server::call(
+            "PUT",
+            &serve.url(&format!("/publish/schemas/{urn}")),
+            &headers,
+            body.as_bytes(),
+        )
+    };
+    let send = |method: &str, path: &str, body: serde_json::Value| {
+        confluent(method, &serve.url(path), &body)
+    };
+    let v1 = r#"{"type": "object", "properties": {"n": {"type": "integer"}}}"#;
+    let narrowed = r#"{"type": "object", "properties": {"n": {"type": "string"}}}"#;
+    assert_eq!(native("urn:acme:schema:frozen:1", v1, &[]).status, 201);
+
+    // READONLY through the Confluent API: no path writes or deletes.
+    assert_eq!(
+        send("PUT", "/mode/frozen", json!({"mode": "READONLY"})).status,
+        200
+    );
+    let refused = native("urn:acme:schema:frozen:2", r#"{"type": "object"}"#, &[]);
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    assert_eq!(refused.json()["error"], "mode_refused");
+    assert!(refused.text().contains("read-only"), "{}", refused.text());
+    let again = native("urn:acme:schema:frozen:1", v1, &[]);
+    assert_eq!(
+        again.status,
+        409,
+        "held already, and still refused: {}",
+        again.text()
+    );
+    let register = send(
+        "POST",
+        "/subjects/frozen/versions",
+        json!({"schema": r#"{"type": "boolean"}"#, "schemaType": "JSON"}),
+    );
+    assert_eq!(register.code(), 42205, "{}", register.text());
+    let delete = send("DELETE", "/subjects/frozen/versions/1", json!(null));
+    assert_eq!(delete.code(), 42205, "{}", delete.text());
+    assert_eq!(
+        get(&serve.url("/subjects/frozen/versions")).json(),
+        json!([1])
+    );
+    assert_eq!(
+        get(&serve.url("/schemas/urn:acme:schema:frozen:2")).status,
+        404,
+        "nothing was written"
+    );
+
+    // IMPORT: a write without an id is refused on every path.
+    assert_eq!(
+        send(
+            "PUT",
+            "/mode/importing?force=true",
+            json!({"mode": "IMPORT"})
+        )
+        .status,
+        200
+    );
+    let refused = native("urn:acme:schema:importing:1", v1, &[]);
+    assert_eq!(refused.status, 409, "{}", refused.text());
+    assert!(refused.text().contains("read-write"), "{}", refused.text());
+    let imported = send(
+        "POST",
+        "/subjects/importing/versions",
+        json!({"schema": v1, "schemaType": "JSON", "id": 500, "version": 1}),
+    );
+    assert_eq!(imported.status, 200, "{}", imported.text());
+    // An id outside IMPORT mode is refused too.
+    let with_id = send(
+        "POST",
+        "/subjects/open/versions",
+        json!({"schema": v1, "schemaType": "JSON", "id": 501}),
+    );
+    assert_eq!(with_id.code(), 42205, "{}", with_id.text());
+
+    // A request's mode cannot lower the level set for the name.
+    assert_eq!(native("urn:acme:schema:strict:1", v1, &[]).status, 201);
+    assert_eq!(
+        send(
+            "PUT",
+            "/config/strict",
+            json!({"compatibility": "BACKWARD"})
+        )
+        .status,
+        200
+    );
+    for (what, urn, headers) in [
+        (
+            "header",
+            "urn:acme:schema:strict:2",
+            vec![("Dataschema-Mode", "NONE")],
+        ),
+        ("query", "urn:acme:schema:strict:2?mode=none", vec![]),
+    ] {
+        let lowered = native(urn, narrowed, &headers);
+        assert_eq!(lowered.status, 409, "{what}: {}", lowered.text());
+        assert_eq!(lowered.json()["error"], "incompatible", "{what}");
+    }
+    // A request may ask for more: FULL past a NONE level is checked.
+    assert_eq!(
+        send("PUT", "/config/strict", json!({"compatibility": "NONE"})).status,
+        200
+    );
+    let stricter = native(
+        "urn:acme:schema:strict:2",
+        narrowed,
+        &[("Dataschema-Mode", "FULL")],
+    );
+    assert_eq!(stricter.status, 409, "{}", stricter.text());
+    assert_eq!(
+        native("urn:acme:schema:strict:2", narrowed, &[]).status,
+        201
+    );
+}

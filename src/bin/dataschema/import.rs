@@ -3,16 +3,20 @@
 //! speaks Confluent's API and its import mode), with every id and version
 //! kept.
 //!
-//! For each subject of the source (those starting with `--subject-prefix`
-//! when given), soft-deleted ones included: the target's subject is put in
-//! IMPORT mode (`PUT /mode/{s}?force=true`), every version is registered
-//! with its id and version, the versions the source has soft-deleted are
-//! soft-deleted, the subject's compatibility level is copied, and its
-//! mode is set back (to the source's mode of the subject, else cleared).
-//! Without a prefix the global compatibility level is copied too.
-//! Idempotent: what the target holds already with the same id and version
-//! is answered as held; an id the target holds with other bytes stops
-//! the import (exit 1), naming it.
+//! First, every subject to copy is looked up on the target: one whose
+//! mode in effect there is READONLY (or READONLY_OVERRIDE) refuses the
+//! import before anything is written (exit 1). Then, for each subject of
+//! the source (those starting with `--subject-prefix` when given),
+//! soft-deleted ones included: the target's subject is put in IMPORT mode
+//! (`PUT /mode/{s}?force=true`), every version is registered with its id
+//! and version, the versions the source has soft-deleted are
+//! soft-deleted, and the subject's own mode on the target is set back (the
+//! mode it had, else cleared), whatever happened. The source's modes are
+//! never copied; its compatibility levels (each subject's, and without a
+//! prefix the global one) only with `--copy-settings`. Idempotent: what
+//! the target holds already with the same id and version is answered as
+//! held; an id the target holds with other bytes stops the import (exit
+//! 1), naming it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -38,6 +42,8 @@ pub struct Args {
     pub to: String,
     pub token_file: PathBuf,
     pub subject_prefix: Option<String>,
+    /// Copy the source's compatibility levels over the target's.
+    pub copy_settings: bool,
 }
 
 /// Why the import stopped.
@@ -167,6 +173,7 @@ pub fn run(args: &Args) -> u8 {
         &source,
         &target,
         args.subject_prefix.as_deref().unwrap_or(""),
+        args.copy_settings,
     ) {
         Ok(summary) => {
             println!("{summary}");
@@ -199,20 +206,57 @@ fn numbers(value: &Value, what: &str) -> Step<Vec<u32>> {
     })
 }
 
-fn import(source: &Api, target: &Api, prefix: &str) -> Step<String> {
+/// The mode of `subject` on the target: its own (`None` when it has
+/// none), and the one in effect (its own, else the global one).
+fn target_modes(target: &Api, subject: &str) -> Step<(Option<Value>, String)> {
+    let path = segment(subject);
+    let (status, own) = target.get(&format!("/mode/{path}"))?;
+    let own = match status {
+        200 => own.get("mode").cloned(),
+        // 40409: no mode of its own.
+        404 => None,
+        _ => {
+            target.expect(&format!("the mode of {subject}"), (status, own))?;
+            None
+        }
+    };
+    let in_effect = target.get(&format!("/mode/{path}?defaultToGlobal=true"))?;
+    let in_effect = target.expect(&format!("the mode of {subject}"), in_effect)?;
+    let in_effect = in_effect
+        .get("mode")
+        .and_then(Value::as_str)
+        .unwrap_or("READWRITE")
+        .to_ascii_uppercase();
+    Ok((own, in_effect))
+}
+
+fn import(source: &Api, target: &Api, prefix: &str, copy_settings: bool) -> Step<String> {
     let query = format!("/subjects?deleted=true&subjectPrefix={}", segment(prefix));
     let all = source.get(&query)?;
     let mut subjects = strings(&source.expect("listing subjects", all)?, "GET /subjects")?;
     subjects.retain(|subject| subject.starts_with(prefix));
     subjects.sort();
     subjects.dedup();
-    let (mut versions_seen, mut created) = (0usize, 0usize);
+    // A read-only subject on the target is refused before anything is
+    // written anywhere: its owner froze it.
+    let mut own_modes = Vec::with_capacity(subjects.len());
     for subject in &subjects {
-        let (seen, new) = import_subject(source, target, subject)?;
+        let (own, in_effect) = target_modes(target, subject)?;
+        if in_effect.starts_with("READONLY") {
+            return Err(Stop::Refused(format!(
+                "target registry: subject {subject} is {in_effect} there: nothing was written; \
+                 set its mode to READWRITE to import into it"
+            )));
+        }
+        own_modes.push(own);
+    }
+    let (mut versions_seen, mut created) = (0usize, 0usize);
+    for (subject, own_mode) in subjects.iter().zip(own_modes) {
+        let (seen, new) = import_subject(source, target, subject, own_mode, copy_settings)?;
         versions_seen += seen;
         created += new;
     }
-    if prefix.is_empty() {
+    if prefix.is_empty() && copy_settings {
         let (status, config) = source.get("/config")?;
         if status == 200 {
             if let Some(level) = config.get("compatibilityLevel") {
@@ -231,7 +275,13 @@ fn import(source: &Api, target: &Api, prefix: &str) -> Step<String> {
 
 /// One subject: every version (soft-deleted ones too) with its id, the
 /// deletes, the config, the mode. Answers the versions seen and stored.
-fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usize)> {
+fn import_subject(
+    source: &Api,
+    target: &Api,
+    subject: &str,
+    own_mode: Option<Value>,
+    copy_settings: bool,
+) -> Step<(usize, usize)> {
     let path = segment(subject);
     let all = source.get(&format!("/subjects/{path}/versions?deleted=true"))?;
     let all = numbers(
@@ -244,11 +294,6 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
     } else {
         Vec::new()
     };
-    let (status, own_mode) = source.get(&format!("/mode/{path}"))?;
-    let own_mode = (status == 200)
-        .then(|| own_mode.get("mode").cloned())
-        .flatten();
-
     let set = target.send(
         "PUT",
         &format!("/mode/{path}?force=true"),
@@ -302,9 +347,9 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
                 )?;
             }
         }
-        let (status, config) = source.get(&format!("/config/{path}"))?;
-        if status == 200 {
-            if let Some(level) = config.get("compatibilityLevel") {
+        if copy_settings {
+            let (status, config) = source.get(&format!("/config/{path}"))?;
+            if let Some(level) = config.get("compatibilityLevel").filter(|_| status == 200) {
                 let answer = target.send(
                     "PUT",
                     &format!("/config/{path}"),
@@ -315,7 +360,8 @@ fn import_subject(source: &Api, target: &Api, subject: &str) -> Step<(usize, usi
         }
         Ok(())
     })();
-    // The subject's mode is set back whatever happened.
+    // The subject's own mode on the target is set back, whatever
+    // happened.
     let restored = match own_mode {
         Some(mode) => target.send(
             "PUT",

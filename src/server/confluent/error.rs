@@ -5,7 +5,7 @@
 use axum::response::Response;
 
 pub(crate) use crate::server::wire::confluent::{ApiError, ErrorCode};
-use dataschema_core::{Error, Urn};
+use dataschema_core::{Error, ModeRefusal, Urn};
 
 /// What a Confluent handler answers.
 pub(crate) type Reply = Result<Response, ApiError>;
@@ -58,6 +58,16 @@ pub(crate) fn from_error(err: Error) -> ApiError {
         Error::LastVersion { .. } => {
             ApiError::new(ErrorCode::InvalidVersion, err.chain().to_string())
         }
+        // Confluent's words (`checkRegisterMode`, v8.2.0), 42205.
+        Error::ModeRefused { urn, refusal } => not_permitted(format!(
+            "Subject '{}' is {}",
+            crate::server::wire::confluent::subject_name(urn.name()),
+            match refusal {
+                ModeRefusal::ReadOnly => "in read-only mode",
+                ModeRefusal::NotImport => "not in import mode",
+                _ => "not in read-write mode",
+            }
+        )),
         _ => store_failed(&err),
     }
 }

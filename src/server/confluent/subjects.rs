@@ -23,7 +23,7 @@ use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
-use crate::store::{Mode, SchemaId, Version};
+use crate::store::{SchemaId, Version};
 use crate::Registry;
 use dataschema_core::{Error, Language, Schema, Urn};
 
@@ -436,21 +436,10 @@ fn register_in(
     given: super::request::Given,
     normalize: bool,
 ) -> Result<Registration, Error> {
-    let mode = registry.mode(&subject.name)?;
-    let refuse = |what: &str| {
-        Ok(Registration::Refused(not_permitted(format!(
-            "Subject '{}' is {what}",
-            subject.text
-        ))))
-    };
-    if mode.is_read_only() {
-        return refuse("in read-only mode");
-    }
-    match given.id {
-        Some(_) if mode != Mode::Import => return refuse("not in import mode"),
-        None if mode != Mode::ReadWrite => return refuse("not in read-write mode"),
-        _ => {}
-    }
+    // The registry's mode rules, before anything is looked up (a held
+    // schema is not answered either in a read-only subject, as in
+    // Confluent, whose `register` checks the mode first).
+    registry.writable(schema.urn(), given.id)?;
     let history = History::read(registry, namespace, &subject.name)?;
     let form = String::from_utf8_lossy(schema.bytes()).into_owned();
     if given.version.is_none() {
@@ -489,10 +478,7 @@ fn register_in(
                 next - 1
             ))));
         }
-        (None, _) => {
-            let level = registry.compatibility(&subject.name)?;
-            registry.publish_next(schema, level)?
-        }
+        (None, _) => registry.register(schema, Version::Next, None)?,
     };
     let held = registry.resolve(&stored.urn)?;
     Ok(Registration::Done {
@@ -599,24 +585,11 @@ async fn soft_delete(
         .iter()
         .map(|&v| urn(state, subject, v))
         .collect::<Result<Vec<Urn>, ApiError>>()?;
-    let name = subject.name.clone();
-    let read_only = state
-        .blocking(move |registry| {
-            if registry.mode(&name)?.is_read_only() {
-                return Ok(true);
-            }
-            registry.delete_versions(&urns)?;
-            Ok(false)
-        })
+    // A read-only subject deletes nothing: `Registry::delete_versions`.
+    state
+        .blocking(move |registry| registry.delete_versions(&urns))
         .await
-        .map_err(from_error)?;
-    if read_only {
-        return Err(not_permitted(format!(
-            "Subject '{}' is in read-only mode",
-            subject.text
-        )));
-    }
-    Ok(())
+        .map_err(from_error)
 }
 
 /// `DELETE /subjects/{s}`: soft-deletes every live version, answering

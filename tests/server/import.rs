@@ -1,0 +1,184 @@
+//! `dataschema import` against registries that do not make it easy
+//! (issue 37): a target whose subjects have modes and settings of their
+//! own, a source claiming the largest id, references to later subjects, a
+//! source whose words are hostile.
+#![cfg(feature = "cli")]
+
+use crate::server;
+
+use std::process::{Command, Output};
+use std::sync::Arc;
+
+use serde_json::json;
+use server::process::{token_file, Serve};
+use server::{confluent, get};
+
+/// A `dataschema serve` on a memory store, with its token file.
+fn registry() -> (Serve, String) {
+    let dir = Arc::new(tempfile::tempdir().unwrap());
+    let token = token_file(dir.path());
+    let serve = Serve::start_in(dir, &["--store", "memory", "--token-file", &token]);
+    (serve, token)
+}
+
+fn send(serve: &Serve, method: &str, path: &str, body: serde_json::Value) -> server::Reply {
+    confluent(method, &serve.url(path), &body)
+}
+
+/// `dataschema import` from `source` (its URL) to `target`.
+fn import(source: &str, target: &Serve, token: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dataschema"))
+        .args(["import", "--from", source, "--to", &target.url("")])
+        .args(["--token-file", token])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn shown(out: &Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Registers `schema` under `subject` at `version` with `id`, the source
+/// in IMPORT mode.
+fn put_with_id(source: &Serve, subject: &str, version: u32, id: u64, schema: &str) {
+    let reply = send(
+        source,
+        "POST",
+        &format!("/subjects/{subject}/versions"),
+        json!({"schema": schema, "schemaType": "JSON", "id": id, "version": version}),
+    );
+    assert_eq!(reply.status, 200, "{subject}: {}", reply.text());
+}
+
+/// The import wrote into a target subject set READONLY, then set each
+/// subject's mode to the source's (the READONLY gone; a source answering
+/// IMPORT left the target in IMPORT), and copied the source's global
+/// level (NONE) over the target's. Now a read-only target subject refuses
+/// the import before anything is written; each subject gets its own mode
+/// back; the source's levels come only with `--copy-settings`. A source
+/// claiming the largest id (2147483647) leaves the target numbering new
+/// contents.
+#[test]
+fn import_keeps_the_targets_modes_and_settings() {
+    let (source, _) = registry();
+    assert_eq!(
+        send(&source, "PUT", "/mode", json!({"mode": "IMPORT"})).status,
+        200
+    );
+    put_with_id(&source, "a-value", 1, 10, r#"{"type": "string"}"#);
+    put_with_id(&source, "b-value", 1, 11, r#"{"type": "integer"}"#);
+    put_with_id(
+        &source,
+        "top-value",
+        1,
+        2_147_483_647,
+        r#"{"type": "boolean"}"#,
+    );
+    assert_eq!(
+        send(
+            &source,
+            "PUT",
+            "/mode/a-value?force=true",
+            json!({"mode": "IMPORT"})
+        )
+        .status,
+        200
+    );
+    assert_eq!(
+        send(&source, "PUT", "/config", json!({"compatibility": "NONE"})).status,
+        200
+    );
+    assert_eq!(
+        send(
+            &source,
+            "PUT",
+            "/config/a-value",
+            json!({"compatibility": "FULL"})
+        )
+        .status,
+        200
+    );
+
+    let (target, token) = registry();
+    assert_eq!(
+        send(&target, "PUT", "/mode/b-value", json!({"mode": "READONLY"})).status,
+        200
+    );
+    let out = import(&source.url(""), &target, &token, &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", shown(&out));
+    assert!(shown(&out).contains("b-value"), "{}", shown(&out));
+    assert!(shown(&out).contains("READONLY"), "{}", shown(&out));
+    for subject in ["a-value", "b-value", "top-value"] {
+        assert_eq!(
+            get(&target.url(&format!("/subjects/{subject}/versions"))).code(),
+            40401,
+            "{subject}: nothing was written"
+        );
+    }
+    assert_eq!(get(&target.url("/mode/b-value")).json()["mode"], "READONLY");
+    assert_eq!(get(&target.url("/mode/a-value")).code(), 40409);
+
+    assert_eq!(
+        send(
+            &target,
+            "PUT",
+            "/mode/b-value",
+            json!({"mode": "READWRITE"})
+        )
+        .status,
+        200
+    );
+    let out = import(&source.url(""), &target, &token, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", shown(&out));
+    assert_eq!(
+        get(&target.url("/subjects/a-value/versions/1")).json()["id"],
+        10
+    );
+    assert_eq!(
+        get(&target.url("/mode/a-value")).code(),
+        40409,
+        "the target's own mode (none), not the source's IMPORT"
+    );
+    assert_eq!(
+        get(&target.url("/mode/b-value")).json()["mode"],
+        "READWRITE"
+    );
+    assert_eq!(get(&target.url("/mode")).json()["mode"], "READWRITE");
+    assert_eq!(
+        get(&target.url("/config")).json()["compatibilityLevel"],
+        "BACKWARD",
+        "the source's levels are not copied unasked"
+    );
+    assert_eq!(get(&target.url("/config/a-value")).code(), 40408);
+
+    let out = import(&source.url(""), &target, &token, &["--copy-settings"]);
+    assert_eq!(out.status.code(), Some(0), "{}", shown(&out));
+    assert_eq!(
+        get(&target.url("/config")).json()["compatibilityLevel"],
+        "NONE"
+    );
+    assert_eq!(
+        get(&target.url("/config/a-value")).json()["compatibilityLevel"],
+        "FULL"
+    );
+    assert_eq!(get(&target.url("/mode/a-value")).code(), 40409);
+
+    // The largest id came along, and new contents still get ids.
+    assert_eq!(
+        get(&target.url("/subjects/top-value/versions/1")).json()["id"],
+        2_147_483_647u64
+    );
+    let fresh = send(
+        &target,
+        "POST",
+        "/subjects/fresh-value/versions",
+        json!({"schema": r#"{"type": "null"}"#, "schemaType": "JSON"}),
+    );
+    assert_eq!(fresh.status, 200, "{}", fresh.text());
+}
