@@ -60,6 +60,8 @@ use dataschema::{build, FrameReason, Framer, Guard, Outcome, Registry, Schema};
 mod import;
 #[path = "dataschema/publish.rs"]
 mod publish;
+#[path = "dataschema/shown.rs"]
+mod shown;
 
 #[derive(Parser)]
 #[command(
@@ -864,7 +866,7 @@ fn sources(
         Some(url) => match pinned_fallback(url, checked.as_ref()) {
             Ok(fallback) => Some(fallback),
             Err(err) => {
-                eprintln!("--registry: {}", err.chain());
+                eprintln!("--registry: {}", shown::printable(&err.chain().to_string()));
                 return Err(ExitCode::from(EXIT_USAGE));
             }
         },
@@ -924,16 +926,18 @@ fn validate(
             println!("unvalidated: no dataschema given");
             ExitCode::from(EXIT_UNVALIDATED)
         }
+        // What a registry answered may be in the outcome (a reason, a
+        // schema's words in a violation): shown escaped.
         Ok(Outcome::Unvalidated(unvalidated)) => {
-            println!("{unvalidated}");
+            println!("{}", shown::printable(&unvalidated.to_string()));
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Ok(other) => {
-            println!("unvalidated: {other:?}");
+            println!("unvalidated: {}", shown::printable(&format!("{other:?}")));
             ExitCode::from(EXIT_UNVALIDATED)
         }
         Err(invalid) => {
-            println!("{invalid}");
+            println!("{}", shown::printable(&invalid.to_string()));
             ExitCode::FAILURE
         }
     }
@@ -974,7 +978,7 @@ fn frame(
             }
         }
         Err(err) => {
-            eprintln!("{err}");
+            eprintln!("{}", shown::printable(&err.to_string()));
             ExitCode::from(match err.reason() {
                 FrameReason::Invalid => 1,
                 FrameReason::Unreachable => EXIT_UNREACHABLE,

@@ -1020,3 +1020,37 @@ fn publish_sends_avro_references_the_confluent_api_lists() {
     let again = publish(&serve, Some(&token), &dir, &[]);
     assert_eq!(code(&again), Some(0), "{}", text(&again));
 }
+
+/// A registry's words reach `validate`'s output (a schema's pattern in a
+/// violation, here with U+202E, an ESC sequence and BEL in it): escaped,
+/// as `publish` and `import` show a remote's words.
+#[test]
+fn validate_shows_a_registrys_words_escaped() {
+    use fake_registry::{FakeRegistry, Reply};
+    let schema = r#"{"type": "string", "pattern": "^\u202ea\u001b0;x\u0007$"}"#;
+    let schema = schema.as_bytes().to_vec();
+    let hostile = FakeRegistry::start(move |path| match path {
+        "/schemas/urn:acme:schema:evil:1" => {
+            Reply::native_json("urn:acme:schema:evil:1", Some(3), &schema)
+        }
+        _ => Reply::not_found(),
+    });
+    let tmp = tempfile::tempdir().unwrap();
+    let payload = tmp.path().join("payload.json");
+    std::fs::write(&payload, br#""b""#).unwrap();
+    let url = hostile.url();
+    let out = dataschema(&[
+        "validate",
+        "--registry",
+        &url,
+        "urn:acme:schema:evil:1",
+        s(&payload),
+    ]);
+    let shown = text(&out);
+    assert_eq!(code(&out), Some(1), "{shown}");
+    assert!(
+        !shown.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+        "raw control characters shown: {shown:?}"
+    );
+    assert!(shown.contains("\\u{202e}"), "{shown}");
+}

@@ -6,6 +6,9 @@
 
 use crate::server;
 
+#[path = "../common/fake_registry.rs"]
+mod fake_registry;
+
 use std::process::{Command, Output};
 use std::sync::Arc;
 
@@ -181,4 +184,54 @@ fn import_keeps_the_targets_modes_and_settings() {
         json!({"schema": r#"{"type": "null"}"#, "schemaType": "JSON"}),
     );
     assert_eq!(fresh.status, 200, "{}", fresh.text());
+}
+
+/// What a terminal acts on, or that hides or reorders what it shows: ESC
+/// (and so OSC and CSI sequences), BEL, U+202E, U+2028.
+const RAW: [char; 4] = ['\u{1b}', '\u{7}', '\u{202e}', '\u{2028}'];
+
+/// A hostile source registry: its subject names, messages and `5xx`
+/// bodies carry escape sequences, BEL, U+202E and U+2028, and a body runs
+/// to 100 kB. `dataschema import` printed them raw (a `5xx` body whole);
+/// now every remote's words are escaped and clipped, as `publish` shows
+/// them.
+#[test]
+fn import_shows_a_hostile_registrys_words_escaped_and_clipped() {
+    use fake_registry::{FakeRegistry, Reply};
+    let json = |status: u16, body: String| Reply::Answer {
+        status,
+        headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
+        body: body.into_bytes(),
+    };
+    let evil = "\u{1b}]0;owned\u{7}\u{1b}[2J\u{202e}eulav\u{2028}";
+    let (target, token) = registry();
+    for case in ["message", "body", "subject"] {
+        let source = FakeRegistry::start(move |path| {
+            if !path.starts_with("/subjects?") {
+                return json(404, r#"{"error_code":40401,"message":"no"}"#.to_owned());
+            }
+            match case {
+                "message" => json(
+                    422,
+                    serde_json::json!({"error_code": 42201, "message": format!("{evil} {}", "x".repeat(5_000))})
+                        .to_string(),
+                ),
+                "body" => Reply::Answer {
+                    status: 502,
+                    headers: vec![("Content-Type".to_owned(), "text/html".to_owned())],
+                    body: format!("<html>{evil}{}</html>", "y".repeat(100_000)).into_bytes(),
+                },
+                _ => json(200, serde_json::json!([format!("orders-{evil}-value")]).to_string()),
+            }
+        });
+        let out = import(&source.url(), &target, &token, &[]);
+        let text = shown(&out);
+        assert_ne!(out.status.code(), Some(0), "{case}: {text}");
+        assert!(
+            !text.contains(RAW),
+            "{case}: raw control characters shown: {text:?}"
+        );
+        assert!(text.len() < 2_000, "{case}: {} bytes shown", text.len());
+        assert!(text.contains("\\u{1b}]0;owned"), "{case}: {text}");
+    }
 }

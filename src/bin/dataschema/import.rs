@@ -18,6 +18,7 @@
 //! held; an id the target holds with other bytes stops the import (exit
 //! 1), naming it.
 
+use super::shown;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -71,13 +72,19 @@ impl Api {
         what: &str,
         sent: Result<dataschema::protocol::Answer, TransportError>,
     ) -> Step<(u16, Value)> {
-        let answer = sent
-            .map_err(|err| Stop::Unreachable(format!("{} registry: {what}: {err}", self.name)))?;
+        let answer = sent.map_err(|err| {
+            Stop::Unreachable(format!(
+                "{} registry: {what}: {}",
+                self.name,
+                shown::remote(&err.to_string())
+            ))
+        })?;
         let status = answer.status();
         let value = serde_json::from_slice(answer.body()).map_err(|err| {
             Stop::Unreachable(format!(
-                "{} registry: {what}: answered {status} with no JSON ({err})",
-                self.name
+                "{} registry: {what}: answered {status} with no JSON ({err}): {}",
+                self.name,
+                shown::body(answer.body())
             ))
         })?;
         Ok((status, value))
@@ -101,8 +108,14 @@ impl Api {
         self.answer(&format!("{method} {path}"), sent)
     }
 
-    /// A `200`'s body, else the stop its refusal is.
+    /// A `200`'s body, else the stop its refusal is: the registry's
+    /// message (or, from a `5xx`, its body) escaped and clipped
+    /// (`shown::remote`), as every remote's words are shown.
     fn expect(&self, what: &str, (status, value): (u16, Value)) -> Step<Value> {
+        let message = || match value.get("message").and_then(Value::as_str) {
+            Some(message) => shown::remote(message),
+            None => shown::remote(&value.to_string()),
+        };
         match status {
             200 => Ok(value),
             401 | 403 => Err(Stop::Refused(format!(
@@ -110,13 +123,14 @@ impl Api {
                 self.name
             ))),
             500..=599 => Err(Stop::Unreachable(format!(
-                "{} registry: {what}: {status}: {value}",
-                self.name
+                "{} registry: {what}: {status}: {}",
+                self.name,
+                message()
             ))),
             _ => Err(Stop::Refused(format!(
                 "{} registry: {what}: {status}: {}",
                 self.name,
-                value.get("message").and_then(Value::as_str).unwrap_or("")
+                message()
             ))),
         }
     }
@@ -193,7 +207,8 @@ pub fn run(args: &Args) -> u8 {
 fn strings(value: &Value, what: &str) -> Step<Vec<String>> {
     serde_json::from_value(value.clone()).map_err(|_| {
         Stop::Unreachable(format!(
-            "source registry: {what}: not a list of strings: {value}"
+            "source registry: {what}: not a list of strings: {}",
+            shown::remote(&value.to_string())
         ))
     })
 }
@@ -201,7 +216,8 @@ fn strings(value: &Value, what: &str) -> Step<Vec<String>> {
 fn numbers(value: &Value, what: &str) -> Step<Vec<u32>> {
     serde_json::from_value(value.clone()).map_err(|_| {
         Stop::Unreachable(format!(
-            "source registry: {what}: not a list of versions: {value}"
+            "source registry: {what}: not a list of versions: {}",
+            shown::remote(&value.to_string())
         ))
     })
 }
@@ -210,18 +226,19 @@ fn numbers(value: &Value, what: &str) -> Step<Vec<u32>> {
 /// none), and the one in effect (its own, else the global one).
 fn target_modes(target: &Api, subject: &str) -> Step<(Option<Value>, String)> {
     let path = segment(subject);
+    let name = shown::remote(subject);
     let (status, own) = target.get(&format!("/mode/{path}"))?;
     let own = match status {
         200 => own.get("mode").cloned(),
         // 40409: no mode of its own.
         404 => None,
         _ => {
-            target.expect(&format!("the mode of {subject}"), (status, own))?;
+            target.expect(&format!("the mode of {name}"), (status, own))?;
             None
         }
     };
     let in_effect = target.get(&format!("/mode/{path}?defaultToGlobal=true"))?;
-    let in_effect = target.expect(&format!("the mode of {subject}"), in_effect)?;
+    let in_effect = target.expect(&format!("the mode of {name}"), in_effect)?;
     let in_effect = in_effect
         .get("mode")
         .and_then(Value::as_str)
@@ -243,8 +260,9 @@ fn import(source: &Api, target: &Api, prefix: &str, copy_settings: bool) -> Step
     for subject in &subjects {
         let (own, in_effect) = target_modes(target, subject)?;
         if in_effect.starts_with("READONLY") {
+            let (name, in_effect) = (shown::remote(subject), shown::remote(&in_effect));
             return Err(Stop::Refused(format!(
-                "target registry: subject {subject} is {in_effect} there: nothing was written; \
+                "target registry: subject {name} is {in_effect} there: nothing was written; \
                  set its mode to READWRITE to import into it"
             )));
         }
@@ -283,9 +301,10 @@ fn import_subject(
     copy_settings: bool,
 ) -> Step<(usize, usize)> {
     let path = segment(subject);
+    let name = shown::remote(subject);
     let all = source.get(&format!("/subjects/{path}/versions?deleted=true"))?;
     let all = numbers(
-        &source.expect(&format!("versions of {subject}"), all)?,
+        &source.expect(&format!("versions of {name}"), all)?,
         "versions",
     )?;
     let (status, live) = source.get(&format!("/subjects/{path}/versions"))?;
@@ -299,12 +318,12 @@ fn import_subject(
         &format!("/mode/{path}?force=true"),
         &json!({"mode": "IMPORT"}),
     )?;
-    target.expect(&format!("IMPORT mode for {subject}"), set)?;
+    target.expect(&format!("IMPORT mode for {name}"), set)?;
     let mut created = 0;
     let result = (|| -> Step<()> {
         for version in &all {
             let read = source.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
-            let read = source.expect(&format!("{subject} version {version}"), read)?;
+            let read = source.expect(&format!("{name} version {version}"), read)?;
             let mut body = json!({
                 "schema": read.get("schema").cloned().unwrap_or(Value::Null),
                 "schemaType": read.get("schemaType").cloned().unwrap_or_else(|| json!("AVRO")),
@@ -320,13 +339,12 @@ fn import_subject(
             let before =
                 target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
             let answer = target.send("POST", &format!("/subjects/{path}/versions"), &body)?;
-            let answer =
-                target.expect(&format!("registering {subject} version {version}"), answer)?;
+            let answer = target.expect(&format!("registering {name} version {version}"), answer)?;
             if answer.get("id") != body.get("id") {
                 return Err(Stop::Refused(format!(
-                    "target registry: {subject} version {version}: registered under id {} instead of {}",
-                    answer.get("id").unwrap_or(&Value::Null),
-                    body["id"]
+                    "target registry: {name} version {version}: registered under id {} instead of {}",
+                    shown::remote(&answer.get("id").unwrap_or(&Value::Null).to_string()),
+                    shown::remote(&body["id"].to_string())
                 )));
             }
             if before.0 != 200 {
@@ -341,10 +359,7 @@ fn import_subject(
             )?;
             // Deleted already (a second run): 40406.
             if answer.0 != 200 && answer.1.get("error_code") != Some(&json!(40406)) {
-                target.expect(
-                    &format!("soft-deleting {subject} version {version}"),
-                    answer,
-                )?;
+                target.expect(&format!("soft-deleting {name} version {version}"), answer)?;
             }
         }
         if copy_settings {
@@ -355,7 +370,7 @@ fn import_subject(
                     &format!("/config/{path}"),
                     &json!({"compatibility": level}),
                 )?;
-                target.expect(&format!("config of {subject}"), answer)?;
+                target.expect(&format!("config of {name}"), answer)?;
             }
         }
         Ok(())
@@ -371,6 +386,6 @@ fn import_subject(
         None => target.send("DELETE", &format!("/mode/{path}"), &Value::Null),
     };
     result?;
-    target.expect(&format!("restoring the mode of {subject}"), restored?)?;
+    target.expect(&format!("restoring the mode of {name}"), restored?)?;
     Ok((all.len(), created))
 }

@@ -1,6 +1,7 @@
 //! `dataschema publish`: every schema of a folder to a registry's native
 //! API, in an order it accepts, recording each URN's id in the lock.
 
+use super::shown;
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -619,15 +620,17 @@ impl Client {
         let status = answer.status();
         let value: Option<serde_json::Value> = serde_json::from_slice(answer.body()).ok();
         // The registry's words, shown without its control characters (an
-        // escape sequence reaches the terminal or the CI log as it is).
+        // escape sequence reaches the terminal or the CI log as it is);
+        // a reason clipped as every remote's words, a message (the report
+        // of an incompatible publish, one change a line) escaped.
         let reason = value
             .as_ref()
             .and_then(|v| v["error"].as_str())
-            .map(printable);
+            .map(shown::remote);
         let message = value
             .as_ref()
             .and_then(|v| v["message"].as_str())
-            .map(printable);
+            .map(shown::printable);
         match (status, reason, message) {
             (401, _, _) => Failure::Refused(format!(
                 "{urn}: the registry at {} refused the credential (HTTP 401): {}",
@@ -638,11 +641,14 @@ impl Client {
                     "publishing needs its publish token: give --token-file FILE"
                 }
             )),
-            (500..=599, reason, message) => Failure::Unreachable(format!(
-                "{what}: the registry at {} failed (HTTP {status}{}){}",
+            (500..=599, reason, _) => Failure::Unreachable(format!(
+                "{what}: the registry at {} failed (HTTP {status}{}): {}",
                 self.base(),
                 reason.map(|r| format!(", {r}")).unwrap_or_default(),
-                message.map(|m| format!(": {m}")).unwrap_or_default()
+                value
+                    .as_ref()
+                    .and_then(|v| v["message"].as_str())
+                    .map_or_else(|| shown::body(answer.body()), shown::remote)
             )),
             // The message of an incompatible publish holds its report,
             // one change a line.
@@ -681,47 +687,4 @@ fn is_immutable(answer: &protocol::Answer) -> bool {
     answer.status() == 409
         && serde_json::from_slice::<serde_json::Value>(answer.body())
             .is_ok_and(|value| value["error"] == "immutable")
-}
-
-/// `text` safe for a terminal or a CI log: each control character but a
-/// line break, and each invisible formatting character (bidi overrides
-/// and isolates, zero-width spaces and joiners, which reorder or hide
-/// what is shown), escaped as `\u{..}`.
-fn printable(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if (c.is_control() && c != '\n') || invisible(c) {
-            out.push_str(&c.escape_unicode().to_string());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Unicode's format characters (category Cf) and the other invisible
-/// ones a terminal shows as nothing, or that reorder the text around them.
-fn invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00ad}'
-            | '\u{034f}'
-            | '\u{061c}'
-            | '\u{115f}'
-            | '\u{1160}'
-            | '\u{17b4}'
-            | '\u{17b5}'
-            | '\u{180b}'..='\u{180f}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'..='\u{202e}'
-            | '\u{2060}'..='\u{206f}'
-            | '\u{3164}'
-            | '\u{fe00}'..='\u{fe0f}'
-            | '\u{feff}'
-            | '\u{ffa0}'
-            | '\u{fff9}'..='\u{fffb}'
-            | '\u{1bca0}'..='\u{1bca3}'
-            | '\u{1d173}'..='\u{1d17a}'
-            | '\u{e0000}'..='\u{e0fff}'
-    )
 }
