@@ -30,7 +30,7 @@ pub use dataschema_build as build;
 pub use dataschema_core::avsc;
 #[cfg(feature = "protobuf")]
 pub use dataschema_core::proto;
-pub use dataschema_core::{compat, contract, limits, validate};
+pub use dataschema_core::{compat, contract, limits, resolve, validate};
 pub use dataschema_core::{
     BoxError, Bytes, Chain, Compatibility, Error, IntoSchemaBytes, Language, Metadata, ModeRefusal,
     Reference, Resolver, RuleSet, Schema, Unresolved, Urn, UrnError, Violation, ViolationKind,
@@ -40,7 +40,6 @@ pub use dataschema_core::{
 pub use crate::bundle::Bundle;
 pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder};
 pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
-#[cfg(feature = "avro")]
 pub use crate::registry::Resolution;
 pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "postgres")]

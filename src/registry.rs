@@ -7,10 +7,8 @@ mod settings;
 
 pub use self::settings::Settings;
 
-#[cfg(feature = "avro")]
 mod resolution;
 
-#[cfg(feature = "avro")]
 pub use self::resolution::Resolution;
 
 use std::sync::Arc;
@@ -20,6 +18,7 @@ use self::readings::{free_apart, Readings};
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
 use dataschema_core::compat::{CompatError, Policy, Reading};
+use dataschema_core::resolve::PlanOptions;
 use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, ModeRefusal, Resolver, Schema, Urn};
 
@@ -773,18 +772,29 @@ impl Registry {
         }
     }
 
-    /// Reading `writer`'s data as `reader` (two Avro schemas this registry
-    /// holds; feature `avro`): the [`Resolution`] plan, made once for the
-    /// pair. A pair that cannot be resolved is refused here, never per
-    /// message: [`Error::Unresolvable`] with the reader's data path
+    /// Reading `writer`'s data as `reader`, and writing the reader's back
+    /// as the writer's (two schemas of one language this registry holds:
+    /// JSON Schema, Avro or protobuf): the [`Resolution`] plan, made once
+    /// for the pair. A pair whose data cannot be read is refused here, never
+    /// per message: [`Error::Unresolvable`] with the reader's data path
     /// (`cannot read long as int at /amount`). Also [`Error::NotFound`]
     /// for a URN not held, [`Error::SchemaUnusable`] for a schema that
-    /// does not read.
-    #[cfg(feature = "avro")]
+    /// does not read, [`Error::NoValidator`] for a language compiled out.
     pub fn resolution(&self, writer: &Urn, reader: &Urn) -> Result<Resolution, Error> {
+        self.resolution_with(writer, reader, &PlanOptions::default())
+    }
+
+    /// [`resolution`](Registry::resolution) with options: aliases given
+    /// outside the reader's schema, protobuf's unknown fields dropped.
+    pub fn resolution_with(
+        &self,
+        writer: &Urn,
+        reader: &Urn,
+        options: &PlanOptions,
+    ) -> Result<Resolution, Error> {
         let writer = self.resolve(writer)?;
         let reader = self.resolve(reader)?;
-        Resolution::new(&writer, &reader, self)
+        Resolution::new(&writer, &reader, Arc::new(self.clone()), options)
     }
 
     /// The schema held under `urn`, or [`Error::NotFound`].

@@ -21,6 +21,7 @@ pub mod limits;
 #[cfg(feature = "protobuf")]
 mod protobuf;
 mod reading;
+pub mod resolve;
 mod resolver;
 mod schema;
 mod text;

@@ -20,4 +20,6 @@ mod props;
 #[cfg(feature = "protobuf")]
 mod props_protobuf;
 mod report;
+#[cfg(feature = "json")]
+mod resolve_json;
 mod rules;

@@ -1,73 +1,54 @@
-//! Reading one version's bytes as another's: Avro's schema resolution run
-//! as a plan over the bytes, no value built. A [`Transcoder`] is made once
-//! per (writer, reader) pair; it refuses a pair that cannot be resolved,
-//! with the reader's data path, and turns each datum the writer's schema
-//! wrote into the bytes the reader's schema would have written for the
-//! value read: fields matched by name and by the reader's aliases,
-//! reader-only fields at their defaults, writer-only fields skipped,
-//! promotions widened, enums by symbol (a symbol the reader lacks takes the
-//! reader's default), union branches matched, arrays and maps written as
-//! one block (as the Java, Python and fastavro writers do).
+//! Reading one version's bytes as another's, and writing them back:
+//! Avro's schema resolution run as a plan over the bytes, no value built.
+//! A [`Transcoder`] is made once per (source, target) pair and direction;
+//! it refuses a pair that cannot be resolved, with the reader's data path,
+//! and turns each datum the source schema wrote into the bytes the target
+//! schema would have written for the value read: fields matched by name
+//! and by the reader's aliases, target-only fields at their defaults
+//! (writing back, else null where the writer's field is a union with
+//! null), source-only fields skipped, promotions widened (and, writing
+//! back, narrowed when the value fits, else refused with its path), enums
+//! by symbol (reading, a symbol the reader lacks takes the reader's
+//! default; writing back, one the writer lacks is refused), union branches
+//! matched, arrays and maps written as one block (as the Java, Python and
+//! fastavro writers do).
 //!
-//! The writer's datum is checked by the validating scanner first, so a
-//! broken datum is refused with its violation, never half transcoded.
-//!
-//! The work is bounded by the bytes read and written: what the reader's
-//! datum would hold past [`crate::limits::max_avro_transcode_bytes`] is
-//! refused as it is reached, and the items of an array whose writer type
-//! is encoded in no bytes (`null`, an empty record: all alike) are
-//! transcoded once and repeated, not read one by one.
+//! [`Transcoder::transcode`] checks the datum with the validating scanner
+//! first, so a broken datum is refused with its violation, never half
+//! transcoded; [`Transcoder::run_checked`] trusts a caller that has.
+//! Output is bounded by [`max_output`](crate::resolve::max_output): an array declaring billions of
+//! empty items is refused before it is written, not written.
 
 use std::collections::HashMap;
-use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::model::{AvroSchema, Node, NodeId};
-use super::scan::Plan;
+use super::scan::{Plan, MAX_DEPTH};
+pub use crate::resolve::Unresolvable;
+use crate::resolve::{max_output, refused, too_large, Direction, PlanPath};
 use crate::validate::{Violation, ViolationKind};
-
-/// Why a pair of schemas cannot be resolved: where in the reader's data
-/// (`/amount`, `/items/*/price`; `*` any array item or map value) and
-/// why (`cannot read long as int`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unresolvable {
-    path: String,
-    reason: String,
-}
-
-impl Unresolvable {
-    /// Where in the reader's data; empty for the whole datum.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Why, in words.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-}
-
-impl fmt::Display for Unresolvable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(f, "{} at {path}", self.reason)
-    }
-}
-
-impl std::error::Error for Unresolvable {}
 
 type StepId = usize;
 
-/// How one writer value becomes one reader value.
+/// A narrowing written back, checked per value.
+#[derive(Debug, Clone, Copy)]
+enum Narrow {
+    /// `long` to `int`: must fit 32 bits.
+    LongToInt,
+    /// `float` to `int` or `long` (`bits`): integral, in range.
+    FloatToInteger { long: bool },
+    /// `double` to `int` or `long`.
+    DoubleToInteger { long: bool },
+    /// `double` to `float`: exactly representable.
+    DoubleToFloat,
+}
+
+/// How one source value becomes one target value.
 #[derive(Debug)]
 enum Step {
-    /// The encodings are the same: the writer's bytes of this node, copied.
+    /// The encodings are the same: the source's bytes of this node, copied.
     Copy(NodeId),
     /// `int` or `long` to `float`.
     ToFloat,
@@ -77,54 +58,69 @@ enum Step {
     FloatToDouble,
     /// `bytes` to `string`: the bytes must be UTF-8.
     BytesToString,
-    /// Writer fields in the writer's order, each read into a reader field
-    /// or skipped; then the reader's fields written in its order, the
-    /// missing ones at their defaults.
+    /// Writing back a widened value.
+    Narrow(Narrow),
+    /// Source fields in the source's order, each read into a target field
+    /// or skipped; then the target's fields written in its order, the
+    /// missing ones at their defaults. `in_order`: the matched target
+    /// fields come in the source's order, so each is written as it is
+    /// read (defaults before it), with no buffer.
     Record {
         fields: Vec<(NodeId, Option<(usize, StepId)>)>,
         defaults: Vec<Option<Vec<u8>>>,
+        /// Per target field, its name in the reader's data (for paths).
+        names: Vec<String>,
+        in_order: bool,
     },
-    /// Writer symbol index to reader symbol index.
-    Enum(Vec<u32>),
-    /// An array: the step of its items, and the writer's item type.
-    Array(StepId, NodeId),
+    /// Source symbol index to target symbol index (`None`: refused).
+    Enum(Vec<Option<u32>>),
+    Array(StepId),
     Map(StepId),
-    /// A writer union: per branch, the reader's union index to write (when
-    /// the reader is a union) and the branch's step.
-    WriterUnion(Vec<(Option<u32>, StepId)>),
-    /// A reader union read from a writer that is not one: the branch index,
-    /// then the value.
+    /// A source union: per branch, the target's union index to write (when
+    /// the target is a union) and the branch's step; `None`: a branch the
+    /// target cannot hold (writing back), refused when met.
+    SourceUnion(Vec<Option<(Option<u32>, StepId)>>),
+    /// A target union read from a source that is not one: the branch
+    /// index, then the value.
     ToUnion(u32, StepId),
 }
 
-/// A resolution plan for one (writer, reader) pair.
+/// A resolution plan for one (source, target) pair, one way.
 #[derive(Debug)]
 pub struct Transcoder {
-    writer: Plan,
+    source: Plan,
     steps: Vec<Step>,
     root: StepId,
+    /// Per source node: its encoding is always empty.
+    empty: Vec<bool>,
+    /// Per step: for an array or map step, the source node of its items.
+    source_items: Vec<Option<NodeId>>,
 }
 
 struct Builder<'a> {
     w: &'a AvroSchema,
     r: &'a AvroSchema,
+    direction: Direction,
     steps: Vec<Step>,
     memo: HashMap<(NodeId, NodeId), StepId>,
-    path: Vec<String>,
+    path: PlanPath,
 }
 
 fn short(name: &str) -> &str {
     name.rsplit_once('.').map_or(name, |(_, s)| s)
 }
 
+fn same_name(a: &str, b: &str) -> bool {
+    a == b || short(a) == short(b)
+}
+
 impl Builder<'_> {
+    fn reading(&self) -> bool {
+        self.direction == Direction::Read
+    }
+
     fn fail(&self, reason: String) -> Unresolvable {
-        let mut path = String::new();
-        for segment in &self.path {
-            path.push('/');
-            path.push_str(segment);
-        }
-        Unresolvable { path, reason }
+        self.path.fail(reason)
     }
 
     fn push(&mut self, step: Step) -> StepId {
@@ -132,42 +128,67 @@ impl Builder<'_> {
         self.steps.len() - 1
     }
 
+    /// Whether named types match: by name, or by the reader's aliases
+    /// (the target's reading, the source's writing back).
     fn names_match(&self, w: &Node, r: &Node) -> bool {
         match (w.name(), r.name()) {
-            (Some(wn), Some(rn)) => short(wn) == short(rn) || r.aliases().iter().any(|a| a == wn),
+            (Some(wn), Some(rn)) => {
+                same_name(wn, rn)
+                    || if self.reading() {
+                        r.aliases().iter().any(|a| same_name(a, wn))
+                    } else {
+                        w.aliases().iter().any(|a| same_name(a, rn))
+                    }
+            }
             _ => false,
         }
     }
 
-    /// The step reading writer node `w` as reader node `r` (memoized per
+    /// The step reading source node `w` as target node `r` (memoized per
     /// pair, reserved before its parts so that recursion meets it).
     fn step(&mut self, w: NodeId, r: NodeId) -> Result<StepId, Unresolvable> {
         if let Some(&id) = self.memo.get(&(w, r)) {
             return Ok(id);
         }
-        if self.path.len() > 256 {
+        if self.path.depth() > 256 {
             return Err(self.fail("the schemas nest deeper than 256 levels".into()));
         }
         let wn = self.w.node(w);
         let rn = self.r.node(r);
-        let mismatch =
-            |b: &Self| b.fail(format!("cannot read {} as {}", describe(wn), describe(rn)));
+        let verb = if self.reading() { "read" } else { "write back" };
+        let mismatch = |b: &Self| {
+            b.fail(format!(
+                "cannot {verb} {} as {}",
+                describe(wn),
+                describe(rn)
+            ))
+        };
+        let back = !self.reading();
         let step = match (wn, rn) {
             (Node::Union(branches), _) => {
                 // Reserved first: a branch may lead back here.
-                let id = self.push(Step::WriterUnion(Vec::new()));
+                let id = self.push(Step::SourceUnion(Vec::new()));
                 self.memo.insert((w, r), id);
                 let mut plan = Vec::with_capacity(branches.len());
                 for &branch in branches.iter() {
-                    plan.push(match rn {
-                        Node::Union(_) => {
-                            let (index, step) = self.union_branch(branch, r)?;
-                            (Some(index), step)
-                        }
-                        _ => (None, self.step(branch, r)?),
-                    });
+                    let one = match rn {
+                        Node::Union(_) => self
+                            .union_branch(branch, r)
+                            .map(|(index, step)| (Some(index), step)),
+                        _ => self.attempt(branch, r).map(|step| (None, step)),
+                    };
+                    match one {
+                        Ok(pair) => plan.push(Some(pair)),
+                        // Writing back, a reader branch the writer lacks is
+                        // refused when a value takes it.
+                        Err(_) if back => plan.push(None),
+                        Err(err) => return Err(err),
+                    }
                 }
-                self.steps[id] = Step::WriterUnion(plan);
+                if plan.iter().all(Option::is_none) {
+                    return Err(mismatch(self));
+                }
+                self.steps[id] = Step::SourceUnion(plan);
                 return Ok(id);
             }
             (_, Node::Union(_)) => {
@@ -186,16 +207,30 @@ impl Builder<'_> {
             (Node::Int(_) | Node::Long(_), Node::Double) => Step::LongToDouble,
             (Node::Float, Node::Double) => Step::FloatToDouble,
             (Node::Bytes(_), Node::String(_)) => Step::BytesToString,
+            (Node::Long(_), Node::Int(_)) if back => Step::Narrow(Narrow::LongToInt),
+            (Node::Float, Node::Int(_)) if back => {
+                Step::Narrow(Narrow::FloatToInteger { long: false })
+            }
+            (Node::Float, Node::Long(_)) if back => {
+                Step::Narrow(Narrow::FloatToInteger { long: true })
+            }
+            (Node::Double, Node::Int(_)) if back => {
+                Step::Narrow(Narrow::DoubleToInteger { long: false })
+            }
+            (Node::Double, Node::Long(_)) if back => {
+                Step::Narrow(Narrow::DoubleToInteger { long: true })
+            }
+            (Node::Double, Node::Float) if back => Step::Narrow(Narrow::DoubleToFloat),
             (Node::Fixed(wf), Node::Fixed(rf)) => {
                 if !self.names_match(wn, rn) {
                     return Err(self.fail(format!(
-                        "cannot read fixed {} as fixed {}",
+                        "cannot {verb} fixed {} as fixed {}",
                         wf.name, rf.name
                     )));
                 }
                 if wf.size != rf.size {
                     return Err(self.fail(format!(
-                        "cannot read fixed {} of {} bytes as {} bytes",
+                        "cannot {verb} fixed {} of {} bytes as {} bytes",
                         wf.name, wf.size, rf.size
                     )));
                 }
@@ -203,18 +238,21 @@ impl Builder<'_> {
             }
             (Node::Enum(we), Node::Enum(re)) => {
                 if !self.names_match(wn, rn) {
-                    return Err(
-                        self.fail(format!("cannot read enum {} as enum {}", we.name, re.name))
-                    );
+                    return Err(self.fail(format!(
+                        "cannot {verb} enum {} as enum {}",
+                        we.name, re.name
+                    )));
                 }
                 let default = re
                     .default
                     .as_ref()
+                    .filter(|_| self.reading())
                     .and_then(|d| re.symbols.iter().position(|s| s == d));
                 let mut map = Vec::with_capacity(we.symbols.len());
                 for symbol in &we.symbols {
                     match re.symbols.iter().position(|s| s == symbol).or(default) {
-                        Some(i) => map.push(i as u32),
+                        Some(i) => map.push(Some(i as u32)),
+                        None if back => map.push(None),
                         None => {
                             return Err(self.fail(format!(
                                 "the reader's enum {} has no symbol {symbol} and no default",
@@ -226,18 +264,18 @@ impl Builder<'_> {
                 Step::Enum(map)
             }
             (Node::Array(wi), Node::Array(ri)) => {
-                let id = self.push(Step::Array(0, *wi));
+                let id = self.push(Step::Array(0));
                 self.memo.insert((w, r), id);
-                self.path.push("*".into());
+                self.path.push("*");
                 let items = self.step(*wi, *ri);
                 self.path.pop();
-                self.steps[id] = Step::Array(items?, *wi);
+                self.steps[id] = Step::Array(items?);
                 return Ok(id);
             }
             (Node::Map(wv), Node::Map(rv)) => {
                 let id = self.push(Step::Map(0));
                 self.memo.insert((w, r), id);
-                self.path.push("*".into());
+                self.path.push("*");
                 let values = self.step(*wv, *rv);
                 self.path.pop();
                 self.steps[id] = Step::Map(values?);
@@ -246,16 +284,19 @@ impl Builder<'_> {
             (Node::Record(wr), Node::Record(rr)) => {
                 if !self.names_match(wn, rn) {
                     return Err(self.fail(format!(
-                        "cannot read record {} as record {}",
+                        "cannot {verb} record {} as record {}",
                         wr.name, rr.name
                     )));
                 }
                 let id = self.push(Step::Record {
                     fields: Vec::new(),
                     defaults: Vec::new(),
+                    names: Vec::new(),
+                    in_order: true,
                 });
                 self.memo.insert((w, r), id);
                 let mut matched = vec![false; rr.fields.len()];
+                let mut names: Vec<String> = rr.fields.iter().map(|f| f.name.clone()).collect();
                 let mut fields = Vec::with_capacity(wr.fields.len());
                 for wf in &wr.fields {
                     let target = rr
@@ -263,14 +304,26 @@ impl Builder<'_> {
                         .iter()
                         .position(|rf| rf.name == wf.name)
                         .or_else(|| {
-                            rr.fields
-                                .iter()
-                                .position(|rf| rf.aliases.contains(&wf.name))
+                            if self.reading() {
+                                rr.fields
+                                    .iter()
+                                    .position(|rf| rf.aliases.contains(&wf.name))
+                            } else {
+                                rr.fields
+                                    .iter()
+                                    .position(|rf| wf.aliases.contains(&rf.name))
+                            }
                         });
                     match target {
                         Some(i) if !matched[i] => {
                             matched[i] = true;
-                            self.path.push(rr.fields[i].name.clone());
+                            let reader_name = if self.reading() {
+                                &rr.fields[i].name
+                            } else {
+                                &wf.name
+                            };
+                            names[i] = reader_name.clone();
+                            self.path.push(reader_name.clone());
                             let step = self.step(wf.ty, rr.fields[i].ty);
                             self.path.pop();
                             fields.push((wf.ty, Some((i, step?))));
@@ -284,25 +337,51 @@ impl Builder<'_> {
                         defaults.push(None);
                         continue;
                     }
-                    let Some(default) = &rf.default else {
-                        self.path.push(rf.name.clone());
-                        let err = self.fail(format!(
-                            "the writer has no field {} and the reader's has no default",
-                            rf.name
-                        ));
-                        self.path.pop();
-                        return Err(err);
-                    };
                     let mut bytes = Vec::new();
-                    encode_default(self.r, rf.ty, default, &mut bytes, 0).map_err(|why| {
-                        self.fail(format!(
-                            "the default of {} cannot be written: {why}",
-                            rf.name
-                        ))
-                    })?;
+                    match &rf.default {
+                        Some(default) => {
+                            encode_default(self.r, rf.ty, default, &mut bytes, 0).map_err(
+                                |why| {
+                                    self.fail(format!(
+                                        "the default of {} cannot be written: {why}",
+                                        rf.name
+                                    ))
+                                },
+                            )?;
+                        }
+                        None => match null_branch(self.r, rf.ty).filter(|_| back) {
+                            Some(index) => zigzag(i64::from(index), &mut bytes),
+                            None if back => {
+                                return Err(self.fail(format!(
+                                    "the writer's field {} is not the reader's, and has no \
+                                     default and no null to write back",
+                                    rf.name
+                                )))
+                            }
+                            None => {
+                                self.path.push(rf.name.clone());
+                                let err = self.fail(format!(
+                                    "the writer has no field {} and the reader's has no default",
+                                    rf.name
+                                ));
+                                self.path.pop();
+                                return Err(err);
+                            }
+                        },
+                    }
                     defaults.push(Some(bytes));
                 }
-                self.steps[id] = Step::Record { fields, defaults };
+                let order: Vec<usize> = fields
+                    .iter()
+                    .filter_map(|(_, t)| t.map(|(i, _)| i))
+                    .collect();
+                let in_order = order.windows(2).all(|w| w[0] < w[1]);
+                self.steps[id] = Step::Record {
+                    fields,
+                    defaults,
+                    names,
+                    in_order,
+                };
                 return Ok(id);
             }
             _ => return Err(mismatch(self)),
@@ -312,12 +391,24 @@ impl Builder<'_> {
         Ok(id)
     }
 
-    /// The first branch of reader union `r` that reads `w` (a branch of the
+    /// `step`, undone when refused (a candidate that may not be taken).
+    fn attempt(&mut self, w: NodeId, r: NodeId) -> Result<StepId, Unresolvable> {
+        let before = self.steps.len();
+        let memo = self.memo.clone();
+        let result = self.step(w, r);
+        if result.is_err() {
+            self.steps.truncate(before);
+            self.memo = memo;
+        }
+        result
+    }
+
+    /// The first branch of target union `r` that reads `w` (a branch of the
     /// same kind and name first, as Avro's resolution picks it), with its
     /// index.
     fn union_branch(&mut self, w: NodeId, r: NodeId) -> Result<(u32, StepId), Unresolvable> {
         let Node::Union(branches) = self.r.node(r) else {
-            unreachable!("union_branch is called with a reader union")
+            unreachable!("union_branch is called with a target union")
         };
         let branches = branches.clone();
         let wn = self.w.node(w);
@@ -331,20 +422,30 @@ impl Builder<'_> {
             return Ok((i as u32, self.step(w, branches[i])?));
         }
         for (i, &b) in branches.iter().enumerate() {
-            let before = self.steps.len();
-            let memo = self.memo.clone();
-            match self.step(w, b) {
-                Ok(step) => return Ok((i as u32, step)),
-                Err(_) => {
-                    self.steps.truncate(before);
-                    self.memo = memo;
-                }
+            if let Ok(step) = self.attempt(w, b) {
+                return Ok((i as u32, step));
             }
         }
         Err(self.fail(format!(
-            "cannot read {} as any branch of the reader's union",
-            describe(wn)
+            "cannot read {} as any branch of the {} union",
+            describe(wn),
+            if self.reading() {
+                "reader's"
+            } else {
+                "writer's"
+            }
         )))
+    }
+}
+
+/// The index of the `null` branch of `id`, when it is a union holding one.
+fn null_branch(schema: &AvroSchema, id: NodeId) -> Option<u32> {
+    match schema.node(id) {
+        Node::Union(branches) => branches
+            .iter()
+            .position(|&b| matches!(schema.node(b), Node::Null))
+            .map(|i| i as u32),
+        _ => None,
     }
 }
 
@@ -473,76 +574,65 @@ struct Cursor<'a> {
     pos: usize,
 }
 
+/// Why a run stopped.
 #[derive(Debug)]
-enum Broken {
-    /// The datum is not what the scanner accepted (never, in practice).
-    Datum,
-    /// The output would pass its bound.
+enum Stop {
+    /// The bytes are not a datum of the source schema.
+    Broken,
+    /// The value cannot be held by the target (writing back): where, why.
+    Refused(Vec<String>, String),
+    /// The output would pass [`max_output`](crate::resolve::max_output).
     TooLarge,
 }
 
-/// Where the reader's bytes go: `out`, charged against what the whole
-/// transcode may still write (`left`). Bytes written once are charged
-/// once: a body moved into its container is not charged again.
-struct Budget {
-    left: usize,
+use Stop::Broken;
+
+impl Stop {
+    fn at(mut self, segment: impl FnOnce() -> String) -> Stop {
+        if let Stop::Refused(path, _) = &mut self {
+            path.push(segment());
+        }
+        self
+    }
 }
 
-impl Budget {
-    #[inline]
-    fn charge(&mut self, n: usize) -> Result<(), Broken> {
-        self.left = self.left.checked_sub(n).ok_or(Broken::TooLarge)?;
-        Ok(())
-    }
-
-    #[inline]
-    fn write(&mut self, out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Broken> {
-        self.charge(bytes.len())?;
-        out.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    #[inline]
-    fn zigzag(&mut self, value: i64, out: &mut Vec<u8>) -> Result<(), Broken> {
-        let before = out.len();
-        zigzag(value, out);
-        self.charge(out.len() - before)
-    }
+fn refuse(why: String) -> Stop {
+    Stop::Refused(Vec::new(), why)
 }
 
 impl<'a> Cursor<'a> {
-    fn varint(&mut self) -> Result<u64, Broken> {
+    fn varint(&mut self) -> Result<u64, Stop> {
         let mut value = 0u64;
         for shift in (0..70).step_by(7) {
-            let byte = *self.bytes.get(self.pos).ok_or(Broken::Datum)?;
+            let byte = *self.bytes.get(self.pos).ok_or(Broken)?;
             self.pos += 1;
             value |= u64::from(byte & 0x7f).checked_shl(shift).unwrap_or(0);
             if byte & 0x80 == 0 {
                 return Ok(value);
             }
         }
-        Err(Broken::Datum)
+        Err(Broken)
     }
 
-    fn long(&mut self) -> Result<i64, Broken> {
+    fn long(&mut self) -> Result<i64, Stop> {
         let raw = self.varint()?;
         Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Broken> {
-        let end = self.pos.checked_add(n).ok_or(Broken::Datum)?;
-        let out = self.bytes.get(self.pos..end).ok_or(Broken::Datum)?;
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Stop> {
+        let end = self.pos.checked_add(n).ok_or(Broken)?;
+        let out = self.bytes.get(self.pos..end).ok_or(Broken)?;
         self.pos = end;
         Ok(out)
     }
 
-    fn sized(&mut self) -> Result<&'a [u8], Broken> {
-        let len = usize::try_from(self.long()?).map_err(|_| Broken::Datum)?;
+    fn sized(&mut self) -> Result<&'a [u8], Stop> {
+        let len = usize::try_from(self.long()?).map_err(|_| Broken)?;
         self.take(len)
     }
 
     /// Reads a block count (a negative one with its byte size).
-    fn count(&mut self) -> Result<u64, Broken> {
+    fn count(&mut self) -> Result<u64, Stop> {
         let count = self.long()?;
         if count < 0 {
             self.long()?;
@@ -551,65 +641,144 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Whether each node's encoding is always empty (`null`, a `fixed` of size
+/// 0, a record of such).
+fn always_empty(schema: &AvroSchema) -> Vec<bool> {
+    let n = schema.nodes.len();
+    let mut empty = vec![false; n];
+    // A fixed point: a record is empty once all its fields are (recursive
+    // records never become so).
+    loop {
+        let mut changed = false;
+        for id in 0..n {
+            if empty[id] {
+                continue;
+            }
+            let now = match schema.node(id as NodeId) {
+                Node::Null => true,
+                Node::Fixed(f) => f.size == 0,
+                Node::Record(r) => r.fields.iter().all(|f| empty[f.ty as usize]),
+                _ => false,
+            };
+            if now {
+                empty[id] = true;
+                changed = true;
+            }
+        }
+        if !changed {
+            return empty;
+        }
+    }
+}
+
+fn emit(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Stop> {
+    if out.len() + bytes.len() > max_output() {
+        return Err(Stop::TooLarge);
+    }
+    out.extend_from_slice(bytes);
+    Ok(())
+}
+
 impl Transcoder {
     /// The plan reading `writer`'s data as `reader`; refused, with the
     /// reader's data path, when some datum of the writer cannot be read.
     pub fn new(writer: Arc<AvroSchema>, reader: &AvroSchema) -> Result<Transcoder, Unresolvable> {
+        Transcoder::way(writer, reader, Direction::Read)
+    }
+
+    /// The plan writing `reader`'s data back as `writer`'s: fields by name
+    /// and the reader's aliases, values narrowed back when they fit (else
+    /// refused, per datum), a writer-only field at its default, else null
+    /// where its type is a union with null; refused when one has neither.
+    pub fn back(reader: Arc<AvroSchema>, writer: &AvroSchema) -> Result<Transcoder, Unresolvable> {
+        Transcoder::way(reader, writer, Direction::WriteBack)
+    }
+
+    /// The plan for `source`'s data in `target`'s layout, `direction`
+    /// saying which of them is the writer.
+    pub(crate) fn way(
+        source: Arc<AvroSchema>,
+        target: &AvroSchema,
+        direction: Direction,
+    ) -> Result<Transcoder, Unresolvable> {
         let mut builder = Builder {
-            w: &writer,
-            r: reader,
+            w: &source,
+            r: target,
+            direction,
             steps: Vec::new(),
             memo: HashMap::new(),
-            path: Vec::new(),
+            path: PlanPath::default(),
         };
-        let root = builder.step(writer.root, reader.root)?;
+        let root = builder.step(source.root, target.root)?;
         let steps = builder.steps;
+        let mut source_items = vec![None; steps.len()];
+        for (&(w, _), &id) in &builder.memo {
+            source_items[id] = match source.node(w) {
+                Node::Array(items) | Node::Map(items) => Some(*items),
+                _ => None,
+            };
+        }
+        let empty = always_empty(&source);
         Ok(Transcoder {
-            writer: Plan::new(writer),
+            source: Plan::new(source),
             steps,
             root,
+            empty,
+            source_items,
         })
     }
 
-    /// The bytes the reader's schema writes for the value the writer's
-    /// `payload` holds; a payload that is not a datum of the writer's
+    /// Whether the output must be validated against the target schema: no,
+    /// the plan writes the target's encoding of a value it holds.
+    pub(crate) fn checks_output(&self) -> bool {
+        false
+    }
+
+    /// The bytes the target schema writes for the value the source's
+    /// `payload` holds; a payload that is not a datum of the source's
     /// schema is refused with its violation.
     pub fn transcode(&self, payload: &[u8]) -> Result<Vec<u8>, Vec<Violation>> {
-        if !self.writer.is_valid(payload) {
-            return Err(self.writer.violations(payload));
+        if !self.source.is_valid(payload) {
+            return Err(self.source.violations(payload));
         }
-        let limit = crate::limits::max_avro_transcode_bytes();
-        let mut out = Vec::with_capacity(payload.len().saturating_add(16).min(limit));
+        self.run_checked(payload)
+    }
+
+    /// [`transcode`](Self::transcode) for a payload the caller has checked
+    /// against the source schema (the guard has). One that is not a datum
+    /// is still refused, never read out of bounds.
+    pub fn run_checked(&self, payload: &[u8]) -> Result<Vec<u8>, Vec<Violation>> {
+        let mut out = Vec::with_capacity(payload.len() + 16);
         let mut cursor = Cursor {
             bytes: payload,
             pos: 0,
         };
-        let mut budget = Budget { left: limit };
-        self.run(self.root, &mut cursor, &mut out, &mut budget)
-            .map_err(|broken| {
-                vec![match broken {
-                    Broken::Datum => Violation::new(
-                        "",
-                        ViolationKind::Other,
-                        "the datum could not be transcoded",
-                    ),
-                    Broken::TooLarge => Violation::new(
-                        "",
-                        ViolationKind::Bounds,
-                        format!(
-                            "the datum read as the reader's schema is larger than {limit} bytes \
-                             (limits::max_avro_transcode_bytes)"
-                        ),
-                    ),
-                }]
-            })?;
-        Ok(out)
+        match self.run(self.root, &mut cursor, &mut out, 0) {
+            Ok(()) if cursor.pos == payload.len() => Ok(out),
+            Ok(()) | Err(Broken) => Err(vec![Violation::new(
+                "",
+                ViolationKind::Wire,
+                "the datum is not one of the schema's binary encoding",
+            )]),
+            Err(Stop::Refused(path, why)) => {
+                let mut at = String::new();
+                for segment in path.iter().rev() {
+                    at.push('/');
+                    at.push_str(&crate::resolve::escape_pointer(segment));
+                }
+                Err(refused(at, why))
+            }
+            Err(Stop::TooLarge) => Err(too_large()),
+        }
     }
 
-    /// Reads the writer's value of `node`; the bytes it spans are the
+    /// Reads the source's value of `node`; the bytes it spans are the
     /// encoding (the caller copies them).
-    fn copy(&self, node: NodeId, c: &mut Cursor<'_>) -> Result<(), Broken> {
-        match self.writer.schema().node(node) {
+    fn copy(&self, node: NodeId, c: &mut Cursor<'_>, depth: u32) -> Result<(), Stop> {
+        if depth > MAX_DEPTH {
+            return Err(Broken);
+        }
+        match self.source.schema().node(node) {
             Node::Null => {}
             Node::Boolean => {
                 c.take(1)?;
@@ -634,8 +803,14 @@ impl Transcoder {
                 if count == 0 {
                     break;
                 }
+                if self.empty[*items as usize] {
+                    continue;
+                }
+                if count > c.bytes.len() as u64 {
+                    return Err(Broken);
+                }
                 for _ in 0..count {
-                    self.copy(*items, c)?;
+                    self.copy(*items, c, depth + 1)?;
                 }
             },
             Node::Map(values) => loop {
@@ -643,163 +818,290 @@ impl Transcoder {
                 if count == 0 {
                     break;
                 }
+                if count > c.bytes.len() as u64 {
+                    return Err(Broken);
+                }
                 for _ in 0..count {
                     c.sized()?;
-                    self.copy(*values, c)?;
+                    self.copy(*values, c, depth + 1)?;
                 }
             },
             Node::Union(branches) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
-                self.copy(*branches.get(i).ok_or(Broken::Datum)?, c)?;
+                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
+                self.copy(*branches.get(i).ok_or(Broken)?, c, depth + 1)?;
             }
             Node::Record(r) => {
                 for f in &r.fields {
-                    self.copy(f.ty, c)?;
+                    self.copy(f.ty, c, depth + 1)?;
                 }
             }
         }
         Ok(())
     }
 
-    /// Transcodes the writer's value at `c` by `step` into `out`.
+    /// The items of an array block of `count` (or all blocks), into `body`.
+    fn items(
+        &self,
+        items: StepId,
+        source_item: Option<NodeId>,
+        c: &mut Cursor<'_>,
+        body: &mut Vec<u8>,
+        depth: u32,
+        map: bool,
+    ) -> Result<u64, Stop> {
+        let mut total = 0u64;
+        loop {
+            let count = c.count()?;
+            if count == 0 {
+                return Ok(total);
+            }
+            let empty_items = !map && source_item.is_some_and(|n| self.empty[n as usize]);
+            if empty_items {
+                // Items that take no bytes: their target encoding is the
+                // same for each, made once and repeated, within bounds.
+                let mut one = Vec::new();
+                self.run(items, c, &mut one, depth + 1)?;
+                let size = (one.len() as u64).saturating_mul(count);
+                if size.saturating_add(body.len() as u64) > max_output() as u64 {
+                    return Err(Stop::TooLarge);
+                }
+                for _ in 0..count {
+                    body.extend_from_slice(&one);
+                }
+            } else {
+                if count > c.bytes.len() as u64 {
+                    return Err(Broken);
+                }
+                for i in 0..count {
+                    if map {
+                        let start = c.pos;
+                        c.sized()?;
+                        let key = &c.bytes[start..c.pos];
+                        emit(body, key)?;
+                        self.run(items, c, body, depth + 1).map_err(|e| {
+                            e.at(|| {
+                                let mut k = Cursor { bytes: key, pos: 0 };
+                                k.sized()
+                                    .map(|s| String::from_utf8_lossy(s).into_owned())
+                                    .unwrap_or_default()
+                            })
+                        })?;
+                    } else {
+                        let at = total + i;
+                        self.run(items, c, body, depth + 1)
+                            .map_err(|e| e.at(|| at.to_string()))?;
+                    }
+                }
+            }
+            total = total.saturating_add(count);
+        }
+    }
+
     fn run(
         &self,
         step: StepId,
         c: &mut Cursor<'_>,
         out: &mut Vec<u8>,
-        budget: &mut Budget,
-    ) -> Result<(), Broken> {
+        depth: u32,
+    ) -> Result<(), Stop> {
+        if depth > MAX_DEPTH {
+            return Err(Broken);
+        }
         match &self.steps[step] {
             Step::Copy(node) => {
                 let start = c.pos;
-                self.copy(*node, c)?;
-                budget.write(out, &c.bytes[start..c.pos])?;
+                self.copy(*node, c, depth)?;
+                emit(out, &c.bytes[start..c.pos])?;
             }
             Step::ToFloat => {
                 let v = c.long()?;
-                budget.write(out, &((v as f64) as f32).to_le_bytes())?;
+                emit(out, &((v as f64) as f32).to_le_bytes())?;
             }
             Step::LongToDouble => {
                 let v = c.long()?;
-                budget.write(out, &(v as f64).to_le_bytes())?;
+                emit(out, &(v as f64).to_le_bytes())?;
             }
             Step::FloatToDouble => {
                 let b = c.take(4)?;
                 let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                budget.write(out, &f64::from(v).to_le_bytes())?;
+                emit(out, &f64::from(v).to_le_bytes())?;
             }
             Step::BytesToString => {
                 let start = c.pos;
                 let bytes = c.sized()?;
-                std::str::from_utf8(bytes).map_err(|_| Broken::Datum)?;
-                budget.write(out, &c.bytes[start..c.pos])?;
+                if std::str::from_utf8(bytes).is_err() {
+                    return Err(refuse(
+                        "the bytes are not UTF-8, as a string must be".into(),
+                    ));
+                }
+                emit(out, &c.bytes[start..c.pos])?;
+            }
+            Step::Narrow(narrow) => {
+                let mut buf = Vec::with_capacity(10);
+                narrow_value(*narrow, c, &mut buf)?;
+                emit(out, &buf)?;
             }
             Step::Enum(map) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
-                budget.zigzag(i64::from(*map.get(i).ok_or(Broken::Datum)?), out)?;
+                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
+                match map.get(i).ok_or(Broken)? {
+                    Some(to) => {
+                        let mut buf = Vec::with_capacity(5);
+                        zigzag(i64::from(*to), &mut buf);
+                        emit(out, &buf)?;
+                    }
+                    None => {
+                        return Err(refuse(format!(
+                            "the symbol at index {i} is not one the other version has"
+                        )))
+                    }
+                }
             }
-            Step::Array(items, writer_items) => {
-                // Writer items encoded in no bytes are all alike: the
-                // first one's bytes stand for every one.
-                let empty = self.writer.min_size(*writer_items) == 0;
+            Step::Array(items) | Step::Map(items) => {
+                let map = matches!(self.steps[step], Step::Map(_));
+                let source_item = self.source_items[step];
                 let mut body = Vec::new();
-                let mut total = 0u64;
-                let mut alike: Option<Vec<u8>> = None;
-                loop {
-                    let count = c.count()?;
-                    if count == 0 {
-                        break;
-                    }
-                    if empty {
-                        let mut more = count;
-                        if alike.is_none() {
-                            let mut item = Vec::new();
-                            self.run(*items, c, &mut item, budget)?;
-                            body.extend_from_slice(&item);
-                            alike = Some(item);
-                            more -= 1;
-                        }
-                        if let Some(item) = alike.as_ref().filter(|item| !item.is_empty()) {
-                            let bytes = usize::try_from(more)
-                                .ok()
-                                .and_then(|more| more.checked_mul(item.len()))
-                                .ok_or(Broken::TooLarge)?;
-                            budget.charge(bytes)?;
-                            body.reserve(bytes);
-                            for _ in 0..more {
-                                body.extend_from_slice(item);
-                            }
-                        }
-                    } else {
-                        for _ in 0..count {
-                            self.run(*items, c, &mut body, budget)?;
-                        }
-                    }
-                    total += count;
-                }
+                let total = self.items(*items, source_item, c, &mut body, depth, map)?;
+                let mut head = Vec::with_capacity(10);
                 if total > 0 {
-                    budget.zigzag(total as i64, out)?;
-                    out.extend_from_slice(&body);
+                    zigzag(i64::try_from(total).map_err(|_| Stop::TooLarge)?, &mut head);
                 }
-                budget.write(out, &[0])?;
+                emit(out, &head)?;
+                emit(out, &body)?;
+                emit(out, &[0])?;
             }
-            Step::Map(values) => {
-                let mut body = Vec::new();
-                let mut total = 0u64;
-                loop {
-                    let count = c.count()?;
-                    if count == 0 {
-                        break;
+            Step::SourceUnion(branches) => {
+                let i = usize::try_from(c.long()?).map_err(|_| Broken)?;
+                match branches.get(i).ok_or(Broken)? {
+                    Some((index, step)) => {
+                        if let Some(index) = index {
+                            let mut buf = Vec::with_capacity(5);
+                            zigzag(i64::from(*index), &mut buf);
+                            emit(out, &buf)?;
+                        }
+                        self.run(*step, c, out, depth + 1)?;
                     }
-                    for _ in 0..count {
-                        let start = c.pos;
-                        c.sized()?;
-                        budget.write(&mut body, &c.bytes[start..c.pos])?;
-                        self.run(*values, c, &mut body, budget)?;
+                    None => {
+                        return Err(refuse(format!(
+                            "the value takes branch {i} of the union, which the other version \
+                             cannot hold"
+                        )))
                     }
-                    total += count;
                 }
-                if total > 0 {
-                    budget.zigzag(total as i64, out)?;
-                    out.extend_from_slice(&body);
-                }
-                budget.write(out, &[0])?;
-            }
-            Step::WriterUnion(branches) => {
-                let i = usize::try_from(c.long()?).map_err(|_| Broken::Datum)?;
-                let (index, step) = branches.get(i).ok_or(Broken::Datum)?;
-                if let Some(index) = index {
-                    budget.zigzag(i64::from(*index), out)?;
-                }
-                self.run(*step, c, out, budget)?;
             }
             Step::ToUnion(index, step) => {
-                budget.zigzag(i64::from(*index), out)?;
-                self.run(*step, c, out, budget)?;
+                let mut buf = Vec::with_capacity(5);
+                zigzag(i64::from(*index), &mut buf);
+                emit(out, &buf)?;
+                self.run(*step, c, out, depth + 1)?;
             }
-            Step::Record { fields, defaults } => {
-                // Each reader field's bytes, then written in the reader's
-                // order.
-                let mut parts: Vec<Option<Vec<u8>>> = vec![None; defaults.len()];
-                for (node, target) in fields {
-                    match target {
-                        Some((i, step)) => {
-                            let mut part = Vec::new();
-                            self.run(*step, c, &mut part, budget)?;
-                            parts[*i] = Some(part);
+            Step::Record {
+                fields,
+                defaults,
+                names,
+                in_order,
+            } => {
+                let name = |i: usize| -> String { names[i].clone() };
+                if *in_order {
+                    // Written as read: the defaults before each field.
+                    let mut next = 0usize;
+                    for (node, target) in fields {
+                        match target {
+                            Some((i, field)) => {
+                                while next < *i {
+                                    emit(out, defaults[next].as_deref().ok_or(Broken)?)?;
+                                    next += 1;
+                                }
+                                self.run(*field, c, out, depth + 1)
+                                    .map_err(|e| e.at(|| name(*i)))?;
+                                next = i + 1;
+                            }
+                            None => self.copy(*node, c, depth + 1)?,
                         }
-                        None => self.copy(*node, c)?,
                     }
-                }
-                for (part, default) in parts.iter().zip(defaults) {
-                    match (part, default) {
-                        (Some(bytes), _) => out.extend_from_slice(bytes),
-                        (None, Some(bytes)) => budget.write(out, bytes)?,
-                        (None, None) => return Err(Broken::Datum),
+                    while next < defaults.len() {
+                        emit(out, defaults[next].as_deref().ok_or(Broken)?)?;
+                        next += 1;
+                    }
+                } else {
+                    // Each target field's bytes, then written in the
+                    // target's order.
+                    let mut parts: Vec<Option<Vec<u8>>> = vec![None; defaults.len()];
+                    for (node, target) in fields {
+                        match target {
+                            Some((i, field)) => {
+                                let mut part = Vec::new();
+                                self.run(*field, c, &mut part, depth + 1)
+                                    .map_err(|e| e.at(|| name(*i)))?;
+                                parts[*i] = Some(part);
+                            }
+                            None => self.copy(*node, c, depth + 1)?,
+                        }
+                    }
+                    for (part, default) in parts.iter().zip(defaults) {
+                        match (part, default) {
+                            (Some(bytes), _) | (None, Some(bytes)) => emit(out, bytes)?,
+                            (None, None) => return Err(Broken),
+                        }
                     }
                 }
             }
         }
         Ok(())
     }
+}
+
+/// A widened value written back in the narrower type, when it fits.
+fn narrow_value(narrow: Narrow, c: &mut Cursor<'_>, out: &mut Vec<u8>) -> Result<(), Stop> {
+    let integral = |x: f64, long: bool, out: &mut Vec<u8>| -> Result<(), Stop> {
+        let (lo, hi) = if long {
+            (-9_223_372_036_854_775_808.0, 9_223_372_036_854_775_808.0)
+        } else {
+            (-2_147_483_648.0, 2_147_483_648.0)
+        };
+        if x.fract() != 0.0 || !(lo..hi).contains(&x) {
+            return Err(refuse(format!(
+                "{x} does not fit the other version's {}",
+                if long { "long" } else { "int" }
+            )));
+        }
+        zigzag(x as i64, out);
+        Ok(())
+    };
+    match narrow {
+        Narrow::LongToInt => {
+            let v = c.long()?;
+            if i32::try_from(v).is_err() {
+                return Err(refuse(format!("{v} does not fit the other version's int")));
+            }
+            zigzag(v, out);
+        }
+        Narrow::FloatToInteger { long } => {
+            let b = c.take(4)?;
+            integral(
+                f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+                long,
+                out,
+            )?;
+        }
+        Narrow::DoubleToInteger { long } => {
+            let b = c.take(8)?;
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            integral(f64::from_le_bytes(a), long, out)?;
+        }
+        Narrow::DoubleToFloat => {
+            let b = c.take(8)?;
+            let mut a = [0u8; 8];
+            a.copy_from_slice(b);
+            let x = f64::from_le_bytes(a);
+            let y = x as f32;
+            if f64::from(y) != x && !x.is_nan() {
+                return Err(refuse(format!(
+                    "{x} is not exactly a float, as the other version holds it"
+                )));
+            }
+            out.extend_from_slice(&y.to_le_bytes());
+        }
+    }
+    Ok(())
 }

@@ -15,4 +15,6 @@
 pub mod compat;
 pub(crate) mod model;
 #[cfg(feature = "json")]
+pub(crate) mod resolve;
+#[cfg(feature = "json")]
 pub(crate) mod validate;

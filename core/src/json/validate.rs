@@ -43,7 +43,7 @@ mod analysis;
 pub(crate) mod plan;
 mod references;
 mod scanner;
-mod tokenizer;
+pub(crate) mod tokenizer;
 
 use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;

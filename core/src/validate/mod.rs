@@ -28,7 +28,8 @@ use crate::protobuf::validate as protobuf;
 #[cfg(feature = "avro")]
 pub mod avro_resolution {
     pub use crate::avro::model::AvroSchema;
-    pub use crate::avro::resolve::{Transcoder, Unresolvable};
+    pub use crate::avro::resolve::Transcoder;
+    pub use crate::resolve::Unresolvable;
 
     /// Reads an Avro schema's JSON text (the model the plan is made from).
     pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {
@@ -275,6 +276,11 @@ pub enum ViolationKind {
     /// message in protobuf's JSON mapping (a wrong type, a bad enum name, an
     /// unknown field name with unknown fields refused).
     Mapping,
+    /// Resolution (reading one version's payload as another's, or writing
+    /// it back): a value the other version's schema cannot hold (a number
+    /// that does not fit, an enum member or union branch it lacks, a
+    /// required field left without a value).
+    Unrepresentable,
     /// Anything else: a JSON payload too large to say where it fails, a
     /// custom keyword, a `$ref` that could not be followed.
     Other,

@@ -8,7 +8,7 @@ use super::plan::Node;
 use super::MAX_NESTING;
 
 /// Why a scan stopped before its verdict.
-pub(super) enum Stop {
+pub(crate) enum Stop {
     /// The bytes are not JSON (as serde_json reads it): invalid.
     NotJson,
     /// Past the look-ahead budget: ask `jsonschema`.
@@ -19,15 +19,15 @@ pub(super) enum Stop {
     Undecided,
 }
 
-pub(super) type Scan<T> = Result<T, Stop>;
+pub(crate) type Scan<T> = Result<T, Stop>;
 
 /// The bytes are not JSON: [`Stop::NotJson`], for the token readers, whose
 /// small results come back in registers.
-pub(super) struct NotJson;
+pub(crate) struct NotJson;
 
 /// A number as serde_json reads it into a `Number` (one of three kinds).
 #[derive(Clone, Copy)]
-pub(super) enum Num {
+pub(crate) enum Num {
     Unsigned(u64),
     Signed(i64),
     Float(f64),
@@ -48,14 +48,14 @@ impl From<Num> for Number {
 /// A string token: its body between the quotes (valid UTF-8, escapes not
 /// yet decoded) and whether it holds an escape.
 #[derive(Clone, Copy)]
-pub(super) struct Str<'a> {
-    pub(super) body: &'a str,
-    pub(super) escaped: bool,
+pub(crate) struct Str<'a> {
+    pub(crate) body: &'a str,
+    pub(crate) escaped: bool,
 }
 
 impl Str<'_> {
     /// The text into `out`, escapes decoded.
-    pub(super) fn decode_into(&self, out: &mut String) {
+    pub(crate) fn decode_into(&self, out: &mut String) {
         out.clear();
         if !self.escaped {
             out.push_str(self.body);
@@ -65,7 +65,7 @@ impl Str<'_> {
     }
 
     /// Length in Unicode code points, as `jsonschema` counts it.
-    pub(super) fn chars(&self) -> u64 {
+    pub(crate) fn chars(&self) -> u64 {
         if self.escaped {
             Unescape::new(self.body).count() as u64
         } else {
@@ -77,7 +77,7 @@ impl Str<'_> {
         }
     }
 
-    pub(super) fn same_text(&self, other: &Str<'_>) -> bool {
+    pub(crate) fn same_text(&self, other: &Str<'_>) -> bool {
         if !self.escaped && !other.escaped {
             return self.body == other.body;
         }
@@ -86,12 +86,12 @@ impl Str<'_> {
 }
 
 /// The characters of a checked string body, escapes decoded.
-pub(super) struct Unescape<'a> {
+pub(crate) struct Unescape<'a> {
     rest: std::str::Chars<'a>,
 }
 
 impl<'a> Unescape<'a> {
-    pub(super) fn new(body: &'a str) -> Unescape<'a> {
+    pub(crate) fn new(body: &'a str) -> Unescape<'a> {
         Unescape { rest: body.chars() }
     }
 
@@ -138,14 +138,14 @@ impl Iterator for Unescape<'_> {
 
 /// A position in the payload.
 #[derive(Clone)]
-pub(super) struct Cursor<'a> {
-    pub(super) bytes: &'a [u8],
-    pub(super) pos: usize,
+pub(crate) struct Cursor<'a> {
+    pub(crate) bytes: &'a [u8],
+    pub(crate) pos: usize,
 }
 
 impl<'a> Cursor<'a> {
     #[inline]
-    pub(super) fn ws(&mut self) {
+    pub(crate) fn ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
             if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 self.pos += 1;
@@ -156,12 +156,12 @@ impl<'a> Cursor<'a> {
     }
 
     #[inline]
-    pub(super) fn peek(&self) -> Option<u8> {
+    pub(crate) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
 
     #[inline]
-    pub(super) fn literal(&mut self, word: &[u8]) -> Scan<()> {
+    pub(crate) fn literal(&mut self, word: &[u8]) -> Scan<()> {
         if self.bytes[self.pos..].starts_with(word) {
             self.pos += word.len();
             Ok(())
@@ -172,7 +172,7 @@ impl<'a> Cursor<'a> {
 
     /// After a member or an item: `,` (true) or the closing byte (false).
     #[inline(always)]
-    pub(super) fn next_or_close(&mut self, close: u8) -> Scan<bool> {
+    pub(crate) fn next_or_close(&mut self, close: u8) -> Scan<bool> {
         self.ws();
         match self.peek() {
             Some(b',') => {
@@ -192,7 +192,7 @@ impl<'a> Cursor<'a> {
     /// common token (ASCII, no escape) is found eight bytes at a time and
     /// returned in registers; anything else continues out of line.
     #[inline(always)]
-    pub(super) fn string(&mut self) -> Scan<Str<'a>> {
+    pub(crate) fn string(&mut self) -> Scan<Str<'a>> {
         let bytes = self.bytes;
         let start = self.pos + 1;
         let mut i = start;
@@ -285,7 +285,7 @@ impl<'a> Cursor<'a> {
     /// decimal with at most 15 digits and no exponent are read here, exactly
     /// as serde_json reads them; anything else goes to serde_json.
     #[inline]
-    pub(super) fn number(&mut self) -> Result<Num, NotJson> {
+    pub(crate) fn number(&mut self) -> Result<Num, NotJson> {
         let bytes = self.bytes;
         let start = self.pos;
         let mut i = start;
@@ -380,7 +380,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Reads one value, checking only that it is JSON.
-    pub(super) fn skip(&mut self, depth: usize) -> Scan<()> {
+    pub(crate) fn skip(&mut self, depth: usize) -> Scan<()> {
         match self.peek() {
             Some(b'"') => self.string().map(drop),
             Some(b'-' | b'0'..=b'9') => self.number().map(drop).map_err(|NotJson| Stop::NotJson),
@@ -484,7 +484,7 @@ impl<'a> Cursor<'a> {
 
     /// A member's key and its colon, the cursor left on the value.
     #[inline(always)]
-    pub(super) fn key(&mut self) -> Scan<Str<'a>> {
+    pub(crate) fn key(&mut self) -> Scan<Str<'a>> {
         if self.peek() != Some(b'"') {
             return Err(Stop::NotJson);
         }
@@ -526,7 +526,7 @@ const POW10: [f64; 16] = [
 
 /// One more level of nesting, refused at serde_json's limit.
 #[inline]
-pub(super) fn enter(depth: usize) -> Scan<usize> {
+pub(crate) fn enter(depth: usize) -> Scan<usize> {
     let depth = depth + 1;
     if depth >= MAX_NESTING {
         Err(Stop::NotJson)
