@@ -20,6 +20,8 @@ mod props;
 #[cfg(feature = "protobuf")]
 mod props_protobuf;
 mod report;
+#[cfg(feature = "avro")]
+mod resolve_avro;
 #[cfg(feature = "json")]
 mod resolve_json;
 mod rules;

@@ -2,7 +2,9 @@
 and writes, per line, a random datum of the writer's schema written by
 fastavro (schemaless_writer) and what fastavro makes of it read as the
 reader's schema and written again: schemaless_reader(writer, reader) then
-schemaless_writer(reader), both hex (tests/compat/avro_python.rs)."""
+schemaless_writer(reader), both hex, and that read back as the writer's
+schema (schemaless_reader(reader, writer) then schemaless_writer(writer))
+when fastavro can (tests/compat/avro_python.rs)."""
 import io
 import json
 import random
@@ -60,6 +62,15 @@ for line in sys.stdin:
         value = schemaless_reader(io.BytesIO(written), writer, reader)
         again = io.BytesIO()
         schemaless_writer(again, reader, value)
-        print(json.dumps({"input": written.hex(), "output": again.getvalue().hex()}))
+        answer = {"input": written.hex(), "output": again.getvalue().hex()}
+        # Written back: the reader's datum read as the writer's schema.
+        try:
+            back_value = schemaless_reader(io.BytesIO(again.getvalue()), reader, writer)
+            back = io.BytesIO()
+            schemaless_writer(back, writer, back_value)
+            answer["back"] = back.getvalue().hex()
+        except Exception:
+            pass
+        print(json.dumps(answer))
     except Exception as err:
         print(json.dumps({"input": written.hex(), "error": "read: " + str(err)[:200]}))

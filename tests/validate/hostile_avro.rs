@@ -172,12 +172,19 @@ fn transcoding_a_count_of_empty_items_is_refused_or_bounded() {
     assert_eq!(&out[..expected.len()], &expected[..]);
     assert!(out[expected.len()..].iter().all(|&b| b == 0));
 
-    // Nulls read as nulls: nothing written per item.
+    // Nulls read as nulls: nothing written per item (identical schemas
+    // are the identity: the payload as it is).
     let (registry, w, r) = registry_with(NULLS, NULLS);
     let resolution = registry.resolution(&w, &r).expect("resolvable");
-    let out = resolution
-        .transcode(&blocks(&[bound / 2, bound - bound / 2]))
-        .expect("valid");
+    let payload = blocks(&[bound / 2, bound - bound / 2]);
+    assert_eq!(resolution.transcode(&payload).expect("valid"), payload);
+    // Nulls read as nulls of another schema's text: one block.
+    let (registry, w, r) = registry_with(
+        r#"{"type":"array","items":"null","doc":"the same, in other words"}"#,
+        NULLS,
+    );
+    let resolution = registry.resolution(&w, &r).expect("resolvable");
+    let out = resolution.transcode(&payload).expect("valid");
     let mut expected = Vec::new();
     zigzag(bound, &mut expected);
     expected.push(0);

@@ -91,8 +91,6 @@ pub struct Transcoder {
     source: Plan,
     steps: Vec<Step>,
     root: StepId,
-    /// Per source node: its encoding is always empty.
-    empty: Vec<bool>,
     /// Per step: for an array or map step, the source node of its items.
     source_items: Vec<Option<NodeId>>,
 }
@@ -641,36 +639,6 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Whether each node's encoding is always empty (`null`, a `fixed` of size
-/// 0, a record of such).
-fn always_empty(schema: &AvroSchema) -> Vec<bool> {
-    let n = schema.nodes.len();
-    let mut empty = vec![false; n];
-    // A fixed point: a record is empty once all its fields are (recursive
-    // records never become so).
-    loop {
-        let mut changed = false;
-        for id in 0..n {
-            if empty[id] {
-                continue;
-            }
-            let now = match schema.node(id as NodeId) {
-                Node::Null => true,
-                Node::Fixed(f) => f.size == 0,
-                Node::Record(r) => r.fields.iter().all(|f| empty[f.ty as usize]),
-                _ => false,
-            };
-            if now {
-                empty[id] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return empty;
-        }
-    }
-}
-
 fn emit(out: &mut Vec<u8>, bytes: &[u8]) -> Result<(), Stop> {
     if out.len() + bytes.len() > max_output() {
         return Err(Stop::TooLarge);
@@ -718,12 +686,10 @@ impl Transcoder {
                 _ => None,
             };
         }
-        let empty = always_empty(&source);
         Ok(Transcoder {
             source: Plan::new(source),
             steps,
             root,
-            empty,
             source_items,
         })
     }
@@ -803,7 +769,7 @@ impl Transcoder {
                 if count == 0 {
                     break;
                 }
-                if self.empty[*items as usize] {
+                if self.source.min_size(*items) == 0 {
                     continue;
                 }
                 if count > c.bytes.len() as u64 {
@@ -855,7 +821,7 @@ impl Transcoder {
             if count == 0 {
                 return Ok(total);
             }
-            let empty_items = !map && source_item.is_some_and(|n| self.empty[n as usize]);
+            let empty_items = !map && source_item.is_some_and(|n| self.source.min_size(n) == 0);
             if empty_items {
                 // Items that take no bytes: their target encoding is the
                 // same for each, made once and repeated, within bounds.
