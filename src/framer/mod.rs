@@ -181,11 +181,12 @@ impl Framer {
     }
 
     /// [`frame`](Framer::frame), for the protobuf message `message` (its
-    /// full name, `acme.orders.v1.Order.Line`): any message of a rootless
-    /// schema's own file (a Confluent registration), or the root of a
-    /// schema with one (consumers validate a frame of its root only).
-    /// Another message, or a message named for a JSON Schema or Avro
-    /// schema, is [`FrameReason::NoMessage`].
+    /// full name, `acme.orders.v1.Order.Line`): any message of the
+    /// schema's file (the root's, or a rootless schema's own), which
+    /// consumers validate as the message the frame's indexes name. A
+    /// message the schema does not hold, one of another file of its set,
+    /// or a message named for a JSON Schema or Avro schema, is
+    /// [`FrameReason::NoMessage`].
     pub fn frame_message(
         &self,
         urn: &Urn,

@@ -23,8 +23,13 @@ impl Guard {
     ///
     /// * a frame shorter than 5 bytes, a magic byte other than 0, or (for a
     ///   protobuf schema) a message-index list that is truncated, too long,
-    ///   or names another message than the schema's root, is
-    ///   [`Invalid`] (for a broken frame, under [`FRAME_URN`]);
+    ///   or names no message of the schema's file, is [`Invalid`] (for a
+    ///   broken frame, under [`FRAME_URN`]);
+    /// * for protobuf, the message indexes decide which message of the
+    ///   schema's file the body is (the root, or any other: Confluent's
+    ///   serializers frame any message of a file, and its deserializer
+    ///   reads the indexes so, `ProtobufSchema.toMessageName`); the root
+    ///   is only the default of a payload addressed by URN;
     /// * an id held by no resolver fails open as `not_found`, counted; a
     ///   resolver that could not be asked, as `unreachable`;
     /// * otherwise the body is validated against the schema.

@@ -147,3 +147,64 @@ fn frame_exit_codes_say_why_nothing_was_written() {
     );
     assert_eq!(code, Some(66), "{err}");
 }
+
+/// A protobuf schema with a root (Ping): `frame --message` frames its
+/// file's other message (Pong, indexes `[1]`), and `validate --framed`
+/// validates that frame as a Pong, as Confluent's deserializer reads the
+/// indexes; the Ping's body under Pong's indexes is invalid; indexes naming
+/// no message are refused, saying so.
+#[test]
+fn a_frame_of_a_rooted_protobuf_schema_names_its_message() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("dataschema.toml"),
+        "namespace = \"acme\"\n[roots]\n\"ping.v1\" = \"acme.v1.Ping\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("ping.v1.proto"),
+        "syntax = \"proto3\";\npackage acme.v1;\nmessage Ping { string id = 1; }\nmessage Pong { int64 at = 1; }\n",
+    )
+    .unwrap();
+    dataschema::build::lock(dir.path()).unwrap();
+    let urn = crate::common::urn("urn:acme:schema:ping:1");
+    let checked = dataschema::build::check(dir.path()).unwrap();
+    dataschema::build::record_published(dir.path(), &checked, &[(urn.clone(), 7)]).unwrap();
+    let schemas = dir.path().to_str().unwrap();
+
+    let pong = b"\x08\x05"; // at = 5
+    let out = dataschema(
+        &[
+            "frame",
+            "--schemas",
+            schemas,
+            "--message",
+            "acme.v1.Pong",
+            urn.as_str(),
+            "-",
+        ],
+        pong,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"\0\0\0\0\x07\x02\x02\x08\x05");
+    let validate = |frame: &[u8]| {
+        let out = dataschema(&["validate", "--framed", "--schemas", schemas, "-"], frame);
+        let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        (out.status.code(), text)
+    };
+    let (code, text) = validate(&out.stdout);
+    assert_eq!(code, Some(0), "{text}");
+    // A Ping's body (field 1 a string) under Pong's indexes: invalid.
+    let (code, text) = validate(b"\0\0\0\0\x07\x02\x02\x0a\x01x");
+    assert_eq!(code, Some(1), "{text}");
+    // The same body as the root (indexes [0]): a Ping.
+    let (code, text) = validate(b"\0\0\0\0\x07\x00\x0a\x01x");
+    assert_eq!(code, Some(0), "{text}");
+    // Indexes [5]: the file has two messages.
+    let (code, text) = validate(b"\0\0\0\0\x07\x02\x0a\x08\x05");
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("index 0 is 5, and there are 2 top-level messages"),
+        "{text}"
+    );
+}

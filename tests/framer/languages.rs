@@ -70,6 +70,20 @@ fn json_avro_and_protobuf_frames_carry_the_locked_id_and_validate() {
         .unwrap();
     assert_eq!(named, frame);
     assert_eq!(framer.id_of(&urn(SHIPPED)).unwrap(), 102);
+    // Parcel, the file's other message (a frame names the message its body
+    // is, as Confluent's serializers frame any message of a file): indexes
+    // [1], a count then the index, zigzag.
+    let parcel = b"\x18\x05";
+    let frame = framer
+        .frame_message(&urn(SHIPPED), "acme.orders.v1.Parcel", parcel)
+        .unwrap();
+    assert_eq!(frame[..7], [0, 0, 0, 0, 102, 2, 2]);
+    assert_eq!(&frame[7..], parcel);
+    assert_validated(&guard, &frame);
+    // Not an OrderShipped (field 3 is a message there): the root's frame
+    // is refused.
+    let err = framer.frame(&urn(SHIPPED), parcel).unwrap_err();
+    assert_eq!(err.reason(), FrameReason::Invalid);
 }
 
 #[test]
@@ -92,12 +106,29 @@ fn what_consumers_refuse_is_not_framed_and_says_why() {
     // A protobuf body that does not decode (a length past the end).
     let err = framer.frame(&urn(SHIPPED), b"\x0a\x09ord").unwrap_err();
     assert_eq!(err.reason(), FrameReason::Invalid);
-    // Not the root: consumers validate frames of the root only.
+    // A message the schema does not hold.
     let err = framer
         .frame_message(&urn(SHIPPED), "acme.orders.v1.Carrier", b"")
         .unwrap_err();
     assert_eq!(err.reason(), FrameReason::NoMessage);
-    assert!(err.to_string().contains("root"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("no message acme.orders.v1.Carrier"),
+        "{err}"
+    );
+    // One of another file of the set: its indexes would name a message of
+    // the root's file.
+    let err = framer
+        .frame_message(&urn(SHIPPED), "google.protobuf.Timestamp", b"")
+        .unwrap_err();
+    assert_eq!(err.reason(), FrameReason::NoMessage);
+    assert!(err.to_string().contains("own file"), "{err}");
+    // Parcel's body is not a Parcel (weight_grams, a uint32, sent
+    // length-delimited).
+    let err = framer
+        .frame_message(&urn(SHIPPED), "acme.orders.v1.Parcel", b"\x1a\x01\x00")
+        .unwrap_err();
+    assert_eq!(err.reason(), FrameReason::Invalid);
     // JSON Schema has no message to name.
     let err = framer
         .frame_message(&urn(ORDER_V1), "Order", &read("payloads/order_valid.json"))

@@ -266,11 +266,18 @@ fn protobuf_frames_carry_message_indexes() {
         Ok(Outcome::Validated)
     ));
 
-    // An index that names another message, or none, or a broken list.
-    let other = if index == 0 { 1 } else { 0 };
+    // An index that names no message, or a broken list.
     for (rest, with_body, needle) in [
-        (vec![zigzag(1), zigzag(other)], true, "names message"),
-        (vec![zigzag(1), zigzag(50)], true, "out of range"),
+        (
+            vec![zigzag(1), zigzag(50)],
+            true,
+            "name no message of the schema",
+        ),
+        (
+            vec![zigzag(2), zigzag(index as i64), zigzag(0)],
+            true,
+            "no message",
+        ),
         (vec![zigzag(-1)], true, "index count is -1"),
         // The frame ends inside the list.
         (vec![zigzag(2), zigzag(index as i64)], false, "truncated"),
@@ -298,6 +305,57 @@ fn protobuf_frames_carry_message_indexes() {
     huge.push(count as u8);
     let invalid = guard.validate_framed(&frame(id, &huge)).unwrap_err();
     assert!(invalid.violations()[0].message().contains("200000"));
+    assert_eq!(guard.unvalidated(), 0);
+}
+
+/// Parcel, the sample's other message, as a consumer reads it in a frame
+/// whose indexes name it: `weight_grams = 5` is a Parcel; as the root
+/// (`OrderShipped`, where field 3 is a message) the same bytes are not.
+#[test]
+fn a_frame_names_the_message_its_body_is() {
+    let (guard, id, index, _) = protobuf_setup();
+    assert_eq!(index, 0, "OrderShipped is the file's first message");
+    let parcel = [zigzag(1), zigzag(1)];
+    let weight = [0x18, 0x05];
+    assert!(matches!(
+        guard.validate_framed(&frame(id, &[&parcel[..], &weight[..]].concat())),
+        Ok(Outcome::Validated)
+    ));
+    // The same bytes framed as the root, or addressed by URN (the root is
+    // the default), are not an OrderShipped.
+    let as_root = guard
+        .validate_framed(&frame(id, &[&[0u8][..], &weight[..]].concat()))
+        .expect_err("field 3 of OrderShipped is a message");
+    assert_eq!(as_root.urn().as_str(), SHIPPED);
+    assert!(matches!(
+        guard.validate(SHIPPED, &weight),
+        Err(invalid) if invalid.urn().as_str() == SHIPPED
+    ));
+    // Not a Parcel: field 3 (weight_grams, a uint32) as a length-delimited
+    // field.
+    let invalid = guard
+        .validate_framed(&frame(id, &[&parcel[..], &[0x1a, 0x01, 0x00][..]].concat()))
+        .expect_err("weight_grams is a varint");
+    assert_eq!(invalid.urn().as_str(), SHIPPED);
+    let violation = &invalid.violations()[0];
+    assert!(
+        !violation.message().contains("index"),
+        "the body, not the frame: {}",
+        violation.message()
+    );
+    // Indexes naming no message: refused, saying what the file holds.
+    let nowhere = guard
+        .validate_framed(&frame(id, &[zigzag(1), zigzag(2), 0x18, 0x05]))
+        .expect_err("the file has two messages");
+    let violation = &nowhere.violations()[0];
+    assert_eq!(violation.kind(), ViolationKind::Wire);
+    assert!(
+        violation
+            .message()
+            .contains("index 0 is 2, and there are 2 top-level messages"),
+        "{}",
+        violation.message()
+    );
     assert_eq!(guard.unvalidated(), 0);
 }
 

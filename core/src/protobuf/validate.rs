@@ -24,9 +24,11 @@ pub struct ProtobufValidator {
     default: Option<Entry>,
     pool: DescriptorPool,
     reject_unknown_fields: bool,
-    /// A schema without a root (a Confluent registration): the messages
-    /// of its file, by index, which a frame's message indexes pick.
-    messages: Option<Box<[Node]>>,
+    /// The messages of the schema's file (the root's file, or a rootless
+    /// schema's own), by index: a Confluent frame's message indexes pick
+    /// one of them, as Confluent's deserializer does
+    /// (`ProtobufSchema.toMessageName`).
+    messages: Box<[Node]>,
     /// A descriptor set without a root: no message for a payload without
     /// message indexes (the guard fails open on it, `unusable`).
     frames_only: bool,
@@ -78,11 +80,12 @@ impl ProtobufValidator {
         let message = pool.get_message_by_name(root).ok_or_else(|| {
             format!("the root message {root:?} is not in the schema's descriptor set")
         })?;
+        let tree = Node::tree(message.parent_file().messages());
         Ok(ProtobufValidator::with_message(
             pool.clone(),
             Some(message),
             options,
-            None,
+            tree,
         ))
     }
 
@@ -90,7 +93,7 @@ impl ProtobufValidator {
         pool: DescriptorPool,
         message: Option<MessageDescriptor>,
         options: Options,
-        messages: Option<Box<[Node]>>,
+        messages: Box<[Node]>,
     ) -> ProtobufValidator {
         let default = message.map(|message| Entry {
             plan: Plan::compile_checked(
@@ -133,8 +136,7 @@ impl ProtobufValidator {
             .get_file_by_name(&main)
             .ok_or_else(|| Some(format!("the descriptor set has no file {main:?}").into()))?;
         let tree = Node::tree(file.messages());
-        let mut validator =
-            ProtobufValidator::with_message(pool.clone(), None, options, Some(tree));
+        let mut validator = ProtobufValidator::with_message(pool.clone(), None, options, tree);
         validator.frames_only = true;
         Ok(validator)
     }
@@ -168,7 +170,7 @@ impl ProtobufValidator {
             pool.clone(),
             first,
             options,
-            Some(tree),
+            tree,
         ))
     }
 
@@ -189,10 +191,11 @@ impl ProtobufValidator {
         })
     }
 
-    /// The plan of the message Confluent message indexes name in a rootless
-    /// schema's file (top-level index, then nested indexes).
-    fn pick<'a>(&self, nodes: &'a [Node], indexes: &[u64]) -> Result<&'a Plan, String> {
-        let mut level = nodes;
+    /// The plan of the message Confluent message indexes name in the
+    /// schema's file (top-level index, then nested indexes): the root's
+    /// own plan when they name the root.
+    fn pick(&self, indexes: &[u64]) -> Result<&Plan, String> {
+        let mut level = &self.messages[..];
         let mut named: Option<&Node> = None;
         for (depth, &index) in indexes.iter().enumerate() {
             let node = usize::try_from(index)
@@ -219,66 +222,32 @@ impl ProtobufValidator {
             named = Some(node);
         }
         let node = named.ok_or("the frame's message index list is empty")?;
+        if let Some(entry) = self.default.as_ref().filter(|e| e.message == node.message) {
+            return Ok(&entry.plan);
+        }
         let options = ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
         Ok(node
             .plan
             .get_or_init(|| Plan::compile_checked(&node.message, options)))
     }
 
-    #[inline]
     /// Whether Confluent message indexes (the path of a message type in
-    /// the file that defines the root: top-level index, then nested
-    /// indexes) name the root message; `Err` names what they name instead.
-    /// For a rootless schema, whether they name a message of its file.
+    /// the schema's file: top-level index, then nested indexes) name a
+    /// message of that file; `Err` says why not.
+    #[inline]
     pub(crate) fn check_indexes(&self, indexes: &[u64]) -> Result<(), String> {
-        if let Some(nodes) = &self.messages {
-            return self.pick(nodes, indexes).map(|_| ());
-        }
-        let Some(Entry { message: root, .. }) = &self.default else {
-            return Err("the schema declares no message".into());
-        };
-        let file = root.parent_file();
-        let mut named: Option<MessageDescriptor> = None;
-        for (depth, &index) in indexes.iter().enumerate() {
-            let next = match &named {
-                None => usize::try_from(index)
-                    .ok()
-                    .and_then(|i| file.messages().nth(i)),
-                Some(parent) => usize::try_from(index)
-                    .ok()
-                    .and_then(|i| parent.child_messages().nth(i)),
-            };
-            named = Some(next.ok_or_else(|| {
-                format!(
-                    "the frame's message indexes {} name no message of {} (index {} \
-                     of {index} is out of range)",
-                    clipped(indexes),
-                    file.name(),
-                    depth
-                )
-            })?);
-        }
-        match named {
-            Some(message) if message.full_name() == root.full_name() => Ok(()),
-            Some(message) => Err(format!(
-                "the frame names message {}, and the schema's root is {}: only the root is \
-                 validated",
-                message.full_name(),
-                root.full_name()
-            )),
-            None => Err("the frame's message index list is empty".into()),
-        }
+        self.pick(indexes).map(|_| ())
     }
 
     /// The Confluent message indexes (the path of a message type in its
     /// file) of the message a producer frames: `message` by its full name,
     /// or the message a payload without indexes is (the root; a rootless
-    /// schema's first message). Only a message this validator checks a
-    /// frame of: a schema with a root takes only its root, a rootless one
-    /// any message of its own file; `Err` says why not.
+    /// schema's first message). Any message of the schema's file (the
+    /// root's, or a rootless schema's own) can be framed, as a consumer
+    /// validates a frame of any of them; `Err` says why not.
     pub(crate) fn indexes_for(&self, message: Option<&str>) -> Result<Vec<u64>, String> {
-        let descriptor = match (message, &self.messages) {
-            (None, _) => match &self.default {
+        let descriptor = match message {
+            None => match &self.default {
                 Some(entry) => entry.message.clone(),
                 None if self.frames_only => {
                     return Err("the schema is a descriptor set without a root message: \
@@ -287,18 +256,7 @@ impl ProtobufValidator {
                 }
                 None => return Err("the schema declares no message".into()),
             },
-            (Some(name), None) => match &self.default {
-                Some(entry) if entry.message.full_name() == name => entry.message.clone(),
-                Some(entry) => {
-                    return Err(format!(
-                        "the schema's root message is {}, and consumers validate a frame of \
-                         its root only: a frame of {name} would be refused",
-                        entry.message.full_name()
-                    ))
-                }
-                None => return Err("the schema declares no message".into()),
-            },
-            (Some(name), Some(_)) => self
+            Some(name) => self
                 .pool
                 .get_message_by_name(name)
                 .ok_or_else(|| format!("the schema has no message {name}"))?,
@@ -312,45 +270,38 @@ impl ProtobufValidator {
             .step_by(2)
             .map(|&index| u64::try_from(index).unwrap_or(u64::MAX))
             .collect();
-        if let Some(nodes) = &self.messages {
-            // A message of another file of the set: its path is of its
-            // own file, and a frame's indexes are read in the schema's.
-            let mut level = &nodes[..];
-            let mut named = None;
-            for &index in &indexes {
-                let node = usize::try_from(index).ok().and_then(|i| level.get(i));
-                named = node.map(|node| node.message.full_name().to_owned());
-                level = node.map_or(&[][..], |node| &node.children[..]);
-            }
-            if named.as_deref() != Some(descriptor.full_name()) {
-                return Err(format!(
-                    "message {} is not declared in the schema's own file",
-                    descriptor.full_name()
-                ));
-            }
+        // A message of another file of the set: its path is of its own
+        // file, and a frame's indexes are read in the schema's.
+        let mut level = &self.messages[..];
+        let mut named = None;
+        for &index in &indexes {
+            let node = usize::try_from(index).ok().and_then(|i| level.get(i));
+            named = node.map(|node| &node.message);
+            level = node.map_or(&[][..], |node| &node.children[..]);
+        }
+        if named != Some(&descriptor) {
+            return Err(format!(
+                "message {} is not declared in the schema's own file",
+                descriptor.full_name()
+            ));
         }
         Ok(indexes)
     }
 
     /// Checks what follows the schema id in a Confluent frame: the message
-    /// indexes, which must name the root message, then the body.
+    /// indexes, which pick the message of the schema's file the body is,
+    /// then the body, as that message.
     pub(crate) fn validate_framed(&self, rest: &[u8]) -> Result<(), Vec<Violation>> {
         let mut inline = [0u64; frame::INLINE_INDEXES];
         let mut heap = Vec::new();
         let (indexes, body) = frame::read_indexes(rest, &mut inline, &mut heap)?;
-        if let Some(nodes) = &self.messages {
-            let plan = self
-                .pick(nodes, indexes)
-                .map_err(|why| vec![Violation::new("", ViolationKind::Wire, why)])?;
-            if plan.is_valid(body) {
-                return Ok(());
-            }
-            return explain(plan, body);
+        let plan = self
+            .pick(indexes)
+            .map_err(|why| vec![Violation::new("", ViolationKind::Wire, why)])?;
+        if plan.is_valid(body) {
+            return Ok(());
         }
-        if let Err(why) = self.check_indexes(indexes) {
-            return Err(vec![Violation::new("", ViolationKind::Wire, why)]);
-        }
-        self.validate(body)
+        explain(plan, body)
     }
 
     pub(crate) fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {

@@ -543,9 +543,9 @@ impl Compiled {
         }
     }
 
-    /// Protobuf: whether Confluent message indexes name the root message
-    /// (see `Guard::validate_framed`); `Err` says what they name. `None`
-    /// for a JSON Schema, which takes no indexes.
+    /// Protobuf: whether Confluent message indexes name a message of the
+    /// schema's file (see `Guard::validate_framed`); `Err` says why not.
+    /// `None` for a JSON Schema or Avro, which take no indexes.
     pub fn check_indexes(&self, indexes: &[u64]) -> Option<Result<(), String>> {
         match *self {
             #[cfg(feature = "json")]
@@ -590,8 +590,9 @@ impl Compiled {
     }
 
     /// Checks what follows the schema id in a Confluent frame: for
-    /// protobuf, the message indexes (which must name the root message),
-    /// then the body; for JSON Schema, the body.
+    /// protobuf, the message indexes (which pick the message of the
+    /// schema's file the body is: the root, or any other), then the body as
+    /// that message; for JSON Schema and Avro, the body.
     pub fn validate_framed_body(&self, rest: &[u8]) -> Result<(), Report> {
         match *self {
             #[cfg(feature = "json")]
