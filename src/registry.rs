@@ -465,14 +465,16 @@ impl Registry {
         }
     }
 
-    /// Sets how many bytes of schemas the registry keeps read for
-    /// compatibility checks (8 MiB by default; 0 keeps none). A publish
+    /// Sets how many bytes of schemas read for compatibility checks the
+    /// registry keeps (64 MiB by default, counted by
+    /// `limits::held_estimate`; 0 keeps none). A publish
     /// checks its candidate against the prior versions of its name, and
     /// reading a large protobuf schema (decoding its descriptor set) is a
     /// large part of that; a published schema's reading is kept, by
     /// content, so the next version's publish does not decode it again.
     /// The readings (a decoded descriptor pool, a parsed JSON value) take
-    /// a multiple of the schema bytes in memory, not measured here. Entries
+    /// tens to hundreds of times the schema bytes in memory: each is
+    /// counted by the estimate of what it holds, not by its bytes. Entries
     /// never go stale (a schema's bytes never change); the one used
     /// longest ago goes first.
     pub fn set_compat_cache_bytes(&self, bytes: usize) {

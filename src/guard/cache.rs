@@ -278,32 +278,12 @@ pub struct CacheStats {
     pub bound: usize,
 }
 
-/// What the entry of a schema of these bytes is counted as holding: a
-/// fixed part (the slot, the URN, the counters, a validator's smallest
-/// tables), twice the bytes (a compile may keep the text and its parsed
-/// form), and a share per structural byte (`{`, `[`, `,`, `:`, `;`, `=`:
-/// about one per value, member or declaration), which decides for most
-/// schemas: each value becomes nodes of the validator's tree and of the
-/// scanner's plan. Measured on schemas of several shapes
-/// (`tests/guard/cache_bound.rs`), a compile keeps up to about 340 bytes
-/// per structural byte (a JSON Schema of 5,000 small properties keeps
-/// 43 times its 213 KB); the estimate takes [`PER_STRUCTURAL_BYTE`]. A
-/// schema written to look small is counted larger than it is, never
-/// smaller: one scan over its bytes, no parse.
+/// What the entry of a schema of these bytes is counted as holding:
+/// [`dataschema_core::limits::held_estimate`], the estimate the registry's
+/// readings are counted by too.
 pub(crate) fn weight(schema: &[u8]) -> usize {
-    let structural = schema
-        .iter()
-        .filter(|&&b| matches!(b, b'{' | b'[' | b',' | b':' | b';' | b'='))
-        .count();
-    ENTRY_BYTES
-        .saturating_add(schema.len().saturating_mul(2))
-        .saturating_add(structural.saturating_mul(PER_STRUCTURAL_BYTE))
+    dataschema_core::limits::held_estimate(schema)
 }
-
-/// The fixed part of [`weight`].
-const ENTRY_BYTES: usize = 4 << 10;
-/// The share of [`weight`] per structural byte of a schema.
-const PER_STRUCTURAL_BYTE: usize = 512;
 
 impl Cache {
     /// An empty cache whose evictable entries count at most `bound` bytes.

@@ -6,9 +6,11 @@
 //! into a `prost-reflect` pool) is a large part of the check. A schema's
 //! bytes never change, so neither does its reading: an entry, keyed by the
 //! language and the digest of the bytes, is true for ever, whoever stored
-//! the schema (another replica included). Bounded by the bytes of the
-//! schemas read (the readings themselves take a multiple of that);
-//! the entry used longest ago goes first. A large reading (freeing a pool
+//! the schema (another replica included). Bounded by an estimate of what
+//! the readings hold (`limits::held_estimate`: a reading takes tens to
+//! hundreds of times its schema's bytes, so a bound on the bytes let a
+//! 1,000-file import chain keep 1.8 GB); the entry used longest ago goes
+//! first. A large reading (freeing a pool
 //! of 20,000 messages was measured at about 0.27 s, BENCHMARKS.md) is
 //! freed on a thread of its own, off the publisher's path.
 
@@ -20,8 +22,9 @@ use parking_lot::Mutex;
 use dataschema_core::compat::{CompatError, Reading};
 use dataschema_core::{Language, Schema};
 
-/// How many schema bytes of readings a registry keeps by default.
-pub(crate) const DEFAULT_BYTES: usize = 8 * 1024 * 1024;
+/// How many bytes of readings (as `limits::held_estimate` counts them) a
+/// registry keeps by default.
+pub(crate) const DEFAULT_BYTES: usize = 64 * 1024 * 1024;
 
 /// Readings of at least this many schema bytes are freed off the caller's
 /// thread.
@@ -40,7 +43,10 @@ struct Inner {
 
 struct Entry {
     reading: Arc<Reading>,
+    /// What it is counted as holding.
     bytes: usize,
+    /// Its schema's bytes (a large one is freed apart).
+    schema_bytes: usize,
     used: u64,
 }
 
@@ -79,7 +85,7 @@ impl Readings {
         }
         // Read outside the lock: other publishes go on meanwhile.
         let reading = Arc::new(Reading::read_with(schema, refs)?);
-        self.keep_keyed(key, schema.bytes().len(), reading.clone());
+        self.keep_keyed(key, schema, reading.clone());
         Ok(reading)
     }
 
@@ -87,10 +93,12 @@ impl Readings {
     /// a publish: the prior version of the next one).
     pub(crate) fn keep(&self, schema: &Schema, reading: Arc<Reading>) {
         let key = (schema.language(), schema.digest().to_owned());
-        self.keep_keyed(key, schema.bytes().len(), reading);
+        self.keep_keyed(key, schema, reading);
     }
 
-    fn keep_keyed(&self, key: (Language, String), bytes: usize, reading: Arc<Reading>) {
+    fn keep_keyed(&self, key: (Language, String), schema: &Schema, reading: Arc<Reading>) {
+        let bytes = held(schema);
+        let schema_bytes = schema.bytes().len();
         let evicted = {
             let mut inner = self.inner.lock();
             if bytes > inner.max_bytes || inner.entries.contains_key(&key) {
@@ -105,6 +113,7 @@ impl Readings {
                     Entry {
                         reading,
                         bytes,
+                        schema_bytes,
                         used,
                     },
                 );
@@ -113,6 +122,11 @@ impl Readings {
         };
         free(evicted);
     }
+}
+
+/// What the reading of `schema` is counted as holding.
+fn held(schema: &Schema) -> usize {
+    dataschema_core::limits::held_estimate(schema.bytes())
 }
 
 impl Inner {
@@ -125,7 +139,8 @@ impl Inner {
     }
 
     /// Removes the entries used longest ago until `room` more bytes fit;
-    /// answers them, to be freed outside the lock.
+    /// answers them with their schemas' bytes, to be freed outside the
+    /// lock.
     fn evict(&mut self, room: usize) -> Vec<(Arc<Reading>, usize)> {
         let mut evicted = Vec::new();
         while self.bytes + room > self.max_bytes {
@@ -139,7 +154,7 @@ impl Inner {
             };
             if let Some(entry) = self.entries.remove(&oldest) {
                 self.bytes -= entry.bytes;
-                evicted.push((entry.reading, entry.bytes));
+                evicted.push((entry.reading, entry.schema_bytes));
             }
         }
         evicted
@@ -194,7 +209,7 @@ mod tests {
     #[test]
     fn keeps_within_its_bytes_and_evicts_the_least_recently_used() {
         let (a, b, c) = (schema(1, 100), schema(2, 100), schema(3, 100));
-        let readings = Readings::new(250);
+        let readings = Readings::new(2 * held(&a) + held(&a) / 2);
         let first = readings.read(&a, &NOTHING).unwrap();
         readings.read(&b, &NOTHING).unwrap();
         // `a` used again: `b` is now the oldest.
@@ -203,7 +218,7 @@ mod tests {
         assert!(Arc::ptr_eq(&first, &readings.read(&a, &NOTHING).unwrap()));
         let inner = readings.inner.lock();
         assert_eq!(inner.entries.len(), 2);
-        assert!(inner.bytes <= 250);
+        assert!(inner.bytes <= 2 * held(&a) + held(&a) / 2);
         assert!(!inner
             .entries
             .contains_key(&(Language::JsonSchema, b.digest().to_owned())));
@@ -220,11 +235,30 @@ mod tests {
     }
 
     #[test]
+    fn a_reading_is_counted_by_what_it_holds_not_by_its_bytes() {
+        // 20 KB of JSON Schema: 2,000 small properties, each a few nodes
+        // once read. Kept by its bytes, it would fit a 1 MiB bound many
+        // times over; what it holds does not fit.
+        let properties: Vec<String> = (0..2_000).map(|i| format!("\"{i}\":{{}}")).collect();
+        let text = format!("{{\"properties\":{{{}}}}}", properties.join(","));
+        assert!(text.len() < 20_000);
+        let wide = Schema::json("urn:acme:schema:x:1".parse().unwrap(), text);
+        assert!(held(&wide) > 1 << 20);
+        let readings = Readings::new(1 << 20);
+        readings.read(&wide, &NOTHING).unwrap();
+        assert!(readings.inner.lock().entries.is_empty());
+        // A small one is kept.
+        readings.read(&schema(2, 300), &NOTHING).unwrap();
+        assert_eq!(readings.inner.lock().entries.len(), 1);
+    }
+
+    #[test]
     fn shrinking_evicts() {
-        let readings = Readings::new(1000);
+        let one = held(&schema(1, 300));
+        let readings = Readings::new(3 * one);
         readings.read(&schema(1, 300), &NOTHING).unwrap();
         readings.read(&schema(2, 300), &NOTHING).unwrap();
-        readings.set_max_bytes(400);
+        readings.set_max_bytes(one + one / 2);
         assert_eq!(readings.inner.lock().entries.len(), 1);
         readings.set_max_bytes(0);
         assert!(readings.inner.lock().entries.is_empty());

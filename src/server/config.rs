@@ -16,7 +16,7 @@ use dataschema_core::{Error, Urn};
 /// | [`body_read_timeout`](Config::body_read_timeout) | 10 s to send a request's body, read before a concurrency slot is taken |
 /// | [`body_buffer_bytes`](Config::body_buffer_bytes) | 256 MiB of request bodies held at once (the rest wait) |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
-/// | [`check_concurrency`](Config::check_concurrency) | 4 compatibility tests in flight (the rest wait), apart from the 256 |
+/// | [`check_concurrency`](Config::check_concurrency) | 4 requests compiling what they send in flight (compatibility tests, lookups, registrations, publishes; the rest wait), apart from the 256 |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
 /// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
 /// | [`metrics`](Config::metrics) | off: no per-request metrics |
@@ -117,13 +117,17 @@ impl Config {
         self
     }
 
-    /// Sets how many compatibility tests
-    /// (`POST /compatibility/subjects/...`) run at once; the others wait
-    /// (within the request timeout). At least 1. They take these slots
-    /// instead of the general ones: a test of a large schema costs tens of
-    /// times its size in memory while it runs, and anyone may ask for one,
-    /// so this bounds what they cost together (about 70 MiB each for a
-    /// 1 MB schema) without making reads wait behind them.
+    /// Sets how many requests that compile the schema they send run at
+    /// once: compatibility tests (`POST /compatibility/subjects/...`),
+    /// lookups (`POST /subjects/{s}`), registrations
+    /// (`POST /subjects/{s}/versions`) and native publishes; the others
+    /// wait (within the request timeout). At least 1. They take these
+    /// slots instead of the general ones: compiling a large schema costs
+    /// tens to hundreds of times its size in memory while it runs (about
+    /// 70 MiB for a 1 MB JSON Schema, more for `.proto` text), and anyone
+    /// may ask for a test or a lookup, so this bounds what they cost
+    /// together without making reads wait behind them. (A lookup of a
+    /// subject holding no version answers 404 before it compiles.)
     pub fn with_check_concurrency(mut self, limit: usize) -> Config {
         self.check_concurrency = limit.max(1);
         self
@@ -206,7 +210,8 @@ impl Config {
             .min(tokio::sync::Semaphore::MAX_PERMITS)
     }
 
-    /// How many compatibility tests run at once.
+    /// How many requests compiling what they send run at once (see
+    /// [`with_check_concurrency`](Config::with_check_concurrency)).
     pub fn check_concurrency(&self) -> usize {
         self.check_concurrency
     }

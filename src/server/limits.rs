@@ -40,7 +40,8 @@ struct Settings {
     max_body: usize,
     /// The general concurrency slots.
     slots: Arc<Semaphore>,
-    /// The slots of compatibility tests, which take these instead.
+    /// The slots of requests that compile what they send (`compiles`),
+    /// which take these instead.
     checks: Arc<Semaphore>,
     /// The bytes of request bodies held at once, one permit a byte.
     buffered: Arc<Semaphore>,
@@ -49,8 +50,23 @@ struct Settings {
     metrics: Arc<Metrics>,
 }
 
-/// The routes whose requests take a compatibility-test slot.
-const CHECK_ROUTES: &str = "/compatibility/";
+/// Whether a request compiles the schema it sends, and so takes one of
+/// the compile slots ([`Config::check_concurrency`]) instead of a general
+/// one: a compatibility test, a lookup (`POST /subjects/{s}`), a
+/// registration, a native publish. Each costs tens to hundreds of times
+/// its schema's bytes while it runs, and the first two are open to
+/// anyone: the slots bound what they cost together.
+fn compiles(method: &axum::http::Method, template: &str) -> bool {
+    use axum::http::Method;
+    template.starts_with("/compatibility/")
+        || (*method == Method::POST
+            && matches!(
+                template,
+                "/subjects/{subject}" | "/subjects/{subject}/versions"
+            ))
+        || (matches!(*method, Method::PUT | Method::POST)
+            && template.starts_with("/publish/schemas/"))
+}
 
 /// `app` with the limits of `config`, the request log and `metrics`.
 pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Router {
@@ -123,7 +139,7 @@ where
                 )
             });
         let matched = request.extensions().get::<MatchedPath>();
-        let checks = matched.is_some_and(|path| path.as_str().starts_with(CHECK_ROUTES));
+        let checks = matched.is_some_and(|path| compiles(request.method(), path.as_str()));
         // The template (a shared string), for the metrics only.
         let route = self.limits.metrics.enabled().then(|| {
             (
@@ -440,6 +456,37 @@ pub fn shutdown_signal() -> impl Future<Output = ()> + Send {
     async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compiles;
+    use axum::http::Method;
+
+    #[test]
+    fn every_route_that_compiles_what_it_is_sent_takes_a_compile_slot() {
+        for (method, template) in [
+            (Method::POST, "/compatibility/subjects/{subject}/versions"),
+            (
+                Method::POST,
+                "/compatibility/subjects/{subject}/versions/{version}",
+            ),
+            (Method::POST, "/subjects/{subject}"),
+            (Method::POST, "/subjects/{subject}/versions"),
+            (Method::PUT, "/publish/schemas/{key}"),
+            (Method::POST, "/publish/schemas/{key}"),
+        ] {
+            assert!(compiles(&method, template), "{method} {template}");
+        }
+        for (method, template) in [
+            (Method::GET, "/subjects/{subject}/versions"),
+            (Method::DELETE, "/subjects/{subject}"),
+            (Method::GET, "/schemas/ids/{id}"),
+            (Method::GET, "/publish/schemas/{key}"),
+        ] {
+            assert!(!compiles(&method, template), "{method} {template}");
         }
     }
 }

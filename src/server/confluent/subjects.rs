@@ -519,13 +519,19 @@ pub(crate) async fn lookup(
     let name = subject.name.clone();
     let found = state
         .blocking(move |registry| {
+            // The cheap refusal first: a subject holding no version (that
+            // the lookup may see) answers 404 before anything is resolved
+            // or compiled (anyone may ask, with a body of the size cap).
+            let history = History::read(registry, &namespace, &name)?;
+            let versions = history.seen(seen);
+            if versions.is_empty() {
+                return Ok(Ok(None));
+            }
             let candidate = match contracts::resolved(registry, &namespace, candidate, &contract) {
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),
             };
             let candidate = normalized(registry, candidate, normalize)?;
-            let history = History::read(registry, &namespace, &name)?;
-            let versions = history.seen(seen);
             let form = String::from_utf8_lossy(candidate.bytes()).into_owned();
             let found = same_canonical(
                 registry,
@@ -546,19 +552,18 @@ pub(crate) async fn lookup(
                 Some((_, held, _)) => format.view(registry, &namespace, held)?,
                 None => None,
             };
-            Ok(Ok((history, versions, found, unusable, view)))
+            Ok(Ok(Some((found, unusable, view))))
         })
         .await
         .map_err(from_error)??;
-    let (history, versions, found, unusable, view) = found;
+    let Some((found, unusable, view)) = found else {
+        return Err(subject_not_found(&subject.text));
+    };
     if let Some(err) = unusable {
         return Err(invalid_schema(format!("Invalid schema: {}", err.chain())));
     }
     match found {
         Some((_, schema, id)) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
-        None if history.all.is_empty() || versions.is_empty() => {
-            Err(subject_not_found(&subject.text))
-        }
         None => Err(ApiError::new(
             ErrorCode::SchemaNotFound,
             format!("Schema not found under subject '{}'.", subject.text),
