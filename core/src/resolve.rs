@@ -28,7 +28,7 @@
 // Without a language's plan compiled in, every pair is refused and the
 // plan-making helpers have nothing to do.
 #![cfg_attr(
-    not(any(feature = "json", feature = "avro")),
+    not(any(feature = "json", feature = "avro", feature = "protobuf")),
     allow(unused_imports, unused_variables, dead_code, unreachable_code)
 )]
 
@@ -235,6 +235,8 @@ pub(crate) enum Way {
     Json(crate::json::resolve::JsonWay),
     #[cfg(feature = "avro")]
     Avro(crate::avro::resolve::Transcoder),
+    #[cfg(feature = "protobuf")]
+    Protobuf(crate::protobuf::resolve::ProtoWay),
 }
 
 /// A resolution plan for one (writer, reader) pair, both ways: made once,
@@ -296,6 +298,8 @@ impl Plan {
             Ok(Way::Json(way)) => way.checks_output(),
             #[cfg(feature = "avro")]
             Ok(Way::Avro(way)) => way.checks_output(),
+            #[cfg(feature = "protobuf")]
+            Ok(Way::Protobuf(way)) => way.checks_output(),
         }
     }
 
@@ -318,6 +322,8 @@ impl Plan {
             Ok(Way::Json(way)) => way.run(payload).map(Cow::Owned).map_err(Some),
             #[cfg(feature = "avro")]
             Ok(Way::Avro(way)) => way.run_checked(payload).map(Cow::Owned).map_err(Some),
+            #[cfg(feature = "protobuf")]
+            Ok(Way::Protobuf(way)) => way.run(payload).map(Cow::Owned).map_err(Some),
         }
     }
 }
@@ -364,7 +370,7 @@ impl PlanOptions {
 pub fn plan(
     writer: &Schema,
     reader: &Schema,
-    refs: &dyn Resolver,
+    refs: Arc<dyn Resolver>,
     options: &PlanOptions,
 ) -> Result<Plan, Error> {
     let unresolvable = |err: Unresolvable| Error::Unresolvable {
@@ -399,56 +405,95 @@ pub fn plan(
     }
     let _ = refs;
     #[allow(clippy::type_complexity)]
-    let (read, back): (Result<Way, Unresolvable>, Result<Way, Unresolvable>) = match writer
-        .language()
-    {
-        #[cfg(feature = "json")]
-        Language::JsonSchema => {
-            let doc = |schema: &Schema| {
-                crate::json::model::parse(schema.bytes()).map_err(|err| Error::SchemaUnusable {
-                    urn: schema.urn().clone(),
-                    source: format!("{err:?}").into(),
-                })
-            };
-            let (w, r) = (doc(writer)?, doc(reader)?);
-            let way = |s, t, d| {
-                crate::json::resolve::JsonWay::new(s, t, d, &options.aliases).map(|way| {
-                    if way.is_copy() {
-                        Way::Identity
-                    } else {
-                        Way::Json(way)
+    let (read, back): (Result<Way, Unresolvable>, Result<Way, Unresolvable>) =
+        match writer.language() {
+            #[cfg(feature = "json")]
+            Language::JsonSchema => {
+                let doc = |schema: &Schema| {
+                    crate::json::model::parse(schema.bytes()).map_err(|err| Error::SchemaUnusable {
+                        urn: schema.urn().clone(),
+                        source: format!("{err:?}").into(),
+                    })
+                };
+                let (w, r) = (doc(writer)?, doc(reader)?);
+                let way = |s, t, d| {
+                    crate::json::resolve::JsonWay::new(s, t, d, &options.aliases).map(|way| {
+                        if way.is_copy() {
+                            Way::Identity
+                        } else {
+                            Way::Json(way)
+                        }
+                    })
+                };
+                (
+                    way(&w, &r, Direction::Read),
+                    way(&r, &w, Direction::WriteBack),
+                )
+            }
+            #[cfg(feature = "avro")]
+            Language::Avro => {
+                let read_schema = |schema: &Schema| {
+                    crate::avro::names::read(schema, &*refs).map_err(|err| Error::SchemaUnusable {
+                        urn: schema.urn().clone(),
+                        source: err.to_string().into(),
+                    })
+                };
+                let w = Arc::new(read_schema(writer)?);
+                let r = Arc::new(read_schema(reader)?);
+                (
+                    crate::avro::resolve::Transcoder::way(w.clone(), &r, Direction::Read)
+                        .map(Way::Avro),
+                    crate::avro::resolve::Transcoder::way(r, &w, Direction::WriteBack)
+                        .map(Way::Avro),
+                )
+            }
+            #[cfg(feature = "protobuf")]
+            Language::Protobuf => {
+                let message = |schema: &Schema| {
+                    let compiled = crate::validate::compile(
+                        schema,
+                        refs.clone(),
+                        crate::validate::Options::default(),
+                    )
+                    .map_err(Error::from)?;
+                    match compiled {
+                        crate::validate::Compiled::Protobuf(v) => {
+                            v.message().ok_or_else(|| Error::SchemaUnusable {
+                                urn: schema.urn().clone(),
+                                source: "the schema declares no message to resolve".into(),
+                            })
+                        }
+                        #[allow(unreachable_patterns)]
+                        _ => Err(Error::SchemaUnusable {
+                            urn: schema.urn().clone(),
+                            source: "not a protobuf schema".into(),
+                        }),
                     }
+                };
+                let (w, r) = (message(writer)?, message(reader)?);
+                let way = |s, t, d| {
+                    crate::protobuf::resolve::ProtoWay::new(s, t, d, options.drop_unknown_fields)
+                        .map(|way| {
+                            if way.is_identity() {
+                                Way::Identity
+                            } else {
+                                Way::Protobuf(way)
+                            }
+                        })
+                };
+                (
+                    way(&w, &r, Direction::Read),
+                    way(&r, &w, Direction::WriteBack),
+                )
+            }
+            #[allow(unreachable_patterns)]
+            other => {
+                return Err(Error::NoValidator {
+                    urn: writer.urn().clone(),
+                    language: other,
                 })
-            };
-            (
-                way(&w, &r, Direction::Read),
-                way(&r, &w, Direction::WriteBack),
-            )
-        }
-        #[cfg(feature = "avro")]
-        Language::Avro => {
-            let read_schema = |schema: &Schema| {
-                crate::avro::names::read(schema, refs).map_err(|err| Error::SchemaUnusable {
-                    urn: schema.urn().clone(),
-                    source: err.to_string().into(),
-                })
-            };
-            let w = Arc::new(read_schema(writer)?);
-            let r = Arc::new(read_schema(reader)?);
-            (
-                crate::avro::resolve::Transcoder::way(w.clone(), &r, Direction::Read)
-                    .map(Way::Avro),
-                crate::avro::resolve::Transcoder::way(r, &w, Direction::WriteBack).map(Way::Avro),
-            )
-        }
-        #[allow(unreachable_patterns)]
-        other => {
-            return Err(Error::NoValidator {
-                urn: writer.urn().clone(),
-                language: other,
-            })
-        }
-    };
+            }
+        };
     let read = read.map_err(unresolvable)?;
     Ok(Plan::from_ways(Ok(read), back))
 }

@@ -86,7 +86,7 @@ impl Resolution {
         refs: Arc<dyn Resolver>,
         options: &PlanOptions,
     ) -> Result<Resolution, Error> {
-        let plan = dataschema_core::resolve::plan(writer, reader, &*refs, options)?;
+        let plan = dataschema_core::resolve::plan(writer, reader, refs.clone(), options)?;
         let compiled = |schema: &Schema| {
             compile(schema, refs.clone(), Options::default())
                 .map(Arc::new)

@@ -24,4 +24,6 @@ mod report;
 mod resolve_avro;
 #[cfg(feature = "json")]
 mod resolve_json;
+#[cfg(feature = "protobuf")]
+mod resolve_protobuf;
 mod rules;

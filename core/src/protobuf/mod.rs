@@ -25,6 +25,7 @@ pub mod compat;
 pub(crate) mod frame;
 pub(crate) mod model;
 pub mod print;
+pub(crate) mod resolve;
 pub mod scan;
 pub mod source;
 pub(crate) mod validate;

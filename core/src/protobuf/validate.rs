@@ -174,6 +174,12 @@ impl ProtobufValidator {
         ))
     }
 
+    /// The message a payload without message indexes is (the root, or a
+    /// rootless schema's first message), if any.
+    pub(crate) fn message(&self) -> Option<MessageDescriptor> {
+        self.default.as_ref().map(|entry| entry.message.clone())
+    }
+
     /// The descriptor pool the schema was decoded into (shared).
     pub(crate) fn pool(&self) -> DescriptorPool {
         self.pool.clone()
