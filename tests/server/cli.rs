@@ -633,7 +633,7 @@ fn import_copies_a_registry_with_its_ids() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("imported 4 subject(s), 6 version(s) (6 new"),
+        stdout.contains("imported 4 subject(s), 6 version(s): 6 copied, 0 skipped"),
         "{stdout}"
     );
     for (subject, version, id, _) in schemas {
@@ -671,7 +671,10 @@ fn import_copies_a_registry_with_its_ids() {
         "{stdout}{}",
         String::from_utf8_lossy(&again.stderr)
     );
-    assert!(stdout.contains("(0 new, 6 held already)"), "{stdout}");
+    assert!(
+        stdout.contains("0 copied, 6 skipped (held already), 0 refused"),
+        "{stdout}"
+    );
 
     // The target hands out new ids above the imported ones, and an
     // imported id never goes to other bytes.

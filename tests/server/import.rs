@@ -235,3 +235,125 @@ fn import_shows_a_hostile_registrys_words_escaped_and_clipped() {
         assert!(text.contains("\\u{1b}]0;owned"), "{case}: {text}");
     }
 }
+
+/// Subjects were copied in name order, so `invoices-value`, referring to
+/// `shop.common.Money`, was refused (422) and the run stopped without a
+/// summary, the same way every time. Now the versions go in dependency
+/// order (a topological order over their references), a second run skips
+/// what is held, and the summary says what was copied, skipped and
+/// refused.
+#[test]
+fn import_copies_references_first_and_says_what_it_did() {
+    let (source, _) = registry();
+    assert_eq!(
+        send(&source, "PUT", "/mode", json!({"mode": "IMPORT"})).status,
+        200
+    );
+    put_with_id(
+        &source,
+        "shop.common.Money",
+        1,
+        30,
+        r#"{"type": "object", "properties": {"cents": {"type": "integer"}}}"#,
+    );
+    let invoice = send(
+        &source,
+        "POST",
+        "/subjects/invoices-value/versions",
+        json!({
+            "schema": r#"{"type": "object", "properties": {"total": {"$ref": "money.json"}}}"#,
+            "schemaType": "JSON", "id": 31, "version": 1,
+            "references": [{"name": "money.json", "subject": "shop.common.Money", "version": 1}]
+        }),
+    );
+    assert_eq!(invoice.status, 200, "{}", invoice.text());
+
+    let (target, token) = registry();
+    let out = import(&source.url(""), &target, &token, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", shown(&out));
+    assert!(
+        shown(&out).contains(
+            "imported 2 subject(s), 2 version(s): 2 copied, 0 skipped (held already), 0 refused"
+        ),
+        "{}",
+        shown(&out)
+    );
+    let read = get(&target.url("/subjects/invoices-value/versions/1"));
+    assert_eq!(read.json()["id"], 31, "{}", read.text());
+    assert_eq!(read.json()["references"][0]["subject"], "shop.common.Money");
+    let again = import(&source.url(""), &target, &token, &[]);
+    assert_eq!(again.status.code(), Some(0), "{}", shown(&again));
+    assert!(
+        shown(&again).contains("0 copied, 2 skipped (held already), 0 refused"),
+        "{}",
+        shown(&again)
+    );
+}
+
+/// A source claiming a cycle of references (a-value v1 -> b-value v1 ->
+/// a-value v1): both refused with the cycle's path, the rest copied, the
+/// summary told, exit 1. A source failing mid-way stops the import with
+/// the summary of what was done.
+#[test]
+fn import_refuses_a_cycle_with_its_path_and_tells_an_early_stop() {
+    use fake_registry::{FakeRegistry, Reply};
+    let answer = |value: serde_json::Value| Reply::Answer {
+        status: 200,
+        headers: vec![("Content-Type".to_owned(), "application/json".to_owned())],
+        body: value.to_string().into_bytes(),
+    };
+    let version = |subject: &str, id: u32, refers: Option<&str>| {
+        let mut value = json!({"subject": subject, "version": 1, "id": id,
+            "schemaType": "JSON", "schema": format!(r#"{{"title": "{subject}"}}"#)});
+        if let Some(other) = refers {
+            value["references"] = json!([{"name": "x.json", "subject": other, "version": 1}]);
+        }
+        value
+    };
+    let (target, token) = registry();
+    for failing in [false, true] {
+        let source = FakeRegistry::start(move |path| match path.split('?').next().unwrap() {
+            "/subjects" => answer(json!(["a-value", "b-value", "c-value"])),
+            "/subjects/c-value/versions/1" if failing => Reply::Answer {
+                status: 503,
+                headers: vec![],
+                body: b"busy".to_vec(),
+            },
+            p if p.ends_with("/versions") => answer(json!([1])),
+            "/subjects/a-value/versions/1" => answer(version("a-value", 41, Some("b-value"))),
+            "/subjects/b-value/versions/1" => answer(version("b-value", 42, Some("a-value"))),
+            "/subjects/c-value/versions/1" => answer(version("c-value", 43, None)),
+            _ => Reply::not_found(),
+        });
+        let out = import(&source.url(), &target, &token, &[]);
+        let text = shown(&out);
+        if failing {
+            assert_eq!(out.status.code(), Some(3), "{text}");
+            assert!(
+                text.contains("imported 3 subject(s)"),
+                "the summary: {text}"
+            );
+            assert!(text.contains("stopped: source registry"), "{text}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            text.contains("imported 3 subject(s), 3 version(s): 1 copied, 0 skipped (held already), 2 refused"),
+            "{text}"
+        );
+        assert!(
+            text.contains("a-value version 1 -> b-value version 1 -> a-value version 1"),
+            "the cycle's path: {text}"
+        );
+        assert_eq!(
+            get(&target.url("/subjects/c-value/versions/1")).json()["id"],
+            43
+        );
+        assert_eq!(get(&target.url("/subjects/a-value/versions")).code(), 40401);
+        assert_eq!(
+            get(&target.url("/mode/c-value")).code(),
+            40409,
+            "modes set back"
+        );
+    }
+}

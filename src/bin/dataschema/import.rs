@@ -3,20 +3,29 @@
 //! speaks Confluent's API and its import mode), with every id and version
 //! kept.
 //!
-//! First, every subject to copy is looked up on the target: one whose
-//! mode in effect there is READONLY (or READONLY_OVERRIDE) refuses the
-//! import before anything is written (exit 1). Then, for each subject of
-//! the source (those starting with `--subject-prefix` when given),
-//! soft-deleted ones included: the target's subject is put in IMPORT mode
-//! (`PUT /mode/{s}?force=true`), every version is registered with its id
-//! and version, the versions the source has soft-deleted are
-//! soft-deleted, and the subject's own mode on the target is set back (the
-//! mode it had, else cleared), whatever happened. The source's modes are
-//! never copied; its compatibility levels (each subject's, and without a
-//! prefix the global one) only with `--copy-settings`. Idempotent: what
-//! the target holds already with the same id and version is answered as
-//! held; an id the target holds with other bytes stops the import (exit
-//! 1), naming it.
+//! Every version of every subject of the source (those starting with
+//! `--subject-prefix` when given; soft-deleted ones too) is read first.
+//! Then every subject to copy is looked up on the target: one whose mode
+//! in effect there is READONLY (or READONLY_OVERRIDE) stops the import
+//! before anything is written (exit 1). Each target subject is put in
+//! IMPORT mode (`PUT /mode/{s}?force=true`), and the versions are
+//! registered with their ids and versions in dependency order: a
+//! topological order over their references (ties in subject, then version
+//! order), so `invoices-value` comes after the `shop.common.Money` it
+//! refers to. Versions in a cycle of references are refused with the
+//! cycle's path, and so is a version referring to a refused one; a
+//! refusal of the target is told and the rest goes on. The source's soft
+//! deletes follow, then (with `--copy-settings` only) its compatibility
+//! levels, each subject's and without a prefix the global one; last, each
+//! subject's own mode on the target is set back (the mode it had, else
+//! cleared), whatever happened. The source's modes are never copied.
+//!
+//! Idempotent: what the target holds already with the same id and
+//! version is skipped. The summary (copied, skipped, refused, not
+//! reached) is printed whether the import ran to its end or stopped early
+//! (a registry unreachable, failing, or answering nonsense: exit 3), each
+//! refusal on its own line (exit 1). Every remote word printed goes
+//! through [`shown`](super::shown).
 
 use super::shown;
 use std::path::PathBuf;
@@ -183,22 +192,26 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    match import(
+    let (summary, stopped) = import(
         &source,
         &target,
         args.subject_prefix.as_deref().unwrap_or(""),
         args.copy_settings,
-    ) {
-        Ok(summary) => {
-            println!("{summary}");
-            0
-        }
+    );
+    // The summary, whether the import ran to its end or stopped early.
+    println!("{}", summary.line());
+    for refusal in &summary.refused {
+        eprintln!("refused: {refusal}");
+    }
+    match stopped {
+        Ok(()) if summary.refused.is_empty() => 0,
+        Ok(()) => EXIT_REFUSED,
         Err(Stop::Refused(message)) => {
-            eprintln!("{message}");
+            eprintln!("stopped: {message}");
             EXIT_REFUSED
         }
         Err(Stop::Unreachable(message)) => {
-            eprintln!("{message}");
+            eprintln!("stopped: {message}");
             EXIT_UNREACHABLE
         }
     }
@@ -247,59 +260,171 @@ fn target_modes(target: &Api, subject: &str) -> Step<(Option<Value>, String)> {
     Ok((own, in_effect))
 }
 
-fn import(source: &Api, target: &Api, prefix: &str, copy_settings: bool) -> Step<String> {
-    let query = format!("/subjects?deleted=true&subjectPrefix={}", segment(prefix));
-    let all = source.get(&query)?;
-    let mut subjects = strings(&source.expect("listing subjects", all)?, "GET /subjects")?;
-    subjects.retain(|subject| subject.starts_with(prefix));
-    subjects.sort();
-    subjects.dedup();
-    // A read-only subject on the target is refused before anything is
-    // written anywhere: its owner froze it.
-    let mut own_modes = Vec::with_capacity(subjects.len());
-    for subject in &subjects {
-        let (own, in_effect) = target_modes(target, subject)?;
-        if in_effect.starts_with("READONLY") {
-            let (name, in_effect) = (shown::remote(subject), shown::remote(&in_effect));
-            return Err(Stop::Refused(format!(
-                "target registry: subject {name} is {in_effect} there: nothing was written; \
-                 set its mode to READWRITE to import into it"
-            )));
+/// One version of the source to copy: its subject and version, the body
+/// a register sends (with its id), what it refers to.
+struct Item {
+    subject: String,
+    version: u32,
+    body: Value,
+    /// The subject versions its references name (`None`: `-1`, the
+    /// subject's latest).
+    refers_to: Vec<(String, Option<u32>)>,
+}
+
+impl Item {
+    fn key(&self) -> (String, u32) {
+        (self.subject.clone(), self.version)
+    }
+
+    /// `subject version N (id I)`, shown.
+    fn shown(&self) -> String {
+        format!(
+            "{} version {} (id {})",
+            shown::remote(&self.subject),
+            self.version,
+            shown::remote(&self.body["id"].to_string())
+        )
+    }
+}
+
+/// What an import did, told whether it ran to its end or stopped early.
+#[derive(Default)]
+struct Summary {
+    subjects: usize,
+    versions: usize,
+    copied: usize,
+    /// Held already on the target with the same id and version.
+    skipped: usize,
+    /// Each refusal: what, and why.
+    refused: Vec<String>,
+}
+
+impl Summary {
+    fn line(&self) -> String {
+        let reached = self.copied + self.skipped + self.refused.len();
+        let rest = if reached < self.versions {
+            format!(", {} not reached", self.versions - reached)
+        } else {
+            String::new()
+        };
+        format!(
+            "imported {} subject(s), {} version(s): {} copied, {} skipped (held already), {} \
+             refused{rest}; every id and version kept",
+            self.subjects,
+            self.versions,
+            self.copied,
+            self.skipped,
+            self.refused.len()
+        )
+    }
+}
+
+/// The versions of `items` in an order where each comes after every
+/// version of the copy its references name (a topological order over the
+/// references, ties in subject then version order), and the versions
+/// left out: each in a cycle of references (refused with the cycle's
+/// path) or after one.
+fn dependency_order(items: &[Item]) -> (Vec<usize>, Vec<(usize, String)>) {
+    use std::collections::{BTreeMap, BTreeSet};
+    let index: BTreeMap<(String, u32), usize> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| (item.key(), i))
+        .collect();
+    // Each item's dependencies among the items (a reference outside the
+    // copy is the target's to hold).
+    let depends: Vec<BTreeSet<usize>> = items
+        .iter()
+        .map(|item| {
+            let mut on = BTreeSet::new();
+            for (subject, version) in &item.refers_to {
+                match version {
+                    Some(version) => {
+                        if let Some(&i) = index.get(&(subject.clone(), *version)) {
+                            on.insert(i);
+                        }
+                    }
+                    // The latest: after every version of that subject.
+                    None => on.extend(
+                        index
+                            .range((subject.clone(), 0)..=(subject.clone(), u32::MAX))
+                            .map(|(_, &i)| i),
+                    ),
+                }
+            }
+            on
+        })
+        .collect();
+    let mut waiting: Vec<usize> = depends.iter().map(BTreeSet::len).collect();
+    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); items.len()];
+    for (i, on) in depends.iter().enumerate() {
+        for &d in on {
+            dependents[d].push(i);
         }
-        own_modes.push(own);
     }
-    let (mut versions_seen, mut created) = (0usize, 0usize);
-    for (subject, own_mode) in subjects.iter().zip(own_modes) {
-        let (seen, new) = import_subject(source, target, subject, own_mode, copy_settings)?;
-        versions_seen += seen;
-        created += new;
-    }
-    if prefix.is_empty() && copy_settings {
-        let (status, config) = source.get("/config")?;
-        if status == 200 {
-            if let Some(level) = config.get("compatibilityLevel") {
-                let answer = target.send("PUT", "/config", &json!({"compatibility": level}))?;
-                target.expect("PUT /config", answer)?;
+    // Items are in subject, version order: indexes order ties so.
+    let mut ready: BTreeSet<usize> = (0..items.len()).filter(|&i| waiting[i] == 0).collect();
+    let mut order = Vec::with_capacity(items.len());
+    while let Some(i) = ready.pop_first() {
+        order.push(i);
+        for &next in &dependents[i] {
+            waiting[next] -= 1;
+            if waiting[next] == 0 {
+                ready.insert(next);
             }
         }
     }
-    Ok(format!(
-        "imported {} subject(s), {versions_seen} version(s) ({created} new, {} held already), \
-         every id and version kept",
-        subjects.len(),
-        versions_seen - created
-    ))
+    // What is left waits on a cycle: walk dependencies among the left
+    // from each, until one repeats, for the cycle's path.
+    let left: BTreeSet<usize> = (0..items.len()).filter(|&i| waiting[i] > 0).collect();
+    let mut refused = Vec::new();
+    let mut in_cycle: BTreeSet<usize> = BTreeSet::new();
+    for &start in &left {
+        if in_cycle.contains(&start) {
+            continue;
+        }
+        let mut path = vec![start];
+        let mut at = start;
+        while let Some(&next) = depends[at].iter().find(|d| left.contains(d)) {
+            if let Some(from) = path.iter().position(|&p| p == next) {
+                let cycle = &path[from..];
+                let mut words: Vec<String> = cycle
+                    .iter()
+                    .map(|&i| {
+                        format!(
+                            "{} version {}",
+                            shown::remote(&items[i].subject),
+                            items[i].version
+                        )
+                    })
+                    .collect();
+                words.push(words[0].clone());
+                let text = words.join(" -> ");
+                for &i in cycle {
+                    if in_cycle.insert(i) {
+                        refused.push((i, format!("its references form a cycle: {text}")));
+                    }
+                }
+                break;
+            }
+            path.push(next);
+            at = next;
+        }
+    }
+    for &i in &left {
+        if !in_cycle.contains(&i) {
+            refused.push((
+                i,
+                "it refers to a version in a cycle of references (not copied)".to_owned(),
+            ));
+        }
+    }
+    (order, refused)
 }
 
-/// One subject: every version (soft-deleted ones too) with its id, the
-/// deletes, the config, the mode. Answers the versions seen and stored.
-fn import_subject(
-    source: &Api,
-    target: &Api,
-    subject: &str,
-    own_mode: Option<Value>,
-    copy_settings: bool,
-) -> Step<(usize, usize)> {
+/// The versions of `subject` on the source: every one (soft-deleted ones
+/// too), each as an [`Item`], and the live ones.
+fn read_subject(source: &Api, subject: &str) -> Step<(Vec<Item>, Vec<u32>)> {
     let path = segment(subject);
     let name = shown::remote(subject);
     let all = source.get(&format!("/subjects/{path}/versions?deleted=true"))?;
@@ -313,53 +438,219 @@ fn import_subject(
     } else {
         Vec::new()
     };
-    let set = target.send(
-        "PUT",
-        &format!("/mode/{path}?force=true"),
-        &json!({"mode": "IMPORT"}),
-    )?;
-    target.expect(&format!("IMPORT mode for {name}"), set)?;
-    let mut created = 0;
-    let result = (|| -> Step<()> {
-        for version in &all {
-            let read = source.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
-            let read = source.expect(&format!("{name} version {version}"), read)?;
-            let mut body = json!({
-                "schema": read.get("schema").cloned().unwrap_or(Value::Null),
-                "schemaType": read.get("schemaType").cloned().unwrap_or_else(|| json!("AVRO")),
-                "id": read.get("id").cloned().unwrap_or(Value::Null),
-                "version": version,
-            });
-            if let Some(references) = read
-                .get("references")
-                .filter(|r| r.as_array().is_some_and(|r| !r.is_empty()))
-            {
-                body["references"] = references.clone();
+    let mut items = Vec::with_capacity(all.len());
+    for &version in &all {
+        let read = source.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
+        let read = source.expect(&format!("{name} version {version}"), read)?;
+        let mut body = json!({
+            "schema": read.get("schema").cloned().unwrap_or(Value::Null),
+            "schemaType": read.get("schemaType").cloned().unwrap_or_else(|| json!("AVRO")),
+            "id": read.get("id").cloned().unwrap_or(Value::Null),
+            "version": version,
+        });
+        let mut refers_to = Vec::new();
+        if let Some(references) = read
+            .get("references")
+            .filter(|r| r.as_array().is_some_and(|r| !r.is_empty()))
+        {
+            for reference in references.as_array().into_iter().flatten() {
+                let Some(subject) = reference.get("subject").and_then(Value::as_str) else {
+                    continue;
+                };
+                let version = reference
+                    .get("version")
+                    .and_then(Value::as_i64)
+                    .and_then(|v| u32::try_from(v).ok());
+                refers_to.push((subject.to_owned(), version));
             }
-            let before =
-                target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
-            let answer = target.send("POST", &format!("/subjects/{path}/versions"), &body)?;
-            let answer = target.expect(&format!("registering {name} version {version}"), answer)?;
-            if answer.get("id") != body.get("id") {
-                return Err(Stop::Refused(format!(
-                    "target registry: {name} version {version}: registered under id {} instead of {}",
-                    shown::remote(&answer.get("id").unwrap_or(&Value::Null).to_string()),
-                    shown::remote(&body["id"].to_string())
-                )));
-            }
-            if before.0 != 200 {
-                created += 1;
-            }
+            body["references"] = references.clone();
         }
-        for version in all.iter().filter(|v| !live.contains(v)) {
+        items.push(Item {
+            subject: subject.to_owned(),
+            version,
+            body,
+            refers_to,
+        });
+    }
+    Ok((items, live))
+}
+
+/// The import: what it did, and why it stopped early, if it did.
+fn import(
+    source: &Api,
+    target: &Api,
+    prefix: &str,
+    copy_settings: bool,
+) -> (Summary, Result<(), Stop>) {
+    let mut summary = Summary::default();
+    let mut own_modes: Vec<(String, Option<Value>)> = Vec::new();
+    let result = copy(
+        source,
+        target,
+        prefix,
+        copy_settings,
+        &mut summary,
+        &mut own_modes,
+    );
+    // Each subject's own mode on the target is set back, whatever
+    // happened (the first stop is the one told).
+    let mut restored = Ok(());
+    for (subject, own) in own_modes {
+        let path = segment(&subject);
+        let answer = match own {
+            Some(mode) => target.send(
+                "PUT",
+                &format!("/mode/{path}?force=true"),
+                &json!({"mode": mode}),
+            ),
+            None => target.send("DELETE", &format!("/mode/{path}"), &Value::Null),
+        };
+        let done = answer.and_then(|answer| match answer.0 {
+            // Cleared already (no mode of its own): 40409.
+            404 => Ok(Value::Null),
+            _ => target.expect(
+                &format!("restoring the mode of {}", shown::remote(&subject)),
+                answer,
+            ),
+        });
+        if let (Err(err), Ok(())) = (done, &restored) {
+            restored = Err(err);
+        }
+    }
+    (summary, result.and(restored))
+}
+
+fn copy(
+    source: &Api,
+    target: &Api,
+    prefix: &str,
+    copy_settings: bool,
+    summary: &mut Summary,
+    own_modes: &mut Vec<(String, Option<Value>)>,
+) -> Step<()> {
+    let query = format!("/subjects?deleted=true&subjectPrefix={}", segment(prefix));
+    let all = source.get(&query)?;
+    let mut subjects = strings(&source.expect("listing subjects", all)?, "GET /subjects")?;
+    subjects.retain(|subject| subject.starts_with(prefix));
+    subjects.sort();
+    subjects.dedup();
+    summary.subjects = subjects.len();
+    let mut items = Vec::new();
+    let mut live = Vec::new();
+    for subject in &subjects {
+        let (versions, live_versions) = read_subject(source, subject)?;
+        summary.versions += versions.len();
+        items.extend(versions);
+        live.push(live_versions);
+    }
+    // A read-only subject on the target is refused before anything is
+    // written anywhere: its owner froze it.
+    let mut modes = Vec::with_capacity(subjects.len());
+    for subject in &subjects {
+        let (own, in_effect) = target_modes(target, subject)?;
+        if in_effect.starts_with("READONLY") {
+            let (name, in_effect) = (shown::remote(subject), shown::remote(&in_effect));
+            return Err(Stop::Refused(format!(
+                "target registry: subject {name} is {in_effect} there: nothing was written; \
+                 set its mode to READWRITE to import into it"
+            )));
+        }
+        modes.push((subject.clone(), own));
+    }
+    let (order, in_cycles) = dependency_order(&items);
+    let mut refused: std::collections::BTreeSet<(String, u32)> = Default::default();
+    for (i, why) in in_cycles {
+        refused.insert(items[i].key());
+        summary.refused.push(format!("{}: {why}", items[i].shown()));
+    }
+    for (subject, own) in modes {
+        let set = target.send(
+            "PUT",
+            &format!("/mode/{}?force=true", segment(&subject)),
+            &json!({"mode": "IMPORT"}),
+        )?;
+        // Set back at the end, whatever happens from here on.
+        own_modes.push((subject.clone(), own));
+        target.expect(&format!("IMPORT mode for {}", shown::remote(&subject)), set)?;
+    }
+    for i in order {
+        let item = &items[i];
+        let path = segment(&item.subject);
+        let version = item.version;
+        // A version whose reference was refused is not sent: the target
+        // would refuse it for want of it.
+        if let Some((subject, version)) = item.refers_to.iter().find(|(subject, version)| {
+            refused
+                .iter()
+                .any(|(s, v)| s == subject && version.is_none_or(|version| *v == version))
+        }) {
+            let to = version.map_or_else(|| "latest".to_owned(), |v| v.to_string());
+            refused.insert(item.key());
+            summary.refused.push(format!(
+                "{}: it refers to {} version {to}, which was refused",
+                item.shown(),
+                shown::remote(subject)
+            ));
+            continue;
+        }
+        let before = target.get(&format!("/subjects/{path}/versions/{version}?deleted=true"))?;
+        let answer = target.send("POST", &format!("/subjects/{path}/versions"), &item.body)?;
+        let registered = match answer.0 {
+            // A registry that fails, or cannot be read, stops the import.
+            200 | 401 | 403 | 500..=599 => {
+                target.expect(&format!("registering {}", item.shown()), answer)?
+            }
+            _ => {
+                let why = target
+                    .expect("", answer)
+                    .err()
+                    .map(|stop| match stop {
+                        Stop::Refused(why) | Stop::Unreachable(why) => why,
+                    })
+                    .unwrap_or_default();
+                refused.insert(item.key());
+                summary.refused.push(format!(
+                    "{}: {}",
+                    item.shown(),
+                    why.replacen("target registry: : ", "target registry: ", 1)
+                ));
+                continue;
+            }
+        };
+        if registered.get("id") != item.body.get("id") {
+            refused.insert(item.key());
+            summary.refused.push(format!(
+                "{}: registered under id {} instead",
+                item.shown(),
+                shown::remote(&registered.get("id").unwrap_or(&Value::Null).to_string())
+            ));
+            continue;
+        }
+        if before.0 == 200 {
+            summary.skipped += 1;
+        } else {
+            summary.copied += 1;
+        }
+    }
+    // The source's soft deletes, for the versions the target holds.
+    for (subject, live) in subjects.iter().zip(&live) {
+        let path = segment(subject);
+        for item in items.iter().filter(|item| &item.subject == subject) {
+            if live.contains(&item.version) || refused.contains(&item.key()) {
+                continue;
+            }
             let answer = target.send(
                 "DELETE",
-                &format!("/subjects/{path}/versions/{version}"),
+                &format!("/subjects/{path}/versions/{}", item.version),
                 &Value::Null,
             )?;
             // Deleted already (a second run): 40406.
             if answer.0 != 200 && answer.1.get("error_code") != Some(&json!(40406)) {
-                target.expect(&format!("soft-deleting {name} version {version}"), answer)?;
+                if let Err(Stop::Refused(why)) =
+                    target.expect(&format!("soft-deleting {}", item.shown()), answer)
+                {
+                    summary.refused.push(why);
+                }
             }
         }
         if copy_settings {
@@ -370,22 +661,16 @@ fn import_subject(
                     &format!("/config/{path}"),
                     &json!({"compatibility": level}),
                 )?;
-                target.expect(&format!("config of {name}"), answer)?;
+                target.expect(&format!("config of {}", shown::remote(subject)), answer)?;
             }
         }
-        Ok(())
-    })();
-    // The subject's own mode on the target is set back, whatever
-    // happened.
-    let restored = match own_mode {
-        Some(mode) => target.send(
-            "PUT",
-            &format!("/mode/{path}?force=true"),
-            &json!({"mode": mode}),
-        ),
-        None => target.send("DELETE", &format!("/mode/{path}"), &Value::Null),
-    };
-    result?;
-    target.expect(&format!("restoring the mode of {name}"), restored?)?;
-    Ok((all.len(), created))
+    }
+    if prefix.is_empty() && copy_settings {
+        let (status, config) = source.get("/config")?;
+        if let Some(level) = config.get("compatibilityLevel").filter(|_| status == 200) {
+            let answer = target.send("PUT", "/config", &json!({"compatibility": level}))?;
+            target.expect("PUT /config", answer)?;
+        }
+    }
+    Ok(())
 }
