@@ -120,7 +120,9 @@ impl Config {
     /// Sets how many requests that compile the schema they send run at
     /// once: compatibility tests (`POST /compatibility/subjects/...`),
     /// lookups (`POST /subjects/{s}`), registrations
-    /// (`POST /subjects/{s}/versions`) and native publishes; the others
+    /// (`POST /subjects/{s}/versions`), native publishes and reads asking
+    /// for a schema in another `format` (`?format=serialized` compiles
+    /// `.proto` text); the others
     /// wait (within the request timeout). At least 1. They take these
     /// slots instead of the general ones: compiling a large schema costs
     /// tens to hundreds of times its size in memory while it runs (about

@@ -53,12 +53,22 @@ struct Settings {
 /// Whether a request compiles the schema it sends, and so takes one of
 /// the compile slots ([`Config::check_concurrency`]) instead of a general
 /// one: a compatibility test, a lookup (`POST /subjects/{s}`), a
-/// registration, a native publish. Each costs tens to hundreds of times
-/// its schema's bytes while it runs, and the first two are open to
-/// anyone: the slots bound what they cost together.
-fn compiles(method: &axum::http::Method, template: &str) -> bool {
+/// registration, a native publish, and a read asking for a schema in
+/// another `format` (`serialized` compiles a `.proto` text to its
+/// descriptor). Each costs tens to hundreds of times its schema's bytes
+/// while it runs, and tests, lookups and reads are open to anyone: the
+/// slots bound what they cost together.
+fn compiles(method: &axum::http::Method, template: &str, query: Option<&str>) -> bool {
     use axum::http::Method;
+    let formatted = || {
+        query.is_some_and(|query| {
+            query
+                .split('&')
+                .any(|pair| pair.starts_with("format=") && pair.len() > "format=".len())
+        })
+    };
     template.starts_with("/compatibility/")
+        || (*method == Method::GET && formatted())
         || (*method == Method::POST
             && matches!(
                 template,
@@ -139,7 +149,8 @@ where
                 )
             });
         let matched = request.extensions().get::<MatchedPath>();
-        let checks = matched.is_some_and(|path| compiles(request.method(), path.as_str()));
+        let checks = matched
+            .is_some_and(|path| compiles(request.method(), path.as_str(), request.uri().query()));
         // The template (a shared string), for the metrics only.
         let route = self.limits.metrics.enabled().then(|| {
             (
@@ -478,7 +489,15 @@ mod tests {
             (Method::PUT, "/publish/schemas/{key}"),
             (Method::POST, "/publish/schemas/{key}"),
         ] {
-            assert!(compiles(&method, template), "{method} {template}");
+            assert!(compiles(&method, template, None), "{method} {template}");
+        }
+        for template in [
+            "/schemas/ids/{id}",
+            "/subjects/{subject}/versions/{version}",
+        ] {
+            let query = Some("deleted=true&format=serialized");
+            assert!(compiles(&Method::GET, template, query), "{template}");
+            assert!(!compiles(&Method::GET, template, Some("format=")));
         }
         for (method, template) in [
             (Method::GET, "/subjects/{subject}/versions"),
@@ -486,7 +505,7 @@ mod tests {
             (Method::GET, "/schemas/ids/{id}"),
             (Method::GET, "/publish/schemas/{key}"),
         ] {
-            assert!(!compiles(&method, template), "{method} {template}");
+            assert!(!compiles(&method, template, None), "{method} {template}");
         }
     }
 }
