@@ -23,6 +23,7 @@ mod protobuf;
 mod reading;
 pub mod resolve;
 mod resolver;
+pub mod rules;
 mod schema;
 mod text;
 mod urn;

@@ -49,6 +49,8 @@ pub(crate) enum Entry {
         urn: Arc<Urn>,
         compiled: Compiled,
         counters: SchemaCounters,
+        /// The version's data-contract rules that run on read, if any.
+        rules: Option<Box<dataschema_core::rules::ReadRules>>,
     },
     Failed(Unvalidated),
 }

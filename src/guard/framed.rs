@@ -64,7 +64,9 @@ impl Guard {
                 return Ok(self.fail_open(&format!("schema id {id}"), unvalidated));
             }
         };
-        self.run(urn.as_str(), |compiled| compiled.validate_framed_body(rest))
+        self.run(urn.as_str(), super::Payload::Bytes(rest), |compiled| {
+            compiled.validate_framed_body(rest)
+        })
     }
 
     /// The URN of a schema id, from the guard's memory or its resolvers.

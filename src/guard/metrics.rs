@@ -16,6 +16,9 @@ use super::outcome::Reason;
 pub const VALIDATED: &str = "dataschema_validated_total";
 /// Payloads that do not conform (label `schema`).
 pub const INVALID: &str = "dataschema_invalid_total";
+/// Data-contract rule failures whose action is `NONE`: the payload went
+/// on (label `schema`).
+pub const RULE_IGNORED: &str = "dataschema_rule_ignored_total";
 /// Payloads let through unchecked (label `reason`).
 pub const UNVALIDATED: &str = "dataschema_unvalidated_total";
 /// Compiled validators evicted from a guard's cache (no label): a schema
@@ -47,14 +50,17 @@ pub(crate) fn unvalidated_counters() -> [Counter; Reason::COUNT] {
 pub(crate) struct SchemaCounters {
     pub(crate) validated: Counter,
     pub(crate) invalid: Counter,
+    /// Registered only for a version with read rules.
+    pub(crate) rule_ignored: Option<Counter>,
 }
 
 impl SchemaCounters {
-    pub(crate) fn new(name: &str) -> SchemaCounters {
+    pub(crate) fn new(name: &str, with_rules: bool) -> SchemaCounters {
         let labels = || vec![Label::new("schema", name.to_owned())];
         SchemaCounters {
             validated: register(&Key::from_parts(VALIDATED, labels())),
             invalid: register(&Key::from_parts(INVALID, labels())),
+            rule_ignored: with_rules.then(|| register(&Key::from_parts(RULE_IGNORED, labels()))),
         }
     }
 }

@@ -19,8 +19,34 @@ use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
+use dataschema_core::rules::{ReadRules, RuleAction, RuleOutcome};
 use dataschema_core::validate::{self as core, CompileError, Compiled, Options, Report};
 use dataschema_core::{Error, Resolver, Schema, Urn};
+
+/// The payload a verdict's rules read, as the caller handed it.
+#[derive(Clone, Copy)]
+pub(crate) enum Payload<'a> {
+    /// Bytes (a JSON payload's text, a frame's body).
+    Bytes(&'a [u8]),
+    /// A payload parsed as JSON already.
+    Json(&'a serde_json::Value),
+}
+
+/// The read rules of `schema`, compiled on the compile stack (the CEL
+/// parser recurses); `Err` when its rule set is malformed.
+fn compile_rules(schema: &Schema) -> Result<Option<Box<ReadRules>>, Error> {
+    let unusable = |source: dataschema_core::BoxError| Error::SchemaUnusable {
+        urn: schema.urn().clone(),
+        source,
+    };
+    if schema.rule_set().is_none() {
+        return Ok(None);
+    }
+    dataschema_core::limits::on_compile_stack(|| ReadRules::compile(schema))
+        .map_err(|error| unusable(Box::new(error)))?
+        .map(|rules| rules.map(Box::new))
+        .map_err(|error| unusable(Box::new(error)))
+}
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 
@@ -35,7 +61,8 @@ type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 /// | no validator compiled in for the language | [`Reason::NoValidator`] | same |
 /// | schema unusable | [`Reason::Unusable`] | same |
 /// | verdict hangs on a backtracking `pattern` match that ran out of budget | [`Reason::PatternBudget`] | same |
-/// | payload does not conform | `Err(Invalid)` | `dataschema_invalid_total` |
+/// | a data-contract rule of the version cannot run here | [`Reason::RuleUnusable`] | same |
+/// | payload does not conform (or a data-contract condition is false) | `Err(Invalid)` | `dataschema_invalid_total` |
 /// | payload conforms | `Ok(Outcome::Validated)` | `dataschema_validated_total` |
 ///
 /// A guard is cheap to clone and safe to share across threads. Each URN's
@@ -239,7 +266,9 @@ impl Guard {
     /// See the [outcome table](Guard). Never panics, whatever the inputs.
     #[inline]
     pub fn validate(&self, dataschema: &str, payload: &[u8]) -> Result<Outcome, Invalid> {
-        self.run(dataschema, |compiled| compiled.check(payload))
+        self.run(dataschema, Payload::Bytes(payload), |compiled| {
+            compiled.check(payload)
+        })
     }
 
     /// Validates a payload the caller has already parsed as JSON (nothing is
@@ -251,7 +280,9 @@ impl Guard {
         dataschema: &str,
         payload: &serde_json::Value,
     ) -> Result<Outcome, Invalid> {
-        self.run(dataschema, |compiled| compiled.check_json(payload))
+        self.run(dataschema, Payload::Json(payload), |compiled| {
+            compiled.check_json(payload)
+        })
     }
 
     /// Validates a CloudEvent: its `dataschema` attribute (none: no schema)
@@ -377,6 +408,7 @@ impl Guard {
     fn run(
         &self,
         dataschema: &str,
+        payload: Payload<'_>,
         check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
         if dataschema.is_empty() {
@@ -388,11 +420,11 @@ impl Guard {
         // would find.
         let cache = &self.inner.cache;
         if let Some(entry) = cache.hot(dataschema) {
-            return self.verdict(dataschema, entry, check);
+            return self.verdict(dataschema, entry, payload, check);
         }
         let snapshot = cache.snapshot();
         if let Some(entry) = snapshot.get(dataschema) {
-            return self.verdict(dataschema, entry, check);
+            return self.verdict(dataschema, entry, payload, check);
         }
         drop(snapshot);
         let parsed = match dataschema_core::parse_urn(dataschema) {
@@ -408,17 +440,17 @@ impl Guard {
         // Hot path: compiled already.
         let snapshot = cache.snapshot();
         if let Some(entry) = snapshot.get(&parsed.canonical) {
-            return self.verdict(dataschema, entry, check);
+            return self.verdict(dataschema, entry, payload, check);
         }
         drop(snapshot);
         // Compiled, but not yet merged into the snapshot (a fallback's many
         // URNs): still no allocation.
         if let Some(slot) = cache.young(&parsed.canonical) {
             if let Some(entry) = slot.entry.get() {
-                return self.verdict(dataschema, entry, check);
+                return self.verdict(dataschema, entry, payload, check);
             }
         }
-        self.miss(dataschema, Urn::from_parsed(parsed), check)
+        self.miss(dataschema, Urn::from_parsed(parsed), payload, check)
     }
 
     #[cold]
@@ -426,9 +458,10 @@ impl Guard {
         &self,
         dataschema: &str,
         urn: Urn,
+        payload: Payload<'_>,
         check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
-        match self.entry_of(urn, |entry| self.verdict(dataschema, entry, check)) {
+        match self.entry_of(urn, |entry| self.verdict(dataschema, entry, payload, check)) {
             Ok(verdict) => verdict,
             // Passing: fail open now, compile again after the delay.
             Err(unvalidated) => Ok(self.fail_open(dataschema, unvalidated)),
@@ -539,14 +572,18 @@ impl Guard {
         };
         let passing = |reason, error| Compile::Passing(Unvalidated::new(reason, Arc::new(error)));
         match core::compile(&schema, refs, self.inner.options) {
-            Ok(compiled) => Compile::Lasting(
-                Entry::Ready {
-                    counters: SchemaCounters::new(urn.name()),
-                    urn: Arc::new(urn),
-                    compiled,
-                },
-                cache::weight(schema.bytes()),
-            ),
+            Ok(compiled) => match compile_rules(&schema) {
+                Ok(rules) => Compile::Lasting(
+                    Entry::Ready {
+                        counters: SchemaCounters::new(urn.name(), rules.is_some()),
+                        urn: Arc::new(urn),
+                        compiled,
+                        rules,
+                    },
+                    cache::weight(schema.bytes()),
+                ),
+                Err(error) => lasting(Reason::RuleUnusable, error),
+            },
             Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
             Err(CompileError::Unusable(error)) => lasting(Reason::Unusable, error),
             Err(CompileError::MissingRef(error)) => passing(Reason::Unusable, error),
@@ -559,6 +596,7 @@ impl Guard {
         &self,
         dataschema: &str,
         entry: &Entry,
+        payload: Payload<'_>,
         check: impl FnOnce(&Compiled) -> Result<(), Report>,
     ) -> Result<Outcome, Invalid> {
         match entry {
@@ -566,11 +604,15 @@ impl Guard {
                 urn,
                 compiled,
                 counters,
+                rules,
             } => match check(compiled) {
-                Ok(()) => {
-                    counters.validated.increment(1);
-                    Ok(Outcome::Validated)
-                }
+                Ok(()) => match rules {
+                    None => {
+                        counters.validated.increment(1);
+                        Ok(Outcome::Validated)
+                    }
+                    Some(rules) => self.apply_rules(dataschema, urn, counters, rules, payload),
+                },
                 Err(report) if report.undecided().is_some() => {
                     let why = report.undecided().unwrap_or_default().to_owned();
                     let error = Error::Other(why.into());
@@ -595,6 +637,68 @@ impl Guard {
                 }
             },
             Entry::Failed(unvalidated) => Ok(self.fail_open(dataschema, unvalidated.clone())),
+        }
+    }
+
+    /// A conforming payload's verdict under its version's read rules.
+    #[cold]
+    fn apply_rules(
+        &self,
+        dataschema: &str,
+        urn: &Arc<Urn>,
+        counters: &SchemaCounters,
+        rules: &ReadRules,
+        payload: Payload<'_>,
+    ) -> Result<Outcome, Invalid> {
+        let outcome = match payload {
+            Payload::Bytes(bytes) => rules.run_bytes(bytes),
+            Payload::Json(value) => rules.run(value),
+        };
+        match outcome {
+            RuleOutcome::Pass { ignored } => {
+                if let (true, Some(counter)) = (ignored > 0, &counters.rule_ignored) {
+                    counter.increment(u64::from(ignored));
+                }
+                counters.validated.increment(1);
+                Ok(Outcome::Validated)
+            }
+            RuleOutcome::Refused(failure) => {
+                counters.invalid.increment(1);
+                let dead_letter = failure.action == Some(RuleAction::Dlq);
+                let action = failure
+                    .action
+                    .as_ref()
+                    .map_or("ERROR", RuleAction::as_str)
+                    .to_owned();
+                let message = format!(
+                    "{} (rule {}, {} {}, action {action})",
+                    failure.message,
+                    failure.rule,
+                    failure.kind.as_str(),
+                    failure.rule_type
+                );
+                let violation = dataschema_core::Violation::new(
+                    failure.path,
+                    dataschema_core::ViolationKind::Rule,
+                    message,
+                );
+                let invalid = Invalid::reported(Arc::clone(urn), Report::found(vec![violation]));
+                Err(if dead_letter {
+                    invalid.routed_to_dead_letter()
+                } else {
+                    invalid
+                })
+            }
+            RuleOutcome::Unusable(failure) => {
+                let error = Error::SchemaUnusable {
+                    urn: Urn::clone(urn),
+                    source: format!("rule {}: {}", failure.rule, failure.message).into(),
+                };
+                Ok(self.fail_open(
+                    dataschema,
+                    Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
+                ))
+            }
         }
     }
 

@@ -72,6 +72,12 @@ reasons! {
     /// backreferences) ran out of its backtracking budget on this payload,
     /// and the verdict depends on the match's outcome.
     PatternBudget => "pattern_budget",
+    /// A data-contract rule the version carries cannot run here (a rule
+    /// type with no executor, such as `ENCRYPT` or `JSONATA`; the `cel`
+    /// feature off; an expression that does not compile or is past the
+    /// bounds; a malformed rule set; a payload language no executor
+    /// binds), and its `onFailure` does not say `ERROR` or `DLQ`.
+    RuleUnusable => "rule_unusable",
 }
 
 impl Reason {
@@ -138,6 +144,7 @@ impl fmt::Display for Unvalidated {
 pub struct Invalid {
     urn: Arc<Urn>,
     report: Report,
+    dead_letter: bool,
 }
 
 impl Invalid {
@@ -146,7 +153,26 @@ impl Invalid {
     }
 
     pub(crate) fn reported(urn: Arc<Urn>, report: Report) -> Invalid {
-        Invalid { urn, report }
+        Invalid {
+            urn,
+            report,
+            dead_letter: false,
+        }
+    }
+
+    /// Refused by a data-contract rule whose action is `DLQ`.
+    pub(crate) fn routed_to_dead_letter(mut self) -> Invalid {
+        self.dead_letter = true;
+        self
+    }
+
+    /// Whether the payload was refused by a data-contract rule whose
+    /// action is `DLQ` (Confluent's dead-letter action): the consumer
+    /// routes it to its dead-letter subject. A payload refused by its
+    /// schema, or by a rule whose action is `ERROR`, says `false`; what
+    /// a consumer does with those is its own choice.
+    pub fn dead_letter(&self) -> bool {
+        self.dead_letter
     }
 
     /// The schema the payload failed.
@@ -171,6 +197,7 @@ impl fmt::Debug for Invalid {
         f.debug_struct("Invalid")
             .field("urn", &self.urn)
             .field("violations", &self.violations())
+            .field("dead_letter", &self.dead_letter)
             .finish()
     }
 }

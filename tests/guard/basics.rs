@@ -580,6 +580,7 @@ mod json {
                 "not_a_urn",
                 "not_found",
                 "pattern_budget",
+                "rule_unusable",
                 "unreachable",
                 "unusable"
             ]

@@ -33,4 +33,6 @@ mod hostile;
 mod prepare;
 mod resolve_alloc;
 mod retry;
+#[cfg(all(feature = "json", feature = "cel"))]
+mod rules;
 mod violations;

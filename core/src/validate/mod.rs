@@ -281,6 +281,11 @@ pub enum ViolationKind {
     /// that does not fit, an enum member or union branch it lacks, a
     /// required field left without a value).
     Unrepresentable,
+    /// A data-contract rule (the version's `ruleSet.domainRules`) refused
+    /// the payload: the message names the rule, its type and expression;
+    /// the path is a field rule's field (`$.a.b`), empty for a message
+    /// rule.
+    Rule,
     /// Anything else: a JSON payload too large to say where it fails, a
     /// custom keyword, a `$ref` that could not be followed.
     Other,

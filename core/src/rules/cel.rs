@@ -1,0 +1,299 @@
+//! CEL expressions (the `cel` crate), bounded: rules are outside input.
+
+use std::sync::{Arc, OnceLock};
+
+use cel::common::ast::Expr;
+use cel::{Context, Env, Program, Value};
+
+use super::{MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
+
+/// The standard environment, built once for every rule.
+fn env() -> &'static Arc<Env> {
+    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
+    ENV.get_or_init(|| Arc::new(Env::stdlib()))
+}
+
+/// A compiled CEL expression, and its guard (the part before the first
+/// `;`, as Confluent's `CelExecutor.evaluateWithGuard` splits it).
+pub(crate) struct Cel {
+    guard: Option<Program>,
+    body: Program,
+}
+
+impl std::fmt::Debug for Cel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cel").finish_non_exhaustive()
+    }
+}
+
+/// What an expression gave.
+pub(crate) enum Eval {
+    /// A value: `true`, `false`, or anything else.
+    Value(Value),
+    /// The guard was not `true`: the body did not run.
+    Guarded,
+}
+
+impl Cel {
+    /// Compiles `expr`; `split_guard` is false when the rule's
+    /// `cel.ignore.guard.separator` param is `true`.
+    pub(crate) fn compile(expr: &str, split_guard: bool) -> Result<Cel, String> {
+        if expr.len() > MAX_EXPR_BYTES {
+            return Err(format!(
+                "the expression is {} bytes, more than the {MAX_EXPR_BYTES} a rule may have",
+                expr.len()
+            ));
+        }
+        let (guard, body) = match expr.find(';') {
+            Some(at) if split_guard => {
+                let guard = &expr[..at];
+                let guard = (!guard.trim().is_empty()).then_some(guard);
+                (guard, &expr[at + 1..])
+            }
+            _ => (None, expr),
+        };
+        let guard = guard.map(compile_one).transpose()?;
+        let body = compile_one(body)?;
+        Ok(Cel { guard, body })
+    }
+
+    /// Evaluates with `bind` adding the variables to a fresh scope.
+    pub(crate) fn eval(&self, bind: impl Fn(&mut Context<'_, '_>)) -> Result<Eval, String> {
+        let mut context = Context::with_env(Arc::clone(env()));
+        bind(&mut context);
+        if let Some(guard) = &self.guard {
+            // An error in the guard is `false` (Confluent: "exception in
+            // guard is treated as false").
+            if !matches!(guard.execute(&context), Ok(Value::Bool(true))) {
+                return Ok(Eval::Guarded);
+            }
+        }
+        self.body
+            .execute(&context)
+            .map(Eval::Value)
+            .map_err(|error| error.to_string())
+    }
+}
+
+/// How deep brackets (`(`, `[`, `{`) and conditionals (`?:`) may nest in
+/// a rule's text. The `cel` crate's ANTLR parser recurses several frames
+/// per level (its own recursion limit stops it too late for a thread's
+/// stack), so the text is measured before the parser sees it.
+pub(crate) const MAX_EXPR_NESTING: usize = 12;
+
+/// The nesting of brackets plus the conditionals, outside string
+/// literals.
+fn nesting(source: &str) -> usize {
+    let (mut depth, mut deepest, mut conditionals) = (0usize, 0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut chars = source.chars();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) => {
+                if c == '\\' {
+                    chars.next();
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '(' | '[' | '{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ')' | ']' | '}' => depth = depth.saturating_sub(1),
+                '?' => conditionals += 1,
+                _ => {}
+            },
+        }
+    }
+    deepest + conditionals
+}
+
+fn compile_one(source: &str) -> Result<Program, String> {
+    if nesting(source) > MAX_EXPR_NESTING {
+        return Err(format!(
+            "the expression nests brackets and conditionals more than {MAX_EXPR_NESTING} deep"
+        ));
+    }
+    // The parser bounds its own recursion (nested parentheses); a long
+    // chain of binary operators is built as deep left-nested calls
+    // without recursing, so the tree's depth is bounded here, before
+    // anything walks it.
+    let program = env()
+        .compile(source)
+        .map_err(|errors| crate::text::clip(&errors.to_string(), 400))?;
+    let depth = depth(program.expression(), 0);
+    if depth > MAX_EXPR_DEPTH {
+        return Err(format!(
+            "the expression nests more than {MAX_EXPR_DEPTH} deep"
+        ));
+    }
+    check_comprehensions(program.expression(), &[])?;
+    Ok(program)
+}
+
+/// The depth of `expr`, counted up to one past the bound (the walk never
+/// recurses further).
+fn depth(expr: &cel::IdedExpr, at: usize) -> usize {
+    if at > MAX_EXPR_DEPTH {
+        return at;
+    }
+    let children = children(&expr.expr);
+    children
+        .into_iter()
+        .map(|child| depth(child, at + 1))
+        .max()
+        .unwrap_or(at)
+}
+
+fn children(expr: &Expr) -> Vec<&cel::IdedExpr> {
+    match expr {
+        Expr::Call(call) => call.target.iter().map(|t| &**t).chain(&call.args).collect(),
+        Expr::Comprehension(c) => vec![
+            &c.iter_range,
+            &c.accu_init,
+            &c.loop_cond,
+            &c.loop_step,
+            &c.result,
+        ],
+        Expr::List(list) => list.elements.iter().collect(),
+        Expr::Map(map) => map
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                cel::common::ast::EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+                cel::common::ast::EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Select(select) => vec![&*select.operand],
+        Expr::Struct(s) => s
+            .entries
+            .iter()
+            .flat_map(|entry| match &entry.expr {
+                cel::common::ast::EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+                cel::common::ast::EntryExpr::StructField(f) => vec![&f.value],
+            })
+            .collect(),
+        Expr::Unspecified | Expr::Ident(_) | Expr::Literal(_) => Vec::new(),
+    }
+}
+
+/// A comprehension (`all`, `exists`, `map`, `filter`, ...) inside another
+/// one costs the product of their lists: refused, unless it ranges over
+/// a part of an enclosing one's element (`items.all(i, i.tags.exists(t,
+/// ..))`), whose lists together are no larger than the payload. A
+/// comprehension inside another's range is refused outright.
+fn check_comprehensions(expr: &cel::IdedExpr, enclosing: &[&str]) -> Result<(), String> {
+    match &expr.expr {
+        Expr::Comprehension(c) => {
+            if !enclosing.is_empty() {
+                let root = root_ident(&c.iter_range);
+                if !root.is_some_and(|root| enclosing.contains(&root)) {
+                    return Err(
+                        "a comprehension (all, exists, map, filter) inside another must range \
+                         over a part of the enclosing one's element: its cost would be the \
+                         product of both lists"
+                            .to_owned(),
+                    );
+                }
+            }
+            if contains_comprehension(&c.iter_range) {
+                return Err(
+                    "a comprehension's list may not itself be built by a comprehension".to_owned(),
+                );
+            }
+            let mut inner: Vec<&str> = enclosing.to_vec();
+            inner.push(&c.iter_var);
+            if let Some(second) = &c.iter_var2 {
+                inner.push(second);
+            }
+            for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                check_comprehensions(part, &inner)?;
+            }
+            Ok(())
+        }
+        other => {
+            for child in children(other) {
+                check_comprehensions(child, enclosing)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn contains_comprehension(expr: &cel::IdedExpr) -> bool {
+    matches!(expr.expr, Expr::Comprehension(_))
+        || children(&expr.expr).into_iter().any(contains_comprehension)
+}
+
+/// The variable a select/index chain starts from (`i.tags` is `i`).
+fn root_ident(expr: &cel::IdedExpr) -> Option<&str> {
+    match &expr.expr {
+        Expr::Ident(name) => Some(name),
+        Expr::Select(select) => root_ident(&select.operand),
+        Expr::Call(call) if call.func_name == "_[_]" => call.args.first().and_then(root_ident),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(expr: &str, message: serde_json::Value) -> Result<Eval, String> {
+        let cel = Cel::compile(expr, true)?;
+        let value = cel::to_value(&message).unwrap();
+        cel.eval(|ctx| ctx.add_variable_from_value("message", value.clone()))
+    }
+
+    #[test]
+    fn a_condition_reads_the_message() {
+        let yes = run("message.amount > 0", serde_json::json!({"amount": 3})).unwrap();
+        assert!(matches!(yes, Eval::Value(Value::Bool(true))));
+        let no = run("message.amount > 0", serde_json::json!({"amount": -1})).unwrap();
+        assert!(matches!(no, Eval::Value(Value::Bool(false))));
+        let guarded = run(
+            "message.kind == 'x'; message.amount > 0",
+            serde_json::json!({"kind": "y", "amount": -1}),
+        )
+        .unwrap();
+        assert!(matches!(guarded, Eval::Guarded));
+    }
+
+    #[test]
+    fn hostile_expressions_are_refused_at_compile() {
+        let long = "1 + ".repeat(1200) + "1";
+        assert!(Cel::compile(&long, true).unwrap_err().contains("bytes"));
+        let chain = "1+".repeat(400) + "1";
+        assert!(Cel::compile(&chain, true).unwrap_err().contains("deep"));
+        let parens = "(".repeat(500) + "1" + &")".repeat(500);
+        assert!(Cel::compile(&parens, true).unwrap_err().contains("nests"));
+        let conditionals = "true ? 1 : ".repeat(40) + "2";
+        assert!(Cel::compile(&conditionals, true)
+            .unwrap_err()
+            .contains("nests"));
+        // At the bound, on the stack a guard compiles on: it compiles.
+        let n = MAX_EXPR_NESTING;
+        for deep in [
+            "(".repeat(n) + "1" + &")".repeat(n),
+            "[".repeat(n) + "1" + &"]".repeat(n),
+            "size(".repeat(n) + "'a'" + &")".repeat(n),
+            "true ? 1 : ".repeat(n) + "2",
+            "-".repeat(200) + "1",
+        ] {
+            let compiled =
+                crate::limits::on_compile_stack(|| Cel::compile(&deep, true).map(|_| ()));
+            assert!(matches!(compiled, Ok(Ok(()))), "{deep}: {compiled:?}");
+        }
+        let quadratic = "message.items.all(a, message.items.exists(b, a == b))";
+        assert!(Cel::compile(quadratic, true)
+            .unwrap_err()
+            .contains("product"));
+        let nested = "message.items.all(i, i.tags.exists(t, t == 'x'))";
+        assert!(Cel::compile(nested, true).is_ok());
+        let built = "message.items.map(a, message.items).all(l, true)";
+        assert!(Cel::compile(built, true).is_err());
+    }
+}

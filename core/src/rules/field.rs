@@ -1,0 +1,290 @@
+//! The fields of a JSON payload a field rule (`CEL_FIELD`) reaches,
+//! walked beside its JSON Schema as Confluent's
+//! `JsonSchema.toTransformedMessage` walks them: an object's `properties`
+//! (each a field named `$.a.b`, `$.items[0].sku` in arrays), `allOf`
+//! (every branch), `anyOf`/`oneOf` (the branches whose `type` takes the
+//! value: Confluent validates each branch; here only its `type` is
+//! asked), local `$ref`s; a field's tags are its `confluent:tags` and the
+//! version's `metadata.tags` whose path pattern matches its name
+//! (Confluent's `WildcardMatcher`). Only primitive fields (string,
+//! number, integer, boolean, null) are handed to the rule, as
+//! `CelFieldExecutor` runs on primitives only.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+/// How deep the walk goes (schemas and payload together, `$ref`s
+/// included): a recursive schema cannot make it loop.
+const MAX_WALK_DEPTH: usize = 64;
+
+/// A field the rule applies to.
+pub(crate) struct Field<'a> {
+    pub(crate) full_name: &'a str,
+    pub(crate) name: &'a str,
+    pub(crate) type_name: &'static str,
+    pub(crate) tags: &'a BTreeSet<String>,
+    pub(crate) value: &'a Value,
+    /// The object holding the field.
+    pub(crate) message: &'a Value,
+}
+
+struct Context<'s, 'v> {
+    full_name: String,
+    name: &'s str,
+    tags: BTreeSet<String>,
+    message: &'v Value,
+}
+
+pub(crate) struct Walk<'s, 'v, F> {
+    pub(crate) root: &'s Value,
+    pub(crate) metadata_tags: &'s BTreeMap<String, BTreeSet<String>>,
+    pub(crate) rule_tags: &'s BTreeSet<String>,
+    pub(crate) visit: F,
+    pub(crate) _value: std::marker::PhantomData<&'v Value>,
+}
+
+impl<'s, 'v, F, E> Walk<'s, 'v, F>
+where
+    F: FnMut(Field<'_>) -> Result<(), E>,
+{
+    pub(crate) fn run(&mut self, value: &'v Value) -> Result<(), E> {
+        let root = self.root;
+        self.walk(root, "$", value, None, 0)
+    }
+
+    fn walk(
+        &mut self,
+        schema: &'s Value,
+        path: &str,
+        value: &'v Value,
+        field: Option<&Context<'s, 'v>>,
+        depth: usize,
+    ) -> Result<(), E> {
+        if depth > MAX_WALK_DEPTH {
+            return Ok(());
+        }
+        let Some(object) = schema.as_object() else {
+            return Ok(());
+        };
+        if let Some(Value::String(target)) = object.get("$ref") {
+            if let Some(pointer) = target.strip_prefix('#') {
+                if let Some(target) = self.root.pointer(pointer) {
+                    self.walk(target, path, value, field, depth + 1)?;
+                }
+            }
+            return Ok(());
+        }
+        if let Some(Value::Array(all)) = object.get("allOf") {
+            for branch in all {
+                self.walk(branch, path, value, field, depth + 1)?;
+            }
+            return Ok(());
+        }
+        for (key, first_only) in [("anyOf", false), ("oneOf", true)] {
+            if let Some(Value::Array(branches)) = object.get(key) {
+                for branch in branches {
+                    if takes(branch, value) {
+                        self.walk(branch, path, value, field, depth + 1)?;
+                        if first_only {
+                            break;
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
+        if object.contains_key("enum") || object.contains_key("const") {
+            // ENUM: not a primitive in Confluent's `RuleContext.Type`.
+            return Ok(());
+        }
+        let Some(kind) = type_of(object, value) else {
+            return Ok(());
+        };
+        match kind {
+            "object" => {
+                let (Some(Value::Object(properties)), Some(members)) =
+                    (object.get("properties"), value.as_object())
+                else {
+                    return Ok(());
+                };
+                for (name, property) in properties {
+                    let Some(member) = members.get(name) else {
+                        continue;
+                    };
+                    let full_name = format!("{path}.{name}");
+                    let mut tags = inline_tags(property);
+                    for (pattern, more) in self.metadata_tags {
+                        if wildcard_match(&full_name, pattern) {
+                            tags.extend(more.iter().cloned());
+                        }
+                    }
+                    let context = Context {
+                        full_name,
+                        name,
+                        tags,
+                        message: value,
+                    };
+                    let path = context.full_name.clone();
+                    self.walk(property, &path, member, Some(&context), depth + 1)?;
+                }
+                Ok(())
+            }
+            "array" => {
+                let (Some(items), Some(elements)) = (object.get("items"), value.as_array()) else {
+                    return Ok(());
+                };
+                if !items.is_object() {
+                    return Ok(());
+                }
+                for (i, element) in elements.iter().enumerate() {
+                    let path = format!("{path}[{i}]");
+                    self.walk(items, &path, element, field, depth + 1)?;
+                }
+                Ok(())
+            }
+            primitive => {
+                let Some(field) = field else {
+                    return Ok(());
+                };
+                if !self.rule_tags.is_empty() && self.rule_tags.is_disjoint(&field.tags) {
+                    return Ok(());
+                }
+                let type_name = match primitive {
+                    "string" => "STRING",
+                    "integer" => "INT",
+                    "number" => "DOUBLE",
+                    "boolean" => "BOOLEAN",
+                    _ => "NULL",
+                };
+                (self.visit)(Field {
+                    full_name: &field.full_name,
+                    name: field.name,
+                    type_name,
+                    tags: &field.tags,
+                    value,
+                    message: field.message,
+                })
+            }
+        }
+    }
+}
+
+/// The schema's type for this value: its `type` (the member of a `type`
+/// list the value has), else `object` when it has `properties`.
+fn type_of<'a>(schema: &'a serde_json::Map<String, Value>, value: &Value) -> Option<&'a str> {
+    match schema.get("type") {
+        Some(Value::String(kind)) => Some(kind),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|kind| json_type_takes(kind, value)),
+        _ => schema.contains_key("properties").then_some("object"),
+    }
+}
+
+/// Whether a branch's `type` (if any) takes the value.
+fn takes(branch: &Value, value: &Value) -> bool {
+    match branch.get("type") {
+        Some(Value::String(kind)) => json_type_takes(kind, value),
+        Some(Value::Array(kinds)) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .any(|kind| json_type_takes(kind, value)),
+        _ => true,
+    }
+}
+
+fn json_type_takes(kind: &str, value: &Value) -> bool {
+    match kind {
+        "object" => value.is_object(),
+        "array" => value.is_array(),
+        "string" => value.is_string(),
+        "integer" => value.as_f64().is_some_and(|n| n.fract() == 0.0),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "null" => value.is_null(),
+        _ => false,
+    }
+}
+
+fn inline_tags(schema: &Value) -> BTreeSet<String> {
+    match schema.get("confluent:tags") {
+        Some(Value::Array(tags)) => tags
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// Confluent's `WildcardMatcher.match`: names separated by `.`; `?` one
+/// character within a name, `*` any characters within a name, `**` any
+/// characters across names. Matched without building a regex, in time
+/// bounded by the product of the two lengths.
+pub(crate) fn wildcard_match(name: &str, pattern: &str) -> bool {
+    let pattern = pattern.replace("**.*", "**");
+    #[derive(Clone, Copy)]
+    enum Token {
+        Char(char),
+        One,
+        Within,
+        Across,
+    }
+    let mut tokens = Vec::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        tokens.push(match c {
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+                Token::Across
+            }
+            '*' => Token::Within,
+            '?' => Token::One,
+            '\\' => Token::Char(chars.next().unwrap_or('\\')),
+            other => Token::Char(other),
+        });
+    }
+    let name: Vec<char> = name.chars().collect();
+    // matches[j]: the first i characters of the name match the first j tokens.
+    let mut matches = vec![false; tokens.len() + 1];
+    matches[0] = true;
+    for (j, token) in tokens.iter().enumerate() {
+        matches[j + 1] = matches[j] && matches!(token, Token::Within | Token::Across);
+    }
+    for &c in &name {
+        let mut next = vec![false; tokens.len() + 1];
+        for (j, token) in tokens.iter().enumerate() {
+            let consume = match token {
+                Token::Char(p) => matches[j] && *p == c,
+                Token::One => matches[j] && c != '.',
+                Token::Within => (matches[j + 1] || matches[j]) && c != '.',
+                Token::Across => matches[j + 1] || matches[j],
+            };
+            let star = matches!(token, Token::Within | Token::Across);
+            next[j + 1] = consume || (star && next[j]);
+        }
+        matches = next;
+    }
+    matches[tokens.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wildcard_match;
+
+    #[test]
+    fn confluents_wildcard_examples() {
+        // WildcardMatcher's own javadoc examples.
+        assert!(wildcard_match("eve", "eve*"));
+        assert!(wildcard_match("alice.bob.eve", "a*.bob.eve"));
+        assert!(wildcard_match("alice.bob.eve", "a*.bob.e*"));
+        assert!(!wildcard_match("alice.bob.eve", "a*"));
+        assert!(wildcard_match("alice.bob.eve", "a**"));
+        assert!(!wildcard_match("alice.bob.eve", "alice.bob*"));
+        assert!(wildcard_match("alice.bob.eve", "alice.bob**"));
+        assert!(wildcard_match("$.ssn", "$.ssn"));
+        assert!(!wildcard_match("$.ssn2", "$.ssn"));
+    }
+}

@@ -1,0 +1,267 @@
+//! Data contracts on read: the domain rules a version carries run in the
+//! guard (`CEL`, `CEL_FIELD`), their actions mapped to the outcome table.
+
+use dataschema::{
+    Guard, Invalid, Metadata, Outcome, Reason, Registry, RuleSet, Schema, ViolationKind,
+};
+use serde_json::{json, Value};
+
+use crate::common::{read, urn};
+
+const URN: &str = "urn:acme:schema:payment:1";
+
+fn payment(rules: Value) -> Schema {
+    let metadata: Value = serde_json::from_slice(&read("rules/payment.metadata.json")).unwrap();
+    Schema::json(urn(URN), read("rules/payment.json"))
+        .with_rule_set(Some(RuleSet::from_json(&rules).unwrap()))
+        .with_metadata(Some(Metadata::from_json(&metadata).unwrap()))
+}
+
+fn guard_of(schema: Schema) -> Guard {
+    Guard::new(Registry::embed([schema]).unwrap())
+}
+
+fn guard() -> Guard {
+    let rules: Value = serde_json::from_slice(&read("rules/payment.rules.json")).unwrap();
+    guard_of(payment(rules))
+}
+
+fn good() -> Value {
+    json!({
+        "id": "p1", "amount": 12.5, "currency": "EUR",
+        "email": "a@example.com", "card": "4111", "note": null,
+        "lines": [{"sku": "a", "qty": 2}, {"sku": "b", "qty": 1}]
+    })
+}
+
+fn with(change: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut payload = good();
+    change(&mut payload);
+    serde_json::to_vec(&payload).unwrap()
+}
+
+fn refused(guard: &Guard, payload: &[u8]) -> Invalid {
+    match guard.validate(URN, payload) {
+        Err(invalid) => invalid,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_payload_every_rule_holds_for_is_validated() {
+    let guard = guard();
+    let payload = serde_json::to_vec(&good()).unwrap();
+    assert!(matches!(
+        guard.validate(URN, &payload),
+        Ok(Outcome::Validated)
+    ));
+    // Parsed already: the same verdict.
+    assert!(matches!(
+        guard.validate_json(URN, &good()),
+        Ok(Outcome::Validated)
+    ));
+    assert_eq!(guard.unvalidated(), 0);
+}
+
+#[test]
+fn a_false_condition_fails_closed_naming_the_rule() {
+    let guard = guard();
+    let invalid = refused(&guard, &with(|p| p["amount"] = json!(-3)));
+    let violation = &invalid.violations()[0];
+    assert_eq!(violation.kind(), ViolationKind::Rule);
+    assert_eq!(violation.path(), "");
+    assert!(
+        violation.message().contains("positiveAmount"),
+        "{violation}"
+    );
+    assert!(
+        violation.message().contains("message.amount > 0"),
+        "{violation}"
+    );
+    assert!(violation.message().contains("action ERROR"), "{violation}");
+    assert!(!invalid.dead_letter());
+    // The schema alone would have taken it: the rule decided.
+    let bare = guard_of(Schema::json(urn(URN), read("rules/payment.json")));
+    assert!(bare
+        .validate(URN, &with(|p| p["amount"] = json!(-3)))
+        .is_ok());
+}
+
+#[test]
+fn a_dlq_action_is_a_dead_letter_verdict() {
+    let invalid = refused(&guard(), &with(|p| p["currency"] = json!("XXX")));
+    assert!(invalid.dead_letter());
+    assert!(invalid.violations()[0].message().contains("knownCurrency"));
+    assert!(invalid.violations()[0].message().contains("action DLQ"));
+}
+
+#[test]
+fn field_rules_run_on_the_tagged_fields_and_name_the_field() {
+    let guard = guard();
+    let invalid = refused(&guard, &with(|p| p["email"] = json!("")));
+    assert_eq!(invalid.violations()[0].path(), "$.email");
+    assert!(invalid.violations()[0].message().contains("piiIsNotEmpty"));
+    // `card` is tagged PII too.
+    let invalid = refused(&guard, &with(|p| p["card"] = json!("")));
+    assert_eq!(invalid.violations()[0].path(), "$.card");
+    // `id` is not tagged: an empty one is no rule's business.
+    assert!(guard.validate(URN, &with(|p| p["id"] = json!(""))).is_ok());
+    // Tags from the version's metadata, by path, into arrays.
+    let invalid = refused(&guard, &with(|p| p["lines"][1]["qty"] = json!(0)));
+    assert_eq!(invalid.violations()[0].path(), "$.lines[1].qty");
+    assert!(invalid.violations()[0].message().contains("quantities"));
+}
+
+#[test]
+fn write_only_disabled_and_transform_rules_do_not_refuse_on_read() {
+    // producerOnly (WRITE), switchedOff (disabled) are `false`, and
+    // maskCard rewrites: none of them refuses the good payload (the first
+    // test), and none is in the failures of a refused one.
+    let invalid = refused(&guard(), &with(|p| p["amount"] = json!(0)));
+    for violation in invalid.violations() {
+        for name in ["producerOnly", "switchedOff", "maskCard"] {
+            assert!(!violation.message().contains(name), "{violation}");
+        }
+    }
+}
+
+#[test]
+fn an_evaluation_error_is_a_failure_as_in_confluents_clients() {
+    // `message.missing` has no such key: Confluent's CelExecutor throws a
+    // RuleException, and onFailure (unset: ERROR) refuses.
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "needsMissing", "kind": "CONDITION", "type": "CEL", "expr": "message.missing > 0"
+    }]})));
+    let invalid = refused(&guard, &serde_json::to_vec(&good()).unwrap());
+    assert!(invalid.violations()[0]
+        .message()
+        .contains("could not be evaluated"));
+}
+
+#[test]
+fn a_failure_whose_action_is_none_goes_on() {
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "soft", "kind": "CONDITION", "type": "CEL", "expr": "message.amount > 100",
+        "onFailure": "NONE"
+    }]})));
+    let payload = serde_json::to_vec(&good()).unwrap();
+    assert!(matches!(
+        guard.validate(URN, &payload),
+        Ok(Outcome::Validated)
+    ));
+    assert_eq!(guard.unvalidated(), 0);
+}
+
+#[test]
+fn a_failure_whose_action_is_none_is_counted() {
+    use metrics_util::debugging::{DebugValue, DebuggingRecorder};
+    let recorder = DebuggingRecorder::new();
+    let snapshotter = recorder.snapshotter();
+    metrics::with_local_recorder(&recorder, || {
+        let guard = guard_of(payment(json!({"domainRules": [{
+            "name": "soft", "kind": "CONDITION", "type": "CEL", "expr": "message.amount > 100",
+            "onFailure": "NONE"
+        }]})));
+        let payload = serde_json::to_vec(&good()).unwrap();
+        for _ in 0..3 {
+            assert!(guard.validate(URN, &payload).is_ok());
+        }
+    });
+    let ignored: Vec<(String, u64)> = snapshotter
+        .snapshot()
+        .into_vec()
+        .into_iter()
+        .filter(|(key, _, _, _)| key.key().name() == "dataschema_rule_ignored_total")
+        .map(|(key, _, _, value)| {
+            let DebugValue::Counter(n) = value else {
+                panic!("not a counter")
+            };
+            (key.key().labels().next().unwrap().value().to_owned(), n)
+        })
+        .collect();
+    assert_eq!(ignored, [("payment".to_owned(), 3)]);
+}
+
+#[test]
+fn split_actions_take_the_read_half() {
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "split", "kind": "CONDITION", "type": "CEL", "expr": "message.amount > 100",
+        "onFailure": "ERROR,NONE"
+    }]})));
+    let payload = serde_json::to_vec(&good()).unwrap();
+    assert!(matches!(
+        guard.validate(URN, &payload),
+        Ok(Outcome::Validated)
+    ));
+}
+
+#[test]
+fn a_guard_expression_skips_the_body() {
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "usdOnly", "kind": "CONDITION", "type": "CEL",
+        "expr": "message.currency == 'USD'; message.amount > 100"
+    }]})));
+    // EUR: the guard is false, the condition holds.
+    let payload = serde_json::to_vec(&good()).unwrap();
+    assert!(guard.validate(URN, &payload).is_ok());
+    assert!(guard
+        .validate(URN, &with(|p| p["currency"] = json!("USD")))
+        .is_err());
+}
+
+fn unusable(guard: &Guard) -> dataschema::Unvalidated {
+    let payload = serde_json::to_vec(&good()).unwrap();
+    match guard.validate(URN, &payload) {
+        Ok(Outcome::Unvalidated(unvalidated)) => unvalidated,
+        other => panic!("expected a fail-open, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_rule_that_cannot_run_fails_open_counted() {
+    for rule in [
+        json!({"name": "enc", "type": "ENCRYPT", "kind": "TRANSFORM", "tags": ["PII"]}),
+        json!({"name": "broken", "type": "CEL", "kind": "CONDITION", "expr": "message.amount >"}),
+        json!({"name": "quadratic", "type": "CEL", "kind": "CONDITION",
+               "expr": "message.lines.all(a, message.lines.exists(b, a == b))"}),
+        json!({"name": "deep", "type": "CEL", "kind": "CONDITION",
+               "expr": format!("{}true{}", "(".repeat(400), ")".repeat(400))}),
+        json!({"name": "huge", "type": "CEL", "kind": "CONDITION",
+               "expr": format!("'{}' != ''", "x".repeat(100_000))}),
+    ] {
+        let name = rule["name"].as_str().unwrap().to_owned();
+        let guard = guard_of(payment(json!({"domainRules": [rule]})));
+        let unvalidated = unusable(&guard);
+        assert_eq!(unvalidated.reason(), Reason::RuleUnusable, "{name}");
+        assert!(unvalidated.to_string().contains(&name), "{unvalidated}");
+        assert_eq!(guard.unvalidated(), 1, "{name}");
+    }
+}
+
+#[test]
+fn a_rule_that_cannot_run_refuses_when_its_action_says_so() {
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "enc", "type": "ENCRYPT", "kind": "CONDITION", "onFailure": "DLQ"
+    }]})));
+    let invalid = refused(&guard, &serde_json::to_vec(&good()).unwrap());
+    assert!(invalid.dead_letter());
+    assert!(invalid.violations()[0].message().contains("no executor"));
+}
+
+#[test]
+fn a_malformed_rule_set_makes_the_version_fail_open() {
+    // A rule Confluent's Rule.validate refuses: several actions on READ.
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "bad", "type": "CEL", "mode": "READ", "expr": "true", "onFailure": "ERROR,NONE"
+    }]})));
+    let unvalidated = unusable(&guard);
+    assert_eq!(unvalidated.reason(), Reason::RuleUnusable);
+    assert!(
+        unvalidated
+            .error()
+            .chain()
+            .to_string()
+            .contains("Multiple actions"),
+        "{unvalidated}"
+    );
+}
