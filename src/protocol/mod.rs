@@ -112,7 +112,7 @@ pub fn references_header(references: &[dataschema_core::Reference]) -> Option<St
 
 /// The references a [`header::REFERENCES`] value holds; `None` for a value
 /// [`references_header`] does not write (a pair without `=`, a bad `%`
-/// escape, text that is not UTF-8, a URN that is none).
+/// escape, text that is not UTF-8, a URN that is none, a name given twice).
 pub fn parse_references(value: &str) -> Option<Vec<dataschema_core::Reference>> {
     fn decode(text: &str) -> Option<String> {
         let bytes = text.as_bytes();
@@ -130,14 +130,21 @@ pub fn parse_references(value: &str) -> Option<Vec<dataschema_core::Reference>> 
         }
         String::from_utf8(out).ok()
     }
-    value
+    let references: Vec<dataschema_core::Reference> = value
         .split(',')
         .map(|pair| {
             let (name, urn) = pair.split_once('=')?;
             let urn: Urn = decode(urn)?.parse().ok()?;
             Some(dataschema_core::Reference::new(decode(name)?, urn))
         })
-        .collect()
+        .collect::<Option<_>>()?;
+    // A name stands for one schema: given twice, one would be dropped.
+    let mut names: Vec<&str> = references.iter().map(|r| r.name()).collect();
+    names.sort_unstable();
+    if names.windows(2).any(|pair| pair[0] == pair[1]) {
+        return None;
+    }
+    Some(references)
 }
 
 /// The content types the native API speaks.

@@ -230,3 +230,79 @@ fn modes_and_levels_hold_on_every_path() {
         201
     );
 }
+
+/// Two references with the same name were accepted and one silently
+/// dropped (the schema's references keep a name once); a reference's
+/// `version: -1` resolved to a soft-deleted version. Now the same name for
+/// two schemas is refused (Confluent API 42201, native 400), and `-1` is
+/// the subject's latest live version.
+#[test]
+fn a_reference_name_names_one_schema_and_latest_is_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let serve = Serve::start(&["--store", "memory", "--token-file", &token_file(dir.path())]);
+    let send = |method: &str, path: &str, body: serde_json::Value| {
+        confluent(method, &serve.url(path), &body)
+    };
+    assert_eq!(
+        send("PUT", "/config/money", json!({"compatibility": "NONE"})).status,
+        200
+    );
+    for title in ["v1", "v2"] {
+        let reply = send(
+            "POST",
+            "/subjects/money/versions",
+            json!({"schema": format!(r#"{{"type": "object", "title": "{title}"}}"#),
+                   "schemaType": "JSON"}),
+        );
+        assert_eq!(reply.status, 200, "{}", reply.text());
+    }
+    let other = send(
+        "POST",
+        "/subjects/other/versions",
+        json!({"schema": r#"{"type": "string"}"#, "schemaType": "JSON"}),
+    );
+    assert_eq!(other.status, 200, "{}", other.text());
+    assert_eq!(
+        send("DELETE", "/subjects/money/versions/2", json!(null)).status,
+        200
+    );
+    let schema = r#"{"type": "object", "properties": {"m": {"$ref": "m.json"}}}"#;
+    let latest = send(
+        "POST",
+        "/subjects/invoice/versions",
+        json!({"schema": schema, "schemaType": "JSON",
+               "references": [{"name": "m.json", "subject": "money", "version": -1}]}),
+    );
+    assert_eq!(latest.status, 200, "{}", latest.text());
+    let read = get(&serve.url("/subjects/invoice/versions/1"));
+    assert_eq!(
+        read.json()["references"][0]["version"],
+        1,
+        "the latest live version, not the soft-deleted 2: {}",
+        read.text()
+    );
+
+    let twice = send(
+        "POST",
+        "/subjects/dup/versions",
+        json!({"schema": schema, "schemaType": "JSON",
+               "references": [{"name": "m.json", "subject": "money", "version": 1},
+                              {"name": "m.json", "subject": "other", "version": 1}]}),
+    );
+    assert_eq!(twice.code(), 42201, "{}", twice.text());
+    assert!(twice.text().contains("m.json"), "{}", twice.text());
+    let native = server::call(
+        "PUT",
+        &serve.url("/publish/schemas/urn:acme:schema:dup:1"),
+        &[
+            ("Authorization", &server::bearer()),
+            (
+                "Dataschema-References",
+                "m.json=urn:acme:schema:money:1,m.json=urn:acme:schema:other:1",
+            ),
+        ],
+        schema.as_bytes(),
+    );
+    assert_eq!(native.status, 400, "{}", native.text());
+    assert_eq!(native.json()["error"], "invalid_references");
+}

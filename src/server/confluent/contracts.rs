@@ -143,6 +143,25 @@ pub(crate) fn resolved(
     schema: Schema,
     contract: &Contract,
 ) -> Result<Schema, Refused> {
+    // A name stands for one schema: the same name for two (one of which a
+    // schema's references would silently drop) is refused.
+    for (i, reference) in contract.references.iter().enumerate() {
+        let twice = contract.references[..i].iter().find(|earlier| {
+            earlier.name == reference.name
+                && (earlier.subject != reference.subject || earlier.version != reference.version)
+        });
+        if let Some(earlier) = twice {
+            return Err(Refused::Request(invalid_schema(format!(
+                "Invalid schema: the reference name {:?} stands for subject {:?} version {} and \
+                 for subject {:?} version {}: a name names one schema",
+                clip(&reference.name, 100),
+                clip(&earlier.subject, 100),
+                earlier.version,
+                clip(&reference.subject, 100),
+                reference.version
+            ))));
+        }
+    }
     let mut references = Vec::with_capacity(contract.references.len());
     for reference in &contract.references {
         let missing = || {
@@ -162,7 +181,18 @@ pub(crate) fn resolved(
         let versions = registry.versions_in(namespace, &name)?;
         let version = match u32::try_from(reference.version) {
             Ok(version) if versions.contains(&version) => version,
-            _ if reference.version == -1 => *versions.last().ok_or_else(missing)?,
+            // The latest live version: a soft-deleted one is out of the
+            // subject's sight, as Confluent's `replaceLatestVersion`
+            // reads it (`getByVersion(subject, -1, false)`,
+            // `AbstractSchemaProvider.java`, v8.2.0).
+            _ if reference.version == -1 => {
+                let deleted = registry.deleted_versions(namespace, &name)?;
+                *versions
+                    .iter()
+                    .rev()
+                    .find(|version| !deleted.contains(version))
+                    .ok_or_else(missing)?
+            }
             _ => return Err(missing()),
         };
         let urn = Urn::new(namespace, &name, version).map_err(|_| missing())?;
