@@ -73,6 +73,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
     }
     manifest.check_roots(dir, &sources, &found.proto, &mut diagnostics);
     manifest.apply_references(dir, &mut sources, &mut diagnostics);
+    manifest.apply_rules(dir, &mut sources, &mut diagnostics);
     // An `.avsc` using a type another defines: that schema is a reference.
     #[cfg(feature = "avro")]
     {

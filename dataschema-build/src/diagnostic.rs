@@ -52,6 +52,11 @@ pub enum DiagnosticKind {
     /// An `.avsc` uses a named type that more than one schema of the
     /// folder defines, and the manifest does not say which one it means.
     DefinedTwice,
+    /// A data-contract rule of a version (the manifest's `[rules]`) is
+    /// malformed, or its expression does not compile (a CEL rule without
+    /// the `cel` feature does not either): the message names the version
+    /// and the rule.
+    Rule,
 }
 
 /// One problem found in a schemas folder: the file, the kind, and what is

@@ -59,8 +59,13 @@ pub(crate) fn generate(checked: &Checked, out_dir: &Path) -> Result<String, Bund
                 .collect();
             format!(".with_references(&[{}])", pairs.join(", "))
         };
+        // The rule set the manifest gives the version, as Confluent's JSON.
+        let rules = match schema.rule_set() {
+            Some(set) => format!(".with_rules({:?})", set.to_json().to_string()),
+            None => String::new(),
+        };
         code.push_str(&format!(
-            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references},\n",
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references}{rules},\n",
             schema.urn().as_str()
         ));
     }

@@ -49,6 +49,12 @@ pub(super) struct Manifest {
     /// to the URN, in the build's compile and in the bundle).
     #[serde(default)]
     references: BTreeMap<String, BTreeMap<String, String>>,
+    /// `[rules."<name>.v<version>"]`: the version's rule set in
+    /// Confluent's form (`domainRules = [{ name = .., kind = .., type =
+    /// "CEL", expr = .. }]`, `migrationRules`, `enableAt`), bundled with
+    /// it; every CEL rule is compiled at `cargo build`.
+    #[serde(default)]
+    rules: BTreeMap<String, toml::Value>,
 }
 
 impl Manifest {
@@ -235,6 +241,58 @@ impl Manifest {
                 }
             }
             source.schema = source.schema.with_references(references);
+        }
+    }
+
+    /// Each `[rules."<name>.v<version>"]` table read as Confluent's rule
+    /// set and set on its version; then every rule of every version
+    /// checked (each parses as Confluent's `Rule.validate` reads it, each
+    /// CEL expression compiles within the guard's bounds), each problem
+    /// naming the version and the rule.
+    pub(super) fn apply_rules(
+        &self,
+        dir: &Path,
+        sources: &mut [Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let path = dir.join(MANIFEST_FILE);
+        let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.rules.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[rules] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        for source in sources {
+            if let Some(table) = self.rules.get(&stem(source)) {
+                let set = serde_json::to_value(table)
+                    .map_err(|err| err.to_string())
+                    .and_then(|json| dataschema_core::RuleSet::from_json(&json));
+                match set {
+                    Ok(set) => source.schema = source.schema.with_rule_set(Some(set)),
+                    Err(err) => {
+                        diagnostics.push(Diagnostic::new(
+                            DiagnosticKind::Rule,
+                            &path,
+                            format!("[rules.{:?}]: {err}", stem(source)),
+                        ));
+                        continue;
+                    }
+                }
+            }
+            for problem in dataschema_core::rules::check(&source.schema) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Rule,
+                    &path,
+                    format!("{}: {problem}", source.schema.urn()),
+                ));
+            }
         }
     }
 

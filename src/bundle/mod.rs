@@ -24,6 +24,8 @@ pub struct Entry {
     id: Option<u32>,
     /// `(name, URN)`: the version's references (see `Schema::references`).
     references: &'static [(&'static str, &'static str)],
+    /// The version's rule set, Confluent's JSON (the manifest's `[rules]`).
+    rules: Option<&'static str>,
 }
 
 impl Entry {
@@ -42,6 +44,7 @@ impl Entry {
             bytes,
             id: None,
             references: &[],
+            rules: None,
         }
     }
 
@@ -54,6 +57,17 @@ impl Entry {
         references: &'static [(&'static str, &'static str)],
     ) -> Entry {
         Entry { references, ..self }
+    }
+
+    /// The same entry with its rule set, Confluent's JSON form: the
+    /// manifest's `[rules."<name>.v<version>"]`. Used by the code
+    /// `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn with_rules(self, rules: &'static str) -> Entry {
+        Entry {
+            rules: Some(rules),
+            ..self
+        }
     }
 
     /// The same entry with the registry id the lock records for its URN.
@@ -74,6 +88,21 @@ impl Entry {
             Bytes::from_static(self.bytes),
             self.root,
         );
+        let schema = match self.rules {
+            None => schema,
+            Some(text) => {
+                // Checked when bundled; a failure here is a hand-edited
+                // bundle, said as the schema's.
+                let set = serde_json::from_str(text)
+                    .map_err(|err| err.to_string())
+                    .and_then(|json| dataschema_core::RuleSet::from_json(&json))
+                    .map_err(|err| Error::SchemaUnusable {
+                        urn: schema.urn().clone(),
+                        source: err.into(),
+                    })?;
+                schema.with_rule_set(Some(set))
+            }
+        };
         if self.references.is_empty() {
             return Ok(schema);
         }

@@ -837,4 +837,71 @@ mod build {
             super::common::read("schemas/proto2.binpb")
         );
     }
+
+    /// The manifest's `[rules]`: every CEL rule compiles at `cargo build`,
+    /// or the build fails naming the version and the rule.
+    #[cfg(feature = "cel")]
+    #[test]
+    fn rules_are_checked_when_bundled() {
+        let manifest = |expr: &str| {
+            format!(
+                "namespace = \"acme\"\n\
+                 [[rules.\"address.v1\".domainRules]]\n\
+                 name = \"hasCity\"\nkind = \"CONDITION\"\ntype = \"CEL\"\nexpr = {expr:?}\n"
+            )
+        };
+        let good = folder(&[
+            ("dataschema.toml", &manifest("message.city != ''")),
+            ("address.v1.json", ADDRESS),
+        ]);
+        let checked = build::check(good.path()).unwrap();
+        let set = checked.sources[0]
+            .schema
+            .rule_set()
+            .expect("the rules are the version's");
+        assert_eq!(set.domain_rules[0]["name"], "hasCity");
+        let broken = folder(&[
+            ("dataschema.toml", &manifest("message.city !=")),
+            ("address.v1.json", ADDRESS),
+        ]);
+        assert_problem(
+            broken.path(),
+            "dataschema.toml",
+            Kind::Rule,
+            "urn:acme:schema:address:1",
+        );
+        assert_problem(broken.path(), "dataschema.toml", Kind::Rule, "hasCity");
+        assert_problem(
+            broken.path(),
+            "dataschema.toml",
+            Kind::Rule,
+            "does not compile",
+        );
+        let malformed = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[[rules.\"address.v1\".domainRules]]\nname = \"x\"\n",
+            ),
+            ("address.v1.json", ADDRESS),
+        ]);
+        assert_problem(
+            malformed.path(),
+            "dataschema.toml",
+            Kind::Rule,
+            "Missing rule type",
+        );
+        let stray = folder(&[
+            (
+                "dataschema.toml",
+                "namespace = \"acme\"\n[[rules.\"nothing.v1\".domainRules]]\nname = \"x\"\ntype = \"CEL\"\n",
+            ),
+            ("address.v1.json", ADDRESS),
+        ]);
+        assert_problem(
+            stray.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "nothing.v1",
+        );
+    }
 }

@@ -265,3 +265,21 @@ fn a_malformed_rule_set_makes_the_version_fail_open() {
         "{unvalidated}"
     );
 }
+
+#[test]
+fn a_bundled_version_carries_its_rules_to_the_guard() {
+    use dataschema::bundle::{Bundle, Entry};
+    static ENTRIES: &[Entry] = &[Entry::new(
+        "urn:acme:schema:payment:1",
+        dataschema::Language::JsonSchema,
+        None,
+        br#"{"type": "object"}"#,
+    )
+    .with_rules(
+        r#"{"domainRules": [{"name": "positiveAmount", "kind": "CONDITION", "type": "CEL", "expr": "message.amount > 0"}]}"#,
+    )];
+    let guard = Guard::new(Registry::from_bundle(Bundle::new(ENTRIES)).unwrap());
+    assert!(guard.validate(URN, br#"{"amount": 1}"#).is_ok());
+    let invalid = refused(&guard, br#"{"amount": 0}"#);
+    assert!(invalid.violations()[0].message().contains("positiveAmount"));
+}
