@@ -278,6 +278,9 @@ pub struct CacheStats {
     pub evictions: u64,
     /// The bound on [`bytes`](CacheStats::bytes).
     pub bound: usize,
+    /// Schema ids whose URN the guard remembers (`validate_framed`; at
+    /// most 65,536, forgotten all at once past it).
+    pub ids: usize,
 }
 
 /// What the entry of a schema of these bytes is counted as holding:
@@ -501,6 +504,7 @@ impl Cache {
             pinned_bytes: self.pinned_bytes.load(Ordering::Relaxed),
             evictions: self.evictions.load(Ordering::Relaxed),
             bound: self.bound,
+            ids: 0,
         }
     }
 

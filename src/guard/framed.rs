@@ -77,7 +77,14 @@ impl Guard {
         match self.inner.resolver.resolve_id(id) {
             Ok(schema) => {
                 let urn = schema.urn().clone();
-                self.inner.ids.write().insert(id, urn.clone());
+                let mut ids = self.inner.ids.write();
+                // Bounded: a fallback may answer any number of ids. Past
+                // the bound the ids are forgotten and asked again (the
+                // resolvers keep their own answers).
+                if ids.len() >= MAX_IDS {
+                    ids.clear();
+                }
+                ids.insert(id, urn.clone());
                 Ok(urn)
             }
             Err(error) => {
@@ -90,6 +97,10 @@ impl Guard {
         }
     }
 }
+
+/// The most schema ids a guard remembers the URN of (about 100 bytes
+/// each).
+pub(crate) const MAX_IDS: usize = 1 << 16;
 
 fn frame_invalid(message: String) -> Invalid {
     // A constant, tested to parse (tests/guard/framed.rs): not reachable

@@ -395,9 +395,13 @@ impl Guard {
 
     /// What the compiled-validator cache holds now: its entries, the bytes
     /// they are counted as holding (evictable and pinned), the evictions
-    /// so far and the bound ([`GuardBuilder::cache_bytes`]).
+    /// so far and the bound ([`GuardBuilder::cache_bytes`]), and the schema
+    /// ids remembered.
     pub fn cache_stats(&self) -> CacheStats {
-        self.inner.cache.stats()
+        CacheStats {
+            ids: self.inner.ids.read().len(),
+            ..self.inner.cache.stats()
+        }
     }
 
     /// How many payloads this guard let through without validating them.

@@ -175,3 +175,36 @@ fn an_entry_is_counted_as_no_less_than_what_its_compile_keeps() {
         assert!(counted >= kept, "{name}: kept {kept}, counted {counted}");
     }
 }
+
+/// Answers every schema id with one JSON Schema (a fallback registry
+/// whose ids all name one URN).
+struct EveryId(Schema);
+
+impl Resolver for EveryId {
+    fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
+        if urn == self.0.urn() {
+            Ok(self.0.clone())
+        } else {
+            Err(Error::NotFound { urn: urn.clone() })
+        }
+    }
+
+    fn resolve_id(&self, _id: u32) -> Result<Schema, Error> {
+        Ok(self.0.clone())
+    }
+}
+
+#[test]
+fn the_schema_ids_a_guard_remembers_are_bounded() {
+    let urn: Urn = "urn:big:schema:framed:1".parse().unwrap();
+    let guard = Guard::builder(bundled())
+        .fallback(EveryId(Schema::json(urn, r#"{"type":"integer"}"#)))
+        .build();
+    let mut frame = vec![0, 0, 0, 0, 0, b'1'];
+    for id in 1..=70_000u32 {
+        frame[1..5].copy_from_slice(&id.to_be_bytes());
+        assert!(guard.validate_framed(&frame).unwrap().is_validated());
+    }
+    let ids = guard.cache_stats().ids;
+    assert!(ids > 0 && ids <= 1 << 16, "{ids} ids remembered");
+}
