@@ -107,18 +107,20 @@
 //!
 //! | resource | route | answer |
 //! |---|---|---|
-//! | server | `GET /`, `GET /v1/metadata/id`, `/v1/metadata/version`, `GET /contexts` | `{}`, the cluster id, the version, the contexts |
+//! | server | `GET /`, `GET /v1/metadata/id`, `/v1/metadata/version`, `GET /contexts` | `{}`, the cluster id, the version, the contexts (`contextPrefix`, `offset`, `limit`) |
 //! | subjects | `GET /subjects` | the subjects of the namespace (`subjectPrefix`, `deleted`, `deletedOnly`) |
 //! | | `GET /subjects/{s}/versions` | the subject's live versions (`deleted=true`: all) |
 //! | | `GET /subjects/{s}/versions/{v\|latest}` (and `/schema`) | the version: `subject`, `version`, `id`, `guid`, `schemaType`, `schema`, and its `references`, `metadata`, `ruleSet` |
 //! | | `GET /subjects/{s}/versions/{v\|latest}/referencedby` | the ids of the versions whose references name it |
 //! | | `GET /subjects/{s}/metadata?key=K&value=V...` | the latest version whose metadata properties include every pair (`40403` for none) |
 //! | | `POST /subjects/{s}/versions` | register (publish router): stored in its canonical form; the version holding the same canonical form, or the next; `id`/`version` kept in IMPORT mode |
+//! | | `POST /subjects/{s}/versions/{v\|latest}/tags` | a new version (publish router): version `v` with the schema tags (Avro, JSON Schema), metadata and rule set sent, registered as `POST /subjects/{s}/versions` does |
 //! | | `POST /subjects/{s}` | lookup: the newest live version whose canonical form is the one sent |
 //! | | `DELETE /subjects/{s}[/versions/{v}]` | soft delete (publish router): the versions deleted; `permanent=true` is `42205` |
 //! | schemas | `GET /schemas` | every subject version as a schema object (`subjectPrefix`, `deleted`, `latestOnly`) |
 //! | | `GET /schemas/ids/{id}` (and `/schema`) | the id's `guid`, `schemaType` and `schema`, `references`, `metadata`, `ruleSet` |
 //! | | `GET /schemas/guids/{guid}` | as `GET /schemas/ids/{id}`, for the content with that guid |
+//! | | `GET /schemas/guids/{guid}/ids` | `[{"context": ".", "id": N}]`, every id of the content; `[]` for a guid held by none |
 //! | | `GET /schemas/ids/{id}/subjects`, `/versions` | the id's subjects, its subject versions |
 //! | | `GET /schemas/types` | `["JSON"]` |
 //! | compatibility | `POST /compatibility/subjects/{s}/versions[/{v\|latest}]` | `is_compatible` (with `verbose`, `messages` and the `report`) |

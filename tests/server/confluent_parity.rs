@@ -413,3 +413,230 @@ fn import_keeps_one_content_under_two_ids() {
     );
     assert_eq!(plain.json()["id"], 1500, "{}", plain.text());
 }
+
+const MYRECORD: &str =
+    r#"{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"}]}"#;
+
+fn tag_request(path: &str, kind: &str, tags: &[&str]) -> Value {
+    json!([{"schemaEntity": {"entityPath": path, "entityType": kind}, "tags": tags}])
+}
+
+/// Item 9: `POST /subjects/{s}/versions/{v}/tags` registers the version
+/// with its tags edited, as Confluent's `modifySchemaTags` does (its
+/// `RestApiRegisterSchemaTagsTest`, v8.2.0: the same schema texts).
+#[test]
+fn tags_register_a_new_version_with_the_schema_tags_edited() {
+    let running = start();
+    let avro = json!({"schema": MYRECORD, "schemaType": "AVRO"});
+    let first = register(&running, "test", &avro).json();
+    let added = send(
+        &running,
+        "POST",
+        "/subjects/test/versions/latest/tags",
+        &json!({"newVersion": 2, "tagsToAdd": tag_request("myrecord", "sr_record", &["TAG1", "TAG2"])}),
+    );
+    assert_eq!(added.status, 200, "{}", added.text());
+    assert_ne!(added.json()["id"], first["id"]);
+    let latest = send(
+        &running,
+        "GET",
+        "/subjects/test/versions/latest",
+        &Value::Null,
+    )
+    .json();
+    assert_eq!(
+        latest["schema"],
+        r#"{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string"}],"confluent:tags":["TAG1","TAG2"]}"#
+    );
+    assert_eq!(latest["version"], 2);
+    assert_eq!(latest["metadata"]["properties"]["confluent:version"], "2");
+
+    // Without newVersion: the next version; TAG2 removed, a field tagged.
+    let mut request = json!({
+        "tagsToRemove": tag_request("myrecord", "sr_record", &["TAG2"]),
+        "tagsToAdd": tag_request(".myrecord.f1", "sr_field", &["PII"]),
+    });
+    let removed = send(&running, "POST", "/subjects/test/versions/2/tags", &request);
+    assert_eq!(removed.status, 200, "{}", removed.text());
+    let latest = send(
+        &running,
+        "GET",
+        "/subjects/test/versions/latest",
+        &Value::Null,
+    )
+    .json();
+    assert_eq!(
+        latest["schema"],
+        r#"{"type":"record","name":"myrecord","fields":[{"name":"f1","type":"string","confluent:tags":["PII"]}],"confluent:tags":["TAG1"]}"#
+    );
+    assert_eq!(latest["version"], 3);
+    assert_eq!(latest["metadata"]["properties"]["confluent:version"], "3");
+    // The same edit again: the same schema, so version 3 again.
+    let again = send(&running, "POST", "/subjects/test/versions/2/tags", &request);
+    assert_eq!(again.json()["id"], removed.json()["id"], "{}", again.text());
+
+    // A path found nowhere: 42201, naming it.
+    request = json!({"tagsToAdd": tag_request("does.not.exist", "sr_field", &["X"])});
+    let nowhere = send(
+        &running,
+        "POST",
+        "/subjects/test/versions/latest/tags",
+        &request,
+    );
+    assert_eq!(
+        (nowhere.status, nowhere.code()),
+        (422, 42201),
+        "{}",
+        nowhere.text()
+    );
+    assert!(
+        nowhere.text().contains("does.not.exist"),
+        "{}",
+        nowhere.text()
+    );
+    // ruleSet beside rulesToMerge: 42210.
+    request = json!({"ruleSet": {}, "rulesToMerge": {}});
+    let rules = send(
+        &running,
+        "POST",
+        "/subjects/test/versions/latest/tags",
+        &request,
+    );
+    assert_eq!(
+        (rules.status, rules.code()),
+        (422, 42210),
+        "{}",
+        rules.text()
+    );
+    // An unknown subject: 40401; an unknown version: 40402.
+    request = json!({"tagsToAdd": tag_request("myrecord", "sr_record", &["X"])});
+    let none = send(
+        &running,
+        "POST",
+        "/subjects/nobody/versions/1/tags",
+        &request,
+    );
+    assert_eq!(none.code(), 40401, "{}", none.text());
+    let none = send(&running, "POST", "/subjects/test/versions/9/tags", &request);
+    assert_eq!(none.code(), 40402, "{}", none.text());
+
+    // A rule merged into the latest's rule set, then removed by name.
+    let merged = send(
+        &running,
+        "POST",
+        "/subjects/test/versions/latest/tags",
+        &json!({"rulesToMerge": {"domainRules": [{"name": "r1", "kind": "CONDITION", "type": "CEL", "mode": "WRITE", "expr": "true"}]}}),
+    );
+    assert_eq!(merged.status, 200, "{}", merged.text());
+    let latest = send(
+        &running,
+        "GET",
+        "/subjects/test/versions/latest",
+        &Value::Null,
+    )
+    .json();
+    assert_eq!(
+        latest["ruleSet"]["domainRules"][0]["name"], "r1",
+        "{latest}"
+    );
+    let unmerged = send(
+        &running,
+        "POST",
+        "/subjects/test/versions/latest/tags",
+        &json!({"rulesToRemove": ["r1"]}),
+    );
+    assert_eq!(unmerged.status, 200, "{}", unmerged.text());
+    // Without it, the schema is version 3's, which answers.
+    assert_eq!(
+        unmerged.json()["id"],
+        removed.json()["id"],
+        "{}",
+        unmerged.text()
+    );
+
+    // JSON Schema: a property by `object.<name>`, its text kept as written.
+    let schema = r#"{"type":"object","properties":{"id":{"type":"string"},"n":{"type":"number","maximum":1.50}}}"#;
+    register(&running, "doc", &json_body(schema));
+    let tagged = send(
+        &running,
+        "POST",
+        "/subjects/doc/versions/1/tags",
+        &json!({"tagsToAdd": tag_request("object.id", "sr_field", &["PII"])}),
+    );
+    assert_eq!(tagged.status, 200, "{}", tagged.text());
+    let latest = send(
+        &running,
+        "GET",
+        "/subjects/doc/versions/latest",
+        &Value::Null,
+    )
+    .json();
+    assert_eq!(
+        latest["schema"],
+        r#"{"type":"object","properties":{"id":{"type":"string","confluent:tags":["PII"]},"n":{"type":"number","maximum":1.50}}}"#
+    );
+}
+
+/// Item 11: a context-qualified subject on every route: registered, read
+/// by version, listed under its context, its id read with `?subject=`,
+/// its id's subjects and versions, `GET /contexts` (with Confluent's
+/// `contextPrefix`, `offset` and `limit`, `ContextsResource.listContexts`,
+/// v8.2.0); one id space for every context (README, What differs).
+#[test]
+fn a_context_qualified_subject_is_honoured_on_every_route() {
+    let running = start();
+    let subject = ":.staging:orders-value";
+    let staged = register(&running, subject, &json_body(V1)).json();
+    let id = staged["id"].as_u64().unwrap();
+    let other = register(
+        &running,
+        ":.prod:orders-value",
+        &json_body(r#"{"type": "string"}"#),
+    )
+    .json();
+    assert_ne!(
+        other["id"], staged["id"],
+        "one id space: another content, another id"
+    );
+    let get = |path: &str| send(&running, "GET", path, &Value::Null);
+
+    let version = get(&format!("/subjects/{subject}/versions/1")).json();
+    assert_eq!(version["subject"], subject);
+    assert_eq!(version["id"], id);
+    let subjects = get("/subjects").json();
+    assert!(
+        subjects.as_array().unwrap().contains(&json!(subject)),
+        "{subjects}"
+    );
+    let prefixed = get("/subjects?subjectPrefix=:.staging:").json();
+    assert_eq!(prefixed, json!([subject]));
+    let by_id = get(&format!("/schemas/ids/{id}?subject={subject}"));
+    assert_eq!(by_id.status, 200, "{}", by_id.text());
+    assert_eq!(by_id.json()["schema"], staged["schema"]);
+    assert_eq!(
+        get(&format!("/schemas/ids/{id}/subjects")).json(),
+        json!([subject])
+    );
+    assert_eq!(
+        get(&format!("/schemas/ids/{id}/versions")).json(),
+        json!([{"subject": subject, "version": 1}])
+    );
+    // A lookup under the subject finds it; the same name in the default
+    // context holds nothing.
+    let found = send(
+        &running,
+        "POST",
+        &format!("/subjects/{subject}"),
+        &json_body(V1),
+    );
+    assert_eq!(found.json()["id"], id, "{}", found.text());
+    let unqualified = get("/subjects/orders-value/versions/1");
+    assert_eq!(unqualified.code(), 40401, "{}", unqualified.text());
+
+    assert_eq!(get("/contexts").json(), json!([".", ".prod", ".staging"]));
+    assert_eq!(
+        get("/contexts?contextPrefix=.s").json(),
+        json!([".staging"])
+    );
+    assert_eq!(get("/contexts?offset=1&limit=1").json(), json!([".prod"]));
+}

@@ -14,6 +14,7 @@
 //! | [`request`] | reading paths, bodies and the schema a request sends |
 //! | [`mod@format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
+//! | [`tags`] | `POST /subjects/{s}/versions/{v}/tags`: a new version with schema tags, metadata and rule set edited |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
@@ -32,6 +33,7 @@ mod request;
 mod schemas;
 mod server;
 mod subjects;
+mod tags;
 
 use axum::http::Method;
 use axum::routing::{delete, get, post, put};
@@ -107,6 +109,10 @@ pub(crate) fn reads(state: AppState) -> Router {
 pub(crate) fn publishes(state: AppState) -> Router {
     Router::new()
         .route("/subjects/{subject}/versions", post(subjects::register))
+        .route(
+            "/subjects/{subject}/versions/{version}/tags",
+            post(tags::modify),
+        )
         .route("/subjects/{subject}", delete(subjects::delete_subject))
         .route(
             "/subjects/{subject}/versions/{version}",

@@ -1,11 +1,12 @@
 //! What a Confluent client asks of the server itself: `GET /`, its
 //! cluster id and version (`/v1/metadata/...`), its contexts.
 
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use serde_json::{json, Value};
 
 use super::error::{from_error, Reply};
 use super::subjects::{every_subject, Seen};
+use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::ok;
 
@@ -36,8 +37,10 @@ pub(crate) async fn version() -> Reply {
 
 /// `GET /contexts`: the default context `.` and every context a held
 /// subject is qualified by (`:.staging:orders-value` is in `.staging`),
-/// sorted.
-pub(crate) async fn contexts(State(state): State<AppState>) -> Reply {
+/// sorted; those starting with `contextPrefix`, then paged by `offset` and
+/// `limit`, as Confluent's `ContextsResource.listContexts` (v8.2.0).
+pub(crate) async fn contexts(State(state): State<AppState>, RawQuery(raw): RawQuery) -> Reply {
+    let query = Query::parse(raw.as_deref());
     let namespace = state.namespace().to_owned();
     let mut contexts: Vec<String> = state
         .blocking(move |registry| {
@@ -51,5 +54,8 @@ pub(crate) async fn contexts(State(state): State<AppState>) -> Reply {
     contexts.push(".".to_owned());
     contexts.sort();
     contexts.dedup();
-    Ok(ok(&Value::from(contexts)))
+    if let Some(prefix) = query.get("contextPrefix").filter(|p| !p.is_empty()) {
+        contexts.retain(|context| context.starts_with(prefix));
+    }
+    Ok(ok(&Value::from(query.page(contexts)?)))
 }

@@ -170,7 +170,7 @@ pub(crate) fn pick(
 }
 
 /// The cached entry of a subject's version.
-async fn find_version(
+pub(crate) async fn find_version(
     state: &AppState,
     subject: &Subject,
     version: &str,

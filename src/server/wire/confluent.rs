@@ -62,6 +62,9 @@ pub(crate) enum ErrorCode {
     ReferenceExists,
     /// 42208: a subject that cannot be a URN name (422).
     InvalidSubject,
+    /// 42210: a rule set that is none, or sent beside the rules to merge
+    /// or remove (422).
+    InvalidRuleSet,
     /// 42209: a schema or a body over the cap (413).
     TooLarge,
     /// 50001: the store failed (500).
@@ -99,6 +102,7 @@ impl ErrorCode {
             ErrorCode::NotPermitted => 42205,
             ErrorCode::ReferenceExists => 42206,
             ErrorCode::InvalidSubject => 42208,
+            ErrorCode::InvalidRuleSet => 42210,
             ErrorCode::TooLarge => 42209,
             ErrorCode::StoreFailed => 50001,
             ErrorCode::Timeout => 50002,
@@ -128,7 +132,8 @@ impl ErrorCode {
             | ErrorCode::InvalidMode
             | ErrorCode::NotPermitted
             | ErrorCode::ReferenceExists
-            | ErrorCode::InvalidSubject => StatusCode::UNPROCESSABLE_ENTITY,
+            | ErrorCode::InvalidSubject
+            | ErrorCode::InvalidRuleSet => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Timeout | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
