@@ -9,8 +9,8 @@
 //! metadata are two contents with two ids, as in Confluent). Rules are
 //! kept and answered, never executed.
 //!
-//! [`Schema::contract_json`]: crate::Schema::contract_json
-//! [`Schema::with_contract_json`]: crate::Schema::with_contract_json
+//! [`Schema::contract_json`]: crate::schema::Schema::contract_json
+//! [`Schema::with_contract_json`]: crate::schema::Schema::with_contract_json
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

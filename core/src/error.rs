@@ -1,12 +1,11 @@
 //! The crate's error type.
 //!
-//! It sits below the compatibility engine: it names a report and a mode
-//! (`compat::check`'s `CompatReport`, `compat::mode`), the vocabulary, and
-//! nothing of the engine; the engine's own error turns into it in
-//! `compat/error.rs`.
+//! It sits below validation and compatibility and names neither: a
+//! compatibility report travels boxed ([`Error::Incompatible`]), a
+//! compatibility level is the model's own ([`Compatibility`]); the
+//! compatibility engine's own error turns into it in `change/error.rs`.
 
-use crate::compat::mode::{Compatibility, UnknownMode};
-use crate::compat::CompatReport;
+use crate::level::{Compatibility, UnknownMode};
 use crate::schema::Language;
 use crate::urn::{Urn, UrnError};
 use std::fmt;
@@ -96,14 +95,17 @@ pub enum Error {
     },
     /// The schema is not compatible with prior versions of its name under
     /// the mode asked for; the report lists every version checked and each
-    /// change found, typed ([`CompatReport::breaking`]); its `Display`
-    /// prefixes each breaking change with its version (`[v2] ...`).
+    /// change found; its `Display` prefixes each breaking change with its
+    /// version (`[v2] ...`). Read it typed with
+    /// [`CompatReport::of`](crate::compat::CompatReport::of).
     #[error("{urn} is incompatible with prior versions: {report}")]
     Incompatible {
         /// The URN being published.
         urn: Urn,
-        /// The per-version report.
-        report: Box<CompatReport>,
+        /// The per-version report, a
+        /// [`CompatReport`](crate::compat::CompatReport) (boxed: the error
+        /// sits below the compatibility engine).
+        report: BoxError,
     },
     /// Under a checked compatibility mode, a version below one already held
     /// was published: it was never checked against the later version.
@@ -395,6 +397,30 @@ impl std::fmt::Display for Chain<'_> {
         Ok(())
     }
 }
+
+/// The cause of an [`Error::SchemaUnusable`] whose schema `$ref`s a URN
+/// no resolver holds: a state that passes once that URN is published, so
+/// a guard compiles such a schema again after a delay.
+#[derive(Debug)]
+#[cfg_attr(
+    not(any(feature = "json", feature = "proto-text", feature = "avro")),
+    allow(dead_code)
+)]
+pub(crate) struct MissingRef {
+    pub(crate) target: Urn,
+}
+
+impl fmt::Display for MissingRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "its reference {} is not held by any resolver",
+            self.target
+        )
+    }
+}
+
+impl std::error::Error for MissingRef {}
 
 /// For the JSON validator, which names it by this path.
 #[cfg(feature = "json")]

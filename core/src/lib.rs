@@ -11,24 +11,190 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
+// The floors, from the ground up (no module imports one above it):
+// 1. the model: `urn`, `schema`, `error`, `contract`, `level`, `resolver`,
+//    `limits`, `text`, `well_known`;
+// 2. the vocabulary of validation (`violation`) and of compatibility
+//    (`change`), which the languages produce;
+// 3. the languages, one folder each: `json`, `protobuf`, `avro`;
+// 4. the dispatch over the languages: `dispatch`;
+// 5. this file: the public faces `validate` and `compat`.
 #[cfg(feature = "avro")]
 mod avro;
-pub mod compat;
+mod change;
 pub mod contract;
+mod dispatch;
 mod error;
 mod json;
+mod level;
 pub mod limits;
 #[cfg(feature = "protobuf")]
 mod protobuf;
-mod reading;
 pub mod resolve;
 mod resolver;
 pub mod rules;
 mod schema;
 mod text;
 mod urn;
-pub mod validate;
+mod violation;
 pub mod well_known;
+
+pub mod validate {
+    //! Validation: what a payload's check reports ([`Violation`],
+    //! [`ViolationKind`]) and the dispatch to each language's validator
+    //! (`json::validate`, `protobuf::validate`, `avro::validate`, each in its
+    //! language's folder behind its cargo feature).
+    //!
+    //! A schema is compiled once (`compile`) into a `Compiled` value the
+    //! guard caches for the life of the process (a URN's bytes never change).
+    //! Dispatch is a `match` on an enum, not a trait object: the hot path has
+    //! one predictable branch per message.
+
+    #[doc(hidden)]
+    pub use crate::dispatch::compile::{compile, CompileError, Compiled};
+    pub use crate::violation::{JsonEngine, Violation, ViolationKind, MAX_VIOLATIONS};
+    #[doc(hidden)]
+    pub use crate::violation::{Options, Report};
+
+    /// Avro's schema resolution as a plan over the bytes (feature `avro`):
+    /// what `dataschema::Registry::resolution` builds. Use it through the
+    /// registry; the plan is public for those who hold two schemas outside one.
+    #[cfg(feature = "avro")]
+    pub mod avro_resolution {
+        pub use crate::avro::model::AvroSchema;
+        pub use crate::avro::resolve::Transcoder;
+        pub use crate::resolve::Unresolvable;
+
+        /// Reads an Avro schema's JSON text (the model the plan is made from).
+        pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {
+            crate::avro::model::parse(bytes)
+        }
+
+        /// Reads an Avro schema over the named types its references define,
+        /// resolved through `refs` ([`Error::SchemaUnusable`](crate::Error::SchemaUnusable) naming the
+        /// schema, with the reason, when it cannot be read).
+        pub fn read_schema(
+            schema: &crate::schema::Schema,
+            refs: &dyn crate::resolver::Resolver,
+        ) -> Result<AvroSchema, crate::error::Error> {
+            crate::avro::names::read(schema, refs).map_err(|err| {
+                crate::error::Error::SchemaUnusable {
+                    urn: schema.urn().clone(),
+                    source: err.to_string().into(),
+                }
+            })
+        }
+    }
+
+    /// The Avro validating scanner and schema model (features `avro` and
+    /// `unstable`): the guard's engine for Avro payloads, public for the
+    /// differential tests, the benches and the fuzz targets.
+    ///
+    /// **Unstable**: behind the `unstable` feature, with no semver promise.
+    /// Validate through `dataschema::Guard`.
+    #[cfg(all(feature = "avro", feature = "unstable"))]
+    pub mod avro_scan {
+        pub use crate::avro::model::{parse_schema, rabin, AvroSchema, SchemaError};
+        pub use crate::avro::scan::{Plan, MAX_DEPTH};
+    }
+
+    /// The protobuf validating scanner (features `protobuf` and `unstable`):
+    /// the guard's engine for protobuf payloads, public for the differential
+    /// tests, the benches and the fuzz targets.
+    ///
+    /// **Unstable**: behind the `unstable` feature, with no semver promise;
+    /// its items may change or go in any release. Validate through
+    /// `dataschema::Guard`.
+    #[cfg(all(feature = "protobuf", feature = "unstable"))]
+    pub use crate::protobuf::scan;
+
+    /// The JSON scanner's compiled plan: a JSON Schema checked on the payload
+    /// bytes without building a `serde_json::Value` (feature `json`). The guard
+    /// uses it on its own; it is public for the differential tests and for
+    /// those who want the verdict alone.
+    ///
+    /// Covered: drafts 4 to 2020-12; boolean schemas, `type`, `properties`,
+    /// `patternProperties`, `additionalProperties`, `required`,
+    /// `dependentRequired`, `dependentSchemas`, `dependencies`,
+    /// `propertyNames`, `items`/`prefixItems`/`additionalItems`,
+    /// `minItems`/`maxItems`, `minLength`/`maxLength`, `pattern`, `format`,
+    /// scalar `enum`/`const`, numeric bounds, `multipleOf`,
+    /// `allOf`/`anyOf`/`oneOf`/`not`, `if`/`then`/`else`, and `$ref` to a JSON
+    /// pointer in the document or to a registry schema by URN. Anything else
+    /// `jsonschema` acts on makes [`JsonPlan::compile`](json_plan::JsonPlan::compile)
+    /// refuse the schema, which the guard then validates with `jsonschema`.
+    #[cfg(feature = "json")]
+    pub mod json_plan {
+        pub use crate::json::validate::plan::{JsonPlan, PlanRefusal};
+    }
+}
+
+pub mod compat {
+    //! Schema compatibility: a diff engine per language and one checker for the
+    //! seven [`Compatibility`] modes.
+    //!
+    //! Every check is built on a diff. [`json::diff`] and [`protobuf::diff`]
+    //! (feature `protobuf`) list every change between an old and a new schema,
+    //! each with a kind named after Confluent Schema Registry's difference types,
+    //! a path, and whether it breaks backward compatibility. The checkers
+    //! ([`json::check`], [`protobuf::check`]) run those diffs under a mode against
+    //! prior versions through one language-agnostic driver, [`check_with`].
+    //! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check()`]
+    //! share one per-language dispatch; their kinds are [`AnyChangeKind`].
+    //!
+    //! Reports are typed: a [`CompatReport`] holds a [`VersionReport`] per
+    //! prior version checked, each with every [`VersionChange`] found (its
+    //! version, [`Direction`], kind, path and verdict). Text comes from
+    //! `Display` only.
+    //!
+    //! | mode | what is checked |
+    //! |---|---|
+    //! | `Backward` | `diff(latest prior, new)` has no breaking change |
+    //! | `Forward` | `diff(new, latest prior)` has no breaking change |
+    //! | `Full` | both |
+    //! | `*Transitive` | the same against every prior version, oldest first |
+    //! | `None` | nothing |
+    //!
+    //! ```
+    //! use dataschema::compat::{json, Compatibility};
+    //! use serde_json::json;
+    //!
+    //! let v1 = json!({"type": "object", "properties": {"id": {"type": "integer"}}});
+    //! let v2 = json!({"type": "object", "properties": {"id": {"type": "number"}}});
+    //! let report = json::check(Compatibility::Backward, &v2, &[(1, &v1)]).unwrap();
+    //! assert!(report.is_compatible());
+    //!
+    //! let diff = json::diff(&v1, &v2);
+    //! assert_eq!(diff.to_string().lines().count(), 2);
+    //! ```
+    //!
+    //! The rules per language, and where they differ from Confluent, are in
+    //! `docs/compatibility.md`.
+
+    #[cfg(feature = "avro")]
+    pub use crate::avro::compat as avro;
+    pub use crate::json::compat as json;
+    #[cfg(feature = "protobuf")]
+    pub use crate::protobuf::compat as protobuf;
+
+    pub use crate::change::any_kind::AnyChangeKind;
+    pub use crate::change::check::{
+        check_with, CompatReport, Direction, VersionChange, VersionReport,
+    };
+    pub use crate::change::diff::{Change, SchemaDiff};
+    pub use crate::change::error::CompatError;
+    pub use crate::change::kind::{ChangeKind, UnknownChangeKind};
+    pub use crate::change::policy::{Policy, UnknownPolicy};
+    pub use crate::dispatch::compare::{check, check_readings, diff};
+    pub use crate::dispatch::reading::Reading;
+    pub use crate::level::{Compatibility, UnknownMode};
+
+    /// The seven compatibility levels of Confluent Schema Registry
+    /// ([`Compatibility`]), as this path named them before.
+    pub mod mode {
+        pub use crate::level::{Compatibility, UnknownMode};
+    }
+}
 
 /// Protobuf schemas as Confluent's clients register them, without a root
 /// message (their bytes the `schema` string registered, their imports
@@ -59,13 +225,13 @@ pub mod avsc {
     pub use crate::avro::normalize::normalize;
 }
 
-pub use crate::compat::mode::Compatibility;
 pub use crate::contract::{Metadata, Reference, RuleSet};
 pub use crate::error::{BoxError, Chain, Error, ErrorKind, ModeRefusal, Unresolved};
+pub use crate::level::Compatibility;
 pub use crate::resolver::Resolver;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};
 pub use crate::urn::{Urn, UrnError};
-pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
+pub use crate::violation::{Violation, ViolationKind, MAX_VIOLATIONS};
 
 pub use crate::schema::sha256_hex;
 pub use crate::text::clip;

@@ -39,7 +39,7 @@ use std::sync::Arc;
 use crate::error::Error;
 use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 /// The most bytes one run of a plan writes,
 /// [`limits::max_avro_transcode_bytes`](crate::limits::max_avro_transcode_bytes)
@@ -450,14 +450,14 @@ pub fn plan(
             #[cfg(feature = "protobuf")]
             Language::Protobuf => {
                 let message = |schema: &Schema| {
-                    let compiled = crate::validate::compile(
+                    let compiled = crate::dispatch::compile::compile(
                         schema,
                         refs.clone(),
-                        crate::validate::Options::default(),
+                        crate::violation::Options::default(),
                     )
                     .map_err(Error::from)?;
                     match compiled {
-                        crate::validate::Compiled::Protobuf(v) => {
+                        crate::dispatch::compile::Compiled::Protobuf(v) => {
                             v.message().ok_or_else(|| Error::SchemaUnusable {
                                 urn: schema.urn().clone(),
                                 source: "the schema declares no message to resolve".into(),

@@ -15,6 +15,7 @@ use super::state::AppState;
 use super::wire::native::{self as wire, NativeError};
 use super::wire::report_json;
 use crate::store::{SchemaId, Version};
+use dataschema_core::compat::CompatReport;
 use dataschema_core::{Compatibility, Error, Language, Schema, Urn};
 
 pub(crate) fn reads(state: AppState) -> Router {
@@ -80,7 +81,7 @@ impl From<Error> for NativeError {
             err.chain().to_string()
         };
         let mut refusal = NativeError::new(status, reason, message);
-        if let Error::Incompatible { report, .. } = &err {
+        if let Some(report) = CompatReport::of(&err) {
             refusal.report = Some(report_json(report));
         }
         refusal

@@ -32,7 +32,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::{Mode, SchemaId, Store, Stored, Version, MAX_ID};
-use crate::{Compatibility, Error, Schema, Urn};
+use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The namespace of the suite's URNs.
 const NS: &str = "conformance";
@@ -790,7 +790,7 @@ pub fn next_versions_race<S: Store>(open: impl Fn() -> S + Sync) {
 /// guid lookup find them; settings (`config`) are kept and cleared.
 pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
     use crate::store::{content_digest, content_guid, guid_digest_prefix};
-    use crate::{Metadata, Reference, RuleSet};
+    use dataschema_core::{Metadata, Reference, RuleSet};
 
     let writer = open();
     let target = json("contracts.target", 1, r#"{"type": "string"}"#);

@@ -340,9 +340,10 @@ fn publish_enforces_avro_compatibility() {
             Compatibility::Backward,
         )
         .unwrap_err();
-    let Error::Incompatible { report, .. } = &err else {
+    let Error::Incompatible { .. } = &err else {
         panic!("{err}")
     };
+    let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
     assert_eq!(report.breaking().count(), 1, "{report}");
     assert!(
         err.to_string()

@@ -38,9 +38,10 @@ mod publish {
         let err = registry
             .publish(price(2), Compatibility::Backward)
             .unwrap_err();
-        let Error::Incompatible { urn, report } = &err else {
+        let Error::Incompatible { urn, .. } = &err else {
             panic!("{err}")
         };
+        let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
         assert_eq!(urn.version(), 2);
         assert!(!report.is_compatible());
         let breaking: Vec<_> = report.breaking().collect();
@@ -70,9 +71,10 @@ mod publish {
         let err = registry
             .publish(price(3), Compatibility::BackwardTransitive)
             .unwrap_err();
-        let Error::Incompatible { report, .. } = &err else {
+        let Error::Incompatible { .. } = &err else {
             panic!("{err}")
         };
+        let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
         let verdicts: Vec<(u32, bool)> = report
             .versions()
             .iter()

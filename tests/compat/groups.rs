@@ -51,6 +51,8 @@ fn the_designs_example_at_publish() {
     let Err(Error::Incompatible { report, .. }) = refused else {
         panic!("{refused:?}");
     };
+    let report: &dataschema::compat::CompatReport =
+        report.downcast_ref().expect("a compatibility report");
     // Checked against version 1 alone: group 1's.
     let checked: Vec<u32> = report.versions().iter().map(|v| v.version()).collect();
     assert_eq!(checked, [1]);

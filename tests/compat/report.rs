@@ -110,9 +110,10 @@ fn publish_refuses_with_a_typed_report() {
     let err = registry
         .publish(price(2), Compatibility::Backward)
         .unwrap_err();
-    let Error::Incompatible { urn, report } = &err else {
+    let Error::Incompatible { urn, .. } = &err else {
         panic!("{err}")
     };
+    let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
     assert_eq!(urn.version(), 2);
     assert_eq!(report.mode(), Compatibility::Backward);
     let breaking: Vec<&VersionChange> = report.breaking().collect();
@@ -143,9 +144,10 @@ fn a_language_change_is_one_typed_change() {
     let err = registry
         .publish(proto.clone(), Compatibility::Full)
         .unwrap_err();
-    let Error::Incompatible { report, .. } = &err else {
+    let Error::Incompatible { .. } = &err else {
         panic!("{err}")
     };
+    let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
     let breaking: Vec<&VersionChange> = report.breaking().collect();
     let changed = AnyChangeKind::LanguageChanged {
         from: Language::JsonSchema,

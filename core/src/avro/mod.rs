@@ -30,3 +30,4 @@ mod plan;
 pub mod resolve;
 pub mod scan;
 pub(crate) mod validate;
+mod values;

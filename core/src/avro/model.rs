@@ -300,7 +300,7 @@ pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
                 "",
                 format!(
                     "Avro (apache-avro) refuses the schema: {}",
-                    crate::clip(&err.to_string(), 300)
+                    crate::text::clip(&err.to_string(), 300)
                 ),
             )
         })?;
@@ -425,7 +425,7 @@ impl Reader {
             format!(
                 "{:?} is not a defined type (a type is named after it is defined, by its full \
                  name or its name in the enclosing namespace)",
-                crate::clip(name, 100)
+                crate::text::clip(name, 100)
             ),
         ))
     }
@@ -651,7 +651,7 @@ impl Reader {
                     &format!("{here}/name"),
                     format!(
                         "{:?} is not a valid field name ([A-Za-z_][A-Za-z0-9_]*)",
-                        crate::clip(&field_name, 100)
+                        crate::text::clip(&field_name, 100)
                     ),
                 ));
             }
@@ -744,7 +744,7 @@ impl Reader {
                     &here,
                     format!(
                         "{:?} is not a valid symbol ([A-Za-z_][A-Za-z0-9_]*)",
-                        crate::clip(symbol, 100)
+                        crate::text::clip(symbol, 100)
                     ),
                 ));
             }
@@ -761,7 +761,7 @@ impl Reader {
                     &format!("{at}/default"),
                     format!(
                         "an enum's default is one of its symbols, found {}",
-                        crate::clip(&other.to_string(), 100)
+                        crate::text::clip(&other.to_string(), 100)
                     ),
                 ))
             }
@@ -830,7 +830,7 @@ impl Reader {
         if depth > 2 * MAX_SCHEMA_DEPTH {
             return Err("the value nests too deep".into());
         }
-        let found = || format!("found {}", crate::clip(&value.to_string(), 60));
+        let found = || format!("found {}", crate::text::clip(&value.to_string(), 60));
         let ok = match (self.node(id), value) {
             (Node::Null, Value::Null) => true,
             (Node::Boolean, Value::Bool(_)) => true,
@@ -854,7 +854,7 @@ impl Reader {
             (Node::Map(values), Value::Object(map)) => {
                 for (k, v) in map {
                     self.valid_default(*values, v, depth + 1)
-                        .map_err(|why| format!("key {:?}: {why}", crate::clip(k, 60)))?;
+                        .map_err(|why| format!("key {:?}: {why}", crate::text::clip(k, 60)))?;
                 }
                 true
             }
@@ -908,7 +908,7 @@ fn check_full_name(full: &str) -> Result<(), String> {
     } else {
         Err(format!(
             "{:?} is not a valid name (dot-separated parts, each [A-Za-z_][A-Za-z0-9_]*)",
-            crate::clip(full, 100)
+            crate::text::clip(full, 100)
         ))
     }
 }

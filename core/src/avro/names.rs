@@ -1,6 +1,6 @@
 //! Named types across schemas: an Avro schema may use a record, enum or
 //! fixed another schema defines, by full name, the other schema one of its
-//! [`references`](crate::Schema::references) (Confluent's Avro
+//! [`references`](crate::schema::Schema::references) (Confluent's Avro
 //! references).
 //!
 //! As Java's `Schema.Parser` does when Confluent's `AvroSchema` parses the
@@ -109,7 +109,7 @@ pub(crate) fn collect(
             Err(Error::NotFound { .. }) => return Err(DefinitionsError::Missing(urn)),
             Err(err) => return Err(DefinitionsError::Unreachable(err)),
         };
-        let label = format!("reference {:?} ({urn})", crate::clip(&name, 100));
+        let label = format!("reference {:?} ({urn})", crate::text::clip(&name, 100));
         if referenced.language() != Language::Avro {
             return Err(DefinitionsError::Unusable(format!(
                 "{label} is a {} schema, not Avro",

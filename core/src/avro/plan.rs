@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 
 use super::model::{AvroSchema, Logical, Node, NodeId};
-use super::scan::{decimal_fits, is_uuid, Counts, MAX_DEPTH};
+use super::values::{decimal_fits, is_uuid, Counts, MAX_DEPTH};
 
 /// A record copied into the sequence that holds it at most this many
 /// operations large (counting each record as one); a larger one, or a

@@ -25,10 +25,11 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::model::{AvroSchema, Node, NodeId};
-use super::scan::{Plan, MAX_DEPTH};
+use super::scan::Plan;
+use super::values::MAX_DEPTH;
 pub use crate::resolve::Unresolvable;
 use crate::resolve::{max_output, refused, too_large, Direction, PlanPath};
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 type StepId = usize;
 

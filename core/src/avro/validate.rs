@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::model::AvroSchema;
 use super::names::{self, ReadError};
 use super::scan::Plan;
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 /// A compiled Avro schema.
 pub struct AvroValidator {

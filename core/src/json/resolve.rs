@@ -31,7 +31,7 @@ use serde_json::{Map, Value};
 use super::validate::tokenizer::{Cursor, Stop};
 use super::validate::MAX_NESTING;
 use crate::resolve::{max_output, refused, too_large, Aliases, Direction, PlanPath, Unresolvable};
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 type StepId = usize;
 

@@ -24,7 +24,8 @@
 //!   [`PATTERN_SIZE_LIMIT`] still makes the schema unusable.
 //! * **Reports.** A valid payload is checked with `is_valid`, which collects
 //!   nothing. A payload the scanner refuses is reported when the report is
-//!   first read (`Deferred`), from a copy of the payload. For an invalid
+//!   first read (the checker is the report's `Reporter`), from a copy of the
+//!   payload. For an invalid
 //!   one, the full report (up to `MAX_VIOLATIONS`)
 //!   is produced only when the analysis bounds the errors `jsonschema` would
 //!   collect to [`ERROR_BUDGET`]; otherwise only the first violation, found
@@ -52,7 +53,9 @@ use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
 use crate::schema::Language;
 use crate::urn::Urn;
-use crate::validate::{JsonEngine, Options, Report, Violation, ViolationKind, MAX_VIOLATIONS};
+use crate::violation::{
+    JsonEngine, Options, Report, Reporter, Violation, ViolationKind, MAX_VIOLATIONS,
+};
 
 /// The largest compiled program one pattern may have (the `regex` crate's
 /// size limit), and the largest lazy-DFA cache it may use while matching
@@ -109,23 +112,17 @@ struct Checker {
     has_context: bool,
 }
 
-/// A payload the scanner refused, kept to be reported by `jsonschema` when
-/// its report is first read (`Report::violations`). The copy is one
-/// allocation (an `Arc<[u8]>`), shared by the report's clones.
-#[derive(Clone)]
-pub(crate) struct Deferred {
-    checker: Arc<Checker>,
-    payload: Arc<[u8]>,
-}
-
-impl Deferred {
+/// A payload the scanner refused is kept (one allocation, an `Arc<[u8]>`,
+/// shared by the report's clones) to be reported by `jsonschema` when its
+/// report is first read (`Report::violations`).
+impl Reporter for Checker {
     /// `jsonschema`'s report of the payload. The scanner's refusal is
     /// `jsonschema`'s verdict (the differential tests hold it to that); if
     /// they ever disagreed, the report says so rather than coming back
     /// empty.
     #[cold]
-    pub(crate) fn violations(&self) -> Vec<Violation> {
-        match self.checker.parse_and_check(&self.payload) {
+    fn violations(&self, payload: &[u8]) -> Vec<Violation> {
+        match self.parse_and_check(payload) {
             Err(violations) => violations,
             Ok(()) => vec![Violation::new(
                 "",
@@ -307,10 +304,10 @@ impl JsonValidator {
     #[cold]
     #[inline(never)]
     fn defer(&self, payload: &[u8]) -> Report {
-        Report::deferred(Deferred {
-            checker: Arc::clone(&self.checker),
-            payload: Arc::from(payload),
-        })
+        Report::deferred(
+            Arc::clone(&self.checker) as Arc<dyn Reporter>,
+            Arc::from(payload),
+        )
     }
 
     /// A value the caller parsed: nested less than [`MAX_NESTING`] deep, as

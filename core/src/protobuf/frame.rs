@@ -1,7 +1,7 @@
 //! Confluent's wire format: the message indexes a protobuf frame carries
 //! between the schema id and the body.
 
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 /// Python's decoder refuses more indexes than this; so do we.
 const MAX_INDEXES: u64 = 100_000;

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor};
 
 use crate::resolve::{max_output, refused, too_large, Direction, PlanPath, Unresolvable};
-use crate::validate::{Violation, ViolationKind};
+use crate::violation::{Violation, ViolationKind};
 
 /// What becomes of one source field.
 #[derive(Debug, Clone)]

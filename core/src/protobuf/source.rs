@@ -28,10 +28,10 @@
 //! `confluent/type/decimal.proto` (bundled, from `confluent-kafka-go`,
 //! Apache-2.0); `core/proto/README.md` says where each comes from.
 //!
-//! [`Schema`]: crate::Schema
-//! [`Schema::references`]: crate::Schema::references
-//! [`Error::MissingRoot`]: crate::Error::MissingRoot
-//! [`Resolver`]: crate::Resolver
+//! [`Schema`]: crate::schema::Schema
+//! [`Schema::references`]: crate::schema::Schema::references
+//! [`Error::MissingRoot`]: crate::error::Error::MissingRoot
+//! [`Resolver`]: crate::resolver::Resolver
 
 /// What the `schema` string of a rootless protobuf schema holds.
 #[derive(Clone, Debug)]
@@ -74,8 +74,8 @@ pub use crate::well_known::{is_well_known, PROTOBUF_WELL_KNOWN, WELL_KNOWN};
 /// `Dataschema-Root`): its own file is the one no other file of the set
 /// imports (`main_file`); a frame's message indexes name its message,
 /// and a payload addressed by URN names none (`unusable`).
-pub fn is_rootless_set(schema: &crate::Schema) -> bool {
-    schema.language() == crate::Language::Protobuf
+pub fn is_rootless_set(schema: &crate::schema::Schema) -> bool {
+    schema.language() == crate::schema::Language::Protobuf
         && schema.root().is_none()
         && !looks_like_source(schema.bytes())
 }

@@ -15,7 +15,7 @@ use super::frame;
 use super::model::{self, DecodeError};
 use super::scan::{check_tree, Plan, ScanOptions};
 use crate::error::BoxError;
-use crate::validate::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
+use crate::violation::{Options, Violation, ViolationKind, MAX_VIOLATIONS};
 
 pub struct ProtobufValidator {
     /// The message a payload validated by URN is: the root, or a rootless

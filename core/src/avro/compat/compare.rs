@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::kind::AvroChangeKind as K;
 use crate::avro::model::{AvroSchema, Node, NodeId};
-use crate::compat::Change;
+use crate::change::diff::Change;
 
 /// How deep the comparison follows nested types.
 const MAX_DEPTH: usize = 256;

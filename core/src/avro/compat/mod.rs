@@ -34,16 +34,22 @@
 //! ```
 
 mod compare;
-mod kind;
+pub(crate) mod kind;
 
 pub use self::kind::AvroChangeKind;
 pub use crate::avro::model::{AvroSchema, SchemaError};
-use crate::compat::{check_with, CompatError, CompatReport, Compatibility, SchemaDiff};
+use crate::change::check::{check_with, CompatReport};
+use crate::change::diff::SchemaDiff;
+use crate::change::error::CompatError;
+use crate::level::Compatibility;
 
 /// Reads an Avro schema's JSON text, naming the input (`what`) in the
 /// error.
 pub fn parse(what: &str, bytes: &[u8]) -> Result<AvroSchema, CompatError> {
-    crate::reading::avro(what, bytes)
+    crate::avro::model::parse(bytes).map_err(|source| CompatError::NotAnAvroSchema {
+        what: what.to_owned(),
+        source,
+    })
 }
 
 /// Every reason `reader` cannot read data written with `writer`, in Java's

@@ -21,14 +21,17 @@
 
 mod canon;
 mod compare;
-mod kind;
+pub(crate) mod kind;
 mod nodes;
 
 use serde_json::Value;
 
 pub use self::kind::JsonChangeKind;
-use crate::compat::{check_with, Change, CompatError, CompatReport, Compatibility, SchemaDiff};
+use crate::change::check::{check_with, CompatReport};
+use crate::change::diff::{Change, SchemaDiff};
+use crate::change::error::CompatError;
 use crate::json::model;
+use crate::level::Compatibility;
 
 /// Every change between `old` and `new`, in Confluent's order.
 ///
@@ -53,7 +56,17 @@ pub fn diff(old: &Value, new: &Value) -> SchemaDiff<JsonChangeKind> {
 
 /// Parses JSON Schema text, naming the input (`what`) in the error.
 pub fn parse(what: &str, text: &[u8]) -> Result<Value, CompatError> {
-    crate::reading::json(what, text)
+    use crate::json::model::{parse, ParseError};
+    parse(text).map_err(|err| match err {
+        ParseError::NotJson(source) => CompatError::NotJson {
+            what: what.to_owned(),
+            source,
+        },
+        ParseError::NotASchema(found) => CompatError::NotASchema {
+            what: what.to_owned(),
+            found,
+        },
+    })
 }
 
 fn validate(what: &str, value: &Value) -> Result<(), CompatError> {

@@ -10,8 +10,8 @@ use super::shape::{
     ScalarGroup, Shape,
 };
 use super::ProtoChangeKind;
-use crate::compat::java_order::{int_union_order, java_order, map_order, union_order};
-use crate::compat::Change;
+use crate::change::diff::Change;
+use crate::change::java_order::{int_union_order, java_order, map_order, union_order};
 
 type P = ProtoChangeKind;
 

@@ -1,6 +1,6 @@
 //! The kinds of change in a protobuf diff, declared once.
 
-use crate::compat::kind::change_kinds;
+use crate::change::kind::change_kinds;
 use crate::schema::Language;
 
 change_kinds! {

@@ -38,7 +38,7 @@
 //! ```
 
 mod compare;
-mod kind;
+pub(crate) mod kind;
 mod shape;
 
 use std::collections::{HashMap, HashSet};
@@ -47,7 +47,10 @@ use prost_reflect::{DescriptorPool, FileDescriptor};
 
 use self::compare::Comparer;
 pub use self::kind::ProtoChangeKind;
-use crate::compat::{check_with, CompatError, CompatReport, Compatibility, SchemaDiff};
+use crate::change::check::{check_with, CompatReport};
+use crate::change::diff::SchemaDiff;
+use crate::change::error::CompatError;
+use crate::level::Compatibility;
 pub use crate::protobuf::model::UnusableDescriptor;
 
 type P = ProtoChangeKind;
@@ -59,7 +62,24 @@ type P = ProtoChangeKind;
 /// that links but holds, say, a map entry without a `value` field is
 /// [`CompatError::UnusableDescriptor`].
 pub fn decode(what: &str, bytes: &[u8]) -> Result<DescriptorPool, CompatError> {
-    crate::reading::descriptors(what, bytes)
+    use crate::protobuf::model::{decode, DecodeError};
+    let pool = decode(bytes).map_err(|err| match err {
+        DecodeError::Unusable(source) => CompatError::UnusableDescriptor {
+            what: what.to_owned(),
+            source,
+        },
+        DecodeError::NotADescriptorSet(source) => CompatError::NotADescriptorSet {
+            what: what.to_owned(),
+            source,
+        },
+    })?;
+    if pool.files().len() == 0 {
+        return Err(CompatError::NoSuchFile {
+            what: what.to_owned(),
+            file: String::new(),
+        });
+    }
+    Ok(pool)
 }
 
 /// Whether two pools hold the same files, in the same order.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use prost_reflect::{FieldDescriptor, Kind, MessageDescriptor};
 
-use crate::compat::java_order::java_order;
+use crate::change::java_order::java_order;
 
 /// A message's fields the way a `.proto` file declares them: top-level
 /// fields (proto3 `optional` included) and real oneofs, with the lookups the

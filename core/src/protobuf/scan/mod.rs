@@ -97,7 +97,7 @@ pub(crate) use self::reference::check_tree;
 #[doc(hidden)]
 pub use self::reference::{has_unknown_fields, reference_is_valid};
 pub use crate::protobuf::model::{check_descriptor_set, check_descriptors, UnusableDescriptor};
-pub use crate::validate::{Violation, ViolationKind, MAX_VIOLATIONS};
+pub use crate::violation::{Violation, ViolationKind, MAX_VIOLATIONS};
 
 /// Options fixed when a [`Plan`] is compiled.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::canon::{Canon, Interner};
 use super::kind::JsonChangeKind as K;
 use super::nodes::{ArrayNode, Criterion, Id, Model, Node, NumberNode, ObjectNode, StringNode};
-use crate::compat::java_order::{map_order, union_order};
+use crate::change::java_order::{map_order, union_order};
 use regex_lite::Regex;
 
 mod arrays;

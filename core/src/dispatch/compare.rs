@@ -4,25 +4,27 @@
 
 use std::sync::Arc;
 
-use super::any_kind::AnyChangeKind;
-use super::check::{check_with, CompatReport, Direction, VersionReport};
-use super::diff::SchemaDiff;
-use super::error::CompatError;
-use super::mode::Compatibility;
-use crate::reading::{Model, Reading};
+use super::reading::{Model, Reading};
+use crate::change::any_kind::AnyChangeKind;
+use crate::change::check::{check_with, CompatReport, Direction, VersionReport};
+use crate::change::diff::{Change, SchemaDiff};
+use crate::change::error::CompatError;
+use crate::level::Compatibility;
 use crate::schema::Schema;
 
 /// The language's diff; schemas of two languages differ by one
 /// [`AnyChangeKind::LanguageChanged`] at `#/`.
 fn diff_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
     match (old, new) {
-        (Model::Json(old), Model::Json(new)) => super::json::diff(old, new).into_any(),
+        (Model::Json(old), Model::Json(new)) => crate::json::compat::diff(old, new).into_any(),
         #[cfg(feature = "protobuf")]
-        (Model::Protobuf(old), Model::Protobuf(new)) => super::protobuf::diff(old, new).into_any(),
+        (Model::Protobuf(old), Model::Protobuf(new)) => {
+            crate::protobuf::compat::diff(old, new).into_any()
+        }
         #[cfg(feature = "avro")]
-        (Model::Avro(old), Model::Avro(new)) => super::avro::diff(old, new).into_any(),
+        (Model::Avro(old), Model::Avro(new)) => crate::avro::compat::diff(old, new).into_any(),
         #[allow(unreachable_patterns)]
-        (old, new) => SchemaDiff::new(vec![super::Change::new(
+        (old, new) => SchemaDiff::new(vec![Change::new(
             AnyChangeKind::LanguageChanged {
                 from: old.language(),
                 to: new.language(),
@@ -33,8 +35,8 @@ fn diff_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
 }
 
 /// Every change between two schemas, whatever their language, in
-/// Confluent's order: [`json::diff`](super::json::diff) or
-/// [`protobuf::diff`](super::protobuf::diff) (feature `protobuf`) with the
+/// Confluent's order: [`json::diff`](crate::compat::json::diff) or
+/// [`protobuf::diff`](crate::compat::protobuf::diff) (feature `protobuf`) with the
 /// kinds made [`AnyChangeKind`]. Two schemas of different languages differ
 /// by one breaking [`AnyChangeKind::LanguageChanged`] at `#/`.
 ///

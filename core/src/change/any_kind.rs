@@ -3,12 +3,12 @@
 
 use std::fmt;
 
-#[cfg(feature = "avro")]
-use super::avro::AvroChangeKind;
-use super::json::JsonChangeKind;
 use super::kind::ChangeKind;
+#[cfg(feature = "avro")]
+use crate::avro::compat::kind::AvroChangeKind;
+use crate::json::compat::kind::JsonChangeKind;
 #[cfg(feature = "protobuf")]
-use super::protobuf::ProtoChangeKind;
+use crate::protobuf::compat::kind::ProtoChangeKind;
 use crate::schema::Language;
 
 /// The kind of a change in a language-agnostic report ([`compat::diff`],

@@ -1,12 +1,16 @@
 //! A schema read for comparison: its language's schema model, read once
 //! from the schema's bytes (a parsed JSON Schema, a checked descriptor
-//! pool). It sits below both the validators, whose compile reads a protobuf
-//! schema into the same pool ([`Compiled::reading`](crate::validate::Compiled::reading)),
-//! and the compatibility engine, which compares readings.
+//! pool, an Avro schema). Both dispatches share it: compiling a validator
+//! reads a protobuf or Avro schema into the same model
+//! ([`Compiled::reading`](super::compile::Compiled::reading)), and the
+//! compatibility dispatch ([`super::compare`]) compares readings.
 
 use serde_json::Value;
 
-use crate::compat::CompatError;
+use crate::change::error::CompatError;
+use crate::json::compat::parse as json;
+#[cfg(feature = "protobuf")]
+use crate::protobuf::compat::decode as descriptors;
 use crate::schema::{Language, Schema};
 
 /// A schema read for comparison, in its language: what
@@ -40,7 +44,10 @@ impl Reading {
     /// [`read`](Reading::read), a schema's references (a protobuf schema
     /// without a root, registered with references; an Avro schema using
     /// named types its references define) resolved through `refs`.
-    pub fn read_with(schema: &Schema, refs: &dyn crate::Resolver) -> Result<Reading, CompatError> {
+    pub fn read_with(
+        schema: &Schema,
+        refs: &dyn crate::resolver::Resolver,
+    ) -> Result<Reading, CompatError> {
         Model::read_with(schema, "the schema", refs).map(Reading)
     }
 
@@ -82,7 +89,7 @@ impl Model {
     pub(crate) fn read_with(
         schema: &Schema,
         what: &str,
-        refs: &dyn crate::Resolver,
+        refs: &dyn crate::resolver::Resolver,
     ) -> Result<Model, CompatError> {
         let unusable = |source| CompatError::Unusable {
             urn: schema.urn().clone(),
@@ -130,29 +137,13 @@ impl Model {
     }
 }
 
-/// JSON Schema text read for comparison, naming the input (`what`) in the
-/// error.
-pub(crate) fn json(what: &str, text: &[u8]) -> Result<Value, CompatError> {
-    use crate::json::model::{parse, ParseError};
-    parse(text).map_err(|err| match err {
-        ParseError::NotJson(source) => CompatError::NotJson {
-            what: what.to_owned(),
-            source,
-        },
-        ParseError::NotASchema(found) => CompatError::NotASchema {
-            what: what.to_owned(),
-            found,
-        },
-    })
-}
-
 /// A protobuf schema without a root compiled for comparison: its pool
 /// (the schema's file and its imports).
 #[cfg(feature = "protobuf")]
 fn rootless(
     what: &str,
     schema: &Schema,
-    refs: &dyn crate::Resolver,
+    refs: &dyn crate::resolver::Resolver,
 ) -> Result<prost_reflect::DescriptorPool, CompatError> {
     let not_compiled = |reason: String| CompatError::NotCompiled {
         what: what.to_owned(),
@@ -180,34 +171,6 @@ fn rootless(
     }
 }
 
-/// A serialized `FileDescriptorSet` read for comparison, naming the input
-/// (`what`) in the error: the model's checked pool, holding at least one
-/// file.
-#[cfg(feature = "protobuf")]
-pub(crate) fn descriptors(
-    what: &str,
-    bytes: &[u8],
-) -> Result<prost_reflect::DescriptorPool, CompatError> {
-    use crate::protobuf::model::{decode, DecodeError};
-    let pool = decode(bytes).map_err(|err| match err {
-        DecodeError::Unusable(source) => CompatError::UnusableDescriptor {
-            what: what.to_owned(),
-            source,
-        },
-        DecodeError::NotADescriptorSet(source) => CompatError::NotADescriptorSet {
-            what: what.to_owned(),
-            source,
-        },
-    })?;
-    if pool.files().len() == 0 {
-        return Err(CompatError::NoSuchFile {
-            what: what.to_owned(),
-            file: String::new(),
-        });
-    }
-    Ok(pool)
-}
-
 /// An Avro schema read for comparison over the named types its references
 /// define (resolved through `refs`), naming the input (`what`) in the
 /// error.
@@ -215,7 +178,7 @@ pub(crate) fn descriptors(
 fn avro_over(
     what: &str,
     schema: &Schema,
-    refs: &dyn crate::Resolver,
+    refs: &dyn crate::resolver::Resolver,
 ) -> Result<crate::avro::model::AvroSchema, CompatError> {
     use crate::avro::names::ReadError;
     crate::avro::names::read(schema, refs).map_err(|err| match err {
@@ -227,18 +190,5 @@ fn avro_over(
             what: what.to_owned(),
             reason: err.to_string(),
         },
-    })
-}
-
-/// An Avro schema's JSON text read for comparison, naming the input
-/// (`what`) in the error.
-#[cfg(feature = "avro")]
-pub(crate) fn avro(
-    what: &str,
-    bytes: &[u8],
-) -> Result<crate::avro::model::AvroSchema, CompatError> {
-    crate::avro::model::parse(bytes).map_err(|source| CompatError::NotAnAvroSchema {
-        what: what.to_owned(),
-        source,
     })
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::any_kind::AnyChangeKind;
-use super::json::JsonChangeKind;
+use crate::json::compat::kind::JsonChangeKind;
 
 /// How strictly a compatibility check reads JSON Schema changes
 /// (Confluent's `compatibilityPolicy`, set in a subject's config).

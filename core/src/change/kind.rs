@@ -86,7 +86,7 @@ macro_rules! change_kinds {
             }
         }
 
-        impl $crate::compat::ChangeKind for $kind {
+        impl $crate::change::kind::ChangeKind for $kind {
             fn name(self) -> &'static str {
                 $kind::name(self)
             }
@@ -104,13 +104,13 @@ macro_rules! change_kinds {
         }
 
         impl ::std::str::FromStr for $kind {
-            type Err = $crate::compat::UnknownChangeKind;
+            type Err = $crate::change::kind::UnknownChangeKind;
 
             /// Reads Confluent's name of a kind (`TYPE_EXTENDED`), exactly.
             fn from_str(name: &str) -> Result<Self, Self::Err> {
                 match name {
                     $( $name => Ok($kind::$variant), )*
-                    _ => Err($crate::compat::UnknownChangeKind::new($language, name)),
+                    _ => Err($crate::change::kind::UnknownChangeKind::new($language, name)),
                 }
             }
         }

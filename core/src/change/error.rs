@@ -8,11 +8,11 @@ use crate::urn::Urn;
 ///
 /// Diffing itself never fails; these errors come from turning bytes into a
 /// schema (JSON text, a serialized `FileDescriptorSet`). The entry points
-/// over [`Schema`](crate::Schema)s ([`compat::diff`](crate::compat::diff()),
+/// over [`Schema`](crate::schema::Schema)s ([`compat::diff`](crate::compat::diff()),
 /// [`compat::check`](fn@crate::compat::check)) wrap the cause in
 /// [`CompatError::Unusable`], naming the schema's URN. `Display` does not
 /// repeat the cause kept in `source()`: print the chain
-/// ([`Chain`](crate::Chain)) for the whole story.
+/// ([`Chain`](crate::error::Chain)) for the whole story.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum CompatError {
@@ -123,7 +123,7 @@ pub enum CompatError {
 
 impl CompatError {
     /// The URN of the schema concerned, when the error came from an entry
-    /// point over [`Schema`](crate::Schema)s.
+    /// point over [`Schema`](crate::schema::Schema)s.
     pub fn urn(&self) -> Option<&Urn> {
         match self {
             CompatError::Unusable { urn, .. } | CompatError::NoComparer { urn, .. } => Some(urn),

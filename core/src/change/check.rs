@@ -5,8 +5,9 @@ use std::fmt;
 use super::any_kind::AnyChangeKind;
 use super::diff::{Change, SchemaDiff};
 use super::kind::ChangeKind;
-use super::mode::Compatibility;
 use super::policy::Policy;
+use crate::error::Error;
+use crate::level::Compatibility;
 use crate::schema::Language;
 
 /// Which way a check reads data.
@@ -194,6 +195,32 @@ pub struct CompatReport {
 }
 
 impl CompatReport {
+    /// The report an [`Error::Incompatible`](crate::error::Error::Incompatible)
+    /// holds; `None` for any other error.
+    ///
+    /// ```
+    /// use dataschema::compat::{CompatReport, Compatibility};
+    /// use dataschema::{MemoryStore, Registry, Schema, Urn};
+    ///
+    /// let registry = Registry::new(MemoryStore::new());
+    /// let v1: Urn = "urn:acme:schema:order:1".parse().unwrap();
+    /// let v2: Urn = "urn:acme:schema:order:2".parse().unwrap();
+    /// registry
+    ///     .publish(Schema::json(v1, r#"{"type": "integer"}"#), Compatibility::Backward)
+    ///     .unwrap();
+    /// let err = registry
+    ///     .publish(Schema::json(v2, r#"{"type": "string"}"#), Compatibility::Backward)
+    ///     .unwrap_err();
+    /// let report = CompatReport::of(&err).unwrap();
+    /// assert_eq!(report.breaking().count(), 1);
+    /// ```
+    pub fn of(error: &Error) -> Option<&CompatReport> {
+        match error {
+            Error::Incompatible { report, .. } => report.downcast_ref(),
+            _ => None,
+        }
+    }
+
     /// Adds a version's report, keeping versions in order.
     pub(crate) fn insert(&mut self, report: VersionReport) {
         let at = self
@@ -243,6 +270,9 @@ impl CompatReport {
         self.versions.iter().flat_map(VersionReport::breaking)
     }
 }
+
+/// A report is the cause an [`Error::Incompatible`] carries.
+impl std::error::Error for CompatReport {}
 
 impl fmt::Display for CompatReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
