@@ -934,6 +934,11 @@ impl Resolver for Registry {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
         Registry::resolve(self, urn)
     }
+    /// A registry holds what it was given or what its store holds: a
+    /// guard keeps what it compiles from it for good.
+    fn is_bounded(&self) -> bool {
+        true
+    }
     fn list(&self) -> Result<Vec<Urn>, Error> {
         Registry::list(self)
     }

@@ -40,6 +40,16 @@ pub trait Resolver: Send + Sync {
     fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
         Err(Error::NoId { urn: urn.clone() })
     }
+
+    /// Whether what this resolver holds is bounded and in the process's
+    /// hands (an embedded registry, a bundle), so that a guard whose
+    /// primary it is keeps every schema it compiles from it for good,
+    /// never evicted. The default: no (a remote registry's answers, a
+    /// user's source, may be evicted). `Registry` answers yes; a wrapper
+    /// answers what it wraps.
+    fn is_bounded(&self) -> bool {
+        false
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Arc<R> {
@@ -55,6 +65,9 @@ impl<R: Resolver + ?Sized> Resolver for Arc<R> {
     fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
         (**self).id_of(urn)
     }
+    fn is_bounded(&self) -> bool {
+        (**self).is_bounded()
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Box<R> {
@@ -69,6 +82,9 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
     }
     fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
         (**self).id_of(urn)
+    }
+    fn is_bounded(&self) -> bool {
+        (**self).is_bounded()
     }
 }
 

@@ -2,16 +2,11 @@
 
 use dataschema_core::{Error, Resolver, Schema, Urn};
 
-use crate::Registry;
-
 /// A primary resolver and an optional fallback consulted only when the
 /// primary does not hold the URN.
 pub(crate) struct ResolverChain {
     pub(crate) primary: Box<dyn Resolver>,
     pub(crate) fallback: Option<Box<dyn Resolver>>,
-    /// The primary, when it is a [`Registry`]: the ids it records (a
-    /// bundle's lock, a store) pin the fallback's answers for ids.
-    pub(crate) pins: Option<Registry>,
 }
 
 impl Resolver for ResolverChain {
@@ -63,15 +58,16 @@ impl Resolver for ResolverChain {
 
 impl ResolverChain {
     /// The schema under `urn`, and whether a guard keeps its entry for
-    /// good: the primary's answer when the primary is a [`Registry`] (a
-    /// bundle, whose size bounds what it holds); a fallback's answer, or
-    /// any answer of another kind of primary, may be evicted.
+    /// good: the primary's answer when the primary is bounded
+    /// ([`Resolver::is_bounded`]: a registry, a bundle, whose size bounds
+    /// what it holds); a fallback's answer, or any answer of another kind
+    /// of primary, may be evicted.
     pub(crate) fn resolve_kept(&self, urn: &Urn) -> Result<(Schema, bool), Error> {
         match (self.primary.resolve(urn), &self.fallback) {
             (Err(Error::NotFound { .. }), Some(fallback)) => {
                 fallback.resolve(urn).map(|schema| (schema, false))
             }
-            (result, _) => result.map(|schema| (schema, self.pins.is_some())),
+            (result, _) => result.map(|schema| (schema, self.primary.is_bounded())),
         }
     }
 
@@ -107,11 +103,12 @@ impl ResolverChain {
             Err(Error::NotFound { .. }) => return Ok(answered),
             Err(other) => return Err(other),
         }
-        if let Some(registry) = &self.pins {
-            if let Ok(recorded) = registry.id_of(urn) {
-                if recorded != id {
-                    return refuse(format!("the primary records it under id {recorded}"));
-                }
+        // The ids the primary records (a bundle's lock, a store) pin the
+        // fallback's: asked through the trait, so a wrapped registry (an
+        // `Arc`, a caching resolver forwarding `id_of`) pins them too.
+        if let Ok(recorded) = self.primary.id_of(urn) {
+            if recorded != id {
+                return refuse(format!("the primary records it under id {recorded}"));
             }
         }
         Ok(answered)

@@ -116,8 +116,6 @@ impl fmt::Debug for Guard {
 pub struct GuardBuilder {
     primary: Box<dyn Resolver>,
     fallback: Option<Box<dyn Resolver>>,
-    /// The primary, when it is a `Registry`: its ids pin the fallback.
-    pins: Option<crate::Registry>,
     options: Options,
     on_fail_open: Option<Box<FailOpenHook>>,
     retry_after: Duration,
@@ -139,8 +137,9 @@ impl GuardBuilder {
     /// The first resolver is the truth, and the fallback only adds to it:
     /// its answer for a schema id is refused when it names a URN the first
     /// holds with other bytes (or another language or root message), or,
-    /// when the first is a [`Registry`](crate::Registry) (a bundle, whose
-    /// folder's lock records ids), a URN it records under another id. The
+    /// a URN the first records under another id
+    /// ([`Resolver::id_of`]: a registry's, whose bundle's lock or store
+    /// records ids, wrapped or not). The
     /// payload then fails open as `unreachable`, counted, and is never
     /// `Validated` against a claim the lock contradicts.
     pub fn fallback(mut self, resolver: impl Resolver + 'static) -> GuardBuilder {
@@ -224,7 +223,6 @@ impl GuardBuilder {
                 resolver: Arc::new(ResolverChain {
                     primary: self.primary,
                     fallback: self.fallback,
-                    pins: self.pins,
                 }),
                 options: self.options,
                 cache: Cache::new(self.cache_bytes),
@@ -246,13 +244,8 @@ impl Guard {
 
     /// A builder for a guard reading schemas through `resolver`.
     pub fn builder(resolver: impl Resolver + 'static) -> GuardBuilder {
-        // A registry's ids (a bundle's lock) pin what a fallback answers.
-        let pins = (&resolver as &dyn std::any::Any)
-            .downcast_ref::<crate::Registry>()
-            .cloned();
         GuardBuilder {
             primary: Box::new(resolver),
-            pins,
             fallback: None,
             options: Options::default(),
             on_fail_open: None,
@@ -329,7 +322,7 @@ impl Guard {
             let slot = self
                 .inner
                 .cache
-                .slot(&urn, self.inner.resolver.pins.is_some());
+                .slot(&urn, self.inner.resolver.primary.is_bounded());
             let entry = match slot.entry.get() {
                 Some(entry) => Ok(entry),
                 None => {

@@ -470,3 +470,89 @@ fn a_fallback_that_contradicts_the_primary_is_refused() {
     ));
     assert_eq!(guard.unvalidated(), 3);
 }
+
+/// A primary that keeps what it resolved, over a registry: a wrapper
+/// forwarding the registry's ids, as a user's caching resolver would.
+struct Caching {
+    registry: Registry,
+    seen: std::sync::Mutex<std::collections::HashMap<dataschema::Urn, Schema>>,
+}
+
+impl dataschema::Resolver for Caching {
+    fn resolve(&self, urn: &dataschema::Urn) -> Result<Schema, dataschema::Error> {
+        let mut seen = self.seen.lock().unwrap();
+        if let Some(schema) = seen.get(urn) {
+            return Ok(schema.clone());
+        }
+        let schema = self.registry.resolve(urn)?;
+        seen.insert(urn.clone(), schema.clone());
+        Ok(schema)
+    }
+
+    fn resolve_id(&self, id: u32) -> Result<Schema, dataschema::Error> {
+        dataschema::Resolver::resolve_id(&self.registry, id)
+    }
+
+    fn id_of(&self, urn: &dataschema::Urn) -> Result<u32, dataschema::Error> {
+        dataschema::Resolver::id_of(&self.registry, urn)
+    }
+}
+
+/// The lock's id checks hold whatever wraps the primary registry: an
+/// `Arc`, a caching resolver. A fallback answering id 7 for a URN the lock
+/// records under id 1 is refused through each, as through the registry.
+#[test]
+fn a_wrapped_primary_still_pins_the_fallbacks_ids() {
+    let greeting = common::urn("urn:acme:schema:greeting:1");
+    let bytes = r#"{"type": "object", "required": ["name"]}"#;
+    let registry = || {
+        Registry::embed_with_ids(
+            [Schema::json(greeting.clone(), bytes)],
+            [(greeting.clone(), 1)],
+        )
+        .unwrap()
+    };
+    let fallback = || Claims(vec![(7, Schema::json(greeting.clone(), bytes))]);
+    let guards = [
+        (
+            "registry",
+            Guard::builder(registry()).fallback(fallback()).build(),
+        ),
+        (
+            "Arc<Registry>",
+            Guard::builder(std::sync::Arc::new(registry()))
+                .fallback(fallback())
+                .build(),
+        ),
+        (
+            "caching resolver",
+            Guard::builder(Caching {
+                registry: registry(),
+                seen: Default::default(),
+            })
+            .fallback(fallback())
+            .build(),
+        ),
+    ];
+    for (primary, guard) in guards {
+        match guard.validate_framed(&frame(7, br#"{"name": "Ada"}"#)) {
+            Ok(Outcome::Unvalidated(unvalidated)) => {
+                assert_eq!(unvalidated.reason(), Reason::Unreachable, "{primary}");
+                assert!(
+                    unvalidated
+                        .to_string()
+                        .contains("the primary records it under id 1"),
+                    "{primary}: {unvalidated}"
+                );
+            }
+            other => panic!("{primary}: expected unreachable, got {other:?}"),
+        }
+        assert!(
+            matches!(
+                guard.validate_framed(&frame(1, br#"{"name": "Ada"}"#)),
+                Ok(Outcome::Validated)
+            ),
+            "{primary}"
+        );
+    }
+}
