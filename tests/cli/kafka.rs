@@ -30,6 +30,7 @@
 
 use crate::common;
 use crate::common::lines::Lines;
+use crate::common::stream::{dataschema_series, scrape, ORDER_BAD, ORDER_V1, ORDER_V2};
 use crate::server;
 
 use std::collections::BTreeMap;
@@ -48,9 +49,6 @@ use rdkafka::producer::{FutureProducer, FutureRecord};
 
 use dataschema::Compatibility;
 
-const ORDER_V1: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}]}"#;
-const ORDER_V2: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}],"shipping_address":{"street":"1 Main St","city":"Utrecht","postcode":"3511 AB","country":"NL"}}"#;
-const ORDER_BAD: &str = r#"{"order_id":"ORD-1","customer_id":"cus_1","placed_at":"yesterday","currency":"EUR","items":[]}"#;
 const V1: &str = "urn:acme:schema:orders.created:1";
 const V2: &str = "urn:acme:schema:orders.created:2";
 const PAYMENT: &str = "urn:acme:schema:payments.made:1";
@@ -316,17 +314,6 @@ async fn opening(consumer: &mut Lines) -> String {
     url
 }
 
-/// The `dataschema_*` series of a Prometheus text exposition.
-fn dataschema_series(text: &str) -> BTreeMap<String, f64> {
-    text.lines()
-        .filter(|line| line.starts_with("dataschema_"))
-        .map(|line| {
-            let (key, value) = line.rsplit_once(' ').expect("a sample line");
-            (key.to_owned(), value.parse().expect("a sample value"))
-        })
-        .collect()
-}
-
 /// The sum of a counter's series, over its labels.
 fn total(series: &BTreeMap<String, f64>, name: &str) -> f64 {
     series
@@ -334,14 +321,6 @@ fn total(series: &BTreeMap<String, f64>, name: &str) -> f64 {
         .filter(|(key, _)| *key == name || key.starts_with(&format!("{name}{{")))
         .map(|(_, value)| value)
         .sum()
-}
-
-fn scrape(url: &str) -> String {
-    let mut reply = ureq::get(url)
-        .call()
-        .unwrap_or_else(|err| panic!("GET {url}: {err}"));
-    assert_eq!(reply.status().as_u16(), 200);
-    reply.body_mut().read_to_string().expect("a text body")
 }
 
 /// A publishing registry server holding the sample bundle's schemas (with
@@ -481,31 +460,15 @@ async fn three_producers_one_consumer_every_message_settled_once() {
     }
 
     let series = dataschema_series(&scrape(&metrics));
-    assert_eq!(
-        total(&series, "dataschema_validated_total"),
-        5.0,
-        "{series:?}"
-    );
-    assert_eq!(
-        total(&series, "dataschema_invalid_total"),
-        1.0,
-        "{series:?}"
-    );
-    assert_eq!(
-        total(&series, "dataschema_consumer_dead_letters_total"),
-        2.0,
-        "{series:?}"
-    );
-    assert_eq!(
-        total(&series, "dataschema_consumer_unreadable_total"),
-        1.0,
-        "{series:?}"
-    );
-    assert_eq!(
-        total(&series, "dataschema_unvalidated_total"),
-        1.0,
-        "{series:?}"
-    );
+    for (counter, expected) in [
+        ("dataschema_validated_total", 5.0),
+        ("dataschema_invalid_total", 1.0),
+        ("dataschema_unvalidated_total", 1.0),
+        ("dataschema_consumer_dead_letters_total", 2.0),
+        ("dataschema_consumer_unreadable_total", 1.0),
+    ] {
+        assert_eq!(total(&series, counter), expected, "{counter}: {series:?}");
+    }
     // Nothing more: each message was settled once.
     assert_eq!(consumer.maybe_line(Duration::from_secs(2)).await, None);
     consumer.kill();

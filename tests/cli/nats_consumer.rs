@@ -20,6 +20,7 @@
 
 use crate::common;
 use crate::common::lines::Lines;
+use crate::common::stream::{dataschema_series, scrape, ORDER_BAD, ORDER_V1, ORDER_V2};
 use crate::fake_registry;
 use crate::server;
 
@@ -33,9 +34,6 @@ use async_nats::jetstream::{self, stream};
 use async_nats::HeaderMap;
 use dataschema::{Compatibility, Schema};
 
-const ORDER_V1: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}]}"#;
-const ORDER_V2: &str = r#"{"order_id":"ord_a1b2c3","customer_id":"cus_42","placed_at":"2026-11-30T08:15:00Z","currency":"EUR","items":[{"sku":"SKU-1","quantity":2,"unit_price":9.5}],"shipping_address":{"street":"1 Main St","city":"Utrecht","postcode":"3511 AB","country":"NL"}}"#;
-const ORDER_BAD: &str = r#"{"order_id":"ORD-1","customer_id":"cus_1","placed_at":"yesterday","currency":"EUR","items":[]}"#;
 const REFUND_SCHEMA: &str = r#"{"type":"object","properties":{"refund_id":{"type":"string","pattern":"^ref_"},"amount":{"type":"number","exclusiveMinimum":0}},"required":["refund_id","amount"]}"#;
 const REFUND_URN: &str = "urn:acme:schema:refunds.issued:1";
 const PAYMENT_URN: &str = "urn:acme:schema:payments.made:1";
@@ -147,25 +145,6 @@ fn avro_structured_event(id: &str, datum: &[u8]) -> (HeaderMap, Vec<u8>) {
     let mut headers = HeaderMap::new();
     headers.insert("Content-Type", "application/cloudevents+json");
     (headers, body)
-}
-
-/// The `dataschema_*` series of a Prometheus text exposition.
-fn dataschema_series(text: &str) -> BTreeMap<String, f64> {
-    text.lines()
-        .filter(|line| line.starts_with("dataschema_"))
-        .map(|line| {
-            let (key, value) = line.rsplit_once(' ').expect("a sample line");
-            (key.to_owned(), value.parse().expect("a sample value"))
-        })
-        .collect()
-}
-
-fn scrape(url: &str) -> String {
-    let mut reply = ureq::get(url)
-        .call()
-        .unwrap_or_else(|err| panic!("GET {url}: {err}"));
-    assert_eq!(reply.status().as_u16(), 200);
-    reply.body_mut().read_to_string().unwrap()
 }
 
 /// Publishes `body` with `headers` to `subject`, stored by JetStream.
@@ -489,6 +468,8 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
             wanted.insert(format!("{name}{{schema=\"{}\"}}", urn.name()), 0.0);
         }
     }
+    // The guard's cache held every schema: nothing evicted.
+    wanted.insert("dataschema_guard_cache_evictions_total".to_owned(), 0.0);
     for reason in dataschema::Reason::ALL {
         wanted.insert(
             format!("dataschema_unvalidated_total{{reason=\"{reason}\"}}"),

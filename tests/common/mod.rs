@@ -8,6 +8,7 @@ use dataschema::{Registry, Schema, Urn};
 pub mod example;
 pub mod lines;
 pub mod rng;
+pub mod stream;
 
 /// A file under tests/data.
 pub fn data(path: &str) -> PathBuf {
