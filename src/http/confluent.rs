@@ -5,7 +5,7 @@
 
 use dataschema_core::{Language, Reference, Schema, Urn};
 
-use super::fetch::get;
+use super::get::get;
 use super::policy::{Failure, Fetched};
 use crate::protocol::{content_type, Client};
 

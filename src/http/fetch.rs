@@ -5,9 +5,10 @@
 use dataschema_core::Urn;
 
 use super::confluent;
+use super::get::get;
 use super::policy::{Failure, Fetched, Key, Pins};
-use super::{Api, MAX_SCHEMA_BYTES};
-use crate::protocol::{self, Client, TransportError};
+use super::Api;
+use crate::protocol::{self, Client};
 
 /// Sends a lookup's request and checks its answer.
 pub(crate) struct Fetcher {
@@ -59,18 +60,5 @@ impl Fetcher {
         answer
             .into_schema()
             .map_err(|err| Failure::Transient(format!("GET {path}: {err}")))
-    }
-}
-
-/// `GET path`: a `200`'s answer; a `404` is [`Failure::Missing`], anything
-/// else transient.
-pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol::Answer, Failure> {
-    let answer = client
-        .get(path, accept, MAX_SCHEMA_BYTES)
-        .map_err(|err: TransportError| Failure::Transient(format!("GET {path}: {err}")))?;
-    match answer.status() {
-        200 => Ok(answer),
-        404 => Err(Failure::Missing),
-        status => Err(Failure::Transient(format!("GET {path}: HTTP {status}"))),
     }
 }

@@ -107,6 +107,7 @@ mod builder;
 mod confluent;
 mod fetch;
 mod flight;
+mod get;
 mod policy;
 
 use std::fmt;

@@ -1,0 +1,20 @@
+//! One `GET` of a schema read, below both APIs' fetches (`fetch.rs`, the
+//! native API; `confluent.rs`, Confluent's): its status sorted into an
+//! answer, a missing schema or a transient failure.
+
+use super::policy::Failure;
+use super::MAX_SCHEMA_BYTES;
+use crate::protocol::{self, Client, TransportError};
+
+/// `GET path`: a `200`'s answer; a `404` is [`Failure::Missing`], anything
+/// else transient.
+pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol::Answer, Failure> {
+    let answer = client
+        .get(path, accept, MAX_SCHEMA_BYTES)
+        .map_err(|err: TransportError| Failure::Transient(format!("GET {path}: {err}")))?;
+    match answer.status() {
+        200 => Ok(answer),
+        404 => Err(Failure::Missing),
+        status => Err(Failure::Transient(format!("GET {path}: HTTP {status}"))),
+    }
+}
