@@ -247,22 +247,6 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<AvroSchema, SchemaError> {
     parse_value(&json)
 }
 
-/// Reads a schema's JSON text over the named types its references define
-/// ([`super::names`]): the model of the schema resolved, each type it
-/// uses from a reference written in at its first use.
-pub(crate) fn parse_over(
-    bytes: &[u8],
-    definitions: &super::names::Definitions,
-) -> Result<AvroSchema, SchemaError> {
-    if definitions.is_empty() {
-        return parse(bytes);
-    }
-    let json: Value = serde_json::from_slice(bytes)
-        .map_err(|err| SchemaError::new("", format!("the schema is not JSON: {err}")))?;
-    super::names::redefinition(&json, definitions)?;
-    parse_value(&super::names::resolve(&json, definitions))
-}
-
 /// Reads a schema already parsed as JSON.
 pub(crate) fn parse_value(json: &Value) -> Result<AvroSchema, SchemaError> {
     let mut reader = Reader {

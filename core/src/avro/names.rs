@@ -21,6 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::model::{parse, parse_value, AvroSchema, SchemaError};
 use crate::error::Error;
 use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
@@ -167,6 +168,19 @@ impl std::fmt::Display for ReadError {
     }
 }
 
+/// Reads a schema's JSON text over the named types its references define
+/// (this module): the model of the schema resolved, each type it
+/// uses from a reference written in at its first use.
+fn parse_over(bytes: &[u8], definitions: &Definitions) -> Result<AvroSchema, SchemaError> {
+    if definitions.is_empty() {
+        return parse(bytes);
+    }
+    let json: Value = serde_json::from_slice(bytes)
+        .map_err(|err| SchemaError::new("", format!("the schema is not JSON: {err}")))?;
+    redefinition(&json, definitions)?;
+    parse_value(&resolve(&json, definitions))
+}
+
 /// Reads `schema` (Avro) into the model, over the named types its
 /// references define, resolved through `refs`.
 pub(crate) fn read(
@@ -177,7 +191,7 @@ pub(crate) fn read(
         return super::model::parse(schema.bytes()).map_err(ReadError::Schema);
     }
     let definitions = collect(schema, refs).map_err(ReadError::Definitions)?;
-    super::model::parse_over(schema.bytes(), &definitions).map_err(ReadError::Schema)
+    parse_over(schema.bytes(), &definitions).map_err(ReadError::Schema)
 }
 
 /// `name` in namespace `space` (a name with a dot is full already).
