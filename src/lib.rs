@@ -39,7 +39,9 @@ pub use dataschema_core::{
 
 pub use crate::bundle::Bundle;
 pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder};
-pub use crate::guard::{Guard, GuardBuilder, Invalid, Outcome, Reason, Unvalidated, FRAME_URN};
+pub use crate::guard::{
+    Guard, GuardBuilder, Invalid, Outcome, ReadAs, Reason, Unvalidated, FRAME_URN,
+};
 pub use crate::registry::Resolution;
 pub use crate::registry::{Registry, Settings};
 #[cfg(feature = "postgres")]

@@ -177,6 +177,42 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             }
         }
     }
+    // `resolve = "latest"`: each earlier version read as its name's latest.
+    manifest.check_aliases(dir, &sources, &mut diagnostics);
+    let latest = manifest.resolve_latest(dir, &sources, &mut diagnostics);
+    if compiled.iter().all(|ok| *ok) {
+        for name in &latest {
+            let versions: Vec<&Source> = sources
+                .iter()
+                .filter(|s| s.schema.urn().name() == name)
+                .collect();
+            let Some(reader) = versions.iter().max_by_key(|s| s.schema.urn().version()) else {
+                continue;
+            };
+            let options = dataschema_core::resolve::PlanOptions::new()
+                .with_aliases(manifest.aliases_of(&crate::manifest::stem(reader)));
+            for writer in &versions {
+                if writer.schema.urn() == reader.schema.urn() {
+                    continue;
+                }
+                if let Err(err) = dataschema_core::resolve::plan(
+                    &writer.schema,
+                    &reader.schema,
+                    folder.clone(),
+                    &options,
+                ) {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::Unresolvable,
+                        &writer.path,
+                        format!(
+                            "{err}\n    (the manifest asks that every version of {name} read \
+                             as its latest: `resolve = \"latest\"`)"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     if diagnostics.is_empty() {
         Ok(Checked {
             sources,

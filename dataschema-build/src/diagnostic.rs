@@ -57,6 +57,9 @@ pub enum DiagnosticKind {
     /// the `cel` feature does not either): the message names the version
     /// and the rule.
     Rule,
+    /// A version cannot be read as its name's latest, which the manifest
+    /// asks (`resolve = "latest"`): the reader's path and why.
+    Unresolvable,
 }
 
 /// One problem found in a schemas folder: the file, the kind, and what is

@@ -55,6 +55,24 @@ pub(super) struct Manifest {
     /// it; every CEL rule is compiled at `cargo build`.
     #[serde(default)]
     rules: BTreeMap<String, toml::Value>,
+    /// `resolve = "latest"`: every version of every name must be readable
+    /// as its name's latest (checked at build, as compatibility is); or
+    /// `[resolve]` `"<name>" = "latest"` for some names.
+    #[serde(default)]
+    resolve: Option<ResolveSetting>,
+    /// `[aliases."<name>.v<version>"]`: `"/reader/path" = ["writerName"]`,
+    /// the names a reader field answers to beyond its own (for schemas one
+    /// cannot edit); an entry naming no field of the reader is a problem.
+    #[serde(default)]
+    aliases: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+}
+
+/// `resolve`: for every name, or per name.
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum ResolveSetting {
+    All(String),
+    Names(BTreeMap<String, String>),
 }
 
 impl Manifest {
@@ -82,6 +100,100 @@ impl Manifest {
             ));
         }
         Ok(manifest)
+    }
+
+    /// The names whose versions must read as their latest; an unknown
+    /// value, or a name the folder does not hold, is a problem.
+    pub(super) fn resolve_latest(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<String> {
+        let path = dir.join(MANIFEST_FILE);
+        let mut names: Vec<String> = Vec::new();
+        let mut bad = |what: String| {
+            diagnostics.push(Diagnostic::new(DiagnosticKind::Manifest, &path, what));
+        };
+        match &self.resolve {
+            None => {}
+            Some(ResolveSetting::All(value)) if value == "latest" => {
+                names = sources
+                    .iter()
+                    .map(|s| s.schema.urn().name().to_owned())
+                    .collect();
+            }
+            Some(ResolveSetting::All(value)) => {
+                bad(format!("resolve = {value:?}: the one value is \"latest\""))
+            }
+            Some(ResolveSetting::Names(map)) => {
+                for (name, value) in map {
+                    if value != "latest" {
+                        bad(format!(
+                            "[resolve] {name:?} = {value:?}: the one value is \"latest\""
+                        ));
+                    } else if !sources.iter().any(|s| s.schema.urn().name() == name) {
+                        bad(format!(
+                            "[resolve] names {name:?}, but no schema in the folder has that name"
+                        ));
+                    } else {
+                        names.push(name.clone());
+                    }
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The aliases the manifest gives the reader `stem` (`<name>.v<version>`).
+    pub(super) fn aliases_of(&self, stem: &str) -> dataschema_core::resolve::Aliases {
+        let mut aliases = dataschema_core::resolve::Aliases::new();
+        for (path, names) in self.aliases.get(stem).into_iter().flatten() {
+            aliases = aliases.with(path.clone(), names.clone());
+        }
+        aliases
+    }
+
+    /// Each `[aliases."<stem>"]` entry checked: the version is in the
+    /// folder and the path names a field of its schema (JSON Schema
+    /// `properties`, `*` for an array's items or a map's values).
+    pub(super) fn check_aliases(
+        &self,
+        dir: &Path,
+        sources: &[Source],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        let path = dir.join(MANIFEST_FILE);
+        for (stem_name, entries) in &self.aliases {
+            let Some(source) = sources.iter().find(|s| stem(s) == *stem_name) else {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!("[aliases.{stem_name:?}] names no version in the folder"),
+                ));
+                continue;
+            };
+            let document: Option<serde_json::Value> =
+                serde_json::from_slice(source.schema.bytes()).ok();
+            for field in entries.keys() {
+                let found = document
+                    .as_ref()
+                    .is_some_and(|doc| names_a_field(doc, doc, field));
+                if !found {
+                    diagnostics.push(Diagnostic::new(
+                        DiagnosticKind::Manifest,
+                        &path,
+                        format!(
+                            "[aliases.{stem_name:?}] {field:?} names no field of {} \
+                             (an alias there would drop a value without a word)",
+                            source.schema.urn()
+                        ),
+                    ));
+                }
+            }
+        }
     }
 
     /// The mode of each name in the folder; unknown mode strings, and
@@ -367,4 +479,45 @@ pub(super) fn stem(source: &Source) -> String {
         source.schema.urn().name(),
         source.schema.urn().version()
     )
+}
+
+/// Whether the JSON pointer `path` names a field of the JSON Schema `node`
+/// (through `properties`, `$ref`s to the same document, and `*` for
+/// `items` or `additionalProperties`).
+fn names_a_field(doc: &serde_json::Value, node: &serde_json::Value, path: &str) -> bool {
+    let mut node = node;
+    let segments: Vec<String> = path
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    if segments.is_empty() {
+        return false;
+    }
+    for segment in &segments {
+        for _ in 0..32 {
+            match node
+                .get("$ref")
+                .and_then(|r| r.as_str())
+                .and_then(|r| r.strip_prefix('#'))
+            {
+                Some(pointer) => match doc.pointer(pointer) {
+                    Some(target) => node = target,
+                    None => return false,
+                },
+                None => break,
+            }
+        }
+        let next = if segment == "*" {
+            node.get("items")
+                .or_else(|| node.get("additionalProperties"))
+        } else {
+            node.get("properties").and_then(|p| p.get(segment.as_str()))
+        };
+        match next {
+            Some(next) => node = next,
+            None => return false,
+        }
+    }
+    true
 }

@@ -22,6 +22,13 @@
 //!     exit 0 framed, 1 invalid (each violation printed), 2 not framed (the reason
 //!     printed: not_found, no_id, unusable, no_message, ...), 3 the registry could not
 //!     be asked (retry later), 66 could not run, 64 a usage error
+//! dataschema resolve [--schemas DIR] [--registry URL] [--write-back] WRITER READER FILE
+//! dataschema resolve --framed [--schemas DIR] [--registry URL] READER FILE
+//!     the payload WRITER wrote, read as READER (the writer from the frame's id with
+//!     --framed), or with --write-back a READER payload written back as WRITER, to
+//!     standard output; exit 0 resolved, 1 invalid (the violations printed), 2 not
+//!     resolved (the reason printed: unresolvable, not_found, ...), 66 could not run,
+//!     64 a usage error
 //! dataschema diff OLD NEW                   every change
 //!     exit 0 compatible, 1 breaking, 2 bad input
 //! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
@@ -160,6 +167,44 @@ enum Command {
     /// not_found, no_id, unusable, no_message, ...), 3 the registry could
     /// not be asked (retry later), 66 the folder does not load or the
     /// payload cannot be read, 64 a usage error.
+    /// Read a payload written with WRITER as READER (the version a
+    /// consumer codes against), or with --write-back a READER payload
+    /// back in WRITER's layout, and write it to standard output: fields by
+    /// name and aliases, defaults, widening (docs/resolution.md). Exit
+    /// code: 0 resolved, 1 invalid (the payload fails its schema, or holds
+    /// a value the other version cannot), 2 not resolved (the reason
+    /// printed: unresolvable, not_found, ...), 66 the folder does not load
+    /// or the payload cannot be read, 64 a usage error.
+    #[command(
+        group(
+            clap::ArgGroup::new("source")
+                .args(["schemas", "registry"])
+                .multiple(true)
+                .required(true)
+        ),
+        override_usage = "dataschema resolve [--schemas DIR] [--registry URL] [--write-back] WRITER READER FILE\n       \
+                          dataschema resolve --framed [--schemas DIR] [--registry URL] READER FILE"
+    )]
+    Resolve {
+        /// The schemas folder (its lock's ids name a frame's writer).
+        #[arg(long, value_name = "DIR")]
+        schemas: Option<PathBuf>,
+        /// A registry (`dataschema serve`'s native API) asked for what the
+        /// folder does not hold.
+        #[arg(long, value_name = "URL")]
+        registry: Option<String>,
+        /// The payload is a Confluent frame whose id names the writer: give
+        /// READER FILE.
+        #[arg(long, conflicts_with = "write_back")]
+        framed: bool,
+        /// FILE holds a READER payload: write it back as WRITER.
+        #[arg(long)]
+        write_back: bool,
+        /// WRITER READER FILE (URNs, then the payload file, `-` for
+        /// standard input); with --framed, READER FILE.
+        #[arg(value_name = "ARGS", num_args = 2..=3, required = true)]
+        args: Vec<OsString>,
+    },
     #[command(group(
         clap::ArgGroup::new("source")
             .args(["schemas", "registry"])
@@ -444,6 +489,35 @@ fn main() -> ExitCode {
                 schemas.as_deref(),
                 registry.as_deref(),
                 dataschema,
+                std::path::Path::new(file),
+            )
+        }
+        Command::Resolve {
+            schemas,
+            registry,
+            framed,
+            write_back,
+            args,
+        } => {
+            let text: Option<Vec<&str>> = args.iter().map(|a| a.to_str()).collect();
+            let Some(text) = text else {
+                eprintln!("resolve: the arguments are not UTF-8");
+                return ExitCode::from(EXIT_USAGE);
+            };
+            let (writer, reader, file) = match (framed, &text[..]) {
+                (false, [w, r, f]) => (Some(*w), *r, *f),
+                (true, [r, f]) => (None, *r, *f),
+                _ => {
+                    eprintln!("resolve needs WRITER READER FILE (or --framed READER FILE)");
+                    return ExitCode::from(EXIT_USAGE);
+                }
+            };
+            resolve(
+                schemas.as_deref(),
+                registry.as_deref(),
+                writer,
+                reader,
+                write_back,
                 std::path::Path::new(file),
             )
         }
@@ -939,6 +1013,106 @@ fn validate(
         }
         Err(invalid) => {
             println!("{}", shown::printable(&invalid.to_string()));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn resolve(
+    schemas: Option<&std::path::Path>,
+    registry: Option<&str>,
+    writer: Option<&str>,
+    reader: &str,
+    write_back: bool,
+    file: &std::path::Path,
+) -> ExitCode {
+    let parse = |text: &str| -> Result<dataschema::Urn, ExitCode> {
+        text.parse().map_err(|err| {
+            eprintln!("resolve: {}: {err}", shown::printable(text));
+            ExitCode::from(EXIT_USAGE)
+        })
+    };
+    let reader = match parse(reader) {
+        Ok(urn) => urn,
+        Err(code) => return code,
+    };
+    let (primary, fallback) = match sources(schemas, registry) {
+        Ok(sources) => sources,
+        Err(code) => return code,
+    };
+    let payload = match read_payload(file) {
+        Ok(payload) => payload,
+        Err(code) => return code,
+    };
+    let write = |bytes: &[u8]| {
+        let mut out = std::io::stdout().lock();
+        match out.write_all(bytes).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("cannot write to standard output: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    };
+    if write_back {
+        let Some(writer) = writer else {
+            return ExitCode::from(EXIT_USAGE);
+        };
+        let writer = match parse(writer) {
+            Ok(urn) => urn,
+            Err(code) => return code,
+        };
+        let fetch = |urn: &dataschema::Urn| {
+            use dataschema::Resolver as _;
+            match (primary.resolve(urn), &fallback) {
+                (Err(dataschema::Error::NotFound { .. }), Some(fallback)) => fallback.resolve(urn),
+                (found, _) => found,
+            }
+        };
+        let resolution = fetch(&writer).and_then(|w| {
+            let r = fetch(&reader)?;
+            dataschema::Resolution::between(&w, &r, std::sync::Arc::new(primary.clone()))
+        });
+        return match resolution.map(|res| res.write_back(&payload)) {
+            Ok(Ok(bytes)) => write(&bytes),
+            Ok(Err(invalid)) => {
+                eprintln!("{}", shown::printable(&invalid.to_string()));
+                ExitCode::FAILURE
+            }
+            Err(err) => {
+                eprintln!(
+                    "not resolved: {}",
+                    shown::printable(&err.chain().to_string())
+                );
+                ExitCode::from(EXIT_UNVALIDATED)
+            }
+        };
+    }
+    let guard = match fallback {
+        Some(fallback) => Guard::builder(primary).fallback(fallback).build(),
+        None => Guard::new(primary),
+    };
+    let read = match writer {
+        Some(writer) => guard.read_as(writer, &payload, &reader),
+        None => guard.read_framed_as(&payload, &reader),
+    };
+    match read {
+        Ok(read) => match read.outcome() {
+            Outcome::Validated => write(read.bytes()),
+            Outcome::Unvalidated(unvalidated) => {
+                eprintln!(
+                    "not resolved: {}",
+                    shown::printable(&unvalidated.to_string())
+                );
+                ExitCode::from(EXIT_UNVALIDATED)
+            }
+            other => {
+                eprintln!("not resolved: {}", shown::printable(&format!("{other:?}")));
+                ExitCode::from(EXIT_UNVALIDATED)
+            }
+        },
+        Err(invalid) => {
+            eprintln!("{}", shown::printable(&invalid.to_string()));
             ExitCode::FAILURE
         }
     }

@@ -70,7 +70,7 @@ impl Guard {
     }
 
     /// The URN of a schema id, from the guard's memory or its resolvers.
-    fn urn_of_id(&self, id: u32) -> Result<Urn, Unvalidated> {
+    pub(super) fn urn_of_id(&self, id: u32) -> Result<Urn, Unvalidated> {
         if let Some(urn) = self.inner.ids.read().get(&id) {
             return Ok(urn.clone());
         }

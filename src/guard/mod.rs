@@ -7,6 +7,7 @@ mod chain;
 mod framed;
 pub mod metrics;
 mod outcome;
+mod read_as;
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +20,7 @@ use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
 pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
+pub use self::read_as::ReadAs;
 use dataschema_core::rules::{ReadRules, RuleAction, RuleOutcome};
 use dataschema_core::validate::{self as core, CompileError, Compiled, Options, Report};
 use dataschema_core::{Error, Resolver, Schema, Urn};
@@ -63,6 +65,7 @@ type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
 /// | verdict hangs on a backtracking `pattern` match that ran out of budget | [`Reason::PatternBudget`] | same |
 /// | a data-contract rule of the version cannot run here | [`Reason::RuleUnusable`] | same |
 /// | payload does not conform (or a data-contract condition is false) | `Err(Invalid)` | `dataschema_invalid_total` |
+/// | read as another version ([`Guard::read_as`]) that is not held, or a pair that cannot be resolved | [`Reason::Unresolvable`], the payload handed back as written | same |
 /// | payload conforms | `Ok(Outcome::Validated)` | `dataschema_validated_total` |
 ///
 /// A guard is cheap to clone and safe to share across threads. Each URN's
@@ -99,6 +102,8 @@ struct Inner {
     retry_after: Duration,
     /// Schema ids resolved so far (`validate_framed`).
     ids: parking_lot::RwLock<std::collections::HashMap<u32, Urn>>,
+    /// Resolution plans made so far (`read_as`), bounded.
+    plans: read_as::Plans,
 }
 
 impl fmt::Debug for Guard {
@@ -231,6 +236,7 @@ impl GuardBuilder {
                 on_fail_open: self.on_fail_open,
                 retry_after: self.retry_after,
                 ids: Default::default(),
+                plans: Default::default(),
             }),
         }
     }

@@ -78,6 +78,11 @@ reasons! {
     /// bounds; a malformed rule set; a payload language no executor
     /// binds), and its `onFailure` does not say `ERROR` or `DLQ`.
     RuleUnusable => "rule_unusable",
+    /// Read as another version (`Guard::read_as`): the payload conforms to
+    /// its own schema, but it cannot be read as the version asked for (that
+    /// version is not held or will not compile, or the pair is
+    /// unresolvable), so it is handed back as written.
+    Unresolvable => "unresolvable",
 }
 
 impl Reason {

@@ -101,6 +101,18 @@ impl Resolution {
         ))
     }
 
+    /// The resolution of two schemas held outside one registry (each
+    /// found anywhere: a folder, a fallback), their references resolved
+    /// through `refs`; see [`Registry::resolution`](crate::Registry::resolution)
+    /// for what it refuses.
+    pub fn between(
+        writer: &Schema,
+        reader: &Schema,
+        refs: Arc<dyn Resolver>,
+    ) -> Result<Resolution, Error> {
+        Resolution::new(writer, reader, refs, &PlanOptions::default())
+    }
+
     /// A resolution from a plan and the two schemas' validators (the
     /// guard's, from its cache).
     pub(crate) fn from_parts(

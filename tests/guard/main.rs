@@ -31,6 +31,8 @@ mod framed;
 mod framed_protobuf;
 mod hostile;
 mod prepare;
+#[cfg(feature = "json")]
+mod read_as;
 mod resolve_alloc;
 mod retry;
 #[cfg(all(feature = "json", feature = "cel"))]

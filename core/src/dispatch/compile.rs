@@ -189,6 +189,39 @@ impl Compiled {
         }
     }
 
+    /// What follows the schema id in a Confluent frame, its message
+    /// indexes read off: the body, when it is the message a payload
+    /// without indexes is (the root); `Err` says what the indexes name
+    /// instead (resolution is planned for that message alone).
+    pub fn framed_body<'a>(&self, rest: &'a [u8]) -> Result<&'a [u8], String> {
+        match *self {
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => {
+                let mut inline = [0u64; crate::protobuf::frame::INLINE_INDEXES];
+                let mut heap = Vec::new();
+                let (indexes, body) =
+                    crate::protobuf::frame::read_indexes(rest, &mut inline, &mut heap).map_err(
+                        |violations| {
+                            violations
+                                .first()
+                                .map(|v| v.message().to_owned())
+                                .unwrap_or_default()
+                        },
+                    )?;
+                let wanted = v.indexes_for(None)?;
+                if indexes != wanted.as_slice() {
+                    return Err(format!(
+                        "the frame's message indexes {indexes:?} name another message than the \
+                         schema's root ({wanted:?})"
+                    ));
+                }
+                Ok(body)
+            }
+            #[allow(unreachable_patterns)]
+            _ => Ok(rest),
+        }
+    }
+
     /// For a JSON Schema, which engine checks payload bytes; `None` for
     /// another language.
     pub fn json_engine(&self) -> Option<JsonEngine> {

@@ -1,0 +1,306 @@
+//! Reading a message as the version a consumer codes against:
+//! `Guard::read_as` and `Guard::read_framed_as`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use dataschema_core::resolve::{Direction, Plan, PlanOptions};
+use dataschema_core::{Error, Resolver as _, Urn, Violation, ViolationKind};
+use parking_lot::Mutex;
+
+use super::outcome::{Invalid, Outcome, Reason, Unvalidated};
+use super::Guard;
+
+/// How many (writer, reader) plans a guard keeps; past it the oldest half
+/// is forgotten (plans are made again on use). Pairs are few (a name's
+/// versions read as its latest), so the bound is only against a stream of
+/// many names.
+pub(crate) const MAX_PLANS: usize = 4096;
+
+type PlanResult = Result<Arc<Plan>, Unvalidated>;
+
+/// A pair: (writer, reader).
+type Pair = (Urn, Urn);
+
+/// The guard's resolution plans, by (writer, reader), beside its compiled
+/// validators: made once per pair, refusals kept too (a pair's schemas
+/// never change).
+#[derive(Default)]
+pub(crate) struct Plans {
+    /// The plans, and the pairs in the order they were made.
+    map: Mutex<(HashMap<Pair, PlanResult>, Vec<Pair>)>,
+}
+
+impl Plans {
+    fn get_or_make(
+        &self,
+        writer: &Urn,
+        reader: &Urn,
+        make: impl FnOnce() -> PlanResult,
+    ) -> PlanResult {
+        let key = (writer.clone(), reader.clone());
+        if let Some(found) = self.map.lock().0.get(&key) {
+            return found.clone();
+        }
+        let made = make();
+        // A passing failure (a registry unreachable) is not kept.
+        let lasting = match &made {
+            Ok(_) => true,
+            Err(u) => u.reason() != Reason::Unreachable,
+        };
+        if lasting {
+            let mut guard = self.map.lock();
+            let (map, order) = &mut *guard;
+            if map.len() >= MAX_PLANS {
+                let old: Vec<_> = order.drain(..MAX_PLANS / 2).collect();
+                for k in old {
+                    map.remove(&k);
+                }
+            }
+            if map.insert(key.clone(), made.clone()).is_none() {
+                order.push(key);
+            }
+        }
+        made
+    }
+
+    /// How many plans are kept.
+    pub(crate) fn len(&self) -> usize {
+        self.map.lock().0.len()
+    }
+}
+
+/// A message read as another version: the guard's [`Outcome`] on the
+/// payload as written, and the bytes in the reader's layout (the payload
+/// itself, not copied, when it was written with the reader's version, or
+/// when it could not be read across and was handed back as written).
+#[derive(Debug, Clone)]
+pub struct ReadAs<'p> {
+    outcome: Outcome,
+    bytes: Cow<'p, [u8]>,
+    crossed: bool,
+}
+
+impl<'p> ReadAs<'p> {
+    /// The guard's verdict: `Validated` when the payload conformed to the
+    /// schema it names (and was then read as the reader); `Unvalidated`
+    /// when it was let through unchecked or could not be read across
+    /// ([`Reason::Unresolvable`]), its bytes then as written.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The payload in the reader's layout (JSON text, Avro binary,
+    /// protobuf binary; without a Confluent frame).
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The bytes, owned.
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.bytes.into_owned()
+    }
+
+    /// Whether the payload was written with another version than the
+    /// reader and read across.
+    pub fn crossed(&self) -> bool {
+        self.crossed
+    }
+}
+
+impl Guard {
+    /// Validates `payload` against the schema `dataschema` names (as
+    /// [`validate`](Guard::validate) does, same counters), then reads it as
+    /// the `reader` version: the [`Resolution`](crate::Resolution) of the
+    /// pair, planned once and cached beside the compiled validators.
+    ///
+    /// * A payload that does not conform to its own schema is
+    ///   `Err(Invalid)` (fails closed).
+    /// * A payload let through unchecked (no schema, not a URN, not held,
+    ///   ...) is handed back as written with that outcome.
+    /// * A reader not held or unusable, or a pair that cannot be resolved,
+    ///   fails open: counted under [`Reason::Unresolvable`], the payload
+    ///   handed back as written.
+    /// * A conforming value the reader cannot hold (a dropped enum member
+    ///   with no default) is `Err(Invalid)` under the reader's URN.
+    pub fn read_as<'p>(
+        &self,
+        dataschema: &str,
+        payload: &'p [u8],
+        reader: &Urn,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        let outcome = self.validate(dataschema, payload)?;
+        if !outcome.is_validated() {
+            return Ok(ReadAs {
+                outcome,
+                bytes: Cow::Borrowed(payload),
+                crossed: false,
+            });
+        }
+        // Validated: `dataschema` is a URN a resolver holds.
+        let writer: Urn = match dataschema.parse() {
+            Ok(urn) => urn,
+            Err(_) => {
+                return Ok(ReadAs {
+                    outcome,
+                    bytes: Cow::Borrowed(payload),
+                    crossed: false,
+                })
+            }
+        };
+        self.read_across(dataschema, &writer, payload, reader, outcome)
+    }
+
+    /// [`read_as`](Guard::read_as) for a Confluent frame: the writer is
+    /// the schema the frame's id names (the bundle's lock ids, or the
+    /// fallback), the body validated as
+    /// [`validate_framed`](Guard::validate_framed) validates it; the bytes
+    /// handed back are the body in the reader's layout, unframed (a frame
+    /// let through unchecked is handed back whole). A protobuf frame whose
+    /// message indexes name another message than the root fails open as
+    /// [`Reason::Unresolvable`].
+    pub fn read_framed_as<'p>(&self, frame: &'p [u8], reader: &Urn) -> Result<ReadAs<'p>, Invalid> {
+        let outcome = self.validate_framed(frame)?;
+        if !outcome.is_validated() {
+            return Ok(ReadAs {
+                outcome,
+                bytes: Cow::Borrowed(frame),
+                crossed: false,
+            });
+        }
+        // Validated: a frame of at least 5 bytes whose id resolved.
+        let id = u32::from_be_bytes([frame[1], frame[2], frame[3], frame[4]]);
+        let writer = match self.urn_of_id(id) {
+            Ok(urn) => urn,
+            Err(unvalidated) => {
+                let outcome = self.fail_open(&format!("schema id {id}"), unvalidated);
+                return Ok(ReadAs {
+                    outcome,
+                    bytes: Cow::Borrowed(frame),
+                    crossed: false,
+                });
+            }
+        };
+        let body = self.with_compiled(&writer, |compiled| compiled.framed_body(&frame[5..]));
+        let body = match body {
+            Ok(Ok(body)) => body,
+            Ok(Err(why)) => {
+                let error = Error::Unresolvable {
+                    writer: writer.clone(),
+                    refusal: Box::new(dataschema_core::Unresolved::new(reader.clone(), "/", why)),
+                };
+                let outcome = self.fail_open(
+                    writer.as_str(),
+                    Unvalidated::new(Reason::Unresolvable, Arc::new(error)),
+                );
+                return Ok(ReadAs {
+                    outcome,
+                    bytes: Cow::Borrowed(frame),
+                    crossed: false,
+                });
+            }
+            Err(unvalidated) => {
+                let outcome = self.fail_open(writer.as_str(), unvalidated);
+                return Ok(ReadAs {
+                    outcome,
+                    bytes: Cow::Borrowed(frame),
+                    crossed: false,
+                });
+            }
+        };
+        self.read_across(writer.as_str(), &writer, body, reader, outcome)
+    }
+
+    /// The plan of (writer, reader), from the cache or made now.
+    fn plan_of(&self, writer: &Urn, reader: &Urn) -> PlanResult {
+        self.inner.plans.get_or_make(writer, reader, || {
+            let resolve = |urn: &Urn| {
+                self.inner.resolver.resolve(urn).map_err(|error| {
+                    let reason = match error {
+                        Error::NotFound { .. } => Reason::Unresolvable,
+                        _ => Reason::Unreachable,
+                    };
+                    Unvalidated::new(reason, Arc::new(error))
+                })
+            };
+            let (w, r) = (resolve(writer)?, resolve(reader)?);
+            let refs: Arc<dyn dataschema_core::Resolver> = self.inner.resolver.clone();
+            dataschema_core::resolve::plan(&w, &r, refs, &PlanOptions::default())
+                .map(Arc::new)
+                .map_err(|error| {
+                    let reason = match error {
+                        Error::Unreachable { .. } => Reason::Unreachable,
+                        _ => Reason::Unresolvable,
+                    };
+                    Unvalidated::new(reason, Arc::new(error))
+                })
+        })
+    }
+
+    fn read_across<'p>(
+        &self,
+        dataschema: &str,
+        writer: &Urn,
+        payload: &'p [u8],
+        reader: &Urn,
+        outcome: Outcome,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        if writer == reader {
+            return Ok(ReadAs {
+                outcome,
+                bytes: Cow::Borrowed(payload),
+                crossed: false,
+            });
+        }
+        let plan = match self.plan_of(writer, reader) {
+            Ok(plan) => plan,
+            Err(unvalidated) => {
+                let outcome = self.fail_open(dataschema, unvalidated);
+                return Ok(ReadAs {
+                    outcome,
+                    bytes: Cow::Borrowed(payload),
+                    crossed: false,
+                });
+            }
+        };
+        let bytes = plan.run(Direction::Read, payload).map_err(|found| {
+            Invalid::new(
+                reader.clone(),
+                found.unwrap_or_else(|| {
+                    vec![Violation::new(
+                        "",
+                        ViolationKind::Unrepresentable,
+                        "the pair cannot be read this way",
+                    )]
+                }),
+            )
+        })?;
+        if plan.checks_output(Direction::Read) {
+            let checked = self.with_compiled(reader, |compiled| compiled.validate(&bytes));
+            match checked {
+                Ok(Ok(())) => {}
+                Ok(Err(violations)) => return Err(Invalid::new(reader.clone(), violations)),
+                Err(unvalidated) => {
+                    let outcome = self.fail_open(dataschema, unvalidated);
+                    return Ok(ReadAs {
+                        outcome,
+                        bytes: Cow::Borrowed(payload),
+                        crossed: false,
+                    });
+                }
+            }
+        }
+        Ok(ReadAs {
+            outcome,
+            bytes,
+            crossed: true,
+        })
+    }
+
+    /// How many resolution plans the guard keeps (for its tests).
+    #[doc(hidden)]
+    pub fn cached_plans(&self) -> usize {
+        self.inner.plans.len()
+    }
+}
