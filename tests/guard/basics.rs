@@ -582,6 +582,7 @@ mod json {
                 "pattern_budget",
                 "rule_unusable",
                 "unreachable",
+                "unresolvable",
                 "unusable"
             ]
         );
