@@ -27,3 +27,4 @@ mod main_job;
 mod nats_consumer;
 mod publish;
 mod publish_proto;
+mod resolve;
