@@ -175,6 +175,7 @@ pub fn on_compile_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, S
         return std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
             .map_err(|_| StackError::Panicked);
     }
+    let _running = Running::start();
     std::thread::scope(|scope| {
         let handle = std::thread::Builder::new()
             .name("dataschema-compile".into())
@@ -187,6 +188,58 @@ pub fn on_compile_stack<T: Send>(work: impl FnOnce() -> T + Send) -> Result<T, S
         handle.join().map_err(|_| StackError::Panicked)
     })
 }
+
+/// Compile threads of [`on_compile_stack`] running now.
+static COMPILES_RUNNING: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One compile thread counted in [`COMPILES_RUNNING`] while it lives; the
+/// last of a burst to end gives the allocator's free memory back.
+struct Running;
+
+impl Running {
+    fn start() -> Running {
+        COMPILES_RUNNING.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if COMPILES_RUNNING.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+            release_free_memory();
+        }
+    }
+}
+
+/// Returns the free memory of the allocator's heaps to the system. A compile of a large schema makes millions of
+/// small allocations on a thread of its own, and glibc keeps what such a
+/// thread's arena freed for later use: a burst of compiles would leave
+/// the process at its peak for good. `malloc_trim(0)` releases the free
+/// pages of every arena (glibc 2.8 and later); it costs a walk of the
+/// heaps, paid once per burst, never on a validation's path. Elsewhere
+/// (musl, other systems, another global allocator's own heaps) nothing
+/// is done.
+///
+/// Called by [`on_compile_stack`] when its last thread ends, and by the
+/// server when its last compile slot is given back (its compatibility
+/// analyses run on the blocking pool's threads, with the same effect).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn release_free_memory() {
+    extern "C" {
+        fn malloc_trim(pad: usize) -> std::os::raw::c_int;
+    }
+    // SAFETY: `malloc_trim` takes no pointer and touches only the
+    // allocator's own free lists, under each arena's lock; glibc provides
+    // it on every Linux target this cfg selects.
+    unsafe {
+        malloc_trim(0);
+    }
+}
+
+/// Does nothing here: only glibc's heaps are trimmed (see the Linux
+/// build's documentation).
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn release_free_memory() {}
 
 /// Where `text` (`.proto` source) nests brackets deeper than
 /// [`max_proto_nesting`]: `Err` says how deep and where (line and

@@ -43,6 +43,8 @@ struct Settings {
     /// The slots of requests that compile what they send (`compiles`),
     /// which take these instead.
     checks: Arc<Semaphore>,
+    /// How many `checks` there are.
+    check_slots: usize,
     /// The bytes of request bodies held at once, one permit a byte.
     buffered: Arc<Semaphore>,
     buffer_bytes: usize,
@@ -86,6 +88,7 @@ pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Rout
         max_body: config.max_body_bytes(),
         slots: Arc::new(Semaphore::new(config.concurrency_limit())),
         checks: Arc::new(Semaphore::new(config.check_concurrency())),
+        check_slots: config.check_concurrency(),
         buffered: Arc::new(Semaphore::new(config.body_buffer_bytes())),
         buffer_bytes: config.body_buffer_bytes(),
         body: DefaultBodyLimit::max(config.max_body_bytes()),
@@ -197,6 +200,9 @@ where
                     timed: tokio::time::timeout(limits.timeout, handled),
                     then: Some(move |timed: Result<Result<Response, Infallible>, _>| {
                         drop(slot);
+                        if checks {
+                            limits.compile_slot_returned();
+                        }
                         finish(match timed {
                             Ok(Ok(response)) => response,
                             Ok(Err(never)) => match never {},
@@ -329,15 +335,33 @@ impl Limits {
         let slots = if checks { &self.checks } else { &self.slots };
         let run = async {
             // The semaphore is never closed: `acquire` cannot fail.
-            let _slot = slots.acquire().await;
-            match handled.await {
+            let slot = slots.acquire().await;
+            let response = match handled.await {
                 Ok(response) => response,
                 Err(never) => match never {},
+            };
+            drop(slot);
+            if checks {
+                self.compile_slot_returned();
             }
+            response
         };
         match tokio::time::timeout(self.timeout, run).await {
             Ok(response) => response,
             Err(_) => self.timed_out(),
+        }
+    }
+
+    /// After a compile slot is given back: when it was the last one taken
+    /// (a burst of compiles has ended), the allocator's free memory goes
+    /// back to the system, off the async workers
+    /// ([`dataschema_core::limits::release_free_memory`]): a compile's
+    /// memory is freed on the thread it ran on, and glibc would otherwise
+    /// keep it for that thread's arena, leaving the server at the burst's
+    /// peak.
+    fn compile_slot_returned(&self) {
+        if self.checks.available_permits() == self.check_slots {
+            tokio::task::spawn_blocking(dataschema_core::limits::release_free_memory);
         }
     }
 

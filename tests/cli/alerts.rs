@@ -138,8 +138,9 @@ fn the_rules_name_what_a_guard_exports() {
             dataschema::guard::metrics::VALIDATED.to_owned(),
             dataschema::guard::metrics::INVALID.to_owned(),
             dataschema::guard::metrics::UNVALIDATED.to_owned(),
+            dataschema::guard::metrics::CACHE_EVICTIONS.to_owned(),
         ]),
-        "the exporter renders the guard's three counters"
+        "the exporter renders the guard's three counters and its cache's evictions"
     );
     let every_reason: BTreeSet<String> =
         Reason::ALL.iter().map(|r| r.as_str().to_owned()).collect();

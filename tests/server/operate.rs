@@ -94,6 +94,23 @@ fn concurrent_large_compatibility_tests_have_bounded_memory() {
         "the server peaked at {} MiB for 48 tests",
         peak / 1024
     );
+    // The memory goes back once the burst is over (the last compile slot
+    // given back trims the allocator's heaps, off the request path): the
+    // server's resident size falls to within 64 MiB of where it started.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut settled = after;
+    while settled > before + 64 * 1024 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+        settled = serve.memory_kib("VmRSS");
+    }
+    println!("after the burst: VmRSS {} MiB", settled / 1024);
+    assert!(
+        settled <= before + 64 * 1024,
+        "after the burst the server kept {} MiB ({} MiB before it, peak {} MiB)",
+        settled / 1024,
+        before / 1024,
+        peak / 1024
+    );
 }
 
 #[test]
