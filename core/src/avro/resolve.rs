@@ -16,7 +16,7 @@
 //! [`Transcoder::transcode`] checks the datum with the validating scanner
 //! first, so a broken datum is refused with its violation, never half
 //! transcoded; [`Transcoder::run_checked`] trusts a caller that has.
-//! Output is bounded by [`max_output`](crate::resolve::max_output): an array declaring billions of
+//! Output is bounded by [`max_output`]: an array declaring billions of
 //! empty items is refused before it is written, not written.
 
 use std::collections::HashMap;
@@ -580,7 +580,7 @@ enum Stop {
     Broken,
     /// The value cannot be held by the target (writing back): where, why.
     Refused(Vec<String>, String),
-    /// The output would pass [`max_output`](crate::resolve::max_output).
+    /// The output would pass [`max_output`].
     TooLarge,
 }
 

@@ -195,7 +195,7 @@ pub struct CompatReport {
 }
 
 impl CompatReport {
-    /// The report an [`Error::Incompatible`](crate::error::Error::Incompatible)
+    /// The report an [`Error::Incompatible`]
     /// holds; `None` for any other error.
     ///
     /// ```
