@@ -1,5 +1,6 @@
 //! What a registry serves is input too: a hostile schema from the
 //! guard's resolvers fails open, on any caller's thread.
+#![cfg(feature = "proto-text")]
 
 use std::sync::Arc;
 
@@ -22,7 +23,6 @@ fn deep_option(levels: usize) -> String {
 /// (63 levels, and the innermost `{}`) compiles and validates from the same small thread: the
 /// compile runs on a stack of its own. (It overflowed the caller's.)
 #[test]
-#[cfg(feature = "proto-text")]
 fn a_deeply_nested_proto_from_a_fallback_fails_open_on_a_small_thread() {
     let urn = "urn:acme:schema:deep:1";
     for (levels, usable) in [(1_200, false), (63, true)] {
