@@ -46,7 +46,7 @@ fn through_every_reader(schema: Schema) -> bool {
             );
         }
         let _ = compat::diff(&schema, &schema);
-        #[cfg(feature = "protobuf")]
+        #[cfg(feature = "proto-text")]
         if let Ok(registry) = &embedded {
             if schema.language() == Language::Protobuf {
                 let _ = dataschema::proto::text(&schema, registry);
