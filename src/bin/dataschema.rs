@@ -337,10 +337,10 @@ struct Serve {
     /// MiB); the rest wait for room, within the body read timeout.
     #[arg(long)]
     body_buffer_bytes: Option<usize>,
-    /// How many requests compiling the schema they send (compatibility
-    /// tests, lookups, registrations, publishes) run at once, apart from
-    /// the other requests (default 4): each costs tens of times its
-    /// schema's size in memory while it runs.
+    /// How many anonymous requests compiling the schema they send
+    /// (compatibility tests, lookups, reads in another format) run at
+    /// once, apart from the other requests (default 4): each costs tens
+    /// of times its schema's size in memory while it runs.
     #[arg(long)]
     check_concurrency: Option<usize>,
     /// How long /readyz waits for the store, in seconds (default 2).

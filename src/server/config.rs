@@ -16,7 +16,7 @@ use dataschema_core::{Error, Urn};
 /// | [`body_read_timeout`](Config::body_read_timeout) | 10 s to send a request's body, read before a concurrency slot is taken |
 /// | [`body_buffer_bytes`](Config::body_buffer_bytes) | 256 MiB of request bodies held at once (the rest wait) |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
-/// | [`check_concurrency`](Config::check_concurrency) | 4 requests compiling what they send in flight (compatibility tests, lookups, registrations, publishes; the rest wait), apart from the 256 |
+/// | [`check_concurrency`](Config::check_concurrency) | 4 anonymous requests compiling what they send in flight (compatibility tests, lookups, reads in another `format`; the rest wait), apart from the 256 |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
 /// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
 /// | [`metrics`](Config::metrics) | off: no per-request metrics |
