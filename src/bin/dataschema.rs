@@ -45,7 +45,7 @@
 //!     (--token-file FILE | --read-only) [--max-schema-bytes N] [--max-body-bytes N]
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
 //!     [--body-read-timeout SECS] [--body-buffer-bytes N] [--check-concurrency N]
-//!     [--ready-timeout SECS]
+//!     [--compile-budget-bytes N] [--compile-wait SECS] [--ready-timeout SECS]
 //!     [--metrics ADDR]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
@@ -343,6 +343,15 @@ struct Serve {
     /// of times its schema's size in memory while it runs.
     #[arg(long)]
     check_concurrency: Option<usize>,
+    /// How many bytes of request bodies those requests compile at once
+    /// (default: the schema cap): each takes its body's bytes, at least a
+    /// --check-concurrency-th, so a schema at the cap compiles alone.
+    #[arg(long)]
+    compile_budget_bytes: Option<usize>,
+    /// How long such a request waits for its share of the compile budget,
+    /// in seconds (default 10), before it is answered 429.
+    #[arg(long)]
+    compile_wait: Option<f64>,
     /// How long /readyz waits for the store, in seconds (default 2).
     #[arg(long)]
     ready_timeout: Option<f64>,
@@ -649,6 +658,12 @@ fn serve(args: Serve) -> ExitCode {
         }
         if let Some(limit) = args.check_concurrency {
             config = config.with_check_concurrency(limit);
+        }
+        if let Some(bytes) = args.compile_budget_bytes {
+            config = config.with_compile_budget_bytes(bytes);
+        }
+        if let Some(secs) = args.compile_wait {
+            config = config.with_compile_wait(seconds(secs, "--compile-wait")?);
         }
         if let Some(secs) = args.ready_timeout {
             config = config.with_ready_timeout(seconds(secs, "--ready-timeout")?);

@@ -17,6 +17,8 @@ use dataschema_core::{Error, Urn};
 /// | [`body_buffer_bytes`](Config::body_buffer_bytes) | 256 MiB of request bodies held at once (the rest wait) |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
 /// | [`check_concurrency`](Config::check_concurrency) | 4 anonymous requests compiling what they send in flight (compatibility tests, lookups, reads in another `format`; the rest wait), apart from the 256 |
+/// | [`compile_budget_bytes`](Config::compile_budget_bytes) | the schema cap (1 MiB): the bytes those requests send, compiling at once; a request at the cap compiles alone, each takes at least a `check_concurrency`-th |
+/// | [`compile_wait`](Config::compile_wait) | 10 s for a compile's share of the budget, then `429` (`42901`, `Retry-After`) |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
 /// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
 /// | [`metrics`](Config::metrics) | off: no per-request metrics |
@@ -31,6 +33,8 @@ pub struct Config {
     body_buffer_bytes: usize,
     concurrency_limit: usize,
     check_concurrency: usize,
+    compile_budget_bytes: Option<usize>,
+    compile_wait: Duration,
     cache_bytes: usize,
     ready_timeout: Duration,
     metrics: bool,
@@ -57,6 +61,8 @@ impl Config {
             body_buffer_bytes: 256 * 1024 * 1024,
             concurrency_limit: 256,
             check_concurrency: 4,
+            compile_budget_bytes: None,
+            compile_wait: Duration::from_secs(10),
             cache_bytes: 64 * 1024 * 1024,
             ready_timeout: Duration::from_secs(2),
             metrics: false,
@@ -117,21 +123,50 @@ impl Config {
         self
     }
 
-    /// Sets how many requests that compile the schema they send run at
-    /// once: compatibility tests (`POST /compatibility/subjects/...`),
-    /// lookups (`POST /subjects/{s}`), registrations
-    /// (`POST /subjects/{s}/versions`), native publishes and reads asking
-    /// for a schema in another `format` (`?format=serialized` compiles
-    /// `.proto` text); the others
-    /// wait (within the request timeout). At least 1. They take these
-    /// slots instead of the general ones: compiling a large schema costs
-    /// tens to hundreds of times its size in memory while it runs (about
-    /// 70 MiB for a 1 MB JSON Schema, more for `.proto` text), and anyone
-    /// may ask for a test or a lookup, so this bounds what they cost
-    /// together without making reads wait behind them. (A lookup of a
-    /// subject holding no version answers 404 before it compiles.)
+    /// Sets how many anonymous requests that compile the schema they send
+    /// run at once: compatibility tests (`POST /compatibility/subjects/...`),
+    /// lookups (`POST /subjects/{s}`) and reads asking for a schema in
+    /// another `format` (`?format=serialized` compiles `.proto` text); the
+    /// others wait (within [`compile_wait`](Config::compile_wait)). At
+    /// least 1. They take these slots instead of the general ones:
+    /// compiling a large schema costs tens to hundreds of times its size
+    /// in memory while it runs (about 70 MiB for a 1 MB JSON Schema, more
+    /// for `.proto` text), and anyone may ask for a test or a lookup, so
+    /// this bounds what they cost together without making reads wait
+    /// behind them. (A lookup of a subject holding no version answers 404
+    /// before it compiles. Registrations and native publishes need a
+    /// token and do not take these slots.) The slots share the
+    /// [`compile_budget_bytes`](Config::compile_budget_bytes): each request
+    /// takes its body's bytes of it, and at least a `limit`-th.
     pub fn with_check_concurrency(mut self, limit: usize) -> Config {
         self.check_concurrency = limit.max(1);
+        self
+    }
+
+    /// Sets how many bytes of request bodies the requests compiling what
+    /// they send ([`with_check_concurrency`](Config::with_check_concurrency))
+    /// may hold while they compile at once (at least 1; by default the
+    /// schema cap, [`max_schema_bytes`](Config::max_schema_bytes)). Each
+    /// takes its body's bytes, at least a
+    /// [`check_concurrency`](Config::check_concurrency)-th of the budget
+    /// and at most all of it: a body at the schema cap compiles alone,
+    /// small ones share; a read asking for another `format` (no body)
+    /// takes the share. What a compile costs grows with its schema's
+    /// size, so this, not the slots, bounds the memory the compiles in
+    /// flight take (four lookups of a 1 MB schema at once cost four
+    /// compiles of it; now one runs, the others wait their turn). A
+    /// request that waits longer than [`compile_wait`](Config::compile_wait)
+    /// is answered `429` (Confluent code `42901`, `Retry-After`).
+    pub fn with_compile_budget_bytes(mut self, bytes: usize) -> Config {
+        self.compile_budget_bytes = Some(bytes.max(1));
+        self
+    }
+
+    /// Sets how long a request compiling what it sends waits for its
+    /// share of the compile budget (`429`, Confluent code `42901`, with
+    /// `Retry-After`, beyond it; never longer than the request timeout).
+    pub fn with_compile_wait(mut self, wait: Duration) -> Config {
+        self.compile_wait = wait;
         self
     }
 
@@ -216,6 +251,24 @@ impl Config {
     /// [`with_check_concurrency`](Config::with_check_concurrency)).
     pub fn check_concurrency(&self) -> usize {
         self.check_concurrency
+    }
+
+    /// How many bytes of request bodies compile at once (see
+    /// [`with_compile_budget_bytes`](Config::with_compile_budget_bytes)):
+    /// the schema cap unless set, at most what a semaphore counts.
+    pub fn compile_budget_bytes(&self) -> usize {
+        self.compile_budget_bytes
+            .unwrap_or(self.max_schema_bytes)
+            .clamp(
+                1,
+                tokio::sync::Semaphore::MAX_PERMITS.min(u32::MAX as usize),
+            )
+    }
+
+    /// How long a request compiling what it sends waits for its share of
+    /// the compile budget.
+    pub fn compile_wait(&self) -> Duration {
+        self.compile_wait
     }
 
     /// How long `/readyz` waits for the store.

@@ -40,11 +40,17 @@ struct Settings {
     max_body: usize,
     /// The general concurrency slots.
     slots: Arc<Semaphore>,
-    /// The slots of requests that compile what they send (`compiles`),
-    /// which take these instead.
+    /// The compile budget of requests that compile what they send
+    /// (`compiles`), which take from it instead of a general slot: one
+    /// permit a byte of their bodies ([`Config::compile_budget_bytes`]).
     checks: Arc<Semaphore>,
-    /// How many `checks` there are.
-    check_slots: usize,
+    /// How many permits `checks` has.
+    check_budget: u32,
+    /// The least a compiling request takes: the budget shared by
+    /// [`Config::check_concurrency`] requests.
+    check_share: u32,
+    /// How long a compiling request waits for its permits.
+    compile_wait: Duration,
     /// The bytes of request bodies held at once, one permit a byte.
     buffered: Arc<Semaphore>,
     buffer_bytes: usize,
@@ -52,13 +58,16 @@ struct Settings {
     metrics: Arc<Metrics>,
 }
 
-/// Whether a request compiles the schema it sends, and so takes one of
-/// the compile slots ([`Config::check_concurrency`]) instead of a general
-/// one: a compatibility test, a lookup (`POST /subjects/{s}`), and a read
-/// asking for a schema in another `format` (`serialized` compiles a
-/// `.proto` text to its descriptor). Each costs tens to hundreds of times
-/// its schema's bytes while it runs, and these are open to anyone: the
-/// slots bound what they cost together. Registrations and native
+/// Whether a request compiles the schema it sends, and so takes its
+/// share of the compile budget ([`Config::compile_budget_bytes`], shared
+/// by at most [`Config::check_concurrency`] requests) instead of a
+/// general slot: a compatibility test, a lookup (`POST /subjects/{s}`),
+/// a read asking for a schema in another `format` (`serialized` compiles
+/// a `.proto` text to its descriptor), and `GET /schemas` (every version
+/// it answers read, a protobuf schema's text printed from its
+/// descriptor). Each costs tens to hundreds of times its schema's bytes
+/// while it runs, and these are open to anyone: the budget bounds what
+/// they cost together. Registrations and native
 /// publishes, which need a token, keep general slots: they wait on the
 /// store's lock on their name, and holding a compile slot while they
 /// wait made every other name's write queue behind a name a replica
@@ -73,19 +82,23 @@ fn compiles(method: &axum::http::Method, template: &str, query: Option<&str>) ->
         })
     };
     template.starts_with("/compatibility/")
-        || (*method == Method::GET && formatted())
+        || (*method == Method::GET && (formatted() || template == "/schemas"))
         || (*method == Method::POST && template == "/subjects/{subject}")
 }
 
 /// `app` with the limits of `config`, the request log and `metrics`.
 pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Router {
+    // At most u32::MAX (Config says so): a weight is a u32.
+    let budget = config.compile_budget_bytes().min(u32::MAX as usize) as u32;
     app.layer(Limits(Arc::new(Settings {
         timeout: config.request_timeout(),
         body_timeout: config.body_read_timeout(),
         max_body: config.max_body_bytes(),
         slots: Arc::new(Semaphore::new(config.concurrency_limit())),
-        checks: Arc::new(Semaphore::new(config.check_concurrency())),
-        check_slots: config.check_concurrency(),
+        checks: Arc::new(Semaphore::new(budget as usize)),
+        check_budget: budget,
+        check_share: (budget / config.check_concurrency().min(u32::MAX as usize) as u32).max(1),
+        compile_wait: config.compile_wait().min(config.request_timeout()),
         buffered: Arc::new(Semaphore::new(config.body_buffer_bytes())),
         buffer_bytes: config.body_buffer_bytes(),
         body: DefaultBodyLimit::max(config.max_body_bytes()),
@@ -180,19 +193,20 @@ where
         if request.body().is_end_stream() {
             // No body (a read): the inner service is axum's route, whose
             // future does nothing until polled, so the handler runs inside
-            // the slot and the timeout.
+            // the slot and the timeout. A read that compiles (another
+            // `format`) takes the least share of the compile budget.
             let handled = self.inner.call(request);
-            let slots = if checks {
-                &limits.checks
-            } else {
-                &limits.slots
+            let weight = checks.then_some(limits.check_share);
+            let free = match weight {
+                Some(weight) => limits.checks.clone().try_acquire_many_owned(weight),
+                None => limits.slots.clone().try_acquire_owned(),
             };
             // A slot free now (the usual case): the handler under the
             // timeout, in one small future holding one copy of each part.
             // (The async path below holds the route's future three times
             // over, and its 1.8 KB took glibc's slower path for large
             // allocations on every request.)
-            if let Ok(slot) = slots.clone().try_acquire_owned() {
+            if let Ok(slot) = free {
                 return Box::pin(Finish {
                     timed: tokio::time::timeout(limits.timeout, handled),
                     then: Some(move |timed: Result<Result<Response, Infallible>, _>| {
@@ -208,7 +222,7 @@ where
                     }),
                 });
             }
-            return Box::pin(async move { finish(limits.bound(handled, checks).await) });
+            return Box::pin(async move { finish(limits.bound(handled, weight).await) });
         }
         // A body: read before a slot is taken, by the service that was
         // polled ready (its clone stays for the next request).
@@ -219,9 +233,12 @@ where
             let read = tokio::time::timeout(limits.body_timeout, limits.read_body(body));
             let response = match read.await {
                 Ok(Ok((bytes, _held))) => {
-                    // The body's bytes stay counted until it is answered.
+                    // The body's bytes stay counted until it is answered;
+                    // a compiling request takes as many of the compile
+                    // budget while it runs.
+                    let weight = checks.then(|| limits.weight(bytes.len()));
                     let handled = inner.call(Request::from_parts(parts, Body::from(bytes)));
-                    limits.bound(handled, checks).await
+                    limits.bound(handled, weight).await
                 }
                 Ok(Err(err)) => ApiError::new(
                     ErrorCode::BadRequest,
@@ -321,24 +338,44 @@ fn whole(mut chunks: Vec<Bytes>, total: usize) -> Bytes {
 }
 
 impl Limits {
+    /// The permits of the compile budget a request whose body has `bytes`
+    /// takes: its bytes, at least the share of one of the
+    /// `check_concurrency` slots, at most the whole budget (a body at the
+    /// cap compiles alone).
+    fn weight(&self, bytes: usize) -> u32 {
+        let bytes = bytes.min(u32::MAX as usize) as u32;
+        bytes.max(self.check_share).min(self.check_budget)
+    }
+
     /// One request within its time, waiting for a concurrency slot
-    /// included: a general one, or for a compatibility test (`checks`)
-    /// one of its own.
+    /// included: a general one, or for a request that compiles what it
+    /// sends (`weight`) that many permits of the compile budget, within
+    /// the compile wait (`429` past it: the budget is a refusal, not a
+    /// failure of the server).
     async fn bound(
         &self,
         handled: impl Future<Output = Result<Response, Infallible>>,
-        checks: bool,
+        weight: Option<u32>,
     ) -> Response {
-        let slots = if checks { &self.checks } else { &self.slots };
         let run = async {
-            // The semaphore is never closed: `acquire` cannot fail.
-            let slot = slots.acquire().await;
+            // The semaphores are never closed: `acquire` cannot fail.
+            let slot = match weight {
+                Some(weight) => {
+                    let waited =
+                        tokio::time::timeout(self.compile_wait, self.checks.acquire_many(weight));
+                    match waited.await {
+                        Ok(slot) => slot.ok(),
+                        Err(_) => return self.compile_budget_spent(),
+                    }
+                }
+                None => self.slots.acquire().await.ok(),
+            };
             let response = match handled.await {
                 Ok(response) => response,
                 Err(never) => match never {},
             };
             drop(slot);
-            if checks {
+            if weight.is_some() {
                 self.compile_slot_returned();
             }
             response
@@ -349,6 +386,28 @@ impl Limits {
         }
     }
 
+    /// The answer to a compiling request that waited the compile wait for
+    /// its share of the compile budget: `429` (`42901`) with
+    /// `Retry-After`, which Confluent's clients retry.
+    fn compile_budget_spent(&self) -> Response {
+        let mut response = ApiError::new(
+            ErrorCode::TooManyCompiles,
+            format!(
+                "too many schemas are compiling: the compile budget ({} bytes of request \
+                 bodies compiling at once) stayed spent for {} ms; retry later",
+                self.check_budget,
+                self.compile_wait.as_millis()
+            ),
+        )
+        .into_response();
+        let retry = self.compile_wait.as_secs().clamp(1, 60);
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from(retry),
+        );
+        response
+    }
+
     /// After a compile slot is given back: when it was the last one taken
     /// (a burst of compiles has ended), the allocator's free memory goes
     /// back to the system, off the async workers
@@ -357,7 +416,7 @@ impl Limits {
     /// keep it for that thread's arena, leaving the server at the burst's
     /// peak.
     fn compile_slot_returned(&self) {
-        if self.checks.available_permits() == self.check_slots {
+        if self.checks.available_permits() == self.check_budget as usize {
             tokio::task::spawn_blocking(dataschema_core::limits::release_free_memory);
         }
     }
@@ -506,6 +565,7 @@ mod tests {
                 "/compatibility/subjects/{subject}/versions/{version}",
             ),
             (Method::POST, "/subjects/{subject}"),
+            (Method::GET, "/schemas"),
         ] {
             assert!(compiles(&method, template, None), "{method} {template}");
         }

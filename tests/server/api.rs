@@ -590,6 +590,118 @@ fn the_concurrency_limit_makes_requests_wait_for_a_slot() {
     assert_eq!(read.text(), V1);
 }
 
+/// A JSON Schema of about `bytes` bytes sent as Confluent's register
+/// and lookup bodies carry it.
+fn lookup_body(bytes: usize, salt: usize) -> Vec<u8> {
+    let mut schema = format!(r#"{{"title":"t{salt}","type":"object","properties":{{"#);
+    let mut i = 0;
+    while schema.len() < bytes {
+        if i > 0 {
+            schema.push(',');
+        }
+        schema.push_str(&format!(r#""p{i:06}":{{"type":"string"}}"#));
+        i += 1;
+    }
+    schema.push_str("}}");
+    serde_json::json!({"schemaType": "JSON", "schema": schema})
+        .to_string()
+        .into_bytes()
+}
+
+/// `count` anonymous lookups of `body`-sized schemas at once under
+/// subject `slow-big` (which holds a version: each compiles, then is not
+/// found), their answers, and the most that held the compile budget at
+/// once (the sleepy store's `versions` runs inside it).
+fn concurrent_lookups(
+    config: dataschema::server::Config,
+    count: usize,
+    bytes: usize,
+) -> (Vec<Reply>, usize) {
+    let (running, overlap) = start_sleepy_counted(config, Duration::from_millis(400));
+    let registered = confluent(
+        "POST",
+        &running.url("/subjects/slow-big/versions"),
+        &serde_json::json!({"schemaType": "JSON", "schema": r#"{"type":"object"}"#}),
+    );
+    assert_eq!(registered.status, 200, "{}", registered.text());
+    let before = overlap.peak();
+    let url = running.url("/subjects/slow-big");
+    let answers: Vec<_> = (0..count)
+        .map(|salt| {
+            let (url, body) = (url.clone(), lookup_body(bytes, salt));
+            std::thread::spawn(move || {
+                call(
+                    "POST",
+                    &url,
+                    &[("Content-Type", "application/vnd.schemaregistry.v1+json")],
+                    &body,
+                )
+            })
+        })
+        .collect();
+    let answers = answers.into_iter().map(|a| a.join().unwrap()).collect();
+    assert_eq!(before, 1, "the registration alone");
+    (answers, overlap.peak())
+}
+
+/// The compile budget is weighted by body size (issue 37, class 2): with
+/// 4 compile slots whatever the size, four anonymous lookups at the size
+/// cap compiled at once. Now a body at the budget takes all of it (one at
+/// a time, every lookup answered in turn), while small lookups still
+/// share it four at once.
+#[test]
+fn the_compile_budget_is_weighted_by_body_size() {
+    let config = || {
+        config()
+            .with_compile_budget_bytes(100_000)
+            .with_compile_wait(Duration::from_secs(120))
+            .with_request_timeout(Duration::from_secs(120))
+    };
+    let (answers, peak) = concurrent_lookups(config(), 6, 120_000);
+    for answer in &answers {
+        assert_eq!(answer.status, 404, "{}", answer.text());
+        assert_eq!(answer.code(), 40403, "{}", answer.text());
+    }
+    assert_eq!(peak, 1, "lookups at the budget compiled {peak} at once");
+    let (answers, peak) = concurrent_lookups(config(), 8, 1_000);
+    for answer in &answers {
+        assert_eq!(answer.status, 404, "{}", answer.text());
+    }
+    assert!(
+        (2..=4).contains(&peak),
+        "small lookups share the budget four at once (the slots), {peak} did"
+    );
+}
+
+/// A compiling request that waits longer than the compile wait for its
+/// share of the budget is answered 429 (42901) with Retry-After, never a
+/// 5xx; the one holding the budget is answered as usual.
+#[test]
+fn a_compile_past_its_wait_is_429_with_code_42901() {
+    let config = config()
+        .with_compile_budget_bytes(100_000)
+        .with_compile_wait(Duration::from_millis(200));
+    let (answers, peak) = concurrent_lookups(config, 2, 120_000);
+    assert_eq!(peak, 1);
+    let mut statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
+    statuses.sort_unstable();
+    assert_eq!(
+        statuses,
+        [404, 429],
+        "{:?}",
+        answers.iter().map(Reply::text).collect::<Vec<_>>()
+    );
+    let refused = answers.iter().find(|a| a.status == 429).unwrap();
+    assert_eq!(refused.code(), 42901, "{}", refused.text());
+    assert!(refused.text().contains("retry later"), "{}", refused.text());
+    assert_eq!(
+        refused.header("retry-after"),
+        Some("1"),
+        "{:?}",
+        refused.headers
+    );
+}
+
 /// 260 unauthenticated clients each dripping a lookup's body (more than
 /// the 256 concurrency slots) hold no slot: a cached read answers at once
 /// meanwhile, and so does a publish.

@@ -33,8 +33,8 @@ fn schema_request(schema: &str) -> serde_json::Value {
 
 /// 48 concurrent unauthenticated compatibility tests of a 250 kB schema
 /// against a 250 kB version: the server's peak resident memory (VmHWM)
-/// stays bounded, because tests run on 4 slots of their own; every test
-/// is answered. (With every test at once, as when they took the 256
+/// stays bounded, because tests share a compile budget of their own (the
+/// schema cap: three bodies of 270 kB at once); every test is answered. (With every test at once, as when they took the 256
 /// general slots, the peak is about 4 times higher: measured 947 MiB
 /// against 227 MiB for 48 tests of 400 kB, `--check-concurrency 256`
 /// against the default 4.)
@@ -47,6 +47,8 @@ fn concurrent_large_compatibility_tests_have_bounded_memory() {
         "--store",
         "memory",
         "--request-timeout",
+        "600",
+        "--compile-wait",
         "600",
         "--token-file",
         &token_file(dir.path()),

@@ -149,10 +149,11 @@ pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): Raw
     let latest_only = query.flag("latestOnly", false)?;
     let prefix = query.get("subjectPrefix").unwrap_or("").to_owned();
     let namespace = state.namespace().to_owned();
-    let answers = state
+    let listed = namespace.clone();
+    let urns = state
         .blocking(move |registry| {
-            let mut answers = Vec::new();
-            for (subject, (name, versions)) in every_subject(registry, &namespace, seen)? {
+            let mut urns = Vec::new();
+            for (subject, (name, versions)) in every_subject(registry, &listed, seen)? {
                 if !subject.starts_with(&prefix) {
                     continue;
                 }
@@ -162,18 +163,31 @@ pub(crate) async fn list(State(state): State<AppState>, RawQuery(raw_query): Raw
                     versions
                 };
                 for version in versions {
-                    let urn = Urn::new(&namespace, &name, version)?;
-                    let schema = registry.resolve(&urn)?;
-                    let id = registry.id_of(&urn)?;
-                    let view = proto_view(registry, &namespace, &schema);
-                    answers.push(schema_json(&schema, id, view.as_ref()));
+                    urns.push(Urn::new(&listed, &name, version)?);
                 }
+            }
+            Ok(urns)
+        })
+        .await
+        .map_err(from_error)?;
+    // The page first: only the versions answered are read and printed (a
+    // protobuf schema's text is printed from its descriptor), not every
+    // version of the namespace for an anonymous request asking for one.
+    let urns = query.page(urns)?;
+    let answers = state
+        .blocking(move |registry| {
+            let mut answers = Vec::with_capacity(urns.len());
+            for urn in urns {
+                let schema = registry.resolve(&urn)?;
+                let id = registry.id_of(&urn)?;
+                let view = proto_view(registry, &namespace, &schema);
+                answers.push(schema_json(&schema, id, view.as_ref()));
             }
             Ok(answers)
         })
         .await
         .map_err(from_error)?;
-    Ok(ok(&Value::from(query.page(answers)?)))
+    Ok(ok(&Value::from(answers)))
 }
 
 /// `GET /schemas/types`.

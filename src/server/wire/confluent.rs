@@ -77,6 +77,10 @@ pub(crate) enum ErrorCode {
     /// 50301: the server is not ready: its store did not answer within
     /// the bound, or its tables are not at the expected layout (503).
     NotReady,
+    /// 42901: the compiles in flight held the compile budget for longer
+    /// than the compile wait (429, with `Retry-After`): retry later.
+    /// Confluent's clients retry a 429 (`RestService.java`, v8.2.0).
+    TooManyCompiles,
 }
 
 impl ErrorCode {
@@ -108,6 +112,7 @@ impl ErrorCode {
             ErrorCode::Timeout => 50002,
             ErrorCode::BodyTimeout => 40801,
             ErrorCode::NotReady => 50301,
+            ErrorCode::TooManyCompiles => 42901,
         }
     }
 
@@ -138,6 +143,7 @@ impl ErrorCode {
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Timeout | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::TooManyCompiles => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 }

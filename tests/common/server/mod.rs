@@ -217,10 +217,35 @@ pub fn raw(addr: SocketAddr, request: &[u8]) -> (u16, String) {
 
 /// A memory store whose `versions` of a name starting with `slow` takes
 /// `delay`: a request that holds its concurrency slot that long
-/// (`GET /names/acme/slow/versions`).
+/// (`GET /names/acme/slow/versions`). `overlap` counts how many such
+/// calls were in flight at once.
 pub struct Sleepy {
     pub inner: MemoryStore,
     pub delay: Duration,
+    pub overlap: std::sync::Arc<Overlap>,
+}
+
+/// How many slow calls are in flight, and the most there were at once.
+#[derive(Default)]
+pub struct Overlap {
+    now: std::sync::atomic::AtomicUsize,
+    peak: std::sync::atomic::AtomicUsize,
+}
+
+impl Overlap {
+    /// The most slow calls in flight at once so far.
+    pub fn peak(&self) -> usize {
+        self.peak.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn during<T>(&self, work: impl FnOnce() -> T) -> T {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.now.fetch_add(1, SeqCst) + 1;
+        self.peak.fetch_max(now, SeqCst);
+        let done = work();
+        self.now.fetch_sub(1, SeqCst);
+        done
+    }
 }
 
 impl Store for Sleepy {
@@ -237,7 +262,7 @@ impl Store for Sleepy {
     }
     fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, dataschema::Error> {
         if name.starts_with("slow") {
-            std::thread::sleep(self.delay);
+            self.overlap.during(|| std::thread::sleep(self.delay));
         }
         self.inner.versions(namespace, name)
     }
@@ -273,11 +298,19 @@ impl Store for Sleepy {
 
 /// A publishing server whose `GET /names/acme/slow/versions` takes `delay`.
 pub fn start_sleepy(config: Config, delay: Duration) -> Running {
-    start_on(
+    start_sleepy_counted(config, delay).0
+}
+
+/// [`start_sleepy`], with the count of slow calls in flight at once.
+pub fn start_sleepy_counted(config: Config, delay: Duration) -> (Running, std::sync::Arc<Overlap>) {
+    let overlap = std::sync::Arc::new(Overlap::default());
+    let running = start_on(
         Sleepy {
             inner: MemoryStore::new(),
             delay,
+            overlap: overlap.clone(),
         },
         config,
-    )
+    );
+    (running, overlap)
 }
