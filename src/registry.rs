@@ -498,7 +498,8 @@ impl Registry {
     }
 
     /// Sets (`Some`) or clears (`None`) the settings of `name` (`Some`) or
-    /// of the default (`None`). Kept by the store, as the mode is.
+    /// of the default (`None`). Kept by the store, as the mode is. Refused
+    /// where the mode is read-only ([`configurable`](Registry::configurable)).
     pub fn set_settings(
         &self,
         name: Option<&str>,
@@ -507,6 +508,7 @@ impl Registry {
         if let Some(name) = name {
             check_name(name)?;
         }
+        self.configurable(name)?;
         let text = settings
             .filter(|settings| !settings.is_empty())
             .map(|settings| settings.to_json().to_string());
@@ -521,29 +523,61 @@ impl Registry {
         Ok(own.or(&default))
     }
 
+    /// Whether the settings (compatibility level and the rest) of `name`
+    /// (`Some`), or the registry-wide ones (`None`), may change: not where
+    /// the registry [`Mode`] in effect is read-only (the name's, else the
+    /// registry-wide one; for `None`, the registry-wide one), as Confluent
+    /// refuses `PUT` and `DELETE /config` (`KafkaSchemaRegistry.java`,
+    /// `updateConfig` and `deleteSubjectConfig`, v8.2.0:
+    /// `isReadOnlyMode(subject)`). Every change of settings meets it here,
+    /// whichever API or command asks ([`Error::SettingsRefused`]).
+    pub fn configurable(&self, name: Option<&str>) -> Result<(), Error> {
+        let mode = match name {
+            Some(name) => self.mode(name)?,
+            None => self.inner.store.mode(None)?.unwrap_or_default(),
+        };
+        if mode.is_read_only() {
+            return Err(Error::SettingsRefused {
+                name: name.map(str::to_owned),
+                refusal: ModeRefusal::ReadOnly,
+            });
+        }
+        Ok(())
+    }
+
     /// Sets the compatibility mode of `name` (what
     /// [`compatibility`](Registry::compatibility) answers for it). Kept by the store: a persistent store keeps it
-    /// across restarts and shares it between replicas.
+    /// across restarts and shares it between replicas. Refused where the
+    /// mode is read-only ([`configurable`](Registry::configurable)).
     pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
         check_name(name)?;
+        self.configurable(Some(name))?;
         self.inner.store.set_compatibility(Some(name), Some(mode))
     }
 
     /// Clears the mode set for `name`: it follows the default again.
+    /// Refused where the mode is read-only
+    /// ([`configurable`](Registry::configurable)).
     pub fn clear_compatibility(&self, name: &str) -> Result<(), Error> {
         check_name(name)?;
+        self.configurable(Some(name))?;
         self.inner.store.set_compatibility(Some(name), None)
     }
 
     /// Sets the mode for names that have none of their own (else
     /// [`Compatibility::Backward`], as in Confluent Schema Registry).
+    /// Refused when the registry-wide mode is read-only
+    /// ([`configurable`](Registry::configurable)).
     pub fn set_default_compatibility(&self, mode: Compatibility) -> Result<(), Error> {
+        self.configurable(None)?;
         self.inner.store.set_compatibility(None, Some(mode))
     }
 
     /// Clears the default mode: names without one of their own follow
-    /// [`Compatibility::Backward`] again.
+    /// [`Compatibility::Backward`] again. Refused when the registry-wide
+    /// mode is read-only ([`configurable`](Registry::configurable)).
     pub fn clear_default_compatibility(&self) -> Result<(), Error> {
+        self.configurable(None)?;
         self.inner.store.set_compatibility(None, None)
     }
 
@@ -584,12 +618,70 @@ impl Registry {
     }
 
     /// Sets (`Some`) or clears (`None`) the registry [`Mode`] of `name`
-    /// (`Some`) or the store-wide one (`None`).
+    /// (`Some`) or the store-wide one (`None`). A switch to
+    /// [`Mode::Import`] from another mode in effect is refused where live
+    /// versions are held (of `name` in any namespace; for the store-wide
+    /// mode, of any name): [`Error::SettingsRefused`] with
+    /// [`ModeRefusal::VersionsHeld`], as Confluent refuses it without
+    /// `force=true` (`KafkaSchemaRegistry.setMode`, v8.2.0);
+    /// [`force_mode`](Registry::force_mode) switches anyway. A read-only
+    /// name's mode may change (that is how it becomes writable again).
     pub fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        self.change_mode(name, mode, false)
+    }
+
+    /// [`set_mode`](Registry::set_mode), switching to IMPORT even where
+    /// live versions are held (Confluent's `PUT /mode?force=true`).
+    pub fn force_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
+        self.change_mode(name, mode, true)
+    }
+
+    fn change_mode(
+        &self,
+        name: Option<&str>,
+        mode: Option<Mode>,
+        force: bool,
+    ) -> Result<(), Error> {
         if let Some(name) = name {
             check_name(name)?;
         }
+        if mode == Some(Mode::Import) && !force {
+            let current = match name {
+                Some(name) => self.mode(name)?,
+                None => self.inner.store.mode(None)?.unwrap_or_default(),
+            };
+            if current != Mode::Import && self.holds_live(name)? {
+                return Err(Error::SettingsRefused {
+                    name: name.map(str::to_owned),
+                    refusal: ModeRefusal::VersionsHeld,
+                });
+            }
+        }
         self.inner.store.set_mode(name, mode)
+    }
+
+    /// Whether a version not soft-deleted is held under `name` (in any
+    /// namespace: a name's mode is the same in all), or (`None`) under
+    /// any name.
+    fn holds_live(&self, name: Option<&str>) -> Result<bool, Error> {
+        let mut deleted: std::collections::HashMap<(String, String), Vec<u32>> =
+            std::collections::HashMap::new();
+        for urn in self.inner.store.list()? {
+            if name.is_some_and(|name| urn.name() != name) {
+                continue;
+            }
+            let key = (urn.namespace().to_owned(), urn.name().to_owned());
+            let hidden = match deleted.entry(key) {
+                std::collections::hash_map::Entry::Occupied(held) => held.into_mut(),
+                std::collections::hash_map::Entry::Vacant(new) => {
+                    new.insert(self.inner.store.deleted(urn.namespace(), urn.name())?)
+                }
+            };
+            if !hidden.contains(&urn.version()) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The soft-deleted versions of `name` in `namespace`, ascending (see

@@ -31,7 +31,7 @@ pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 /// |---|---|
 /// | `Input` | `InvalidUrn`, `InvalidLanguage`, `UnknownCompatibility` |
 /// | `Schema` | `Empty`, `MissingRoot`, `SchemaUnusable`, `NoValidator` |
-/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict`, `Referenced`, `ModeRefused` |
+/// | `Publish` | `Immutable`, `Incompatible`, `OutOfOrder`, `LastVersion`, `IdConflict`, `Referenced`, `ModeRefused`, `SettingsRefused` |
 /// | `Lookup` | `NotFound`, `IdNotFound`, `NoId` |
 /// | `Infrastructure` | `Unreachable`, `Store`, `Other` |
 #[derive(Debug, thiserror::Error)]
@@ -214,6 +214,21 @@ pub enum Error {
         /// The rule that refused it.
         refusal: ModeRefusal,
     },
+    /// A change of settings refused by the registry mode in effect, as
+    /// Confluent refuses it (`KafkaSchemaRegistry.updateConfig`,
+    /// `deleteSubjectConfig` and `setMode`, v8.2.0): a compatibility
+    /// level or other settings of a read-only name (or, registry-wide, of
+    /// a read-only registry) are not changed ([`ModeRefusal::ReadOnly`]);
+    /// a switch to IMPORT where versions are held needs to be forced
+    /// ([`ModeRefusal::VersionsHeld`]).
+    #[error("{}: {refusal}", settings_of(name.as_deref()))]
+    SettingsRefused {
+        /// The name whose settings were to change (`None`: the
+        /// registry-wide ones).
+        name: Option<String>,
+        /// The rule that refused it.
+        refusal: ModeRefusal,
+    },
     /// A remote registry could not be asked, or answered nonsense.
     #[error("registry unreachable while resolving {urn}")]
     Unreachable {
@@ -249,6 +264,10 @@ pub enum ModeRefusal {
     /// No id was given, and the name is not in READWRITE mode (in IMPORT
     /// mode, every registration carries the id its messages carry).
     NotReadWrite,
+    /// A switch to IMPORT mode where live versions are held (of the name,
+    /// or anywhere for the registry-wide mode), not forced: imported ids
+    /// would mix with the ids given here.
+    VersionsHeld,
 }
 
 impl fmt::Display for ModeRefusal {
@@ -266,7 +285,19 @@ impl fmt::Display for ModeRefusal {
                 "the name is not in read-write mode: in IMPORT mode every registration gives \
                  the id its messages carry"
             }
+            ModeRefusal::VersionsHeld => {
+                "live versions are held: switching to IMPORT mode would mix imported ids with \
+                 those given here (force the switch to do it anyway)"
+            }
         })
+    }
+}
+
+/// Whose settings an [`Error::SettingsRefused`] concerns.
+fn settings_of(name: Option<&str>) -> String {
+    match name {
+        Some(name) => format!("the settings of {:?}", crate::text::clip(name, 100)),
+        None => "the registry-wide settings".to_owned(),
     }
 }
 
@@ -335,7 +366,8 @@ impl Error {
             | Error::LastVersion { .. }
             | Error::IdConflict { .. }
             | Error::Referenced { .. }
-            | Error::ModeRefused { .. } => ErrorKind::Publish,
+            | Error::ModeRefused { .. }
+            | Error::SettingsRefused { .. } => ErrorKind::Publish,
             Error::NotFound { .. } | Error::IdNotFound { .. } | Error::NoId { .. } => {
                 ErrorKind::Lookup
             }

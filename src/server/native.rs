@@ -59,7 +59,9 @@ impl From<Error> for NativeError {
             Error::NoValidator { .. } => (StatusCode::UNPROCESSABLE_ENTITY, "no_validator"),
             Error::LastVersion { .. } => (StatusCode::CONFLICT, "last_version"),
             // The name's registry mode (Confluent's `/mode`) refuses it.
-            Error::ModeRefused { .. } => (StatusCode::CONFLICT, "mode_refused"),
+            Error::ModeRefused { .. } | Error::SettingsRefused { .. } => {
+                (StatusCode::CONFLICT, "mode_refused")
+            }
             // A bounded wait that ran out (a lock another replica holds, a
             // pool that stays full): retryable, as a load balancer and a
             // client's retry policy read a 503.

@@ -130,6 +130,10 @@ fn modes_and_levels_hold_on_every_path() {
     let narrowed = r#"{"type": "object", "properties": {"n": {"type": "string"}}}"#;
     assert_eq!(native("urn:acme:schema:frozen:1", v1, &[]).status, 201);
 
+    assert_eq!(
+        send("PUT", "/config/frozen", json!({"compatibility": "FULL"})).status,
+        200
+    );
     // READONLY through the Confluent API: no path writes or deletes.
     assert_eq!(
         send("PUT", "/mode/frozen", json!({"mode": "READONLY"})).status,
@@ -163,6 +167,35 @@ fn modes_and_levels_hold_on_every_path() {
         404,
         "nothing was written"
     );
+    // Nor is its level or its settings changed, or cleared (Confluent's
+    // `updateConfig` and `deleteSubjectConfig`, v8.2.0: 42205), while
+    // another subject's level still changes.
+    for (method, body) in [
+        ("PUT", json!({"compatibility": "NONE"})),
+        ("PUT", json!({"compatibilityGroup": "app"})),
+        ("DELETE", json!(null)),
+    ] {
+        let changed = send(method, "/config/frozen", body.clone());
+        assert_eq!(changed.status, 422, "{method} {body}: {}", changed.text());
+        assert_eq!(changed.code(), 42205, "{}", changed.text());
+        assert!(changed.text().contains("read-only"), "{}", changed.text());
+    }
+    assert_eq!(
+        get(&serve.url("/config/frozen")).json(),
+        json!({"compatibilityLevel": "FULL"})
+    );
+    assert_eq!(
+        send("PUT", "/config/open", json!({"compatibility": "NONE"})).status,
+        200
+    );
+    // A read-only registry: the default level does not change either.
+    assert_eq!(
+        send("PUT", "/mode", json!({"mode": "READONLY"})).status,
+        200
+    );
+    let global = send("PUT", "/config", json!({"compatibility": "NONE"}));
+    assert_eq!(global.code(), 42205, "{}", global.text());
+    assert_eq!(send("DELETE", "/mode", json!(null)).status, 200);
 
     // IMPORT: a write without an id is refused on every path.
     assert_eq!(

@@ -534,3 +534,118 @@ fn the_largest_version_is_refused_at_publish() {
         "{err:?}"
     );
 }
+
+/// The modes' rules on settings live in `Registry`, so every path (either
+/// API, `dataschema import`, a program over the library) meets them: a
+/// read-only name's level and settings do not change (nor the default's
+/// under a read-only registry), and a switch to IMPORT where live
+/// versions are held is refused unless forced (Confluent's
+/// `updateConfig`, `deleteSubjectConfig`, `setMode`, v8.2.0). A
+/// read-only name's mode itself may change: that is how it is opened
+/// again.
+#[cfg(feature = "json")]
+#[test]
+fn settings_follow_the_mode_and_import_needs_force_where_versions_are_held() {
+    use dataschema::store::Mode;
+    use dataschema::ModeRefusal;
+    use dataschema::Settings;
+    let registry = Registry::new(MemoryStore::new());
+    registry
+        .publish(greeting(1, r#"{"type":"object"}"#), Compatibility::None)
+        .unwrap();
+    registry
+        .set_compatibility("greeting", Compatibility::Full)
+        .unwrap();
+    registry
+        .set_mode(Some("greeting"), Some(Mode::ReadOnly))
+        .unwrap();
+    let read_only = |result: Result<(), Error>, what: &str, whose: Option<&str>| match result {
+        Err(Error::SettingsRefused { name, refusal }) => {
+            assert_eq!(refusal, ModeRefusal::ReadOnly, "{what}");
+            assert_eq!(name.as_deref(), whose, "{what}");
+        }
+        other => panic!("{what}: {other:?}"),
+    };
+    read_only(
+        registry.set_compatibility("greeting", Compatibility::None),
+        "set a level",
+        Some("greeting"),
+    );
+    read_only(
+        registry.clear_compatibility("greeting"),
+        "clear a level",
+        Some("greeting"),
+    );
+    let settings = Settings::from_json(&serde_json::json!({"compatibilityGroup": "app"})).unwrap();
+    read_only(
+        registry.set_settings(Some("greeting"), Some(&settings)),
+        "set settings",
+        Some("greeting"),
+    );
+    assert_eq!(
+        registry.compatibility_setting(Some("greeting")).unwrap(),
+        Some(Compatibility::Full),
+        "nothing changed"
+    );
+    // Another name, and the default, are not read-only.
+    registry
+        .set_compatibility("other", Compatibility::None)
+        .unwrap();
+    registry
+        .set_default_compatibility(Compatibility::Forward)
+        .unwrap();
+    // Opened again, its level changes.
+    registry.set_mode(Some("greeting"), None).unwrap();
+    registry.clear_compatibility("greeting").unwrap();
+
+    // A read-only registry: the default's settings do not change, nor a
+    // name's that has no mode of its own.
+    registry.set_mode(None, Some(Mode::ReadOnly)).unwrap();
+    read_only(
+        registry.set_default_compatibility(Compatibility::None),
+        "the default",
+        None,
+    );
+    read_only(
+        registry.clear_default_compatibility(),
+        "clear the default",
+        None,
+    );
+    read_only(
+        registry.set_compatibility("other", Compatibility::Full),
+        "a name under a read-only registry",
+        Some("other"),
+    );
+    registry.set_mode(None, None).unwrap();
+
+    // IMPORT where live versions are held: refused unless forced, for the
+    // name and registry-wide; a name without versions switches freely.
+    for name in [Some("greeting"), None] {
+        match registry.set_mode(name, Some(Mode::Import)) {
+            Err(Error::SettingsRefused { refusal, .. }) => {
+                assert_eq!(refusal, ModeRefusal::VersionsHeld, "{name:?}")
+            }
+            other => panic!("{name:?}: {other:?}"),
+        }
+    }
+    assert_eq!(registry.mode("greeting").unwrap(), Mode::ReadWrite);
+    registry
+        .set_mode(Some("empty"), Some(Mode::Import))
+        .unwrap();
+    registry
+        .force_mode(Some("greeting"), Some(Mode::Import))
+        .unwrap();
+    assert_eq!(registry.mode("greeting").unwrap(), Mode::Import);
+    // Already in IMPORT: setting it again needs no force.
+    registry
+        .set_mode(Some("greeting"), Some(Mode::Import))
+        .unwrap();
+    // Soft-deleted versions are not held live.
+    registry.set_mode(Some("greeting"), None).unwrap();
+    registry
+        .delete_versions(&[urn("urn:acme:schema:greeting:1")])
+        .unwrap();
+    registry
+        .set_mode(Some("greeting"), Some(Mode::Import))
+        .unwrap();
+}

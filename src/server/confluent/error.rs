@@ -68,6 +68,20 @@ pub(crate) fn from_error(err: Error) -> ApiError {
                 _ => "not in read-write mode",
             }
         )),
+        // Confluent's words (`updateConfig`, `deleteSubjectConfig`,
+        // `setMode`, v8.2.0), 42205.
+        Error::SettingsRefused { name, refusal } => not_permitted(match refusal {
+            ModeRefusal::VersionsHeld => "Cannot import since found existing subjects (set \
+                                          force=true to switch to IMPORT anyway)"
+                .to_owned(),
+            _ => match name {
+                Some(name) => format!(
+                    "Subject '{}' is in read-only mode",
+                    crate::server::wire::confluent::subject_name(name)
+                ),
+                None => "The registry is in read-only mode".to_owned(),
+            },
+        }),
         _ => store_failed(&err),
     }
 }

@@ -3,19 +3,20 @@
 //! READWRITE takes registrations; READONLY and READONLY_OVERRIDE refuse
 //! registrations and deletes (42205); IMPORT takes only registrations that
 //! carry their own id (kept, with the version given), and none without.
-//! Switching to IMPORT where subjects are held (the whole namespace for
-//! `/mode`, the subject for `/mode/{s}`) is refused unless `force=true`,
-//! as in Confluent. Modes are kept by the store: they survive a restart
-//! and replicas share them.
+//! Switching to IMPORT where versions are held (under any name for
+//! `/mode`, under the subject's name for `/mode/{s}`) is refused unless
+//! `force=true`, as in Confluent: the rule is the registry's
+//! (`Registry::set_mode`, `Registry::force_mode`), met by every path.
+//! Modes are kept by the store: they survive a restart and replicas share
+//! them.
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 use serde::Deserialize;
 
-use super::error::{from_error, no_subject_mode, not_permitted, ApiError, ErrorCode, Reply};
+use super::error::{from_error, no_subject_mode, ApiError, ErrorCode, Reply};
 use super::request::{json_body, subject, Subject};
-use super::subjects::{every_subject, History, Seen};
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{mode_json, ok};
@@ -61,34 +62,19 @@ async fn set(
 ) -> Reply {
     let force = Query::parse(raw_query.as_deref()).flag("force", false)?;
     let mode = requested(body)?;
-    let namespace = state.namespace().to_owned();
     let name = subject.as_ref().map(|s| s.name.clone());
-    let set = state
+    // The rule (IMPORT where versions are held only when forced) is the
+    // registry's: `Registry::set_mode`.
+    state
         .blocking(move |registry| {
-            let current = match &name {
-                Some(name) => registry.mode(name)?,
-                None => registry.mode_setting(None)?.unwrap_or_default(),
-            };
-            if mode == Mode::Import && current != Mode::Import && !force {
-                let held = match &name {
-                    Some(name) => !History::read(registry, &namespace, name)?.live().is_empty(),
-                    None => !every_subject(registry, &namespace, Seen::Live)?.is_empty(),
-                };
-                if held {
-                    return Ok(false);
-                }
+            if force {
+                registry.force_mode(name.as_deref(), Some(mode))
+            } else {
+                registry.set_mode(name.as_deref(), Some(mode))
             }
-            registry.set_mode(name.as_deref(), Some(mode))?;
-            Ok(true)
         })
         .await
         .map_err(from_error)?;
-    if !set {
-        return Err(not_permitted(
-            "Cannot import since found existing subjects (set force=true to switch to IMPORT \
-             anyway)",
-        ));
-    }
     Ok(ok(&mode_json(mode)))
 }
 
