@@ -38,7 +38,7 @@ pub use dataschema_core::{
 };
 
 pub use crate::bundle::Bundle;
-pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder};
+pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder, FramerStats};
 pub use crate::guard::{
     Guard, GuardBuilder, Invalid, Outcome, ReadAs, Reason, Unvalidated, FRAME_URN,
 };

@@ -11,6 +11,9 @@ use crate::guard::metrics::register;
 pub const FRAMED: &str = "dataschema_framed_total";
 /// Payloads not framed (label `reason`).
 pub const FRAME_ERRORS: &str = "dataschema_frame_errors_total";
+/// Prefixes (id and message indexes) forgotten because the framer kept
+/// as many as its bound ([`FramerBuilder::max_prefixes`](super::FramerBuilder::max_prefixes)).
+pub const PREFIX_EVICTIONS: &str = "dataschema_frame_prefix_evictions_total";
 
 /// The `dataschema_frame_errors_total` counter of each reason, in
 /// [`FrameReason::ALL`] order.
@@ -21,6 +24,11 @@ pub(crate) fn error_counters() -> [Counter; FrameReason::COUNT] {
             vec![Label::from_static_parts("reason", reason.as_str())],
         ))
     })
+}
+
+/// The `dataschema_frame_prefix_evictions_total` counter.
+pub(crate) fn evictions_counter() -> Counter {
+    register(&Key::from_name(PREFIX_EVICTIONS))
 }
 
 /// The `dataschema_framed_total` counter of the schema `name`.

@@ -28,6 +28,8 @@ pub mod metrics;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasher, Hash};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ::metrics::Counter;
@@ -39,6 +41,12 @@ use crate::guard::{Guard, GuardBuilder, Invalid};
 
 /// The magic byte of Confluent's wire format, version 0.
 const MAGIC: u8 = 0;
+
+/// The most prefixes a framer keeps by default, of URNs and of named
+/// messages each ([`FramerBuilder::max_prefixes`]): as many as the schema
+/// ids a guard remembers for `validate_framed` (65,536; a prefix costs
+/// about 200 bytes).
+pub const DEFAULT_MAX_PREFIXES: usize = 1 << 16;
 
 /// Frames payloads as Confluent's serializers do, after validating them
 /// as the consumers' [`Guard`]s will: magic byte 0, the schema id (4
@@ -62,7 +70,11 @@ const MAGIC: u8 = 0;
 ///
 /// Cheap to clone, safe to share across threads. A URN's prefix (id and
 /// message indexes) is found once and kept: an id never moves to other
-/// bytes.
+/// bytes. What is kept is bounded ([`FramerBuilder::max_prefixes`]): a
+/// fallback registry may answer any number of URNs, and past the bound
+/// the prefixes kept are forgotten at once (found again when framed
+/// again), counted in [`FramerStats::evictions`] and
+/// `dataschema_frame_prefix_evictions_total`.
 #[derive(Clone)]
 pub struct Framer {
     inner: Arc<Inner>,
@@ -75,7 +87,25 @@ struct Inner {
     prefixes: RwLock<HashMap<Urn, Arc<Prefix>, foldhash::fast::RandomState>>,
     /// The prefix of each named protobuf message framed so far.
     named: RwLock<HashMap<Named, Arc<Prefix>>>,
+    /// The most entries of each map.
+    max_prefixes: usize,
+    /// Prefixes forgotten so far, the bound reached.
+    evictions: AtomicU64,
+    evicted: Counter,
     errors: [Counter; FrameReason::COUNT],
+}
+
+/// What a [`Framer`] keeps: see [`Framer::stats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FramerStats {
+    /// The prefixes kept now (of URNs and of named messages).
+    pub prefixes: usize,
+    /// The prefixes forgotten so far because a map reached the bound.
+    pub evictions: u64,
+    /// The most prefixes kept of URNs, and of named messages, each
+    /// ([`FramerBuilder::max_prefixes`]).
+    pub bound: usize,
 }
 
 /// A URN and the full name of a protobuf message of it.
@@ -100,6 +130,7 @@ impl fmt::Debug for Framer {
 #[must_use]
 pub struct FramerBuilder {
     guard: GuardBuilder,
+    max_prefixes: usize,
 }
 
 impl fmt::Debug for FramerBuilder {
@@ -140,6 +171,17 @@ impl FramerBuilder {
         self
     }
 
+    /// How many prefixes (a frame's id and message indexes) the framer
+    /// keeps, of URNs and of named protobuf messages each (default
+    /// [`DEFAULT_MAX_PREFIXES`], at least 1). Past it the kept ones are
+    /// forgotten at once and found again as they are framed (their
+    /// schemas stay in the guard's bounded cache, their ids with the
+    /// resolvers), counted in [`FramerStats::evictions`].
+    pub fn max_prefixes(mut self, max: usize) -> FramerBuilder {
+        self.max_prefixes = max.max(1);
+        self
+    }
+
     /// The framer. Its counters are bound here, to the `metrics` recorder
     /// installed now.
     pub fn build(self) -> Framer {
@@ -148,6 +190,9 @@ impl FramerBuilder {
                 guard: self.guard.build(),
                 prefixes: RwLock::default(),
                 named: RwLock::default(),
+                max_prefixes: self.max_prefixes,
+                evictions: AtomicU64::new(0),
+                evicted: metrics::evictions_counter(),
                 errors: metrics::error_counters(),
             }),
         }
@@ -164,6 +209,17 @@ impl Framer {
     pub fn builder(resolver: impl Resolver + 'static) -> FramerBuilder {
         FramerBuilder {
             guard: Guard::builder(resolver),
+            max_prefixes: DEFAULT_MAX_PREFIXES,
+        }
+    }
+
+    /// What the framer keeps now: its prefixes, those forgotten so far
+    /// and the bound.
+    pub fn stats(&self) -> FramerStats {
+        FramerStats {
+            prefixes: self.inner.prefixes.read().len() + self.inner.named.read().len(),
+            evictions: self.inner.evictions.load(Ordering::Relaxed),
+            bound: self.inner.max_prefixes,
         }
     }
 
@@ -322,22 +378,35 @@ impl Framer {
             bytes: bytes.into_boxed_slice(),
             framed: metrics::framed_counter(urn.name()),
         });
-        // Only URNs a resolver holds with an id get here: hostile input
-        // cannot grow these maps (as the guard's cache).
+        // Only URNs a resolver holds with an id get here, but a fallback
+        // registry may answer any number of them: the maps are bounded.
         match message {
-            None => {
-                self.inner
-                    .prefixes
-                    .write()
-                    .insert(urn.clone(), prefix.clone());
-            }
-            Some(name) => {
-                self.inner
-                    .named
-                    .write()
-                    .insert((urn.clone(), Box::from(name)), prefix.clone());
-            }
+            None => self.keep(&self.inner.prefixes, urn.clone(), prefix.clone()),
+            Some(name) => self.keep(
+                &self.inner.named,
+                (urn.clone(), Box::from(name)),
+                prefix.clone(),
+            ),
         }
         Ok(prefix)
+    }
+
+    /// Keeps `prefix` under `key` in `map`, first forgetting every
+    /// prefix `map` keeps when it holds the bound already (counted).
+    fn keep<K: Hash + Eq, S: BuildHasher>(
+        &self,
+        map: &RwLock<HashMap<K, Arc<Prefix>, S>>,
+        key: K,
+        prefix: Arc<Prefix>,
+    ) {
+        let mut map = map.write();
+        if map.len() >= self.inner.max_prefixes && !map.contains_key(&key) {
+            let forgotten = map.len() as u64;
+            map.clear();
+            map.shrink_to_fit();
+            self.inner.evictions.fetch_add(forgotten, Ordering::Relaxed);
+            self.inner.evicted.increment(forgotten);
+        }
+        map.insert(key, prefix);
     }
 }

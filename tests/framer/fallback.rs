@@ -142,3 +142,50 @@ fn a_registry_down_while_producing_is_a_clean_error_and_recovers() {
         started.elapsed()
     );
 }
+
+/// A fallback registry answering every URN of namespace `any` (with the
+/// URN's version as its id): one that answers any number of them.
+struct AnyUrn;
+
+impl dataschema::Resolver for AnyUrn {
+    fn resolve(&self, urn: &dataschema::Urn) -> Result<Schema, dataschema::Error> {
+        if urn.namespace() != "any" {
+            return Err(dataschema::Error::NotFound { urn: urn.clone() });
+        }
+        Ok(Schema::json(urn.clone(), r#"{"type":"integer"}"#))
+    }
+
+    fn id_of(&self, urn: &dataschema::Urn) -> Result<u32, dataschema::Error> {
+        self.resolve(urn)?;
+        Ok(urn.version())
+    }
+}
+
+/// The prefixes a framer keeps were unbounded: a fallback answering any
+/// number of URNs grew its maps for ever. Now they are bounded
+/// (`FramerBuilder::max_prefixes`, 65,536 by default, as the schema ids a
+/// guard remembers): past the bound they are forgotten at once, counted,
+/// and a URN framed again is framed with the same id.
+#[test]
+fn the_prefixes_a_framer_keeps_are_bounded() {
+    let default = Framer::builder(common::samples()).fallback(AnyUrn).build();
+    assert_eq!(default.stats().bound, 1 << 16);
+    let framer = Framer::builder(common::samples())
+        .fallback(AnyUrn)
+        .max_prefixes(100)
+        .build();
+    let mut most = 0;
+    for version in 1..=250u32 {
+        let urn = urn(&format!("urn:any:schema:n:{version}"));
+        let frame = framer.frame(&urn, b"7").unwrap();
+        assert_eq!(&frame[1..5], &version.to_be_bytes());
+        most = most.max(framer.stats().prefixes);
+    }
+    let stats = framer.stats();
+    assert_eq!(most, 100, "{stats:?}");
+    assert!(stats.prefixes <= 100, "{stats:?}");
+    assert_eq!(stats.evictions, 200, "two times 100 forgotten: {stats:?}");
+    // Forgotten, framed again with its id.
+    let first = framer.frame(&urn("urn:any:schema:n:1"), b"7").unwrap();
+    assert_eq!(&first[1..5], &1u32.to_be_bytes());
+}
