@@ -59,7 +59,18 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
             .zip(reference["version"].as_u64())
             .and_then(|(subject, version)| reference_urn(urn, subject, version));
         match (name, target) {
-            (Some(name), Some(target)) => references.push(Reference::new(name, target)),
+            (Some(name), Some(target)) => {
+                // A name stands for one schema: given for two, the
+                // schema's references would keep one and drop the other
+                // silently (the server refuses such a registration, 42201).
+                let twice = references
+                    .iter()
+                    .any(|held: &Reference| held.name() == name && *held.urn() != target);
+                if twice {
+                    return Err(nonsense("a reference name stands for two schemas"));
+                }
+                references.push(Reference::new(name, target));
+            }
             _ => return Err(nonsense("a reference is not a name, subject and version")),
         }
     }

@@ -553,6 +553,76 @@ fn references_are_followed_through_the_confluent_fallback() {
         .is_err());
 }
 
+/// A Confluent registry answering a version whose `references` give one
+/// name for two schemas: a schema's references keep a name once, so one
+/// was silently dropped and the guard validated against a schema the
+/// registry did not describe. A registry is input too: the answer is
+/// garbage (reason `unreachable`), as the server refuses such a
+/// registration (42201). The same name twice for the same schema stays
+/// fine.
+#[test]
+fn a_confluent_answer_naming_two_schemas_by_one_reference_name_is_refused() {
+    let answer = |references: serde_json::Value| {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match stream.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => break,
+                    }
+                }
+                let path = String::from_utf8_lossy(&head)
+                    .split(' ')
+                    .nth(1)
+                    .unwrap_or("")
+                    .to_owned();
+                let (subject, schema, refs) = if path.starts_with("/subjects/order/") {
+                    ("order", r#"{"$ref": "common.json"}"#, references.clone())
+                } else if path.starts_with("/subjects/a/") {
+                    ("a", r#"{"type": "integer"}"#, serde_json::json!([]))
+                } else {
+                    ("b", r#"{"type": "string"}"#, serde_json::json!([]))
+                };
+                let body = serde_json::json!({
+                    "subject": subject, "version": 1, "id": 5, "schemaType": "JSON",
+                    "schema": schema, "references": refs,
+                })
+                .to_string();
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/vnd.schemaregistry.v1+json\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(reply.as_bytes());
+            }
+        });
+        let api = Api::Confluent {
+            namespace: "acme".into(),
+        };
+        guard_over(builder(&url).api(api).build().unwrap())
+    };
+    let twice = answer(serde_json::json!([
+        {"name": "common.json", "subject": "a", "version": 1},
+        {"name": "common.json", "subject": "b", "version": 1},
+    ]));
+    let outcome = twice.validate("urn:acme:schema:order:1", b"7");
+    assert_eq!(reason(&outcome), Some(Reason::Unreachable), "{outcome:?}");
+    let once = answer(serde_json::json!([
+        {"name": "common.json", "subject": "a", "version": 1},
+        {"name": "common.json", "subject": "a", "version": 1},
+    ]));
+    assert!(matches!(
+        once.validate("urn:acme:schema:order:1", b"7"),
+        Ok(Outcome::Validated)
+    ));
+    assert!(once.validate("urn:acme:schema:order:1", b"\"s\"").is_err());
+}
+
 /// The same through the native API: a publish with `Dataschema-References`,
 /// and a fallback reading the header back.
 #[test]
