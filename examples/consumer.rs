@@ -14,12 +14,19 @@
 //! reason, and the validated and invalid by schema language. A real
 //! consumer would process the `Ok` events, dead-letter the invalid ones,
 //! and alert on `dataschema_unvalidated_total`.
+//!
+//! The consumer codes against the latest version of each name the bundle
+//! holds (`orders.created` v2): an event written with an older version
+//! (v1) is validated against the version it names, then read as the
+//! latest with `Guard::read_as` (by name, defaults, widening: the rules of
+//! `docs/resolution.md`), and printed as the consumer receives it. The
+//! summary counts the events read across versions.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
-use cloudevents::AttributesReader;
-use dataschema::{Guard, Outcome, Registry, Urn};
+use cloudevents::event::{AttributesReader, Data};
+use dataschema::{Guard, Invalid, Outcome, Registry, Urn};
 
 /// The sample stream.
 pub const EVENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/events.jsonl");
@@ -42,8 +49,17 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
             .resolve(urn)
             .map_or("?", |schema| schema.language().as_str())
     };
+    // The version the consumer codes against, per name: the latest the
+    // bundle holds (`list` is ordered by name, then version).
+    let mut latest: BTreeMap<(String, String), Urn> = BTreeMap::new();
+    for urn in registry.list()? {
+        latest.insert((urn.namespace().to_owned(), urn.name().to_owned()), urn);
+    }
     // Per language: (validated, invalid).
     let mut by_language: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    // Events written with an older version, read as the latest: per
+    // (writer, reader).
+    let mut read_across: BTreeMap<(String, String), u64> = BTreeMap::new();
 
     let mut validated = 0;
     let mut no_schema = 0;
@@ -66,21 +82,44 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
             }
         };
         let id = event.id().to_owned();
-        match guard.validate_event(&event) {
-            Ok(Outcome::Validated) => {
+        let writer = event
+            .dataschema()
+            .and_then(|url| url.as_str().parse::<Urn>().ok());
+        // The latest version of the name the event's schema belongs to,
+        // when it is not the event's own.
+        let reader = writer.as_ref().and_then(|writer| {
+            latest
+                .get(&(writer.namespace().to_owned(), writer.name().to_owned()))
+                .filter(|latest| latest.version() > writer.version())
+        });
+        let verdict = match reader {
+            Some(reader) => read_as_latest(&guard, &event, reader),
+            None => guard.validate_event(&event).map(|outcome| (outcome, None)),
+        };
+        match verdict {
+            Ok((Outcome::Validated, read)) => {
                 validated += 1;
-                let language = event
-                    .dataschema()
-                    .and_then(|url| url.as_str().parse::<Urn>().ok())
-                    .map_or("?", |urn| language(&urn));
+                let language = writer.as_ref().map_or("?", language);
                 by_language.entry(language).or_default().0 += 1;
-                writeln!(out, "{id}: validated ({language})")?;
+                match (read, reader, &writer) {
+                    (Some(bytes), Some(reader), Some(writer)) => {
+                        *read_across
+                            .entry((writer.to_string(), reader.to_string()))
+                            .or_default() += 1;
+                        writeln!(
+                            out,
+                            "{id}: validated ({language}), read as {reader}: {}",
+                            String::from_utf8_lossy(&bytes)
+                        )?;
+                    }
+                    _ => writeln!(out, "{id}: validated ({language})")?,
+                }
             }
-            Ok(Outcome::NoSchema) => {
+            Ok((Outcome::NoSchema, _)) => {
                 no_schema += 1;
                 writeln!(out, "{id}: no dataschema, processed unchecked")?;
             }
-            Ok(Outcome::Unvalidated(u)) => {
+            Ok((Outcome::Unvalidated(u), _)) => {
                 *unvalidated.entry(u.reason().to_string()).or_default() += 1;
                 writeln!(
                     out,
@@ -89,7 +128,7 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
                     u.error()
                 )?;
             }
-            Ok(other) => writeln!(out, "{id}: {other:?}")?,
+            Ok((other, _)) => writeln!(out, "{id}: {other:?}")?,
             Err(err) => {
                 let language = language(err.urn());
                 by_language.entry(language).or_default().1 += 1;
@@ -124,6 +163,14 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
         writeln!(out, "    {reason}: {count}")?;
     }
     writeln!(out, "  no schema:   {no_schema}")?;
+    writeln!(
+        out,
+        "  read as the latest version: {}",
+        read_across.values().sum::<u64>()
+    )?;
+    for ((writer, reader), count) in &read_across {
+        writeln!(out, "    {writer} -> {reader}: {count}")?;
+    }
     if unreadable > 0 {
         writeln!(out, "  unreadable:  {unreadable}")?;
     }
@@ -132,4 +179,27 @@ pub fn run(path: &str, out: &mut impl Write) -> Result<(), Box<dyn std::error::E
         writeln!(out, "    {language:<11} {validated}, {invalid}")?;
     }
     Ok(())
+}
+
+/// Validates `event` against the version its `dataschema` names, then
+/// reads its data as `reader` (the latest version of its name): the
+/// outcome, and the data in the reader's layout when it was read across
+/// (`None` when the guard let it through unchecked or could not read it
+/// across: then it is processed as written, and counted).
+fn read_as_latest(
+    guard: &Guard,
+    event: &cloudevents::Event,
+    reader: &Urn,
+) -> Result<(Outcome, Option<Vec<u8>>), Invalid> {
+    let dataschema = event.dataschema().map(|url| url.as_str()).unwrap_or("");
+    let data: Vec<u8> = match event.data() {
+        // Serializing a parsed JSON value does not fail.
+        Some(Data::Json(value)) => serde_json::to_vec(value).unwrap_or_default(),
+        Some(Data::Binary(bytes)) => bytes.clone(),
+        Some(Data::String(text)) => text.clone().into_bytes(),
+        None => Vec::new(),
+    };
+    let read = guard.read_as(dataschema, &data, reader)?;
+    let bytes = read.crossed().then(|| read.bytes().to_vec());
+    Ok((read.outcome().clone(), bytes))
 }

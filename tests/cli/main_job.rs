@@ -2,7 +2,8 @@
 //! `examples/consumer.rs`, compiled into this test from its source, run
 //! over the sample stream `examples/events.jsonl` (JSON Schema, protobuf
 //! and Avro events). Its summary must be the one the README shows, and
-//! each event's verdict the one named here.
+//! each event's verdict the one named here; the events written with an
+//! older version are read as the latest.
 #![cfg(all(
     feature = "cloudevents",
     feature = "json",
@@ -79,5 +80,49 @@ fn each_sample_event_has_its_verdict() {
             .expect("the event's line");
         let next = output[at..].lines().nth(1).unwrap_or_default();
         assert!(next.trim_start().starts_with(violation), "{after}: {next}");
+    }
+}
+
+#[test]
+fn older_versions_are_read_as_the_latest() {
+    let output = main_job();
+    let v2: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/orders.created.v2.json"
+        ))
+        .expect("v2"),
+    )
+    .expect("v2 is JSON");
+    let read_as = "read as urn:acme:schema:orders.created:2: ";
+    for id in ["evt-0001", "evt-0003", "evt-0016"] {
+        let line = output
+            .lines()
+            .find(|line| line.starts_with(&format!("{id}: ")))
+            .unwrap_or_else(|| panic!("no line for {id}:\n{output}"));
+        let at = line
+            .find(read_as)
+            .unwrap_or_else(|| panic!("{id} is not read as v2: {line}"));
+        let read: serde_json::Value =
+            serde_json::from_str(&line[at + read_as.len()..]).expect("the data read is JSON");
+        // What the consumer receives is a v2 payload: the v2 schema's
+        // properties only (`additionalProperties: false`), every required
+        // one present.
+        let properties = v2["properties"].as_object().expect("properties");
+        for key in read.as_object().expect("an object").keys() {
+            assert!(properties.contains_key(key), "{id}: {key} is not v2's");
+        }
+        for required in v2["required"].as_array().expect("required") {
+            let required = required.as_str().expect("a name");
+            assert!(read.get(required).is_some(), "{id}: {required} missing");
+        }
+    }
+    // A v2 event is not read across; nor is an invalid v1 one.
+    for id in ["evt-0002", "evt-0004"] {
+        let line = output
+            .lines()
+            .find(|line| line.starts_with(&format!("{id}: ")))
+            .expect("the line");
+        assert!(!line.contains("read as"), "{line}");
     }
 }
