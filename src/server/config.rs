@@ -17,7 +17,7 @@ use dataschema_core::{Error, Urn};
 /// | [`body_buffer_bytes`](Config::body_buffer_bytes) | 256 MiB of request bodies held at once (the rest wait) |
 /// | [`concurrency_limit`](Config::concurrency_limit) | 256 requests in flight (the rest wait) |
 /// | [`check_concurrency`](Config::check_concurrency) | 4 anonymous requests compiling what they send in flight (compatibility tests, lookups, reads in another `format`; the rest wait), apart from the 256 |
-/// | [`compile_budget_bytes`](Config::compile_budget_bytes) | the schema cap (1 MiB): the bytes those requests send, compiling at once; a request at the cap compiles alone, each takes at least a `check_concurrency`-th |
+/// | [`compile_budget_bytes`](Config::compile_budget_bytes) | the schema cap (1 MiB): the bytes those requests send, compiling at once; a request at the cap (or a read, whose schema may be at the cap) compiles alone, each takes at least a `check_concurrency`-th |
 /// | [`compile_wait`](Config::compile_wait) | 10 s for a compile's share of the budget, then `429` (`42901`, `Retry-After`) |
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
 /// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
@@ -150,8 +150,10 @@ impl Config {
     /// takes its body's bytes, at least a
     /// [`check_concurrency`](Config::check_concurrency)-th of the budget
     /// and at most all of it: a body at the schema cap compiles alone,
-    /// small ones share; a read asking for another `format` (no body)
-    /// takes the share. What a compile costs grows with its schema's
+    /// small ones share; a read asking for another `format` or
+    /// `GET /schemas` (no body: it cannot tell its schema's size before
+    /// it reads it) takes what a schema at the schema cap would (at most
+    /// the budget: by default, all of it). What a compile costs grows with its schema's
     /// size, so this, not the slots, bounds the memory the compiles in
     /// flight take (four lookups of a 1 MB schema at once cost four
     /// compiles of it; now one runs, the others wait their turn). A

@@ -49,6 +49,11 @@ struct Settings {
     /// The least a compiling request takes: the budget shared by
     /// [`Config::check_concurrency`] requests.
     check_share: u32,
+    /// What a compiling request without a body (a read in another
+    /// `format`, `GET /schemas`) takes: as much as the largest schema
+    /// stored may be (the schema cap), at most the budget, since it
+    /// cannot tell its schema's size before it reads it.
+    read_weight: u32,
     /// How long a compiling request waits for its permits.
     compile_wait: Duration,
     /// The bytes of request bodies held at once, one permit a byte.
@@ -98,6 +103,10 @@ pub(crate) fn apply(app: Router, config: &Config, metrics: Arc<Metrics>) -> Rout
         checks: Arc::new(Semaphore::new(budget as usize)),
         check_budget: budget,
         check_share: (budget / config.check_concurrency().min(u32::MAX as usize) as u32).max(1),
+        read_weight: config
+            .max_schema_bytes()
+            .clamp(1, budget as usize)
+            .min(u32::MAX as usize) as u32,
         compile_wait: config.compile_wait().min(config.request_timeout()),
         buffered: Arc::new(Semaphore::new(config.body_buffer_bytes())),
         buffer_bytes: config.body_buffer_bytes(),
@@ -194,9 +203,10 @@ where
             // No body (a read): the inner service is axum's route, whose
             // future does nothing until polled, so the handler runs inside
             // the slot and the timeout. A read that compiles (another
-            // `format`) takes the least share of the compile budget.
+            // `format`, `GET /schemas`) takes as much of the compile
+            // budget as the largest schema stored may need.
             let handled = self.inner.call(request);
-            let weight = checks.then_some(limits.check_share);
+            let weight = checks.then_some(limits.read_weight);
             let free = match weight {
                 Some(weight) => limits.checks.clone().try_acquire_many_owned(weight),
                 None => limits.slots.clone().try_acquire_owned(),

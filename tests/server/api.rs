@@ -673,6 +673,37 @@ fn the_compile_budget_is_weighted_by_body_size() {
     );
 }
 
+/// A read asking for another `format` compiles the schema stored (a
+/// `.proto` text to its descriptor) and cannot tell its size before it
+/// reads it: it takes what a schema at the cap would, so anonymous reads
+/// of the largest schema stored do not compile four at once (they took
+/// the least share, four at once).
+#[test]
+fn formatted_reads_take_what_a_schema_at_the_cap_would() {
+    let config = config()
+        .with_compile_wait(Duration::from_secs(120))
+        .with_request_timeout(Duration::from_secs(120));
+    let (running, overlap) = start_sleepy_counted(config, Duration::from_millis(400));
+    let registered = confluent(
+        "POST",
+        &running.url("/subjects/slow-read/versions"),
+        &serde_json::json!({"schemaType": "JSON", "schema": r#"{"type":"object"}"#}),
+    );
+    assert_eq!(registered.status, 200, "{}", registered.text());
+    let url = running.url("/subjects/slow-read/versions?format=serialized");
+    let reads: Vec<_> = (0..4)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || get(&url))
+        })
+        .collect();
+    for read in reads {
+        let read = read.join().unwrap();
+        assert_eq!(read.status, 200, "{}", read.text());
+    }
+    assert_eq!(overlap.peak(), 1, "formatted reads ran at once");
+}
+
 /// A compiling request that waits longer than the compile wait for its
 /// share of the budget is answered 429 (42901) with Retry-After, never a
 /// 5xx; the one holding the budget is answered as usual.
