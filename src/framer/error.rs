@@ -141,6 +141,23 @@ impl FrameError {
         FrameError::with_error(urn, reason, error)
     }
 
+    /// A registry's content lookup's error
+    /// ([`HttpResolver::id_of_schema`](crate::http::HttpResolver::id_of_schema)):
+    /// not registered is `no_id`, a refused registration `refused`.
+    #[cfg(feature = "http")]
+    pub(crate) fn registry(urn: &Urn, error: Error) -> FrameError {
+        use crate::http::NoRegistryId;
+        let reason = match &error {
+            Error::Other(other) => match other.downcast_ref::<NoRegistryId>() {
+                Some(NoRegistryId::Refused { .. }) => FrameReason::Refused,
+                Some(_) => FrameReason::NoId,
+                None => FrameReason::Unreachable,
+            },
+            _ => return FrameError::id(urn, error),
+        };
+        FrameError::with_error(urn, reason, error)
+    }
+
     pub(crate) fn with_error(urn: &Urn, reason: FrameReason, error: Error) -> FrameError {
         FrameError(Box::new(Repr {
             urn: urn.clone(),

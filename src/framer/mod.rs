@@ -83,6 +83,10 @@ pub struct Framer {
 struct Inner {
     /// The resolver chain, the compiled validators and their cache.
     guard: Guard,
+    /// The registry asked for the ids the first resolver lacks, by the
+    /// schema's content.
+    #[cfg(feature = "http")]
+    registry: Option<crate::http::HttpResolver>,
     /// The prefix of each URN framed so far (the root message).
     prefixes: RwLock<HashMap<Urn, Arc<Prefix>, foldhash::fast::RandomState>>,
     /// The prefix of each named protobuf message framed so far.
@@ -131,6 +135,8 @@ impl fmt::Debug for Framer {
 pub struct FramerBuilder {
     guard: GuardBuilder,
     max_prefixes: usize,
+    #[cfg(feature = "http")]
+    registry: Option<crate::http::HttpResolver>,
 }
 
 impl fmt::Debug for FramerBuilder {
@@ -146,6 +152,42 @@ impl FramerBuilder {
     /// is the truth).
     pub fn fallback(mut self, resolver: impl Resolver + 'static) -> FramerBuilder {
         self.guard = self.guard.fallback(resolver);
+        self
+    }
+
+    /// The registry that gives the ids the first resolver lacks (a bundle
+    /// whose lock records no id for a URN), asked by the schema's
+    /// content as Confluent's serializers ask:
+    /// [`HttpResolver::id_of_schema`](crate::http::HttpResolver::id_of_schema)
+    /// (through Confluent's API, the lookup of the schema's text under
+    /// its subject, whatever version number the registry gave it;
+    /// natively, the read of its URN, whose bytes must be the first
+    /// resolver's). With
+    /// [`auto_register`](crate::http::HttpResolverBuilder::auto_register)
+    /// set on it, a schema the registry lacks is registered there
+    /// (Confluent's `auto.register.schemas`; off by default). Cached with
+    /// the resolver's bounds, single-flight, within its timeouts; a
+    /// registry down is [`FrameReason::Unreachable`], a schema it lacks
+    /// [`FrameReason::NoId`], a refused registration
+    /// [`FrameReason::Refused`]: never a frame with a wrong or zero id.
+    /// A lock's id still comes first; schemas the first resolver lacks
+    /// come from the [`fallback`](FramerBuilder::fallback), whose ids are
+    /// then its own.
+    ///
+    /// ```no_run
+    /// use dataschema::http::{Api, HttpResolver};
+    /// use dataschema::{Framer, Registry};
+    ///
+    /// # fn run(bundle: Registry) -> Result<(), dataschema::Error> {
+    /// let registry = HttpResolver::builder("https://registry.example.invalid")
+    ///     .api(Api::Confluent { namespace: "acme".into() })
+    ///     .build()?;
+    /// let framer = Framer::builder(bundle).registry(registry).build();
+    /// # let _ = framer; Ok(()) }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn registry(mut self, registry: crate::http::HttpResolver) -> FramerBuilder {
+        self.registry = Some(registry);
         self
     }
 
@@ -188,6 +230,8 @@ impl FramerBuilder {
         Framer {
             inner: Arc::new(Inner {
                 guard: self.guard.build(),
+                #[cfg(feature = "http")]
+                registry: self.registry,
                 prefixes: RwLock::default(),
                 named: RwLock::default(),
                 max_prefixes: self.max_prefixes,
@@ -210,6 +254,8 @@ impl Framer {
         FramerBuilder {
             guard: Guard::builder(resolver),
             max_prefixes: DEFAULT_MAX_PREFIXES,
+            #[cfg(feature = "http")]
+            registry: None,
         }
     }
 
@@ -361,6 +407,31 @@ impl Framer {
         self.new_prefix(urn, message)
     }
 
+    /// The id frames of `urn` carry: the first resolver's (a lock's);
+    /// else the registry's for the schema's content, when one is set;
+    /// else the fallback's.
+    fn schema_id(&self, urn: &Urn) -> Result<u32, FrameError> {
+        let guard = &self.inner.guard;
+        #[cfg(feature = "http")]
+        if let Some(registry) = &self.inner.registry {
+            match guard.primary_id_of(urn) {
+                Err(
+                    dataschema_core::Error::NotFound { .. } | dataschema_core::Error::NoId { .. },
+                ) => {
+                    let schema = guard
+                        .schema_of(urn)
+                        .map_err(|err| FrameError::id(urn, err))?;
+                    return match registry.id_of_schema(&schema) {
+                        Ok(id) => Ok(id),
+                        Err(err) => Err(FrameError::registry(urn, err)),
+                    };
+                }
+                held => return held.map_err(|err| FrameError::id(urn, err)),
+            }
+        }
+        guard.id_of(urn).map_err(|err| FrameError::id(urn, err))
+    }
+
     #[cold]
     fn new_prefix(&self, urn: &Urn, message: Option<&str>) -> Result<Arc<Prefix>, FrameError> {
         let guard = &self.inner.guard;
@@ -369,7 +440,7 @@ impl Framer {
             .with_compiled(urn, |compiled| compiled.message_indexes(message))
             .map_err(|unvalidated| FrameError::unvalidated(urn, unvalidated))?
             .map_err(|why| FrameError::message(urn, why))?;
-        let id = guard.id_of(urn).map_err(|err| FrameError::id(urn, err))?;
+        let id = self.schema_id(urn)?;
         let mut bytes = Vec::with_capacity(5 + indexes.len());
         bytes.push(MAGIC);
         bytes.extend_from_slice(&id.to_be_bytes());

@@ -535,6 +535,16 @@ impl Guard {
         self.inner.resolver.id_of(urn)
     }
 
+    /// The primary resolver's id of `urn` (a lock's), asking no fallback.
+    pub(crate) fn primary_id_of(&self, urn: &Urn) -> Result<u32, Error> {
+        self.inner.resolver.primary.id_of(urn)
+    }
+
+    /// The schema the resolver chain holds under `urn`.
+    pub(crate) fn schema_of(&self, urn: &Urn) -> Result<Schema, Error> {
+        self.inner.resolver.resolve(urn)
+    }
+
     /// The schema the resolver chain holds under `urn`, and whether its
     /// entry is pinned (the primary, a `Registry`, holds it), or why it
     /// cannot be used: not held (`not_found`), or the resolver could not

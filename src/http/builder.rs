@@ -30,6 +30,7 @@ pub struct HttpResolverBuilder {
     limits: Limits,
     pins: HashMap<Urn, String>,
     id_pins: HashMap<Urn, u32>,
+    register: Option<Credentials>,
 }
 
 impl fmt::Debug for HttpResolverBuilder {
@@ -43,6 +44,7 @@ impl fmt::Debug for HttpResolverBuilder {
             .field("api", &self.api)
             .field("timeout", &self.timeout)
             .field("credentials", &self.credentials)
+            .field("auto_register", &self.register.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -66,6 +68,7 @@ impl HttpResolverBuilder {
             },
             pins: HashMap::new(),
             id_pins: HashMap::new(),
+            register: None,
         }
     }
 
@@ -181,6 +184,20 @@ impl HttpResolverBuilder {
         self
     }
 
+    /// Auto-registration (Confluent's `auto.register.schemas`), off by
+    /// default: when a [`Framer`](crate::Framer) asks for the id of a
+    /// schema the registry does not hold
+    /// ([`HttpResolver::id_of_schema`]), it is registered there with
+    /// `token` (the registry's publishing token, sent as a bearer only
+    /// with the registration): natively `PUT /publish/schemas/{urn}`,
+    /// through Confluent's API `POST /subjects/{subject}/versions`.
+    /// Nothing else this resolver does writes: a guard's lookups never
+    /// register.
+    pub fn auto_register(mut self, token: impl Into<String>) -> Self {
+        self.register = Some(Credentials::Bearer(token.into()));
+        self
+    }
+
     /// The resolver. Only `http://` and `https://` base URLs with a host
     /// and without a credential, query or fragment are accepted (see
     /// [`BaseUrl`] for why a `user:password@` is refused: give it with
@@ -191,6 +208,14 @@ impl HttpResolverBuilder {
             // The namespace must be one a URN can have.
             format!("urn:{namespace}:schema:probe:1").parse::<Urn>()?;
         }
+        let register = self.register.as_ref().map(|credentials| {
+            Client::new(
+                base.clone(),
+                self.connect_timeout,
+                self.timeout,
+                Some(credentials),
+            )
+        });
         let client = Client::new(
             base,
             self.connect_timeout,
@@ -205,6 +230,7 @@ impl HttpResolverBuilder {
                     client,
                     api: self.api,
                     pins,
+                    register,
                 },
                 blocking_wait: self.blocking_wait.unwrap_or(self.timeout),
                 policy: Mutex::new(policy),

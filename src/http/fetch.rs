@@ -2,12 +2,12 @@
 //! answer checked as [`protocol`] reads it, and the lock's
 //! pins checked on whatever came back.
 
-use dataschema_core::Urn;
+use dataschema_core::{Schema, Urn};
 
-use super::confluent;
 use super::get::get;
 use super::policy::{Failure, Fetched, Key, Pins};
 use super::Api;
+use super::{confluent, content as by_content};
 use crate::protocol::{self, Client};
 
 /// Sends a lookup's request and checks its answer.
@@ -15,12 +15,14 @@ pub(crate) struct Fetcher {
     pub(crate) client: Client,
     pub(crate) api: Api,
     pub(crate) pins: Pins,
+    /// A client with the publishing credential: auto-registration on.
+    pub(crate) register: Option<Client>,
 }
 
 impl Fetcher {
     /// The schema of `key`, checked (as the API answers it and against the
-    /// pins), or why not.
-    pub(crate) fn fetch(&self, key: &Key) -> Fetched {
+    /// pins), or why not; `content`, the schema of a [`Key::Content`].
+    pub(crate) fn fetch(&self, key: &Key, content: Option<&Schema>) -> Fetched {
         let (schema, id) = match (&self.api, key) {
             (Api::Native, Key::Urn(urn)) => self.native_urn(urn)?,
             // An id the lock knows: asked by its URN, whose id must match.
@@ -40,6 +42,11 @@ impl Fetcher {
                 Some(urn) => confluent::version(&self.client, urn, Some(*id))?,
                 None => confluent::id(&self.client, namespace, *id)?,
             },
+            (api, Key::Content(..)) => {
+                let schema =
+                    content.ok_or_else(|| Failure::Transient("no schema to look up".into()))?;
+                by_content::id(&self.client, api, self.register.as_ref(), schema)?
+            }
         };
         self.pins.check(&schema, id).map_err(Failure::Transient)?;
         Ok((schema, id))

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use dataschema_core::Schema;
 use parking_lot::{Condvar, Mutex};
 
 use super::fetch::Fetcher;
@@ -20,7 +21,12 @@ pub(crate) struct Shared {
 impl Shared {
     /// Looks `key` up: from what the policy holds, or by a fetch (started
     /// here, or by another lookup), waited for at most `blocking_wait`.
-    pub(crate) fn lookup(self: &std::sync::Arc<Shared>, key: Key) -> Landed {
+    /// `content` is the schema of a [`Key::Content`], for its fetch.
+    pub(crate) fn lookup(
+        self: &std::sync::Arc<Shared>,
+        key: Key,
+        content: Option<&Schema>,
+    ) -> Landed {
         let deadline = Instant::now() + self.blocking_wait;
         let mut policy = self.policy.lock();
         let (flight, started) = match policy.poll(&key, Instant::now()) {
@@ -29,12 +35,13 @@ impl Shared {
             Step::Fetch(flight) => {
                 let background = self.clone();
                 let flight_key = key.clone();
+                let content = content.cloned();
                 let spawned = std::thread::Builder::new()
                     .name("dataschema-http".into())
                     .spawn(move || {
                         let fetched =
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                                background.fetcher.fetch(&flight_key)
+                                background.fetcher.fetch(&flight_key, content.as_ref())
                             }))
                             .unwrap_or_else(|_| {
                                 Err(Failure::Transient("the fetch panicked".into()))

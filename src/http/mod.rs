@@ -90,6 +90,14 @@
 //!   `GET /schemas/ids/{id}/versions` then the subject version it names;
 //!   URNs outside its `namespace` are [`Error::NotFound`] without a
 //!   request.
+//!
+//! A producer's ids by content ([`HttpResolver::id_of_schema`], what a
+//! [`Framer`](crate::Framer) with a [`registry`](crate::FramerBuilder::registry)
+//! asks): Confluent's `POST /subjects/{subject}` with the schema's text,
+//! natively `GET /schemas/{urn}`; with
+//! [`HttpResolverBuilder::auto_register`], `POST
+//! /subjects/{subject}/versions` or `PUT /publish/schemas/{urn}` for a
+//! schema the registry lacks. Nothing else writes.
 
 //!
 //! # Layout
@@ -101,10 +109,12 @@
 //! failures with their doubling delays, the token bucket, the flights;
 //! no IO, the time passed in), `flight` (the mutex, the condvar and the
 //! fetch threads around the policy), `fetch` (which request a key sends,
-//! the lock's pins checked) and `confluent` (that API's answers).
+//! the lock's pins checked), `confluent` (that API's answers) and
+//! `content` (a producer's ids by content, and auto-registration).
 
 mod builder;
 mod confluent;
+mod content;
 mod fetch;
 mod flight;
 mod get;
@@ -257,14 +267,97 @@ impl HttpResolver {
             }
         }
         self.shared
-            .lookup(Key::Urn(urn.clone()))
+            .lookup(Key::Urn(urn.clone()), None)
             .map_err(|failure| match failure {
                 Failure::Missing => Error::NotFound { urn: urn.clone() },
-                Failure::Transient(why) => Error::Unreachable {
+                Failure::Transient(why) | Failure::Refused(why) => Error::Unreachable {
                     urn: urn.clone(),
                     source: why.into(),
                 },
             })
+    }
+}
+
+/// Why a registry gave no id for a schema's content
+/// ([`HttpResolver::id_of_schema`]), in [`Error::Other`]: a
+/// [`Framer`](crate::Framer) counts the first as `no_id`, the second as
+/// `refused`.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum NoRegistryId {
+    /// The registry holds no such schema (under the URN, or under its
+    /// subject), and auto-registration is off.
+    NotRegistered {
+        /// The schema's URN.
+        urn: Urn,
+    },
+    /// The registry refused to register it (incompatible with the
+    /// subject's versions, a bad token, other bytes under the URN).
+    Refused {
+        /// The schema's URN.
+        urn: Urn,
+        /// The request and the registry's answer (escaped, clipped).
+        why: String,
+    },
+}
+
+impl fmt::Display for NoRegistryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoRegistryId::NotRegistered { urn } => write!(
+                f,
+                "the registry holds no schema {urn} (auto-registration is off: \
+                 HttpResolverBuilder::auto_register)"
+            ),
+            NoRegistryId::Refused { urn, why } => {
+                write!(f, "the registry refused to register {urn}: {why}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for NoRegistryId {}
+
+impl HttpResolver {
+    /// The id the registry holds `schema`'s content under, for a
+    /// producer's frames: through Confluent's API, the lookup of its text
+    /// under its subject (`POST /subjects/{subject}`, as Confluent's
+    /// serializers do with `auto.register.schemas` off; JSON Schema and
+    /// Avro), natively the read of its URN (`GET /schemas/{urn}`), whose
+    /// bytes must be `schema`'s. With
+    /// [`HttpResolverBuilder::auto_register`], a schema the registry does
+    /// not hold is registered there. Cached with the schema, one request
+    /// for concurrent callers, within the timeouts and the request
+    /// budget; failures are remembered as a lookup's are. Never id 0.
+    ///
+    /// Errors: [`Error::NotFound`] for a URN outside a Confluent API's
+    /// namespace; [`Error::Unreachable`] (registry down, slow, nonsense,
+    /// other bytes under the URN, an id the lock's pins contradict);
+    /// [`Error::Other`] with a [`NoRegistryId`] (not registered, or the
+    /// registration refused).
+    pub fn id_of_schema(&self, schema: &Schema) -> Result<u32, Error> {
+        let urn = schema.urn();
+        if let Api::Confluent { namespace } = &self.shared.fetcher.api {
+            if urn.namespace() != namespace {
+                return Err(Error::NotFound { urn: urn.clone() });
+            }
+        }
+        let key = Key::Content(urn.clone(), schema.digest().into());
+        match self.shared.lookup(key, Some(schema)) {
+            Ok((_, Some(id))) if id != 0 => Ok(id),
+            Ok(_) => Err(Error::NoId { urn: urn.clone() }),
+            Err(Failure::Missing) => Err(Error::Other(Box::new(NoRegistryId::NotRegistered {
+                urn: urn.clone(),
+            }))),
+            Err(Failure::Refused(why)) => Err(Error::Other(Box::new(NoRegistryId::Refused {
+                urn: urn.clone(),
+                why,
+            }))),
+            Err(Failure::Transient(why)) => Err(Error::Unreachable {
+                urn: urn.clone(),
+                source: why.into(),
+            }),
+        }
     }
 }
 
@@ -275,11 +368,13 @@ impl Resolver for HttpResolver {
 
     fn resolve_id(&self, id: u32) -> Result<Schema, Error> {
         self.shared
-            .lookup(Key::Id(id))
+            .lookup(Key::Id(id), None)
             .map(|(schema, _)| schema)
             .map_err(|failure| match failure {
                 Failure::Missing => Error::IdNotFound { id },
-                Failure::Transient(why) => Error::Other(Box::new(IdUnreachable { id, why })),
+                Failure::Transient(why) | Failure::Refused(why) => {
+                    Error::Other(Box::new(IdUnreachable { id, why }))
+                }
             })
     }
 

@@ -263,5 +263,6 @@ pub fn router(registry: Registry, config: &Config, access: Access) -> Router {
         Access::ReadOnly => reads(&state),
         Access::Publish(auth) => reads(&state).merge(publishes(&state, auth)),
     };
-    limits::apply(app, config, state.metrics().clone())
+    let app = limits::apply(app, config, state.metrics().clone());
+    confluent::context::mount(app)
 }

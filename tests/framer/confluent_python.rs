@@ -39,11 +39,13 @@ message Tock {
 "#;
 const PAYMENT: &str = "urn:acme:schema:payments.made:1";
 
-#[test]
-fn confluents_python_deserializers_read_every_frame_back() {
-    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
-        return;
-    };
+/// A registry server holding the samples and the ticks schema (under ids
+/// of its own), and in `dir` the frames a `Framer` wrote of each language
+/// (json.bin, avro.bin, protobuf.bin: a Tock, the second message of the
+/// ticks file), each checked to carry the registry's id and to validate
+/// in a consumer's guard; `ticks.proto` and its compiled `protobuf.set`
+/// beside them.
+pub(crate) fn frames_in(dir: &std::path::Path) -> server::Running {
     // The registry holds the samples, under ids of its own.
     let running = server::start();
     let samples = common::samples();
@@ -68,7 +70,6 @@ fn confluents_python_deserializers_read_every_frame_back() {
     let payment = read("payloads/payment_made_v1.avro");
     // Tock {id: "t1", source: {host: "h"}}: the second message, [1].
     let tock = b"\x0a\x02t1\x12\x03\x0a\x01h";
-    let dir = tempfile::tempdir().unwrap();
     let guard = Guard::builder(Registry::embed(Vec::new()).unwrap())
         .fallback(dataschema::http::HttpResolver::new(running.url("")).unwrap())
         .build();
@@ -88,12 +89,23 @@ fn confluents_python_deserializers_read_every_frame_back() {
             matches!(guard.validate_framed(&frame), Ok(Outcome::Validated)),
             "{target}"
         );
-        std::fs::write(dir.path().join(file), frame).unwrap();
+        std::fs::write(dir.join(file), frame).unwrap();
     }
     // The message classes' descriptors, compiled here (no protoc).
-    std::fs::write(dir.path().join("ticks.proto"), TICKS_PROTO).unwrap();
-    let set = protox::compile(["ticks.proto"], [dir.path()]).unwrap();
-    std::fs::write(dir.path().join("protobuf.set"), set.encode_to_vec()).unwrap();
+    std::fs::write(dir.join("ticks.proto"), TICKS_PROTO).unwrap();
+    let set = protox::compile(["ticks.proto"], [dir]).unwrap();
+    std::fs::write(dir.join("protobuf.set"), set.encode_to_vec()).unwrap();
+    running
+}
+
+#[test]
+fn confluents_python_deserializers_read_every_frame_back() {
+    let Some(python) = common::python_importing("confluent_kafka.schema_registry.protobuf") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let running = frames_in(dir.path());
+    let order = read("payloads/order_valid.json");
 
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),

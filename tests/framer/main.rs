@@ -16,8 +16,24 @@ mod server;
     feature = "proto-text",
     feature = "avro"
 ))]
+mod confluent_node;
+#[cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "json",
+    feature = "proto-text",
+    feature = "avro"
+))]
 mod confluent_python;
 #[cfg(all(feature = "http", feature = "server", feature = "json"))]
 mod fallback;
 #[cfg(all(feature = "json", feature = "protobuf", feature = "avro"))]
 mod languages;
+#[cfg(all(
+    feature = "cli",
+    feature = "http",
+    feature = "server",
+    feature = "json",
+    feature = "avro"
+))]
+mod registry;

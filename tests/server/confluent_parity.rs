@@ -640,3 +640,78 @@ fn a_context_qualified_subject_is_honoured_on_every_route() {
     );
     assert_eq!(get("/contexts?offset=1&limit=1").json(), json!([".prod"]));
 }
+
+/// Item 11: Confluent's context URL prefix, the way clients pick a
+/// context (a registry URL of `http://host/contexts/.staging`): each
+/// request is the one `ContextFilter` (v8.2.0) rewrites it to, the subject
+/// in the path and the `subject` and `subjectPrefix` parameters qualified
+/// with the context, a bare `config` the context's own.
+#[test]
+fn the_context_url_prefix_stands_for_the_qualified_subject() {
+    let running = start();
+    let get = |path: &str| send(&running, "GET", path, &Value::Null);
+    let base = "/contexts/.staging";
+    let staged = register_at(
+        &running,
+        &format!("{base}/subjects/orders-value/versions"),
+        &json_body(V1),
+    )
+    .json();
+    let id = staged["id"].as_u64().unwrap();
+    // The same name in the default context is another subject.
+    register(
+        &running,
+        "orders-value",
+        &json_body(r#"{"type": "string"}"#),
+    );
+
+    assert_eq!(
+        get("/subjects/:.staging:orders-value/versions").json(),
+        json!([1])
+    );
+    assert_eq!(
+        get(&format!("{base}/subjects")).json(),
+        json!([":.staging:orders-value"]),
+        "a listing keeps to the context"
+    );
+    let version = get(&format!("{base}/subjects/orders-value/versions/1")).json();
+    assert_eq!(version["subject"], ":.staging:orders-value");
+    assert_eq!(version["id"], id);
+    let by_id = get(&format!("{base}/schemas/ids/{id}"));
+    assert_eq!(by_id.status, 200, "{}", by_id.text());
+    assert_eq!(by_id.json()["schema"], staged["schema"]);
+    let found = send(
+        &running,
+        "POST",
+        &format!("{base}/subjects/orders-value"),
+        &json_body(V1),
+    );
+    assert_eq!(found.json()["id"], id, "{}", found.text());
+    // A subject naming its own context keeps it.
+    let other = get(&format!("{base}/subjects/:.:orders-value/versions/1"));
+    assert_eq!(other.json()["subject"], "orders-value", "{}", other.text());
+
+    // The context's config.
+    let set = send(
+        &running,
+        "PUT",
+        &format!("{base}/config"),
+        &json!({"compatibility": "NONE"}),
+    );
+    assert_eq!(set.status, 200, "{}", set.text());
+    let config = get("/config/:.staging:");
+    assert_eq!(
+        config.json()["compatibilityLevel"],
+        "NONE",
+        "{}",
+        config.text()
+    );
+
+    let refused = get("/contexts/.a:b/subjects");
+    assert_eq!(refused.status, 400, "{}", refused.text());
+    assert!(
+        refused.text().contains("cannot contain a colon"),
+        "{}",
+        refused.text()
+    );
+}

@@ -26,12 +26,19 @@ pub(crate) struct Mark {
     delay: Duration,
     seq: u64,
     why: Arc<str>,
+    /// A registration the registry refused, not a transport failure.
+    refused: bool,
 }
 
 impl Mark {
     /// Why the lookup failed (empty for a miss).
     pub(crate) fn why(&self) -> &str {
         &self.why
+    }
+
+    /// Whether the registry refused a registration (rather than failing).
+    pub(crate) fn refused(&self) -> bool {
+        self.refused
     }
 }
 
@@ -83,6 +90,7 @@ impl Marks {
                 delay,
                 seq,
                 why,
+                refused: false,
             },
         );
         self.order.push_back((key, seq));
@@ -98,6 +106,13 @@ impl Marks {
             let map = &self.map;
             self.order
                 .retain(|(key, seq)| map.get(key).is_some_and(|mark| mark.seq == *seq));
+        }
+    }
+
+    /// Marks `key`'s mark as a refused registration.
+    pub(crate) fn mark_refused(&mut self, key: &Key) {
+        if let Some(mark) = self.map.get_mut(key) {
+            mark.refused = true;
         }
     }
 

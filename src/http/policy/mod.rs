@@ -27,11 +27,14 @@ use bucket::Bucket;
 use cache::SchemaCache;
 use marks::Marks;
 
-/// What a lookup is for: a URN, or a registry id.
+/// What a lookup is for: a URN, a registry id, or the id of a schema's
+/// content (the framer's lookup of its text under its subject: its URN
+/// and digest; the schema itself travels beside the key, to the fetch).
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub(crate) enum Key {
     Urn(Urn),
     Id(u32),
+    Content(Urn, Box<str>),
 }
 
 /// Why a lookup brought no schema.
@@ -42,6 +45,10 @@ pub(crate) enum Failure {
     /// Anything else: transport, status, nonsense, a refused answer, a
     /// limit of ours.
     Transient(String),
+    /// Registering a schema (auto-registration) was refused by the
+    /// registry (incompatible, a bad credential, other bytes under the
+    /// URN): remembered like a transient failure.
+    Refused(String),
 }
 
 /// What a fetch brought: the schema and the id it was answered with.
@@ -115,6 +122,11 @@ impl Policy {
                 .cache
                 .get_id(*id)
                 .map(|(schema, _)| (schema, Some(*id))),
+            // Kept when its bytes were answered with an id.
+            Key::Content(urn, digest) => self
+                .cache
+                .get(urn)
+                .filter(|(kept, id)| id.is_some() && kept.digest() == &**digest),
         };
         if let Some(hit) = hit {
             return Step::Answer(Ok(hit));
@@ -123,7 +135,11 @@ impl Policy {
             return Step::Answer(Err(Failure::Missing));
         }
         if let Some(mark) = self.failures.live(key, now) {
-            return Step::Answer(Err(Failure::Transient(mark.why().to_owned())));
+            let why = mark.why().to_owned();
+            return Step::Answer(Err(match mark.refused() {
+                true => Failure::Refused(why),
+                false => Failure::Transient(why),
+            }));
         }
         if let Some(flight) = self.flights.get(key) {
             return Step::Wait(flight.clone());
@@ -169,16 +185,24 @@ impl Policy {
                 );
                 Err(Failure::Missing)
             }
-            Err(Failure::Transient(why)) => {
+            Err(failure @ (Failure::Transient(_) | Failure::Refused(_))) => {
+                let (why, refused) = match &failure {
+                    Failure::Refused(why) => (why.as_str(), true),
+                    Failure::Transient(why) => (why.as_str(), false),
+                    Failure::Missing => ("", false),
+                };
                 self.failures.insert(
                     key.clone(),
                     self.retry_after,
                     MAX_RETRY_AFTER,
-                    why.as_str().into(),
+                    why.into(),
                     now,
                     draw,
                 );
-                Err(Failure::Transient(why))
+                if refused {
+                    self.failures.mark_refused(key);
+                }
+                Err(failure)
             }
         };
         if let Some(flight) = self.flights.remove(key) {

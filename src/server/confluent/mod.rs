@@ -15,6 +15,7 @@
 //! | [`mod@format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`tags`] | `POST /subjects/{s}/versions/{v}/tags`: a new version with schema tags, metadata and rule set edited |
+//! | [`context`] | `/contexts/{context}/...`: Confluent's context URL prefix, rewritten to the qualified subjects before routing |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
@@ -23,6 +24,7 @@
 mod canonical;
 mod compatibility;
 mod config;
+pub(crate) mod context;
 mod contracts;
 mod error;
 mod format;

@@ -30,10 +30,16 @@ impl Serve {
 
     /// Started in `cwd` (a restart over the default store reuses it).
     pub fn start_in(cwd: Arc<tempfile::TempDir>, args: &[&str]) -> Serve {
+        Serve::start_at(cwd, "127.0.0.1:0", args)
+    }
+
+    /// Started in `cwd`, listening on `listen` (a restart on the same
+    /// address, for clients that keep it).
+    pub fn start_at(cwd: Arc<tempfile::TempDir>, listen: &str, args: &[&str]) -> Serve {
         let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
             .current_dir(cwd.path())
             .arg("serve")
-            .args(["--listen", "127.0.0.1:0", "--namespace", "acme"])
+            .args(["--listen", listen, "--namespace", "acme"])
             .args(args)
             .env("RUST_LOG", "info")
             .stdout(Stdio::piped())
