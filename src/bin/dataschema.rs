@@ -46,7 +46,7 @@
 //!     [--request-timeout SECS] [--header-read-timeout SECS] [--concurrency N]
 //!     [--body-read-timeout SECS] [--body-buffer-bytes N] [--check-concurrency N]
 //!     [--compile-budget-bytes N] [--compile-wait SECS] [--ready-timeout SECS]
-//!     [--metrics ADDR]
+//!     [--metrics ADDR] [--no-ui]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
@@ -360,6 +360,11 @@ struct Serve {
     /// address: `metrics on http://ADDR/metrics`).
     #[arg(long, value_name = "ADDR")]
     metrics: Option<std::net::SocketAddr>,
+    /// Do not serve the web console (served by default at /ui/: browse
+    /// subjects, versions and diffs, test a candidate's compatibility;
+    /// it only reads).
+    #[arg(long)]
+    no_ui: bool,
 }
 
 /// Exit code for bad input and unvalidated payloads.
@@ -668,7 +673,10 @@ fn serve(args: Serve) -> ExitCode {
         if let Some(secs) = args.ready_timeout {
             config = config.with_ready_timeout(seconds(secs, "--ready-timeout")?);
         }
-        config = config.with_metrics(args.metrics.is_some());
+        config = config
+            .with_metrics(args.metrics.is_some())
+            .with_ui(!args.no_ui)
+            .with_store_label(dataschema::store::redact(&args.store));
         let registry = Registry::new(open_store(&args.store, args.read_only)?);
         Ok((config, access, registry))
     };

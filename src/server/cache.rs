@@ -109,6 +109,12 @@ impl Cache {
         }
     }
 
+    /// (URN entries, id entries, schema bytes) held now.
+    pub(crate) fn size(&self) -> (usize, usize, usize) {
+        let inner = self.inner.read();
+        (inner.by_urn.len(), inner.by_id.len(), inner.bytes)
+    }
+
     /// The entry of the URN whose canonical form is `canonical`.
     pub(crate) fn by_urn(&self, canonical: &str) -> Option<Arc<UrnEntry>> {
         self.inner.read().by_urn.get(canonical).cloned()

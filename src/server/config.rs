@@ -22,6 +22,7 @@ use dataschema_core::{Error, Urn};
 /// | [`cache_bytes`](Config::cache_bytes) | 64 MiB of cached schema bytes |
 /// | [`ready_timeout`](Config::ready_timeout) | 2 s for the store to answer `/readyz` |
 /// | [`metrics`](Config::metrics) | off: no per-request metrics |
+/// | [`ui`](Config::ui) | on: the web console at `/ui/` |
 #[derive(Clone, Debug)]
 pub struct Config {
     namespace: String,
@@ -38,6 +39,8 @@ pub struct Config {
     cache_bytes: usize,
     ready_timeout: Duration,
     metrics: bool,
+    ui: bool,
+    store_label: String,
 }
 
 impl Config {
@@ -66,6 +69,8 @@ impl Config {
             cache_bytes: 64 * 1024 * 1024,
             ready_timeout: Duration::from_secs(2),
             metrics: false,
+            ui: true,
+            store_label: String::new(),
         })
     }
 
@@ -204,6 +209,37 @@ impl Config {
     pub fn with_cache_bytes(mut self, bytes: usize) -> Config {
         self.cache_bytes = bytes;
         self
+    }
+
+    /// Serves the web console at `/ui/` (on by default; `dataschema serve
+    /// --no-ui` turns it off): server-rendered pages that browse the
+    /// store (subjects, versions, diffs, lookups, the server's state) and
+    /// test a candidate's compatibility. It only reads: its one form that
+    /// posts compiles the candidate as `POST
+    /// /compatibility/subjects/{s}/versions` does, in the same compile
+    /// slots, and stores nothing.
+    pub fn with_ui(mut self, ui: bool) -> Config {
+        self.ui = ui;
+        self
+    }
+
+    /// Sets how the web console's server page names the store (say
+    /// `sqlite:dataschema.db`; a URL's credential redacted by the caller,
+    /// as [`store::redact`](crate::store::redact) does). Empty by default:
+    /// the page then says nothing about it.
+    pub fn with_store_label(mut self, label: impl Into<String>) -> Config {
+        self.store_label = label.into();
+        self
+    }
+
+    /// Whether the web console is served at `/ui/`.
+    pub fn ui(&self) -> bool {
+        self.ui
+    }
+
+    /// How the web console names the store.
+    pub fn store_label(&self) -> &str {
+        &self.store_label
     }
 
     /// The namespace of Confluent subjects.

@@ -70,7 +70,10 @@ struct Settings {
 /// a read asking for a schema in another `format` (`serialized` compiles
 /// a `.proto` text to its descriptor), and `GET /schemas` (every version
 /// it answers read, a protobuf schema's text printed from its
-/// descriptor). Each costs tens to hundreds of times its schema's bytes
+/// descriptor), and the web console's compatibility form (`POST
+/// /ui/check`, the compatibility test's code), its diff and version pages
+/// (`/ui/diff` compiles both versions, `/ui/version` reads a protobuf
+/// schema's text and canonical form by compiling it). Each costs tens to hundreds of times its schema's bytes
 /// while it runs, and these are open to anyone: the budget bounds what
 /// they cost together. Registrations and native
 /// publishes, which need a token, keep general slots: they wait on the
@@ -89,6 +92,8 @@ fn compiles(method: &axum::http::Method, template: &str, query: Option<&str>) ->
     template.starts_with("/compatibility/")
         || (*method == Method::GET && (formatted() || template == "/schemas"))
         || (*method == Method::POST && template == "/subjects/{subject}")
+        || (*method == Method::POST && template == "/ui/check")
+        || (*method == Method::GET && (template == "/ui/diff" || template == "/ui/version"))
 }
 
 /// `app` with the limits of `config`, the request log and `metrics`.
@@ -576,6 +581,9 @@ mod tests {
             ),
             (Method::POST, "/subjects/{subject}"),
             (Method::GET, "/schemas"),
+            (Method::POST, "/ui/check"),
+            (Method::GET, "/ui/diff"),
+            (Method::GET, "/ui/version"),
         ] {
             assert!(compiles(&method, template, None), "{method} {template}");
         }
@@ -592,6 +600,8 @@ mod tests {
             (Method::DELETE, "/subjects/{subject}"),
             (Method::GET, "/schemas/ids/{id}"),
             (Method::GET, "/publish/schemas/{key}"),
+            (Method::GET, "/ui/"),
+            (Method::GET, "/ui/check"),
             // Writes need a token and wait on their name's lock.
             (Method::POST, "/subjects/{subject}/versions"),
             (Method::PUT, "/publish/schemas/{key}"),

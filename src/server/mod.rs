@@ -28,6 +28,10 @@
 //!   its tables are at the expected layout: `200`, else `503` with code
 //!   `50301`) and `GET /openapi.json` (the OpenAPI description of both
 //!   APIs, `docs/openapi.json` in the repository), without a credential.
+//! * The read router serves the web console under `/ui/` unless
+//!   [`Config::with_ui`] turned it off: HTML pages rendered on the server
+//!   that browse the store and test a candidate's compatibility; nothing
+//!   in it writes (`console`).
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -190,6 +194,7 @@ mod auth;
 mod cache;
 mod config;
 mod confluent;
+mod console;
 mod limits;
 mod meta;
 pub mod metrics;
@@ -218,9 +223,14 @@ pub enum Access {
 }
 
 fn reads(state: &AppState) -> Router {
-    native::reads(state.clone())
+    let app = native::reads(state.clone())
         .merge(confluent::reads(state.clone()))
-        .merge(meta::routes(state.clone()))
+        .merge(meta::routes(state.clone()));
+    if state.config().ui() {
+        app.merge(console::routes(state.clone()))
+    } else {
+        app
+    }
 }
 
 fn publishes(state: &AppState, auth: Auth) -> Router {

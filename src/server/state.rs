@@ -29,6 +29,10 @@ struct Shared {
     /// Held by the readiness check in flight, until its store call returns
     /// (even past the bound): at most one waits on a stuck store.
     readiness: Arc<tokio::sync::Mutex<()>>,
+    /// The settings the server was built with (the web console shows them).
+    config: Config,
+    /// When the state was built: the server's start, for its uptime.
+    started: std::time::Instant,
 }
 
 impl AppState {
@@ -42,6 +46,8 @@ impl AppState {
                 metrics: Arc::new(Metrics::new(config.metrics())),
                 ready_timeout: config.ready_timeout(),
                 readiness: Arc::new(tokio::sync::Mutex::new(())),
+                config: config.clone(),
+                started: std::time::Instant::now(),
             }),
         }
     }
@@ -54,6 +60,22 @@ impl AppState {
     /// The largest schema published.
     pub(crate) fn max_schema_bytes(&self) -> usize {
         self.inner.max_schema_bytes
+    }
+
+    /// The settings the server was built with.
+    pub(crate) fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// How long ago the server was built.
+    pub(crate) fn uptime(&self) -> Duration {
+        self.inner.started.elapsed()
+    }
+
+    /// How many entries and schema bytes the cache of immutable lookups
+    /// holds now: (URN entries, id entries, bytes).
+    pub(crate) fn cache_size(&self) -> (usize, usize, usize) {
+        self.inner.cache.size()
     }
 
     /// The server's metric handles.

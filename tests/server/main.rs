@@ -27,6 +27,8 @@ mod confluent_protobuf;
 mod confluent_protobuf_clients;
 mod confluent_protobuf_native;
 mod confluent_protobuf_python;
+mod console;
+mod console_browser;
 mod hostile;
 #[cfg(all(feature = "http", feature = "server"))]
 mod http_fallback;

@@ -6,12 +6,13 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
 use super::contracts;
-use super::error::{from_error, version_not_found, Reply};
+use super::error::{from_error, version_not_found, ApiError, Reply};
 use super::request::{candidate_with_contract, subject, subject_version, which, Subject, Which};
 use super::subjects::history;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{compatibility_json, ok};
+use dataschema_core::compat::CompatReport;
 
 /// `POST /compatibility/subjects/{s}/versions`: against every version.
 pub(crate) async fn all(
@@ -52,10 +53,27 @@ async fn compatibility(
     let query = Query::parse(raw_query.as_deref());
     query.flag("normalize", false)?;
     let verbose = query.flag("verbose", false)?;
-    let history = history(&state, &subject).await?;
+    let report = report(&state, &subject, which, body).await?;
+    Ok(ok(&compatibility_json(&report, verbose)))
+}
+
+/// The report of a compatibility test: the candidate `body` sends (a
+/// Confluent request body: `schema`, `schemaType`, `references`,
+/// `metadata`, `ruleSet`) checked against the version `which` names, or
+/// every version the subject's mode covers, as [`compatibility`] answers
+/// it. The web console's "would this break anyone?" form calls it too,
+/// so both go through the same reading, limits and checks (its route is
+/// one of the compile budget's routes, `limits::compiles`).
+pub(crate) async fn report(
+    state: &AppState,
+    subject: &Subject,
+    which: Option<Which>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<CompatReport, ApiError> {
+    let history = history(state, subject).await?;
     let next = history.all.last().map_or(1, |v| v.saturating_add(1));
     let versions = history.live();
-    let (candidate, contract) = candidate_with_contract(&state, &subject, next, body, None)?;
+    let (candidate, contract) = candidate_with_contract(state, subject, next, body, None)?;
     let candidate = candidate.schema;
     let against: Vec<u32> = match which {
         Some(Which::Exact(v)) if !versions.contains(&v) => {
@@ -87,5 +105,5 @@ async fn compatibility(
         })
         .await
         .map_err(from_error)??;
-    Ok(ok(&compatibility_json(&report, verbose)))
+    Ok(report)
 }

@@ -21,8 +21,8 @@
 //! The bodies and codes they answer are written by
 //! [`wire::confluent`](super::wire::confluent).
 
-mod canonical;
-mod compatibility;
+pub(super) mod canonical;
+pub(super) mod compatibility;
 mod config;
 pub(crate) mod context;
 mod contracts;
@@ -31,7 +31,7 @@ mod format;
 mod mode;
 #[cfg(feature = "proto-text")]
 mod protobuf;
-mod request;
+pub(super) mod request;
 mod schemas;
 mod server;
 mod subjects;

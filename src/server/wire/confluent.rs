@@ -219,7 +219,7 @@ pub(crate) struct ProtoView {
 /// protobuf schema, its `.proto` text (`view`); a protobuf descriptor set
 /// without a view (it does not decode, or the server prints no text), in
 /// base64.
-fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
+pub(crate) fn schema_string<'a>(schema: &'a Schema, view: Option<&'a ProtoView>) -> Cow<'a, str> {
     if let Some(view) = view {
         return Cow::Borrowed(&view.text);
     }
