@@ -14,11 +14,11 @@
 // The floors, from the ground up (no module imports one above it):
 // 1. the model: `urn`, `schema`, `error`, `contract`, `level`, `resolver`,
 //    `limits`, `text`, `well_known`;
-// 2. the vocabulary of validation (`violation`) and of compatibility
-//    (`change`), which the languages produce;
+// 2. the vocabulary of validation (`violation`), of compatibility
+//    (`change`) and of resolution (`resolution`), which the languages use;
 // 3. the languages, one folder each: `json`, `protobuf`, `avro`;
 // 4. the dispatch over the languages: `dispatch`;
-// 5. this file: the public faces `validate` and `compat`.
+// 5. this file: the public faces `validate`, `compat` and `resolve`.
 #[cfg(feature = "avro")]
 mod avro;
 mod change;
@@ -30,7 +30,7 @@ mod level;
 pub mod limits;
 #[cfg(feature = "protobuf")]
 mod protobuf;
-pub mod resolve;
+mod resolution;
 mod resolver;
 pub mod rules;
 mod schema;
@@ -38,6 +38,42 @@ mod text;
 mod urn;
 mod violation;
 pub mod well_known;
+
+pub mod resolve {
+    //! Reading one version's payloads as another's, and writing them back: the
+    //! public face of resolution. A [`Plan`] is made once for a
+    //! (writer, reader) pair from the two schemas, refusing a pair that cannot
+    //! be resolved with the reader's path ([`Unresolvable`]), then runs over
+    //! payload bytes, both ways:
+    //!
+    //! * [`Direction::Read`]: the writer's payload in the reader's layout
+    //!   (`Resolution::transcode` in `dataschema`);
+    //! * [`Direction::WriteBack`]: a payload in the reader's layout written
+    //!   back in the writer's (`Resolution::write_back`).
+    //!
+    //! Each language's plan lives in its folder (`json/resolve.rs`,
+    //! `avro/resolve.rs`, `protobuf/resolve.rs`), `dispatch/resolve.rs` chooses
+    //! among them, and their shared vocabulary lives below them
+    //! (`resolution.rs`). The
+    //! rules, row by row, are those of the table in `docs/resolution.md`.
+    //!
+    //! The plans assume their input conforms to its schema (the caller
+    //! validates it first: the guard does, `Resolution` does) but never panic
+    //! or loop without bound on input that does not: they refuse it. Output is
+    //! bounded: at most [`max_output`] bytes, whatever the payload declares.
+    //!
+    //! **The seam for migration rules.** Confluent's data contracts carry
+    //! JSONata `UPGRADE`/`DOWNGRADE` rules (`ruleSet.migrationRules`) that
+    //! rewrite a payload between versions. They plug in as a [`Migration`]
+    //! (one per pair and direction), which `dataschema`'s `Resolution` runs in
+    //! place of the structural plan; its output is validated against the
+    //! target schema, since nothing proves it conforms.
+
+    pub use crate::dispatch::resolve::{plan, Plan};
+    pub use crate::resolution::{
+        max_output, Aliases, Direction, Migration, PlanOptions, Unresolvable,
+    };
+}
 
 pub mod validate {
     //! Validation: what a payload's check reports ([`Violation`],
@@ -63,7 +99,7 @@ pub mod validate {
     pub mod avro_resolution {
         pub use crate::avro::model::AvroSchema;
         pub use crate::avro::resolve::Transcoder;
-        pub use crate::resolve::Unresolvable;
+        pub use crate::resolution::Unresolvable;
 
         /// Reads an Avro schema's JSON text (the model the plan is made from).
         pub fn read(bytes: &[u8]) -> Result<AvroSchema, crate::avro::model::SchemaError> {

@@ -27,8 +27,8 @@ use serde_json::Value;
 use super::model::{AvroSchema, Node, NodeId};
 use super::scan::Plan;
 use super::values::MAX_DEPTH;
-pub use crate::resolve::Unresolvable;
-use crate::resolve::{max_output, refused, too_large, Direction, PlanPath};
+pub use crate::resolution::Unresolvable;
+use crate::resolution::{max_output, refused, too_large, Direction, PlanPath};
 use crate::violation::{Violation, ViolationKind};
 
 type StepId = usize;
@@ -731,7 +731,7 @@ impl Transcoder {
                 let mut at = String::new();
                 for segment in path.iter().rev() {
                     at.push('/');
-                    at.push_str(&crate::resolve::escape_pointer(segment));
+                    at.push_str(&crate::resolution::escape_pointer(segment));
                 }
                 Err(refused(at, why))
             }

@@ -1,11 +1,13 @@
 //! The dispatch over the languages, above every language: compiling a
 //! schema into its language's validator ([`compile`]), comparing schemas
-//! of any language ([`compare`]), and the schema read for comparison that
-//! both share ([`reading`]). Below it, each language (`json/`,
+//! of any language ([`compare`]), the schema read for comparison that
+//! both share ([`reading`]), and the plan reading one version as another
+//! ([`resolve`]). Below it, each language (`json/`,
 //! `protobuf/`, `avro/`) uses only the language-agnostic vocabulary
-//! (`violation`, `change`, `level`, the model); above it, `lib.rs` holds the
-//! public faces `validate` and `compat`.
+//! (`violation`, `change`, `resolution`, `level`, the model); above it, `lib.rs` holds the
+//! public faces `validate`, `compat` and `resolve`.
 
 pub(crate) mod compare;
 pub(crate) mod compile;
 pub(crate) mod reading;
+pub(crate) mod resolve;

@@ -30,7 +30,9 @@ use serde_json::{Map, Value};
 
 use super::validate::tokenizer::{Cursor, Stop};
 use super::validate::MAX_NESTING;
-use crate::resolve::{max_output, refused, too_large, Aliases, Direction, PlanPath, Unresolvable};
+use crate::resolution::{
+    max_output, refused, too_large, Aliases, Direction, PlanPath, Unresolvable,
+};
 use crate::violation::{Violation, ViolationKind};
 
 type StepId = usize;
@@ -972,10 +974,10 @@ impl<'a> Builder<'a, '_> {
             let mut pointer = String::new();
             for segment in &self.pointer {
                 pointer.push('/');
-                pointer.push_str(&crate::resolve::escape_pointer(segment));
+                pointer.push_str(&crate::resolution::escape_pointer(segment));
             }
             pointer.push('/');
-            pointer.push_str(&crate::resolve::escape_pointer(name));
+            pointer.push_str(&crate::resolution::escape_pointer(name));
             let own = sub.follow().ok().and_then(|s| match s.get("aliases") {
                 Some(Value::Array(a)) => Some(a.iter().filter_map(Value::as_str).collect()),
                 _ => None,
@@ -1096,7 +1098,7 @@ impl Where {
         let mut out = String::new();
         for segment in self.0.iter().rev() {
             out.push('/');
-            out.push_str(&crate::resolve::escape_pointer(segment));
+            out.push_str(&crate::resolution::escape_pointer(segment));
         }
         out
     }

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use prost_reflect::{Cardinality, FieldDescriptor, Kind, MessageDescriptor};
 
-use crate::resolve::{max_output, refused, too_large, Direction, PlanPath, Unresolvable};
+use crate::resolution::{max_output, refused, too_large, Direction, PlanPath, Unresolvable};
 use crate::violation::{Violation, ViolationKind};
 
 /// What becomes of one source field.

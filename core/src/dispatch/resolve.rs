@@ -1,230 +1,21 @@
-//! Reading one version's payloads as another's, and writing them back: the
-//! language-agnostic half of resolution. A [`Plan`] is made once for a
-//! (writer, reader) pair from the two schemas, refusing a pair that cannot
-//! be resolved with the reader's path ([`Unresolvable`]), then runs over
-//! payload bytes, both ways:
-//!
-//! * [`Direction::Read`]: the writer's payload in the reader's layout
-//!   (`Resolution::transcode` in `dataschema`);
-//! * [`Direction::WriteBack`]: a payload in the reader's layout written
-//!   back in the writer's (`Resolution::write_back`).
-//!
-//! Each language's plan lives in its folder (`json/resolve.rs`,
-//! `avro/resolve.rs`, `protobuf/resolve.rs`); this module dispatches. The
-//! rules, row by row, are those of the table in `docs/resolution.md`.
-//!
-//! The plans assume their input conforms to its schema (the caller
-//! validates it first: the guard does, `Resolution` does) but never panic
-//! or loop without bound on input that does not: they refuse it. Output is
-//! bounded: at most [`max_output`] bytes, whatever the payload declares.
-//!
-//! **The seam for migration rules.** Confluent's data contracts carry
-//! JSONata `UPGRADE`/`DOWNGRADE` rules (`ruleSet.migrationRules`) that
-//! rewrite a payload between versions. They plug in as a [`Migration`]
-//! (one per pair and direction), which `dataschema`'s `Resolution` runs in
-//! place of the structural plan; its output is validated against the
-//! target schema, since nothing proves it conforms.
+//! The dispatch of resolution over the languages: a [`Plan`] holds one
+//! [`Way`] each way, in its pair's language, and [`plan`] makes it from two
+//! schemas. The vocabulary it shares with the languages' plans lives below
+//! them, in `resolution.rs`.
 
-// Without a language's plan compiled in, every pair is refused and the
-// plan-making helpers have nothing to do.
 #![cfg_attr(
     not(any(feature = "json", feature = "avro", feature = "protobuf")),
     allow(unused_imports, unused_variables, dead_code, unreachable_code)
 )]
 
 use std::borrow::Cow;
-use std::fmt;
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::resolution::{Direction, PlanOptions, Unresolvable};
 use crate::resolver::Resolver;
 use crate::schema::{Language, Schema};
-use crate::violation::{Violation, ViolationKind};
-
-/// The most bytes one run of a plan writes,
-/// [`limits::max_avro_transcode_bytes`](crate::limits::max_avro_transcode_bytes)
-/// (64 MiB unless set), whatever the language: a payload declaring more
-/// (billions of empty items read as items that are not empty, defaults
-/// repeated per item) is refused, never written.
-pub fn max_output() -> usize {
-    crate::limits::max_avro_transcode_bytes()
-}
-
-/// Which way a plan runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Direction {
-    /// The writer's payload, read in the reader's layout.
-    Read,
-    /// A payload in the reader's layout, written back in the writer's.
-    WriteBack,
-}
-
-impl fmt::Display for Direction {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Direction::Read => "read",
-            Direction::WriteBack => "write back",
-        })
-    }
-}
-
-/// Why a pair of schemas cannot be resolved (one way): where in the
-/// reader's data (`/amount`, `/items/*/price`; `*` any array item or map
-/// value) and why (`cannot read long as int`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unresolvable {
-    path: String,
-    reason: String,
-}
-
-impl Unresolvable {
-    /// A refusal at `path` (a pointer into the reader's data, `""` for the
-    /// whole datum), for `reason`.
-    pub fn new(path: impl Into<String>, reason: impl Into<String>) -> Unresolvable {
-        Unresolvable {
-            path: path.into(),
-            reason: reason.into(),
-        }
-    }
-
-    /// Where in the reader's data; empty for the whole datum.
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// Why, in words.
-    pub fn reason(&self) -> &str {
-        &self.reason
-    }
-}
-
-impl fmt::Display for Unresolvable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(f, "{} at {path}", self.reason)
-    }
-}
-
-impl std::error::Error for Unresolvable {}
-
-/// A path in the reader's data built while a plan is made.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct PlanPath(Vec<String>);
-
-impl PlanPath {
-    pub(crate) fn push(&mut self, segment: impl Into<String>) {
-        self.0.push(segment.into());
-    }
-
-    pub(crate) fn pop(&mut self) {
-        self.0.pop();
-    }
-
-    pub(crate) fn depth(&self) -> usize {
-        self.0.len()
-    }
-
-    /// A refusal here.
-    pub(crate) fn fail(&self, reason: impl Into<String>) -> Unresolvable {
-        let mut path = String::new();
-        for segment in &self.0 {
-            path.push('/');
-            path.push_str(&escape_pointer(segment));
-        }
-        Unresolvable::new(path, reason)
-    }
-}
-
-/// A JSON pointer segment (`~` and `/` escaped).
-pub(crate) fn escape_pointer(segment: &str) -> Cow<'_, str> {
-    if segment.contains(['~', '/']) {
-        Cow::Owned(segment.replace('~', "~0").replace('/', "~1"))
-    } else {
-        Cow::Borrowed(segment)
-    }
-}
-
-/// A payload refused while a plan ran: one violation, of kind
-/// [`ViolationKind::Unrepresentable`] unless the bytes were not what the
-/// plan's input schema writes.
-pub(crate) fn refused(path: impl Into<String>, message: impl Into<String>) -> Vec<Violation> {
-    vec![Violation::new(
-        path,
-        ViolationKind::Unrepresentable,
-        message,
-    )]
-}
-
-/// The output of one run grew past [`max_output`].
-pub(crate) fn too_large() -> Vec<Violation> {
-    vec![Violation::new(
-        "",
-        ViolationKind::Bounds,
-        format!(
-            "the datum read as the other version would be larger than {} bytes \
-             (limits::max_avro_transcode_bytes)",
-            max_output()
-        ),
-    )]
-}
-
-/// A rewrite of payloads between two versions that the structural rules
-/// cannot express: the seam where Confluent's data-contract migration rules
-/// (JSONata `UPGRADE` and `DOWNGRADE`, `ruleSet.migrationRules`) plug in.
-///
-/// Given for one (writer, reader) pair and one [`Direction`], it replaces
-/// the structural plan that way: `Read` receives the writer's payload (one
-/// the writer's schema validated) and returns it in the reader's layout;
-/// `WriteBack` the other way round. Its output is validated against the
-/// target schema before anyone sees it, so a rule that produces a payload
-/// the target does not accept is refused with the target's violations.
-pub trait Migration: Send + Sync + fmt::Debug {
-    /// The payload rewritten, or why not (the violations say where).
-    fn migrate(&self, payload: &[u8]) -> Result<Vec<u8>, Vec<Violation>>;
-}
-
-/// Names a reader field answers to beyond its own, given outside the
-/// schema (the manifest's `[aliases."<name>.v<version>"]`, for schemas one
-/// cannot edit): a reader path (`/customer/name`, JSON pointer, `*` for any
-/// array item) to the writer names it reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Aliases(Vec<(String, Vec<String>)>);
-
-impl Aliases {
-    /// No aliases.
-    pub fn new() -> Aliases {
-        Aliases::default()
-    }
-
-    /// Adds `names` as aliases of the reader's field at `path`.
-    pub fn with(mut self, path: impl Into<String>, names: Vec<String>) -> Aliases {
-        self.0.push((path.into(), names));
-        self
-    }
-
-    /// The aliases given for the field at `path`.
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
-    pub(crate) fn at<'s>(&'s self, path: &'s str) -> impl Iterator<Item = &'s str> + 's {
-        self.0
-            .iter()
-            .filter(move |(p, _)| p == path)
-            .flat_map(|(_, names)| names.iter().map(String::as_str))
-    }
-
-    /// The paths aliases were given for.
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(p, _)| p.as_str())
-    }
-
-    /// Whether none are given.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
+use crate::violation::Violation;
 
 /// One way of a pair's plan, in the pair's language.
 #[derive(Debug)]
@@ -325,36 +116,6 @@ impl Plan {
             #[cfg(feature = "protobuf")]
             Ok(Way::Protobuf(way)) => way.run(payload).map(Cow::Owned).map_err(Some),
         }
-    }
-}
-
-/// Options of a plan.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct PlanOptions {
-    /// Aliases given outside the reader's schema.
-    pub aliases: Aliases,
-    /// Protobuf: drop the fields the target does not declare (by default
-    /// they are kept, as protobuf keeps unknown fields).
-    pub drop_unknown_fields: bool,
-}
-
-impl PlanOptions {
-    /// The defaults: no aliases beyond the schema's, unknown fields kept.
-    pub fn new() -> PlanOptions {
-        PlanOptions::default()
-    }
-
-    /// Aliases given outside the reader's schema.
-    pub fn with_aliases(mut self, aliases: Aliases) -> PlanOptions {
-        self.aliases = aliases;
-        self
-    }
-
-    /// Protobuf: whether fields the target does not declare are dropped.
-    pub fn with_drop_unknown_fields(mut self, drop: bool) -> PlanOptions {
-        self.drop_unknown_fields = drop;
-        self
     }
 }
 
