@@ -1,14 +1,19 @@
 //! The crate's error type.
 //!
-//! It sits below validation and compatibility and names neither: a
+//! It sits above the model it names (`urn.rs`, `schema.rs`: their
+//! constructors that answer with it live at the end of this file) and
+//! below validation and compatibility, naming neither: a
 //! compatibility report travels boxed ([`Error::Incompatible`]), a
 //! compatibility level is the model's own ([`Compatibility`]); the
 //! compatibility engine's own error turns into it in `change/error.rs`.
 
-use crate::level::{Compatibility, UnknownMode};
-use crate::schema::Language;
-use crate::urn::{Urn, UrnError};
 use std::fmt;
+use std::str::FromStr;
+
+use crate::level::{Compatibility, UnknownMode};
+use crate::schema::{Language, Schema};
+use crate::text::clip;
+use crate::urn::{parse, Urn, UrnError};
 
 /// A boxed error from a backend, a user-supplied resolver, or a validator.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
@@ -454,9 +459,84 @@ impl fmt::Display for MissingRef {
 
 impl std::error::Error for MissingRef {}
 
-/// For the JSON validator, which names it by this path.
-#[cfg(feature = "json")]
-pub(crate) use crate::text::clip;
+// The model's constructors and checks that answer with this error. The
+// model (`urn.rs`, `schema.rs`) stands below this file and gives its own
+// reasons (`UrnError`); turning them into an `Error` that names the input
+// happens here, so no file of the model imports the error that holds it.
+
+impl Urn {
+    /// Builds `urn:<namespace>:schema:<name>:<version>`, checking each part.
+    ///
+    /// ```
+    /// let urn = dataschema::Urn::new("acme", "orders.created", 3)?;
+    /// assert_eq!(urn.to_string(), "urn:acme:schema:orders.created:3");
+    /// # Ok::<(), dataschema::Error>(())
+    /// ```
+    pub fn new(namespace: &str, name: &str, version: u32) -> Result<Urn, Error> {
+        format!("urn:{namespace}:schema:{name}:{version}").parse()
+    }
+
+    /// The same namespace and name at another version.
+    pub fn with_version(&self, version: u32) -> Result<Urn, Error> {
+        Urn::new(self.namespace(), self.name(), version)
+    }
+}
+
+impl FromStr for Urn {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Urn, Error> {
+        parse(s)
+            .map(Urn::from_parsed)
+            .map_err(|reason| Error::invalid_urn(s, reason))
+    }
+}
+
+impl TryFrom<&str> for Urn {
+    type Error = Error;
+
+    fn try_from(s: &str) -> Result<Urn, Error> {
+        s.parse()
+    }
+}
+
+impl FromStr for Language {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Language, Error> {
+        match s {
+            "jsonschema" => Ok(Language::JsonSchema),
+            "protobuf" => Ok(Language::Protobuf),
+            "avro" => Ok(Language::Avro),
+            _ => Err(Error::InvalidLanguage {
+                language: clip(s, 100),
+            }),
+        }
+    }
+}
+
+impl Schema {
+    /// The checks that need no validator: bytes present, protobuf root named.
+    #[doc(hidden)]
+    pub fn check_shape(&self) -> Result<(), Error> {
+        if self.bytes().is_empty() {
+            return Err(Error::Empty {
+                urn: self.urn().clone(),
+            });
+        }
+        // A protobuf schema without a root is a Confluent registration,
+        // text (`protobuf/source.rs`), or a descriptor set whose own file
+        // is the one no other imports (its compile checks that); a root
+        // given is never empty.
+        let missing = self.root().is_some_and(str::is_empty);
+        if self.language() == Language::Protobuf && missing {
+            return Err(Error::MissingRoot {
+                urn: self.urn().clone(),
+            });
+        }
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

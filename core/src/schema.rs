@@ -1,15 +1,12 @@
 //! Schemas and their languages.
 
 use std::fmt;
-use std::str::FromStr;
 use std::sync::{Arc, OnceLock};
 
 pub use bytes::Bytes;
 use sha2::{Digest, Sha256};
 
 use crate::contract::{canonical_json, Metadata, Reference, RuleSet};
-use crate::error::Error;
-use crate::text::clip;
 use crate::urn::Urn;
 
 /// The largest schema, in bytes, a registry is meant to accept for
@@ -60,21 +57,6 @@ impl Language {
 impl fmt::Display for Language {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Language {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Language, Error> {
-        match s {
-            "jsonschema" => Ok(Language::JsonSchema),
-            "protobuf" => Ok(Language::Protobuf),
-            "avro" => Ok(Language::Avro),
-            _ => Err(Error::InvalidLanguage {
-                language: clip(s, 100),
-            }),
-        }
     }
 }
 
@@ -431,27 +413,6 @@ impl Schema {
             .with_references(references)
             .with_metadata(metadata)
             .with_rule_set(rule_set))
-    }
-
-    /// The checks that need no validator: bytes present, protobuf root named.
-    #[doc(hidden)]
-    pub fn check_shape(&self) -> Result<(), Error> {
-        if self.bytes().is_empty() {
-            return Err(Error::Empty {
-                urn: self.urn().clone(),
-            });
-        }
-        // A protobuf schema without a root is a Confluent registration,
-        // text (`protobuf/source.rs`), or a descriptor set whose own file
-        // is the one no other imports (its compile checks that); a root
-        // given is never empty.
-        let missing = self.root().is_some_and(str::is_empty);
-        if self.language() == Language::Protobuf && missing {
-            return Err(Error::MissingRoot {
-                urn: self.urn().clone(),
-            });
-        }
-        Ok(())
     }
 }
 

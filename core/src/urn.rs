@@ -4,9 +4,6 @@ use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::str::FromStr;
-
-use crate::error::Error;
 
 /// The longest schema name accepted.
 pub const MAX_NAME_LEN: usize = 200;
@@ -259,17 +256,6 @@ impl Urn {
         check_name(name)
     }
 
-    /// Builds `urn:<namespace>:schema:<name>:<version>`, checking each part.
-    ///
-    /// ```
-    /// let urn = dataschema::Urn::new("acme", "orders.created", 3)?;
-    /// assert_eq!(urn.to_string(), "urn:acme:schema:orders.created:3");
-    /// # Ok::<(), dataschema::Error>(())
-    /// ```
-    pub fn new(namespace: &str, name: &str, version: u32) -> Result<Urn, Error> {
-        format!("urn:{namespace}:schema:{name}:{version}").parse()
-    }
-
     /// The namespace identifier (the NID), lowercase.
     pub fn namespace(&self) -> &str {
         &self.text[4..self.nid_end]
@@ -290,11 +276,6 @@ impl Urn {
         &self.text
     }
 
-    /// The same namespace and name at another version.
-    pub fn with_version(&self, version: u32) -> Result<Urn, Error> {
-        Urn::new(self.namespace(), self.name(), version)
-    }
-
     /// The URN of parts [`parse_urn`](crate::parse_urn) found (the guard's
     /// allocation-free lookup; not API).
     #[doc(hidden)]
@@ -306,24 +287,6 @@ impl Urn {
             name_end: parsed.name_end,
             version: parsed.version,
         }
-    }
-}
-
-impl FromStr for Urn {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Urn, Error> {
-        parse(s)
-            .map(Urn::from_parsed)
-            .map_err(|reason| Error::invalid_urn(s, reason))
-    }
-}
-
-impl TryFrom<&str> for Urn {
-    type Error = Error;
-
-    fn try_from(s: &str) -> Result<Urn, Error> {
-        s.parse()
     }
 }
 

@@ -677,7 +677,7 @@ impl<'de> serde::de::Visitor<'de> for StrictVisitor {
                 serde_json::map::Entry::Occupied(entry) => {
                     return Err(serde::de::Error::custom(format_args!(
                         "duplicate key {:?} (this guard refuses payloads naming a key twice)",
-                        crate::error::clip(entry.key(), 100)
+                        crate::text::clip(entry.key(), 100)
                     )));
                 }
             }
