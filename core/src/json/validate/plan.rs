@@ -60,7 +60,9 @@
 
 mod branches;
 mod build;
+mod draft;
 mod format;
+mod indexing;
 mod keywords;
 mod lookaround;
 mod merge;
@@ -75,9 +77,10 @@ use serde_json::Value;
 
 pub(super) use self::branches::{keyed, Branches, Keyed, NO_BRANCH};
 use self::build::{holds_key, Builder};
+pub(super) use self::draft::Draft;
 pub(super) use self::node::{
-    exact_f64, Bound, Draft, Kind, Member, Node, Probe, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER,
-    NULL, NUMBER, OBJECT, STRING,
+    exact_f64, Bound, Kind, Member, Node, Probe, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
+    NUMBER, OBJECT, STRING,
 };
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
@@ -218,8 +221,8 @@ impl JsonPlan {
         }
         for id in 0..plan.nodes.len() {
             let node = &plan.nodes[id];
-            let any = branches::index(&plan.nodes, &node.any_of).map(Box::new);
-            let one = branches::index(&plan.nodes, &node.one_of).map(Box::new);
+            let any = indexing::index(&plan.nodes, &node.any_of).map(Box::new);
+            let one = indexing::index(&plan.nodes, &node.one_of).map(Box::new);
             plan.nodes[id].any_index = any;
             plan.nodes[id].one_index = one;
         }

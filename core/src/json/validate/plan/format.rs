@@ -12,7 +12,7 @@
 //! ASCII `local@host.name`, a host name of letters, digits and hyphens)
 //! without asking it, and leaves every other string to it.
 
-use super::node::Draft;
+use super::draft::Draft;
 use std::net::{Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 

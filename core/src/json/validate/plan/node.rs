@@ -1,18 +1,8 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
-use super::branches::Branches;
+use super::branches::{by_length, Branches};
 use super::format::{Format, Quick};
 use super::pattern::Pattern;
-
-/// A JSON Schema draft, as `jsonschema` reads `$schema`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(in crate::json::validate) enum Draft {
-    D4,
-    D6,
-    D7,
-    D2019,
-    D2020,
-}
 
 /// Type bits of [`Node::types`].
 pub(in crate::json::validate) const NULL: u8 = 1;
@@ -134,15 +124,6 @@ impl Strings {
                 .is_ok()
         }
     }
-}
-
-/// Strings ordered by length, then bytes: most comparisons of a search
-/// end on the length, without reading the bytes.
-#[inline]
-pub(in crate::json::validate) fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
-    a.len()
-        .cmp(&b.len())
-        .then_with(|| a.as_bytes().cmp(b.as_bytes()))
 }
 
 /// What a node is.

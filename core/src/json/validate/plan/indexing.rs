@@ -1,0 +1,354 @@
+//! Building the index of an `anyOf`'s or a `oneOf`'s branches
+//! ([`Branches`], `branches.rs`) from the plan's nodes: which names each
+//! branch requires or allows, and the strings or integers it allows a
+//! discriminating member (or the value itself).
+
+use std::collections::BTreeMap;
+
+use super::branches::{by_length, Branches, Key, Keyed, NO_BRANCH};
+use super::node::{Kind, Node, Strings, OBJECT};
+
+/// The most names an index tracks the presence of (one bit each).
+const MAX_NAMES: usize = 64;
+
+/// Fewer branches than this are read one by one, without an index.
+const MIN_BRANCHES: usize = 3;
+
+/// What a branch allows a value of: its only strings, its only integers
+/// (magnitude at most 2^53), each when it restricts them so.
+#[derive(Clone, Copy, Default)]
+struct Allowed<'n> {
+    strings: Option<&'n Strings>,
+    integers: Option<&'n [i128]>,
+}
+
+impl Allowed<'_> {
+    fn restricts(&self) -> bool {
+        self.strings.is_some() || self.integers.is_some()
+    }
+}
+
+/// The index of `branches` (node ids) within `nodes`, when it can leave
+/// any branch out; `None` otherwise.
+pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
+    if branches.len() < MIN_BRANCHES {
+        return None;
+    }
+    // Per branch: the names it requires, and (name, allowed) of its
+    // members restricting their values.
+    let mut required: Vec<Vec<&str>> = Vec::with_capacity(branches.len());
+    let mut members: Vec<Vec<(&str, Allowed<'_>)>> = Vec::with_capacity(branches.len());
+    let mut own: Vec<Allowed<'_>> = Vec::with_capacity(branches.len());
+    for &b in branches {
+        let mut names = Vec::new();
+        let mut tags = Vec::new();
+        necessary(nodes, b, &mut names, &mut tags, 0);
+        required.push(names);
+        members.push(tags);
+        own.push(allowed(nodes, b, 0));
+    }
+    // The names, most required first, at most 64.
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for names in &required {
+        for name in names {
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.truncate(MAX_NAMES);
+    let mut names: Vec<Box<str>> = counts.iter().map(|(n, _)| Box::from(*n)).collect();
+    names.sort();
+    let bit = |name: &str| match names.binary_search_by(|n| (**n).cmp(name)) {
+        Ok(at) => 1u64 << at,
+        Err(_) => 0,
+    };
+    let needs: Vec<u64> = required
+        .iter()
+        .map(|names| names.iter().fold(0, |bits, n| bits | bit(n)))
+        .collect();
+    // The tag: the member restricted by the most branches.
+    let mut tag_counts: Vec<(&str, usize)> = Vec::new();
+    for tags in &members {
+        for (name, _) in tags {
+            match tag_counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => tag_counts.push((name, 1)),
+            }
+        }
+    }
+    tag_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let tag = tag_counts.first().filter(|(_, c)| *c >= 2).map(|(n, _)| *n);
+    let by_tag = match tag {
+        Some(tag) => keyed_table(members.iter().map(|tags| {
+            tags.iter()
+                .find(|(n, _)| *n == tag)
+                .map(|(_, allowed)| *allowed)
+                .unwrap_or_default()
+        })),
+        None => Keyed::default(),
+    };
+    let by_value = keyed_table(own.iter().copied());
+    // Branches that take only the names they list.
+    let mut open = 0u64;
+    let mut closed: Vec<(Box<str>, u64)> = Vec::new();
+    for (i, &b) in branches.iter().enumerate().take(64) {
+        match closed_names(nodes, b, 0) {
+            Some(listed) => {
+                for name in listed {
+                    match closed.iter_mut().find(|(n, _)| **n == *name) {
+                        Some((_, bits)) => *bits |= 1 << i,
+                        None => closed.push((Box::from(name), 1 << i)),
+                    }
+                }
+            }
+            None => open |= 1 << i,
+        }
+    }
+    let all_open = open == u64::MAX || open.count_ones() as usize >= branches.len().min(64);
+    if all_open {
+        closed.clear();
+    }
+    let useful = needs.iter().any(|&n| n != 0)
+        || !all_open
+        || by_tag.restricts(branches.len())
+        || by_value.restricts(branches.len());
+    let open = if all_open { u64::MAX } else { open };
+    let tag = tag.filter(|_| by_tag.restricts(branches.len()));
+    // One table of every name: a key is looked up once.
+    let none = Key {
+        present: 0,
+        taking: 0,
+        tag: false,
+        first: NO_BRANCH,
+    };
+    let other = Key {
+        taking: open,
+        ..none
+    };
+    let required = names.iter().map(|name| {
+        let present = bit(name);
+        (&**name, Key { present, ..none })
+    });
+    let listed = closed.iter().map(|(name, taking)| {
+        (
+            &**name,
+            Key {
+                taking: *taking,
+                ..none
+            },
+        )
+    });
+    let tagged = tag.map(|tag| (tag, Key { tag: true, ..none }));
+    let roles = required.chain(listed).chain(tagged);
+    let mut table: BTreeMap<&str, Key> = BTreeMap::new();
+    for (name, role) in roles {
+        let key = table.entry(name).or_insert(other);
+        key.present |= role.present;
+        key.taking |= role.taking;
+        key.tag |= role.tag;
+    }
+    // The branch a first key points to, when only one can take it.
+    let first = |key: &Key| {
+        let mut needing = (0u32..)
+            .zip(needs.iter())
+            .filter(|(_, &n)| key.present != 0 && n & key.present != 0);
+        let only_needing = needing.next().filter(|_| needing.next().is_none());
+        match only_needing {
+            Some((b, _)) if b >= 64 || key.taking & (1 << b) != 0 => b,
+            Some(_) => NO_BRANCH,
+            None if key.taking.count_ones() == 1 => key.taking.trailing_zeros(),
+            None => NO_BRANCH,
+        }
+    };
+    let mut other = other;
+    other.first = first(&other);
+    let mut keys: Vec<(Box<str>, Key)> = table
+        .into_iter()
+        .map(|(name, mut key)| {
+            key.first = first(&key);
+            (Box::from(name), key)
+        })
+        .collect();
+    // The names that point to a branch as an object's first key.
+    let pointing: Box<[(Box<str>, Key)]> = keys
+        .iter()
+        .filter(|(_, key)| key.first != NO_BRANCH || key.tag)
+        .cloned()
+        .collect();
+    keys.sort_by(|(a, _), (b, _)| by_length(a, b));
+    useful.then(|| Branches {
+        all: (0..branches.len() as u32).collect(),
+        keys: keys.into_boxed_slice(),
+        needs: needs.into_boxed_slice(),
+        other,
+        pointing,
+        by_tag,
+        by_value,
+    })
+}
+
+/// The table of what each branch (in order) allows.
+fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
+    let mut strings = Vec::new();
+    let mut any_string = Vec::new();
+    let mut integers = Vec::new();
+    let mut any_integer = Vec::new();
+    for (i, allowed) in allowed.enumerate() {
+        let i = i as u32;
+        match allowed.strings {
+            Some(set) => strings.extend(set.iter().map(|s| (Box::from(s), i))),
+            None => any_string.push(i),
+        }
+        match allowed.integers {
+            Some(set) => integers.extend(set.iter().map(|&n| (n, i))),
+            None => any_integer.push(i),
+        }
+    }
+    strings.sort();
+    strings.dedup();
+    integers.sort();
+    integers.dedup();
+    Keyed {
+        strings: strings.into_boxed_slice(),
+        any_string: any_string.into_boxed_slice(),
+        integers: integers.into_boxed_slice(),
+        any_integer: any_integer.into_boxed_slice(),
+    }
+}
+
+/// How deep [`necessary`] and [`allowed`] follow in-place `allOf`s
+/// (`$ref`s).
+const MAX_FOLLOWED: usize = 8;
+
+/// What an object needs to pass node `id`, by its own keywords and those
+/// of its in-place `allOf`s (`$ref`s): the names it requires, and members
+/// allowed only some strings or integers.
+fn necessary<'n>(
+    nodes: &'n [Node],
+    id: u32,
+    required: &mut Vec<&'n str>,
+    tags: &mut Vec<(&'n str, Allowed<'n>)>,
+    depth: usize,
+) {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return;
+    }
+    // (A node accepting no object is never read for one.)
+    if node.accepts & OBJECT == 0 {
+        return;
+    }
+    for m in &node.members {
+        if m.bit & node.required != 0 && !required.contains(&&*m.name) {
+            required.push(&m.name);
+        }
+        if let Some(schema) = m.schema {
+            let restricted = allowed(nodes, schema, 0);
+            if restricted.restricts() && !tags.iter().any(|(n, _)| *n == &*m.name) {
+                tags.push((&m.name, restricted));
+            }
+        }
+    }
+    for &member in &node.all_of {
+        necessary(nodes, member, required, tags, depth + 1);
+    }
+}
+
+/// The names an object may have to pass node `id`, when its (or an
+/// in-place `allOf` member's) `additionalProperties` is `false` with no
+/// `patternProperties`: its `properties`.
+fn closed_names(nodes: &[Node], id: u32, depth: usize) -> Option<Vec<&str>> {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return None;
+    }
+    let shut = node.patterns.is_empty()
+        && node
+            .additional
+            .is_some_and(|a| nodes[a as usize].kind == Kind::Never);
+    if shut {
+        return Some(
+            node.members
+                .iter()
+                .filter(|m| m.schema.is_some())
+                .map(|m| &*m.name)
+                .collect(),
+        );
+    }
+    node.all_of
+        .iter()
+        .find_map(|&member| closed_names(nodes, member, depth + 1))
+}
+
+/// The only strings and integers node `id` accepts (its `enum`/`const`,
+/// or for strings a `pattern` that is `^literal$`), where it restricts
+/// them so, by its own keywords or its in-place `allOf`s.
+fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
+    let node = &nodes[id as usize];
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+        return Allowed::default();
+    }
+    let mut found = Allowed {
+        strings: node.strings.as_ref().or(node.literal.as_ref()),
+        integers: node.integers.as_deref(),
+    };
+    for &member in &node.all_of {
+        if found.strings.is_some() && found.integers.is_some() {
+            break;
+        }
+        let more = allowed(nodes, member, depth + 1);
+        found.strings = found.strings.or(more.strings);
+        found.integers = found.integers.or(more.integers);
+    }
+    found
+}
+
+/// The string a `pattern` matches alone, when it is `^literal$` (the
+/// literal's characters plain or escaped punctuation): in both of the
+/// engines `jsonschema` uses, `^` and `$` then anchor the whole text, and
+/// the pattern matches exactly that string.
+pub(super) fn literal_pattern(pattern: &str) -> Option<Box<str>> {
+    let body = pattern.strip_prefix('^')?.strip_suffix('$')?;
+    let mut text = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let escaped = chars.next()?;
+                if !".^$*+?()[]{}|\\/-".contains(escaped) {
+                    return None;
+                }
+                text.push(escaped);
+            }
+            '.' | '^' | '$' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' => {
+                return None
+            }
+            c => text.push(c),
+        }
+    }
+    Some(text.into_boxed_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal_pattern;
+
+    #[test]
+    fn literal_patterns_are_the_anchored_plain_ones() {
+        assert_eq!(
+            literal_pattern("^PowerShell@2$").as_deref(),
+            Some("PowerShell@2")
+        );
+        assert_eq!(literal_pattern(r"^a\.b$").as_deref(), Some("a.b"));
+        assert_eq!(literal_pattern("^$").as_deref(), Some(""));
+        assert_eq!(literal_pattern("^a.b$"), None);
+        assert_eq!(literal_pattern("^ab"), None);
+        assert_eq!(literal_pattern("ab$"), None);
+        assert_eq!(literal_pattern(r"^\d$"), None);
+        assert_eq!(literal_pattern("^a|b$"), None);
+        assert_eq!(literal_pattern("^a$|^b$"), None);
+    }
+}
