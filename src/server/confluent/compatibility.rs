@@ -5,9 +5,10 @@ use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 
+use super::candidate::candidate_with_contract;
 use super::contracts;
 use super::error::{from_error, version_not_found, ApiError, Reply};
-use super::request::{candidate_with_contract, subject, subject_version, which, Subject, Which};
+use super::request::{subject, subject_version, which, Subject, Which};
 use super::subjects::history;
 use crate::server::query::Query;
 use crate::server::state::AppState;

@@ -35,14 +35,24 @@ pub(crate) struct Contract {
     rule_set: Option<RuleSet>,
 }
 
-/// The references, metadata and rule set of a request body (already read
-/// as JSON by [`candidate_with`](super::request::candidate_with)); 42201 for one of
-/// the wrong shape.
-pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
-    let value: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-    let member = |key: &str| value.get(key).filter(|member| !member.is_null());
+/// The members of a request body that make its contract, as sent: each
+/// `None` when absent or `null`.
+#[derive(Default)]
+pub(crate) struct Sent {
+    /// `references`.
+    pub(crate) references: Option<Value>,
+    /// `metadata`.
+    pub(crate) metadata: Option<Value>,
+    /// `ruleSet`.
+    pub(crate) rule_set: Option<Value>,
+}
+
+/// The references, metadata and rule set a request body sends (read with
+/// the schema, by [`candidate_with_contract`](super::candidate::candidate_with_contract));
+/// 42201 for one of the wrong shape.
+pub(crate) fn requested(sent: &Sent) -> Result<Contract, ApiError> {
     let mut references = Vec::new();
-    if let Some(list) = member("references") {
+    if let Some(list) = &sent.references {
         let list = list
             .as_array()
             .ok_or_else(|| invalid_schema("references is not an array"))?;
@@ -69,11 +79,15 @@ pub(crate) fn requested(body: &[u8]) -> Result<Contract, ApiError> {
             }
         }
     }
-    let metadata = member("metadata")
+    let metadata = sent
+        .metadata
+        .as_ref()
         .map(Metadata::from_json)
         .transpose()
         .map_err(|why| invalid_schema(format!("Invalid metadata: {why}")))?;
-    let rule_set = member("ruleSet")
+    let rule_set = sent
+        .rule_set
+        .as_ref()
         .map(RuleSet::from_json)
         .transpose()
         .map_err(|why| invalid_schema(format!("Invalid rule set: {why}")))?;

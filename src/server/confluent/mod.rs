@@ -11,7 +11,8 @@
 //! | [`compatibility`] | compatibility tests |
 //! | [`config`] | compatibility levels and the config's other settings |
 //! | [`contracts`] | references, metadata and rule sets: their completion at register, metadata and guid lookups, `referencedby` |
-//! | [`request`] | reading paths, bodies and the schema a request sends |
+//! | [`request`] | reading paths and bodies |
+//! | [`candidate`] | the schema a register, lookup or compatibility test sends, and its contract: the body read once |
 //! | [`mod@format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`tags`] | `POST /subjects/{s}/versions/{v}/tags`: a new version with schema tags, metadata and rule set edited |
@@ -21,6 +22,7 @@
 //! The bodies and codes they answer are written by
 //! [`wire::confluent`](super::wire::confluent).
 
+mod candidate;
 pub(super) mod canonical;
 pub(super) mod compatibility;
 mod config;

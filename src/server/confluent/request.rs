@@ -1,5 +1,6 @@
 //! Reading a Confluent request: subjects, versions and ids from the path,
-//! JSON bodies, the schema a register, lookup or compatibility test sends.
+//! JSON bodies. The schema a register, lookup or compatibility test sends
+//! is `candidate.rs`'s, above this file and the modules it uses.
 
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
@@ -7,11 +8,11 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use super::error::{bad_request, invalid_schema, ApiError, ErrorCode};
+use super::error::{bad_request, ApiError, ErrorCode};
 use crate::server::state::AppState;
 use crate::store::SchemaId;
 use dataschema_core::clip;
-use dataschema_core::{Error, Language, Schema, Urn};
+use dataschema_core::{Error, Urn};
 
 /// A subject a request names: as Confluent reads it, and the URN name it
 /// maps to ([`crate::subject`]).
@@ -138,162 +139,6 @@ pub(crate) fn json_body<T: for<'de> Deserialize<'de>>(
             clip(&err.to_string(), 200)
         ))
     })
-}
-
-/// The body of register, lookup and compatibility requests. `id` and
-/// `version` are a registration's, kept in import mode; `references`,
-/// `metadata` and `ruleSet` are read by
-/// [`contracts::requested`](super::contracts::requested); `normalize` and
-/// `guid` are accepted and ignored.
-#[derive(Deserialize)]
-struct SchemaRequest {
-    schema: Option<String>,
-    #[serde(rename = "schemaType")]
-    schema_type: Option<String>,
-    id: Option<i64>,
-    version: Option<i64>,
-}
-
-/// [`candidate_with`], and the references, metadata and rule set the
-/// request sends beside it.
-pub(crate) fn candidate_with_contract(
-    state: &AppState,
-    subject: &Subject,
-    version: u32,
-    body: Result<Bytes, BytesRejection>,
-    normalize: Option<bool>,
-) -> Result<(Candidate, super::contracts::Contract), ApiError> {
-    let bytes = body.as_ref().ok().cloned();
-    let candidate = candidate_with(state, subject, version, body, normalize)?;
-    let mut contract = super::contracts::requested(bytes.as_deref().unwrap_or_default())?;
-    if normalize == Some(true) {
-        contract.normalize_references();
-    }
-    Ok((candidate, contract))
-}
-
-/// The id and version a registration gives (Confluent: `-1`, `0` or
-/// absent for none).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Given {
-    /// The id, when one is given.
-    pub(crate) id: Option<SchemaId>,
-    /// The version, when one is given.
-    pub(crate) version: Option<u32>,
-}
-
-/// What a register, lookup or compatibility request sends: the schema in
-/// Confluent's canonical form ([`canonical`](super::canonical)) under
-/// `subject` and `version`, with the id and version it gives.
-pub(crate) struct Candidate {
-    /// The schema, its bytes the canonical form.
-    pub(crate) schema: Schema,
-    /// The id and version given.
-    pub(crate) given: Given,
-}
-
-/// The schema a request sends, under `subject` and `version`: with
-/// `normalize` `Some`, in the canonical form (keys sorted when `true`),
-/// a text that is no JSON refused (42201).
-pub(crate) fn candidate_with(
-    state: &AppState,
-    subject: &Subject,
-    version: u32,
-    body: Result<Bytes, BytesRejection>,
-    normalize: Option<bool>,
-) -> Result<Candidate, ApiError> {
-    let request: SchemaRequest = json_body(body)?;
-    let given = Given {
-        id: match request.id {
-            None => None,
-            Some(id) if id <= 0 => None,
-            Some(id) => Some(
-                u32::try_from(id)
-                    .ok()
-                    .filter(|&id| id <= i32::MAX as u32)
-                    .ok_or_else(|| {
-                        bad_request(format!("id {id}: an id is from 1 to 2147483647"))
-                    })?,
-            ),
-        },
-        // Confluent's register takes 0 and below as "the next version"
-        // (`KafkaSchemaRegistry.register`, v8.2.0: `schema.getVersion() <=
-        // 0`); above 2^31-1 is no version there (42202).
-        version: match request.version {
-            None => None,
-            Some(version) if version <= 0 => None,
-            Some(version) => Some(
-                u32::try_from(version)
-                    .ok()
-                    .filter(|&v| v <= MAX_VERSION)
-                    .ok_or_else(|| invalid_version(&version.to_string()))?,
-            ),
-        },
-    };
-    let protobuf = request
-        .schema_type
-        .as_deref()
-        .is_some_and(|t| t.eq_ignore_ascii_case("PROTOBUF"));
-    let language = language_of(request.schema_type.as_deref())?;
-    let text = request
-        .schema
-        .filter(|text| !text.is_empty())
-        .ok_or_else(|| invalid_schema("the request has no schema"))?;
-    if text.len() > state.max_schema_bytes() {
-        return Err(ApiError::new(
-            ErrorCode::TooLarge,
-            format!(
-                "the schema is {} bytes, more than the {} this server accepts",
-                text.len(),
-                state.max_schema_bytes()
-            ),
-        ));
-    }
-    #[cfg(feature = "proto-text")]
-    if protobuf {
-        // Its references are resolved by the contracts module; normalized
-        // (`normalize=true`) once they are, on the blocking pool.
-        let schema = super::protobuf::candidate(state, subject, version, text)?;
-        return Ok(Candidate { schema, given });
-    }
-    #[cfg(not(feature = "proto-text"))]
-    let _ = protobuf;
-    let text = match normalize {
-        None => text,
-        Some(normalize) => super::canonical::canonical(&text, normalize).map_err(|err| {
-            invalid_schema(format!(
-                "Invalid schema: the schema is not JSON: {}",
-                clip(&err, 200)
-            ))
-        })?,
-    };
-    Ok(Candidate {
-        schema: Schema::new(urn(state, subject, version)?, language, text, None),
-        given,
-    })
-}
-
-/// The language a request's `schemaType` names: `JSON` is JSON Schema;
-/// `AVRO`, or no `schemaType` (Confluent's default), is Avro; `PROTOBUF`
-/// (feature `proto-text`) is protobuf as Confluent's clients send it.
-fn language_of(schema_type: Option<&str>) -> Result<Language, ApiError> {
-    match schema_type {
-        Some(t) if t.eq_ignore_ascii_case("JSON") => Ok(Language::JsonSchema),
-        None => Ok(Language::Avro),
-        Some(t) if t.eq_ignore_ascii_case("AVRO") => Ok(Language::Avro),
-        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") && cfg!(feature = "proto-text") => {
-            Ok(Language::Protobuf)
-        }
-        Some(t) if t.eq_ignore_ascii_case("PROTOBUF") => Err(invalid_schema(
-            "PROTOBUF schemas are not accepted through the Confluent API: this server does \
-             not compile .proto text; publish a protobuf schema as a descriptor set through \
-             the native API (PUT /publish/schemas/{urn}), or send JSON Schema or Avro",
-        )),
-        Some(t) => Err(invalid_schema(format!(
-            "unknown schemaType {:?}: expected AVRO, JSON or PROTOBUF",
-            clip(t, 40)
-        ))),
-    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{Path, RawQuery, State};
 use serde_json::Value;
 
+use super::candidate::candidate_with_contract;
 use super::canonical::canonical;
 use super::contracts;
 use super::error::{
@@ -16,9 +17,7 @@ use super::error::{
     ErrorCode, Reply,
 };
 use super::format::Format;
-use super::request::{
-    candidate_with_contract, subject, subject_version, urn, which, Subject, Which,
-};
+use super::request::{subject, subject_version, urn, which, Subject, Which};
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
@@ -433,7 +432,7 @@ fn register_in(
     namespace: &str,
     subject: &Subject,
     schema: Schema,
-    given: super::request::Given,
+    given: super::candidate::Given,
     normalize: bool,
 ) -> Result<Registration, Error> {
     // The registry's mode rules, before anything is looked up (a held
