@@ -20,8 +20,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use dataschema_core::avsc::{defined_names, used_names};
 use dataschema_core::{Language, Reference};
 
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::manifest::stem;
-use crate::{Diagnostic, DiagnosticKind, Source, MANIFEST_FILE};
+use crate::manifest::MANIFEST_FILE;
+use crate::source::Source;
 
 /// Gives each Avro source without references of its own (the manifest's)
 /// the folder's schemas defining the names it uses.

@@ -9,10 +9,12 @@ use std::sync::Arc;
 use dataschema_core::validate::{compile, Options};
 use dataschema_core::{compat, Chain, Compatibility, Error, Resolver, Schema, Urn};
 
+use crate::diagnostic::{BundleError, Diagnostic, DiagnosticKind};
 use crate::discover::discover;
 use crate::lock::Lock;
 use crate::manifest::Manifest;
-use crate::{BundleError, Diagnostic, DiagnosticKind, Source, MANIFEST_FILE};
+use crate::manifest::MANIFEST_FILE;
+use crate::source::Source;
 
 /// What [`check`] found: every schema of the folder, compiled and checked.
 #[derive(Debug, Clone)]

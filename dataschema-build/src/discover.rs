@@ -8,10 +8,11 @@ use std::path::Path;
 use dataschema_core::sha256_hex;
 use dataschema_core::{Language, Schema, Urn};
 
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::manifest::Manifest;
 #[cfg(feature = "protox")]
 use crate::proto;
-use crate::{Diagnostic, DiagnosticKind, Source};
+use crate::source::Source;
 
 /// The stems (`<name>.v<version>`) of the schema files a folder holds,
 /// read or not.

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use dataschema_core::Language;
 
-use crate::{BundleError, Checked, DiagnosticKind};
+use crate::check::Checked;
+use crate::diagnostic::{BundleError, DiagnosticKind};
 
 /// Writes protobuf descriptor sets next to the generated code and returns
 /// the code: a `Bundle` expression over `include_bytes!`.

@@ -34,6 +34,7 @@ mod lock;
 mod manifest;
 #[cfg(feature = "protox")]
 mod proto;
+mod source;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -47,24 +48,7 @@ pub use self::lock::LOCK_FILE;
 pub use self::manifest::MANIFEST_FILE;
 #[cfg(feature = "protox")]
 pub use self::proto::{compile_proto, proto_imports, ProtoImport, ProtoImports};
-
-/// A schema found in the folder, with where it came from.
-#[derive(Debug, Clone)]
-pub struct Source {
-    /// The schema, as the registry will hold it (a `.proto` compiled to a
-    /// `FileDescriptorSet`).
-    pub schema: Schema,
-    /// The file it was read from.
-    pub path: PathBuf,
-    /// The digest the lock records: the sha256 of the JSON file, or of a
-    /// `.proto` file, the sources it imports from the folder and its root
-    /// message's name (so it does not move when the compiler's version
-    /// does, and does when the root does).
-    pub digest: String,
-    /// The id the registry assigned to the URN, as the lock's `[ids]`
-    /// records it (`None` when it records none).
-    pub id: Option<u32>,
-}
+pub use self::source::Source;
 
 /// The schemas of `dir`, checked as [`check()`] checks them: what the
 /// command-line tool validates against.

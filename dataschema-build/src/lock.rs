@@ -19,7 +19,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::{BundleError, Diagnostic, DiagnosticKind, Source};
+use crate::diagnostic::{BundleError, Diagnostic, DiagnosticKind};
+use crate::source::Source;
 use dataschema_core::Urn;
 use std::collections::HashMap;
 

@@ -223,7 +223,7 @@ pub struct ProtoImports {
 ///
 /// Errors name the file: the descriptor set does not decode, the root is
 /// not in it, or an imported file cannot be read.
-pub fn proto_imports(dir: &Path, source: &crate::Source) -> Result<ProtoImports, String> {
+pub fn proto_imports(dir: &Path, source: &crate::source::Source) -> Result<ProtoImports, String> {
     use protox::prost_reflect::DescriptorPool;
 
     let schema = &source.schema;
