@@ -130,12 +130,15 @@ fn chains_within_the_bound_validate_on_a_2_mib_stack() {
 }
 
 /// A recursive schema, each payload level passing through `per_level`
-/// in-place subschemas, against a payload nested 128 deep that fails at
-/// the bottom.
+/// in-place subschemas, against payloads nested up to 127 deep: the schema
+/// is used whatever its depth a level (web-types has 13); a payload whose
+/// path passes the caller's bound is checked by `jsonschema` on a stack
+/// of its own, and one past even that bound is refused, itself.
 #[test]
 fn recursion_through_the_payload_counts_its_nesting() {
     on_small_stack(|| {
-        let nested = |depth: usize| format!("{}\"x\"{}", "[".repeat(depth), "]".repeat(depth));
+        let nested =
+            |depth: usize, leaf: &str| format!("{}{leaf}{}", "[".repeat(depth), "]".repeat(depth));
         let recursive = |per_level: usize| {
             let mut defs = serde_json::Map::new();
             for i in 0..per_level {
@@ -150,21 +153,87 @@ fn recursion_through_the_payload_counts_its_nesting() {
             );
             json!({"$defs": defs, "$ref": "#/$defs/d0"}).to_string()
         };
-        // Three subschemas a level: 128 levels fit.
+        // Three subschemas a level: 128 levels fit the caller's stack.
         let guard = Guard::new(embed(recursive(1)).unwrap());
-        assert!(guard.validate(URN, nested(127).as_bytes()).is_err());
+        assert!(guard
+            .validate(URN, nested(127, "\"x\"").as_bytes())
+            .is_err());
         assert!(guard
             .validate(URN, b"[[1, 2], [3]]")
             .unwrap()
             .is_validated());
-        // Thirteen a level: 128 levels would pass the bound (though a
-        // shallow payload would not): refused.
-        assert!(matches!(
-            embed(recursive(11)),
-            Err(Error::SchemaUnusable { .. })
-        ));
-        let guard = fallback_guard(recursive(11));
-        assert!(is_unusable(guard.validate(URN, nested(127).as_bytes())));
+        // Thirteen a level: past about 76 levels a payload's path passes
+        // the caller's bound, not the schema's. The scanner's path and
+        // `jsonschema`'s alone (duplicate keys refused) give the same
+        // verdicts, and the report of a deep refused payload is read.
+        let schema = recursive(11);
+        let registry = embed(schema.clone()).unwrap();
+        for guard in [
+            Guard::new(registry.clone()),
+            Guard::builder(registry).reject_duplicate_keys(true).build(),
+            fallback_guard(schema),
+        ] {
+            for depth in [3, 76, 77, 100, 127] {
+                let valid = nested(depth, "1");
+                assert!(
+                    guard
+                        .validate(URN, valid.as_bytes())
+                        .unwrap()
+                        .is_validated(),
+                    "nested {depth}"
+                );
+                let invalid = guard
+                    .validate(URN, nested(depth, "\"x\"").as_bytes())
+                    .unwrap_err();
+                assert_eq!(
+                    invalid.violations()[0].kind(),
+                    dataschema::ViolationKind::Type,
+                    "nested {depth}: {invalid}"
+                );
+                let value: Value = serde_json::from_str(&valid).unwrap();
+                assert!(guard.validate_json(URN, &value).unwrap().is_validated());
+            }
+        }
+        // 202 a level: past about 79 levels even a stack of its own would
+        // pass its bound (16,000 subschemas): such a payload is refused as
+        // too deep, saying so; shallower ones give `jsonschema`'s verdict.
+        let guard = Guard::builder(embed(recursive(200)).unwrap())
+            .reject_duplicate_keys(true)
+            .build();
+        for depth in [2, 10, 40, 78] {
+            let payload = nested(depth, "1");
+            assert!(
+                guard
+                    .validate(URN, payload.as_bytes())
+                    .unwrap()
+                    .is_validated(),
+                "nested {depth}"
+            );
+        }
+        let invalid = guard
+            .validate(URN, nested(40, "\"x\"").as_bytes())
+            .unwrap_err();
+        assert_eq!(
+            invalid.violations()[0].kind(),
+            dataschema::ViolationKind::Type
+        );
+        let too_deep = guard
+            .validate(URN, nested(100, "1").as_bytes())
+            .unwrap_err();
+        let violation = &too_deep.violations()[0];
+        assert_eq!(violation.kind(), dataschema::ViolationKind::TooDeep);
+        assert!(
+            violation.message().contains("nests 100 deep")
+                && violation.message().contains("refused for this schema"),
+            "{violation:?}"
+        );
+        // The same through a value the caller parsed.
+        let value: Value = serde_json::from_str(&nested(100, "1")).unwrap();
+        let too_deep = guard.validate_json(URN, &value).unwrap_err();
+        assert_eq!(
+            too_deep.violations()[0].kind(),
+            dataschema::ViolationKind::TooDeep
+        );
     });
 }
 

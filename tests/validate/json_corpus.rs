@@ -7,7 +7,7 @@
 
 use dataschema::validate::json_plan::JsonPlan;
 use dataschema::{Guard, Registry, Schema};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::corpus;
 
@@ -70,4 +70,105 @@ fn corpus_verdicts_equal_jsonschema() {
         ));
     }
     eprintln!("{}", rows.join("\n"));
+}
+
+/// Schema resources below the root (an `$id` there) and `$ref`s between
+/// the resources of one document, resolved against the base of the
+/// resource holding them: the scanner covers them (SchemaStore's
+/// generated schemas bundle their parts so), with `jsonschema`'s verdict.
+#[test]
+fn resources_of_one_document_are_scanned_with_jsonschemas_verdict() {
+    let cases = [
+        (
+            json!({
+                "$id": "https://example.com/root.json",
+                "type": "object",
+                "properties": {
+                    "a": {"$ref": "item.json"},
+                    "b": {"$ref": "https://example.com/nested/other.json#/$defs/x"},
+                    "c": {"$ref": "nested/other.json#num"}
+                },
+                "$defs": {
+                    "n": {"type": "string"},
+                    "item": {
+                        "$id": "item.json",
+                        "type": "object",
+                        "properties": {"n": {"$ref": "#/$defs/n"}},
+                        "$defs": {"n": {"type": "integer"}}
+                    },
+                    "other": {
+                        "$id": "nested/other.json",
+                        "$defs": {
+                            "x": {"type": "string", "minLength": 2},
+                            "y": {"$anchor": "num", "type": "number"}
+                        }
+                    }
+                }
+            }),
+            vec![
+                r#"{"a": {"n": 1}}"#,
+                r#"{"a": {"n": "x"}}"#,
+                r#"{"b": "xy"}"#,
+                r#"{"b": "x"}"#,
+                r#"{"c": 1.5}"#,
+                r#"{"c": "s"}"#,
+            ],
+        ),
+        (
+            json!({
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "$id": "http://example.com/r.json",
+                "definitions": {
+                    "v": {"type": "string"},
+                    "A": {
+                        "$id": "a.json",
+                        "definitions": {"v": {"type": "integer"}},
+                        "properties": {"v": {"$ref": "#/definitions/v"}}
+                    },
+                    "B": {
+                        "$schema": "http://json-schema.org/draft-07/schema#",
+                        "properties": {"w": {"$ref": "#/definitions/v"}}
+                    }
+                },
+                "properties": {
+                    "x": {"$ref": "a.json"},
+                    "y": {"$ref": "http://example.com/a.json#/definitions/v"},
+                    "z": {"$ref": "#/definitions/B"}
+                }
+            }),
+            vec![
+                r#"{"x": {"v": 1}}"#,
+                r#"{"x": {"v": "1"}}"#,
+                r#"{"y": 2}"#,
+                r#"{"y": "2"}"#,
+                r#"{"z": {"w": "s"}}"#,
+                r#"{"z": {"w": 1}}"#,
+            ],
+        ),
+    ];
+    for (i, (schema, payloads)) in cases.into_iter().enumerate() {
+        JsonPlan::compile(&schema, true).unwrap_or_else(|why| panic!("case {i}: {why}"));
+        let urn = format!("urn:acme:schema:resources{i}:1");
+        let guard = Guard::new(
+            Registry::embed([Schema::json(urn.parse().unwrap(), schema.to_string())]).unwrap(),
+        );
+        assert_eq!(
+            guard.json_engine(&urn.parse().unwrap()),
+            Some(dataschema::validate::JsonEngine::Scanner),
+            "case {i}"
+        );
+        let bare = corpus::bare(&schema);
+        let mut verdicts = Vec::new();
+        for payload in payloads {
+            let expected = bare.is_valid(&serde_json::from_str(payload).unwrap());
+            let got = guard.validate(&urn, payload.as_bytes()).is_ok();
+            assert_eq!(got, expected, "case {i}: {payload}");
+            verdicts.push(expected);
+        }
+        // Each pair is one valid payload and one invalid one.
+        assert!(
+            verdicts.chunks(2).all(|pair| pair == [true, false]),
+            "case {i}: {verdicts:?}"
+        );
+    }
 }

@@ -6,10 +6,16 @@
 //!
 //! * **Recursion.** Before `jsonschema` compiles a schema, [`analysis`]
 //!   computes the deepest evaluation path through its subschemas and
-//!   `$ref`s and refuses a schema deeper than [`analysis::MAX_DEPTH`]
-//!   (unusable). Arrays and objects nested [`analysis::MAX_NESTING`] (128)
-//!   deep or more are not JSON on both guard paths (`validate` through
-//!   serde_json's recursion limit, `validate_json` by a check here).
+//!   `$ref`s for every payload nesting, and refuses a schema whose in-place
+//!   paths alone are deeper than [`analysis::MAX_DEPTH`] (unusable). A
+//!   recursive schema deeper than that only on a deeply nested payload is
+//!   used: such a payload is checked by `jsonschema` on a thread whose
+//!   stack is sized from the path ([`analysis::Depths`]), and one nested
+//!   past [`analysis::MAX_DEPTH_OWN_STACK`] subschemas is refused
+//!   ([`ViolationKind::TooDeep`], saying so). Arrays and objects nested
+//!   [`analysis::MAX_NESTING`] (128) deep or more are not JSON on both
+//!   guard paths (`validate` through serde_json's recursion limit,
+//!   `validate_json` by a check here).
 //! * **Patterns.** `pattern` and `patternProperties` run on the `regex`
 //!   crate's engine, linear in the subject, where it can run them. A schema
 //!   with a pattern it cannot compile (backreferences, lookaround) is
@@ -46,8 +52,8 @@ mod references;
 mod scanner;
 pub(crate) mod tokenizer;
 
-use self::analysis::Refusal;
 pub(crate) use self::analysis::MAX_NESTING;
+use self::analysis::{Depths, Refusal};
 use self::scanner::Scanned;
 use crate::error::{BoxError, Error};
 use crate::resolver::Resolver;
@@ -110,6 +116,8 @@ struct Checker {
     reject_duplicate_keys: bool,
     errors_per_value: u64,
     has_context: bool,
+    /// Where `jsonschema`'s recursion on a payload runs.
+    depths: Depths,
 }
 
 /// A payload the scanner refused is kept (one allocation, an `Arc<[u8]>`,
@@ -254,6 +262,7 @@ impl JsonValidator {
                     reject_duplicate_keys: options.reject_duplicate_keys,
                     errors_per_value: facts.errors_per_value,
                     has_context: facts.has_context,
+                    depths: facts.depths,
                 }),
             }),
             Err(err) => match transient.lock().take() {
@@ -337,14 +346,83 @@ impl Checker {
         } else {
             serde_json::from_slice::<Value>(payload)
         };
-        match parsed {
-            Ok(value) if self.validator.is_valid(&value) => Verdict::Valid,
-            Ok(value) => match self.unfinished(&value) {
+        let Ok(value) = parsed else {
+            return Verdict::Invalid;
+        };
+        let verdict = self.on_stack(&value, |value| {
+            if self.validator.is_valid(value) {
+                return Verdict::Valid;
+            }
+            match self.unfinished(value) {
                 Some(why) => Verdict::Undecided(why),
                 None => Verdict::Invalid,
-            },
-            Err(_) => Verdict::Invalid,
+            }
+        });
+        // Too deep for this schema: refused, and its report says why.
+        verdict.unwrap_or(Verdict::Invalid)
+    }
+
+    /// Runs `work` (`jsonschema` on `value`) where its recursion fits: on
+    /// the caller's stack when the value nests within
+    /// [`Depths::inline`] (every value, for most schemas), else on a
+    /// thread of its own whose stack is [`Depths::stack_bytes`]; a value
+    /// nested deeper than [`Depths::own_stack`] is not run, and the
+    /// violation says why.
+    #[inline]
+    fn on_stack<T: Send>(
+        &self,
+        value: &Value,
+        work: impl FnOnce(&Value) -> T + Send,
+    ) -> Result<T, Violation> {
+        if self.depths.inline >= MAX_NESTING {
+            return Ok(work(value));
         }
+        self.on_own_stack(value, work)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn on_own_stack<T: Send>(
+        &self,
+        value: &Value,
+        work: impl FnOnce(&Value) -> T + Send,
+    ) -> Result<T, Violation> {
+        let nesting = nesting(value);
+        if nesting <= self.depths.inline {
+            return Ok(work(value));
+        }
+        let too_deep = |why: String| {
+            Violation::new(
+                "",
+                ViolationKind::TooDeep,
+                format!(
+                    "the payload nests {nesting} deep, and validating it against this recursive \
+                     schema could recurse more than {} subschemas deep; {why}",
+                    analysis::MAX_DEPTH_OWN_STACK
+                ),
+            )
+        };
+        if nesting > self.depths.own_stack {
+            return Err(too_deep(format!(
+                "payloads nested more than {} deep are refused for this schema",
+                self.depths.own_stack
+            )));
+        }
+        std::thread::scope(|scope| {
+            let handle = std::thread::Builder::new()
+                .name("dataschema-validate".into())
+                .stack_size(self.depths.stack_bytes)
+                .spawn_scoped(scope, || work(value))
+                .map_err(|err| {
+                    too_deep(format!(
+                        "no thread with a stack of {} bytes could be started to validate it: {err}",
+                        self.depths.stack_bytes
+                    ))
+                })?;
+            Ok(handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+        })
     }
 
     /// For a value `is_valid` refused: whether that is only because a
@@ -398,21 +476,27 @@ impl Checker {
                 ),
             )]));
         }
-        if self.validator.is_valid(value) {
-            return Ok(());
-        }
-        if let Some(why) = self.unfinished(value) {
-            return Err(Report::undecided_because(why));
-        }
-        Err(Report::found(self.report(value, &Shape::of(value))))
+        let checked = self.on_stack(value, |value| {
+            if self.validator.is_valid(value) {
+                return Ok(());
+            }
+            if let Some(why) = self.unfinished(value) {
+                return Err(Report::undecided_because(why));
+            }
+            Err(Report::found(self.report(value, &Shape::of(value))))
+        });
+        checked.unwrap_or_else(|too_deep| Err(Report::found(vec![too_deep])))
     }
 
     #[inline]
     fn check(&self, value: &Value) -> Result<(), Vec<Violation>> {
-        if self.validator.is_valid(value) {
-            return Ok(());
-        }
-        Err(self.report(value, &Shape::of(value)))
+        let checked = self.on_stack(value, |value| {
+            if self.validator.is_valid(value) {
+                return Ok(());
+            }
+            Err(self.report(value, &Shape::of(value)))
+        });
+        checked.unwrap_or_else(|too_deep| Err(vec![too_deep]))
     }
 
     /// The violations of a value `is_valid` refused, within bounded memory.
@@ -524,6 +608,22 @@ fn nests_too_deep(value: &Value, depth: usize) -> bool {
         Value::Object(map) => map.values().any(below),
         _ => false,
     }
+}
+
+/// How deep `value`'s arrays and objects nest: the depth of its deepest
+/// value, the root at 0 (`{"a": [1]}` nests 2 deep). Without recursion.
+fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut open: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((value, depth)) = open.pop() {
+        deepest = deepest.max(depth);
+        match value {
+            Value::Array(items) => open.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(map) => open.extend(map.values().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 struct Shape {

@@ -13,8 +13,14 @@
 //! `not`, `if`/`then`/`else`, `dependentSchemas`, `$dynamicRef`, ...) recurse
 //! on the same value, as deep as the schema says: a chain of 50,000 `$ref`s
 //! overflows any stack. So the longest evaluation path is computed here,
-//! and a schema whose longest path enters more than [`MAX_DEPTH`] subschemas
-//! is refused (unusable: the guard fails open), before `jsonschema` sees it.
+//! for every payload nesting: a schema whose in-place paths alone enter
+//! more than [`MAX_DEPTH`] subschemas is refused (unusable: the guard fails
+//! open), before `jsonschema` sees it. A recursive schema whose paths pass
+//! the bound only on a deeply nested payload (`web-types`: 13 subschemas a
+//! level) is not: [`Depths`] says how deep a payload may nest for
+//! `jsonschema` to run on the caller's stack, how deep on a thread of its
+//! own whose stack is sized from the path ([`MAX_DEPTH_OWN_STACK`]
+//! subschemas at most), and a payload nested past that is refused, itself.
 //!
 //! # The bound
 //!
@@ -42,8 +48,43 @@ use crate::resolver::Resolver;
 use crate::schema::Language;
 use crate::urn::Urn;
 
-/// The most subschemas one evaluation path may enter.
+/// The most subschemas one evaluation path may enter on the caller's
+/// stack.
 pub(crate) const MAX_DEPTH: u32 = 1_000;
+
+/// The most subschemas one evaluation path may enter on a thread of its
+/// own ([`Depths::stack_bytes`]): 32 MiB of stack reserved at
+/// [`STACK_PER_SUBSCHEMA`].
+pub(crate) const MAX_DEPTH_OWN_STACK: u32 = 16_000;
+
+/// The stack a thread of its own reserves per subschema of the path: about
+/// twice the costliest frame measured in a debug build (1.1 KiB).
+const STACK_PER_SUBSCHEMA: usize = 2 << 10;
+
+/// Where `jsonschema`'s recursion on a payload runs, by how deep the
+/// payload's arrays and objects nest (the deepest value's depth, the root
+/// at 0: `{"a": [1]}` nests 2 deep).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Depths {
+    /// Nested at most this deep, on the caller's stack (within
+    /// [`MAX_DEPTH`]); [`MAX_NESTING`] for most schemas.
+    pub(crate) inline: usize,
+    /// Deeper, up to this, on a thread whose stack is [`Self::stack_bytes`]
+    /// (within [`MAX_DEPTH_OWN_STACK`]); deeper still, the payload is
+    /// refused (too deep for this schema).
+    pub(crate) own_stack: usize,
+    /// The stack of that thread.
+    pub(crate) stack_bytes: usize,
+}
+
+impl Depths {
+    /// Every payload on the caller's stack.
+    pub(crate) const INLINE: Depths = Depths {
+        inline: MAX_NESTING,
+        own_stack: MAX_NESTING,
+        stack_bytes: 0,
+    };
+}
 
 /// How much more stack a subschema takes while `unevaluatedProperties` or
 /// `unevaluatedItems` walks the subschemas applied in place beside it
@@ -75,10 +116,12 @@ pub(crate) struct Facts {
     /// Whether an `anyOf` or `oneOf` is reachable: their errors carry the
     /// errors of every branch, with copies of the value.
     pub(crate) has_context: bool,
+    /// Where validation's recursion runs, by the payload's nesting.
+    pub(crate) depths: Depths,
 }
 
 /// The default base URI `jsonschema` resolves against.
-const DEFAULT_BASE: &str = "json-schema:///";
+pub(in crate::json::validate) const DEFAULT_BASE: &str = "json-schema:///";
 
 /// A subschema's place: a document and a JSON pointer into it.
 type Loc = (usize, String);
@@ -203,7 +246,10 @@ fn subschemas(value: &serde_json::Map<String, Value>, pointer: &str) -> Vec<(Str
     out
 }
 
-fn resolve(base: &str, reference: &str) -> Result<(String, String), String> {
+pub(in crate::json::validate) fn resolve(
+    base: &str,
+    reference: &str,
+) -> Result<(String, String), String> {
     let base_uri = jsonschema::uri::from_str(base).map_err(|err| err.to_string())?;
     let target = jsonschema::uri::resolve_against(&base_uri.borrow(), reference)
         .map_err(|err| format!("$ref {reference:?} is not a valid URI reference: {err}"))?;
@@ -479,13 +525,18 @@ impl Graph {
 }
 
 /// Analyses `schema`; refuses it when validation could recurse deeper than
-/// [`MAX_DEPTH`], or when a `$ref` cannot be followed.
+/// [`MAX_DEPTH`] on any payload (in place alone), or when a `$ref` cannot
+/// be followed; otherwise says how deep a payload may nest for each stack
+/// ([`Depths`]).
 pub(crate) fn analyse(schema: &Value, resolver: &dyn Resolver) -> Result<Facts, Refusal> {
     let mut graph = Graph::default();
     graph.add_doc(schema.clone(), DEFAULT_BASE);
     graph.build(resolver)?;
     let (component, components) = graph.components();
-    let cap = MAX_DEPTH + 1;
+    let cap = MAX_DEPTH_OWN_STACK + 1;
+    let mut depths = Depths::INLINE;
+    // The deepest path within the own-stack bound, once past the inline one.
+    let mut deepest = 0u32;
     // depth[c]: the deepest path from component c with k descents left,
     // one row per k (rolling); each component counts its size.
     let mut below = vec![0u32; components.len()];
@@ -528,25 +579,34 @@ pub(crate) fn analyse(schema: &Value, resolver: &dyn Resolver) -> Result<Facts, 
                 }
             }
         }
-        if row[root] > MAX_DEPTH {
+        if row[root] > MAX_DEPTH && k == 0 {
             return Err(Refusal::Unusable(format!(
                 "validating against this schema could recurse more than {MAX_DEPTH} subschemas \
-                 deep (through $ref and in-place applicators such as allOf/anyOf/not{}); \
-                 dataschema refuses such schemas so that validation fits a 2 MiB thread stack",
-                if k == 0 {
-                    String::new()
-                } else {
-                    format!(", on a payload nested {k} deep")
-                }
+                 deep on any payload (through $ref and in-place applicators such as \
+                 allOf/anyOf/not); dataschema refuses such schemas so that validation fits a \
+                 2 MiB thread stack"
             )));
         }
+        if row[root] > MAX_DEPTH && depths.inline == MAX_NESTING {
+            // Payloads nested `k` deep or more recurse on a stack of their own.
+            depths.inline = k - 1;
+        }
+        if row[root] > MAX_DEPTH_OWN_STACK {
+            depths.own_stack = k - 1;
+            break;
+        }
+        deepest = row[root];
         std::mem::swap(&mut below, &mut row);
+    }
+    if depths.inline < MAX_NESTING {
+        depths.stack_bytes = (1 << 20) + deepest as usize * STACK_PER_SUBSCHEMA;
     }
     let errors_per_value = errors_per_value(&graph, &component, &components);
     Ok(Facts {
         fetched: graph.fetched,
         errors_per_value,
         has_context: graph.has_context,
+        depths,
     })
 }
 

@@ -69,6 +69,7 @@ mod merge;
 mod node;
 mod pattern;
 mod refs;
+mod resources;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -188,6 +189,7 @@ impl JsonPlan {
             nodes: Vec::new(),
             at: HashMap::new(),
             dynamic: holds_key(schema, &["$dynamicRef", "$recursiveRef"]),
+            resources: HashMap::new(),
         };
         let root = builder.node(0, String::new(), schema)?;
         let plan = JsonPlan {

@@ -32,6 +32,8 @@ pub(super) struct Builder<'s> {
     /// then it may not `$ref` another document (a second resource in the
     /// dynamic scope).
     pub(super) dynamic: bool,
+    /// The schema resources of each document, read on first use.
+    pub(super) resources: HashMap<usize, super::resources::Resources>,
 }
 
 /// Whether `value` holds any of `keys` as an object key, at any depth.

@@ -27,14 +27,25 @@ impl Builder<'_> {
         if !pointer.is_empty() {
             let id = if draft == Draft::D4 { "id" } else { "$id" };
             // A plain-name `$id` (`"#foo"`, drafts 4 to 7) only names an
-            // anchor; any other one starts a resource.
-            if matches!(map.get(id), Some(Value::String(uri))
-                if draft >= Draft::D2019 || !uri.starts_with('#'))
+            // anchor; any other one starts a resource, whose `$ref`s
+            // resolve against it (`plan/resources.rs`), except in a
+            // document with dynamic references, whose dynamic scope would
+            // hold it.
+            if self.dynamic
+                && matches!(map.get(id), Some(Value::String(uri))
+                    if draft >= Draft::D2019 || !uri.starts_with('#'))
             {
                 return Err(PlanRefusal::new(format!("{pointer:?} has an `{id}`")));
             }
-            if map.contains_key("$schema") {
-                return Err(PlanRefusal::new(format!("{pointer:?} has a `$schema`")));
+            // A `$schema` of the root's own draft changes nothing (the
+            // vector tool schemas and Backstage's catalog-info repeat it
+            // on their definitions); another draft is left to `jsonschema`.
+            match map.get("$schema") {
+                None => {}
+                Some(Value::String(uri)) if super::draft_of(uri).ok() == Some(draft) => {}
+                Some(_) => {
+                    return Err(PlanRefusal::new(format!("{pointer:?} has a `$schema`")));
+                }
             }
         }
         let mut node = Node::new(Kind::Check);
@@ -42,7 +53,7 @@ impl Builder<'_> {
         // Drafts 4 to 7 ignore every sibling of `$ref`.
         if draft <= Draft::D7 {
             if let Some(reference) = map.get("$ref") {
-                node.all_of.push(self.reference(doc, reference)?);
+                node.all_of.push(self.reference(doc, pointer, reference)?);
                 return Ok(node);
             }
         }
@@ -56,7 +67,7 @@ impl Builder<'_> {
             }
             match key.as_str() {
                 "$ref" => {
-                    let target = self.reference(doc, value)?;
+                    let target = self.reference(doc, pointer, value)?;
                     node.all_of.push(target);
                 }
                 // In a document that is one schema resource (no `$id` below
@@ -79,7 +90,7 @@ impl Builder<'_> {
                             "`$dynamicRef` {value} is not covered"
                         )));
                     }
-                    let target = self.reference(doc, value)?;
+                    let target = self.reference(doc, pointer, value)?;
                     node.all_of.push(target);
                 }
                 // Either in a draft that does not define it: `jsonschema`

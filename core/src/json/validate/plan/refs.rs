@@ -6,31 +6,48 @@ use serde_json::{Map, Value};
 
 use super::build::Builder;
 use super::pattern::Pattern;
+use super::resources::Resources;
 use super::{Built, Draft, PlanRefusal};
+use crate::json::validate::analysis::{resolve, DEFAULT_BASE};
 use crate::json::validate::PATTERN_SIZE_LIMIT;
 
 impl Builder<'_> {
-    /// The node a `$ref` names: a JSON pointer into this document, or
-    /// into a registry schema named by its URN (one the analysis fetched,
-    /// of the same draft).
-    pub(super) fn reference(&mut self, doc: usize, reference: &Value) -> Built<u32> {
+    /// The node a `$ref` in the subschema at `from` (of document `doc`)
+    /// names: resolved against the base URI of the resource holding it
+    /// (`plan/resources.rs`), a resource of this document or of a registry
+    /// schema named by its URN (one the analysis fetched, of the same
+    /// draft), then a JSON pointer or an anchor inside that resource.
+    pub(super) fn reference(&mut self, doc: usize, from: &str, reference: &Value) -> Built<u32> {
         let Value::String(reference) = reference else {
             return Err(PlanRefusal::new("`$ref` is not a string"));
+        };
+        let not_covered = || PlanRefusal::new(format!("`$ref` {reference:?} is not covered"));
+        let (base_root, base) = {
+            let resources = self.resources_of(doc)?;
+            let (root, uri) = resources.holding(from);
+            (root.to_owned(), uri.to_owned())
         };
         let (uri, fragment) = match reference.split_once('#') {
             Some((uri, fragment)) => (uri, fragment),
             None => (reference.as_str(), ""),
         };
-        let doc = if uri.is_empty() || (doc == 0 && self.is_root_id(uri)) {
-            doc
-        } else if self.dynamic {
-            // Another resource in the dynamic scope.
-            return Err(PlanRefusal::new(format!(
-                "`$ref` {reference:?} leaves a document with dynamic references"
-            )));
+        let (doc, root) = if uri.is_empty() {
+            (doc, base_root)
         } else {
-            self.document(uri)
-                .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not covered")))?
+            let (absolute, _) = resolve(&base, reference).map_err(PlanRefusal::new)?;
+            match self.resource_named(&absolute)? {
+                Some(found) => found,
+                None if self.dynamic => {
+                    // Another resource in the dynamic scope.
+                    return Err(PlanRefusal::new(format!(
+                        "`$ref` {reference:?} leaves a document with dynamic references"
+                    )));
+                }
+                None => (
+                    self.document(&absolute).ok_or_else(not_covered)?,
+                    String::new(),
+                ),
+            }
         };
         let fragment = percent_decode(fragment)
             .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} is not UTF-8")))?;
@@ -38,13 +55,19 @@ impl Builder<'_> {
             let pointer = self.anchor(doc, &fragment).ok_or_else(|| {
                 PlanRefusal::new(format!("`$ref` {reference:?} names no single anchor"))
             })?;
+            // The anchor must be one of the resource's own.
+            if self.resources_of(doc)?.holding(&pointer).0 != root {
+                return Err(not_covered());
+            }
             let target = self.docs[doc]
                 .pointer(&pointer)
                 .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} names nothing")))?;
             return self.node(doc, pointer, target);
         }
-        let mut target = self.docs[doc];
-        let mut pointer = String::new();
+        let mut target = self.docs[doc]
+            .pointer(&root)
+            .ok_or_else(|| PlanRefusal::new(format!("`$ref` {reference:?} names nothing")))?;
+        let mut pointer = root;
         for token in fragment.split('/').skip(1) {
             let token = token.replace("~1", "/").replace("~0", "~");
             target = match target {
@@ -59,15 +82,33 @@ impl Builder<'_> {
         self.node(doc, pointer, target)
     }
 
-    /// Whether `uri` is the root document's own absolute `$id` (`id` in
-    /// draft 4), fragment aside: a `$ref` through it stays in the root.
-    fn is_root_id(&self, uri: &str) -> bool {
-        let key = if self.draft == Draft::D4 { "id" } else { "$id" };
-        let Some(Value::String(id)) = self.docs[0].get(key) else {
-            return false;
-        };
-        let id = id.split('#').next().unwrap_or_default();
-        id.contains(':') && id == uri
+    /// The resources of document `doc`, read on first use.
+    fn resources_of(&mut self, doc: usize) -> Built<&Resources> {
+        if !self.resources.contains_key(&doc) {
+            let uri = match doc {
+                0 => DEFAULT_BASE.to_owned(),
+                _ => self.uris[doc - 1].clone(),
+            };
+            let resources = Resources::of(self.docs[doc], &uri, self.draft)?;
+            if self.dynamic && resources.nested() {
+                return Err(PlanRefusal::new(
+                    "a document with dynamic references holds several resources",
+                ));
+            }
+            self.resources.insert(doc, resources);
+        }
+        Ok(&self.resources[&doc])
+    }
+
+    /// The document and pointer of the resource whose absolute URI is
+    /// `uri`, among the documents read so far.
+    fn resource_named(&mut self, uri: &str) -> Built<Option<(usize, String)>> {
+        for doc in 0..self.docs.len() {
+            if let Some(root) = self.resources_of(doc)?.named(uri) {
+                return Ok(Some((doc, root.to_owned())));
+            }
+        }
+        Ok(None)
     }
 
     /// The JSON pointer (escaped as the builder keys nodes) of the one
