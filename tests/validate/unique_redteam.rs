@@ -2,9 +2,9 @@
 //! the scanner hashes each array or object item so that values equal as
 //! JSON Schema defines it (`1` and `1.0`, members in any order) hash alike,
 //! and calls items of different hashes distinct (`hash_value` in
-//! `core/src/json/validate/scanner.rs`); two items of one hash, an escape,
-//! a repeated key or a number that is not exactly an `f64` leave the array
-//! to `jsonschema`. Random arrays of small nested values, drawn from few
+//! `core/src/json/validate/scanner.rs`; a string or key with an escape
+//! decoded first); two items of one hash, a repeated key or a number that
+//! is not exactly an `f64` leave the array to `jsonschema`. Random arrays of small nested values, drawn from few
 //! enough that equal items are common, written with members in any order,
 //! repeated keys and escapes, compared verdict by verdict with
 //! `jsonschema` built with the guard's options. Seeds are fixed.

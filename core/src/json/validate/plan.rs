@@ -31,7 +31,7 @@
 //! Some keywords are left to `jsonschema` on their subvalue alone: the
 //! scanner reads the value, parses just its bytes and asks a small
 //! validator of those keywords (`uniqueItems` on an array holding a
-//! string with an escape, a number that is not exactly an `f64`, an object
+//! number that is not exactly an `f64`, an object
 //! of more than 16 members or repeating a key, or two arrays or objects
 //! whose hashes collide; `minProperties`/`maxProperties` on an object whose member count
 //! does not decide and one of whose keys holds an escape; `enum`/`const`

@@ -60,6 +60,10 @@ struct Scratch {
     frames: usize,
     /// The items of an array `uniqueItems` compares on the bytes.
     items: Vec<Item>,
+    /// The text of those of its strings (and keys) that hold an escape,
+    /// decoded: one after another, and the last one decoded.
+    unescaped: String,
+    decoding: String,
     /// Where an object starts that is about to be read more than once (by
     /// a node's own keywords and its in-place applicators, or by several
     /// branches): its first read records a [`Tape`].
@@ -165,7 +169,8 @@ impl Scratch {
 /// One item of an array, as `uniqueItems` compares it: its kind, a
 /// number's value (an exact `f64`, zero's sign dropped, as bits) or an
 /// array's or object's hash ([`hash_value`]), and a string's unescaped body
-/// (its place in the payload).
+/// (its place in the payload, or in [`Scratch::unescaped`] when `bits` is
+/// 1: it held an escape).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Item {
     kind: u8,
@@ -193,6 +198,8 @@ thread_local! {
             budget: 0,
             frames: 0,
             items: Vec::new(),
+            unescaped: String::new(),
+            decoding: String::new(),
             tape_at: usize::MAX,
             tapes: Vec::new(),
             pool: Vec::new(),
@@ -1989,11 +1996,12 @@ fn is_json(payload: &[u8]) -> bool {
 }
 
 /// `uniqueItems` on the bytes of an array (checked to be JSON): `None` when
-/// a string holds an escape, a number is not exactly an `f64`, or two
-/// arrays or objects hash alike ([`hash_value`]; the parsed array is asked
-/// then). Numbers are equal by value (`1` and `1.0`, `0` and `-0.0`),
-/// strings by their text, arrays and objects by a hash equal values share,
-/// as `jsonschema` compares them: items of different hashes differ.
+/// a number is not exactly an `f64`, or two arrays or objects hash alike
+/// ([`hash_value`]; the parsed array is asked then). Numbers are equal by
+/// value (`1` and `1.0`, `0` and `-0.0`), strings by their text (decoded
+/// when they hold an escape: linutil's scripts), arrays and objects by a
+/// hash equal values share, as `jsonschema` compares them: items of
+/// different hashes differ.
 fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     const NUM: u8 = 0;
     const STR: u8 = 1;
@@ -2003,6 +2011,9 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
     const COMPOUND: u8 = 5;
     let items = &mut sc.items;
     items.clear();
+    let unescaped = &mut sc.unescaped;
+    unescaped.clear();
+    let decoding = &mut sc.decoding;
     let mut cur = Cursor { bytes, pos: 1 };
     cur.ws();
     if cur.peek() == Some(b']') {
@@ -2014,13 +2025,22 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
             b'"' => {
                 let text = cur.string().ok()?;
                 if text.escaped {
-                    return None;
-                }
-                Item {
-                    kind: STR,
-                    bits: 0,
-                    at: at + 1,
-                    len: text.body.len(),
+                    text.decode_into(decoding);
+                    let at = unescaped.len();
+                    unescaped.push_str(decoding);
+                    Item {
+                        kind: STR,
+                        bits: 1,
+                        at,
+                        len: decoding.len(),
+                    }
+                } else {
+                    Item {
+                        kind: STR,
+                        bits: 0,
+                        at: at + 1,
+                        len: text.body.len(),
+                    }
                 }
             }
             b'-' | b'0'..=b'9' => {
@@ -2064,7 +2084,7 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
             }
             b'[' | b'{' => Item {
                 kind: COMPOUND,
-                bits: hash_value(&mut cur, 0)?,
+                bits: hash_value(&mut cur, 0, decoding)?,
                 at: 0,
                 len: 0,
             },
@@ -2075,8 +2095,14 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
             break;
         }
     }
-    let text = |item: &Item| &bytes[item.at..item.at + item.len];
-    let same = |a: &Item, b: &Item| a.kind == b.kind && a.bits == b.bits && text(a) == text(b);
+    let unescaped = unescaped.as_bytes();
+    let text = |item: &Item| match (item.kind, item.bits) {
+        (STR, 1) => &unescaped[item.at..item.at + item.len],
+        _ => &bytes[item.at..item.at + item.len],
+    };
+    // A string's `bits` only says where its text is.
+    let bits = |item: &Item| if item.kind == STR { 0 } else { item.bits };
+    let same = |a: &Item, b: &Item| a.kind == b.kind && bits(a) == bits(b) && text(a) == text(b);
     // Two arrays or objects of one hash may be equal or collide: only
     // `jsonschema` can tell.
     let verdict = |a: &Item| {
@@ -2094,7 +2120,7 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
         }
         return Some(true);
     }
-    items.sort_unstable_by(|a, b| (a.kind, a.bits, text(a)).cmp(&(b.kind, b.bits, text(b))));
+    items.sort_unstable_by(|a, b| (a.kind, bits(a), text(a)).cmp(&(b.kind, bits(b), text(b))));
     match items.windows(2).find(|pair| same(&pair[0], &pair[1])) {
         Some(pair) => verdict(&pair[0]),
         None => Some(true),
@@ -2104,10 +2130,11 @@ fn unique_items(bytes: &[u8], sc: &mut Scratch) -> Option<bool> {
 /// A hash of the value at the cursor (checked to be JSON) that values
 /// equal as JSON Schema defines it share (`1` and `1.0`, members in any
 /// order), so that values of different hashes differ; `None` for a value
-/// the bytes cannot hash so (a string with an escape, a number not exactly
-/// an `f64`, an object repeating a key or of more than 16 members, more
-/// than [`MAX_NESTING`] deep).
-fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
+/// the bytes cannot hash so (a number not exactly an `f64`, an object
+/// repeating a key or of more than 16 members, more than [`MAX_NESTING`]
+/// deep). A string or key with an escape is hashed decoded (`decoding`
+/// its buffer).
+fn hash_value(cur: &mut Cursor<'_>, depth: usize, decoding: &mut String) -> Option<u64> {
     if depth >= MAX_NESTING {
         return None;
     }
@@ -2115,9 +2142,11 @@ fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
         b'"' => {
             let text = cur.string().ok()?;
             if text.escaped {
-                return None;
+                text.decode_into(decoding);
+                hash_bytes(1, decoding.as_bytes())
+            } else {
+                hash_bytes(1, text.body.as_bytes())
             }
-            hash_bytes(1, text.body.as_bytes())
         }
         b'-' | b'0'..=b'9' => {
             let n = Number::from(cur.number().ok()?);
@@ -2145,7 +2174,7 @@ fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
                 cur.pos += 1;
             } else {
                 loop {
-                    h = mix(h, hash_value(cur, depth + 1)?);
+                    h = mix(h, hash_value(cur, depth + 1, decoding)?);
                     if !cur.next_or_close(b']').ok()? {
                         break;
                     }
@@ -2165,10 +2194,15 @@ fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
             } else {
                 loop {
                     let key = cur.key().ok()?;
-                    if key.escaped || n == keys.len() {
+                    if n == keys.len() {
                         return None;
                     }
-                    let k = hash_bytes(7, key.body.as_bytes());
+                    let k = if key.escaped {
+                        key.decode_into(decoding);
+                        hash_bytes(7, decoding.as_bytes())
+                    } else {
+                        hash_bytes(7, key.body.as_bytes())
+                    };
                     // A repeated key (or two of one hash): the parsed
                     // object keeps the last, which the sum cannot.
                     if keys[..n].contains(&k) {
@@ -2176,7 +2210,7 @@ fn hash_value(cur: &mut Cursor<'_>, depth: usize) -> Option<u64> {
                     }
                     keys[n] = k;
                     n += 1;
-                    sum = sum.wrapping_add(finish(mix(k, hash_value(cur, depth + 1)?)));
+                    sum = sum.wrapping_add(finish(mix(k, hash_value(cur, depth + 1, decoding)?)));
                     if !cur.next_or_close(b'}').ok()? {
                         break;
                     }
@@ -2279,6 +2313,8 @@ fn new_scratch() -> Scratch {
         budget: 0,
         frames: 0,
         items: Vec::new(),
+        unescaped: String::new(),
+        decoding: String::new(),
         tape_at: usize::MAX,
         tapes: Vec::new(),
         pool: Vec::new(),
