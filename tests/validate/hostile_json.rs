@@ -131,7 +131,7 @@ fn chains_within_the_bound_validate_on_a_2_mib_stack() {
 
 /// A recursive schema, each payload level passing through `per_level`
 /// in-place subschemas, against payloads nested up to 127 deep: the schema
-/// is used whatever its depth a level (web-types has 13); a payload whose
+/// is used whatever its depth a level (as web-types now is); a payload whose
 /// path passes the caller's bound is checked by `jsonschema` on a stack
 /// of its own, and one past even that bound is refused, itself.
 #[test]

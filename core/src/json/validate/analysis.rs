@@ -16,8 +16,7 @@
 //! for every payload nesting: a schema whose in-place paths alone enter
 //! more than [`MAX_DEPTH`] subschemas is refused (unusable: the guard fails
 //! open), before `jsonschema` sees it. A recursive schema whose paths pass
-//! the bound only on a deeply nested payload (`web-types`: 13 subschemas a
-//! level) is not: [`Depths`] says how deep a payload may nest for
+//! the bound only on a deeply nested payload (`web-types`) is not: [`Depths`] says how deep a payload may nest for
 //! `jsonschema` to run on the caller's stack, how deep on a thread of its
 //! own whose stack is sized from the path ([`MAX_DEPTH_OWN_STACK`]
 //! subschemas at most), and a payload nested past that is refused, itself.
