@@ -146,6 +146,22 @@ impl Page {
             .raw("</code></pre>\n")
     }
 
+    /// A block of schema text in `language`, highlighted
+    /// ([`highlight`](super::highlight::highlight): every token escaped),
+    /// labelled and reachable by keyboard as [`code`](Page::code) is.
+    pub(crate) fn schema(
+        &mut self,
+        label: &str,
+        text: &str,
+        language: dataschema_core::Language,
+    ) -> &mut Page {
+        self.raw("<pre tabindex=\"0\" aria-label=\"")
+            .attr(label)
+            .raw("\"><code class=\"hl\">");
+        super::highlight::highlight(text, language, &mut self.out);
+        self.raw("</code></pre>\n")
+    }
+
     /// Sets the status the page is answered with.
     pub(crate) fn status(&mut self, status: StatusCode) -> &mut Page {
         self.status = status;

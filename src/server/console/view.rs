@@ -636,15 +636,18 @@ pub(super) async fn version(State(state): State<AppState>, RawQuery(raw): RawQue
             "live"
         })
         .raw("</dd></dl>\n");
-    page.raw("<h2>Schema as registered</h2>\n")
-        .code("Schema as registered", &view.registered);
+    page.raw("<h2>Schema as registered</h2>\n").schema(
+        "Schema as registered",
+        &view.registered,
+        schema.language(),
+    );
     page.raw("<h2>Canonical form</h2>\n");
     match &view.canonical {
         Ok(text) if *text == view.registered => {
             page.para("The same as registered.");
         }
         Ok(text) => {
-            page.code("Canonical form", text);
+            page.schema("Canonical form", text, schema.language());
         }
         Err(message) => {
             page.raw("<p class=\"note\">Not available: ")
