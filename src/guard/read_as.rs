@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use dataschema_core::resolve::{Direction, Plan, PlanOptions};
-use dataschema_core::{Error, Resolver as _, Urn, Violation, ViolationKind};
+use dataschema_core::resolve::{Direction, Migration, Plan, PlanOptions};
+use dataschema_core::rules::Chain;
+use dataschema_core::{Error, Resolver as _, Schema, Urn, Violation, ViolationKind};
 use parking_lot::Mutex;
 
 use super::outcome::{Invalid, Outcome, Reason, Unvalidated};
@@ -18,7 +19,21 @@ use super::Guard;
 /// many names.
 pub(crate) const MAX_PLANS: usize = 4096;
 
-type PlanResult = Result<Arc<Plan>, Unvalidated>;
+/// The most versions between a writer and a reader whose migration rules
+/// are looked at (Confluent's deserializers walk every one); past it the
+/// pair is read by its schemas alone.
+pub(crate) const MAX_CHAIN: u32 = 1024;
+
+/// How a pair is read: by the schemas (the structural plan), or through
+/// the migration rules of the versions between (Confluent's data
+/// contracts), whose output is then validated against the reader.
+#[derive(Debug)]
+pub(crate) enum PairPlan {
+    Structural(Plan),
+    Migrated(Arc<dyn Migration>),
+}
+
+type PlanResult = Result<Arc<PairPlan>, Unvalidated>;
 
 /// A pair: (writer, reader).
 type Pair = (Urn, Urn);
@@ -225,9 +240,24 @@ impl Guard {
                 })
             };
             let (w, r) = (resolve(writer)?, resolve(reader)?);
+            match self.migrations(w.clone(), r.clone())? {
+                Chain::None => {}
+                Chain::Rules(migration) => return Ok(Arc::new(PairPlan::Migrated(migration))),
+                Chain::Unusable(failure) => {
+                    let error = Error::SchemaUnusable {
+                        urn: reader.clone(),
+                        source: format!(
+                            "reading {writer} as {reader}: rule {}: {}",
+                            failure.rule, failure.message
+                        )
+                        .into(),
+                    };
+                    return Err(Unvalidated::new(Reason::RuleUnusable, Arc::new(error)));
+                }
+            }
             let refs: Arc<dyn dataschema_core::Resolver> = self.inner.resolver.clone();
             dataschema_core::resolve::plan(&w, &r, refs, &PlanOptions::default())
-                .map(Arc::new)
+                .map(|plan| Arc::new(PairPlan::Structural(plan)))
                 .map_err(|error| {
                     let reason = match error {
                         Error::Unreachable { .. } => Reason::Unreachable,
@@ -236,6 +266,39 @@ impl Guard {
                     Unvalidated::new(reason, Arc::new(error))
                 })
         })
+    }
+
+    /// The migration rules between two versions of a name: every version
+    /// from the writer to the reader the resolver holds (one it does not
+    /// hold is passed over), their rule sets chained as Confluent's
+    /// deserializers chain them.
+    fn migrations(&self, writer: Schema, reader: Schema) -> Result<Chain, Unvalidated> {
+        let (w, r) = (writer.urn(), reader.urn());
+        if w.namespace() != r.namespace()
+            || w.name() != r.name()
+            || w.version().abs_diff(r.version()) > MAX_CHAIN
+        {
+            return Ok(Chain::None);
+        }
+        let (low, high) = (w.version().min(r.version()), w.version().max(r.version()));
+        let mut versions = vec![writer.clone()];
+        let between: Box<dyn Iterator<Item = u32>> = if w.version() < r.version() {
+            Box::new(low + 1..high)
+        } else {
+            Box::new((low + 1..high).rev())
+        };
+        for version in between {
+            let Ok(urn) = w.with_version(version) else {
+                continue;
+            };
+            match self.inner.resolver.resolve(&urn) {
+                Ok(schema) => versions.push(schema),
+                Err(Error::NotFound { .. }) => {}
+                Err(error) => return Err(Unvalidated::new(Reason::Unreachable, Arc::new(error))),
+            }
+        }
+        versions.push(reader);
+        Ok(dataschema_core::rules::migration_chain(&versions))
     }
 
     fn read_across<'p>(
@@ -262,6 +325,28 @@ impl Guard {
                     bytes: Cow::Borrowed(payload),
                     crossed: false,
                 });
+            }
+        };
+        let plan = match &*plan {
+            PairPlan::Structural(plan) => plan,
+            PairPlan::Migrated(migration) => {
+                let bytes = migration
+                    .migrate(payload)
+                    .map_err(|violations| Invalid::new(reader.clone(), violations))?;
+                let checked = self.with_compiled(reader, |compiled| compiled.validate(&bytes));
+                return match checked {
+                    Ok(Ok(())) => Ok(ReadAs {
+                        outcome,
+                        bytes: Cow::Owned(bytes),
+                        crossed: true,
+                    }),
+                    Ok(Err(violations)) => Err(Invalid::new(reader.clone(), violations)),
+                    Err(unvalidated) => Ok(ReadAs {
+                        outcome: self.fail_open(dataschema, unvalidated),
+                        bytes: Cow::Borrowed(payload),
+                        crossed: false,
+                    }),
+                };
             }
         };
         let bytes = plan.run(Direction::Read, payload).map_err(|found| {

@@ -904,4 +904,43 @@ mod build {
             "nothing.v1",
         );
     }
+
+    /// The manifest's `[rules]`: every JSONATA migration rule compiles at
+    /// `cargo build` (the subset the guard runs), or the build fails
+    /// naming the version and the rule.
+    #[cfg(feature = "jsonata")]
+    #[test]
+    fn migration_rules_are_checked_when_bundled() {
+        let manifest = |expr: &str| {
+            format!(
+                "namespace = \"acme\"\n\
+                 [[rules.\"address.v1\".migrationRules]]\n\
+                 name = \"rename\"\nkind = \"TRANSFORM\"\nmode = \"UPGRADE\"\n\
+                 type = \"JSONATA\"\nexpr = {expr:?}\n"
+            )
+        };
+        let good = folder(&[
+            (
+                "dataschema.toml",
+                &manifest(
+                    "$merge([$sift($, function($v, $k) {$k != 'town'}), {'city': $.'town'}])",
+                ),
+            ),
+            ("address.v1.json", ADDRESS),
+        ]);
+        let checked = build::check(good.path()).unwrap();
+        let set = checked.sources[0].schema.rule_set().expect("the rules");
+        assert_eq!(set.migration_rules[0]["name"], "rename");
+        for (expr, said) in [
+            ("$merge([$", "does not compile"),
+            ("$now()", "$now is not a function"),
+        ] {
+            let broken = folder(&[
+                ("dataschema.toml", &manifest(expr)),
+                ("address.v1.json", ADDRESS),
+            ]);
+            assert_problem(broken.path(), "dataschema.toml", Kind::Rule, "rename");
+            assert_problem(broken.path(), "dataschema.toml", Kind::Rule, said);
+        }
+    }
 }

@@ -30,6 +30,8 @@ mod framed;
 #[cfg(feature = "proto-text")]
 mod framed_protobuf;
 mod hostile;
+#[cfg(all(feature = "json", feature = "jsonata"))]
+mod migrations;
 mod prepare;
 #[cfg(feature = "json")]
 mod read_as;

@@ -40,6 +40,12 @@ mod model;
 #[cfg(feature = "cel")]
 mod cel;
 
+#[cfg(feature = "jsonata")]
+pub mod jsonata;
+mod migrate;
+
+pub use self::migrate::{chain as migration_chain, has_migration_rules, Chain};
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
@@ -69,7 +75,8 @@ pub fn parse_rules(schema: &Schema) -> Result<Vec<Rule>, RuleError> {
 
 /// Checks every rule of a version as a build does: each parses, and each
 /// `CEL` or `CEL_FIELD` expression compiles within the bounds (with the
-/// `cel` feature; without it, a CEL rule is refused saying so). Rules of
+/// `cel` feature; without it, a CEL rule is refused saying so), and each
+/// `JSONATA` one too (feature `jsonata`). Rules of
 /// other types are parsed only. Every problem is returned, each naming
 /// its rule.
 pub fn check(schema: &Schema) -> Vec<RuleError> {
@@ -85,6 +92,16 @@ pub fn check(schema: &Schema) -> Vec<RuleError> {
     {
         match Rule::from_json(value) {
             Ok(rule) => {
+                if rule.rule_type().eq_ignore_ascii_case("JSONATA") {
+                    let why = match rule.expr() {
+                        None => Some("a JSONATA rule needs an expr".to_owned()),
+                        Some(expr) => migrate::check_jsonata(expr),
+                    };
+                    if let Some(why) = why {
+                        problems.push(RuleError::new(Some(rule.name()), why));
+                    }
+                    continue;
+                }
                 #[allow(irrefutable_let_patterns)] // without `cel`, nothing compiles
                 if let Executor::Cannot(why) = Executor::compile(&rule) {
                     if matches!(rule.rule_type(), "CEL" | "CEL_FIELD") {
