@@ -1,0 +1,433 @@
+//! The applicators that read a value again in place (`allOf`, `anyOf`,
+//! `oneOf`, `not`, `if`/`then`/`else`), and the branch indexes of an
+//! `anyOf` or a `oneOf` read on the value: the branch an object's first
+//! key points to, the candidates its keys or a scalar's value leave.
+
+use crate::json::validate::plan::{
+    keyed, Branches, JsonPlan, Keyed, Node, EXACT, NO_BRANCH, NUMBER, OBJECT, STRING,
+};
+use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
+
+use super::scratch::Scratch;
+use super::value_type;
+
+/// An indexed `anyOf` or `oneOf` as its reads take it: the index, the
+/// keyword's branches (node ids, in the keyword's order), and the value at
+/// `start`, of type `kind` (by its first byte).
+#[derive(Clone, Copy)]
+pub(super) struct Indexed<'p> {
+    index: &'p Branches,
+    branches: &'p [u32],
+    start: usize,
+    kind: u8,
+}
+
+/// What an object's keys say of an index's branches: the names it has
+/// ([`Branches::keys`] bits) and the branches among the first 64 that
+/// take all of its keys.
+#[derive(Clone, Copy)]
+pub(super) struct Fits {
+    present: u64,
+    taking: u64,
+}
+
+impl Fits {
+    /// Nothing known: every branch may pass.
+    const ANY: Fits = Fits {
+        present: u64::MAX,
+        taking: u64::MAX,
+    };
+
+    /// Whether branch `b` may pass.
+    #[inline]
+    fn admits(self, index: &Branches, b: u32) -> bool {
+        index.needs[b as usize] & !self.present == 0 && (b >= 64 || self.taking & (1 << b) != 0)
+    }
+}
+
+/// The branches of a [`Keyed`] table a value is keyed to.
+#[derive(Clone, Copy)]
+pub(super) enum Picked<'p> {
+    Strings(&'p [(Box<str>, u32)]),
+    Integers(&'p [(i128, u32)]),
+    Nothing,
+}
+
+impl<'p> Picked<'p> {
+    #[inline]
+    #[allow(clippy::type_complexity)]
+    fn branches(self) -> impl Iterator<Item = u32> + 'p {
+        let (strings, integers) = match self {
+            Picked::Strings(s) => (s, &[][..]),
+            Picked::Integers(i) => (&[][..], i),
+            Picked::Nothing => (&[][..], &[][..]),
+        };
+        strings
+            .iter()
+            .map(|e| e.1)
+            .chain(integers.iter().map(|e| e.1))
+    }
+}
+
+/// The branches of `by` a string or an integer value (the cursor on it)
+/// may pass, as (keyed, rest) (see `JsonPlan::candidates`), the cursor
+/// left after a scalar; `None` when the value's kind or form does not
+/// discriminate (an escaped string, a float, an integer past 2^53, any
+/// other value).
+#[inline]
+pub(super) fn pick<'p>(
+    by: &'p Keyed,
+    cur: &mut Cursor<'_>,
+) -> Scan<Option<(Picked<'p>, &'p [u32])>> {
+    Ok(match cur.peek() {
+        Some(b'"') => {
+            let text = cur.string()?;
+            if text.escaped {
+                return Ok(None);
+            }
+            Some((
+                Picked::Strings(keyed(&by.strings, text.body)),
+                &by.any_string[..],
+            ))
+        }
+        Some(b'-' | b'0'..=b'9') => {
+            let n = match cur.number().map_err(|NotJson| Stop::NotJson)? {
+                Num::Unsigned(n) if n <= EXACT => i128::from(n),
+                Num::Signed(n) if n.unsigned_abs() <= EXACT => i128::from(n),
+                _ => return Ok(None),
+            };
+            Some((
+                Picked::Integers(keyed(&by.integers, &n)),
+                &by.any_integer[..],
+            ))
+        }
+        _ => None,
+    })
+}
+
+impl JsonPlan {
+    /// The applicators that read the value at `start` again; the cursor
+    /// left after the value.
+    pub(super) fn in_place(
+        &self,
+        node: &Node,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let mut end = None;
+        let verdict = self.in_place_verdict(node, start, cur, sc, depth, &mut end);
+        match end {
+            Some(end) => cur.pos = end,
+            // No branch read the value (a value of a type none accepts): it
+            // is read once here, for its syntax.
+            None => {
+                cur.pos = start;
+                cur.skip(depth)?;
+            }
+        }
+        verdict
+    }
+
+    pub(super) fn in_place_verdict(
+        &self,
+        node: &Node,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<bool> {
+        // The value's type by its first byte: a branch that accepts no
+        // value of that type fails without reading it.
+        let kind = value_type(cur.bytes.get(start).copied());
+        let again = |id: u32,
+                     cur: &mut Cursor<'_>,
+                     sc: &mut Scratch,
+                     end: &mut Option<usize>|
+         -> Scan<bool> {
+            if self.nodes[id as usize].accepts & kind == 0 {
+                return Ok(false);
+            }
+            cur.pos = start;
+            let ok = self.check(id, cur, sc, depth)?;
+            *end = Some(cur.pos);
+            Ok(ok)
+        };
+        for &id in &node.all_of {
+            if !again(id, cur, sc, end)? {
+                return Ok(false);
+            }
+        }
+        if !node.any_of.is_empty() {
+            let mut any = false;
+            match &node.any_index {
+                None => {
+                    for &id in &node.any_of {
+                        if again(id, cur, sc, end)? {
+                            any = true;
+                            break;
+                        }
+                    }
+                }
+                Some(index) => {
+                    let at = Indexed {
+                        index,
+                        branches: &node.any_of,
+                        start,
+                        kind,
+                    };
+                    let first = self.first_key_branch(at, cur, sc, depth, end)?;
+                    if let Some((_, true)) = first {
+                        any = true;
+                    } else {
+                        let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
+                        let picked = tagged.branches().chain(rest.iter().copied());
+                        for b in picked {
+                            if !fits.admits(index, b) || first.is_some_and(|(f, _)| f == b) {
+                                continue;
+                            }
+                            if again(node.any_of[b as usize], cur, sc, end)? {
+                                any = true;
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            if !any {
+                return Ok(false);
+            }
+        }
+        if !node.one_of.is_empty() {
+            let mut valid = 0;
+            match &node.one_index {
+                None => {
+                    for &id in &node.one_of {
+                        if again(id, cur, sc, end)? {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+                Some(index) => {
+                    let at = Indexed {
+                        index,
+                        branches: &node.one_of,
+                        start,
+                        kind,
+                    };
+                    let first = self.first_key_branch(at, cur, sc, depth, end)?;
+                    let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
+                    let picked = tagged.branches().chain(rest.iter().copied());
+                    for b in picked {
+                        if !fits.admits(index, b) {
+                            continue;
+                        }
+                        let ok = match first {
+                            Some((f, ok)) if f == b => ok,
+                            _ => again(node.one_of[b as usize], cur, sc, end)?,
+                        };
+                        if ok {
+                            valid += 1;
+                            if valid > 1 {
+                                return Ok(false);
+                            }
+                        }
+                    }
+                }
+            }
+            if valid != 1 {
+                return Ok(false);
+            }
+        }
+        if let Some(id) = node.not {
+            if again(id, cur, sc, end)? {
+                return Ok(false);
+            }
+        }
+        if let Some((condition, then, otherwise)) = node.condition {
+            let branch = if again(condition, cur, sc, end)? {
+                then
+            } else {
+                otherwise
+            };
+            if let Some(id) = branch {
+                if !again(id, cur, sc, end)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// For an indexed `anyOf`/`oneOf` ([`Indexed`]) on an
+    /// object not read yet: the branch its first key points to, checked
+    /// straight on the bytes, and its verdict. That read records the
+    /// object's tape, which [`JsonPlan::candidates`] then reads for any
+    /// other branch, so the object is not first read only to find its
+    /// keys. The branch: the one the tag's value picks when the first key
+    /// is the tag, else the first that requires the key, else the only one
+    /// that takes it. Any branch's verdict is its verdict: an `anyOf` holds
+    /// when it passes, and a `oneOf` reuses it among the candidates (a
+    /// branch the index then leaves out fails the object anyway). `None`
+    /// otherwise, and nothing read.
+    #[inline]
+    pub(super) fn first_key_branch(
+        &self,
+        at: Indexed<'_>,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<Option<(u32, bool)>> {
+        // Told here, inlined: most indexes point nowhere.
+        if at.kind != OBJECT || !at.index.points() {
+            return Ok(None);
+        }
+        self.first_key_branch_read(at, cur, sc, depth, end)
+    }
+
+    /// [`JsonPlan::first_key_branch`] on an object whose index may point.
+    #[inline(never)]
+    pub(super) fn first_key_branch_read(
+        &self,
+        at: Indexed<'_>,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<Option<(u32, bool)>> {
+        let Indexed {
+            index,
+            branches,
+            start,
+            ..
+        } = at;
+        let mut probe = Cursor {
+            bytes: cur.bytes,
+            pos: start + 1,
+        };
+        probe.ws();
+        if probe.peek() != Some(b'"') {
+            return Ok(None);
+        }
+        if sc.tape(start).is_some() {
+            return Ok(None);
+        }
+        // Anything that is no JSON is left for the reads that follow.
+        let Ok(key) = probe.string() else {
+            return Ok(None);
+        };
+        if key.escaped {
+            return Ok(None);
+        }
+        let Some(known) = index.pointed(key.body) else {
+            return Ok(None);
+        };
+        let mut chosen = (known.first != NO_BRANCH).then_some(known.first);
+        if chosen.is_none() && known.tag {
+            probe.ws();
+            if probe.peek() == Some(b':') {
+                probe.pos += 1;
+                probe.ws();
+                if let Ok(Some((keyed, _))) = pick(&index.by_tag, &mut probe) {
+                    let mut keyed = keyed.branches();
+                    chosen = keyed.next().filter(|_| keyed.next().is_none());
+                }
+            }
+        }
+        let Some(b) = chosen else {
+            return Ok(None);
+        };
+        let id = branches[b as usize];
+        if (b < 64 && known.taking & (1 << b) == 0) || self.nodes[id as usize].accepts & OBJECT == 0
+        {
+            return Ok(None);
+        }
+        sc.tape_at = start;
+        cur.pos = start;
+        let ok = self.check(id, cur, sc, depth)?;
+        *end = Some(cur.pos);
+        Ok(Some((b, ok)))
+    }
+
+    /// The branches of an indexed `anyOf`/`oneOf` ([`Indexed`]) the value
+    /// at `start` (of type `kind`) may pass, as (`keyed`, `rest`, `present`): the
+    /// branches of `keyed`, then those of `rest`, each unless it needs a
+    /// name `present` lacks (the bits of [`Branches::keys`]). Every other
+    /// branch fails the value. Reads an object's keys once, into a tape
+    /// its branches then reread; `end` is set past a value read.
+    pub(super) fn candidates<'p>(
+        &self,
+        at: Indexed<'p>,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<(Picked<'p>, &'p [u32], Fits)> {
+        let Indexed {
+            index, start, kind, ..
+        } = at;
+        let everything = (Picked::Nothing, &index.all[..], Fits::ANY);
+        if kind & (STRING | NUMBER) != 0 {
+            let by = &index.by_value;
+            let free = if kind == STRING {
+                by.any_string.len()
+            } else {
+                by.any_integer.len()
+            };
+            if free == index.all.len() {
+                return Ok(everything);
+            }
+            cur.pos = start;
+            let picked = pick(&index.by_value, cur)?;
+            *end = Some(cur.pos);
+            return Ok(match picked {
+                Some((keyed, rest)) => (keyed, rest, Fits::ANY),
+                None => everything,
+            });
+        }
+        if kind != OBJECT || !index.reads_keys() {
+            return Ok(everything);
+        }
+        let tape = self.tape_of(start, cur, sc, depth)?;
+        let tape = &sc.tapes[tape];
+        *end = Some(tape.end);
+        let bytes = cur.bytes;
+        let mut present = 0;
+        let mut taking = u64::MAX;
+        let mut tag_at = None;
+        for entry in &tape.entries {
+            if entry.escaped {
+                return Ok(everything);
+            }
+            // SAFETY: the tape's read checked these bytes to be a string
+            // token's body, which is UTF-8.
+            let key =
+                unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) };
+            let known = index.key(key);
+            present |= known.present;
+            taking &= known.taking;
+            if known.tag {
+                // The last member of a repeated key is the one that counts.
+                tag_at = Some(entry.value_at);
+            }
+        }
+        let picked = match tag_at {
+            Some(at) => {
+                let mut value = Cursor { bytes, pos: at };
+                pick(&index.by_tag, &mut value)?
+            }
+            None => None,
+        };
+        let fits = Fits { present, taking };
+        Ok(match picked {
+            Some((keyed, rest)) => (keyed, rest, fits),
+            None => (Picked::Nothing, &index.all[..], fits),
+        })
+    }
+}
