@@ -36,7 +36,11 @@ const HEADER_WITH_IDS: &str =
 # published schema.\n\
 # A published URN never changes: to change a schema, publish a new version.\n\
 # [ids]: the id the registry assigned to each URN (written by `dataschema publish`;\n\
-# one content has one id, and Confluent-framed payloads carry it).\n";
+# one content has one id, and Confluent-framed payloads carry it).\n\
+# The ids are those of the one registry the folder was published to: another\n\
+# registry numbers its own, unless `dataschema import` copied this one into it\n\
+# (`dataschema publish` refuses a registry that disagrees; to move to a new one,\n\
+# delete this [ids] table and publish again).\n";
 
 #[derive(Debug, Default, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
@@ -63,6 +67,37 @@ impl Lock {
         }
     }
 
+    /// The version after every version of `name` the folder holds (its
+    /// files, `present` stems included) or the lock records: the one a
+    /// change can be published as.
+    fn next_version(
+        &self,
+        name: &str,
+        sources: &[Source],
+        present: &std::collections::BTreeSet<String>,
+    ) -> u32 {
+        let in_files = present.iter().filter_map(|stem| {
+            let (stem_name, version) = stem.rsplit_once(".v")?;
+            (stem_name == name).then(|| version.parse::<u32>().ok())?
+        });
+        let in_sources = sources
+            .iter()
+            .map(|source| source.schema.urn())
+            .filter(|urn| urn.name() == name)
+            .map(Urn::version);
+        let in_lock = self
+            .schemas
+            .keys()
+            .filter(|urn| urn.name() == name)
+            .map(Urn::version);
+        in_files
+            .chain(in_sources)
+            .chain(in_lock)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(1)
+    }
+
     /// Every locked URN still there with its digest; collects the URNs the
     /// lock does not record yet.
     pub(super) fn check(
@@ -84,7 +119,7 @@ impl Lock {
                          never changes; restore the file and publish the change as version {} instead",
                         source.schema.urn(),
                         source.digest,
-                        source.schema.urn().version().saturating_add(1),
+                        self.next_version(source.schema.urn().name(), sources, present),
                     ),
                 )),
                 None => unlocked.push(source.schema.urn().clone()),

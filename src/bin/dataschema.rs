@@ -29,11 +29,13 @@
 //!     standard output; exit 0 resolved, 1 invalid (the violations printed), 2 not
 //!     resolved (the reason printed: unresolvable, not_found, ...), 66 could not run,
 //!     64 a usage error
-//! dataschema diff OLD NEW                   every change
+//! dataschema diff OLD NEW                   every change, breaking ones marked (every language)
 //!     exit 0 compatible, 1 breaking, 2 bad input
-//! dataschema compat --mode MODE DIR NAME    newest version of NAME against the earlier ones
+//! dataschema compat [--mode MODE] DIR NAME  newest version of NAME against the earlier ones
+//!     (the manifest's mode for NAME without --mode)
 //!     exit 0 compatible, 1 incompatible, 2 bad input
-//! dataschema import --from URL [--from-token-file FILE] --to URL --token-file FILE
+//! dataschema import --from URL [--from-token-file FILE | --from-user-info-file FILE]
+//!     --to URL --token-file FILE
 //!     [--subject-prefix PREFIX] [--copy-settings]
 //!     copy a Confluent-compatible registry (every subject, version, id; its levels
 //!     with --copy-settings) into another through Confluent's REST API, in IMPORT
@@ -49,6 +51,12 @@
 //!     [--metrics ADDR] [--no-ui]
 //!     exit 0 stopped (SIGTERM, ctrl-c), 1 failed while serving, 2 bad configuration
 //!
+//! dataschema completions bash|zsh|fish      the shell's completion script
+//! dataschema man [--out-dir DIR]            the man page (one per command with DIR)
+//!
+//! check, compat, diff, validate, resolve and import take --format json: one
+//! JSON document on standard output (docs/guide/cli-json.md), same exit codes
+//!
 //! every command: exit 64 (EX_USAGE) on a usage error (an unknown flag, a
 //! missing or extra argument); --help and --version exit 0
 //! ```
@@ -61,12 +69,16 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use dataschema::compat::Compatibility;
 use dataschema::{build, FrameReason, Framer, Guard, Outcome, Registry, Schema};
+use report::Format;
+use serde_json::json;
 
 // Not under src/bin/ itself, where cargo would take it for a binary.
 #[path = "dataschema/import.rs"]
 mod import;
 #[path = "dataschema/publish.rs"]
 mod publish;
+#[path = "dataschema/report.rs"]
+mod report;
 #[path = "dataschema/shown.rs"]
 mod shown;
 
@@ -87,6 +99,9 @@ enum Command {
     /// compilation, lock, compatibility. Exit code: 0 no problem, 1
     /// problems (each printed), 2 not a schemas folder.
     Check {
+        /// text (the default) or json (docs/guide/cli-json.md).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
         /// The schemas folder.
         dir: PathBuf,
     },
@@ -154,19 +169,14 @@ enum Command {
         /// id, for protobuf the message indexes): give FILE alone.
         #[arg(long)]
         framed: bool,
+        /// text (the default) or json (docs/guide/cli-json.md).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
         /// DATASCHEMA FILE: the message's dataschema (a schema URN) and the
         /// payload file (`-` for standard input); with --framed, FILE alone.
         #[arg(value_name = "ARGS", num_args = 1..=2, required = true)]
         args: Vec<OsString>,
     },
-    /// Validate a payload against the schema URN names and write its
-    /// Confluent frame to standard output: magic byte 0, the schema id
-    /// (from the folder's lock, else the registry), for protobuf the
-    /// message indexes, then the payload. Exit code: 0 framed, 1 invalid
-    /// (each violation printed), 2 not framed (the reason printed:
-    /// not_found, no_id, unusable, no_message, ...), 3 the registry could
-    /// not be asked (retry later), 66 the folder does not load or the
-    /// payload cannot be read, 64 a usage error.
     /// Read a payload written with WRITER as READER (the version a
     /// consumer codes against), or with --write-back a READER payload
     /// back in WRITER's layout, and write it to standard output: fields by
@@ -200,11 +210,23 @@ enum Command {
         /// FILE holds a READER payload: write it back as WRITER.
         #[arg(long)]
         write_back: bool,
+        /// text (the default: the payload itself) or json
+        /// (docs/guide/cli-json.md: the payload in base64).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
         /// WRITER READER FILE (URNs, then the payload file, `-` for
         /// standard input); with --framed, READER FILE.
         #[arg(value_name = "ARGS", num_args = 2..=3, required = true)]
         args: Vec<OsString>,
     },
+    /// Validate a payload against the schema URN names and write its
+    /// Confluent frame to standard output: magic byte 0, the schema id
+    /// (from the folder's lock, else the registry), for protobuf the
+    /// message indexes, then the payload. Exit code: 0 framed, 1 invalid
+    /// (each violation printed), 2 not framed (the reason printed:
+    /// not_found, no_id, unusable, no_message, ...), 3 the registry could
+    /// not be asked (retry later), 66 the folder does not load or the
+    /// payload cannot be read, 64 a usage error.
     #[command(group(
         clap::ArgGroup::new("source")
             .args(["schemas", "registry"])
@@ -234,18 +256,26 @@ enum Command {
     /// FileDescriptorSet).
     /// Exit code: 0 backward compatible, 1 breaking, 2 bad input.
     Diff {
+        /// text (the default) or json (docs/guide/cli-json.md).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
         /// The old version.
         old: PathBuf,
         /// The new version.
         new: PathBuf,
     },
-    /// Check the newest version of NAME in DIR against the earlier ones.
+    /// Check the newest version of NAME in DIR against the earlier ones,
+    /// under --mode, else the mode the folder's manifest gives NAME.
     /// Exit code: 0 compatible, 1 incompatible, 2 bad input.
     Compat {
         /// none, backward, backward_transitive, forward, forward_transitive,
-        /// full or full_transitive.
+        /// full or full_transitive (default: the manifest's mode for NAME,
+        /// `compatibility_overrides` then `compatibility`).
         #[arg(long)]
-        mode: Compatibility,
+        mode: Option<Compatibility>,
+        /// text (the default) or json (docs/guide/cli-json.md).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
         /// The schemas folder.
         dir: PathBuf,
         /// The schema name (`orders.created`).
@@ -268,6 +298,11 @@ enum Command {
         /// A file holding a bearer token for the source, if it needs one.
         #[arg(long, value_name = "FILE")]
         from_token_file: Option<PathBuf>,
+        /// A file holding USER:PASSWORD for the source's HTTP Basic auth
+        /// (Confluent's `basic.auth.user.info`: Confluent Cloud's API key
+        /// and secret).
+        #[arg(long, value_name = "FILE", conflicts_with = "from_token_file")]
+        from_user_info_file: Option<PathBuf>,
         /// The target registry's base URL (a `dataschema serve`).
         #[arg(long, value_name = "URL")]
         to: String,
@@ -283,6 +318,25 @@ enum Command {
         /// are. Modes are never copied: each subject gets its own back.
         #[arg(long)]
         copy_settings: bool,
+        /// text (the default) or json (docs/guide/cli-json.md).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print a shell's completion script for dataschema to standard
+    /// output: `dataschema completions bash > /etc/bash_completion.d/dataschema`
+    /// (zsh: a file `_dataschema` in a folder of `$fpath`; fish:
+    /// `~/.config/fish/completions/dataschema.fish`).
+    Completions {
+        /// bash, zsh or fish.
+        shell: Shell,
+    },
+    /// Write dataschema's man page (roff) to standard output, or with
+    /// --out-dir the page of every command (`dataschema.1`,
+    /// `dataschema-check.1`, ...) into DIR: `dataschema man | man -l -`.
+    Man {
+        /// Write one page per command into this folder.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
     },
     /// Run the registry server: the native API and the Confluent Schema
     /// Registry API (see `dataschema::server`). Stops on SIGTERM or
@@ -367,6 +421,14 @@ struct Serve {
     no_ui: bool,
 }
 
+/// The shells `dataschema completions` writes a script for.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}
+
 /// Exit code for bad input and unvalidated payloads.
 const EXIT_UNVALIDATED: u8 = 2;
 
@@ -401,44 +463,11 @@ fn main() -> ExitCode {
         Err(err) => return usage(&err),
     };
     match cli.command {
-        Command::Check { dir } | Command::Lock { dir }
-            if !dir.join(build::MANIFEST_FILE).is_file() =>
-        {
-            eprintln!(
-                "{}: no {} here: not a schemas folder",
-                dir.display(),
-                build::MANIFEST_FILE
-            );
+        Command::Check { dir, format } => check(&dir, format),
+        Command::Lock { dir } if !dir.join(build::MANIFEST_FILE).is_file() => {
+            eprintln!("{}", not_a_folder(&dir));
             ExitCode::from(EXIT_UNVALIDATED)
         }
-        Command::Check { dir } => match build::check(&dir) {
-            Ok(checked) => {
-                for (name, mode) in &checked.modes {
-                    let versions: Vec<String> = checked
-                        .sources
-                        .iter()
-                        .filter(|source| source.schema.urn().name() == name)
-                        .map(|source| format!("v{}", source.schema.urn().version()))
-                        .collect();
-                    println!("ok  {name}  {}  ({mode}: compatible)", versions.join(", "));
-                }
-                for urn in &checked.unlocked {
-                    println!(
-                        "note: {urn} is not in the lock yet (run `dataschema lock {}`)",
-                        dir.display()
-                    );
-                }
-                if !checked.has_lock {
-                    println!("note: no lock: run `dataschema lock {}`", dir.display());
-                }
-                println!("{} schema(s) checked, no problems", checked.sources.len());
-                ExitCode::SUCCESS
-            }
-            Err(err) => {
-                eprintln!("{err}");
-                ExitCode::FAILURE
-            }
-        },
         Command::Lock { dir } => match build::lock(&dir) {
             Ok(added) => {
                 for urn in &added {
@@ -471,6 +500,7 @@ fn main() -> ExitCode {
             schemas,
             registry,
             framed,
+            format,
             args,
         } => {
             let (dataschema, file) = match (framed, &args[..]) {
@@ -504,6 +534,7 @@ fn main() -> ExitCode {
                 registry.as_deref(),
                 dataschema,
                 std::path::Path::new(file),
+                format,
             )
         }
         Command::Resolve {
@@ -511,6 +542,7 @@ fn main() -> ExitCode {
             registry,
             framed,
             write_back,
+            format,
             args,
         } => {
             let text: Option<Vec<&str>> = args.iter().map(|a| a.to_str()).collect();
@@ -527,11 +559,14 @@ fn main() -> ExitCode {
                 }
             };
             resolve(
-                schemas.as_deref(),
-                registry.as_deref(),
-                writer,
-                reader,
-                write_back,
+                &Resolve {
+                    schemas: schemas.as_deref(),
+                    registry: registry.as_deref(),
+                    writer,
+                    reader,
+                    write_back,
+                    format,
+                },
                 std::path::Path::new(file),
             )
         }
@@ -548,24 +583,164 @@ fn main() -> ExitCode {
             &urn,
             &file,
         ),
-        Command::Diff { old, new } => diff(&old, &new),
-        Command::Compat { mode, dir, name } => compat(mode, &dir, &name),
+        Command::Diff { old, new, format } => diff(&old, &new, format),
+        Command::Compat {
+            mode,
+            dir,
+            name,
+            format,
+        } => compat(mode, &dir, &name, format),
         Command::Import {
             from,
             from_token_file,
+            from_user_info_file,
             to,
             token_file,
             subject_prefix,
             copy_settings,
+            format,
         } => ExitCode::from(import::run(&import::Args {
             from,
             from_token_file,
+            from_user_info_file,
             to,
             token_file,
             subject_prefix,
             copy_settings,
+            format,
         })),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { out_dir } => man(out_dir.as_deref()),
         Command::Serve(args) => serve(*args),
+    }
+}
+
+/// `DIR: no dataschema.toml here: not a schemas folder`.
+fn not_a_folder(dir: &std::path::Path) -> String {
+    format!(
+        "{}: no {} here: not a schemas folder",
+        dir.display(),
+        build::MANIFEST_FILE
+    )
+}
+
+fn check(dir: &std::path::Path, format: Format) -> ExitCode {
+    if !dir.join(build::MANIFEST_FILE).is_file() {
+        report::error(format, "check", &not_a_folder(dir));
+        return ExitCode::from(EXIT_UNVALIDATED);
+    }
+    let checked = match build::check(dir) {
+        Ok(checked) => checked,
+        Err(err) if format.json() => {
+            let problems: Vec<serde_json::Value> = err
+                .diagnostics()
+                .iter()
+                .map(|d| {
+                    json!({
+                        "kind": report::snake(&format!("{:?}", d.kind())),
+                        "path": d.path().display().to_string(),
+                        "message": d.message(),
+                        "report": d.report().map(report::compat_report),
+                    })
+                })
+                .collect();
+            report::emit("check", json!({ "ok": false, "problems": problems }));
+            return ExitCode::FAILURE;
+        }
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let versions = |name: &str| -> Vec<u32> {
+        checked
+            .sources
+            .iter()
+            .filter(|source| source.schema.urn().name() == name)
+            .map(|source| source.schema.urn().version())
+            .collect()
+    };
+    if format.json() {
+        let names: Vec<serde_json::Value> = checked
+            .modes
+            .iter()
+            .map(|(name, mode)| json!({"name": name, "mode": mode.as_str(), "versions": versions(name)}))
+            .collect();
+        let unlocked: Vec<String> = checked.unlocked.iter().map(ToString::to_string).collect();
+        report::emit(
+            "check",
+            json!({
+                "ok": true,
+                "schemas": checked.sources.len(),
+                "names": names,
+                "has_lock": checked.has_lock,
+                "unlocked": unlocked,
+                "problems": [],
+            }),
+        );
+        return ExitCode::SUCCESS;
+    }
+    for (name, mode) in &checked.modes {
+        let versions: Vec<String> = versions(name).iter().map(|v| format!("v{v}")).collect();
+        println!("ok  {name}  {}  ({mode}: compatible)", versions.join(", "));
+    }
+    for urn in &checked.unlocked {
+        println!(
+            "note: {urn} is not in the lock yet (run `dataschema lock {}`)",
+            dir.display()
+        );
+    }
+    if !checked.has_lock {
+        println!("note: no lock: run `dataschema lock {}`", dir.display());
+    }
+    println!("{} schema(s) checked, no problems", checked.sources.len());
+    ExitCode::SUCCESS
+}
+
+/// `dataschema completions SHELL`: the script, from clap's definitions.
+fn completions(shell: Shell) -> ExitCode {
+    let shell = match shell {
+        Shell::Bash => clap_complete::Shell::Bash,
+        Shell::Zsh => clap_complete::Shell::Zsh,
+        Shell::Fish => clap_complete::Shell::Fish,
+    };
+    let mut command = Cli::command();
+    clap_complete::generate(
+        shell,
+        &mut command,
+        "dataschema",
+        &mut std::io::stdout().lock(),
+    );
+    ExitCode::SUCCESS
+}
+
+/// `dataschema man`: the man page (roff) from clap's definitions, or one
+/// page per command into `out_dir`.
+fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
+    let mut command = Cli::command();
+    command.build();
+    let written = match out_dir {
+        None => clap_mangen::Man::new(command).render(&mut std::io::stdout().lock()),
+        Some(dir) => (|| {
+            std::fs::create_dir_all(dir)?;
+            clap_mangen::Man::new(command.clone()).generate_to(dir)?;
+            // Built, each subcommand is `dataschema check` by its bin name;
+            // its page is `dataschema-check.1`.
+            for sub in command.get_subcommands().filter(|s| s.get_name() != "help") {
+                let page = sub
+                    .clone()
+                    .display_name(format!("dataschema-{}", sub.get_name()));
+                clap_mangen::Man::new(page).generate_to(dir)?;
+            }
+            Ok(())
+        })(),
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("cannot write the man page: {err}");
+            ExitCode::FAILURE
+        }
     }
 }
 
@@ -817,21 +992,21 @@ async fn metrics_listener(
 /// Exit code for an incompatible or breaking change.
 const EXIT_INCOMPATIBLE: u8 = 1;
 
-fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
+fn diff(old: &std::path::Path, new: &std::path::Path, format: Format) -> ExitCode {
+    let fail = |message: &str| {
+        report::error(format, "diff", message);
+        ExitCode::from(EXIT_UNVALIDATED)
+    };
     let (old, new) = match (read_schema(old), read_schema(new)) {
         (Ok(old), Ok(new)) => (old, new),
-        (Err(err), _) | (_, Err(err)) => {
-            eprintln!("{err}");
-            return ExitCode::from(EXIT_UNVALIDATED);
-        }
+        (Err(err), _) | (_, Err(err)) => return fail(&err),
     };
     if old.language() != new.language() {
-        eprintln!(
+        return fail(&format!(
             "cannot diff a {} schema against a {} schema",
             old.language(),
             new.language()
-        );
-        return ExitCode::from(EXIT_UNVALIDATED);
+        ));
     }
     let diff = match dataschema::compat::diff(&old, &new) {
         Ok(diff) => diff,
@@ -842,12 +1017,23 @@ fn diff(old: &std::path::Path, new: &std::path::Path) -> ExitCode {
                 dataschema::compat::CompatError::Unusable { source, .. } => source.as_ref(),
                 other => other,
             };
-            eprintln!("{}", dataschema::Chain::of(cause));
-            return ExitCode::from(EXIT_UNVALIDATED);
+            return fail(&dataschema::Chain::of(cause).to_string());
         }
     };
-    let (report, compatible) = (diff.to_string(), diff.is_backward_compatible());
-    println!("{report}");
+    let compatible = diff.is_backward_compatible();
+    if format.json() {
+        let changes: Vec<serde_json::Value> = diff.changes().iter().map(report::change).collect();
+        report::emit(
+            "diff",
+            json!({
+                "language": new.language().to_string(),
+                "compatible": compatible,
+                "changes": changes,
+            }),
+        );
+    } else {
+        println!("{diff}");
+    }
     if compatible {
         ExitCode::SUCCESS
     } else {
@@ -898,13 +1084,19 @@ impl dataschema::Resolver for Folder {
     }
 }
 
-fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
+fn compat(
+    mode: Option<Compatibility>,
+    dir: &std::path::Path,
+    name: &str,
+    format: Format,
+) -> ExitCode {
+    let fail = |message: &str| {
+        report::error(format, "compat", message);
+        ExitCode::from(EXIT_UNVALIDATED)
+    };
     let checked = match build::read(dir) {
         Ok(checked) => checked,
-        Err(err) => {
-            eprintln!("{err}");
-            return ExitCode::from(EXIT_UNVALIDATED);
-        }
+        Err(err) => return fail(&err.to_string()),
     };
     let mut versions: Vec<Schema> = checked
         .schemas()
@@ -912,8 +1104,15 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
         .filter(|schema| schema.urn().name() == name)
         .collect();
     let Some(newest) = versions.pop() else {
-        eprintln!("no schema named {name:?} in {}", dir.display());
-        return ExitCode::from(EXIT_UNVALIDATED);
+        return fail(&format!("no schema named {name:?} in {}", dir.display()));
+    };
+    // The manifest's mode for the name when --mode is not given.
+    let (mode, from) = match mode {
+        Some(mode) => (mode, "flag"),
+        None => (
+            checked.modes.get(name).copied().unwrap_or_default(),
+            "manifest",
+        ),
     };
     // Each version read over its references in the folder (an `.avsc`
     // using a type another defines), as the build reads it.
@@ -923,17 +1122,24 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
     });
     match checked {
         Ok(report) => {
-            println!("{}: {report}", newest.urn());
+            if format.json() {
+                let mut doc = report::compat_report(&report);
+                doc["urn"] = newest.urn().to_string().into();
+                doc["mode_from"] = from.into();
+                report::emit("compat", doc);
+            } else {
+                println!("{}: {report}", newest.urn());
+                if from == "manifest" {
+                    println!("(the mode is the manifest's for {name}; --mode overrides it)");
+                }
+            }
             if report.is_compatible() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(EXIT_INCOMPATIBLE)
             }
         }
-        Err(err) => {
-            eprintln!("{}", dataschema::Chain::of(&err));
-            ExitCode::from(EXIT_UNVALIDATED)
-        }
+        Err(err) => fail(&dataschema::Chain::of(&err).to_string()),
     }
 }
 
@@ -942,7 +1148,13 @@ fn compat(mode: Compatibility, dir: &std::path::Path, name: &str) -> ExitCode {
 fn sources(
     schemas: Option<&std::path::Path>,
     registry: Option<&str>,
+    format: Format,
+    command: &str,
 ) -> Result<(Registry, Option<dataschema::http::HttpResolver>), ExitCode> {
+    let cannot_run = |err: &(dyn std::error::Error + 'static)| {
+        report::error(format, command, &dataschema::Chain::of(err).to_string());
+        ExitCode::from(EXIT_NO_INPUT)
+    };
     let checked = match schemas.map(build::check) {
         Some(Ok(checked)) => Some(checked),
         Some(Err(err)) => return Err(cannot_run(&err)),
@@ -974,7 +1186,11 @@ fn sources(
 }
 
 /// The payload of `validate` and `frame`: FILE, or standard input for `-`.
-fn read_payload(file: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
+fn read_payload(
+    file: &std::path::Path,
+    format: Format,
+    command: &str,
+) -> Result<Vec<u8>, ExitCode> {
     let payload = if file.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map(|_| buf)
@@ -982,7 +1198,11 @@ fn read_payload(file: &std::path::Path) -> Result<Vec<u8>, ExitCode> {
         std::fs::read(file)
     };
     payload.map_err(|err| {
-        eprintln!("cannot read {}: {err}", file.display());
+        report::error(
+            format,
+            command,
+            &format!("cannot read {}: {err}", file.display()),
+        );
         ExitCode::from(EXIT_NO_INPUT)
     })
 }
@@ -992,93 +1212,157 @@ fn validate(
     registry: Option<&str>,
     dataschema: Option<&str>,
     file: &std::path::Path,
+    format: Format,
 ) -> ExitCode {
-    let guard = match sources(schemas, registry) {
+    let guard = match sources(schemas, registry, format, "validate") {
         Ok((primary, Some(fallback))) => Guard::builder(primary).fallback(fallback).build(),
         Ok((primary, None)) => Guard::new(primary),
         Err(code) => return code,
     };
-    let payload = match read_payload(file) {
+    let payload = match read_payload(file, format, "validate") {
         Ok(payload) => payload,
         Err(code) => return code,
+    };
+    let schema_id = match dataschema {
+        Some(_) => None,
+        None => payload
+            .get(1..5)
+            .map(|id| u32::from_be_bytes([id[0], id[1], id[2], id[3]])),
     };
     let (outcome, what) = match dataschema {
         Some(dataschema) => (guard.validate(dataschema, &payload), dataschema.to_owned()),
         None => {
-            let what = match payload.get(1..5) {
-                Some(id) => format!(
-                    "schema id {}",
-                    u32::from_be_bytes([id[0], id[1], id[2], id[3]])
-                ),
+            let what = match schema_id {
+                Some(id) => format!("schema id {id}"),
                 None => "the frame".to_owned(),
             };
             (guard.validate_framed(&payload), what)
         }
     };
-    match outcome {
-        Ok(Outcome::Validated) => {
-            println!("valid: {what}");
-            ExitCode::SUCCESS
-        }
-        Ok(Outcome::NoSchema) => {
-            println!("unvalidated: no dataschema given");
-            ExitCode::from(EXIT_UNVALIDATED)
-        }
-        // What a registry answered may be in the outcome (a reason, a
-        // schema's words in a violation): shown escaped.
-        Ok(Outcome::Unvalidated(unvalidated)) => {
-            println!("{}", shown::printable(&unvalidated.to_string()));
-            ExitCode::from(EXIT_UNVALIDATED)
-        }
-        Ok(other) => {
-            println!("unvalidated: {}", shown::printable(&format!("{other:?}")));
-            ExitCode::from(EXIT_UNVALIDATED)
-        }
-        Err(invalid) => {
-            println!("{}", shown::printable(&invalid.to_string()));
-            ExitCode::FAILURE
-        }
+    // What a registry answered may be in the outcome (a reason, a
+    // schema's words in a violation): shown escaped as text; JSON escapes
+    // every control character itself.
+    let (code, line, doc) = match &outcome {
+        Ok(Outcome::Validated) => (
+            ExitCode::SUCCESS,
+            format!("valid: {what}"),
+            json!({"outcome": "valid"}),
+        ),
+        Ok(Outcome::NoSchema) => (
+            ExitCode::from(EXIT_UNVALIDATED),
+            "unvalidated: no dataschema given".to_owned(),
+            json!({"outcome": "unvalidated", "reason": "no_schema",
+                   "message": "no dataschema given"}),
+        ),
+        Ok(Outcome::Unvalidated(unvalidated)) => (
+            ExitCode::from(EXIT_UNVALIDATED),
+            shown::printable(&unvalidated.to_string()),
+            json!({"outcome": "unvalidated", "reason": unvalidated.reason().as_str(),
+                   "urn": unvalidated.urn().map(ToString::to_string),
+                   "message": unvalidated.error().chain().to_string()}),
+        ),
+        Ok(other) => (
+            ExitCode::from(EXIT_UNVALIDATED),
+            format!("unvalidated: {}", shown::printable(&format!("{other:?}"))),
+            json!({"outcome": "unvalidated", "reason": "other",
+                   "message": format!("{other:?}")}),
+        ),
+        Err(invalid) => (
+            ExitCode::FAILURE,
+            shown::printable(&invalid.to_string()),
+            json!({"outcome": "invalid", "urn": invalid.urn().to_string(),
+                   "dead_letter": invalid.dead_letter(),
+                   "violations": report::violations(invalid.violations())}),
+        ),
+    };
+    if format.json() {
+        let mut doc = doc;
+        doc["dataschema"] = dataschema.into();
+        doc["schema_id"] = schema_id.into();
+        report::emit("validate", doc);
+    } else {
+        println!("{line}");
     }
+    code
 }
 
-fn resolve(
-    schemas: Option<&std::path::Path>,
-    registry: Option<&str>,
-    writer: Option<&str>,
-    reader: &str,
+/// What `resolve` was asked.
+struct Resolve<'a> {
+    schemas: Option<&'a std::path::Path>,
+    registry: Option<&'a str>,
+    writer: Option<&'a str>,
+    reader: &'a str,
     write_back: bool,
-    file: &std::path::Path,
-) -> ExitCode {
+    format: Format,
+}
+
+fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
+    use base64::Engine as _;
+    let format = args.format;
+    let direction = if args.write_back {
+        "write_back"
+    } else {
+        "read"
+    };
+    // The result, as text (the payload on standard output, anything else
+    // on standard error) or as one JSON document.
+    let finish = |code: u8,
+                  outcome: &str,
+                  bytes: Option<&[u8]>,
+                  message: Option<String>,
+                  violations: Option<&[dataschema::Violation]>| {
+        if format.json() {
+            report::emit(
+                "resolve",
+                json!({
+                    "outcome": outcome,
+                    "direction": direction,
+                    "writer": args.writer,
+                    "reader": args.reader,
+                    "payload_base64": bytes.map(|b| base64::engine::general_purpose::STANDARD.encode(b)),
+                    "message": message,
+                    "violations": violations.map(report::violations),
+                }),
+            );
+            return ExitCode::from(code);
+        }
+        if let Some(message) = message {
+            eprintln!("{}", shown::printable(&message));
+        }
+        match bytes {
+            Some(bytes) => {
+                let mut out = std::io::stdout().lock();
+                match out.write_all(bytes).and_then(|()| out.flush()) {
+                    Ok(()) => ExitCode::from(code),
+                    Err(err) => {
+                        eprintln!("cannot write to standard output: {err}");
+                        ExitCode::FAILURE
+                    }
+                }
+            }
+            None => ExitCode::from(code),
+        }
+    };
     let parse = |text: &str| -> Result<dataschema::Urn, ExitCode> {
         text.parse().map_err(|err| {
             eprintln!("resolve: {}: {err}", shown::printable(text));
             ExitCode::from(EXIT_USAGE)
         })
     };
-    let reader = match parse(reader) {
+    let reader = match parse(args.reader) {
         Ok(urn) => urn,
         Err(code) => return code,
     };
-    let (primary, fallback) = match sources(schemas, registry) {
+    let (primary, fallback) = match sources(args.schemas, args.registry, format, "resolve") {
         Ok(sources) => sources,
         Err(code) => return code,
     };
-    let payload = match read_payload(file) {
+    let payload = match read_payload(file, format, "resolve") {
         Ok(payload) => payload,
         Err(code) => return code,
     };
-    let write = |bytes: &[u8]| {
-        let mut out = std::io::stdout().lock();
-        match out.write_all(bytes).and_then(|()| out.flush()) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                eprintln!("cannot write to standard output: {err}");
-                ExitCode::FAILURE
-            }
-        }
-    };
-    if write_back {
-        let Some(writer) = writer else {
+    if args.write_back {
+        let Some(writer) = args.writer else {
             return ExitCode::from(EXIT_USAGE);
         };
         let writer = match parse(writer) {
@@ -1097,47 +1381,56 @@ fn resolve(
             dataschema::Resolution::between(&w, &r, std::sync::Arc::new(primary.clone()))
         });
         return match resolution.map(|res| res.write_back(&payload)) {
-            Ok(Ok(bytes)) => write(&bytes),
-            Ok(Err(invalid)) => {
-                eprintln!("{}", shown::printable(&invalid.to_string()));
-                ExitCode::FAILURE
-            }
-            Err(err) => {
-                eprintln!(
-                    "not resolved: {}",
-                    shown::printable(&err.chain().to_string())
-                );
-                ExitCode::from(EXIT_UNVALIDATED)
-            }
+            Ok(Ok(bytes)) => finish(0, "resolved", Some(&bytes), None, None),
+            Ok(Err(invalid)) => finish(
+                1,
+                "invalid",
+                None,
+                Some(invalid.to_string()),
+                Some(invalid.violations()),
+            ),
+            Err(err) => finish(
+                EXIT_UNVALIDATED,
+                "not_resolved",
+                None,
+                Some(format!("not resolved: {}", err.chain())),
+                None,
+            ),
         };
     }
     let guard = match fallback {
         Some(fallback) => Guard::builder(primary).fallback(fallback).build(),
         None => Guard::new(primary),
     };
-    let read = match writer {
+    let read = match args.writer {
         Some(writer) => guard.read_as(writer, &payload, &reader),
         None => guard.read_framed_as(&payload, &reader),
     };
     match read {
         Ok(read) => match read.outcome() {
-            Outcome::Validated => write(read.bytes()),
-            Outcome::Unvalidated(unvalidated) => {
-                eprintln!(
-                    "not resolved: {}",
-                    shown::printable(&unvalidated.to_string())
-                );
-                ExitCode::from(EXIT_UNVALIDATED)
-            }
-            other => {
-                eprintln!("not resolved: {}", shown::printable(&format!("{other:?}")));
-                ExitCode::from(EXIT_UNVALIDATED)
-            }
+            Outcome::Validated => finish(0, "resolved", Some(read.bytes()), None, None),
+            Outcome::Unvalidated(unvalidated) => finish(
+                EXIT_UNVALIDATED,
+                "not_resolved",
+                None,
+                Some(format!("not resolved: {unvalidated}")),
+                None,
+            ),
+            other => finish(
+                EXIT_UNVALIDATED,
+                "not_resolved",
+                None,
+                Some(format!("not resolved: {other:?}")),
+                None,
+            ),
         },
-        Err(invalid) => {
-            eprintln!("{}", shown::printable(&invalid.to_string()));
-            ExitCode::FAILURE
-        }
+        Err(invalid) => finish(
+            1,
+            "invalid",
+            None,
+            Some(invalid.to_string()),
+            Some(invalid.violations()),
+        ),
     }
 }
 
@@ -1151,12 +1444,12 @@ fn frame(
     urn: &dataschema::Urn,
     file: &std::path::Path,
 ) -> ExitCode {
-    let framer = match sources(schemas, registry) {
+    let framer = match sources(schemas, registry, Format::Text, "frame") {
         Ok((primary, Some(fallback))) => Framer::builder(primary).fallback(fallback).build(),
         Ok((primary, None)) => Framer::new(primary),
         Err(code) => return code,
     };
-    let payload = match read_payload(file) {
+    let payload = match read_payload(file, Format::Text, "frame") {
         Ok(payload) => payload,
         Err(code) => return code,
     };
@@ -1220,8 +1513,3 @@ fn pinned_fallback(
 /// payload cannot be read. Not 2: a script that lets "unvalidated" through
 /// (failing open, as the guard does) must not let a broken invocation through.
 const EXIT_NO_INPUT: u8 = 66;
-
-fn cannot_run(err: &(dyn std::error::Error + 'static)) -> ExitCode {
-    eprintln!("{}", dataschema::Chain::of(err));
-    ExitCode::from(EXIT_NO_INPUT)
-}

@@ -200,6 +200,24 @@ async fn not_publishing(method: Method) -> Response {
     }
 }
 
+/// What an Avro schema sent without a language is (`a record`, `a
+/// union`), if the body is one: a JSON object whose `type` is `record`,
+/// `enum` or `fixed` (no JSON Schema type), or a JSON array (a union; a
+/// JSON Schema is an object or a boolean).
+fn avro_shape(body: &[u8]) -> Option<&'static str> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    match &value {
+        serde_json::Value::Array(_) => Some("a union"),
+        serde_json::Value::Object(object) => match object.get("type")?.as_str()? {
+            "record" => Some("a record"),
+            "enum" if object.contains_key("symbols") => Some("an enum"),
+            "fixed" if object.contains_key("size") => Some("a fixed"),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// A value from the query (first) or a header.
 fn setting(query: &Query, headers: &HeaderMap, key: &str, name: &HeaderName) -> Option<String> {
     if let Some(value) = query.get(key) {
@@ -235,7 +253,21 @@ async fn publish(
     let query = Query::parse(raw.as_deref());
     let language = match setting(&query, &headers, "language", &wire::LANGUAGE) {
         Some(language) => language.parse::<Language>()?,
-        None => Language::JsonSchema,
+        None => {
+            if let Some(what) = avro_shape(&body) {
+                return Err(NativeError::new(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "unusable",
+                    format!(
+                        "{urn}: no language given, so this is read as a JSON Schema, but the \
+                         body is an Avro schema ({what}): send the header \
+                         `Dataschema-Language: avro` (or `?language=avro`); \
+                         `dataschema publish` sends it for an .avsc file"
+                    ),
+                ));
+            }
+            Language::JsonSchema
+        }
     };
     let root = setting(&query, &headers, "root", &wire::ROOT).filter(|root| !root.is_empty());
     if language != Language::Protobuf && root.is_some() {

@@ -11,6 +11,17 @@ use crate::json::compat::kind::JsonChangeKind;
 use crate::protobuf::compat::kind::ProtoChangeKind;
 use crate::schema::Language;
 
+/// [`AnyChangeKind::hint`] of the kinds that add a property to an open
+/// content model.
+const OPEN_CONTENT_MODEL_HINT: &str = "the object's content model is open (no \
+    \"additionalProperties\": false), so data written with the old version may already hold \
+    this property, with any value. To add a property safely, give it the empty schema {} \
+    (any value) or close the model from the name's first version on \
+    (\"additionalProperties\": false; closing it later is breaking too), or read JSON Schema \
+    changes leniently, assuming producers write only the properties their schema names: \
+    compatibility_policy = \"lenient\" in schemas/dataschema.toml, \
+    \"compatibilityPolicy\": \"LENIENT\" in a subject's config (PUT /config/{subject})";
+
 /// The kind of a change in a language-agnostic report ([`compat::diff`],
 /// [`CompatReport`]): a language's kind, or a change of language between
 /// versions.
@@ -62,6 +73,30 @@ impl AnyChangeKind {
             #[cfg(feature = "avro")]
             AnyChangeKind::Avro(kind) => kind.is_backward_compatible(),
             AnyChangeKind::LanguageChanged { .. } => false,
+        }
+    }
+
+    /// How to avoid or settle a breaking change of this kind, where the
+    /// way is not plain from its name: a sentence the reports print below
+    /// the changes (`CompatReport` and `SchemaDiff`'s `Display`, once per
+    /// kind), and `dataschema`'s JSON output carries.
+    ///
+    /// ```
+    /// use dataschema::compat::{json::JsonChangeKind, AnyChangeKind};
+    ///
+    /// let kind = AnyChangeKind::Json(JsonChangeKind::OptionalPropertyAddedToOpenContentModel);
+    /// assert!(kind.hint().unwrap().contains("additionalProperties"));
+    /// ```
+    pub const fn hint(self) -> Option<&'static str> {
+        use JsonChangeKind as J;
+        match self {
+            AnyChangeKind::Json(
+                J::OptionalPropertyAddedToOpenContentModel
+                | J::RequiredPropertyWithDefaultAddedToOpenContentModel
+                | J::PropertyAddedToOpenContentModel
+                | J::RequiredPropertyAddedToOpenContentModel,
+            ) => Some(OPEN_CONTENT_MODEL_HINT),
+            _ => None,
         }
     }
 

@@ -301,7 +301,7 @@ impl fmt::Display for CompatReport {
                 write!(f, "\n    {change}")?;
             }
         }
-        Ok(())
+        super::diff::write_hints(f, self.breaking().map(VersionChange::kind))
     }
 }
 

@@ -139,7 +139,7 @@ impl<K: ChangeKind> SchemaDiff<K> {
     }
 }
 
-impl<K: ChangeKind> fmt::Display for SchemaDiff<K> {
+impl<K: ChangeKind + Into<AnyChangeKind>> fmt::Display for SchemaDiff<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.changes.is_empty() {
             return f.write_str("No changes");
@@ -158,6 +158,27 @@ impl<K: ChangeKind> fmt::Display for SchemaDiff<K> {
         for change in &self.changes {
             write!(f, "\n  {change}")?;
         }
-        Ok(())
+        write_hints(
+            f,
+            self.breaking_changes().map(|change| change.kind().into()),
+        )
     }
+}
+
+/// One `hint:` line for each kind among `breaking` that has a hint
+/// ([`AnyChangeKind::hint`]), in order of first appearance.
+pub(crate) fn write_hints(
+    f: &mut fmt::Formatter<'_>,
+    breaking: impl Iterator<Item = AnyChangeKind>,
+) -> fmt::Result {
+    let mut shown: Vec<&'static str> = Vec::new();
+    for kind in breaking {
+        if let Some(hint) = kind.hint() {
+            if !shown.contains(&hint) {
+                shown.push(hint);
+                write!(f, "\n  hint: {hint}")?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -34,10 +34,22 @@ fn diff_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
     }
 }
 
+/// [`diff_models`], with every Avro change, safe ones too
+/// ([`avro::changes`](crate::avro::compat::changes)): what a person reads.
+fn changes_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
+    match (old, new) {
+        #[cfg(feature = "avro")]
+        (Model::Avro(old), Model::Avro(new)) => crate::avro::compat::changes(old, new).into_any(),
+        (old, new) => diff_models(old, new),
+    }
+}
+
 /// Every change between two schemas, whatever their language, in
 /// Confluent's order: [`json::diff`](crate::compat::json::diff) or
-/// [`protobuf::diff`](crate::compat::protobuf::diff) (feature `protobuf`) with the
-/// kinds made [`AnyChangeKind`]. Two schemas of different languages differ
+/// [`protobuf::diff`](crate::compat::protobuf::diff) (feature `protobuf`) or
+/// [`avro::changes`](crate::compat::avro::changes) (feature `avro`: Java's
+/// incompatibilities and the safe changes beside them) with the kinds made
+/// [`AnyChangeKind`]. Two schemas of different languages differ
 /// by one breaking [`AnyChangeKind::LanguageChanged`] at `#/`.
 ///
 /// Errors: [`CompatError::Unusable`] when a schema cannot be read (not JSON,
@@ -61,7 +73,7 @@ fn diff_models(old: &Model, new: &Model) -> SchemaDiff<AnyChangeKind> {
 pub fn diff(old: &Schema, new: &Schema) -> Result<SchemaDiff<AnyChangeKind>, CompatError> {
     let old = Model::read(old, "the old schema")?;
     let new = Model::read(new, "the new schema")?;
-    Ok(diff_models(&old, &new))
+    Ok(changes_models(&old, &new))
 }
 
 /// Checks `candidate` against `priors` (prior versions of its name, in any

@@ -49,11 +49,15 @@ const MAX_ANSWER_BYTES: u64 = 64 * 1024 * 1024;
 pub struct Args {
     pub from: String,
     pub from_token_file: Option<PathBuf>,
+    /// A file holding `USER:PASSWORD` for the source's HTTP Basic auth.
+    pub from_user_info_file: Option<PathBuf>,
     pub to: String,
     pub token_file: PathBuf,
     pub subject_prefix: Option<String>,
     /// Copy the source's compatibility levels over the target's.
     pub copy_settings: bool,
+    /// Text, or one JSON document (`docs/guide/cli-json.md`).
+    pub format: super::report::Format,
 }
 
 /// Why the import stopped.
@@ -159,12 +163,28 @@ pub fn run(args: &Args) -> u8 {
     let setup = || -> Result<(Api, Api), String> {
         let from = url("--from", &args.from)?;
         let to = url("--to", &args.to)?;
-        let from_token = match &args.from_token_file {
-            Some(path) => Some(
+        let from_token = match (&args.from_token_file, &args.from_user_info_file) {
+            (Some(path), _) => Some(Credentials::Bearer(
                 super::publish::read_token(path)
                     .map_err(|m| m.replace("--token-file", "--from-token-file"))?,
-            ),
-            None => None,
+            )),
+            // Confluent's `basic.auth.user.info` form, as Confluent Cloud's
+            // API key and secret are given.
+            (None, Some(path)) => {
+                let text = super::publish::read_token(path)
+                    .map_err(|m| m.replace("--token-file", "--from-user-info-file"))?;
+                let (user, password) = text.split_once(':').ok_or_else(|| {
+                    format!(
+                        "--from-user-info-file {}: expected USER:PASSWORD",
+                        path.display()
+                    )
+                })?;
+                Some(Credentials::Basic {
+                    user: user.to_owned(),
+                    password: password.to_owned(),
+                })
+            }
+            (None, None) => None,
         };
         let token = super::publish::read_token(&args.token_file)?;
         let connect = Duration::from_secs(5);
@@ -172,12 +192,7 @@ pub fn run(args: &Args) -> u8 {
         Ok((
             Api {
                 name: "source",
-                client: Client::new(
-                    from,
-                    connect,
-                    total,
-                    from_token.map(Credentials::Bearer).as_ref(),
-                ),
+                client: Client::new(from, connect, total, from_token.as_ref()),
             },
             Api {
                 name: "target",
@@ -188,7 +203,7 @@ pub fn run(args: &Args) -> u8 {
     let (source, target) = match setup() {
         Ok(apis) => apis,
         Err(message) => {
-            eprintln!("{message}");
+            super::report::error(args.format, "import", &message);
             return EXIT_BAD_INPUT;
         }
     };
@@ -198,23 +213,38 @@ pub fn run(args: &Args) -> u8 {
         args.subject_prefix.as_deref().unwrap_or(""),
         args.copy_settings,
     );
+    let (code, stop) = match &stopped {
+        Ok(()) if summary.refused.is_empty() => (0, None),
+        Ok(()) => (EXIT_REFUSED, None),
+        Err(Stop::Refused(message)) => (EXIT_REFUSED, Some(message)),
+        Err(Stop::Unreachable(message)) => (EXIT_UNREACHABLE, Some(message)),
+    };
+    if args.format.json() {
+        let reached = summary.copied + summary.skipped + summary.refused.len();
+        super::report::emit(
+            "import",
+            json!({
+                "subjects": summary.subjects,
+                "versions": summary.versions,
+                "copied": summary.copied,
+                "skipped": summary.skipped,
+                "refused": summary.refused,
+                "not_reached": summary.versions.saturating_sub(reached),
+                "stopped": stop,
+                "unreachable": matches!(stopped, Err(Stop::Unreachable(_))),
+            }),
+        );
+        return code;
+    }
     // The summary, whether the import ran to its end or stopped early.
     println!("{}", summary.line());
     for refusal in &summary.refused {
         eprintln!("refused: {refusal}");
     }
-    match stopped {
-        Ok(()) if summary.refused.is_empty() => 0,
-        Ok(()) => EXIT_REFUSED,
-        Err(Stop::Refused(message)) => {
-            eprintln!("stopped: {message}");
-            EXIT_REFUSED
-        }
-        Err(Stop::Unreachable(message)) => {
-            eprintln!("stopped: {message}");
-            EXIT_UNREACHABLE
-        }
+    if let Some(message) = stop {
+        eprintln!("stopped: {message}");
     }
+    code
 }
 
 fn strings(value: &Value, what: &str) -> Step<Vec<String>> {

@@ -93,7 +93,17 @@ pub fn run(args: &Args) -> u8 {
             return EXIT_REFUSED;
         }
     };
-    let client = Client::new(base, token, args.mode);
+    let client = Client::new(base, token, args.mode).with_folder(&checked.sources);
+    let namespaces: std::collections::BTreeSet<&str> = checked
+        .sources
+        .iter()
+        .map(|source| source.schema.urn().namespace())
+        .collect();
+    for namespace in namespaces {
+        if let Some(note) = client.namespace_note(namespace) {
+            eprintln!("{note}");
+        }
+    }
     let mut published = Vec::new();
     let (mut created, mut held) = (0usize, 0usize);
     let mut failed = None;
@@ -318,6 +328,8 @@ fn urn_refs(bytes: &[u8]) -> Vec<Urn> {
 struct Client {
     http: protocol::Client,
     mode: Option<Compatibility>,
+    /// The latest version of each URN name in the folder.
+    folder_latest: HashMap<(String, String), u32>,
 }
 
 impl Client {
@@ -326,7 +338,58 @@ impl Client {
         Client {
             http: protocol::Client::new(base, CONNECT_TIMEOUT, TIMEOUT, credentials.as_ref()),
             mode,
+            folder_latest: HashMap::new(),
         }
+    }
+
+    /// The folder's versions, for [`next_version`](Client::next_version).
+    fn with_folder(mut self, sources: &[Source]) -> Client {
+        for source in sources {
+            let urn = source.schema.urn();
+            let key = (urn.namespace().to_owned(), urn.name().to_owned());
+            let latest = self.folder_latest.entry(key).or_default();
+            *latest = (*latest).max(urn.version());
+        }
+        self
+    }
+
+    /// The version a change of `urn` can be published as: after every
+    /// version of its name the registry or the folder holds.
+    fn next_version(&self, urn: &Urn) -> u32 {
+        let key = (urn.namespace().to_owned(), urn.name().to_owned());
+        let in_folder = self.folder_latest.get(&key).copied().unwrap_or(0);
+        let held = self
+            .versions(urn.namespace(), urn.name())
+            .ok()
+            .and_then(|versions| versions.last().copied())
+            .unwrap_or(0);
+        in_folder.max(held).max(urn.version()).saturating_add(1)
+    }
+
+    /// A note when the registry serves Confluent subjects from another
+    /// namespace than `namespace` (its `--namespace`, which
+    /// `GET /v1/metadata/id` names): the schemas are held and served by
+    /// URN, but no Confluent client sees them as subjects.
+    fn namespace_note(&self, namespace: &str) -> Option<String> {
+        let answer = self
+            .http
+            .get("/v1/metadata/id", content_type::JSON, MAX_ANSWER_BYTES)
+            .ok()?;
+        if answer.status() != 200 {
+            return None;
+        }
+        let value: serde_json::Value = serde_json::from_slice(answer.body()).ok()?;
+        let served = value["scope"]["clusters"]["schema-registry-cluster"].as_str()?;
+        (served != namespace).then(|| {
+            format!(
+                "note: the registry at {} serves Confluent subjects from namespace {} (its \
+                 --namespace), this folder's namespace is {namespace}: its schemas are held \
+                 and served by URN, but Confluent clients (subjects, /schemas/ids/N/subjects) \
+                 do not see them; serve with --namespace {namespace} for them to",
+                self.base(),
+                shown::remote(served)
+            )
+        })
     }
 
     fn base(&self) -> &str {
@@ -576,7 +639,7 @@ impl Client {
                              under it (digest {digest}): a published URN never changes; \
                              publish the change as version {} instead",
                             self.base(),
-                            urn.version().saturating_add(1)
+                            self.next_version(urn)
                         ))),
                         Err(answer) => Err(self.refusal(urn, &what, &answer)),
                     };
@@ -588,7 +651,7 @@ impl Client {
                          changes; publish the change as version {} instead",
                         self.base(),
                         schema.digest(),
-                        urn.version().saturating_add(1)
+                        self.next_version(urn)
                     )));
                 }
                 if answered != locked {

@@ -65,17 +65,22 @@ pub(crate) async fn by_id_schema(
 }
 
 /// The URNs of `id` in the server's namespace that name a subject's
-/// version (soft-deleted ones with `deleted`; 40403 for none).
+/// version (soft-deleted ones with `deleted`; 40403 for none). An id held
+/// only under URNs no subject of the namespace names (published natively
+/// in another namespace: `GET /schemas/ids/{id}` serves it) has no
+/// subject version: an empty list, not "not found".
 async fn urns_of(state: &AppState, id: &str, deleted: bool) -> Result<Vec<Urn>, ApiError> {
     let id = parse_id(id)?;
-    let urns: Vec<Urn> = state
-        .urns_of_id(id)
-        .await
-        .map_err(from_error)?
+    let held = state.urns_of_id(id).await.map_err(from_error)?;
+    let any_held = !held.is_empty();
+    let urns: Vec<Urn> = held
         .into_iter()
         .filter(|urn| urn.namespace() == state.namespace())
         .filter(|urn| crate::subject::subject_of(urn.name()).is_some())
         .collect();
+    if any_held && urns.is_empty() {
+        return Ok(urns);
+    }
     let urns = if deleted {
         urns
     } else {

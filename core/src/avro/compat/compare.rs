@@ -34,6 +34,28 @@ pub(super) fn compare(writer: &AvroSchema, reader: &AvroSchema) -> Vec<Change<K>
     cmp.compatibility(reader.root, writer.root)
 }
 
+/// Whether a reader's type reads what a writer's type wrote, by Java's
+/// rules, asked of many pairs of two schemas: the answers are kept, so
+/// each pair is compared once.
+pub(super) struct Reads<'a>(Comparer<'a>);
+
+impl<'a> Reads<'a> {
+    pub(super) fn new(writer: &'a AvroSchema, reader: &'a AvroSchema) -> Self {
+        Reads(Comparer {
+            writer,
+            reader,
+            memo: HashMap::new(),
+            location: Vec::new(),
+        })
+    }
+
+    /// Whether the reader's type `reader` reads what the writer's type
+    /// `writer` wrote.
+    pub(super) fn reads(&mut self, reader: NodeId, writer: NodeId) -> bool {
+        self.0.compatibility(reader, writer).is_empty()
+    }
+}
+
 /// Java's `Schema.Type` name, upper case (`LONG`), as its union message
 /// writes it.
 fn upper(node: &Node) -> String {

@@ -33,6 +33,7 @@
 //! assert_eq!(change.path(), "/fields/1");
 //! ```
 
+mod changes;
 mod compare;
 pub(crate) mod kind;
 
@@ -56,6 +57,31 @@ pub fn parse(what: &str, bytes: &[u8]) -> Result<AvroSchema, CompatError> {
 /// order; empty when it can.
 pub fn diff(writer: &AvroSchema, reader: &AvroSchema) -> SchemaDiff<AvroChangeKind> {
     SchemaDiff::new(compare::compare(writer, reader))
+}
+
+/// Every change between `writer` (the old schema) and `reader` (the new
+/// one): Java's incompatibilities, as [`diff`] finds them, and the changes
+/// the reader still reads (a field added with a default, a promotion, an
+/// enum symbol added, ...: [`AvroChangeKind`]'s safe kinds), in the order
+/// of their locations in the reader schema. What
+/// [`compat::diff`](crate::compat::diff()) lists for Avro; a compatibility
+/// check needs [`diff`] only.
+///
+/// ```
+/// use dataschema::compat::avro::{self, AvroChangeKind};
+///
+/// let v1 = avro::parse("v1", br#"{"type":"record","name":"R","fields":[{"name":"a","type":"int"}]}"#).unwrap();
+/// let v2 = avro::parse("v2", br#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"},
+///                {"name":"b","type":"string","default":""}]}"#).unwrap();
+/// let diff = avro::changes(&v1, &v2);
+/// let kinds: Vec<_> = diff.changes().iter().map(|c| c.kind()).collect();
+/// assert_eq!(kinds, [AvroChangeKind::TypePromoted, AvroChangeKind::FieldAdded]);
+/// assert!(diff.is_backward_compatible());
+/// assert!(avro::diff(&v1, &v2).is_empty());
+/// ```
+pub fn changes(writer: &AvroSchema, reader: &AvroSchema) -> SchemaDiff<AvroChangeKind> {
+    let breaking = compare::compare(writer, reader);
+    SchemaDiff::new(changes::changes(writer, reader, breaking))
 }
 
 /// Checks `candidate` against `priors` (oldest first, with their version
