@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{reference_is_valid, Plan, ScanOptions};
 use prost_reflect::DynamicMessage;
 
 const MESSAGES: usize = 1_000;

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::level::{Compatibility, UnknownMode};
+use crate::level::{Compatibility, UnknownCompatibility};
 use crate::schema::{Language, Schema};
 use crate::text::clip;
 use crate::urn::{parse, Urn, UrnError};
@@ -141,7 +141,7 @@ pub enum Error {
     },
     /// A compatibility mode string names none of the seven modes.
     #[error(transparent)]
-    UnknownCompatibility(#[from] UnknownMode),
+    UnknownCompatibility(#[from] UnknownCompatibility),
     /// The schema cannot be used: it does not compile, is not a descriptor
     /// set, its root message is missing, or a `$ref` it needs is not held.
     #[error("schema {urn} is unusable")]

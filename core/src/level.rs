@@ -103,11 +103,13 @@ impl fmt::Display for Compatibility {
     }
 }
 
-/// A compatibility mode string that names none of the seven modes.
+/// A compatibility level string that names none of the seven levels.
+/// (Formerly `UnknownMode`, a name `dataschema::store::UnknownMode`, the
+/// registry mode's, also bore.)
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownMode(pub String);
+pub struct UnknownCompatibility(pub String);
 
-impl fmt::Display for UnknownMode {
+impl fmt::Display for UnknownCompatibility {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -118,16 +120,16 @@ impl fmt::Display for UnknownMode {
     }
 }
 
-impl std::error::Error for UnknownMode {}
+impl std::error::Error for UnknownCompatibility {}
 
 impl FromStr for Compatibility {
-    type Err = UnknownMode;
+    type Err = UnknownCompatibility;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Compatibility::ALL
             .into_iter()
             .find(|mode| mode.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| UnknownMode(s.chars().take(64).collect()))
+            .ok_or_else(|| UnknownCompatibility(s.chars().take(64).collect()))
     }
 }
 

@@ -142,7 +142,16 @@ pub mod validate {
     /// its items may change or go in any release. Validate through
     /// `dataschema::Guard`.
     #[cfg(all(feature = "protobuf", feature = "unstable"))]
-    pub use crate::protobuf::scan;
+    pub use crate::protobuf::scan as protobuf_scan;
+
+    /// The former name of [`protobuf_scan`]: the scanner of one language
+    /// among three, named now as `avro_scan` and `json_plan` are.
+    #[cfg(all(feature = "protobuf", feature = "unstable"))]
+    #[deprecated(note = "renamed validate::protobuf_scan")]
+    #[doc(hidden)]
+    pub mod scan {
+        pub use crate::protobuf::scan::*;
+    }
 
     /// The JSON scanner's compiled plan: a JSON Schema checked on the payload
     /// bytes without building a `serde_json::Value` (feature `json`). The guard
@@ -223,12 +232,22 @@ pub mod compat {
     pub use crate::change::policy::{Policy, UnknownPolicy};
     pub use crate::dispatch::compare::{check, check_readings, diff};
     pub use crate::dispatch::reading::Reading;
-    pub use crate::level::{Compatibility, UnknownMode};
+    pub use crate::level::{Compatibility, UnknownCompatibility};
+
+    /// The former name of [`UnknownCompatibility`]: "mode" is the
+    /// registry's mode (`READWRITE`, `IMPORT`, ...), a compatibility
+    /// setting is a level.
+    #[deprecated(note = "renamed UnknownCompatibility")]
+    pub type UnknownMode = UnknownCompatibility;
 
     /// The seven compatibility levels of Confluent Schema Registry
     /// ([`Compatibility`]), as this path named them before.
     pub mod mode {
-        pub use crate::level::{Compatibility, UnknownMode};
+        pub use crate::level::{Compatibility, UnknownCompatibility};
+
+        /// The former name of [`UnknownCompatibility`].
+        #[deprecated(note = "renamed UnknownCompatibility")]
+        pub type UnknownMode = UnknownCompatibility;
     }
 }
 

@@ -15,7 +15,7 @@
 //! `cargo +nightly fuzz run descriptors seeds/descriptors` (from `fuzz/`)
 
 use dataschema::compat::protobuf as compat;
-use dataschema::validate::scan::{
+use dataschema::validate::protobuf_scan::{
     check_descriptor_set, check_descriptors, reference_is_valid, Plan, ScanOptions,
 };
 use dataschema::{Compatibility, Guard, Registry, Schema, Urn};

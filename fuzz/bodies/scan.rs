@@ -11,7 +11,7 @@
 
 use std::sync::OnceLock;
 
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{reference_is_valid, Plan, ScanOptions};
 use prost_reflect::{DescriptorPool, MessageDescriptor};
 
 const MESSAGES: &[&str] = &[

@@ -320,6 +320,9 @@ mod protobuf {
                     && *path == format!("items[{i}].sku")));
         }
         // The scanner's own report has the same cap.
-        assert_eq!(dataschema::validate::scan::MAX_VIOLATIONS, MAX_VIOLATIONS);
+        assert_eq!(
+            dataschema::validate::protobuf_scan::MAX_VIOLATIONS,
+            MAX_VIOLATIONS
+        );
     }
 }

@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use dataschema::compat::protobuf as compat;
 use dataschema::compat::CompatError;
-use dataschema::validate::scan::{check_descriptor_set, reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{
+    check_descriptor_set, reference_is_valid, Plan, ScanOptions,
+};
 use dataschema::{Compatibility, Error, Guard, MemoryStore, Outcome, Reason, Registry};
 use dataschema::{Schema, Urn};
 use proptest::prelude::*;

@@ -6,7 +6,7 @@ use crate::support;
 use crate::counting_alloc;
 
 use counting_alloc::allocations_during;
-use dataschema::validate::scan::{Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{Plan, ScanOptions};
 use prost::Message as _;
 
 #[test]
@@ -44,7 +44,7 @@ fn is_valid_allocates_nothing_on_valid_messages() {
         let mut checked = 0;
         for _ in 0..2_000 {
             let payload = support::random_message(&desc, &mut rng, 0).encode_to_vec();
-            let complete = dataschema::validate::scan::reference_is_valid(
+            let complete = dataschema::validate::protobuf_scan::reference_is_valid(
                 &desc,
                 &payload,
                 ScanOptions::default(),

@@ -9,7 +9,7 @@ use crate::support;
 
 use std::sync::OnceLock;
 
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{reference_is_valid, Plan, ScanOptions};
 use proptest::prelude::*;
 use prost::Message as _;
 use prost_reflect::MessageDescriptor;

@@ -3,7 +3,7 @@
 
 use crate::support;
 
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions, ViolationKind};
+use dataschema::validate::protobuf_scan::{reference_is_valid, Plan, ScanOptions, ViolationKind};
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, MessageDescriptor};
 

@@ -8,7 +8,7 @@ use crate::support;
 use std::sync::mpsc;
 use std::time::Duration;
 
-use dataschema::validate::scan::{reference_is_valid, Plan, ScanOptions};
+use dataschema::validate::protobuf_scan::{reference_is_valid, Plan, ScanOptions};
 use prost::Message as _;
 use prost_reflect::{DescriptorPool, DynamicMessage, Value};
 
@@ -82,7 +82,10 @@ fn the_report_is_bounded_whatever_the_payload() {
     let payload: Vec<u8> = [0x0a, 0x00].repeat(100_000);
     assert!(!plan.is_valid(&payload));
     let violations = plan.violations(&payload);
-    assert_eq!(violations.len(), dataschema::validate::scan::MAX_VIOLATIONS);
+    assert_eq!(
+        violations.len(),
+        dataschema::validate::protobuf_scan::MAX_VIOLATIONS
+    );
     assert!(
         violations.iter().all(|v| v.path() == "f1"),
         "{:?}",

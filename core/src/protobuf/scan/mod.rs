@@ -51,7 +51,7 @@
 //!
 //! ```
 //! # use prost_reflect::DescriptorPool;
-//! # use dataschema::validate::scan::{Plan, ScanOptions};
+//! # use dataschema::validate::protobuf_scan::{Plan, ScanOptions};
 //! # fn pool() -> DescriptorPool {
 //! #     use prost_reflect::prost_types::{field_descriptor_proto::{Label, Type}, *};
 //! #     let field = FieldDescriptorProto {
