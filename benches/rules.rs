@@ -12,6 +12,16 @@
 //!   over the message (`message.items.all(i, i.quantity > 0)`);
 //!
 //! The figure quoted in `BENCHMARKS.md` is `guard_cel / guard`.
+//!
+//! With `--features cel,jsonata`, the `migration` group reads a v1 payload
+//! of Confluent's own migration test (`tests/data/migrations/`) as v2:
+//!
+//! * `migration/read_as_schemas`: `Guard::read_as`, the versions carrying
+//!   no rules (the structural plan, over the bytes);
+//! * `migration/read_as_jsonata`: the same with v2's `UPGRADE` rule
+//!   (`$merge([$sift(..)], {'height': $.'size'}])`) run in its place;
+//! * `migration/by_hand`: the baseline a user would write, `serde_json`
+//!   `Value` parsed, the field renamed, written again (no validation).
 
 use std::hint::black_box;
 
@@ -58,5 +68,67 @@ fn rules(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, rules);
+#[cfg(feature = "jsonata")]
+fn migration(c: &mut Criterion) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let read = |name: &str| std::fs::read(format!("{root}/tests/data/migrations/{name}")).unwrap();
+    let v1: Urn = "urn:acme:schema:product:1".parse().unwrap();
+    let v2: Urn = "urn:acme:schema:product:2".parse().unwrap();
+    let rules: serde_json::Value = serde_json::from_slice(&read("product.v2.rules.json")).unwrap();
+    let plain = Guard::new(
+        Registry::embed([
+            Schema::json(v1.clone(), read("product.v1.json")),
+            Schema::json(v2.clone(), read("product.v2.json")),
+        ])
+        .unwrap(),
+    );
+    let migrated = Guard::new(
+        Registry::embed([
+            Schema::json(v1.clone(), read("product.v1.json")),
+            Schema::json(v2.clone(), read("product.v2.json"))
+                .with_rule_set(Some(RuleSet::from_json(&rules).unwrap())),
+        ])
+        .unwrap(),
+    );
+    let payload = br#"{"name": "alice", "size": 123, "version": 1}"#;
+    let out = migrated.read_as(v1.as_str(), payload, &v2).unwrap();
+    assert_eq!(out.bytes(), br#"{"height":123,"name":"alice","version":1}"#);
+    assert!(plain.read_as(v1.as_str(), payload, &v2).unwrap().crossed());
+
+    let mut group = c.benchmark_group("migration");
+    group.bench_function("read_as_schemas", |b| {
+        b.iter(|| {
+            black_box(
+                plain
+                    .read_as(black_box(v1.as_str()), black_box(payload), &v2)
+                    .map(|r| r.bytes().len()),
+            )
+        })
+    });
+    group.bench_function("read_as_jsonata", |b| {
+        b.iter(|| {
+            black_box(
+                migrated
+                    .read_as(black_box(v1.as_str()), black_box(payload), &v2)
+                    .map(|r| r.bytes().len()),
+            )
+        })
+    });
+    group.bench_function("by_hand", |b| {
+        b.iter(|| {
+            let mut value: serde_json::Value = serde_json::from_slice(black_box(payload)).unwrap();
+            let object = value.as_object_mut().unwrap();
+            if let Some(size) = object.remove("size") {
+                object.insert("height".to_owned(), size);
+            }
+            black_box(serde_json::to_vec(&value).unwrap())
+        })
+    });
+    group.finish();
+}
+
+#[cfg(not(feature = "jsonata"))]
+fn migration(_: &mut Criterion) {}
+
+criterion_group!(benches, rules, migration);
 criterion_main!(benches);
