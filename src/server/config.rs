@@ -9,7 +9,7 @@ use dataschema_core::{Error, Urn};
 ///
 /// | setting | default |
 /// |---|---|
-/// | [`max_schema_bytes`](Config::max_schema_bytes) | 1 MiB ([`MAX_SCHEMA_BYTES`](crate::MAX_SCHEMA_BYTES)) |
+/// | [`max_schema_bytes`](Config::max_schema_bytes) | 1 MiB ([`MAX_SCHEMA_BYTES`](dataschema_core::MAX_SCHEMA_BYTES)) |
 /// | [`max_body_bytes`](Config::max_body_bytes) | 2 MiB + 64 KiB (a schema sent JSON-escaped in a Confluent request can grow) |
 /// | [`request_timeout`](Config::request_timeout) | 30 s, waiting for a concurrency slot included |
 /// | [`header_read_timeout`](Config::header_read_timeout) | 10 s |
@@ -57,7 +57,7 @@ impl Config {
         Ok(Config {
             namespace: urn.namespace().to_owned(),
             max_body_bytes: 2 * 1024 * 1024 + 64 * 1024,
-            max_schema_bytes: crate::MAX_SCHEMA_BYTES,
+            max_schema_bytes: dataschema_core::MAX_SCHEMA_BYTES,
             request_timeout: Duration::from_secs(30),
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(10),

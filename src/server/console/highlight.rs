@@ -6,7 +6,7 @@
 //! broken document) is still written whole, escaped: highlighting never
 //! drops or reorders a character.
 
-use super::html::escape;
+use super::escape::escape;
 use dataschema_core::Language;
 
 /// `.proto` keywords.

@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use super::escape::escape;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
@@ -26,21 +27,6 @@ const NAV: [(&str, &str); 4] = [
     ("/ui/lookup", "Look up"),
     ("/ui/server", "Server"),
 ];
-
-/// `text` with `&`, `<`, `>`, `"` and `'` written as character
-/// references: safe in element content and in a quoted attribute value.
-pub(crate) fn escape(text: &str, out: &mut String) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-}
 
 /// A console URL: `path` with its query pairs encoded (the caller then
 /// writes it with [`Page::attr`], which escapes the `&`).

@@ -18,6 +18,7 @@
 //! (`html`). Lists are paged ([`PAGE`] rows), so a page of a registry of
 //! 10,000 versions stays small.
 
+mod escape;
 mod highlight;
 mod html;
 mod view;
