@@ -536,11 +536,13 @@ impl Guard {
     }
 
     /// The primary resolver's id of `urn` (a lock's), asking no fallback.
+    #[cfg(feature = "http")]
     pub(crate) fn primary_id_of(&self, urn: &Urn) -> Result<u32, Error> {
         self.inner.resolver.primary.id_of(urn)
     }
 
     /// The schema the resolver chain holds under `urn`.
+    #[cfg(feature = "http")]
     pub(crate) fn schema_of(&self, urn: &Urn) -> Result<Schema, Error> {
         self.inner.resolver.resolve(urn)
     }

@@ -18,8 +18,8 @@
 //! ranges) is refused when the rule is compiled, naming it.
 //!
 //! Bounded, since a registry's rules are input: the text is at most
-//! [`MAX_EXPR_BYTES`](super::MAX_EXPR_BYTES) and nests at most
-//! [`MAX_EXPR_DEPTH`](super::MAX_EXPR_DEPTH); an evaluation takes at most
+//! [`MAX_EXPR_BYTES`] and nests at most
+//! [`MAX_EXPR_DEPTH`]; an evaluation takes at most
 //! [`MAX_STEPS`] steps, calls lambdas at most [`MAX_CALL_DEPTH`] deep, and
 //! builds strings and arrays no larger than [`MAX_BUILT`].
 
