@@ -122,7 +122,7 @@ impl Scratch {
 
 /// One item of an array, as `uniqueItems` compares it: its kind, a
 /// number's value (an exact `f64`, zero's sign dropped, as bits) or an
-/// array's or object's hash ([`hash_value`]), and a string's unescaped body
+/// array's or object's hash ([`hash_value`](super::unique::hash_value)), and a string's unescaped body
 /// (its place in the payload, or in [`Scratch::unescaped`] when `bits` is
 /// 1: it held an escape).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
