@@ -8,10 +8,10 @@
 #![cfg(all(feature = "cli", feature = "avro"))]
 
 use crate::common;
+use crate::run::{dataschema, s, text};
 use crate::server;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use server::get;
 use server::process::{token_file, Serve};
@@ -19,25 +19,6 @@ use server::process::{token_file, Serve};
 const FOLDER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/avro/payments");
 const V1: &str = "urn:acme:schema:payments-value:1";
 const V2: &str = "urn:acme:schema:payments-value:2";
-
-fn dataschema(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// The folder copied into `into/schemas` (the lock is written there).
 fn copy_folder(into: &Path) -> PathBuf {

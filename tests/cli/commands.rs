@@ -2,27 +2,11 @@
 #![cfg(feature = "cli")]
 
 use crate::common;
-
-use std::process::{Command, Output};
+use crate::run::{dataschema, text};
 
 use common::data;
 
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
-
-fn dataschema(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 #[test]
 fn validate_exits_0_for_a_valid_payload() {

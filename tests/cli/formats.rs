@@ -7,9 +7,10 @@
 #![cfg(feature = "cli")]
 
 use crate::common;
+use crate::run::{dataschema, s, text};
 use crate::server;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use common::data;
@@ -17,22 +18,6 @@ use serde_json::Value;
 use server::process::{token_file, Serve};
 
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
-
-fn dataschema(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 /// Standard output as the one JSON document of `command`, checked for
 /// the envelope every document has.
@@ -49,10 +34,6 @@ fn document(output: &Output, command: &str) -> Value {
 
 fn diff_data(name: &str) -> PathBuf {
     data(&format!("diff/{name}"))
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 /// `(kind, path, breaking)` of each change of a JSON diff.

@@ -31,4 +31,6 @@ mod nats_consumer;
 mod publish;
 mod publish_proto;
 mod resolve;
+#[cfg(feature = "cli")]
+mod run;
 mod traps;

@@ -6,6 +6,7 @@
 
 use crate::common;
 use crate::fake_registry;
+use crate::run::{dataschema, s, text};
 use crate::server;
 
 use std::io::Write as _;
@@ -16,13 +17,6 @@ use server::process::{token_file, Serve};
 use server::{call, get, TOKEN};
 
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
-
-fn dataschema(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 /// The binary with `input` on standard input.
 fn dataschema_with_stdin(args: &[&str], input: &[u8]) -> Output {
@@ -35,14 +29,6 @@ fn dataschema_with_stdin(args: &[&str], input: &[u8]) -> Output {
         .expect("the binary runs");
     child.stdin.take().unwrap().write_all(input).unwrap();
     child.wait_with_output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn code(output: &Output) -> Option<i32> {
@@ -87,10 +73,6 @@ fn folder(into: &Path, name: &str, files: &[(&str, &str)]) -> PathBuf {
         std::fs::write(dir.join(file), text).unwrap();
     }
     dir
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 fn lock_of(dir: &Path) -> String {

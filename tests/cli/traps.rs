@@ -4,33 +4,13 @@
 //! content model, an `.avsc` published natively without its language.
 #![cfg(feature = "cli")]
 
+use crate::run::{dataschema, s, text};
 use crate::server;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use server::process::{token_file, Serve};
 use server::{call, get};
-
-fn dataschema(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-fn s(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 fn folder(dir: &Path, manifest: &str, files: &[(&str, &str)]) {
     std::fs::create_dir_all(dir).unwrap();
