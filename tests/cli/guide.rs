@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The marker before a shell block the tests run.
+#[cfg(feature = "cli")]
 const MARKER: &str = "<!-- test: run -->";
 
 /// The shell blocks of `page` marked to run, in order.
+#[cfg(feature = "cli")]
 fn marked_blocks(page: &str) -> Vec<String> {
     let text = std::fs::read_to_string(Path::new(ROOT).join(page)).unwrap();
     let mut blocks = Vec::new();
