@@ -2,22 +2,10 @@
 //! lock; what `validate --framed` then says; the exit codes.
 #![cfg(feature = "cli")]
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use crate::common::data;
-
-fn dataschema(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use crate::run::dataschema_with_stdin;
 
 fn folder() -> String {
     data("bundle_ids").to_str().unwrap().to_owned()
@@ -30,7 +18,7 @@ fn stderr(output: &Output) -> String {
 #[test]
 fn frame_writes_the_frame_with_the_locked_id_and_validate_takes_it() {
     let payload = br#"{"name": "Ada"}"#;
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &[
             "frame",
             "--schemas",
@@ -46,7 +34,7 @@ fn frame_writes_the_frame_with_the_locked_id_and_validate_takes_it() {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), payload).unwrap();
     let path = file.path().to_str().unwrap();
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &[
             "frame",
             "--schemas",
@@ -59,7 +47,7 @@ fn frame_writes_the_frame_with_the_locked_id_and_validate_takes_it() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(out.stdout[..5], [0, 0, 0, 0, 1]);
     assert_eq!(out.stdout[5..], payload[..]);
-    let check = dataschema(
+    let check = dataschema_with_stdin(
         &["validate", "--framed", "--schemas", &folder(), "-"],
         &out.stdout,
     );
@@ -69,7 +57,7 @@ fn frame_writes_the_frame_with_the_locked_id_and_validate_takes_it() {
 #[test]
 fn frame_exit_codes_say_why_nothing_was_written() {
     let run = |args: &[&str], stdin: &[u8]| {
-        let out = dataschema(args, stdin);
+        let out = dataschema_with_stdin(args, stdin);
         (out.status.code(), out.stdout.is_empty(), stderr(&out))
     };
     let f = folder();
@@ -173,7 +161,7 @@ fn a_frame_of_a_rooted_protobuf_schema_names_its_message() {
     let schemas = dir.path().to_str().unwrap();
 
     let pong = b"\x08\x05"; // at = 5
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &[
             "frame",
             "--schemas",
@@ -188,7 +176,8 @@ fn a_frame_of_a_rooted_protobuf_schema_names_its_message() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(out.stdout, b"\0\0\0\0\x07\x02\x02\x08\x05");
     let validate = |frame: &[u8]| {
-        let out = dataschema(&["validate", "--framed", "--schemas", schemas, "-"], frame);
+        let out =
+            dataschema_with_stdin(&["validate", "--framed", "--schemas", schemas, "-"], frame);
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
         (out.status.code(), text)
     };

@@ -6,30 +6,17 @@
 
 use crate::common;
 use crate::fake_registry;
-use crate::run::{dataschema, s, text};
+use crate::run::{dataschema, dataschema_with_stdin, s, text};
 use crate::server;
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use server::process::{token_file, Serve};
 use server::{call, get, TOKEN};
 
 const SCHEMAS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/schemas");
-
-/// The binary with `input` on standard input.
-fn dataschema_with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
 
 fn code(output: &Output) -> Option<i32> {
     output.status.code()

@@ -3,22 +3,8 @@
 //! (`tests/data/resolve/folder`, whose manifest gives an alias by path).
 #![cfg(feature = "cli")]
 
-use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
-
 use crate::common::data;
-
-fn dataschema(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dataschema"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
+use crate::run::dataschema_with_stdin;
 
 fn folder() -> String {
     data("resolve/folder").to_str().unwrap().to_owned()
@@ -30,25 +16,25 @@ const V2: &str = "urn:acme:schema:order:2";
 #[test]
 fn resolve_reads_writes_back_and_says_why_not() {
     let f = folder();
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &["resolve", "--schemas", &f, V1, V2, "-"],
         br#"{"id": 7, "fullName": "Ada"}"#,
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(out.stdout, br#"{"id":7,"name":"Ada","currency":"EUR"}"#);
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &["resolve", "--write-back", "--schemas", &f, V1, V2, "-"],
         br#"{"id": 8, "name": "Bo", "currency": "USD"}"#,
     );
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(out.stdout, br#"{"id":8,"fullName":"Bo"}"#);
     // Invalid for the writer: 1. A reader not held: 2, with the reason.
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &["resolve", "--schemas", &f, V1, V2, "-"],
         br#"{"id": "x"}"#,
     );
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    let out = dataschema(
+    let out = dataschema_with_stdin(
         &[
             "resolve",
             "--schemas",
@@ -65,7 +51,7 @@ fn resolve_reads_writes_back_and_says_why_not() {
         "{out:?}"
     );
     // A usage error: 64.
-    let out = dataschema(&["resolve", "--schemas", &f, V1, "-"], b"{}");
+    let out = dataschema_with_stdin(&["resolve", "--schemas", &f, V1, "-"], b"{}");
     assert_eq!(out.status.code(), Some(64), "{out:?}");
 }
 
@@ -76,7 +62,7 @@ fn check_refuses_a_version_the_latest_cannot_read() {
         std::fs::copy(data("resolve/folder").join(file), dir.path().join(file)).unwrap();
     }
     let path = dir.path().to_str().unwrap();
-    let out = dataschema(&["check", path], b"");
+    let out = dataschema_with_stdin(&["check", path], b"");
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     // v3 types id as a string: v1 and v2 cannot be read as it.
     std::fs::write(
@@ -84,7 +70,7 @@ fn check_refuses_a_version_the_latest_cannot_read() {
         r#"{"type":"object","properties":{"id":{"type":"string"}}}"#,
     )
     .unwrap();
-    let out = dataschema(&["check", path], b"");
+    let out = dataschema_with_stdin(&["check", path], b"");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let text =
         String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
@@ -100,6 +86,6 @@ fn check_refuses_a_version_the_latest_cannot_read() {
         "namespace = \"acme\"\ncompatibility = \"none\"\n[aliases.\"order.v2\"]\n\"/nope\" = [\"fullName\"]\n",
     )
     .unwrap();
-    let out = dataschema(&["check", path], b"");
+    let out = dataschema_with_stdin(&["check", path], b"");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
