@@ -40,7 +40,7 @@ pub use dataschema_core::{
 pub use crate::bundle::Bundle;
 pub use crate::framer::{FrameError, FrameReason, Framer, FramerBuilder, FramerStats};
 pub use crate::guard::{
-    Guard, GuardBuilder, Invalid, Outcome, ReadAs, Reason, Unvalidated, FRAME_URN,
+    Guard, GuardBuilder, Invalid, Outcome, ReadAs, Reason, RuleRefusal, Unvalidated, FRAME_URN,
 };
 pub use crate::registry::Resolution;
 pub use crate::registry::{Registry, Settings};

@@ -19,7 +19,7 @@ use self::cache::{Cache, Compile, Entry};
 use self::chain::ResolverChain;
 pub use self::framed::FRAME_URN;
 use self::metrics::SchemaCounters;
-pub use self::outcome::{Invalid, Outcome, Reason, Unvalidated};
+pub use self::outcome::{Invalid, Outcome, Reason, RuleRefusal, Unvalidated};
 pub use self::read_as::ReadAs;
 use dataschema_core::rules::{ReadRules, RuleAction, RuleOutcome};
 use dataschema_core::validate::{self as core, CompileError, Compiled, Options, Report};
@@ -679,30 +679,26 @@ impl Guard {
             }
             RuleOutcome::Refused(failure) => {
                 counters.invalid.increment(1);
-                let dead_letter = failure.action == Some(RuleAction::Dlq);
-                let action = failure
-                    .action
-                    .as_ref()
-                    .map_or("ERROR", RuleAction::as_str)
-                    .to_owned();
+                let action = failure.action.clone().unwrap_or(RuleAction::Error);
                 let message = format!(
-                    "{} (rule {}, {} {}, action {action})",
+                    "{} (rule {}, {} {}, action {})",
                     failure.message,
                     failure.rule,
                     failure.kind.as_str(),
-                    failure.rule_type
+                    failure.rule_type,
+                    action.as_str()
                 );
                 let violation = dataschema_core::Violation::new(
                     failure.path,
                     dataschema_core::ViolationKind::Rule,
                     message,
                 );
-                let invalid = Invalid::reported(Arc::clone(urn), Report::found(vec![violation]));
-                Err(if dead_letter {
-                    invalid.routed_to_dead_letter()
-                } else {
-                    invalid
-                })
+                let rule =
+                    RuleRefusal::new(&failure.rule, failure.kind, &failure.rule_type, action);
+                Err(
+                    Invalid::reported(Arc::clone(urn), Report::found(vec![violation]))
+                        .refused_by(rule),
+                )
             }
             RuleOutcome::Unusable(failure) => {
                 let error = Error::SchemaUnusable {

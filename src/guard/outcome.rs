@@ -3,6 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use dataschema_core::rules::{RuleAction, RuleKind};
 use dataschema_core::validate::Report;
 use dataschema_core::{Error, Urn, Violation};
 
@@ -150,6 +151,50 @@ pub struct Invalid {
     urn: Arc<Urn>,
     report: Report,
     dead_letter: bool,
+    rule: Option<Arc<RuleRefusal>>,
+}
+
+/// The data-contract rule that refused a payload
+/// ([`Invalid::rule`]): its name, kind, type and the action taken, as a
+/// consumer logs or routes it (the CLI's `--format json` shows them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleRefusal {
+    name: Box<str>,
+    kind: RuleKind,
+    rule_type: Box<str>,
+    action: RuleAction,
+}
+
+impl RuleRefusal {
+    pub(crate) fn new(name: &str, kind: RuleKind, rule_type: &str, action: RuleAction) -> Self {
+        RuleRefusal {
+            name: name.into(),
+            kind,
+            rule_type: rule_type.into(),
+            action,
+        }
+    }
+
+    /// The rule's `name`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its `kind` (`CONDITION`, `TRANSFORM`).
+    pub fn kind(&self) -> RuleKind {
+        self.kind
+    }
+
+    /// Its `type` (`CEL`, `CEL_FIELD`, ...).
+    pub fn rule_type(&self) -> &str {
+        &self.rule_type
+    }
+
+    /// The action taken: its `onFailure` (or the `onSuccess` that
+    /// refuses), `ERROR` when the rule names none.
+    pub fn action(&self) -> &RuleAction {
+        &self.action
+    }
 }
 
 impl Invalid {
@@ -162,13 +207,25 @@ impl Invalid {
             urn,
             report,
             dead_letter: false,
+            rule: None,
         }
     }
 
-    /// Refused by a data-contract rule whose action is `DLQ`.
-    pub(crate) fn routed_to_dead_letter(mut self) -> Invalid {
-        self.dead_letter = true;
+    /// Refused by the data-contract rule `rule` (routed to the
+    /// dead-letter subject when its action is `DLQ`).
+    pub(crate) fn refused_by(mut self, rule: RuleRefusal) -> Invalid {
+        self.dead_letter = rule.action == RuleAction::Dlq;
+        self.rule = Some(Arc::new(rule));
         self
+    }
+
+    /// The data-contract rule that refused the payload, when one did
+    /// (`None` for a payload that failed its schema): its name, kind,
+    /// type and action. Its violation is in
+    /// [`violations`](Invalid::violations) too, kind
+    /// [`Rule`](crate::ViolationKind::Rule).
+    pub fn rule(&self) -> Option<&RuleRefusal> {
+        self.rule.as_deref()
     }
 
     /// Whether the payload was refused by a data-contract rule whose
@@ -203,6 +260,7 @@ impl fmt::Debug for Invalid {
             .field("urn", &self.urn)
             .field("violations", &self.violations())
             .field("dead_letter", &self.dead_letter)
+            .field("rule", &self.rule)
             .finish()
     }
 }

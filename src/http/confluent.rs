@@ -3,7 +3,7 @@
 //! protobuf as Confluent answers it (`.proto` text and references: a
 //! schema without a root).
 
-use dataschema_core::{Language, Reference, Schema, Urn};
+use dataschema_core::{Language, Metadata, Reference, RuleSet, Schema, Urn};
 
 use super::get::get;
 use super::policy::{Failure, Fetched};
@@ -74,11 +74,39 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
             _ => return Err(nonsense("a reference is not a name, subject and version")),
         }
     }
+    let (metadata, rule_set) = contract(&value).map_err(|why| nonsense(&why))?;
     Ok((
         Schema::new(urn.clone(), language, text.as_bytes().to_vec(), None)
-            .with_references(references),
+            .with_references(references)
+            .with_metadata(metadata)
+            .with_rule_set(rule_set),
         Some(answered),
     ))
+}
+
+/// The version's data contract as the answer carries it: `metadata` and
+/// `ruleSet`, which a guard enforces as it enforces a bundled version's.
+/// Confluent's `GET /subjects/{s}/versions/{v}` answers them (its
+/// `Schema` entity), and so does `GET /schemas/ids/{id}` (its
+/// `SchemaString`, copying both since v7.4.0, `client/.../rest/entities/
+/// SchemaString.java` in confluentinc/schema-registry); the
+/// registry merged the subject's `defaultRuleSet` and `overrideRuleSet`
+/// (and metadata) into them at registration
+/// (`AbstractSchemaRegistry.register` there, and
+/// `server::confluent::contracts` here), so the answer is the contract in
+/// force. `null` or absent is no contract; anything else malformed is
+/// refused, never dropped: a guard that silently lost a rule would
+/// accept what the registry's own clients refuse.
+fn contract(value: &serde_json::Value) -> Result<(Option<Metadata>, Option<RuleSet>), String> {
+    let metadata = match &value["metadata"] {
+        serde_json::Value::Null => None,
+        metadata => Some(Metadata::from_json(metadata)?),
+    };
+    let rule_set = match &value["ruleSet"] {
+        serde_json::Value::Null => None,
+        rule_set => Some(RuleSet::from_json(rule_set)?),
+    };
+    Ok((metadata, rule_set))
 }
 
 /// The URN a reference's subject version stands for, in `urn`'s namespace

@@ -79,6 +79,73 @@ pub mod header {
     /// percent-encoded ([`references_header`](super::references_header)).
     /// Absent for a version without references.
     pub const REFERENCES: &str = "dataschema-references";
+    /// The version's data contract (a schema read's answer): its
+    /// `metadata` and `ruleSet` as one JSON object in Confluent's form,
+    /// every character outside printable ASCII `\u`-escaped
+    /// ([`contract_header`](super::contract_header)), so a guard whose
+    /// fallback reads the native API enforces the rules a bundled copy
+    /// of the version would. Absent for a version without either.
+    pub const CONTRACT: &str = "dataschema-contract";
+}
+
+/// The value of [`header::CONTRACT`] for `schema` (`None` when it carries
+/// no metadata and no rule set): `{"metadata": .., "ruleSet": ..}`, JSON
+/// in printable ASCII (a header value's alphabet; JSON's `\u` escapes
+/// keep it the same JSON).
+pub fn contract_header(schema: &Schema) -> Option<String> {
+    let mut object = serde_json::Map::new();
+    if let Some(metadata) = schema.metadata() {
+        object.insert("metadata".into(), metadata.to_json());
+    }
+    if let Some(rule_set) = schema.rule_set() {
+        object.insert("ruleSet".into(), rule_set.to_json());
+    }
+    if object.is_empty() {
+        return None;
+    }
+    let text = serde_json::Value::Object(object).to_string();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == ' ' || c.is_ascii_graphic() {
+            out.push(c);
+        } else {
+            // Outside a JSON string only ASCII appears in `to_string`'s
+            // output, so every such character is inside one, where `\u`
+            // is an escape JSON reads back as the character.
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The metadata and rule set a [`header::CONTRACT`] value holds; `None`
+/// for a value that is not a JSON object of them.
+pub fn parse_contract(
+    value: &str,
+) -> Option<(
+    Option<dataschema_core::Metadata>,
+    Option<dataschema_core::RuleSet>,
+)> {
+    let value: serde_json::Value = serde_json::from_str(value).ok()?;
+    let object = value.as_object()?;
+    if object
+        .keys()
+        .any(|key| key != "metadata" && key != "ruleSet")
+    {
+        return None;
+    }
+    let metadata = match object.get("metadata") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(metadata) => Some(dataschema_core::Metadata::from_json(metadata).ok()?),
+    };
+    let rule_set = match object.get("ruleSet") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(rule_set) => Some(dataschema_core::RuleSet::from_json(rule_set).ok()?),
+    };
+    Some((metadata, rule_set))
 }
 
 /// The value of [`header::REFERENCES`] for `references` (`None` for none):
@@ -223,6 +290,10 @@ impl SchemaAnswer {
             let references = parse_references(value).ok_or(AnswerError::BadReferences)?;
             schema = schema.with_references(references);
         }
+        if let Some(value) = header(header::CONTRACT) {
+            let (metadata, rule_set) = parse_contract(value).ok_or(AnswerError::BadContract)?;
+            schema = schema.with_metadata(metadata).with_rule_set(rule_set);
+        }
         if schema.digest() != digest {
             return Err(AnswerError::DigestMismatch {
                 body: schema.digest().to_owned(),
@@ -291,6 +362,9 @@ pub enum AnswerError {
     BadId,
     /// A [`header::REFERENCES`] that is not references.
     BadReferences,
+    /// [`header::CONTRACT`] is not a JSON object of `metadata` and
+    /// `ruleSet` in Confluent's form.
+    BadContract,
     /// The body's digest is not the one announced.
     DigestMismatch {
         /// The body's digest.
@@ -325,6 +399,9 @@ impl fmt::Display for AnswerError {
             AnswerError::BadId => f.write_str("Dataschema-Id is not an id"),
             AnswerError::BadReferences => {
                 f.write_str("Dataschema-References is not name=urn pairs")
+            }
+            AnswerError::BadContract => {
+                f.write_str("Dataschema-Contract is not a JSON object of metadata and ruleSet")
             }
             AnswerError::DigestMismatch { body, announced } => write!(
                 f,

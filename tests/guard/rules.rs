@@ -80,11 +80,20 @@ fn a_false_condition_fails_closed_naming_the_rule() {
     );
     assert!(violation.message().contains("action ERROR"), "{violation}");
     assert!(!invalid.dead_letter());
+    // The rule, typed, for a consumer to log or route by.
+    let rule = invalid.rule().expect("a rule refused it");
+    assert_eq!(rule.name(), "positiveAmount");
+    assert_eq!(rule.kind().as_str(), "CONDITION");
+    assert_eq!(rule.rule_type(), "CEL");
+    assert_eq!(rule.action().as_str(), "ERROR");
     // The schema alone would have taken it: the rule decided.
     let bare = guard_of(Schema::json(urn(URN), read("rules/payment.json")));
     assert!(bare
         .validate(URN, &with(|p| p["amount"] = json!(-3)))
         .is_ok());
+    // A payload failing its schema names no rule.
+    let schema_refusal = bare.validate(URN, b"[]").unwrap_err();
+    assert!(schema_refusal.rule().is_none());
 }
 
 #[test]
@@ -93,6 +102,9 @@ fn a_dlq_action_is_a_dead_letter_verdict() {
     assert!(invalid.dead_letter());
     assert!(invalid.violations()[0].message().contains("knownCurrency"));
     assert!(invalid.violations()[0].message().contains("action DLQ"));
+    let rule = invalid.rule().expect("a rule refused it");
+    assert_eq!(rule.name(), "knownCurrency");
+    assert_eq!(rule.action().as_str(), "DLQ");
 }
 
 #[test]

@@ -36,3 +36,4 @@ mod import;
 mod openapi;
 mod operate;
 mod rules;
+mod rules_fallback;

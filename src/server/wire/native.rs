@@ -26,6 +26,7 @@ pub(crate) const LANGUAGE: HeaderName = HeaderName::from_static(protocol::header
 pub(crate) const ROOT: HeaderName = HeaderName::from_static(protocol::header::ROOT);
 /// `Dataschema-References`.
 pub(crate) const REFERENCES: HeaderName = HeaderName::from_static(protocol::header::REFERENCES);
+pub(crate) const CONTRACT: HeaderName = HeaderName::from_static(protocol::header::CONTRACT);
 /// `sha256:` of the schema's bytes (a read's answer).
 pub(crate) const DIGEST: HeaderName = HeaderName::from_static(protocol::header::DIGEST);
 /// The schema's registry id (a read's answer).
@@ -131,6 +132,9 @@ impl SchemaAnswer {
         }
         if let Some(references) = protocol::references_header(schema.references()) {
             insert(&mut not_modified, REFERENCES, &references);
+        }
+        if let Some(contract) = protocol::contract_header(schema) {
+            insert(&mut not_modified, CONTRACT, &contract);
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());

@@ -1,0 +1,182 @@
+//! Data contracts through the HTTP fallback (issue 40): a version's
+//! `ruleSet`, as `dataschema serve` holds it after merging the subject's
+//! `defaultRuleSet` and `overrideRuleSet`, reaches a guard whose schema
+//! comes from the registry (the Confluent API's `metadata`/`ruleSet`
+//! members, the native API's `Dataschema-Contract` header), and the guard
+//! enforces it as it enforces a bundled version's rules: by URN and by a
+//! frame's id, each refusal naming its rule and action.
+#![cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "json",
+    feature = "cel"
+))]
+
+use crate::server;
+
+use std::time::Duration;
+
+use dataschema::http::{Api, HttpResolver};
+use dataschema::{Guard, MemoryStore, Outcome, Registry, Resolver};
+use serde_json::json;
+
+const URN: &str = "urn:acme:schema:payments:1";
+
+fn rule(name: &str, expr: &str, on_failure: &str) -> serde_json::Value {
+    json!({"name": name, "kind": "CONDITION", "type": "CEL", "mode": "WRITEREAD",
+           "expr": expr, "onFailure": on_failure})
+}
+
+/// The server with the subject `payments`: its config's default and
+/// override rule sets, then version 1 registered with a rule of its own.
+fn registry_with_rules() -> (server::Running, u32) {
+    let running = server::start();
+    let config = server::confluent(
+        "PUT",
+        &running.url("/config/payments"),
+        &json!({
+            "defaultRuleSet": {"domainRules": [rule("idNotEmpty", "message.id != ''", "ERROR")]},
+            "overrideRuleSet": {"domainRules": [rule("notBlocked", "message.id != 'blocked'", "DLQ")]},
+        }),
+    );
+    assert_eq!(config.status, 200, "{}", config.text());
+    let registered = server::confluent(
+        "POST",
+        &running.url("/subjects/payments/versions"),
+        &json!({
+            "schema": r#"{"type": "object", "properties": {"id": {"type": "string"}}}"#,
+            "schemaType": "JSON",
+            "ruleSet": {"domainRules": [rule("notBad", "message.id != 'bad'", "ERROR")]},
+        }),
+    );
+    assert_eq!(registered.status, 200, "{}", registered.text());
+    let id = u32::try_from(registered.json()["id"].as_u64().unwrap()).unwrap();
+    // The registry merged the three (default, the version's, override),
+    // as Confluent's `AbstractSchemaRegistry.register` does.
+    let held = server::get(&running.url("/subjects/payments/versions/1")).json();
+    let names: Vec<&str> = held["ruleSet"]["domainRules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|rule| rule["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["idNotEmpty", "notBad", "notBlocked"], "{held}");
+    (running, id)
+}
+
+fn fallback(running: &server::Running, api: Api) -> HttpResolver {
+    HttpResolver::builder(running.url(""))
+        .api(api)
+        .timeout(Duration::from_secs(5))
+        .build()
+        .unwrap()
+}
+
+fn framed(id: u32, body: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0];
+    frame.extend_from_slice(&id.to_be_bytes());
+    frame.extend_from_slice(body);
+    frame
+}
+
+/// The rule that refused `outcome`, its message, and whether the payload
+/// goes to the dead-letter subject.
+fn refusal(outcome: Result<Outcome, dataschema::Invalid>) -> (String, bool) {
+    match outcome {
+        Err(invalid) => {
+            let message = invalid.violations()[0].message().to_owned();
+            (message, invalid.dead_letter())
+        }
+        Ok(outcome) => panic!("accepted: {outcome:?}"),
+    }
+}
+
+#[test]
+fn a_guard_over_either_api_enforces_the_merged_rules_the_registry_holds() {
+    let (running, id) = registry_with_rules();
+    for api in [
+        Api::Native,
+        Api::Confluent {
+            namespace: "acme".into(),
+        },
+    ] {
+        let resolver = fallback(&running, api.clone());
+        // The schema the fallback fetched carries the three rules.
+        let fetched = resolver.resolve(&URN.parse().unwrap()).unwrap();
+        let rules = fetched
+            .rule_set()
+            .expect("the fetched version has its rules");
+        assert_eq!(rules.domain_rules.len(), 3, "{api:?}");
+
+        let guard = Guard::builder(Registry::new(MemoryStore::new()))
+            .fallback(resolver)
+            .build();
+        for by_id in [false, true] {
+            let validate = |body: &[u8]| {
+                if by_id {
+                    guard.validate_framed(&framed(id, body))
+                } else {
+                    guard.validate(URN, body)
+                }
+            };
+            assert!(
+                matches!(validate(br#"{"id": "a"}"#), Ok(Outcome::Validated)),
+                "{api:?} {by_id}"
+            );
+            // The version's own rule.
+            let (message, dead_letter) = refusal(validate(br#"{"id": "bad"}"#));
+            assert!(
+                message.contains("rule notBad, CONDITION CEL, action ERROR"),
+                "{api:?}: {message}"
+            );
+            assert!(!dead_letter);
+            // The config's default rule set.
+            let (message, _) = refusal(validate(br#"{"id": ""}"#));
+            assert!(message.contains("rule idNotEmpty"), "{api:?}: {message}");
+            // The config's override rule set, with its DLQ action.
+            let (message, dead_letter) = refusal(validate(br#"{"id": "blocked"}"#));
+            assert!(
+                message.contains("rule notBlocked, CONDITION CEL, action DLQ"),
+                "{api:?}: {message}"
+            );
+            assert!(dead_letter, "{api:?}");
+            // A payload that fails the schema itself is refused before any rule.
+            assert!(validate(br#"{"id": 7}"#).is_err());
+        }
+    }
+}
+
+/// The native header round-trips a contract in printable ASCII (a
+/// header value's alphabet), and a value that is not a contract is
+/// refused, never read as "no rules": a registry's answer is input.
+#[test]
+fn the_contract_header_round_trips_and_refuses_what_is_not_one() {
+    use dataschema::protocol::{contract_header, parse_contract};
+    let rules = json!({"domainRules": [rule("r\u{e9}gle", "message.name != 'caf\u{e9} \u{1f600}'", "ERROR")]});
+    let schema = dataschema::Schema::json(URN.parse().unwrap(), "{}")
+        .with_metadata(Some(
+            dataschema::Metadata::from_json(&json!({"properties": {"owner": "caf\u{e9}"}}))
+                .unwrap(),
+        ))
+        .with_rule_set(Some(dataschema::RuleSet::from_json(&rules).unwrap()));
+    let header = contract_header(&schema).unwrap();
+    assert!(
+        header.bytes().all(|b| b == b' ' || b.is_ascii_graphic()),
+        "{header}"
+    );
+    let (metadata, rule_set) = parse_contract(&header).unwrap();
+    assert_eq!(metadata.as_ref(), schema.metadata());
+    assert_eq!(rule_set.as_ref(), schema.rule_set());
+    assert_eq!(
+        contract_header(&dataschema::Schema::json(URN.parse().unwrap(), "{}")),
+        None
+    );
+    for bad in [
+        "[]",
+        "not json",
+        r#"{"ruleSet": {"domainRules": "x"}}"#,
+        r#"{"ruleSet": {}, "other": 1}"#,
+    ] {
+        assert!(parse_contract(bad).is_none(), "{bad}");
+    }
+}
