@@ -54,6 +54,12 @@
 //!   each, `PATH (KIND): MESSAGE` (numbered headers rather than one
 //!   repeated header: some NATS clients keep only the last value of a
 //!   repeated header, async-nats' `get_raw_message` among them);
+//! * `Dataschema-Rule`, `Dataschema-Rule-Action`: the data-contract rule
+//!   that refused it (its version's `ruleSet`, from the bundle or the
+//!   registry) and its `onFailure` action, `DLQ` or `ERROR` (with the
+//!   `cel` feature the guard runs `CEL` and `CEL_FIELD` rules; the output
+//!   line says them too: `invalid (URN, 1 violations, rule NAME CEL,
+//!   action DLQ) -> SUBJECT.dlq`);
 //! * `Dataschema-Error`: why an unreadable message could not be read;
 //! * `Dataschema-Source-Stream`, `Dataschema-Source-Subject`,
 //!   `Dataschema-Source-Sequence`: where it came from.

@@ -54,11 +54,24 @@ impl Verdict {
             Verdict::Validated => "validated".to_owned(),
             Verdict::NoSchema => "no schema".to_owned(),
             Verdict::Unvalidated(reason) => format!("unvalidated ({reason})"),
-            Verdict::Invalid(invalid) => format!(
-                "invalid ({}, {} violations)",
-                invalid.urn(),
-                invalid.violations().len()
-            ),
+            // A data-contract rule that refused it: its name and action
+            // (`DLQ`: Confluent's dead-letter action; every invalid
+            // message is dead-lettered here, whatever the action).
+            Verdict::Invalid(invalid) => match invalid.rule() {
+                Some(rule) => format!(
+                    "invalid ({}, {} violations, rule {} {}, action {})",
+                    invalid.urn(),
+                    invalid.violations().len(),
+                    rule.name(),
+                    rule.rule_type(),
+                    rule.action().as_str()
+                ),
+                None => format!(
+                    "invalid ({}, {} violations)",
+                    invalid.urn(),
+                    invalid.violations().len()
+                ),
+            },
             Verdict::Unreadable(_) => "unreadable".to_owned(),
         }
     }
@@ -81,6 +94,13 @@ impl Verdict {
                     "Dataschema-Violation-Count".into(),
                     invalid.violations().len().to_string(),
                 ));
+                if let Some(rule) = invalid.rule() {
+                    headers.push(("Dataschema-Rule".into(), header_value(rule.name())));
+                    headers.push((
+                        "Dataschema-Rule-Action".into(),
+                        header_value(rule.action().as_str()),
+                    ));
+                }
                 for (number, violation) in invalid
                     .violations()
                     .iter()

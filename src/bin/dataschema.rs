@@ -79,6 +79,8 @@ mod import;
 mod publish;
 #[path = "dataschema/report.rs"]
 mod report;
+#[path = "dataschema/rules.rs"]
+mod rules;
 #[path = "dataschema/shown.rs"]
 mod shown;
 
@@ -1214,10 +1216,13 @@ fn validate(
     file: &std::path::Path,
     format: Format,
 ) -> ExitCode {
-    let guard = match sources(schemas, registry, format, "validate") {
-        Ok((primary, Some(fallback))) => Guard::builder(primary).fallback(fallback).build(),
-        Ok((primary, None)) => Guard::new(primary),
+    let (primary, fallback) = match sources(schemas, registry, format, "validate") {
+        Ok(sources) => sources,
         Err(code) => return code,
+    };
+    let guard = match fallback.clone() {
+        Some(fallback) => Guard::builder(primary.clone()).fallback(fallback).build(),
+        None => Guard::new(primary.clone()),
     };
     let payload = match read_payload(file, format, "validate") {
         Ok(payload) => payload,
@@ -1239,10 +1244,26 @@ fn validate(
             (guard.validate_framed(&payload), what)
         }
     };
+    // The data-contract rules the version ran on read, for a payload the
+    // guard judged (the version is held then: the folder, or the
+    // fallback's cache).
+    let judged = matches!(&outcome, Ok(Outcome::Validated) | Err(_));
+    let sources = rules::Sources {
+        primary: &primary,
+        fallback: fallback.as_ref(),
+    };
+    let version = match (judged, dataschema, schema_id) {
+        (false, _, _) => None,
+        (true, Some(dataschema), _) => dataschema.parse().ok().and_then(|urn| sources.by_urn(&urn)),
+        (true, None, Some(id)) => sources.by_id(id),
+        (true, None, None) => None,
+    };
+    let read_rules = version.as_ref().map(rules::on_read).unwrap_or_default();
+    let read = dataschema_core::rules::RuleMode::Read;
     // What a registry answered may be in the outcome (a reason, a
     // schema's words in a violation): shown escaped as text; JSON escapes
     // every control character itself.
-    let (code, line, doc) = match &outcome {
+    let (code, mut line, doc) = match &outcome {
         Ok(Outcome::Validated) => (
             ExitCode::SUCCESS,
             format!("valid: {what}"),
@@ -1272,13 +1293,37 @@ fn validate(
             shown::printable(&invalid.to_string()),
             json!({"outcome": "invalid", "urn": invalid.urn().to_string(),
                    "dead_letter": invalid.dead_letter(),
+                   "rule": invalid.rule().map(rules::refusal_json),
                    "violations": report::violations(invalid.violations())}),
         ),
     };
+    if let Err(invalid) = &outcome {
+        if let Some(rule) = invalid.rule() {
+            line.push('\n');
+            line.push_str(&shown::printable(&rules::refusal_text(
+                rule,
+                invalid.dead_letter(),
+            )));
+        }
+    }
+    if matches!(outcome, Ok(Outcome::Validated)) && !read_rules.is_empty() {
+        let names: Vec<String> = read_rules
+            .iter()
+            .map(|rule| rules::rule_text(rule, read))
+            .collect();
+        line.push_str("\nrules run on read: ");
+        line.push_str(&shown::printable(&names.join(", ")));
+    }
     if format.json() {
         let mut doc = doc;
         doc["dataschema"] = dataschema.into();
         doc["schema_id"] = schema_id.into();
+        if judged {
+            doc["rules"] = read_rules
+                .iter()
+                .map(|rule| rules::rule_json(rule, read))
+                .collect();
+        }
         report::emit("validate", doc);
     } else {
         println!("{line}");
@@ -1310,24 +1355,33 @@ fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
                   outcome: &str,
                   bytes: Option<&[u8]>,
                   message: Option<String>,
-                  violations: Option<&[dataschema::Violation]>| {
+                  violations: Option<&[dataschema::Violation]>,
+                  shown_rules: Option<&ShownRules>| {
         if format.json() {
-            report::emit(
-                "resolve",
-                json!({
-                    "outcome": outcome,
-                    "direction": direction,
-                    "writer": args.writer,
-                    "reader": args.reader,
-                    "payload_base64": bytes.map(|b| base64::engine::general_purpose::STANDARD.encode(b)),
-                    "message": message,
-                    "violations": violations.map(report::violations),
-                }),
-            );
+            let mut doc = json!({
+                "outcome": outcome,
+                "direction": direction,
+                "writer": args.writer,
+                "reader": args.reader,
+                "payload_base64": bytes.map(|b| base64::engine::general_purpose::STANDARD.encode(b)),
+                "message": message,
+                "violations": violations.map(report::violations),
+            });
+            if let Some(shown) = shown_rules {
+                doc["rule"] = shown.refusal.clone();
+                doc["rules"] = shown.on_read.clone();
+                doc["migration_rules"] = shown.migrations.clone();
+            }
+            report::emit("resolve", doc);
             return ExitCode::from(code);
         }
         if let Some(message) = message {
             eprintln!("{}", shown::printable(&message));
+        }
+        if let Some(shown) = shown_rules {
+            for line in &shown.text {
+                eprintln!("{}", shown::printable(line));
+            }
         }
         match bytes {
             Some(bytes) => {
@@ -1381,13 +1435,14 @@ fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
             dataschema::Resolution::between(&w, &r, std::sync::Arc::new(primary.clone()))
         });
         return match resolution.map(|res| res.write_back(&payload)) {
-            Ok(Ok(bytes)) => finish(0, "resolved", Some(&bytes), None, None),
+            Ok(Ok(bytes)) => finish(0, "resolved", Some(&bytes), None, None, None),
             Ok(Err(invalid)) => finish(
                 1,
                 "invalid",
                 None,
                 Some(invalid.to_string()),
                 Some(invalid.violations()),
+                None,
             ),
             Err(err) => finish(
                 EXIT_UNVALIDATED,
@@ -1395,25 +1450,51 @@ fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
                 None,
                 Some(format!("not resolved: {}", err.chain())),
                 None,
+                None,
             ),
         };
     }
-    let guard = match fallback {
-        Some(fallback) => Guard::builder(primary).fallback(fallback).build(),
-        None => Guard::new(primary),
+    let guard = match fallback.clone() {
+        Some(fallback) => Guard::builder(primary.clone()).fallback(fallback).build(),
+        None => Guard::new(primary.clone()),
     };
     let read = match args.writer {
         Some(writer) => guard.read_as(writer, &payload, &reader),
         None => guard.read_framed_as(&payload, &reader),
     };
+    let sources = rules::Sources {
+        primary: &primary,
+        fallback: fallback.as_ref(),
+    };
+    let judged = match &read {
+        Ok(read) => matches!(read.outcome(), Outcome::Validated),
+        Err(_) => true,
+    };
+    let shown_rules = judged.then(|| {
+        let writer = match args.writer {
+            Some(writer) => writer.parse().ok().and_then(|urn| sources.by_urn(&urn)),
+            None => payload
+                .get(1..5)
+                .and_then(|id| sources.by_id(u32::from_be_bytes([id[0], id[1], id[2], id[3]]))),
+        };
+        ShownRules::of(&sources, writer.as_ref(), &reader, read.as_ref().err())
+    });
     match read {
         Ok(read) => match read.outcome() {
-            Outcome::Validated => finish(0, "resolved", Some(read.bytes()), None, None),
+            Outcome::Validated => finish(
+                0,
+                "resolved",
+                Some(read.bytes()),
+                None,
+                None,
+                shown_rules.as_ref(),
+            ),
             Outcome::Unvalidated(unvalidated) => finish(
                 EXIT_UNVALIDATED,
                 "not_resolved",
                 None,
                 Some(format!("not resolved: {unvalidated}")),
+                None,
                 None,
             ),
             other => finish(
@@ -1421,6 +1502,7 @@ fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
                 "not_resolved",
                 None,
                 Some(format!("not resolved: {other:?}")),
+                None,
                 None,
             ),
         },
@@ -1430,7 +1512,84 @@ fn resolve(args: &Resolve<'_>, file: &std::path::Path) -> ExitCode {
             None,
             Some(invalid.to_string()),
             Some(invalid.violations()),
+            shown_rules.as_ref(),
         ),
+    }
+}
+
+/// The data-contract rules `resolve` shows: the writer's rules run on
+/// read, the migration rules between writer and reader, and the rule
+/// that refused the payload (JSON, and the lines text writes to standard
+/// error).
+struct ShownRules {
+    on_read: serde_json::Value,
+    migrations: serde_json::Value,
+    refusal: serde_json::Value,
+    text: Vec<String>,
+}
+
+impl ShownRules {
+    fn of(
+        sources: &rules::Sources<'_>,
+        writer: Option<&Schema>,
+        reader: &dataschema::Urn,
+        invalid: Option<&dataschema::Invalid>,
+    ) -> ShownRules {
+        use dataschema_core::rules::RuleMode;
+        let on_read = writer.map(rules::on_read).unwrap_or_default();
+        // The versions from the writer to the reader (of one name, as
+        // `read_as` walks them, at most as many as it looks at).
+        let mut versions = Vec::new();
+        if let Some(writer) = writer.filter(|w| {
+            w.urn().namespace() == reader.namespace()
+                && w.urn().name() == reader.name()
+                && w.urn().version().abs_diff(reader.version()) <= 1024
+        }) {
+            let (w, r) = (writer.urn().version(), reader.version());
+            let between: Vec<u32> = if w <= r {
+                (w..=r).collect()
+            } else {
+                (r..=w).rev().collect()
+            };
+            versions = between
+                .into_iter()
+                .filter_map(|v| reader.with_version(v).ok())
+                .filter_map(|urn| sources.by_urn(&urn))
+                .collect();
+        }
+        let migrations = rules::migrations(&versions);
+        let direction = match (writer, versions.len() > 1) {
+            (Some(w), true) if w.urn().version() > reader.version() => RuleMode::Downgrade,
+            _ => RuleMode::Upgrade,
+        };
+        let mut text = Vec::new();
+        if !on_read.is_empty() {
+            let names: Vec<String> = on_read
+                .iter()
+                .map(|rule| rules::rule_text(rule, RuleMode::Read))
+                .collect();
+            text.push(format!("rules run on read: {}", names.join(", ")));
+        }
+        if !migrations.is_empty() {
+            let names: Vec<&str> = migrations.iter().map(|rule| rule.name()).collect();
+            text.push(format!("migration rules: {}", names.join(", ")));
+        }
+        let refusal = invalid.and_then(dataschema::Invalid::rule);
+        if let (Some(rule), Some(invalid)) = (refusal, invalid) {
+            text.push(rules::refusal_text(rule, invalid.dead_letter()));
+        }
+        ShownRules {
+            on_read: on_read
+                .iter()
+                .map(|rule| rules::rule_json(rule, RuleMode::Read))
+                .collect(),
+            migrations: migrations
+                .iter()
+                .map(|rule| rules::rule_json(rule, direction))
+                .collect(),
+            refusal: refusal.map_or(serde_json::Value::Null, rules::refusal_json),
+            text,
+        }
     }
 }
 

@@ -31,6 +31,7 @@ mod nats_consumer;
 mod publish;
 mod publish_proto;
 mod resolve;
+mod rules;
 #[cfg(feature = "cli")]
 mod run;
 mod traps;

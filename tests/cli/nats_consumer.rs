@@ -907,3 +907,93 @@ fn bad_flags_are_usage_errors() {
         assert!(stderr.starts_with("nats_consumer: "), "{args:?}: {stderr}");
     }
 }
+
+/// A data contract's `DLQ` rule (issue 40): the registry's version carries
+/// a `CEL` condition whose `onFailure` is `DLQ`; the consumer (its
+/// fallback reads the native API, `Dataschema-Contract`) dead-letters the
+/// payload that fails it, its line and its dead letter naming the rule
+/// and the action, and acknowledges the one that holds.
+#[cfg(feature = "cel")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payload_a_dlq_rule_refuses_is_dead_lettered_naming_the_rule() {
+    let Some(client) = nats().await else { return };
+    let js = jetstream::new(client);
+    let id = unique();
+    let prefix = format!("dstest_{id}");
+    let stream_name = format!("DSTEST_{id}");
+    let dlq_name = format!("{stream_name}_DLQ");
+    js.create_stream(stream::Config {
+        name: stream_name.clone(),
+        subjects: vec![format!("{prefix}.*")],
+        max_age: Duration::from_secs(3600),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let running = server::start();
+    let rules = dataschema::RuleSet::from_json(&serde_json::json!({"domainRules": [
+        {"name": "positiveRefund", "kind": "CONDITION", "type": "CEL", "mode": "WRITEREAD",
+         "expr": "message.amount > 0", "onFailure": "DLQ"}
+    ]}))
+    .unwrap();
+    // The schema lets any number through: the rule alone refuses.
+    let schema = r#"{"type":"object","properties":{"refund_id":{"type":"string"},"amount":{"type":"number"}},"required":["refund_id","amount"]}"#;
+    running
+        .registry
+        .publish(
+            Schema::json(common::urn(REFUND_URN), schema).with_rule_set(Some(rules)),
+            Compatibility::None,
+        )
+        .unwrap();
+    let subject = format!("{prefix}.refunds");
+    publish(
+        &js,
+        &subject,
+        binary_event(Some(REFUND_URN), "r1"),
+        r#"{"refund_id": "ref_1", "amount": -5}"#,
+    )
+    .await;
+    publish(
+        &js,
+        &subject,
+        binary_event(Some(REFUND_URN), "r2"),
+        r#"{"refund_id": "ref_2", "amount": 5}"#,
+    )
+    .await;
+    let consumer_name = format!("guard_{id}");
+    let mut consumer = Consumer::start(&[
+        format!("--stream={stream_name}"),
+        format!("--subject={prefix}.*"),
+        format!("--consumer={consumer_name}"),
+        format!("--registry={}", running.url("")),
+        "--metrics=127.0.0.1:0".into(),
+        "--max-messages=2".into(),
+    ]);
+    let exit = consumer.exit(Duration::from_secs(60)).await;
+    let lines = consumer.rest().await;
+    assert!(
+        exit.success(),
+        "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
+        consumer.stderr()
+    );
+    assert!(
+        lines.contains(&format!(
+            "message 1 {subject}: invalid ({REFUND_URN}, 1 violations, rule positiveRefund CEL, \
+             action DLQ) -> {subject}.dlq"
+        )),
+        "{lines:?}"
+    );
+    assert!(
+        lines.contains(&format!("message 2 {subject}: validated")),
+        "{lines:?}"
+    );
+    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
+    let letter = dlq.get_raw_message(1).await.unwrap();
+    let headers = letter.headers;
+    assert_eq!(header(&headers, "Dataschema-Rule"), Some("positiveRefund"));
+    assert_eq!(header(&headers, "Dataschema-Rule-Action"), Some("DLQ"));
+    assert_eq!(header(&headers, "ce-id"), Some("r1"));
+    js.delete_stream(&stream_name).await.unwrap();
+    js.delete_stream(&dlq_name).await.unwrap();
+}
