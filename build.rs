@@ -9,13 +9,20 @@
 //! `tests/data/bundle_references/` (a version with references, given by
 //! its manifest) into `OUT_DIR/bundle_references/`; and
 //! `tests/data/bundle_avro/` (`.avsc` files using each other's named
-//! types) into `OUT_DIR/bundle_avro/`.
+//! types) into `OUT_DIR/bundle_avro/`; and `tests/data/bundle_aliases/`
+//! (a manifest giving a version aliases by path) into
+//! `OUT_DIR/bundle_aliases/`.
 
 fn main() {
     #[cfg(feature = "samples")]
     if std::path::Path::new("schemas").is_dir() {
         dataschema_build::bundle("schemas").unwrap();
-        for name in ["bundle_ids", "bundle_references", "bundle_avro"] {
+        for name in [
+            "bundle_ids",
+            "bundle_references",
+            "bundle_avro",
+            "bundle_aliases",
+        ] {
             let fixture = std::path::Path::new("tests/data").join(name);
             if !fixture.is_dir() {
                 continue;
@@ -23,6 +30,10 @@ fn main() {
             // Two versions of an Avro schema are checked for compatibility:
             // with the `avro` feature only (its tests need it too).
             if name == "bundle_avro" && std::env::var_os("CARGO_FEATURE_AVRO").is_none() {
+                continue;
+            }
+            // Resolution of JSON Schema versions: with the `json` feature.
+            if name == "bundle_aliases" && std::env::var_os("CARGO_FEATURE_JSON").is_none() {
                 continue;
             }
             // `bundle` writes into OUT_DIR: point it at a folder of its own

@@ -18,7 +18,7 @@ use self::readings::{free_apart, Readings};
 use crate::bundle::Bundle;
 use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
 use dataschema_core::compat::{CompatError, Policy, Reading};
-use dataschema_core::resolve::PlanOptions;
+use dataschema_core::resolve::{Aliases, PlanOptions};
 use dataschema_core::validate as core;
 use dataschema_core::{compat, Compatibility, Error, ModeRefusal, Resolver, Schema, Urn};
 
@@ -56,9 +56,13 @@ struct Inner {
     ids: Ids,
     /// Schemas read for compatibility checks, by content.
     readings: Readings,
+    /// The aliases a bundle's or folder's manifest gives versions read as
+    /// (`Resolver::aliases`), by URN.
+    aliases: HashMap<Urn, Aliases>,
 }
 
 /// Where a registry's ids come from.
+#[derive(Clone)]
 enum Ids {
     /// The store's ids are a registry's ids (`Registry::new`).
     Store,
@@ -71,6 +75,7 @@ enum Ids {
 }
 
 /// Registry ids given for held URNs, checked to agree with each other.
+#[derive(Clone)]
 struct IdTable {
     by_urn: HashMap<Urn, SchemaId>,
     /// Each id's URNs, ordered as `Registry::list`.
@@ -146,11 +151,16 @@ impl Registry {
     }
 
     fn over(store: Arc<dyn Store>, ids: Ids) -> Registry {
+        Registry::over_with(store, ids, HashMap::new())
+    }
+
+    fn over_with(store: Arc<dyn Store>, ids: Ids, aliases: HashMap<Urn, Aliases>) -> Registry {
         Registry {
             inner: Arc::new(Inner {
                 ids,
                 store,
                 readings: Readings::new(readings::DEFAULT_BYTES),
+                aliases,
             }),
         }
     }
@@ -196,7 +206,38 @@ impl Registry {
     /// A registry over the same store, answering `ids`.
     fn with_id_table(&self, ids: Vec<(Urn, SchemaId)>) -> Result<Registry, Error> {
         let table = IdTable::new(self.inner.store.as_ref(), ids)?;
-        Ok(Registry::over(self.inner.store.clone(), Ids::Given(table)))
+        Ok(Registry::over_with(
+            self.inner.store.clone(),
+            Ids::Given(table),
+            self.inner.aliases.clone(),
+        ))
+    }
+
+    /// This registry (the same store and ids) honouring `aliases` when a
+    /// version is read as another: for each URN, the aliases its manifest
+    /// gives it outside its schema (`[aliases."<name>.v<version>"]`; see
+    /// `docs/resolution.md`), which [`resolution`](Registry::resolution)
+    /// and a guard's [`read_as`](crate::Guard::read_as) over this registry
+    /// honour ([`Resolver::aliases`]). They replace any this registry gave
+    /// the same URN. [`from_bundle`](Registry::from_bundle) takes them from
+    /// the bundle. [`Error::NotFound`] for a URN this registry does not
+    /// hold.
+    pub fn with_aliases(
+        &self,
+        aliases: impl IntoIterator<Item = (Urn, Aliases)>,
+    ) -> Result<Registry, Error> {
+        let mut given = self.inner.aliases.clone();
+        for (urn, aliases) in aliases {
+            if self.inner.store.get(&urn)?.is_none() {
+                return Err(Error::NotFound { urn });
+            }
+            given.insert(urn, aliases);
+        }
+        Ok(Registry::over_with(
+            self.inner.store.clone(),
+            self.inner.ids.clone(),
+            given,
+        ))
     }
 
     /// Stores `schemas`, then compiles each, as [`embed`](Registry::embed).
@@ -234,7 +275,11 @@ impl Registry {
     /// content under two ids, one id for two contents) are
     /// [`Error::IdConflict`] (the build refuses such a lock already).
     pub fn from_bundle(bundle: Bundle) -> Result<Registry, Error> {
-        let registry = Registry::over(Arc::new(MemoryStore::new()), Ids::Unknown);
+        let aliases = bundle
+            .aliases()
+            .map(|(urn, aliases)| Ok((urn.parse::<Urn>()?, aliases)))
+            .collect::<Result<HashMap<_, _>, Error>>()?;
+        let registry = Registry::over_with(Arc::new(MemoryStore::new()), Ids::Unknown, aliases);
         for schema in bundle.schemas() {
             let schema = schema?;
             schema.check_shape()?;
@@ -1039,5 +1084,8 @@ impl Resolver for Registry {
     }
     fn id_of(&self, urn: &Urn) -> Result<u32, Error> {
         Registry::id_of(self, urn)
+    }
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        self.inner.aliases.get(urn).cloned().unwrap_or_default()
     }
 }

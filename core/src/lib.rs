@@ -12,13 +12,14 @@
 #![warn(missing_docs)]
 
 // The floors, from the ground up (no module imports one above it):
-// 1. the model: `urn`, `schema`, `error`, `contract`, `level`, `resolver`,
+// 1. the model: `urn`, `schema`, `error`, `contract`, `level`, `resolver`, `aliases`,
 //    `limits`, `text`, `well_known`;
 // 2. the vocabulary of validation (`violation`), of compatibility
 //    (`change`) and of resolution (`resolution`), which the languages use;
 // 3. the languages, one folder each: `json`, `protobuf`, `avro`;
 // 4. the dispatch over the languages: `dispatch`;
 // 5. this file: the public faces `validate`, `compat` and `resolve`.
+mod aliases;
 #[cfg(feature = "avro")]
 mod avro;
 mod change;

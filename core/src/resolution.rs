@@ -17,6 +17,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+pub use crate::aliases::Aliases;
 use crate::violation::{Violation, ViolationKind};
 
 /// The most bytes one run of a plan writes,
@@ -165,45 +166,6 @@ pub trait Migration: Send + Sync + fmt::Debug {
     fn migrate(&self, payload: &[u8]) -> Result<Vec<u8>, Vec<Violation>>;
 }
 
-/// Names a reader field answers to beyond its own, given outside the
-/// schema (the manifest's `[aliases."<name>.v<version>"]`, for schemas one
-/// cannot edit): a reader path (`/customer/name`, JSON pointer, `*` for any
-/// array item) to the writer names it reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Aliases(Vec<(String, Vec<String>)>);
-
-impl Aliases {
-    /// No aliases.
-    pub fn new() -> Aliases {
-        Aliases::default()
-    }
-
-    /// Adds `names` as aliases of the reader's field at `path`.
-    pub fn with(mut self, path: impl Into<String>, names: Vec<String>) -> Aliases {
-        self.0.push((path.into(), names));
-        self
-    }
-
-    /// The aliases given for the field at `path`.
-    #[cfg_attr(not(feature = "json"), allow(dead_code))]
-    pub(crate) fn at<'s>(&'s self, path: &'s str) -> impl Iterator<Item = &'s str> + 's {
-        self.0
-            .iter()
-            .filter(move |(p, _)| p == path)
-            .flat_map(|(_, names)| names.iter().map(String::as_str))
-    }
-
-    /// The paths aliases were given for.
-    pub fn paths(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(p, _)| p.as_str())
-    }
-
-    /// Whether none are given.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
 /// Options of a plan.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
@@ -213,6 +175,11 @@ pub struct PlanOptions {
     /// Protobuf: drop the fields the target does not declare (by default
     /// they are kept, as protobuf keeps unknown fields).
     pub drop_unknown_fields: bool,
+    /// Protobuf: the message resolved, by full name, in both schemas (a
+    /// frame's message indexes may name any message of the schema's
+    /// file); `None`, the default, is the one a payload without indexes
+    /// is (the root).
+    pub message: Option<String>,
 }
 
 impl PlanOptions {
@@ -224,6 +191,13 @@ impl PlanOptions {
     /// Aliases given outside the reader's schema.
     pub fn with_aliases(mut self, aliases: Aliases) -> PlanOptions {
         self.aliases = aliases;
+        self
+    }
+
+    /// Protobuf: resolve the message `full_name` (a frame's, which its
+    /// message indexes name) instead of the root.
+    pub fn with_message(mut self, full_name: impl Into<String>) -> PlanOptions {
+        self.message = Some(full_name.into());
         self
     }
 

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::aliases::Aliases;
 use crate::error::Error;
 use crate::schema::Schema;
 use crate::urn::Urn;
@@ -50,6 +51,17 @@ pub trait Resolver: Send + Sync {
     fn is_bounded(&self) -> bool {
         false
     }
+
+    /// The aliases given to the version `urn` outside its schema (a
+    /// bundle's or a folder's manifest, `[aliases."<name>.v<version>"]`),
+    /// which resolution honours when `urn` is the version read as: a reader
+    /// path to the writer names its field also reads. The default gives
+    /// none; `Registry` gives those its bundle or folder carried; a
+    /// wrapper gives what it wraps.
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        let _ = urn;
+        Aliases::new()
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Arc<R> {
@@ -68,6 +80,9 @@ impl<R: Resolver + ?Sized> Resolver for Arc<R> {
     fn is_bounded(&self) -> bool {
         (**self).is_bounded()
     }
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        (**self).aliases(urn)
+    }
 }
 
 impl<R: Resolver + ?Sized> Resolver for Box<R> {
@@ -85,6 +100,9 @@ impl<R: Resolver + ?Sized> Resolver for Box<R> {
     }
     fn is_bounded(&self) -> bool {
         (**self).is_bounded()
+    }
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        (**self).aliases(urn)
     }
 }
 

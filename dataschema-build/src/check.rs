@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
+use dataschema_core::resolve::{Aliases, PlanOptions};
 use dataschema_core::validate::{compile, Options};
 use dataschema_core::{compat, Chain, Compatibility, Error, Resolver, Schema, Urn};
 
@@ -27,12 +28,25 @@ pub struct Checked {
     pub has_lock: bool,
     /// The compatibility mode of each name in the folder.
     pub modes: BTreeMap<String, Compatibility>,
+    /// The aliases the manifest gives versions read as (`[aliases."<name>.v<version>"]`),
+    /// by URN, ordered as `sources`; a version given none is not listed.
+    pub aliases: Vec<(Urn, Aliases)>,
 }
 
 impl Checked {
     /// The schemas alone.
     pub fn schemas(&self) -> Vec<Schema> {
         self.sources.iter().map(|s| s.schema.clone()).collect()
+    }
+
+    /// The aliases the manifest gives `urn` when it is read as (none when
+    /// it gives none).
+    pub fn aliases_of(&self, urn: &Urn) -> Aliases {
+        self.aliases
+            .iter()
+            .find(|(u, _)| u == urn)
+            .map(|(_, aliases)| aliases.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -96,11 +110,23 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
 
     // Compile each schema against all of them (a JSON Schema may `$ref`
     // another by URN), with the code the registry runs at publish.
+    manifest.check_aliases(dir, &sources, &mut diagnostics);
+    let aliases: Vec<(Urn, Aliases)> = sources
+        .iter()
+        .map(|s| {
+            (
+                s.schema.urn().clone(),
+                manifest.aliases_of(&crate::manifest::stem(s)),
+            )
+        })
+        .filter(|(_, aliases)| !aliases.is_empty())
+        .collect();
     let folder = Arc::new(Folder(
         sources
             .iter()
             .map(|s| (s.schema.urn().clone(), s.schema.clone()))
             .collect(),
+        aliases.iter().cloned().collect(),
     ));
     let mut compiled = Vec::with_capacity(sources.len());
     for source in &sources {
@@ -179,8 +205,8 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             }
         }
     }
-    // `resolve = "latest"`: each earlier version read as its name's latest.
-    manifest.check_aliases(dir, &sources, &mut diagnostics);
+    // `resolve = "latest"`: each earlier version read as its name's latest
+    // (the manifest's aliases of the reader given by the folder).
     let latest = manifest.resolve_latest(dir, &sources, &mut diagnostics);
     if compiled.iter().all(|ok| *ok) {
         for name in &latest {
@@ -191,8 +217,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             let Some(reader) = versions.iter().max_by_key(|s| s.schema.urn().version()) else {
                 continue;
             };
-            let options = dataschema_core::resolve::PlanOptions::new()
-                .with_aliases(manifest.aliases_of(&crate::manifest::stem(reader)));
+            let options = PlanOptions::new();
             for writer in &versions {
                 if writer.schema.urn() == reader.schema.urn() {
                     continue;
@@ -221,6 +246,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             unlocked,
             has_lock: lock.is_some(),
             modes,
+            aliases,
         })
     } else {
         Err(BundleError { diagnostics })
@@ -228,8 +254,9 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
 }
 
 /// The folder's schemas, by URN: what a `$ref` by URN resolves to while
-/// the folder is checked (first wins; duplicates are reported apart).
-struct Folder(HashMap<Urn, Schema>);
+/// the folder is checked (first wins; duplicates are reported apart); and
+/// the aliases the manifest gives versions read as.
+struct Folder(HashMap<Urn, Schema>, HashMap<Urn, Aliases>);
 
 impl Resolver for Folder {
     fn resolve(&self, urn: &Urn) -> Result<Schema, Error> {
@@ -237,5 +264,9 @@ impl Resolver for Folder {
             .get(urn)
             .cloned()
             .ok_or_else(|| Error::NotFound { urn: urn.clone() })
+    }
+
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        self.1.get(urn).cloned().unwrap_or_default()
     }
 }

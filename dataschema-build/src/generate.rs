@@ -65,8 +65,20 @@ pub(crate) fn generate(checked: &Checked, out_dir: &Path) -> Result<String, Bund
             Some(set) => format!(".with_rules({:?})", set.to_json().to_string()),
             None => String::new(),
         };
+        // The aliases the manifest gives the version read as: a reader path
+        // and the writer names it also reads.
+        let aliases = checked.aliases_of(schema.urn());
+        let aliases = if aliases.is_empty() {
+            String::new()
+        } else {
+            let entries: Vec<String> = aliases
+                .entries()
+                .map(|(path, names)| format!("({path:?}, &{names:?})"))
+                .collect();
+            format!(".with_aliases(&[{}])", entries.join(", "))
+        };
         code.push_str(&format!(
-            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references}{rules},\n",
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references}{rules}{aliases},\n",
             schema.urn().as_str()
         ));
     }

@@ -1169,7 +1169,9 @@ fn sources(
                 .iter()
                 .filter_map(|source| source.id.map(|id| (source.schema.urn().clone(), id)))
                 .collect();
+            // The manifest's aliases, honoured when a version is read as.
             Registry::embed_with_ids(checked.schemas(), ids)
+                .and_then(|registry| registry.with_aliases(checked.aliases.iter().cloned()))
         }
         None => Registry::embed(Vec::new()),
     };

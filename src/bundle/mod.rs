@@ -12,6 +12,7 @@
 //! registry loaded from the bundle answers those ids (and only those) for
 //! Confluent-framed payloads, offline.
 
+use dataschema_core::resolve::Aliases;
 use dataschema_core::{Bytes, Error, Language, Schema, Urn};
 
 /// One bundled schema, as the generated code spells it.
@@ -26,6 +27,9 @@ pub struct Entry {
     references: &'static [(&'static str, &'static str)],
     /// The version's rule set, Confluent's JSON (the manifest's `[rules]`).
     rules: Option<&'static str>,
+    /// `(reader path, writer names)`: the aliases the manifest gives the
+    /// version read as (`[aliases."<name>.v<version>"]`).
+    aliases: &'static [(&'static str, &'static [&'static str])],
 }
 
 impl Entry {
@@ -45,6 +49,7 @@ impl Entry {
             id: None,
             references: &[],
             rules: None,
+            aliases: &[],
         }
     }
 
@@ -68,6 +73,18 @@ impl Entry {
             rules: Some(rules),
             ..self
         }
+    }
+
+    /// The same entry with the aliases the manifest gives it read as,
+    /// `(reader path, writer names)` each: the manifest's
+    /// `[aliases."<name>.v<version>"]`. Used by the code `build::bundle`
+    /// generates.
+    #[doc(hidden)]
+    pub const fn with_aliases(
+        self,
+        aliases: &'static [(&'static str, &'static [&'static str])],
+    ) -> Entry {
+        Entry { aliases, ..self }
     }
 
     /// The same entry with the registry id the lock records for its URN.
@@ -142,6 +159,25 @@ impl Bundle {
     /// The bundled schemas.
     pub fn schemas(&self) -> impl Iterator<Item = Result<Schema, Error>> + '_ {
         self.entries.iter().map(Entry::schema)
+    }
+
+    /// The aliases the folder's manifest gives versions read as
+    /// (`[aliases."<name>.v<version>"]`), by URN as written in the bundle;
+    /// a version given none is not listed.
+    pub fn aliases(&self) -> impl Iterator<Item = (&'static str, Aliases)> + '_ {
+        self.entries
+            .iter()
+            .filter(|entry| !entry.aliases.is_empty())
+            .map(|entry| {
+                let aliases =
+                    entry
+                        .aliases
+                        .iter()
+                        .fold(Aliases::new(), |aliases, (path, names)| {
+                            aliases.with(*path, names.iter().map(|n| (*n).to_owned()).collect())
+                        });
+                (entry.urn, aliases)
+            })
     }
 
     /// The registry ids the folder's lock recorded, by URN (as written in

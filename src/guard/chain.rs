@@ -1,5 +1,6 @@
 //! The guard's resolver chain: the primary, then the fallback.
 
+use dataschema_core::resolve::Aliases;
 use dataschema_core::{Error, Resolver, Schema, Urn};
 
 /// A primary resolver and an optional fallback consulted only when the
@@ -52,6 +53,16 @@ impl Resolver for ResolverChain {
                 Ok(id)
             }
             (result, _) => result,
+        }
+    }
+
+    /// The primary's aliases of `urn`; the fallback's when the primary
+    /// gives none (a version the fallback alone holds).
+    fn aliases(&self, urn: &Urn) -> Aliases {
+        let given = self.primary.aliases(urn);
+        match &self.fallback {
+            Some(fallback) if given.is_empty() => fallback.aliases(urn),
+            _ => given,
         }
     }
 }

@@ -35,8 +35,9 @@ pub(crate) enum PairPlan {
 
 type PlanResult = Result<Arc<PairPlan>, Unvalidated>;
 
-/// A pair: (writer, reader).
-type Pair = (Urn, Urn);
+/// A pair: (writer, reader), and the protobuf message resolved when a
+/// frame names another than the root (its full name).
+type Pair = (Urn, Urn, Option<Arc<str>>);
 
 /// The guard's resolution plans, by (writer, reader), beside its compiled
 /// validators: made once per pair, refusals kept too (a pair's schemas
@@ -52,9 +53,10 @@ impl Plans {
         &self,
         writer: &Urn,
         reader: &Urn,
+        message: Option<&Arc<str>>,
         make: impl FnOnce() -> PlanResult,
     ) -> PlanResult {
-        let key = (writer.clone(), reader.clone());
+        let key = (writer.clone(), reader.clone(), message.cloned());
         if let Some(found) = self.map.lock().0.get(&key) {
             return found.clone();
         }
@@ -164,7 +166,7 @@ impl Guard {
                 })
             }
         };
-        self.read_across(dataschema, &writer, payload, reader, outcome)
+        self.read_across(dataschema, &writer, payload, reader, None, outcome)
     }
 
     /// [`read_as`](Guard::read_as) for a Confluent frame: the writer is
@@ -172,9 +174,10 @@ impl Guard {
     /// fallback), the body validated as
     /// [`validate_framed`](Guard::validate_framed) validates it; the bytes
     /// handed back are the body in the reader's layout, unframed (a frame
-    /// let through unchecked is handed back whole). A protobuf frame whose
-    /// message indexes name another message than the root fails open as
-    /// [`Reason::Unresolvable`].
+    /// let through unchecked is handed back whole). A protobuf frame's
+    /// message indexes name the message read: the reader's message of the
+    /// same full name (the root's plan when they name the root); a reader
+    /// without it fails open as [`Reason::Unresolvable`].
     pub fn read_framed_as<'p>(&self, frame: &'p [u8], reader: &Urn) -> Result<ReadAs<'p>, Invalid> {
         let outcome = self.validate_framed(frame)?;
         if !outcome.is_validated() {
@@ -197,9 +200,9 @@ impl Guard {
                 });
             }
         };
-        let body = self.with_compiled(&writer, |compiled| compiled.framed_body(&frame[5..]));
-        let body = match body {
-            Ok(Ok(body)) => body,
+        let body = self.with_compiled(&writer, |compiled| compiled.framed_message(&frame[5..]));
+        let (message, body) = match body {
+            Ok(Ok((message, body))) => (message.map(Arc::<str>::from), body),
             Ok(Err(why)) => {
                 let error = Error::Unresolvable {
                     writer: writer.clone(),
@@ -224,12 +227,13 @@ impl Guard {
                 });
             }
         };
-        self.read_across(writer.as_str(), &writer, body, reader, outcome)
+        self.read_across(writer.as_str(), &writer, body, reader, message, outcome)
     }
 
-    /// The plan of (writer, reader), from the cache or made now.
-    fn plan_of(&self, writer: &Urn, reader: &Urn) -> PlanResult {
-        self.inner.plans.get_or_make(writer, reader, || {
+    /// The plan of (writer, reader) for `message` (protobuf: a frame's
+    /// message other than the root), from the cache or made now.
+    fn plan_of(&self, writer: &Urn, reader: &Urn, message: Option<&Arc<str>>) -> PlanResult {
+        self.inner.plans.get_or_make(writer, reader, message, || {
             let resolve = |urn: &Urn| {
                 self.inner.resolver.resolve(urn).map_err(|error| {
                     let reason = match error {
@@ -256,7 +260,11 @@ impl Guard {
                 }
             }
             let refs: Arc<dyn dataschema_core::Resolver> = self.inner.resolver.clone();
-            dataschema_core::resolve::plan(&w, &r, refs, &PlanOptions::default())
+            let mut options = PlanOptions::default();
+            if let Some(message) = message {
+                options = options.with_message(&**message);
+            }
+            dataschema_core::resolve::plan(&w, &r, refs, &options)
                 .map(|plan| Arc::new(PairPlan::Structural(plan)))
                 .map_err(|error| {
                     let reason = match error {
@@ -307,6 +315,7 @@ impl Guard {
         writer: &Urn,
         payload: &'p [u8],
         reader: &Urn,
+        message: Option<Arc<str>>,
         outcome: Outcome,
     ) -> Result<ReadAs<'p>, Invalid> {
         if writer == reader {
@@ -316,7 +325,7 @@ impl Guard {
                 crossed: false,
             });
         }
-        let plan = match self.plan_of(writer, reader) {
+        let plan = match self.plan_of(writer, reader, message.as_ref()) {
             Ok(plan) => plan,
             Err(unvalidated) => {
                 let outcome = self.fail_open(dataschema, unvalidated);

@@ -188,6 +188,60 @@ fn a_bundle_carries_references_and_the_guard_follows_them_offline() {
         .is_err());
 }
 
+/// `tests/data/bundle_aliases/`: the manifest gives customer.v2's `name`
+/// the alias `fullName` (`[aliases."customer.v2"]`), which its schema does
+/// not carry; `resolve = "latest"` built only with it.
+#[cfg(feature = "json")]
+#[test]
+fn a_bundle_carries_the_manifests_aliases_and_resolution_honours_them() {
+    use dataschema::{Guard, Outcome, Registry};
+
+    let bundle: dataschema::bundle::Bundle = include!(concat!(
+        env!("OUT_DIR"),
+        "/bundle_aliases/dataschema_bundle.rs"
+    ));
+    let listed: Vec<String> = bundle
+        .aliases()
+        .flat_map(|(urn, aliases)| {
+            aliases
+                .entries()
+                .map(|(path, names)| format!("{urn} {path} {names:?}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(listed, [r#"urn:acme:schema:customer:2 /name ["fullName"]"#]);
+    let registry = Registry::from_bundle(bundle).unwrap();
+    let (v1, v2) = (
+        common::urn("urn:acme:schema:customer:1"),
+        common::urn("urn:acme:schema:customer:2"),
+    );
+    let resolution = registry.resolution(&v1, &v2).unwrap();
+    assert_eq!(
+        resolution
+            .transcode(br#"{"id":1,"fullName":"Ada"}"#)
+            .unwrap(),
+        br#"{"id":1,"name":"Ada"}"#
+    );
+    assert_eq!(
+        resolution.write_back(br#"{"id":2,"name":"Bo"}"#).unwrap(),
+        br#"{"id":2,"fullName":"Bo"}"#
+    );
+    let guard = Guard::new(registry.clone());
+    let read = guard
+        .read_as(v1.as_str(), br#"{"id":3,"fullName":"Cy"}"#, &v2)
+        .unwrap();
+    assert!(matches!(read.outcome(), Outcome::Validated), "{read:?}");
+    assert_eq!(read.bytes(), br#"{"id":3,"name":"Cy"}"#);
+    // The same schemas without the manifest: v2 requires a name v1 lacks.
+    let bare = Registry::embed([
+        registry.resolve(&v1).unwrap(),
+        registry.resolve(&v2).unwrap(),
+    ])
+    .unwrap();
+    let refused = bare.resolution(&v1, &v2).unwrap_err().to_string();
+    assert!(refused.contains("/name"), "{refused}");
+}
+
 #[test]
 fn the_generated_bundle_carries_the_lock_ids() {
     let code =
@@ -391,6 +445,52 @@ mod build {
         )
         .unwrap();
         assert_problem(dir.path(), "ping.v1.proto", Kind::Changed, "changed");
+    }
+
+    /// `[aliases."<name>.v<version>"]`: honoured by `resolve = "latest"`,
+    /// carried by the check's result, and an entry naming no field of its
+    /// reader fails the build (it would drop a value without a word).
+    #[cfg(feature = "json")]
+    #[test]
+    fn manifest_aliases_are_honoured_and_one_naming_no_reader_field_fails() {
+        const V1: &str = r#"{"type":"object","properties":{"fullName":{"type":"string"}},"required":["fullName"]}"#;
+        const V2: &str =
+            r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+        const HEAD: &str = "namespace = \"acme\"\ncompatibility = \"none\"\nresolve = \"latest\"\n";
+        let dir = folder(&[
+            ("dataschema.toml", HEAD),
+            ("customer.v1.json", V1),
+            ("customer.v2.json", V2),
+        ]);
+        // Without the alias, v1 cannot be read as v2.
+        assert_problem(dir.path(), "customer.v1.json", Kind::Unresolvable, "/name");
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            format!("{HEAD}[aliases.\"customer.v2\"]\n\"/name\" = [\"fullName\"]\n"),
+        )
+        .unwrap();
+        let checked = build::check(dir.path()).unwrap();
+        let v2: dataschema::Urn = "urn:acme:schema:customer:2".parse().unwrap();
+        let given: Vec<(String, Vec<String>)> = checked
+            .aliases_of(&v2)
+            .entries()
+            .map(|(path, names)| (path.to_owned(), names.to_vec()))
+            .collect();
+        assert_eq!(given, [("/name".to_owned(), vec!["fullName".to_owned()])]);
+        // An entry naming no field of v2: the manifest's problem, naming it.
+        fs::write(
+            dir.path().join("dataschema.toml"),
+            format!(
+                "{HEAD}[aliases.\"customer.v2\"]\n\"/name\" = [\"fullName\"]\n\"/nmae\" = [\"x\"]\n"
+            ),
+        )
+        .unwrap();
+        assert_problem(
+            dir.path(),
+            "dataschema.toml",
+            Kind::Manifest,
+            "\"/nmae\" names no field of urn:acme:schema:customer:2",
+        );
     }
 
     #[test]

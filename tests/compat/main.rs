@@ -27,3 +27,7 @@ mod resolve_json;
 #[cfg(feature = "protobuf")]
 mod resolve_protobuf;
 mod rules;
+/// The protobuf scanner's fixtures and random messages (the differential).
+#[cfg(feature = "protobuf")]
+#[path = "../common/scan.rs"]
+mod scan;

@@ -35,6 +35,8 @@ mod migrations;
 mod prepare;
 #[cfg(feature = "json")]
 mod read_as;
+#[cfg(feature = "protobuf")]
+mod read_as_protobuf;
 mod resolve_alloc;
 mod retry;
 #[cfg(all(feature = "json", feature = "cel"))]

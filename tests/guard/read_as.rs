@@ -123,3 +123,58 @@ fn a_frame_is_read_as_the_readers_version() {
         .read_framed_as(&[1, 0, 0, 0, 1], &urn("urn:acme:schema:order:2"))
         .is_err());
 }
+
+/// Aliases given outside the reader's schema (a manifest's, here through
+/// `Registry::with_aliases`): the guard's plans honour them, through a
+/// fallback's as well as the primary's.
+#[test]
+fn aliases_given_outside_the_schema_are_honoured() {
+    use dataschema::resolve::Aliases;
+
+    let (v1, v3) = (
+        urn("urn:acme:schema:person:1"),
+        urn("urn:acme:schema:person:3"),
+    );
+    let registry = Registry::embed([
+        Schema::json(
+            v1.clone(),
+            r#"{"type":"object","properties":{"surname":{"type":"string"}},"required":["surname"]}"#,
+        ),
+        Schema::json(
+            v3.clone(),
+            r#"{"type":"object","properties":{"family_name":{"type":"string"}},"required":["family_name"]}"#,
+        ),
+    ])
+    .unwrap();
+    let payload = br#"{"surname":"Lovelace"}"#;
+    // Without them, v3 requires a field v1 lacks: fails open, as written.
+    let plain = Guard::new(registry.clone());
+    let read = plain.read_as(v1.as_str(), payload, &v3).unwrap();
+    assert!(
+        matches!(read.outcome(), Outcome::Unvalidated(u) if u.reason() == Reason::Unresolvable)
+    );
+    assert_eq!(read.bytes(), payload);
+    let aliased = registry
+        .with_aliases([(
+            v3.clone(),
+            Aliases::new().with("/family_name", vec!["surname".into()]),
+        )])
+        .unwrap();
+    for guard in [
+        Guard::new(aliased.clone()),
+        // The fallback holds the reader: its aliases are asked.
+        Guard::builder(Registry::embed(Vec::new()).unwrap())
+            .fallback(aliased.clone())
+            .build(),
+    ] {
+        let read = guard.read_as(v1.as_str(), payload, &v3).unwrap();
+        assert!(read.outcome().is_validated(), "{read:?}");
+        assert_eq!(read.bytes(), br#"{"family_name":"Lovelace"}"#);
+    }
+    // A URN the registry does not hold is refused.
+    let absent = urn("urn:acme:schema:person:9");
+    assert!(matches!(
+        registry.with_aliases([(absent, Aliases::new())]),
+        Err(dataschema::Error::NotFound { .. })
+    ));
+}

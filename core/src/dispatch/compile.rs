@@ -190,10 +190,12 @@ impl Compiled {
     }
 
     /// What follows the schema id in a Confluent frame, its message
-    /// indexes read off: the body, when it is the message a payload
-    /// without indexes is (the root); `Err` says what the indexes name
-    /// instead (resolution is planned for that message alone).
-    pub fn framed_body<'a>(&self, rest: &'a [u8]) -> Result<&'a [u8], String> {
+    /// indexes read off: the message they name (`None` for the one a
+    /// payload without indexes is, the root; else its full name, which
+    /// resolution plans for: `PlanOptions::with_message`) and the body;
+    /// `Err` says why the indexes name no message. For JSON Schema and
+    /// Avro, the body.
+    pub fn framed_message<'a>(&self, rest: &'a [u8]) -> Result<(Option<String>, &'a [u8]), String> {
         match *self {
             #[cfg(feature = "protobuf")]
             Compiled::Protobuf(ref v) => {
@@ -208,17 +210,11 @@ impl Compiled {
                                 .unwrap_or_default()
                         },
                     )?;
-                let wanted = v.indexes_for(None)?;
-                if indexes != wanted.as_slice() {
-                    return Err(format!(
-                        "the frame's message indexes {indexes:?} name another message than the \
-                         schema's root ({wanted:?})"
-                    ));
-                }
-                Ok(body)
+                let message = v.message_at(indexes)?;
+                Ok((message.map(|m| m.full_name().to_owned()), body))
             }
             #[allow(unreachable_patterns)]
-            _ => Ok(rest),
+            _ => Ok((None, rest)),
         }
     }
 

@@ -120,7 +120,9 @@ impl Plan {
 }
 
 /// The plan for data of `writer` read as `reader` (both ways), made from
-/// the two schemas; references resolve through `refs`.
+/// the two schemas; references resolve through `refs`, and the aliases
+/// `refs` gives the reader outside its schema
+/// ([`Resolver::aliases`], a manifest's) are honoured after `options`'.
 ///
 /// [`Error::Unresolvable`] when the writer's data cannot be read as the
 /// reader (with the reader's path and why); a pair readable but not
@@ -158,9 +160,15 @@ pub fn plan(
             ),
         )));
     }
+    let given = refs.aliases(reader.urn());
+    let aliases = if given.is_empty() {
+        Cow::Borrowed(&options.aliases)
+    } else {
+        Cow::Owned(options.aliases.clone().and(&given))
+    };
     if writer.bytes() == reader.bytes()
         && writer.references() == reader.references()
-        && options.aliases.is_empty()
+        && aliases.is_empty()
     {
         return Ok(Plan::identity());
     }
@@ -178,7 +186,7 @@ pub fn plan(
                 };
                 let (w, r) = (doc(writer)?, doc(reader)?);
                 let way = |s, t, d| {
-                    crate::json::resolve::JsonWay::new(s, t, d, &options.aliases).map(|way| {
+                    crate::json::resolve::JsonWay::new(s, t, d, &aliases).map(|way| {
                         if way.is_copy() {
                             Way::Identity
                         } else {
@@ -218,12 +226,18 @@ pub fn plan(
                     )
                     .map_err(Error::from)?;
                     match compiled {
-                        crate::dispatch::compile::Compiled::Protobuf(v) => {
-                            v.message().ok_or_else(|| Error::SchemaUnusable {
+                        crate::dispatch::compile::Compiled::Protobuf(v) => match &options.message {
+                            None => v.message().ok_or_else(|| Error::SchemaUnusable {
                                 urn: schema.urn().clone(),
                                 source: "the schema declares no message to resolve".into(),
-                            })
-                        }
+                            }),
+                            Some(name) => v.pool().get_message_by_name(name).ok_or_else(|| {
+                                unresolvable(Unresolvable::new(
+                                    "",
+                                    format!("{} has no message {name}", schema.urn()),
+                                ))
+                            }),
+                        },
                         #[allow(unreachable_patterns)]
                         _ => Err(Error::SchemaUnusable {
                             urn: schema.urn().clone(),

@@ -201,6 +201,33 @@ impl ProtobufValidator {
     /// schema's file (top-level index, then nested indexes): the root's
     /// own plan when they name the root.
     fn pick(&self, indexes: &[u64]) -> Result<&Plan, String> {
+        let node = self.node_at(indexes)?;
+        if let Some(entry) = self.default.as_ref().filter(|e| e.message == node.message) {
+            return Ok(&entry.plan);
+        }
+        let options = ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
+        Ok(node
+            .plan
+            .get_or_init(|| Plan::compile_checked(&node.message, options)))
+    }
+
+    /// The message Confluent message indexes name in the schema's file:
+    /// `None` when it is the one a payload without indexes is (the root),
+    /// else its descriptor; `Err` says why they name none.
+    pub(crate) fn message_at(&self, indexes: &[u64]) -> Result<Option<MessageDescriptor>, String> {
+        let node = self.node_at(indexes)?;
+        if self
+            .default
+            .as_ref()
+            .is_some_and(|e| e.message == node.message)
+        {
+            return Ok(None);
+        }
+        Ok(Some(node.message.clone()))
+    }
+
+    /// The node of the message the indexes name.
+    fn node_at(&self, indexes: &[u64]) -> Result<&Node, String> {
         let mut level = &self.messages[..];
         let mut named: Option<&Node> = None;
         for (depth, &index) in indexes.iter().enumerate() {
@@ -227,14 +254,7 @@ impl ProtobufValidator {
             level = &node.children;
             named = Some(node);
         }
-        let node = named.ok_or("the frame's message index list is empty")?;
-        if let Some(entry) = self.default.as_ref().filter(|e| e.message == node.message) {
-            return Ok(&entry.plan);
-        }
-        let options = ScanOptions::default().with_reject_unknown_fields(self.reject_unknown_fields);
-        Ok(node
-            .plan
-            .get_or_init(|| Plan::compile_checked(&node.message, options)))
+        named.ok_or_else(|| "the frame's message index list is empty".to_owned())
     }
 
     /// Whether Confluent message indexes (the path of a message type in
