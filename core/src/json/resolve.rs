@@ -225,6 +225,48 @@ const STRUCTURE: &[&str] = &[
     "oneOf",
 ];
 
+/// The validation keywords of drafts 4 to 2020-12 the plan does not read:
+/// a subschema using one resolves only against an identical one. Any
+/// other keyword it does not list (draft-04's `id`, `x-` extensions, a
+/// vocabulary of one's own) is an annotation, as validators take it:
+/// ignored.
+const UNREAD: &[&str] = &[
+    "$ref",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "prefixItems",
+    "additionalItems",
+    "contains",
+    "minContains",
+    "maxContains",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+];
+
+/// Whether `keyword` says nothing about which values are valid: a listed
+/// annotation, or a keyword of no validation vocabulary.
+fn is_annotation(keyword: &str) -> bool {
+    ANNOTATIONS.contains(&keyword)
+        || !(STRUCTURE.contains(&keyword)
+            || LOWER.contains(&keyword)
+            || UPPER.contains(&keyword)
+            || SAME.contains(&keyword)
+            || UNREAD.contains(&keyword))
+}
+
 /// Lower bounds: the target's must be at most the source's.
 const LOWER: &[&str] = &["minLength", "minimum", "minItems", "minProperties"];
 /// Upper bounds: the target's must be at least the source's.
@@ -268,7 +310,7 @@ impl<'a> Sub<'a> {
                 .object()
                 .into_iter()
                 .flatten()
-                .any(|(k, _)| k != "$ref" && !ANNOTATIONS.contains(&k.as_str()));
+                .any(|(k, _)| k != "$ref" && !is_annotation(k));
             if others {
                 return Err(format!("a $ref ({target}) beside other keywords"));
             }
@@ -345,15 +387,12 @@ impl<'a> Sub<'a> {
         None
     }
 
-    /// The first keyword the plan does not read, if any.
+    /// The first validation keyword the plan does not read, if any.
     fn unknown_keyword(&self) -> Option<&'a str> {
-        self.object()?.keys().map(String::as_str).find(|k| {
-            !ANNOTATIONS.contains(k)
-                && !STRUCTURE.contains(k)
-                && !LOWER.contains(k)
-                && !UPPER.contains(k)
-                && !SAME.contains(k)
-        })
+        self.object()?
+            .keys()
+            .map(String::as_str)
+            .find(|k| UNREAD.contains(k))
     }
 
     /// A property whose subschema is a `const` (or a one-member `enum`) in
@@ -504,11 +543,8 @@ impl<'a> Builder<'a, '_> {
         }
         // The target takes anything.
         if matches!(t.node, Value::Bool(true))
-            || t.object().is_some_and(|o| {
-                o.keys()
-                    .all(|k| ANNOTATIONS.contains(&k.as_str()) && k != "aliases")
-                    || o.keys().all(|k| ANNOTATIONS.contains(&k.as_str()))
-            })
+            || t.object()
+                .is_some_and(|o| o.keys().all(|k| is_annotation(k)))
         {
             return Ok(self.copy(key));
         }
