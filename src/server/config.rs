@@ -199,6 +199,11 @@ impl Config {
     /// | `dataschema_server_store_errors_total` | counter | `kind` (`timeout`: a lock, statement or pool wait ran out; `failure`) |
     /// | `dataschema_server_cache_total` | counter | `lookup` (`urn`, `id`), `result` (`hit`, `miss`) |
     /// | `dataschema_server_ready` | gauge | none: 1 after `/readyz` found the store ready, 0 after it did not |
+    /// | `dataschema_server_compile_budget_refusals_total` | counter | none: compiling requests answered `429` (`42901`) because the compile budget stayed spent for the compile wait |
+    ///
+    /// Exported or not, the requests by route and status and the
+    /// refusals are counted in the process too: the web console's server
+    /// page (`/ui/server`) shows them.
     pub fn with_metrics(mut self, metrics: bool) -> Config {
         self.metrics = metrics;
         self

@@ -178,19 +178,19 @@ where
         let matched = request.extensions().get::<MatchedPath>();
         let checks = matched
             .is_some_and(|path| compiles(request.method(), path.as_str(), request.uri().query()));
-        // The template (a shared string), for the metrics only.
-        let route = self.limits.metrics.enabled().then(|| {
-            (
-                Instant::now(),
-                matched.cloned(),
-                self.limits.metrics.clone(),
-            )
-        });
+        // The template (a shared string), counted whether or not the
+        // metrics are exported (the console's server page reads the
+        // counts); the time taken only when they are.
+        let metrics = self.limits.metrics.clone();
+        let started = metrics.enabled().then(Instant::now);
+        let route = matched.cloned();
         let finish = move |response: Response| {
-            if let Some((started, route, metrics)) = route {
-                let template = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
-                metrics.request(template, response.status().as_u16(), started.elapsed());
-            }
+            let template = route.as_ref().map_or(UNMATCHED, MatchedPath::as_str);
+            metrics.request(
+                template,
+                response.status().as_u16(),
+                started.map(|started| started.elapsed()),
+            );
             if let Some((started, method, uri)) = log {
                 tracing::info!(
                     target: "dataschema::server",
@@ -261,7 +261,7 @@ where
                 )
                 .into_response(),
                 Err(_) => {
-                    limits.metrics.body_timeouts.increment(1);
+                    limits.metrics.body_timeouts.increment();
                     ApiError::new(
                         ErrorCode::BodyTimeout,
                         format!(
@@ -403,8 +403,10 @@ impl Limits {
 
     /// The answer to a compiling request that waited the compile wait for
     /// its share of the compile budget: `429` (`42901`) with
-    /// `Retry-After`, which Confluent's clients retry.
+    /// `Retry-After`, which Confluent's clients retry. Counted
+    /// ([`COMPILE_BUDGET_REFUSALS`](super::metrics::COMPILE_BUDGET_REFUSALS)).
     fn compile_budget_spent(&self) -> Response {
+        self.metrics.compile_budget_refusals.increment();
         let mut response = ApiError::new(
             ErrorCode::TooManyCompiles,
             format!(
@@ -438,7 +440,7 @@ impl Limits {
 
     /// The answer to a request that outlived the request timeout, counted.
     fn timed_out(&self) -> Response {
-        self.metrics.handling_timeouts.increment(1);
+        self.metrics.handling_timeouts.increment();
         ApiError::new(
             ErrorCode::Timeout,
             format!(

@@ -8,10 +8,16 @@
 //! template and the status, and an increment; no key is built or hashed
 //! by the recorder. Label values are bounded: a route template of the
 //! router (never the raw path), `unmatched`, and the statuses the server
-//! answers. With metrics off, the handles are no-ops and the layer records
-//! nothing.
+//! answers. With metrics off, the handles are no-ops.
+//!
+//! Whether or not they are exported, the requests by route and status and
+//! the refusals (timeouts, the compile budget) are also counted in the
+//! process (a `Tally` beside each handle): the web console's server page
+//! shows them (`Metrics::requests`). Counting one is an atomic add beside
+//! the handle's.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,6 +36,9 @@ pub const STORE_ERRORS: &str = "dataschema_server_store_errors_total";
 pub const CACHE: &str = "dataschema_server_cache_total";
 /// 1 when the last `/readyz` found the store ready, else 0.
 pub const READY: &str = "dataschema_server_ready";
+/// Compiling requests refused because the compile budget stayed spent for
+/// the compile wait (`429`, code `42901`; no label).
+pub const COMPILE_BUDGET_REFUSALS: &str = "dataschema_server_compile_budget_refusals_total";
 
 /// The route label of a request that matched no route.
 pub(crate) const UNMATCHED: &str = "unmatched";
@@ -55,24 +64,60 @@ pub(crate) fn store_error(err: &dataschema_core::Error) {
     metrics::counter!(STORE_ERRORS, "kind" => kind).increment(1);
 }
 
+/// A count kept in the process, and its exported counter (a no-op with
+/// metrics off).
+pub(crate) struct Tally {
+    counter: Counter,
+    count: AtomicU64,
+}
+
+impl Tally {
+    fn new(counter: Counter) -> Tally {
+        Tally {
+            counter,
+            count: AtomicU64::new(0),
+        }
+    }
+
+    /// One more.
+    pub(crate) fn increment(&self) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.counter.increment(1);
+    }
+
+    /// How many so far.
+    pub(crate) fn get(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+}
+
 /// The handles of one server.
 pub(crate) struct Metrics {
     enabled: bool,
-    routes: RwLock<HashMap<Box<str>, Arc<Route>>>,
+    routes: RwLock<HashMap<Box<str>, Arc<Route>, foldhash::fast::RandomState>>,
     pub(crate) urn_hit: Counter,
     pub(crate) urn_miss: Counter,
     pub(crate) id_hit: Counter,
     pub(crate) id_miss: Counter,
-    pub(crate) body_timeouts: Counter,
-    pub(crate) handling_timeouts: Counter,
+    pub(crate) body_timeouts: Tally,
+    pub(crate) handling_timeouts: Tally,
+    pub(crate) compile_budget_refusals: Tally,
     pub(crate) ready: Gauge,
 }
 
-/// One route's latency, and its counter per status.
+/// One route's latency, and its tally per status.
 struct Route {
     template: Box<str>,
     latency: Histogram,
-    statuses: RwLock<Vec<(u16, Counter)>>,
+    statuses: RwLock<Vec<(u16, Tally)>>,
+}
+
+/// The requests one route answered, by status (ascending).
+pub(crate) struct RouteCounts {
+    /// The route template (`unmatched` for none).
+    pub(crate) route: String,
+    /// (status, requests answered with it).
+    pub(crate) statuses: Vec<(u16, u64)>,
 }
 
 impl Metrics {
@@ -92,12 +137,18 @@ impl Metrics {
             }
         };
         let timeouts = |phase: &'static str| {
-            if enabled {
+            Tally::new(if enabled {
                 counter(TIMEOUTS, vec![Label::from_static_parts("phase", phase)])
             } else {
                 Counter::noop()
-            }
+            })
         };
+        // Exported from the start, at 0 (the alerts read it).
+        let compile_budget_refusals = Tally::new(if enabled {
+            counter(COMPILE_BUDGET_REFUSALS, Vec::new())
+        } else {
+            Counter::noop()
+        });
         let ready = if enabled {
             let key = Key::from_name(READY);
             metrics::with_recorder(|recorder| recorder.register_gauge(&key, &METADATA))
@@ -115,29 +166,34 @@ impl Metrics {
         }
         Metrics {
             enabled,
-            routes: RwLock::new(HashMap::new()),
+            routes: RwLock::new(HashMap::default()),
             urn_hit: pair("urn", "hit"),
             urn_miss: pair("urn", "miss"),
             id_hit: pair("id", "hit"),
             id_miss: pair("id", "miss"),
             body_timeouts: timeouts("body"),
             handling_timeouts: timeouts("handling"),
+            compile_budget_refusals,
             ready,
         }
     }
 
-    /// Whether requests are recorded.
+    /// Whether the metrics are exported (requests are counted in the
+    /// process either way).
     pub(crate) fn enabled(&self) -> bool {
         self.enabled
     }
 
-    /// One request on `template` answered `status` after `took`: under
-    /// read locks, a lookup and two updates on kept handles.
-    pub(crate) fn request(&self, template: &str, status: u16, took: Duration) {
+    /// One request on `template` answered `status`, after `took` (timed
+    /// only when the metrics are exported): under read locks, a lookup
+    /// and the updates of kept handles.
+    pub(crate) fn request(&self, template: &str, status: u16, took: Option<Duration>) {
         if let Some(route) = self.routes.read().get(template) {
-            if let Some((_, counter)) = route.statuses.read().iter().find(|(s, _)| *s == status) {
-                route.latency.record(took.as_secs_f64());
-                counter.increment(1);
+            if let Some((_, tally)) = route.statuses.read().iter().find(|(s, _)| *s == status) {
+                if let Some(took) = took {
+                    route.latency.record(took.as_secs_f64());
+                }
+                tally.increment();
                 return;
             }
         }
@@ -146,23 +202,54 @@ impl Metrics {
 
     /// A route's first request with `status`: its handles bound, then
     /// counted.
-    fn first(&self, template: &str, status: u16, took: Duration) {
+    fn first(&self, template: &str, status: u16, took: Option<Duration>) {
         let route = self.route(template);
-        route.latency.record(took.as_secs_f64());
+        if let Some(took) = took {
+            route.latency.record(took.as_secs_f64());
+        }
         let mut statuses = route.statuses.write();
-        if let Some((_, counter)) = statuses.iter().find(|(held, _)| *held == status) {
-            counter.increment(1);
+        if let Some((_, tally)) = statuses.iter().find(|(held, _)| *held == status) {
+            tally.increment();
             return;
         }
-        let counter = counter(
-            REQUESTS,
-            vec![
-                Label::new("route", route.template.to_string()),
-                Label::new("status", status.to_string()),
-            ],
-        );
-        counter.increment(1);
-        statuses.push((status, counter));
+        let tally = Tally::new(if self.enabled {
+            counter(
+                REQUESTS,
+                vec![
+                    Label::new("route", route.template.to_string()),
+                    Label::new("status", status.to_string()),
+                ],
+            )
+        } else {
+            Counter::noop()
+        });
+        tally.increment();
+        statuses.push((status, tally));
+    }
+
+    /// The requests answered so far, by route template (sorted) and
+    /// status.
+    pub(crate) fn requests(&self) -> Vec<RouteCounts> {
+        let mut routes: Vec<RouteCounts> = self
+            .routes
+            .read()
+            .values()
+            .map(|route| {
+                let mut statuses: Vec<(u16, u64)> = route
+                    .statuses
+                    .read()
+                    .iter()
+                    .map(|(status, tally)| (*status, tally.get()))
+                    .collect();
+                statuses.sort_unstable();
+                RouteCounts {
+                    route: route.template.to_string(),
+                    statuses,
+                }
+            })
+            .collect();
+        routes.sort_by(|a, b| a.route.cmp(&b.route));
+        routes
     }
 
     /// The handles of a route seen for the first time.
@@ -171,9 +258,12 @@ impl Metrics {
         if let Some(route) = routes.get(template) {
             return route.clone();
         }
-        let key = Key::from_parts(DURATION, vec![Label::new("route", template.to_owned())]);
-        let latency =
-            metrics::with_recorder(|recorder| recorder.register_histogram(&key, &METADATA));
+        let latency = if self.enabled {
+            let key = Key::from_parts(DURATION, vec![Label::new("route", template.to_owned())]);
+            metrics::with_recorder(|recorder| recorder.register_histogram(&key, &METADATA))
+        } else {
+            Histogram::noop()
+        };
         let route = Arc::new(Route {
             template: template.into(),
             latency,

@@ -610,13 +610,14 @@ fn lookup_body(bytes: usize, salt: usize) -> Vec<u8> {
 
 /// `count` anonymous lookups of `body`-sized schemas at once under
 /// subject `slow-big` (which holds a version: each compiles, then is not
-/// found), their answers, and the most that held the compile budget at
-/// once (the sleepy store's `versions` runs inside it).
+/// found), their answers, the most that held the compile budget at
+/// once (the sleepy store's `versions` runs inside it), and the console's
+/// server page read after them.
 fn concurrent_lookups(
     config: dataschema::server::Config,
     count: usize,
     bytes: usize,
-) -> (Vec<Reply>, usize) {
+) -> (Vec<Reply>, usize, String) {
     let (running, overlap) = start_sleepy_counted(config, Duration::from_millis(400));
     let registered = confluent(
         "POST",
@@ -641,7 +642,8 @@ fn concurrent_lookups(
         .collect();
     let answers = answers.into_iter().map(|a| a.join().unwrap()).collect();
     assert_eq!(before, 1, "the registration alone");
-    (answers, overlap.peak())
+    let server_page = get(&running.url("/ui/server")).text();
+    (answers, overlap.peak(), server_page)
 }
 
 /// The compile budget is weighted by body size (issue 37, class 2): with
@@ -657,13 +659,13 @@ fn the_compile_budget_is_weighted_by_body_size() {
             .with_compile_wait(Duration::from_secs(120))
             .with_request_timeout(Duration::from_secs(120))
     };
-    let (answers, peak) = concurrent_lookups(config(), 6, 120_000);
+    let (answers, peak, _) = concurrent_lookups(config(), 6, 120_000);
     for answer in &answers {
         assert_eq!(answer.status, 404, "{}", answer.text());
         assert_eq!(answer.code(), 40403, "{}", answer.text());
     }
     assert_eq!(peak, 1, "lookups at the budget compiled {peak} at once");
-    let (answers, peak) = concurrent_lookups(config(), 8, 1_000);
+    let (answers, peak, _) = concurrent_lookups(config(), 8, 1_000);
     for answer in &answers {
         assert_eq!(answer.status, 404, "{}", answer.text());
     }
@@ -706,13 +708,16 @@ fn formatted_reads_take_what_a_schema_at_the_cap_would() {
 
 /// A compiling request that waits longer than the compile wait for its
 /// share of the budget is answered 429 (42901) with Retry-After, never a
-/// 5xx; the one holding the budget is answered as usual.
+/// 5xx; the one holding the budget is answered as usual. The refusal is
+/// counted: the console's server page shows it, under the route and as a
+/// compile budget refusal (`dataschema_server_compile_budget_refusals_total`
+/// when the metrics are exported).
 #[test]
 fn a_compile_past_its_wait_is_429_with_code_42901() {
     let config = config()
         .with_compile_budget_bytes(100_000)
         .with_compile_wait(Duration::from_millis(200));
-    let (answers, peak) = concurrent_lookups(config, 2, 120_000);
+    let (answers, peak, server_page) = concurrent_lookups(config, 2, 120_000);
     assert_eq!(peak, 1);
     let mut statuses: Vec<u16> = answers.iter().map(|a| a.status).collect();
     statuses.sort_unstable();
@@ -731,6 +736,13 @@ fn a_compile_past_its_wait_is_429_with_code_42901() {
         "{:?}",
         refused.headers
     );
+    for counted in [
+        "<dt>Compile budget spent (429, code 42901)</dt><dd>1</dd>",
+        "<dt>429 Too Many Requests</dt><dd>1</dd>",
+        "<tr><th scope=\"row\"><code>/subjects/{subject}</code></th><td>2</td><td>2</td><td>0</td><td>404: 1, 429: 1</td></tr>",
+    ] {
+        assert!(server_page.contains(counted), "no {counted} in {server_page}");
+    }
 }
 
 /// 260 unauthenticated clients each dripping a lookup's body (more than

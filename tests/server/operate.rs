@@ -194,7 +194,7 @@ fn readyz_reports_a_database_that_waits() {
 
 /// The server's metrics on `--metrics`: requests by route template (never
 /// the raw path) and status, latency histograms, cache hits and misses,
-/// store errors; and every `dataschema_server_` name the shipped server
+/// store errors, compile budget refusals; and every `dataschema_server_` name the shipped server
 /// alerts use is one the server exports.
 #[test]
 fn metrics_count_routes_statuses_latency_and_the_cache() {
@@ -234,6 +234,8 @@ fn metrics_count_routes_statuses_latency_and_the_cache() {
         r#"dataschema_server_cache_total{lookup="urn",result="miss"} 1"#,
         r#"dataschema_server_cache_total{lookup="urn",result="hit"} 2"#,
         "dataschema_server_ready 1",
+        // Exported from the start, at 0 (an alert reads it).
+        "dataschema_server_compile_budget_refusals_total 0",
     ] {
         assert!(text.contains(expected), "no {expected} in:\n{text}");
     }

@@ -1175,8 +1175,9 @@ struct Held {
     namespaces: usize,
 }
 
-/// `GET /ui/server`: readiness, the store, what it holds, the cache and
-/// the limits.
+/// `GET /ui/server`: readiness and uptime, the store and what it holds,
+/// the requests answered by route and status and the refusals, the cache
+/// and the limits.
 pub(super) async fn server(State(state): State<AppState>) -> Response {
     const TITLE: &str = "Server";
     let ready = state.ready().await;
@@ -1218,8 +1219,8 @@ pub(super) async fn server(State(state): State<AppState>) -> Response {
             .text(reason),
     };
     page.raw("</dd><dt>Up for</dt><dd>")
-        .num(state.uptime().as_secs())
-        .raw(" s</dd></dl>\n<h2>Store</h2>\n<dl class=\"facts\">");
+        .text(&duration_label(state.uptime()))
+        .raw("</dd></dl>\n<h2>Store</h2>\n<dl class=\"facts\">");
     if !config.store_label().is_empty() {
         page.raw("<dt>Store</dt><dd><code>")
             .text(config.store_label())
@@ -1244,7 +1245,9 @@ pub(super) async fn server(State(state): State<AppState>) -> Response {
                 .raw("</dd>");
         }
     }
-    page.raw("</dl>\n<h2>Counters</h2>\n<dl class=\"facts\"><dt>Cached URN answers</dt><dd>")
+    page.raw("</dl>\n");
+    requests_section(&mut page, state.metrics());
+    page.raw("<h2>Cache</h2>\n<dl class=\"facts\"><dt>Cached URN answers</dt><dd>")
         .num(urn_entries)
         .raw("</dd><dt>Cached id answers</dt><dd>")
         .num(id_entries)
@@ -1252,11 +1255,11 @@ pub(super) async fn server(State(state): State<AppState>) -> Response {
         .num(cached_bytes)
         .raw(" of ")
         .num(config.cache_bytes())
-        .raw("</dd><dt>Request metrics</dt><dd>")
+        .raw("</dd><dt>Prometheus metrics</dt><dd>")
         .raw(if config.metrics() {
-            "recorded (Prometheus text at the --metrics address)"
+            "exported (Prometheus text at the --metrics address)"
         } else {
-            "off (dataschema serve --metrics ADDR records them)"
+            "not exported (dataschema serve --metrics ADDR exports them)"
         })
         .raw("</dd></dl>\n<h2>Limits</h2>\n<dl class=\"facts\"><dt>Requests at once</dt><dd>")
         .num(config.concurrency_limit())
@@ -1273,6 +1276,108 @@ pub(super) async fn server(State(state): State<AppState>) -> Response {
         page.status(StatusCode::SERVICE_UNAVAILABLE);
     }
     page.finish()
+}
+
+/// A duration as a person reads it: `3 d 4 h`, `2 h 5 min`, `4 min 7 s`,
+/// `12 s`.
+fn duration_label(took: std::time::Duration) -> String {
+    let secs = took.as_secs();
+    let (days, hours, minutes, seconds) =
+        (secs / 86_400, secs / 3_600 % 24, secs / 60 % 60, secs % 60);
+    if days > 0 {
+        format!("{days} d {hours} h")
+    } else if hours > 0 {
+        format!("{hours} h {minutes} min")
+    } else if minutes > 0 {
+        format!("{minutes} min {seconds} s")
+    } else {
+        format!("{seconds} s")
+    }
+}
+
+/// A status with its reason phrase: `429 Too Many Requests`.
+fn status_label(status: u16) -> String {
+    let reason = StatusCode::from_u16(status)
+        .ok()
+        .and_then(|status| status.canonical_reason());
+    match reason {
+        Some(reason) => format!("{status} {reason}"),
+        None => status.to_string(),
+    }
+}
+
+/// The requests answered since the server started, by route and status,
+/// and the refusals (counted in the process whether or not the metrics
+/// are exported: `server::metrics`). A page's own request is counted once
+/// it is answered, so it is not in its own table.
+fn requests_section(page: &mut Page, metrics: &crate::server::metrics::Metrics) {
+    let routes = metrics.requests();
+    let mut refusals: std::collections::BTreeMap<u16, u64> = std::collections::BTreeMap::new();
+    let total: u64 = routes
+        .iter()
+        .flat_map(|route| route.statuses.iter())
+        .map(|(_, count)| count)
+        .sum();
+    page.raw("<h2>Requests</h2>\n<p id=\"requests-note\">")
+        .num(total)
+        .raw(if total == 1 {
+            " request answered"
+        } else {
+            " requests answered"
+        })
+        .raw(" since the server started, by route template (this page's own request is counted once it is answered).</p>\n");
+    if !routes.is_empty() {
+        page.raw("<table aria-describedby=\"requests-note\"><thead><tr><th scope=\"col\">Route</th><th scope=\"col\">Answered</th><th scope=\"col\">Refused (4xx)</th><th scope=\"col\">Failed (5xx)</th><th scope=\"col\">By status</th></tr></thead><tbody>\n");
+        for route in &routes {
+            let (mut answered, mut refused, mut failed) = (0u64, 0u64, 0u64);
+            for &(status, count) in &route.statuses {
+                answered += count;
+                match status {
+                    400..=499 => {
+                        refused += count;
+                        *refusals.entry(status).or_default() += count;
+                    }
+                    500..=599 => {
+                        failed += count;
+                        *refusals.entry(status).or_default() += count;
+                    }
+                    _ => {}
+                }
+            }
+            let by_status: Vec<String> = route
+                .statuses
+                .iter()
+                .map(|(status, count)| format!("{status}: {count}"))
+                .collect();
+            page.raw("<tr><th scope=\"row\"><code>")
+                .text(&route.route)
+                .raw("</code></th><td>")
+                .num(answered)
+                .raw("</td><td>")
+                .num(refused)
+                .raw("</td><td>")
+                .num(failed)
+                .raw("</td><td>")
+                .text(&by_status.join(", "))
+                .raw("</td></tr>\n");
+        }
+        page.raw("</tbody></table>\n");
+    }
+    page.raw("<h2>Refusals and failures</h2>\n<dl class=\"facts\" id=\"refusals\">");
+    for (status, count) in &refusals {
+        page.raw("<dt>")
+            .text(&status_label(*status))
+            .raw("</dt><dd>")
+            .num(*count)
+            .raw("</dd>");
+    }
+    page.raw("<dt>Compile budget spent (429, code 42901)</dt><dd>")
+        .num(metrics.compile_budget_refusals.get())
+        .raw("</dd><dt>Request bodies too slow (408, code 40801)</dt><dd>")
+        .num(metrics.body_timeouts.get())
+        .raw("</dd><dt>Requests past the request timeout (503, code 50002)</dt><dd>")
+        .num(metrics.handling_timeouts.get())
+        .raw("</dd></dl>\n");
 }
 
 #[cfg(test)]
@@ -1293,6 +1398,16 @@ mod tests {
         assert!(frame_header("0100000007")
             .unwrap_err()
             .contains("magic byte"));
+    }
+
+    #[test]
+    fn durations_read_as_people_read_them() {
+        use std::time::Duration;
+        assert_eq!(duration_label(Duration::from_secs(12)), "12 s");
+        assert_eq!(duration_label(Duration::from_secs(247)), "4 min 7 s");
+        assert_eq!(duration_label(Duration::from_secs(7_500)), "2 h 5 min");
+        assert_eq!(duration_label(Duration::from_secs(273_600)), "3 d 4 h");
+        assert_eq!(status_label(429), "429 Too Many Requests");
     }
 
     #[test]
