@@ -165,6 +165,60 @@ async function main() {
       await visit(page, 'check-compatible');
     });
 
+    await step('would this break anyone? with a reference and metadata, by keyboard', async () => {
+      await page.goto(`${base}/ui/check`);
+      await page.getByLabel('Subject', { exact: true }).fill('payment-value');
+      await page.getByLabel('Schema type').selectOption('PROTOBUF');
+      await page.getByLabel('Candidate schema').fill(fs.readFileSync(path.join(fixtures, 'payment_with_money.proto'), 'utf8'));
+      // The folded section opens from the keyboard, and Tab walks its
+      // fields in order: the first reference's name, subject, version.
+      const summary = page.locator('summary', { hasText: 'References, metadata and rules' });
+      await summary.focus();
+      await page.keyboard.press('Enter');
+      check(await page.locator('details').evaluate((d) => d.open), 'Enter opens the references section');
+      await page.keyboard.press('Tab');
+      check(await page.evaluate(() => document.activeElement.id) === 'refName1', 'Tab reaches the first reference name');
+      await page.keyboard.type('shop/money.proto');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('money-value');
+      await page.keyboard.press('Tab');
+      check(await page.evaluate(() => document.activeElement.id) === 'refVersion1', 'Tab reaches the version');
+      await page.keyboard.type('1');
+      await page.getByLabel('Metadata (JSON)').fill('{"properties": {"owner": "payments"}}');
+      await page.getByRole('button', { name: 'Check compatibility' }).click();
+      await page.waitForLoadState();
+      const body = await page.textContent('main');
+      check(body.includes('Compatible: this breaks no one'), 'the candidate with its reference is compatible');
+      check(await page.locator('#refName1').inputValue() === 'shop/money.proto', 'the reference stays in the form');
+      await visit(page, 'check-references');
+    });
+
+    await step('would this break anyone? mistakes named beside their fields', async () => {
+      await page.locator('#refSubject1').fill('');
+      await page.locator('#refVersion1').fill('first');
+      await page.getByLabel('Metadata (JSON)').fill('{"properties": ');
+      await page.getByRole('button', { name: 'Check compatibility' }).click();
+      await page.waitForLoadState();
+      const alert = page.getByRole('alert');
+      check(await alert.count() === 1, 'one alert lists the mistakes');
+      const text = await alert.textContent();
+      for (const part of ['Reference 1: give the subject it names.', '"first" is not a version', 'Metadata is not JSON']) {
+        check(text.includes(part), `the alert says ${part}`);
+      }
+      for (const id of ['refSubject1', 'refVersion1', 'metadata']) {
+        check(await page.locator(`#${id}`).getAttribute('aria-invalid') === 'true', `${id} is marked invalid`);
+      }
+      // The field's own message is its description, as a screen reader reads it.
+      const version = page.getByRole('textbox', { name: 'Reference 1 version' });
+      const described = await version.getAttribute('aria-describedby');
+      check(described === 'refVersion1-error', `the version is described by its error (${described})`);
+      // Each listed mistake links to its field.
+      await alert.getByRole('link', { name: /is not a version/ }).click();
+      check(page.url().endsWith('#refVersion1'), 'the link goes to the field');
+      check(!(await page.textContent('main')).includes('Compatible: this breaks no one'), 'nothing was checked');
+      await visit(page, 'check-mistakes');
+    });
+
     const id = await (await fetch(`${base}/subjects/orders-value/versions/1`)).json().then((v) => v.id);
     const guid = await (await fetch(`${base}/schemas/ids/${id}`)).json().then((v) => v.guid);
     const frame = `00 ${id.toString(16).padStart(8, '0')} 02 10`;
@@ -180,12 +234,24 @@ async function main() {
       });
     }
 
-    await step('the server: health, store, counters', async () => {
+    await step('the server: health, store, uptime, requests by route, refusals', async () => {
+      // One refusal of each kind the page sums: a page not found (404).
+      check((await page.goto(`${base}/ui/version?name=nobody-holds-this&v=1`)).status() === 404, 'a missing version is 404');
       await page.getByRole('link', { name: 'Server' }).click();
       await page.waitForURL(/\/ui\/server/);
       const body = await page.textContent('main');
       check(body.includes('ready'), 'the store is ready');
       check(body.includes('Versions held'), 'the counts are shown');
+      check(body.includes('Up for'), 'the uptime is shown');
+      const table = page.getByRole('table');
+      const row = table.getByRole('row', { name: /^\/ui\/version\b/ });
+      check(await row.count() === 1, 'the version route has a row');
+      check((await row.textContent()).includes('404: 1'), 'its 404 is counted');
+      const lookups = await table.getByRole('row', { name: /^\/ui\/lookup\b/ }).textContent();
+      check(/200: [1-9]/.test(lookups), `the lookups are counted: ${lookups}`);
+      const refusals = await page.locator('#refusals').textContent();
+      check(refusals.includes('404 Not Found'), 'refusals by status');
+      check(refusals.includes('Compile budget spent (429, code 42901)'), 'the compile budget refusals are shown');
       await visit(page, 'server');
     });
 

@@ -351,6 +351,167 @@ fn the_check_form_reports_and_stores_nothing() {
     assert!(form.contains("value=\"orders-value\""));
 }
 
+/// The form's references (name, subject, version rows), metadata and
+/// rule set go with the candidate: a `.proto` that imports another
+/// subject's file compiles with its reference row, and is refused as the
+/// API refuses it without. Each mistake in the form is named beside its
+/// field (`aria-invalid`, `aria-describedby`) and listed at the top, and
+/// nothing is checked.
+#[cfg(feature = "proto-text")]
+#[test]
+fn the_check_form_takes_references_metadata_and_rules() {
+    let running = server::start();
+    register(&running, "money-value", "PROTOBUF", &fixture("money.proto"));
+    two_versions(
+        &running,
+        "payment-value",
+        "PROTOBUF",
+        "payment_v1.proto",
+        "payment_v2.proto",
+    );
+    let post = |pairs: &[(&str, &str)]| {
+        call(
+            "POST",
+            &running.url("/ui/check"),
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            query(pairs).as_bytes(),
+        )
+    };
+    let candidate = fixture("payment_with_money.proto");
+    let base = [
+        ("subject", "payment-value"),
+        ("schemaType", "PROTOBUF"),
+        ("schema", candidate.as_str()),
+    ];
+    let with = |extra: &[(&'static str, &str)]| {
+        let mut pairs: Vec<(&str, &str)> = base.to_vec();
+        pairs.extend_from_slice(extra);
+        post(&pairs)
+    };
+    // With its reference, metadata and a rule set: checked, compatible.
+    let answer = with(&[
+        ("refName1", "shop/money.proto"),
+        ("refSubject1", "money-value"),
+        ("refVersion1", "1"),
+        ("refName2", ""),
+        ("refSubject2", ""),
+        ("refVersion2", ""),
+        ("metadata", r#"{"properties": {"owner": "payments"}}"#),
+        (
+            "ruleSet",
+            r#"{"domainRules": [{"name": "positive", "kind": "CONDITION", "type": "CEL", "mode": "WRITE", "expr": "message.id != ''"}]}"#,
+        ),
+    ]);
+    let html = answer.text();
+    assert_eq!(answer.status, 200, "{html}");
+    assert!(html.contains("Compatible: this breaks no one"), "{html}");
+    // The form comes back filled in, open, with spare rows.
+    assert!(html.contains("<details open>"), "{html}");
+    assert!(html.contains("value=\"shop/money.proto\""), "{html}");
+    assert!(html.contains("id=\"refName3\""), "{html}");
+    // The same check through the API agrees.
+    let api = confluent(
+        "POST",
+        &running.url("/compatibility/subjects/payment-value/versions"),
+        &serde_json::json!({
+            "schemaType": "PROTOBUF",
+            "schema": candidate,
+            "references": [{"name": "shop/money.proto", "subject": "money-value", "version": 1}],
+        }),
+    );
+    assert_eq!(api.json()["is_compatible"], true, "{}", api.text());
+    // "latest" (or an empty version) is the subject's latest.
+    let latest = with(&[
+        ("refName1", "shop/money.proto"),
+        ("refSubject1", "money-value"),
+        ("refVersion1", "latest"),
+    ]);
+    assert!(
+        latest.text().contains("Compatible: this breaks no one"),
+        "{}",
+        latest.text()
+    );
+    // Without the reference: the API's refusal, its status.
+    let without = with(&[]);
+    assert_eq!(without.status, 422, "{}", without.text());
+    assert!(
+        without.text().contains("Not checked (error 42201)"),
+        "{}",
+        without.text()
+    );
+    // A reference to a version nobody holds: the API's refusal.
+    let nowhere = with(&[
+        ("refName1", "shop/money.proto"),
+        ("refSubject1", "money-value"),
+        ("refVersion1", "7"),
+    ]);
+    assert_eq!(nowhere.status, 422, "{}", nowhere.text());
+    assert!(
+        nowhere.text().contains("Not checked (error 42201)"),
+        "{}",
+        nowhere.text()
+    );
+    // Mistakes in the form: each named beside its field and listed.
+    let wrong = with(&[
+        ("refName1", "shop/money.proto"),
+        ("refVersion1", "first"),
+        ("metadata", "{\"properties\": "),
+        ("ruleSet", r#"{"domainRules": [{"kind": "CONDITION"}]}"#),
+    ]);
+    let html = wrong.text();
+    assert_eq!(wrong.status, 422, "{html}");
+    assert!(!html.contains("Compatible"), "nothing was checked: {html}");
+    assert!(
+        html.contains("<div class=\"error\" role=\"alert\" id=\"form-errors\">"),
+        "{html}"
+    );
+    for (field, words) in [
+        ("refSubject1", "Reference 1: give the subject it names."),
+        (
+            "refVersion1",
+            "Reference 1: &quot;first&quot; is not a version",
+        ),
+        ("metadata", "Metadata is not JSON: EOF while parsing"),
+        ("ruleSet", "Rule set: "),
+    ] {
+        assert!(
+            html.contains(&format!("<li><a href=\"#{field}\">{words}")),
+            "{field}: {html}"
+        );
+        assert!(
+            html.contains(&format!("id=\"{field}\" name=\"{field}\"")),
+            "{field}: {html}"
+        );
+        let input = &html[html.find(&format!("id=\"{field}\" name=")).unwrap()..];
+        let input = &input[..input.find('>').unwrap()];
+        assert!(input.contains("aria-invalid=\"true\""), "{field}: {input}");
+        assert!(
+            input.contains(&format!("aria-describedby=\"{field}-error")),
+            "{field}: {input}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<p class=\"error field-error\" id=\"{field}-error\">"
+            )),
+            "{field}: {html}"
+        );
+    }
+    // What was typed stays in the form.
+    assert!(html.contains("value=\"first\""), "{html}");
+    assert!(
+        html.contains("{&quot;properties&quot;: </textarea>"),
+        "{html}"
+    );
+    // Nothing was stored.
+    assert_eq!(
+        running
+            .registry
+            .versions_in("acme", "payment-value")
+            .unwrap(),
+        vec![1, 2]
+    );
+}
+
 /// Lookups of an id, a URN, a guid and a frame's first bytes.
 #[test]
 fn lookups_find_ids_urns_guids_and_frames() {
@@ -424,6 +585,25 @@ fn version_and_server_pages_show_what_is_held() {
     assert!(
         server_page.contains("<dt>Versions held</dt><dd>1</dd>"),
         "{server_page}"
+    );
+    // The requests answered before it, by route and status (its own is
+    // not counted yet), the refusals by status, the compile budget's, the
+    // uptime: counted without `--metrics`.
+    for counted in [
+        "<tr><th scope=\"row\"><code>/subjects/{subject}/versions</code></th><td>1</td><td>0</td><td>0</td><td>200: 1</td></tr>",
+        "<tr><th scope=\"row\"><code>/ui/version</code></th><td>2</td><td>1</td><td>0</td><td>200: 1, 404: 1</td></tr>",
+        "<dt>404 Not Found</dt><dd>1</dd>",
+        "<dt>Compile budget spent (429, code 42901)</dt><dd>0</dd>",
+        "3 requests answered since the server started",
+        "<dt>Up for</dt><dd>",
+    ] {
+        assert!(server_page.contains(counted), "no {counted} in {server_page}");
+    }
+    assert!(!server_page.contains("/ui/server</code>"), "{server_page}");
+    let again = get(&running.url("/ui/server")).text();
+    assert!(
+        again.contains("<tr><th scope=\"row\"><code>/ui/server</code></th><td>1</td>"),
+        "{again}"
     );
     let css = get(&running.url("/ui/console.css"));
     assert_eq!(css.header("content-type"), Some("text/css; charset=utf-8"));

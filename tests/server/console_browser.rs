@@ -119,6 +119,9 @@ fn the_console_passes_in_chromium() {
         register(&serve, subject, schema_type, &fixture(v2));
         set_compatibility(&serve, subject, "BACKWARD");
     }
+    // The type payment_with_money.proto imports, for the check form's
+    // references.
+    register(&serve, "money-value", "PROTOBUF", &fixture("money.proto"));
     register(
         &serve,
         "<script>alert(\"subject\")</script>",

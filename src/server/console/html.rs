@@ -148,6 +148,12 @@ impl Page {
         self.raw("</code></pre>\n")
     }
 
+    /// The page written so far (tests read it).
+    #[cfg(test)]
+    pub(crate) fn into_string(self) -> String {
+        self.out
+    }
+
     /// Sets the status the page is answered with.
     pub(crate) fn status(&mut self, status: StatusCode) -> &mut Page {
         self.status = status;
