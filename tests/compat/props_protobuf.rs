@@ -256,6 +256,39 @@ fn a_very_deep_import_chain_is_reported_not_overflowed() {
     );
 }
 
+/// A change in the schema's own file over an import that holds a chain
+/// of 5,000 messages, unchanged: the imported file is the same on both
+/// sides, so its messages are not compared again, and the change is
+/// judged alone (it was `COMPARISON_TOO_DEEP` under each of 128 levels
+/// of `FIELD_NAMED_TYPE_CHANGED`, none of them a change).
+#[test]
+fn a_change_over_an_unchanged_deep_import_is_judged_alone() {
+    let old = import_chain(5_000, 1, Type::Int32);
+    let mut set = FileDescriptorSet::decode(old.as_slice()).unwrap();
+    let main = set.file.last_mut().unwrap();
+    main.message_type[0].field.push(FieldDescriptorProto {
+        name: Some("note".into()),
+        number: Some(2),
+        label: Some(Label::Optional as i32),
+        r#type: Some(Type::String as i32),
+        ..Default::default()
+    });
+    let new = set.encode_to_vec();
+    let report = protobuf::check(Compatibility::Backward, &new, &[(1, old.as_slice())]).unwrap();
+    assert!(report.is_compatible(), "{report}");
+    let kinds: Vec<&str> = report.versions()[0]
+        .changes()
+        .iter()
+        .map(|c| c.kind().name())
+        .collect();
+    assert_eq!(kinds, [ProtoChangeKind::FieldAdded.name()], "{report}");
+    // A change inside the import is still found below it.
+    let changed = import_chain(5_000, 1, Type::String);
+    let report =
+        protobuf::check(Compatibility::Backward, &changed, &[(1, old.as_slice())]).unwrap();
+    assert!(!report.is_compatible(), "{report}");
+}
+
 #[test]
 fn a_deep_schema_is_still_compatible_with_itself() {
     let set = import_chain(5_000, 1, Type::Int32);

@@ -128,3 +128,181 @@ fn a_lookup_of_an_absent_subject_answers_404_without_compiling() {
     let answer = confluent("POST", &running.url("/subjects/gone?deleted=true"), &broken);
     assert_eq!(answer.code(), 42201, "{}", answer.text());
 }
+
+/// The `.proto` text of file `i` of an import chain: `chain/f{i}.proto`
+/// imports `chain/f{i-1}.proto` and holds a field of its message.
+fn chain_file(i: usize, extra: &str) -> String {
+    if i == 0 {
+        return format!(
+            "syntax = \"proto3\";\npackage chain;\nmessage M0 {{ string v = 1;{extra} }}\n"
+        );
+    }
+    format!(
+        "syntax = \"proto3\";\npackage chain;\nimport \"chain/f{:04}.proto\";\nmessage M{i} {{ M{} prev = 1;{extra} }}\n",
+        i - 1,
+        i - 1
+    )
+}
+
+/// The reference file `i` of the chain gives (to file `i - 1`), as a
+/// Confluent request names it.
+fn chain_reference(i: usize) -> serde_json::Value {
+    serde_json::json!([{
+        "name": format!("chain/f{:04}.proto", i - 1),
+        "subject": format!("chain-f{:04}", i - 1),
+        "version": 1,
+    }])
+}
+
+/// An import chain of 1,000 `.proto` files (each importing the one
+/// before it, given as references, as Confluent's clients register
+/// them), held in a SQLite store the server then serves: requests that
+/// compile its head (a lookup, a compatibility test, a `format` read, the
+/// console's version page: 1,000 files, the most a schema may import) are
+/// answered within bounds, and a schema importing the head (1,001 files)
+/// is refused with a 422 that says why, anonymous or not; never a 5xx, and
+/// the server lives (class 1 of issue 37: every recursive reader, the
+/// references' included). A compatible change over the chain is judged
+/// compatible: the comparison no longer follows the unchanged imports
+/// (it answered `COMPARISON_TOO_DEEP` under 128 levels of
+/// `FIELD_NAMED_TYPE_CHANGED`, none of them a change).
+#[test]
+fn an_import_chain_of_a_thousand_files_is_answered_within_bounds() {
+    use dataschema::store::Store;
+    use dataschema::{Language, Reference, Schema, SqliteStore, Urn};
+    const FILES: usize = 1_000;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("chain.db");
+    {
+        let store = SqliteStore::open(&db).unwrap();
+        for i in 0..FILES {
+            let urn = Urn::new("acme", &format!("chain-f{i:04}"), 1).unwrap();
+            let mut schema = Schema::new(urn, Language::Protobuf, chain_file(i, ""), None);
+            if i > 0 {
+                let target = Urn::new("acme", &format!("chain-f{:04}", i - 1), 1).unwrap();
+                schema = schema.with_references([Reference::new(
+                    format!("chain/f{:04}.proto", i - 1),
+                    target,
+                )]);
+            }
+            store.put(&schema).unwrap();
+        }
+    }
+    let mut serve = Serve::start(&[
+        "--store",
+        &format!("sqlite:{}", db.display()),
+        "--token-file",
+        &token_file(dir.path()),
+        // A debug build compiles 1,000 files in seconds, not milliseconds.
+        "--request-timeout",
+        "300",
+        "--compile-wait",
+        "300",
+    ]);
+    let head = FILES - 1;
+    let bearer = server::bearer();
+    // Within bounds: the head with everything it imports (1,000 files).
+    let started = std::time::Instant::now();
+    let lookup = call(
+        "POST",
+        &serve.url(&format!("/subjects/chain-f{head:04}")),
+        &[CONFLUENT],
+        serde_json::json!({
+            "schemaType": "PROTOBUF",
+            "schema": chain_file(head, ""),
+            "references": chain_reference(head),
+        })
+        .to_string()
+        .as_bytes(),
+    );
+    alive(&mut serve, "a lookup of the chain's head", &lookup);
+    assert_eq!(lookup.status, 200, "{}", lookup.text());
+    assert_eq!(lookup.json()["version"], 1, "{}", lookup.text());
+    println!("the lookup took {:?}", started.elapsed());
+    let test = call(
+        "POST",
+        &serve.url(&format!(
+            "/compatibility/subjects/chain-f{head:04}/versions?verbose=true"
+        )),
+        &[CONFLUENT],
+        serde_json::json!({
+            "schemaType": "PROTOBUF",
+            "schema": chain_file(head, " string note = 2;"),
+            "references": chain_reference(head),
+        })
+        .to_string()
+        .as_bytes(),
+    );
+    alive(
+        &mut serve,
+        "a compatibility test of the chain's head",
+        &test,
+    );
+    assert_eq!(test.status, 200, "{}", test.text());
+    assert_eq!(test.json()["is_compatible"], true, "{}", test.text());
+    let read = get(&serve.url(&format!(
+        "/subjects/chain-f{head:04}/versions/1?format=serialized"
+    )));
+    alive(&mut serve, "a serialized read of the chain's head", &read);
+    assert_eq!(read.status, 200, "{}", read.text());
+    let page = get(&serve.url(&format!("/ui/version?name=chain-f{head:04}&v=1")));
+    alive(&mut serve, "the console's page of the chain's head", &page);
+    assert_eq!(page.status, 200);
+    // Past the bound: a schema importing the head (1,001 files), sent
+    // anonymously to a compatibility test and with the token to a
+    // register, is refused saying why.
+    let over = serde_json::json!({
+        "schemaType": "PROTOBUF",
+        "schema": chain_file(FILES, ""),
+        "references": chain_reference(FILES),
+    });
+    for (path, headers) in [
+        (
+            format!("/compatibility/subjects/chain-f{head:04}/versions"),
+            vec![CONFLUENT],
+        ),
+        (
+            "/subjects/chain-top/versions".to_owned(),
+            vec![CONFLUENT, ("Authorization", bearer.as_str())],
+        ),
+    ] {
+        let answer = call(
+            "POST",
+            &serve.url(&path),
+            &headers,
+            over.to_string().as_bytes(),
+        );
+        alive(&mut serve, &format!("POST {path} of 1,001 files"), &answer);
+        assert_eq!(answer.status, 422, "{path}: {}", answer.text());
+        assert_eq!(answer.code(), 42201, "{}", answer.text());
+        assert!(
+            answer.text().contains("imports more than 1000 files"),
+            "{path}: {}",
+            answer.text()
+        );
+    }
+    assert_eq!(get(&serve.url("/healthz")).status, 200);
+    assert!(serve.child.try_wait().unwrap().is_none());
+    let _ = serve.child.kill();
+}
+
+/// The server still runs after `what`, and answered it below 500.
+fn alive(serve: &mut Serve, what: &str, answer: &server::Reply) {
+    assert!(
+        serve.child.try_wait().unwrap().is_none(),
+        "the server died on {what}: {}",
+        serve.stderr.lock().unwrap()
+    );
+    assert!(
+        answer.status < 500,
+        "{what}: {} {}",
+        answer.status,
+        answer.text()
+    );
+    println!("{what}: {} {}", answer.status, clip(&answer.text()));
+}
+
+/// The first 300 characters of an answer, for the test's log.
+fn clip(text: &str) -> String {
+    text.chars().take(300).collect()
+}

@@ -31,6 +31,10 @@ pub(super) struct Comparer {
     pub(super) imported: HashMap<(String, String), bool>,
     /// Imported messages being compared, one inside the other.
     pub(super) depth: usize,
+    /// The imported files that are the same in both pools, with all they
+    /// import ([`super::unchanged_imports`]): a message of one of them is
+    /// the same message on both sides, however deep it nests.
+    pub(super) unchanged: HashSet<String>,
 }
 
 /// How deep the comparison follows imported messages, one inside the
@@ -397,6 +401,15 @@ impl Comparer {
         // Messages of the compared files are compared by name at their own
         // level; a message from an import is compared here, at its local name.
         if old.parent_file().name() == self.old_file && new.parent_file().name() == self.new_file {
+            return;
+        }
+        // The same message of a file unchanged on both sides, with all it
+        // imports: nothing to compare (a chain of 1,000 imported files,
+        // unchanged, is no deeper than one).
+        if old.full_name() == new.full_name()
+            && old.parent_file().name() == new.parent_file().name()
+            && self.unchanged.contains(old.parent_file().name())
+        {
             return;
         }
         // Each pair of imported messages is compared once: its changes are

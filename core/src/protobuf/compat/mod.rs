@@ -90,6 +90,42 @@ fn same_files(a: &DescriptorPool, b: &DescriptorPool) -> bool {
             .all(|(x, y)| x.file_descriptor_proto() == y.file_descriptor_proto())
 }
 
+/// The files other than `old` and `new` that both pools hold as the same
+/// descriptor and whose imports are all such files too, by name: found
+/// without recursion (the files that differ, then their importers, and
+/// theirs, from a work list), in any order the pools list their files.
+fn unchanged_imports(old: &FileDescriptor, new: &FileDescriptor) -> HashSet<String> {
+    let (old_pool, new_pool) = (old.parent_pool(), new.parent_pool());
+    let mut importers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut same = HashSet::new();
+    let mut changed = Vec::new();
+    for file in new_pool.files() {
+        let name = file.name().to_owned();
+        for dependency in file.dependencies() {
+            importers
+                .entry(dependency.name().to_owned())
+                .or_default()
+                .push(name.clone());
+        }
+        let held = old_pool
+            .get_file_by_name(&name)
+            .is_some_and(|prior| prior.file_descriptor_proto() == file.file_descriptor_proto());
+        if held && name != old.name() && name != new.name() {
+            same.insert(name);
+        } else {
+            changed.push(name);
+        }
+    }
+    while let Some(name) = changed.pop() {
+        for importer in importers.remove(&name).unwrap_or_default() {
+            if same.remove(&importer) {
+                changed.push(importer);
+            }
+        }
+    }
+    same
+}
+
 /// The file a pool's schema is: the file no other file of the set
 /// imports (the last such file, when there are several), whatever order the
 /// set lists its files in.
@@ -124,6 +160,7 @@ pub fn diff_files(old: &FileDescriptor, new: &FileDescriptor) -> SchemaDiff<Prot
         in_progress: HashSet::new(),
         imported: HashMap::new(),
         depth: 0,
+        unchanged: unchanged_imports(old, new),
     };
     if old.package_name() != new.package_name() {
         cmp.push(P::PackageChanged);
