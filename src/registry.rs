@@ -16,7 +16,10 @@ use std::sync::Arc;
 use self::readings::{free_apart, Readings};
 
 use crate::bundle::Bundle;
-use crate::store::{content_digest, MemoryStore, Mode, SchemaId, Store, Stored, Version};
+use crate::store::{
+    content_digest, Association, AssociationChange, AssociationPlan, AssociationsOf, MemoryStore,
+    Mode, SchemaId, Store, Stored, Version,
+};
 use dataschema_core::compat::{CompatError, Policy, Reading};
 use dataschema_core::resolve::{Aliases, PlanOptions};
 use dataschema_core::validate as core;
@@ -727,6 +730,27 @@ impl Registry {
             }
         }
         Ok(false)
+    }
+
+    /// The associations `of` names (Confluent's Associations API; see
+    /// [`Store::associations`]), in [`Association::order`].
+    pub fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+        self.inner.store.associations(of)
+    }
+
+    /// Changes associations atomically under the store's associations
+    /// lock (see [`Store::change_associations`]): `plan` sees the
+    /// associations of `resource_id` and of `subjects`, and answers the
+    /// changes to make. `plan` must not call the registry.
+    pub fn change_associations(
+        &self,
+        resource_id: &str,
+        subjects: &[&str],
+        plan: AssociationPlan<'_>,
+    ) -> Result<Vec<AssociationChange>, Error> {
+        self.inner
+            .store
+            .change_associations(resource_id, subjects, plan)
     }
 
     /// The soft-deleted versions of `name` in `namespace`, ascending (see

@@ -4,9 +4,11 @@ use parking_lot::{Mutex, RwLock};
 
 use std::collections::HashSet;
 
+use super::association::sorted;
 use super::{
-    content_digest, given_id_row, ids_exhausted, live, plan, Check, Held, IdRow, Mode, Plan,
-    SchemaId, Store, Stored, Version, MAX_ID,
+    content_digest, given_id_row, ids_exhausted, live, plan, Association, AssociationChange,
+    AssociationKey, AssociationPlan, AssociationsHeld, AssociationsOf, Check, Held, IdRow, Mode,
+    Plan, SchemaId, Store, Stored, Version, MAX_ID,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -47,6 +49,8 @@ struct State {
     /// The settings beside the modes (JSON text), by name (`None`: the
     /// default).
     configs: HashMap<Option<String>, String>,
+    /// Confluent's associations, by row.
+    associations: BTreeMap<AssociationKey, Association>,
 }
 
 /// A version held: its schema, its content row's key and id.
@@ -317,6 +321,62 @@ impl Store for MemoryStore {
             None => state.configs.remove(&key),
         };
         Ok(())
+    }
+
+    fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+        let state = self.state.read();
+        Ok(sorted(
+            state
+                .associations
+                .values()
+                .filter(|a| of.matches(a))
+                .cloned()
+                .collect(),
+        ))
+    }
+
+    fn change_associations(
+        &self,
+        resource_id: &str,
+        subjects: &[&str],
+        plan: AssociationPlan<'_>,
+    ) -> Result<Vec<AssociationChange>, Error> {
+        // The write lock is the associations lock: the plan sees what it
+        // changes, and nothing changes between.
+        let mut state = self.state.write();
+        let held = AssociationsHeld {
+            of_resource: sorted(
+                state
+                    .associations
+                    .values()
+                    .filter(|a| a.resource_id == resource_id)
+                    .cloned()
+                    .collect(),
+            ),
+            of_subjects: sorted(
+                state
+                    .associations
+                    .values()
+                    .filter(|a| subjects.contains(&a.subject.as_str()))
+                    .cloned()
+                    .collect(),
+            ),
+            total: state.associations.len() as u64,
+        };
+        let changes = plan(&held)?;
+        for change in &changes {
+            match change {
+                AssociationChange::Put(association) => {
+                    state
+                        .associations
+                        .insert(association.key(), association.clone());
+                }
+                AssociationChange::Remove(key) => {
+                    state.associations.remove(key);
+                }
+            }
+        }
+        Ok(changes)
     }
 
     fn ids_of_digest_prefix(&self, prefix: &str) -> Result<Vec<SchemaId>, Error> {

@@ -12,6 +12,7 @@
 //! positive integer id, assigned once by the store and shared by every URN
 //! that holds the same content, as Confluent Schema Registry does.
 
+mod association;
 mod memory;
 mod mode;
 #[cfg(feature = "postgres")]
@@ -22,6 +23,10 @@ mod sqlite;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 
+pub use association::{
+    Association, AssociationChange, AssociationKey, AssociationPlan, AssociationsHeld,
+    AssociationsOf, Lifecycle,
+};
 pub use memory::MemoryStore;
 pub use mode::Mode;
 #[cfg(feature = "postgres")]
@@ -301,6 +306,37 @@ pub trait Store: Send + Sync {
     fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
         let all = self.list()?;
         confirm_referrers(self, urn, all)
+    }
+
+    // Confluent's associations between resources and subjects.
+
+    /// The associations `of` names, in [`Association::order`].
+    ///
+    /// The default keeps none: empty. Every store of this crate keeps
+    /// them.
+    fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+        let _ = of;
+        Ok(Vec::new())
+    }
+
+    /// Changes associations atomically: under the store's associations
+    /// lock (one for the whole store; a database lock for the persistent
+    /// stores, so replicas over one database take turns), reads the
+    /// associations of `resource_id`, those naming any of `subjects`, and
+    /// how many the store holds, runs `plan` on them, and makes the
+    /// changes it answers, all or none, as durably as a publish. Answers
+    /// the changes made. An error from `plan` is returned and changes
+    /// nothing.
+    ///
+    /// The default implementation refuses ([`Error::Store`]).
+    fn change_associations(
+        &self,
+        resource_id: &str,
+        subjects: &[&str],
+        plan: AssociationPlan<'_>,
+    ) -> Result<Vec<AssociationChange>, Error> {
+        let _ = (resource_id, subjects, plan);
+        Err(unsupported("keeping associations"))
     }
 }
 
@@ -943,6 +979,17 @@ macro_rules! forward_store {
             }
             fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
                 (**self).referrers(urn)
+            }
+            fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+                (**self).associations(of)
+            }
+            fn change_associations(
+                &self,
+                resource_id: &str,
+                subjects: &[&str],
+                plan: AssociationPlan<'_>,
+            ) -> Result<Vec<AssociationChange>, Error> {
+                (**self).change_associations(resource_id, subjects, plan)
             }
         }
     )*};

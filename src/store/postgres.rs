@@ -7,17 +7,24 @@ use parking_lot::{Condvar, Mutex};
 use postgres::error::SqlState;
 use postgres::{Client, Config, GenericClient, NoTls};
 
+use super::association;
 use super::{
     content_digest, corrupt, failure, given_id_row, id_from_row, ids_exhausted, live, plan,
     schema_from_row, urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan,
     SchemaId, Store, Stored, Version, MAX_ID,
 };
+use super::{Association, AssociationChange, AssociationPlan, AssociationsHeld, AssociationsOf};
 use dataschema_core::sha256_hex;
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The key of the advisory lock migrations run under ("dataschema" in
 /// ASCII, truncated to 8 bytes).
 const MIGRATION_LOCK: i64 = 0x6461_7461_7363_6865;
+
+/// The key of the advisory lock association changes run under ("assocs"
+/// in ASCII): one for the whole database, so the plans of replicas take
+/// turns.
+const ASSOCIATION_LOCK: i64 = 0x6173_736f_6373;
 
 /// How many times a transaction that failed for a reason worth retrying
 /// (serialization failure, deadlock, unique violation, a pooled connection
@@ -51,6 +58,7 @@ CREATE TABLE dataschema_modes (
 ",
     CONFLUENT_MODES_AND_DELETES,
     CONTRACTS,
+    ASSOCIATIONS,
 ];
 
 /// Migration 2: Confluent's registry modes (the name `''` holds the
@@ -81,6 +89,28 @@ CREATE TABLE dataschema_configs (
     name TEXT PRIMARY KEY,
     config TEXT NOT NULL
 );
+";
+
+/// Migration 4: Confluent's associations between resources and subjects,
+/// one row per resource id, resource type and association type.
+const ASSOCIATIONS: &str = "
+CREATE TABLE dataschema_associations (
+    resource_id TEXT NOT NULL,
+    resource_type TEXT NOT NULL,
+    association_type TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    guid TEXT NOT NULL,
+    resource_name TEXT NOT NULL,
+    resource_namespace TEXT NOT NULL,
+    lifecycle TEXT NOT NULL,
+    frozen BOOLEAN NOT NULL,
+    PRIMARY KEY (resource_id, resource_type, association_type)
+);
+CREATE INDEX dataschema_associations_by_subject ON dataschema_associations (subject);
+CREATE INDEX dataschema_associations_by_name
+    ON dataschema_associations (resource_name, resource_namespace);
+CREATE INDEX dataschema_associations_by_namespace
+    ON dataschema_associations (resource_namespace);
 ";
 
 /// A [`Store`] in PostgreSQL: several registry servers (replicas) over
@@ -882,6 +912,43 @@ impl PostgresStore {
         Ok(given_id_row(schema, digest, id, id_row, content_held)?)
     }
 
+    /// The associations of the rows `clause` (with `$n` parameters
+    /// `values`) selects, in [`Association::order`].
+    fn associations_where(
+        &self,
+        client: &mut impl GenericClient,
+        clause: &str,
+        values: &[&str],
+    ) -> Result<Vec<Association>, Attempt> {
+        let params: Vec<&(dyn postgres::types::ToSql + Sync)> = values
+            .iter()
+            .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+            .collect();
+        let rows = client.query(
+            &format!(
+                "SELECT {} FROM dataschema_associations WHERE {clause}",
+                association::COLUMNS
+            ),
+            &params,
+        )?;
+        let mut associations = Vec::with_capacity(rows.len());
+        for row in rows {
+            let row: association::Row = (
+                row.try_get(0)?,
+                row.try_get(1)?,
+                row.try_get(2)?,
+                row.try_get(3)?,
+                row.try_get(4)?,
+                row.try_get(5)?,
+                row.try_get(6)?,
+                row.try_get(7)?,
+                row.try_get(8)?,
+            );
+            associations.push(association::from_row(&self.what, row)?);
+        }
+        Ok(association::sorted(associations))
+    }
+
     fn urns(&self, rows: Vec<postgres::Row>) -> Result<Vec<Urn>, Attempt> {
         let mut urns = Vec::with_capacity(rows.len());
         for row in rows {
@@ -1163,6 +1230,88 @@ impl Store for PostgresStore {
                 Some(row) => Ok(Some(id_from_row(&self.what, row.try_get(0)?)?)),
                 None => Ok(None),
             }
+        })
+    }
+
+    fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+        let (clause, values) = association::filter(of);
+        let clause = clause.replace('?', "$");
+        self.run("reading associations", |client| {
+            self.associations_where(client, &clause, &values)
+        })
+    }
+
+    fn change_associations(
+        &self,
+        resource_id: &str,
+        subjects: &[&str],
+        plan: AssociationPlan<'_>,
+    ) -> Result<Vec<AssociationChange>, Error> {
+        self.writable("changing associations")?;
+        let deadline = Instant::now() + self.options.lock_timeout;
+        self.run_as("changing associations", true, Some(deadline), |client| {
+            let mut transaction = client.transaction()?;
+            let locked: bool = transaction
+                .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&ASSOCIATION_LOCK])?
+                .try_get(0)?;
+            if !locked {
+                // Dropping the transaction rolls it back.
+                return Err(Attempt::Locked);
+            }
+            let of_resource =
+                self.associations_where(&mut transaction, "resource_id = $1", &[resource_id])?;
+            let mut of_subjects = Vec::new();
+            for subject in subjects {
+                of_subjects.extend(self.associations_where(
+                    &mut transaction,
+                    "subject = $1",
+                    &[*subject],
+                )?);
+            }
+            let mut of_subjects = association::sorted(of_subjects);
+            of_subjects.dedup_by(|a, b| a.key() == b.key());
+            let total: i64 = transaction
+                .query_one("SELECT count(*) FROM dataschema_associations", &[])?
+                .try_get(0)?;
+            let held = AssociationsHeld {
+                of_resource,
+                of_subjects,
+                total: u64::try_from(total).unwrap_or(0),
+            };
+            let changes = plan(&held)?;
+            for change in &changes {
+                match change {
+                    AssociationChange::Put(a) => transaction.execute(
+                        "INSERT INTO dataschema_associations (subject, guid, resource_name,
+                             resource_namespace, resource_id, resource_type, association_type,
+                             lifecycle, frozen)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                         ON CONFLICT (resource_id, resource_type, association_type)
+                         DO UPDATE SET subject = excluded.subject, guid = excluded.guid,
+                             resource_name = excluded.resource_name,
+                             resource_namespace = excluded.resource_namespace,
+                             lifecycle = excluded.lifecycle, frozen = excluded.frozen",
+                        &[
+                            &a.subject,
+                            &a.guid,
+                            &a.resource_name,
+                            &a.resource_namespace,
+                            &a.resource_id,
+                            &a.resource_type,
+                            &a.association_type,
+                            &a.lifecycle.as_str(),
+                            &a.frozen,
+                        ],
+                    )?,
+                    AssociationChange::Remove(key) => transaction.execute(
+                        "DELETE FROM dataschema_associations WHERE resource_id = $1
+                         AND resource_type = $2 AND association_type = $3",
+                        &[&key.resource_id, &key.resource_type, &key.association_type],
+                    )?,
+                };
+            }
+            transaction.commit()?;
+            Ok(changes)
         })
     }
 

@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 use parking_lot::Mutex;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
+use super::association;
 use super::{
     content_digest, failure, given_id_row, id_from_row, ids_exhausted, live, plan, schema_from_row,
     urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store,
     Stored, Version, MAX_ID,
 };
+use super::{Association, AssociationChange, AssociationPlan, AssociationsHeld, AssociationsOf};
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The layout this code writes, kept in the file's `user_version`: the
@@ -18,7 +20,12 @@ const LAYOUT: i64 = MIGRATIONS.len() as i64;
 
 /// The layout's steps, in order: a file of layout `n` has had the first
 /// `n` applied.
-const MIGRATIONS: &[&str] = &[SCHEMA_V1, CONFLUENT_MODES_AND_DELETES, CONTRACTS];
+const MIGRATIONS: &[&str] = &[
+    SCHEMA_V1,
+    CONFLUENT_MODES_AND_DELETES,
+    CONTRACTS,
+    ASSOCIATIONS,
+];
 
 /// Idle read connections kept open.
 const IDLE_READERS: usize = 8;
@@ -74,6 +81,26 @@ CREATE TABLE configs (
     name TEXT PRIMARY KEY,
     config TEXT NOT NULL
 ) WITHOUT ROWID;
+";
+
+/// Layout 4: Confluent's associations between resources and subjects,
+/// one row per resource id, resource type and association type.
+const ASSOCIATIONS: &str = "
+CREATE TABLE associations (
+    resource_id TEXT NOT NULL,
+    resource_type TEXT NOT NULL,
+    association_type TEXT NOT NULL,
+    subject TEXT NOT NULL,
+    guid TEXT NOT NULL,
+    resource_name TEXT NOT NULL,
+    resource_namespace TEXT NOT NULL,
+    lifecycle TEXT NOT NULL,
+    frozen INTEGER NOT NULL,
+    PRIMARY KEY (resource_id, resource_type, association_type)
+) WITHOUT ROWID;
+CREATE INDEX associations_by_subject ON associations (subject);
+CREATE INDEX associations_by_name ON associations (resource_name, resource_namespace);
+CREATE INDEX associations_by_namespace ON associations (resource_namespace);
 ";
 
 /// A version held: version, language, root, bytes, digest, content id,
@@ -1018,6 +1045,113 @@ impl Store for SqliteStore {
         id.map(|id| id_from_row(&self.what, id)).transpose()
     }
 
+    fn associations(&self, of: AssociationsOf<'_>) -> Result<Vec<Association>, Error> {
+        let (clause, values) = association::filter(of);
+        let rows: Vec<association::Row> = self.read("reading associations", |c| {
+            c.prepare_cached(&format!(
+                "SELECT {} FROM associations WHERE {clause}",
+                association::COLUMNS
+            ))?
+            .query_map(rusqlite::params_from_iter(values), association_row)?
+            .collect()
+        })?;
+        rows_to_associations(&self.what, rows)
+    }
+
+    fn change_associations(
+        &self,
+        resource_id: &str,
+        subjects: &[&str],
+        plan: AssociationPlan<'_>,
+    ) -> Result<Vec<AssociationChange>, Error> {
+        let connection = self.writer("changing associations")?;
+        let transaction = Immediate::begin(&connection)
+            .map_err(|err| self.failed("taking the write lock", err))?;
+        let result = (|| {
+            let read = |clause: &str, values: &[&str]| -> Result<Vec<Association>, Error> {
+                let rows: Vec<association::Row> =
+                    (|| -> rusqlite::Result<Vec<association::Row>> {
+                        connection
+                            .prepare_cached(&format!(
+                                "SELECT {} FROM associations WHERE {clause}",
+                                association::COLUMNS
+                            ))?
+                            .query_map(rusqlite::params_from_iter(values), association_row)?
+                            .collect()
+                    })()
+                    .map_err(|err| self.failed("reading associations", err))?;
+                rows_to_associations(&self.what, rows)
+            };
+            let of_resource = read("resource_id = ?1", &[resource_id])?;
+            let mut of_subjects = Vec::new();
+            for subject in subjects {
+                of_subjects.extend(read("subject = ?1", &[*subject])?);
+            }
+            let mut of_subjects = association::sorted(of_subjects);
+            of_subjects.dedup_by(|a, b| a.key() == b.key());
+            let total: i64 = connection
+                .prepare_cached("SELECT count(*) FROM associations")
+                .and_then(|mut s| s.query_row([], |row| row.get(0)))
+                .map_err(|err| self.failed("counting associations", err))?;
+            let held = AssociationsHeld {
+                of_resource,
+                of_subjects,
+                total: u64::try_from(total).unwrap_or(0),
+            };
+            let changes = plan(&held)?;
+            for change in &changes {
+                let written = match change {
+                    AssociationChange::Put(a) => connection
+                        .prepare_cached(
+                            "INSERT INTO associations (subject, guid, resource_name,
+                                 resource_namespace, resource_id, resource_type,
+                                 association_type, lifecycle, frozen)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                             ON CONFLICT (resource_id, resource_type, association_type)
+                             DO UPDATE SET subject = excluded.subject, guid = excluded.guid,
+                                 resource_name = excluded.resource_name,
+                                 resource_namespace = excluded.resource_namespace,
+                                 lifecycle = excluded.lifecycle, frozen = excluded.frozen",
+                        )
+                        .and_then(|mut s| {
+                            s.execute(params![
+                                a.subject,
+                                a.guid,
+                                a.resource_name,
+                                a.resource_namespace,
+                                a.resource_id,
+                                a.resource_type,
+                                a.association_type,
+                                a.lifecycle.as_str(),
+                                a.frozen
+                            ])
+                        }),
+                    AssociationChange::Remove(key) => connection
+                        .prepare_cached(
+                            "DELETE FROM associations WHERE resource_id = ?1
+                             AND resource_type = ?2 AND association_type = ?3",
+                        )
+                        .and_then(|mut s| {
+                            s.execute(params![
+                                key.resource_id,
+                                key.resource_type,
+                                key.association_type
+                            ])
+                        }),
+                };
+                written.map_err(|err| self.failed("writing an association", err))?;
+            }
+            Ok(changes)
+        })();
+        let ended = transaction
+            .end(result.is_ok())
+            .map_err(|err| self.failed("committing the associations", err));
+        match (result, ended) {
+            (Ok(changes), Ok(())) => Ok(changes),
+            (Err(err), _) | (Ok(_), Err(err)) => Err(err),
+        }
+    }
+
     fn referrers(&self, urn: &Urn) -> Result<Vec<Urn>, Error> {
         let needle = super::reference_needle(urn);
         let rows = self.read("listing the referrers of a URN", |c| {
@@ -1034,6 +1168,33 @@ impl Store for SqliteStore {
         let candidates = self.urns(rows)?;
         super::confirm_referrers(self, urn, candidates)
     }
+}
+
+/// An association's row, as [`association::COLUMNS`] reads it.
+fn association_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<association::Row> {
+    Ok((
+        row.get(0)?,
+        row.get(1)?,
+        row.get(2)?,
+        row.get(3)?,
+        row.get(4)?,
+        row.get(5)?,
+        row.get(6)?,
+        row.get(7)?,
+        row.get(8)?,
+    ))
+}
+
+/// The associations of rows, in [`Association::order`].
+fn rows_to_associations(
+    what: &str,
+    rows: Vec<association::Row>,
+) -> Result<Vec<Association>, Error> {
+    let associations = rows
+        .into_iter()
+        .map(|row| association::from_row(what, row))
+        .collect::<Result<Vec<_>, Error>>()?;
+    Ok(association::sorted(associations))
 }
 
 #[cfg(test)]

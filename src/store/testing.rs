@@ -31,7 +31,10 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use super::{Mode, SchemaId, Store, Stored, Version, MAX_ID};
+use super::{
+    Association, AssociationChange, AssociationsHeld, AssociationsOf, Lifecycle, Mode, SchemaId,
+    Store, Stored, Version, MAX_ID,
+};
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
 /// The namespace of the suite's URNs.
@@ -59,6 +62,8 @@ pub fn all<S: Store>(open: impl Fn() -> S + Sync) {
     one_content_many_names(&open);
     next_versions_race(&open);
     contracts(&open);
+    associations(&store);
+    associations_race(&open);
     // Last: past it, the store numbers new contents in its gaps.
     the_largest_id(&store);
 }
@@ -889,4 +894,182 @@ pub fn contracts<S: Store>(open: impl Fn() -> S + Sync) {
     reader.set_config(None, None).unwrap();
     assert_eq!(reader.config(Some("contracts.with")).unwrap(), None);
     assert_eq!(reader.config(None).unwrap(), None);
+}
+
+/// An association of the suite's resource `resource` (namespace `lkc-1`).
+fn association(resource: &str, kind: &str, subject: &str, lifecycle: Lifecycle) -> Association {
+    Association::new(
+        subject,
+        format!("guid-{resource}-{kind}"),
+        format!("topic-{resource}"),
+        "lkc-1",
+        format!("conformance-{resource}"),
+        "topic",
+        kind,
+        lifecycle,
+        false,
+    )
+}
+
+/// Associations: none at first; a plan's changes kept, all of them, and
+/// read back by subject, resource id, resource name (in a namespace or
+/// any) and namespace, in Confluent's order (name, namespace, type,
+/// association type, subject); the plan sees the resource's and the
+/// subjects' associations and the count held; a `Put` replaces its row
+/// (the guid as given), a `Remove` empties it (an empty row is fine); a
+/// plan's error changes nothing.
+pub fn associations(store: &dyn Store) {
+    let id = "conformance-a";
+    assert_eq!(
+        store.associations(AssociationsOf::ResourceId(id)).unwrap(),
+        []
+    );
+    let key = association("a", "key", "conformance-a-key", Lifecycle::Weak);
+    let value = association("a", "value", "conformance-a-value", Lifecycle::Strong);
+    let seen: Mutex<Vec<AssociationsHeld>> = Mutex::new(Vec::new());
+    let puts = vec![
+        AssociationChange::Put(value.clone()),
+        AssociationChange::Put(key.clone()),
+    ];
+    let made = store
+        .change_associations(id, &["conformance-a-key"], &|held| {
+            seen.lock().push(held.clone());
+            Ok(puts.clone())
+        })
+        .unwrap();
+    assert_eq!(made, puts);
+    let first = seen.lock().pop().unwrap();
+    assert_eq!(first.of_resource, []);
+    assert_eq!(first.of_subjects, []);
+    let both = vec![key.clone(), value.clone()];
+    assert_eq!(
+        store.associations(AssociationsOf::ResourceId(id)).unwrap(),
+        both
+    );
+    assert_eq!(
+        store
+            .associations(AssociationsOf::Subject("conformance-a-value"))
+            .unwrap(),
+        std::slice::from_ref(&value)
+    );
+    assert_eq!(
+        store
+            .associations(AssociationsOf::ResourceName {
+                name: "topic-a",
+                namespace: None
+            })
+            .unwrap(),
+        both
+    );
+    assert_eq!(
+        store
+            .associations(AssociationsOf::ResourceName {
+                name: "topic-a",
+                namespace: Some("lkc-1")
+            })
+            .unwrap(),
+        both
+    );
+    assert_eq!(
+        store
+            .associations(AssociationsOf::ResourceName {
+                name: "topic-a",
+                namespace: Some("lkc-2")
+            })
+            .unwrap(),
+        []
+    );
+    assert!(store
+        .associations(AssociationsOf::Namespace("lkc-1"))
+        .unwrap()
+        .contains(&key));
+
+    // The plan sees what is held; a refusal changes nothing.
+    let refused = store.change_associations(id, &["conformance-a-value", "nobody"], &|held| {
+        seen.lock().push(held.clone());
+        Err(Error::Store {
+            source: "refused by the plan".into(),
+        })
+    });
+    assert!(matches!(refused, Err(Error::Store { .. })), "{refused:?}");
+    let second = seen.lock().pop().unwrap();
+    assert_eq!(second.of_resource, both);
+    assert_eq!(second.of_subjects, std::slice::from_ref(&value));
+    assert!(second.total >= 2, "{}", second.total);
+    assert_eq!(
+        store.associations(AssociationsOf::ResourceId(id)).unwrap(),
+        both
+    );
+
+    // A put replaces its row; a remove empties it, twice is fine.
+    let mut frozen = value.clone();
+    frozen.frozen = true;
+    frozen.guid = "guid-kept".to_owned();
+    store
+        .change_associations(id, &[], &|_| {
+            Ok(vec![
+                AssociationChange::Put(frozen.clone()),
+                AssociationChange::Remove(key.key()),
+                AssociationChange::Remove(key.key()),
+            ])
+        })
+        .unwrap();
+    assert_eq!(
+        store.associations(AssociationsOf::ResourceId(id)).unwrap(),
+        std::slice::from_ref(&frozen)
+    );
+    assert_eq!(
+        store
+            .associations(AssociationsOf::Subject("conformance-a-key"))
+            .unwrap(),
+        []
+    );
+}
+
+/// Plans racing on several handles, each creating the same resource's
+/// `value` association unless one is held: exactly one creates it, the
+/// others see it (the plans take turns under the store's lock, across
+/// connections).
+pub fn associations_race<S: Store>(open: impl Fn() -> S + Sync) {
+    let id = "conformance-race";
+    let barrier = Barrier::new(RACERS);
+    let results: Vec<Result<Vec<AssociationChange>, Error>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..RACERS)
+            .map(|i| {
+                let (store, barrier) = (open(), &barrier);
+                scope.spawn(move || {
+                    barrier.wait();
+                    let subject = format!("conformance-race-{i}");
+                    store.change_associations(id, &[subject.as_str()], &|held| {
+                        if held.of_resource.is_empty() {
+                            Ok(vec![AssociationChange::Put(association(
+                                "race",
+                                "value",
+                                &subject,
+                                Lifecycle::Strong,
+                            ))])
+                        } else {
+                            Err(Error::Store {
+                                source: "held already".into(),
+                            })
+                        }
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    let store = open();
+    assert_eq!(
+        store
+            .associations(AssociationsOf::ResourceId(id))
+            .unwrap()
+            .len(),
+        1
+    );
 }
