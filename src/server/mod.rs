@@ -134,6 +134,10 @@
 //! | mode | `GET /mode`, `GET /mode/{s}` | `mode` (`defaultToGlobal` for a subject) |
 //! | | `PUT /mode`, `PUT /mode/{s}` | set (publish router; `force=true` for IMPORT where subjects are held) |
 //! | | `DELETE /mode`, `DELETE /mode/{s}` | clear (publish router): the `mode` cleared |
+//! | associations | `GET /associations/subjects/{s}`, `/associations/resources/{id}`, `/associations/resources/{ns}/{name}` | the associations of a subject, a resource id, a resource name (`-`: any namespace; name `-`: the namespace's every resource); `resourceType`, `associationType`, `lifecycle`, `offset`, `limit` |
+//! | | `POST /associations`, `PUT /associations/resources/{id}` | create, create or update (publish router): the associations written, with the schemas their requests registered; `dryRun`, `context` |
+//! | | `POST /associations:batch` | each request's `CREATE`, `UPSERT` and `DELETE` operations (publish router; at most 100 in all): each request's result or error |
+//! | | `DELETE /associations/resources/{id}` | delete (publish router): `204`; `cascadeLifecycle` soft-deletes a strong association's subject |
 //!
 //! The native API lists URNs at `GET /urns`.
 //!
@@ -150,7 +154,14 @@
 //! | `40404`, `40406` | 404 | the subject, the version, is soft-deleted already |
 //! | `40408` | 404 | the subject has no compatibility level of its own |
 //! | `40409` | 404 | the subject has no mode of its own |
+//! | `40410` | 404 | the resource has no association of the types asked |
 //! | `40901` | 409 | incompatible, out of order, or the URN held with other bytes |
+//! | `40902` | 409 | the registry holds as many associations as it takes (100,000) |
+//! | `40903` | 409 | the resource has another association of the type |
+//! | `40904` | 409 | a strong association onto an associated subject, or the delete of a subject associations name |
+//! | `40905` | 409 | a weak association onto a subject with a strong one |
+//! | `40907` | 409 | an association onto, or a soft delete leaving, a subject without a live version |
+//! | `40908` | 409 | the association is frozen |
 //! | `42201` | 422 | a schema this server does not take (a lookup's too) |
 //! | `42202` | 422 | not a version |
 //! | `42203` | 422 | not a compatibility level |
@@ -158,6 +169,7 @@
 //! | `42205` | 422 | refused: a permanent delete, a write the mode forbids, an id held by other bytes, a write on a read-only server |
 //! | `42208` | 422 | a subject with a control character, or too long once written as a URN name |
 //! | `42209` | 413 | a schema or a body over the cap |
+//! | `42212` | 422 | an association request with an invalid property |
 //! | `40801` | 408 | the body did not arrive within the body read timeout |
 //! | `50001` | 500 | the store failed |
 //! | `50002` | 503 | the request outlived the request timeout |

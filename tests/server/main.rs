@@ -17,6 +17,7 @@ mod standby;
 mod api;
 mod cli;
 mod confluent;
+mod confluent_associations;
 mod confluent_avro_python;
 mod confluent_avro_references;
 mod confluent_contracts;

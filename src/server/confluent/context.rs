@@ -138,7 +138,7 @@ pub(crate) fn rewrite(path: &str, query: Option<&str>) -> Result<String, String>
 
 /// `:{.context}:` of a context as written in the URL (a leading `.`
 /// added, outer colons dropped); empty for the default context.
-fn qualifier(context: &str) -> Result<String, String> {
+pub(crate) fn qualifier(context: &str) -> Result<String, String> {
     let mut name = context.strip_prefix(':').unwrap_or(context);
     name = name.strip_suffix(':').unwrap_or(name);
     if name.contains(':') {
@@ -158,7 +158,7 @@ fn qualifier(context: &str) -> Result<String, String> {
 
 /// Whether a subject (as written in a path or a parameter) names its
 /// context already: `:.ctx:...`, or the wildcard `:*:`.
-fn qualified(subject: &str) -> bool {
+pub(crate) fn qualified(subject: &str) -> bool {
     let subject = percent_decoded(subject);
     subject.starts_with(":.") || subject.starts_with(":*:")
 }

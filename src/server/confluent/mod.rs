@@ -16,12 +16,14 @@
 //! | [`mod@format`] | `?format=`: the form of the schema string a read answers (protobuf's `serialized`) |
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`tags`] | `POST /subjects/{s}/versions/{v}/tags`: a new version with schema tags, metadata and rule set edited |
+//! | [`associations`] | `/associations/...`: which subjects describe a topic's keys and values |
 //! | [`context`] | `/contexts/{context}/...`: Confluent's context URL prefix, rewritten to the qualified subjects before routing |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
 //! The bodies and codes they answer are written by
 //! [`wire::confluent`](super::wire::confluent).
 
+mod associations;
 mod candidate;
 pub(super) mod canonical;
 pub(super) mod compatibility;
@@ -40,7 +42,7 @@ mod subjects;
 mod tags;
 
 use axum::http::Method;
-use axum::routing::{delete, get, post, put};
+use axum::routing::{delete, get, post, put, MethodRouter};
 use axum::Router;
 
 use self::error::{not_permitted, ApiError, ErrorCode};
@@ -100,6 +102,23 @@ pub(crate) fn reads(state: AppState) -> Router {
             "/config/{subject}",
             get(config::subject_level).fallback(read_only),
         )
+        .route(
+            "/associations/subjects/{subject}",
+            get(associations::by_subject),
+        )
+        .route(
+            "/associations/resources/{id}",
+            get(associations::by_resource_id).fallback(read_only),
+        )
+        .route(
+            "/associations/resources/{namespace}/{name}",
+            get(associations::by_resource_name),
+        )
+        .route("/associations", MethodRouter::new().fallback(read_only))
+        .route(
+            "/associations:batch",
+            MethodRouter::new().fallback(read_only),
+        )
         .route("/mode", get(mode::global).fallback(read_only))
         .route(
             "/mode/{subject}",
@@ -133,6 +152,12 @@ pub(crate) fn publishes(state: AppState) -> Router {
         .route(
             "/mode",
             put(mode::set_global).merge(delete(mode::clear_global)),
+        )
+        .route("/associations", post(associations::create))
+        .route("/associations:batch", post(associations::batch))
+        .route(
+            "/associations/resources/{id}",
+            put(associations::upsert).merge(delete(associations::delete_resource)),
         )
         .route(
             "/mode/{subject}",

@@ -357,8 +357,36 @@ pub(crate) async fn register(
     let query = Query::parse(raw_query.as_deref());
     let normalize = query.flag("normalize", false)?;
     let format = Format::of(&query);
-    let (candidate, contract) =
-        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
+    let registered = register_sent(&state, &subject, body, normalize, format).await?;
+    Ok(ok(&registered_json(
+        registered.id,
+        &subject.text,
+        registered.version,
+        &registered.schema,
+        registered.view.as_ref(),
+    )))
+}
+
+/// What a registration stored (or found held): the version, its schema
+/// and id, and the protobuf view `format` asked for.
+pub(crate) struct Registered {
+    pub(crate) version: u32,
+    pub(crate) schema: Schema,
+    pub(crate) id: SchemaId,
+    pub(crate) view: Option<crate::server::wire::confluent::ProtoView>,
+}
+
+/// Registers the schema a register body sends under `subject`, as
+/// `POST /subjects/{s}/versions` does (the association routes register
+/// the schemas their requests carry through it too).
+pub(crate) async fn register_sent(
+    state: &AppState,
+    subject: &Subject,
+    body: Result<Bytes, BytesRejection>,
+    normalize: bool,
+    format: Format,
+) -> Result<Registered, ApiError> {
+    let (candidate, contract) = candidate_with_contract(state, subject, 1, body, Some(normalize))?;
     let namespace = state.namespace().to_owned();
     let who = subject.clone();
     let (registration, view) = state
@@ -391,20 +419,19 @@ pub(crate) async fn register(
             Ok((registration, view))
         })
         .await
-        .map_err(|err| registration_error(err, &subject))?;
+        .map_err(|err| registration_error(err, subject))?;
     match registration {
         Registration::Refused(err) => Err(err),
         Registration::Done {
             version,
             schema,
             id,
-        } => Ok(ok(&registered_json(
-            id,
-            &subject.text,
+        } => Ok(Registered {
             version,
-            &schema,
-            view.as_ref(),
-        ))),
+            schema,
+            id,
+            view,
+        }),
     }
 }
 
@@ -511,8 +538,27 @@ pub(crate) async fn lookup(
     } else {
         Seen::Live
     };
-    let (candidate, contract) =
-        candidate_with_contract(&state, &subject, 1, body, Some(normalize))?;
+    let found = lookup_sent(&state, &subject, body, normalize, format, seen).await?;
+    Ok(ok(&schema_json(
+        &found.schema,
+        found.id,
+        found.view.as_ref(),
+    )))
+}
+
+/// Finds the version of `subject` (among those `seen` sees) whose schema
+/// equals the one a register body sends, as `POST /subjects/{s}` does:
+/// 40401 for a subject with no such version, 40403 for none equal, 42201
+/// for a schema that is not usable. (Its `version` is its URN's.)
+pub(crate) async fn lookup_sent(
+    state: &AppState,
+    subject: &Subject,
+    body: Result<Bytes, BytesRejection>,
+    normalize: bool,
+    format: Format,
+    seen: Seen,
+) -> Result<Registered, ApiError> {
+    let (candidate, contract) = candidate_with_contract(state, subject, 1, body, Some(normalize))?;
     let candidate = candidate.schema;
     let namespace = state.namespace().to_owned();
     let name = subject.name.clone();
@@ -562,7 +608,12 @@ pub(crate) async fn lookup(
         return Err(invalid_schema(format!("Invalid schema: {}", err.chain())));
     }
     match found {
-        Some((_, schema, id)) => Ok(ok(&schema_json(&schema, id, view.as_ref()))),
+        Some((version, schema, id)) => Ok(Registered {
+            version,
+            schema,
+            id,
+            view,
+        }),
         None => Err(ApiError::new(
             ErrorCode::SchemaNotFound,
             format!("Schema not found under subject '{}'.", subject.text),
@@ -621,6 +672,13 @@ pub(crate) async fn delete_subject(
             ),
         ));
     }
+    // Confluent refuses while associations name the subject
+    // (`deleteSubject`, `KafkaSchemaRegistry.java`, v8.2.0): 40904.
+    if let Some(refusal) =
+        super::associations::delete_refusal(&state, &subject, true, false).await?
+    {
+        return Err(refusal);
+    }
     soft_delete(&state, &subject, live.clone()).await?;
     Ok(ok(&Value::from(live)))
 }
@@ -661,6 +719,16 @@ pub(crate) async fn delete_version(
         }
     }
     let number = pick(&history, &subject, which, Seen::Live)?;
+    // An associated subject keeps a live version (`deleteSchemaVersion`,
+    // `KafkaSchemaRegistry.java`, v8.2.0: `NoActiveSubjectVersionExists`,
+    // 40907; Confluent's resource lets that exception through as a 500,
+    // this server answers its own code).
+    let remaining = history.live().iter().any(|&v| v != number);
+    if let Some(refusal) =
+        super::associations::delete_refusal(&state, &subject, false, remaining).await?
+    {
+        return Err(refusal);
+    }
     soft_delete(&state, &subject, vec![number]).await?;
     Ok(ok(&Value::from(number)))
 }

@@ -77,6 +77,23 @@ pub(crate) enum ErrorCode {
     /// 50301: the server is not ready: its store did not answer within
     /// the bound, or its tables are not at the expected layout (503).
     NotReady,
+    /// 40410: the resource has no association of the types asked (404).
+    AssociationNotFound,
+    /// 40902: the registry holds as many associations as it takes (409).
+    TooManyAssociations,
+    /// 40903: the resource has another association of the type (409).
+    AssociationForResourceExists,
+    /// 40904: a strong association would share its subject, or a subject
+    /// with associations would be deleted (409).
+    AssociationForSubjectExists,
+    /// 40905: the subject has a strong association already (409).
+    StrongAssociationForSubjectExists,
+    /// 40907: the subject would be left with no live version (409).
+    NoActiveSubjectVersion,
+    /// 40908: the association is frozen (409).
+    AssociationFrozen,
+    /// 42212: an association request with an invalid property (422).
+    InvalidAssociation,
     /// 42901: the compiles in flight held the compile budget for longer
     /// than the compile wait (429, with `Retry-After`): retry later.
     /// Confluent's clients retry a 429 (`RestService.java`, v8.2.0).
@@ -113,6 +130,14 @@ impl ErrorCode {
             ErrorCode::BodyTimeout => 40801,
             ErrorCode::NotReady => 50301,
             ErrorCode::TooManyCompiles => 42901,
+            ErrorCode::AssociationNotFound => 40410,
+            ErrorCode::TooManyAssociations => 40902,
+            ErrorCode::AssociationForResourceExists => 40903,
+            ErrorCode::AssociationForSubjectExists => 40904,
+            ErrorCode::StrongAssociationForSubjectExists => 40905,
+            ErrorCode::NoActiveSubjectVersion => 40907,
+            ErrorCode::AssociationFrozen => 40908,
+            ErrorCode::InvalidAssociation => 42212,
         }
     }
 
@@ -128,9 +153,16 @@ impl ErrorCode {
             | ErrorCode::SubjectSoftDeleted
             | ErrorCode::VersionSoftDeleted
             | ErrorCode::SubjectConfigNotFound
-            | ErrorCode::SubjectModeNotFound => StatusCode::NOT_FOUND,
+            | ErrorCode::SubjectModeNotFound
+            | ErrorCode::AssociationNotFound => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Conflict => StatusCode::CONFLICT,
+            ErrorCode::Conflict
+            | ErrorCode::TooManyAssociations
+            | ErrorCode::AssociationForResourceExists
+            | ErrorCode::AssociationForSubjectExists
+            | ErrorCode::StrongAssociationForSubjectExists
+            | ErrorCode::NoActiveSubjectVersion
+            | ErrorCode::AssociationFrozen => StatusCode::CONFLICT,
             ErrorCode::InvalidSchema
             | ErrorCode::InvalidVersion
             | ErrorCode::InvalidCompatibilityLevel
@@ -138,7 +170,8 @@ impl ErrorCode {
             | ErrorCode::NotPermitted
             | ErrorCode::ReferenceExists
             | ErrorCode::InvalidSubject
-            | ErrorCode::InvalidRuleSet => StatusCode::UNPROCESSABLE_ENTITY,
+            | ErrorCode::InvalidRuleSet
+            | ErrorCode::InvalidAssociation => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::StoreFailed => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::Timeout | ErrorCode::NotReady => StatusCode::SERVICE_UNAVAILABLE,
