@@ -129,16 +129,24 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
         aliases.iter().cloned().collect(),
     ));
     let mut compiled = Vec::with_capacity(sources.len());
+    let mut validators = Vec::with_capacity(sources.len());
     for source in &sources {
         match compile(&source.schema, folder.clone(), Options::default()) {
-            Ok(_) => compiled.push(true),
+            Ok(validator) => {
+                compiled.push(true);
+                validators.push(Some(validator));
+            }
             // The internal `unchecked` feature: a schema whose validator is
             // not compiled in is bundled unchecked (the binary fails open
             // on it with `no_validator`).
             #[cfg(feature = "unchecked")]
-            Err(dataschema_core::validate::CompileError::NoValidator(_)) => compiled.push(true),
+            Err(dataschema_core::validate::CompileError::NoValidator(_)) => {
+                compiled.push(true);
+                validators.push(None);
+            }
             Err(err) => {
                 compiled.push(false);
+                validators.push(None);
                 let err = Error::from(err);
                 diagnostics.push(Diagnostic::new(
                     DiagnosticKind::Unusable,
@@ -148,6 +156,17 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             }
         }
     }
+
+    // Data contracts: each rule against its schema, each change of
+    // compatibility group crossed by migration rules, `[samples]` run.
+    crate::rules::check(
+        dir,
+        manifest.samples(),
+        &sources,
+        &validators,
+        groups.as_ref(),
+        &mut diagnostics,
+    );
 
     let lock = Lock::read(dir)?;
     let mut unlocked = Vec::new();

@@ -34,6 +34,7 @@ mod lock;
 mod manifest;
 #[cfg(feature = "protox")]
 mod proto;
+mod rules;
 mod source;
 
 use std::fs;

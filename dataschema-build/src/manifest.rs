@@ -56,6 +56,12 @@ pub(super) struct Manifest {
     /// it; every CEL rule is compiled at `cargo build`.
     #[serde(default)]
     rules: BTreeMap<String, toml::Value>,
+    /// `[samples]`: `"<name>.v<version>" = ["samples/order.json", ..]`,
+    /// payloads of the version (files beside the manifest; an Avro or
+    /// protobuf payload in its JSON form) that the build validates and
+    /// runs through every rule and migration of the version.
+    #[serde(default)]
+    samples: BTreeMap<String, Vec<String>>,
     /// `resolve = "latest"`: every version of every name must be readable
     /// as its name's latest (checked at build, as compatibility is); or
     /// `[resolve]` `"<name>" = "latest"` for some names.
@@ -101,6 +107,11 @@ impl Manifest {
             ));
         }
         Ok(manifest)
+    }
+
+    /// `[samples]`, by version.
+    pub(super) fn samples(&self) -> &BTreeMap<String, Vec<String>> {
+        &self.samples
     }
 
     /// The names whose versions must read as their latest; an unknown

@@ -35,8 +35,9 @@ pub(crate) enum Payload<'a> {
 }
 
 /// The read rules of `schema`, compiled on the compile stack (the CEL
-/// parser recurses); `Err` when its rule set is malformed.
-fn compile_rules(schema: &Schema) -> Result<Option<Box<ReadRules>>, Error> {
+/// parser recurses), with the form its payloads are read in for them;
+/// `Err` when its rule set is malformed.
+fn compile_rules(schema: &Schema, compiled: &Compiled) -> Result<Option<Box<ReadRules>>, Error> {
     let unusable = |source: dataschema_core::BoxError| Error::SchemaUnusable {
         urn: schema.urn().clone(),
         source,
@@ -44,10 +45,36 @@ fn compile_rules(schema: &Schema) -> Result<Option<Box<ReadRules>>, Error> {
     if schema.rule_set().is_none() {
         return Ok(None);
     }
-    dataschema_core::limits::on_compile_stack(|| ReadRules::compile(schema))
+    let form = compiled.payload_form();
+    dataschema_core::limits::on_compile_stack(|| ReadRules::compile_for(schema, form))
         .map_err(|error| unusable(Box::new(error)))?
         .map(|rules| rules.map(Box::new))
         .map_err(|error| unusable(Box::new(error)))
+}
+
+/// The `Invalid` of a payload a rule refused: one violation naming the
+/// rule, its kind, type and action; routed to the dead-letter subject
+/// when the action is `DLQ`.
+pub(crate) fn rule_refusal(
+    urn: &Arc<Urn>,
+    failure: dataschema_core::rules::RuleFailure,
+) -> Invalid {
+    let action = failure.action.clone().unwrap_or(RuleAction::Error);
+    let message = format!(
+        "{} (rule {}, {} {}, action {})",
+        failure.message,
+        failure.rule,
+        failure.kind.as_str(),
+        failure.rule_type,
+        action.as_str()
+    );
+    let violation = dataschema_core::Violation::new(
+        failure.path,
+        dataschema_core::ViolationKind::Rule,
+        message,
+    );
+    let rule = RuleRefusal::new(&failure.rule, failure.kind, &failure.rule_type, action);
+    Invalid::reported(Arc::clone(urn), Report::found(vec![violation])).refused_by(rule)
 }
 
 type FailOpenHook = dyn Fn(&str, &Unvalidated) + Send + Sync;
@@ -104,6 +131,10 @@ struct Inner {
     ids: parking_lot::RwLock<std::collections::HashMap<u32, Urn>>,
     /// Resolution plans made so far (`read_as`), bounded.
     plans: read_as::Plans,
+    /// Whether a version compiled so far has read transforms (data
+    /// contracts' `TRANSFORM` rules, run on what `read_as` hands back):
+    /// until one has, `read_as` asks no version for them.
+    transforms: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for Guard {
@@ -237,6 +268,7 @@ impl GuardBuilder {
                 retry_after: self.retry_after,
                 ids: Default::default(),
                 plans: Default::default(),
+                transforms: Default::default(),
             }),
         }
     }
@@ -511,8 +543,20 @@ impl Guard {
         urn: &Urn,
         then: impl FnOnce(&Compiled) -> T,
     ) -> Result<T, Unvalidated> {
+        self.with_ready(urn, |compiled, _| then(compiled))
+    }
+
+    /// [`with_compiled`](Guard::with_compiled), with the version's read
+    /// rules beside its validator.
+    pub(crate) fn with_ready<T>(
+        &self,
+        urn: &Urn,
+        then: impl FnOnce(&Compiled, Option<&ReadRules>) -> T,
+    ) -> Result<T, Unvalidated> {
         let ready = |entry: &Entry| match entry {
-            Entry::Ready { compiled, .. } => Ok(then(compiled)),
+            Entry::Ready {
+                compiled, rules, ..
+            } => Ok(then(compiled, rules.as_deref())),
             Entry::Failed(unvalidated) => Err(unvalidated.clone()),
         };
         let snapshot = self.inner.cache.snapshot();
@@ -587,16 +631,21 @@ impl Guard {
         };
         let passing = |reason, error| Compile::Passing(Unvalidated::new(reason, Arc::new(error)));
         match core::compile(&schema, refs, self.inner.options) {
-            Ok(compiled) => match compile_rules(&schema) {
-                Ok(rules) => Compile::Lasting(
-                    Entry::Ready {
-                        counters: SchemaCounters::new(urn.name(), rules.is_some()),
-                        urn: Arc::new(urn),
-                        compiled,
-                        rules,
-                    },
-                    cache::weight(schema.bytes()),
-                ),
+            Ok(compiled) => match compile_rules(&schema, &compiled) {
+                Ok(rules) => {
+                    if rules.as_ref().is_some_and(|r| r.has_transforms()) {
+                        self.inner.transforms.store(true, Ordering::Relaxed);
+                    }
+                    Compile::Lasting(
+                        Entry::Ready {
+                            counters: SchemaCounters::new(urn.name(), rules.is_some()),
+                            urn: Arc::new(urn),
+                            compiled,
+                            rules,
+                        },
+                        cache::weight(schema.bytes()),
+                    )
+                }
                 Err(error) => lasting(Reason::RuleUnusable, error),
             },
             Err(CompileError::NoValidator(error)) => lasting(Reason::NoValidator, error),
@@ -679,26 +728,7 @@ impl Guard {
             }
             RuleOutcome::Refused(failure) => {
                 counters.invalid.increment(1);
-                let action = failure.action.clone().unwrap_or(RuleAction::Error);
-                let message = format!(
-                    "{} (rule {}, {} {}, action {})",
-                    failure.message,
-                    failure.rule,
-                    failure.kind.as_str(),
-                    failure.rule_type,
-                    action.as_str()
-                );
-                let violation = dataschema_core::Violation::new(
-                    failure.path,
-                    dataschema_core::ViolationKind::Rule,
-                    message,
-                );
-                let rule =
-                    RuleRefusal::new(&failure.rule, failure.kind, &failure.rule_type, action);
-                Err(
-                    Invalid::reported(Arc::clone(urn), Report::found(vec![violation]))
-                        .refused_by(rule),
-                )
+                Err(rule_refusal(urn, failure))
             }
             RuleOutcome::Unusable(failure) => {
                 let error = Error::SchemaUnusable {

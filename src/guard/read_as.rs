@@ -244,7 +244,7 @@ impl Guard {
                 })
             };
             let (w, r) = (resolve(writer)?, resolve(reader)?);
-            match self.migrations(w.clone(), r.clone())? {
+            match self.migrations(w.clone(), r.clone(), message.is_some())? {
                 Chain::None => {}
                 Chain::Rules(migration) => return Ok(Arc::new(PairPlan::Migrated(migration))),
                 Chain::Unusable(failure) => {
@@ -280,7 +280,12 @@ impl Guard {
     /// from the writer to the reader the resolver holds (one it does not
     /// hold is passed over), their rule sets chained as Confluent's
     /// deserializers chain them.
-    fn migrations(&self, writer: Schema, reader: Schema) -> Result<Chain, Unvalidated> {
+    fn migrations(
+        &self,
+        writer: Schema,
+        reader: Schema,
+        other_message: bool,
+    ) -> Result<Chain, Unvalidated> {
         let (w, r) = (writer.urn(), reader.urn());
         if w.namespace() != r.namespace()
             || w.name() != r.name()
@@ -306,10 +311,110 @@ impl Guard {
             }
         }
         versions.push(reader);
-        Ok(dataschema_core::rules::migration_chain(&versions))
+        // An Avro or protobuf payload is read into its JSON form for the
+        // rules, with the writer's and the reader's compiled schemas.
+        let ruled = versions
+            .iter()
+            .any(|v| v.rule_set().is_some_and(|s| !s.migration_rules.is_empty()));
+        let forms = if ruled && writer.language() != dataschema_core::Language::JsonSchema {
+            if other_message {
+                // A frame naming another message than the root: the forms
+                // read the root, so the rules cannot run on it here.
+                return Err(Unvalidated::new(
+                    Reason::RuleUnusable,
+                    Arc::new(Error::SchemaUnusable {
+                        urn: writer.urn().clone(),
+                        source: "migration rules run on frames of the schema's root message \
+                                 only"
+                            .into(),
+                    }),
+                ));
+            }
+            let form = |urn: &Urn| match self.with_compiled(urn, |c| c.payload_form()) {
+                Ok(Some(form)) => Ok(form),
+                Ok(None) => Err(Unvalidated::new(
+                    Reason::RuleUnusable,
+                    Arc::new(Error::SchemaUnusable {
+                        urn: urn.clone(),
+                        source: "its payloads have no form for migration rules".into(),
+                    }),
+                )),
+                Err(unvalidated) => Err(unvalidated),
+            };
+            let (first, last) = (versions[0].urn(), versions[versions.len() - 1].urn());
+            Some((form(first)?, form(last)?))
+        } else {
+            None
+        };
+        Ok(dataschema_core::rules::chain_with_forms(&versions, forms))
+    }
+
+    /// The bytes handed back, through the reader version's read
+    /// transforms (data contracts' `TRANSFORM` rules: masking), when it
+    /// has any: written back in the payload's encoding. A transform that
+    /// fails with an action that refuses is `Err(Invalid)` under the
+    /// reader; one that cannot run fails open (`rule_unusable`), the
+    /// bytes handed back untransformed.
+    fn transformed<'p>(
+        &self,
+        dataschema: &str,
+        reader: &Urn,
+        read: ReadAs<'p>,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        if !self
+            .inner
+            .transforms
+            .load(std::sync::atomic::Ordering::Relaxed)
+            || !read.outcome.is_validated()
+        {
+            return Ok(read);
+        }
+        let ran = self.with_ready(reader, |_, rules| {
+            rules.map(|rules| rules.transform_bytes(&read.bytes))
+        });
+        let failed = match ran {
+            Ok(Some(Ok(Some(bytes)))) => {
+                return Ok(ReadAs {
+                    bytes: Cow::Owned(bytes),
+                    ..read
+                })
+            }
+            Ok(Some(Err(outcome))) => *outcome,
+            _ => return Ok(read),
+        };
+        match failed {
+            dataschema_core::rules::RuleOutcome::Refused(failure) => {
+                Err(super::rule_refusal(&Arc::new(reader.clone()), failure))
+            }
+            dataschema_core::rules::RuleOutcome::Unusable(failure) => {
+                let error = Error::SchemaUnusable {
+                    urn: reader.clone(),
+                    source: format!("rule {}: {}", failure.rule, failure.message).into(),
+                };
+                let outcome = self.fail_open(
+                    dataschema,
+                    Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
+                );
+                Ok(ReadAs { outcome, ..read })
+            }
+            dataschema_core::rules::RuleOutcome::Pass { .. } => Ok(read),
+        }
     }
 
     fn read_across<'p>(
+        &self,
+        dataschema: &str,
+        writer: &Urn,
+        payload: &'p [u8],
+        reader: &Urn,
+        message: Option<Arc<str>>,
+        outcome: Outcome,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        let read = self.read_across_plain(dataschema, writer, payload, reader, message, outcome)?;
+        self.transformed(dataschema, reader, read)
+    }
+
+    fn read_across_plain<'p>(
         &self,
         dataschema: &str,
         writer: &Urn,

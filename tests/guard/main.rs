@@ -41,4 +41,6 @@ mod resolve_alloc;
 mod retry;
 #[cfg(all(feature = "json", feature = "cel"))]
 mod rules;
+#[cfg(all(feature = "cel", feature = "avro", feature = "proto-text"))]
+mod rules_formed;
 mod violations;

@@ -295,3 +295,23 @@ fn a_bundled_version_carries_its_rules_to_the_guard() {
     let invalid = refused(&guard, br#"{"amount": 0}"#);
     assert!(invalid.violations()[0].message().contains("positiveAmount"));
 }
+
+#[test]
+fn a_field_transform_masks_what_read_as_hands_back() {
+    // maskCard (TRANSFORM, CEL_FIELD, tags PCI) rewrites `card` in the
+    // bytes read_as hands back; the verdict judged the payload as written.
+    let guard = guard();
+    let payload = serde_json::to_vec(&good()).unwrap();
+    let read = guard.read_as(URN, &payload, &urn(URN)).unwrap();
+    assert!(read.outcome().is_validated());
+    let back: Value = serde_json::from_slice(read.bytes()).unwrap();
+    assert_eq!(back, {
+        let mut masked = good();
+        masked["card"] = json!("****");
+        masked
+    });
+    // Without transforms the payload is handed back as it was written.
+    let plain = guard_of(payment(json!({"domainRules": []})));
+    let read = plain.read_as(URN, &payload, &urn(URN)).unwrap();
+    assert_eq!(read.bytes(), payload);
+}

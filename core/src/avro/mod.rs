@@ -23,6 +23,7 @@
 
 mod canonical;
 pub mod compat;
+pub(crate) mod form;
 pub mod model;
 pub(crate) mod names;
 pub(crate) mod normalize;

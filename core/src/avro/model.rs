@@ -94,6 +94,8 @@ pub(crate) struct Field {
     pub(crate) aliases: Vec<String>,
     pub(crate) ty: NodeId,
     pub(crate) default: Option<Value>,
+    /// Its `confluent:tags` (data contracts' field rules select by them).
+    pub(crate) tags: Vec<String>,
 }
 
 /// An enum's definition.
@@ -687,11 +689,20 @@ impl Reader {
                     ));
                 }
             }
+            let tags = match field.get("confluent:tags") {
+                Some(Value::Array(tags)) => tags
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect(),
+                _ => Vec::new(),
+            };
             read.push(Field {
                 name: field_name,
                 aliases: field_aliases,
                 ty,
                 default,
+                tags,
             });
         }
         if let Node::Record(record) = &mut self.nodes[id as usize] {

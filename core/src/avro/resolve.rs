@@ -455,7 +455,7 @@ fn describe(node: &Node) -> String {
     }
 }
 
-fn zigzag(value: i64, out: &mut Vec<u8>) {
+pub(crate) fn zigzag(value: i64, out: &mut Vec<u8>) {
     let mut n = ((value << 1) ^ (value >> 63)) as u64;
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
@@ -545,7 +545,7 @@ fn encode_default(
     Ok(())
 }
 
-fn json_float(value: &Value) -> Option<f64> {
+pub(crate) fn json_float(value: &Value) -> Option<f64> {
     match value {
         Value::Number(n) => n.as_f64(),
         Value::String(s) => match s.as_str() {
@@ -560,7 +560,7 @@ fn json_float(value: &Value) -> Option<f64> {
 
 /// A `bytes` or `fixed` default: each code point of the string one byte
 /// (the specification's ISO-8859-1 mapping).
-fn latin1(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn latin1(text: &str) -> Option<Vec<u8>> {
     text.chars()
         .map(|c| u8::try_from(u32::from(c)).ok())
         .collect()

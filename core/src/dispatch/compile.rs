@@ -91,6 +91,27 @@ impl Compiled {
         }
     }
 
+    /// The payload's form for data contracts' rules: Avro datums and
+    /// protobuf messages read as the value Confluent's deserializers hand
+    /// their rules, and written back (`rules::PayloadForm`). `None` for a
+    /// JSON Schema (its payload is JSON already) and for a protobuf
+    /// schema without a message to read a payload as.
+    pub fn payload_form(&self) -> Option<std::sync::Arc<dyn crate::rules::PayloadForm>> {
+        match *self {
+            #[cfg(feature = "json")]
+            Compiled::Json(_) => None,
+            #[cfg(feature = "protobuf")]
+            Compiled::Protobuf(ref v) => v.message().map(|message| {
+                std::sync::Arc::new(crate::protobuf::form::ProtobufForm::new(message))
+                    as std::sync::Arc<dyn crate::rules::PayloadForm>
+            }),
+            #[cfg(feature = "avro")]
+            Compiled::Avro(ref v) => Some(std::sync::Arc::new(crate::avro::form::AvroForm::new(
+                v.schema(),
+            ))),
+        }
+    }
+
     /// Checks a payload's bytes.
     #[inline]
     pub fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {

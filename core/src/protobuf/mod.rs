@@ -22,6 +22,7 @@
 //! of one without, the bytes registered ([`source`]).
 
 pub mod compat;
+pub(crate) mod form;
 pub(crate) mod frame;
 pub(crate) mod model;
 pub mod print;

@@ -75,6 +75,31 @@ impl Cel {
     }
 }
 
+/// The fields an expression selects of `message` (`message.amount`,
+/// `has(message.note)`), guard and body: what a build checks against the
+/// schema's fields.
+pub(crate) fn message_fields(expr: &str, split_guard: bool) -> Result<Vec<String>, String> {
+    let cel = Cel::compile(expr, split_guard)?;
+    let mut out = Vec::new();
+    for program in cel.guard.iter().chain([&cel.body]) {
+        selections(program.expression(), &mut out);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn selections(expr: &cel::IdedExpr, out: &mut Vec<String>) {
+    if let Expr::Select(select) = &expr.expr {
+        if matches!(&select.operand.expr, Expr::Ident(name) if name == "message") {
+            out.push(select.field.clone());
+        }
+    }
+    for child in children(&expr.expr) {
+        selections(child, out);
+    }
+}
+
 /// How deep brackets (`(`, `[`, `{`) and conditionals (`?:`) may nest in
 /// a rule's text. The `cel` crate's ANTLR parser recurses several frames
 /// per level (its own recursion limit stops it too late for a thread's

@@ -21,6 +21,8 @@ const MAX_WALK_DEPTH: usize = 64;
 /// A field the rule applies to.
 pub(crate) struct Field<'a> {
     pub(crate) full_name: &'a str,
+    /// The field's JSON pointer in the payload (`/items/0/sku`).
+    pub(crate) pointer: &'a str,
     pub(crate) name: &'a str,
     pub(crate) type_name: &'static str,
     pub(crate) tags: &'a BTreeSet<String>,
@@ -50,13 +52,14 @@ where
 {
     pub(crate) fn run(&mut self, value: &'v Value) -> Result<(), E> {
         let root = self.root;
-        self.walk(root, "$", value, None, 0)
+        self.walk(root, "$", "", value, None, 0)
     }
 
     fn walk(
         &mut self,
         schema: &'s Value,
         path: &str,
+        pointer: &str,
         value: &'v Value,
         field: Option<&Context<'s, 'v>>,
         depth: usize,
@@ -70,14 +73,14 @@ where
         if let Some(Value::String(target)) = object.get("$ref") {
             if let Some(pointer) = target.strip_prefix('#') {
                 if let Some(target) = self.root.pointer(pointer) {
-                    self.walk(target, path, value, field, depth + 1)?;
+                    self.walk(target, path, pointer, value, field, depth + 1)?;
                 }
             }
             return Ok(());
         }
         if let Some(Value::Array(all)) = object.get("allOf") {
             for branch in all {
-                self.walk(branch, path, value, field, depth + 1)?;
+                self.walk(branch, path, pointer, value, field, depth + 1)?;
             }
             return Ok(());
         }
@@ -85,7 +88,7 @@ where
             if let Some(Value::Array(branches)) = object.get(key) {
                 for branch in branches {
                     if takes(branch, value) {
-                        self.walk(branch, path, value, field, depth + 1)?;
+                        self.walk(branch, path, pointer, value, field, depth + 1)?;
                         if first_only {
                             break;
                         }
@@ -126,7 +129,9 @@ where
                         message: value,
                     };
                     let path = context.full_name.clone();
-                    self.walk(property, &path, member, Some(&context), depth + 1)?;
+                    let escaped = name.replace('~', "~0").replace('/', "~1");
+                    let pointer = format!("{pointer}/{escaped}");
+                    self.walk(property, &path, &pointer, member, Some(&context), depth + 1)?;
                 }
                 Ok(())
             }
@@ -139,7 +144,8 @@ where
                 }
                 for (i, element) in elements.iter().enumerate() {
                     let path = format!("{path}[{i}]");
-                    self.walk(items, &path, element, field, depth + 1)?;
+                    let pointer = format!("{pointer}/{i}");
+                    self.walk(items, &path, &pointer, element, field, depth + 1)?;
                 }
                 Ok(())
             }
@@ -159,6 +165,7 @@ where
                 };
                 (self.visit)(Field {
                     full_name: &field.full_name,
+                    pointer,
                     name: field.name,
                     type_name,
                     tags: &field.tags,

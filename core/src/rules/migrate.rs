@@ -24,16 +24,23 @@
 //! least one step does; the output is then validated against the reader
 //! by whoever runs it (the guard, `Resolution`).
 //!
-//! `JSONATA` rules run (feature `jsonata`, [`super::jsonata`]) on JSON
-//! Schema payloads. A chain holding a rule this build cannot run (another
-//! type, no `jsonata` feature, an expression that does not compile, a
-//! payload in Avro or protobuf) is [`Chain::Unusable`]: the caller fails
-//! open, counted.
+//! `JSONATA` rules run (feature `jsonata`, [`super::jsonata`]) on the
+//! JSON form of the payload: a JSON Schema payload as it is; an Avro or
+//! protobuf payload ([`chain_with_forms`]) read with the writer's form
+//! ([`Reading::Migration`]: what `fastavro` or `MessageToDict` gives
+//! Confluent's deserializer), the rules run, and the result written with
+//! the reader's form (`_sync/avro.py` hands the migrated dict on as the
+//! reader's record; `_sync/protobuf.py` reads it with `ParseDict` into
+//! the reader's message). A chain holding a rule this build cannot run
+//! (another type, no `jsonata` feature, an expression that does not
+//! compile, an Avro or protobuf payload without forms) is
+//! [`Chain::Unusable`]: the caller fails open, counted.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::form::{PayloadForm, Reading};
 use super::model::{Rule, RuleAction, RuleKind, RuleMode};
 use super::RuleFailure;
 use crate::resolve::Migration;
@@ -69,6 +76,16 @@ pub fn has_migration_rules(schema: &Schema, mode: RuleMode) -> bool {
 /// the name from the writer to the reader, in that order (ascending for
 /// an upgrade, descending for a downgrade), as many as are held.
 pub fn chain(versions: &[Schema]) -> Chain {
+    chain_with_forms(versions, None)
+}
+
+/// [`chain`] for payloads that are not JSON: `forms` are the writer's and
+/// the reader's (`Compiled::payload_form`), which read the payload into
+/// the JSON form the rules run on and write the result as the reader's.
+pub fn chain_with_forms(
+    versions: &[Schema],
+    forms: Option<(Arc<dyn PayloadForm>, Arc<dyn PayloadForm>)>,
+) -> Chain {
     let (Some(first), Some(last)) = (versions.first(), versions.last()) else {
         return Chain::None;
     };
@@ -118,7 +135,7 @@ pub fn chain(versions: &[Schema]) -> Chain {
             if rule.disabled() || !(rule.mode() == mode || rule.mode() == RuleMode::UpDown) {
                 continue;
             }
-            match Step::compile(rule, newer.language()) {
+            match Step::compile(rule, newer.language(), forms.is_some()) {
                 Ok(step) => rules.push(step),
                 Err(failure) => return Chain::Unusable(*failure),
             }
@@ -143,7 +160,7 @@ pub fn chain(versions: &[Schema]) -> Chain {
     if mode == RuleMode::Downgrade {
         steps.reverse();
     }
-    Chain::Rules(Arc::new(Migrations { mode, steps }))
+    Chain::Rules(Arc::new(Migrations { mode, steps, forms }))
 }
 
 /// The rules of one step.
@@ -163,7 +180,7 @@ struct Step {
 }
 
 impl Step {
-    fn compile(rule: Rule, language: Language) -> Result<Step, Box<RuleFailure>> {
+    fn compile(rule: Rule, language: Language, formed: bool) -> Result<Step, Box<RuleFailure>> {
         let failure = |rule: &Rule, message: String| {
             Box::new(RuleFailure {
                 rule: rule.name().to_owned(),
@@ -182,9 +199,9 @@ impl Step {
             );
             return Err(failure(&rule, message));
         }
-        if language != Language::JsonSchema {
+        if language != Language::JsonSchema && !formed {
             let message = format!(
-                "JSONATA migration rules run on JSON Schema payloads here, not {}",
+                "JSONATA migration rules of {} payloads need the payload's form here",
                 language.as_str()
             );
             return Err(failure(&rule, message));
@@ -251,6 +268,8 @@ pub(crate) fn check_jsonata(expr: &str) -> Option<String> {
 struct Migrations {
     mode: RuleMode,
     steps: Vec<Steps>,
+    /// The writer's and the reader's forms, for a payload not JSON.
+    forms: Option<(Arc<dyn PayloadForm>, Arc<dyn PayloadForm>)>,
 }
 
 impl Migrations {
@@ -287,13 +306,22 @@ fn truthy(value: &Value) -> bool {
 
 impl Migration for Migrations {
     fn migrate(&self, payload: &[u8]) -> Result<Vec<u8>, Vec<Violation>> {
-        let mut message: Value = serde_json::from_slice(payload).map_err(|error| {
-            vec![Violation::new(
-                "",
-                ViolationKind::NotJson,
-                format!("the payload does not read as JSON: {error}"),
-            )]
-        })?;
+        let mut message: Value = match &self.forms {
+            None => serde_json::from_slice(payload).map_err(|error| {
+                vec![Violation::new(
+                    "",
+                    ViolationKind::NotJson,
+                    format!("the payload does not read as JSON: {error}"),
+                )]
+            })?,
+            Some((writer, _)) => writer.decode(payload, Reading::Migration).map_err(|why| {
+                vec![Violation::new(
+                    "",
+                    ViolationKind::Other,
+                    format!("the payload does not read as the writer's: {why}"),
+                )]
+            })?,
+        };
         for steps in &self.steps {
             for step in &steps.rules {
                 let rule = &step.rule;
@@ -330,11 +358,15 @@ impl Migration for Migrations {
                 )]);
             }
         }
-        serde_json::to_vec(&message).map_err(|error| {
+        let written = match &self.forms {
+            None => serde_json::to_vec(&message).map_err(|error| error.to_string()),
+            Some((_, reader)) => reader.encode(&message),
+        };
+        written.map_err(|why| {
             vec![Violation::new(
                 "",
                 ViolationKind::Rule,
-                format!("the migrated message does not write as JSON: {error}"),
+                format!("the migrated message does not write as the reader's: {why}"),
             )]
         })
     }

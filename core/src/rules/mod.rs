@@ -15,13 +15,23 @@
 //! * `CEL_FIELD` (`CelFieldExecutor`, `FieldRuleExecutor`): a condition
 //!   run on each primitive field the rule's `tags` select (no tags: every
 //!   field), with `value`, `name`, `fullName`, `typeName`, `tags` and
-//!   `message` (the object holding the field) bound. JSON payloads.
+//!   `message` (the object holding the field) bound. JSON payloads are
+//!   walked beside their schema (`field.rs`); Avro and protobuf payloads
+//!   are read into the form Confluent's deserializers hand their rules
+//!   ([`PayloadForm`], from `Compiled::payload_form`) and walked beside
+//!   their schema (`avro/form.rs`, `protobuf/form.rs`).
 //! * A condition fails when it gives `false` or cannot be evaluated on the
 //!   payload (Confluent's `RuleConditionException` and `RuleException`):
 //!   its `onFailure` action decides, `ERROR` when unset. Any other result
 //!   passes, as `Boolean.FALSE.equals(output)` is Confluent's test.
-//! * `TRANSFORM` rules rewrite a message: a guard judges and does not
-//!   rewrite, so they are compiled (a broken one is reported) but not run.
+//! * `TRANSFORM` rules rewrite a message: a guard's verdict does not run
+//!   them (it judges the payload as written); [`ReadRules::transform_bytes`]
+//!   does, as `Guard::read_as` hands a payload back: a `CEL` transform's
+//!   result replaces the message, a `CEL_FIELD` one's each field it
+//!   reaches (masking), and the payload is written back in its own
+//!   encoding. Of two field transforms with the same tags, mode and type,
+//!   only the first in the rule set runs, as Confluent's
+//!   `FieldRuleExecutor.transform` keeps it.
 //!
 //! A rule that cannot run at all (a type with no executor here, an
 //! expression that does not compile, a payload language no executor
@@ -35,6 +45,7 @@
 
 #[cfg_attr(not(feature = "cel"), allow(dead_code))]
 mod field;
+pub mod form;
 mod model;
 
 #[cfg(feature = "cel")]
@@ -44,9 +55,11 @@ mod cel;
 pub mod jsonata;
 mod migrate;
 
-pub use self::migrate::{chain as migration_chain, has_migration_rules, Chain};
+pub use self::form::{FieldSite, PayloadForm, Reading};
+pub use self::migrate::{chain as migration_chain, chain_with_forms, has_migration_rules, Chain};
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -115,6 +128,148 @@ pub fn check(schema: &Schema) -> Vec<RuleError> {
     problems
 }
 
+/// Checks a version's rules against its schema, as a build does, beyond
+/// [`check`]: a `CEL` rule's `message.<field>` names a field the root
+/// record or message has (JSON Schema: one of the root's `properties`,
+/// when it lists any); a `CEL_FIELD` rule's tags are carried by some
+/// field (in the schema, or by the version's `metadata.tags`); and, for
+/// Avro and protobuf (`form`), each `metadata.tags` path matches some
+/// field's full name. Each problem names its rule (or path).
+pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<RuleError> {
+    let mut problems = Vec::new();
+    let metadata_tags = schema
+        .metadata()
+        .map(|m| m.tags.clone())
+        .unwrap_or_default();
+    let document: Option<Value> = match schema.language() {
+        Language::JsonSchema => serde_json::from_slice(schema.bytes()).ok(),
+        _ => None,
+    };
+    // The root's fields, and every tag some field carries.
+    let (root, fields): (Option<BTreeSet<String>>, BTreeMap<String, Vec<String>>) =
+        match (&document, form) {
+            (Some(doc), _) => {
+                let root = doc
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .map(|p| p.keys().cloned().collect());
+                let mut tags = BTreeMap::new();
+                json_tags(doc, "$", &mut tags, 0);
+                (root, tags)
+            }
+            (None, Some(form)) => (Some(form.root_fields()), form.fields()),
+            (None, None) => (None, BTreeMap::new()),
+        };
+    let mut carried: BTreeSet<&str> = fields.values().flatten().map(String::as_str).collect();
+    for (pattern, tags) in &metadata_tags {
+        let matched = fields
+            .keys()
+            .any(|name| field::wildcard_match(name, pattern));
+        if form.is_some() && document.is_none() && !matched {
+            problems.push(RuleError::new(
+                None,
+                format!(
+                    "metadata.tags path {:?} matches no field of the schema (its fields are \
+                     named by their record's full name: {})",
+                    crate::text::clip(pattern, 120),
+                    fields
+                        .keys()
+                        .take(6)
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if matched || document.is_some() {
+            carried.extend(tags.iter().map(String::as_str));
+        }
+    }
+    let Some(set) = schema.rule_set() else {
+        return problems;
+    };
+    for value in &set.domain_rules {
+        let Ok(rule) = Rule::from_json(value) else {
+            continue; // `check` reports it
+        };
+        let split_guard = rule
+            .params()
+            .get("cel.ignore.guard.separator")
+            .is_none_or(|yes| !yes.eq_ignore_ascii_case("true"));
+        match (rule.rule_type(), rule.expr()) {
+            #[cfg(feature = "cel")]
+            ("CEL", Some(expr)) => {
+                let (Some(root), Ok(named)) = (&root, cel::message_fields(expr, split_guard))
+                else {
+                    continue;
+                };
+                for name in named.iter().filter(|n| !root.contains(*n)) {
+                    problems.push(RuleError::new(
+                        Some(rule.name()),
+                        format!(
+                            "expr {:?} reads message.{name}, a field {} does not have",
+                            crate::text::clip(expr, 120),
+                            schema.urn()
+                        ),
+                    ));
+                }
+            }
+            ("CEL_FIELD", _)
+                if !rule.tags().is_empty()
+                    && (root.is_some() || form.is_some())
+                    && rule
+                        .tags()
+                        .iter()
+                        .all(|tag| !carried.contains(tag.as_str())) =>
+            {
+                let tags: Vec<&str> = rule.tags().iter().map(String::as_str).collect();
+                problems.push(RuleError::new(
+                    Some(rule.name()),
+                    format!(
+                        "its tags {tags:?} are carried by no field of {} (neither in the \
+                         schema nor in its metadata.tags): the rule would never run",
+                        schema.urn()
+                    ),
+                ));
+            }
+            _ => {}
+        }
+        let _ = split_guard;
+    }
+    problems
+}
+
+/// Every `confluent:tags` of a JSON Schema document, by the path of the
+/// property carrying it (bounded in depth).
+fn json_tags(node: &Value, path: &str, out: &mut BTreeMap<String, Vec<String>>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::Array(tags)) = map.get("confluent:tags") {
+                out.entry(path.to_owned())
+                    .or_default()
+                    .extend(tags.iter().filter_map(Value::as_str).map(str::to_owned));
+            }
+            for (key, child) in map {
+                let at = if key == "properties" {
+                    path.to_owned()
+                } else {
+                    format!("{path}.{key}")
+                };
+                json_tags(child, &at, out, depth + 1);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                json_tags(item, path, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A rule compiled for its executor.
 enum Executor {
     #[cfg(feature = "cel")]
@@ -168,10 +323,16 @@ struct Prepared {
 /// guard keeps beside the version's validator.
 #[cfg_attr(not(feature = "cel"), allow(dead_code))]
 pub struct ReadRules {
+    /// The conditions (and the rules that cannot run), in the order they
+    /// run.
     rules: Vec<Prepared>,
+    /// The transforms that run when a payload is handed back, in order.
+    transforms: Vec<Prepared>,
     language: Language,
     /// The JSON Schema document, for field rules.
     schema: Option<Value>,
+    /// An Avro or protobuf payload's form.
+    form: Option<Arc<dyn PayloadForm>>,
     metadata_tags: BTreeMap<String, BTreeSet<String>>,
 }
 
@@ -181,6 +342,14 @@ impl std::fmt::Debug for ReadRules {
             .field(
                 "rules",
                 &self.rules.iter().map(|p| p.rule.name()).collect::<Vec<_>>(),
+            )
+            .field(
+                "transforms",
+                &self
+                    .transforms
+                    .iter()
+                    .map(|p| p.rule.name())
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -228,8 +397,19 @@ pub enum RuleOutcome {
 impl ReadRules {
     /// The rules of `schema` that run on read, compiled; `Ok(None)` when
     /// there are none. `Err` when the rule set is malformed (a rule
-    /// Confluent would refuse).
+    /// Confluent would refuse). Field rules reach JSON Schema payloads
+    /// only: see [`compile_for`](ReadRules::compile_for).
     pub fn compile(schema: &Schema) -> Result<Option<ReadRules>, RuleError> {
+        ReadRules::compile_for(schema, None)
+    }
+
+    /// [`compile`](ReadRules::compile), with the form an Avro or protobuf
+    /// payload is read in (`Compiled::payload_form`), so that its rules
+    /// reach its fields.
+    pub fn compile_for(
+        schema: &Schema,
+        form: Option<Arc<dyn PayloadForm>>,
+    ) -> Result<Option<ReadRules>, RuleError> {
         let Some(set) = schema.rule_set() else {
             return Ok(None);
         };
@@ -239,19 +419,57 @@ impl ReadRules {
         ) {
             return Ok(None);
         }
-        let mut rules = Vec::new();
-        for value in set.domain_rules.iter().rev() {
+        // Encoding rules (`ENCRYPT_PAYLOAD`) run on the payload's bytes
+        // before it is read (Confluent's `RulePhase.ENCODING`): none has
+        // an executor here, so a payload of such a version is not the
+        // schema's until a client decodes it. The version fails open.
+        for value in &set.encoding_rules {
             let rule = Rule::from_json(value)?;
+            if !rule.disabled() && rule.mode().runs_on_read() {
+                return Err(RuleError::new(
+                    Some(rule.name()),
+                    format!(
+                        "no executor for encoding rules of type {:?}: the payload is encoded \
+                         before the schema reads it",
+                        crate::text::clip(rule.rule_type(), 40)
+                    ),
+                ));
+            }
+        }
+        let all = set
+            .domain_rules
+            .iter()
+            .map(Rule::from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut rules = Vec::new();
+        let mut transforms = Vec::new();
+        for (i, rule) in all.iter().enumerate().rev() {
             if rule.disabled() || !rule.mode().runs_on_read() {
                 continue;
             }
-            let executor = Executor::compile(&rule);
-            if rule.kind() == RuleKind::Transform && !matches!(executor, Executor::Cannot(_)) {
+            let executor = Executor::compile(rule);
+            let cannot = matches!(executor, Executor::Cannot(_));
+            let prepared = Prepared {
+                rule: rule.clone(),
+                executor,
+            };
+            if rule.kind() == RuleKind::Transform && !cannot {
+                // Confluent's FieldRuleExecutor.transform: a field
+                // transform is passed over when one before it in the rule
+                // set (after it in the reversed order of a read) is a
+                // transform with the same tags, mode and type.
+                let shadowed = rule.rule_type() == "CEL_FIELD"
+                    && all[..i]
+                        .iter()
+                        .any(|later| same_tagged_transform(rule, later));
+                if !shadowed {
+                    transforms.push(prepared);
+                }
                 continue;
             }
-            rules.push(Prepared { rule, executor });
+            rules.push(prepared);
         }
-        if rules.is_empty() {
+        if rules.is_empty() && transforms.is_empty() {
             return Ok(None);
         }
         let schema_json = match schema.language() {
@@ -260,8 +478,10 @@ impl ReadRules {
         };
         Ok(Some(ReadRules {
             rules,
+            transforms,
             language: schema.language(),
             schema: schema_json,
+            form,
             metadata_tags: schema
                 .metadata()
                 .map(|metadata| metadata.tags.clone())
@@ -269,20 +489,102 @@ impl ReadRules {
         }))
     }
 
+    /// Whether the version has transforms that rewrite a payload handed
+    /// back ([`transform_bytes`](ReadRules::transform_bytes)).
+    pub fn has_transforms(&self) -> bool {
+        !self.transforms.is_empty()
+    }
+
+    /// The transforms, in the order they run.
+    pub fn transforms(&self) -> impl Iterator<Item = &Rule> {
+        self.transforms.iter().map(|p| &p.rule)
+    }
+
     /// The rules, in the order they run.
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {
         self.rules.iter().map(|p| &p.rule)
     }
 
-    /// Runs the rules on a JSON Schema payload's bytes (already validated).
+    /// Runs the conditions on a payload's bytes (already validated): a
+    /// JSON Schema payload's text, an Avro datum, a protobuf message
+    /// body.
     pub fn run_bytes(&self, payload: &[u8]) -> RuleOutcome {
-        if self.language != Language::JsonSchema {
-            return self
-                .unusable_all("the guard binds JSON payloads only, not this schema's language");
+        if self.rules.is_empty() {
+            return RuleOutcome::Pass { ignored: 0 };
         }
-        match serde_json::from_slice::<Value>(payload) {
-            Ok(value) => self.run(&value),
-            Err(error) => self.unusable_all(&format!("the payload does not read as JSON: {error}")),
+        match self.read(payload) {
+            Ok(mut value) => self.run_mut(&mut value),
+            Err(why) => self.unusable_all(&self.rules, &why),
+        }
+    }
+
+    /// The payload as the rules see it.
+    fn read(&self, payload: &[u8]) -> Result<Value, String> {
+        match (&self.form, self.language) {
+            (_, Language::JsonSchema) => serde_json::from_slice::<Value>(payload)
+                .map_err(|error| format!("the payload does not read as JSON: {error}")),
+            (Some(form), _) => form.decode(payload, Reading::Rules),
+            (None, language) => Err(format!(
+                "the rules of this {} schema have no form to read its payload in",
+                language.as_str()
+            )),
+        }
+    }
+
+    /// Runs the transforms on a payload's bytes and writes the result back
+    /// in the payload's encoding: `Ok(None)` when the version has none.
+    /// `Err` holds the outcome of a transform that failed and whose
+    /// action refuses the payload ([`RuleOutcome::Refused`]) or that
+    /// could not run ([`RuleOutcome::Unusable`]).
+    #[cfg_attr(
+        not(feature = "cel"),
+        allow(unreachable_code, unused_variables, unused_mut)
+    )]
+    pub fn transform_bytes(&self, payload: &[u8]) -> Result<Option<Vec<u8>>, Box<RuleOutcome>> {
+        if self.transforms.is_empty() {
+            return Ok(None);
+        }
+        let mut message = self
+            .read(payload)
+            .map_err(|why| Box::new(self.unusable_all(&self.transforms, &why)))?;
+        for prepared in &self.transforms {
+            let rule = &prepared.rule;
+            let result: Result<(), (String, String)> = match &prepared.executor {
+                Executor::Cannot(why) => Err((String::new(), why.clone())),
+                #[cfg(feature = "cel")]
+                Executor::Cel(program) => self.transform_cel(rule, program, &mut message),
+                #[cfg(feature = "cel")]
+                Executor::CelField(program) => {
+                    self.transform_cel_field(rule, program, &mut message)
+                }
+            };
+            if let Err((path, why)) = result {
+                let action = rule.on_failure(RuleMode::Read).or(Some(RuleAction::Error));
+                if action == Some(RuleAction::None) {
+                    continue;
+                }
+                return Err(Box::new(RuleOutcome::Refused(
+                    self.failure(rule, &path, why, action),
+                )));
+            }
+        }
+        let written = match (&self.form, self.language) {
+            (_, Language::JsonSchema) => serde_json::to_vec(&message).map_err(|e| e.to_string()),
+            (Some(form), _) => form.encode(&message),
+            (None, _) => Err("no form to write the payload in".to_owned()),
+        };
+        match written {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(why) => {
+                let prepared = &self.transforms[self.transforms.len() - 1];
+                let message = format!("the transformed message does not write back: {why}");
+                Err(Box::new(RuleOutcome::Refused(self.failure(
+                    &prepared.rule,
+                    "",
+                    message,
+                    Some(RuleAction::Error),
+                ))))
+            }
         }
     }
 
@@ -293,6 +595,31 @@ impl ReadRules {
         allow(unreachable_code, unused_variables, unused_mut, clippy::never_loop)
     )]
     pub fn run(&self, message: &Value) -> RuleOutcome {
+        if self.language != Language::JsonSchema {
+            return self.unusable_all(
+                &self.rules,
+                "a payload parsed as JSON is read by JSON Schema rules only",
+            );
+        }
+        self.run_json(message, None)
+    }
+
+    /// Runs the conditions on a payload as the rules see it; a form's
+    /// walk takes the value mutably (the same walk transforms use), and
+    /// conditions leave it as it is.
+    fn run_mut(&self, message: &mut Value) -> RuleOutcome {
+        if self.form.is_some() && self.language != Language::JsonSchema {
+            let frozen = message.clone();
+            return self.run_json(&frozen, Some(message));
+        }
+        self.run_json(message, None)
+    }
+
+    #[cfg_attr(
+        not(feature = "cel"),
+        allow(unreachable_code, unused_variables, unused_mut, clippy::never_loop)
+    )]
+    fn run_json(&self, message: &Value, mut walked: Option<&mut Value>) -> RuleOutcome {
         let mut ignored = 0;
         for prepared in &self.rules {
             let rule = &prepared.rule;
@@ -310,7 +637,10 @@ impl ReadRules {
                 #[cfg(feature = "cel")]
                 Executor::Cel(program) => self.run_cel(rule, program, message),
                 #[cfg(feature = "cel")]
-                Executor::CelField(program) => self.run_cel_field(rule, program, message),
+                Executor::CelField(program) => match walked.as_deref_mut() {
+                    Some(value) => self.run_cel_field_form(rule, program, value, false),
+                    None => self.run_cel_field(rule, program, message),
+                },
             };
             let action = match &result {
                 Ok(()) => rule.on_success(RuleMode::Read),
@@ -338,8 +668,11 @@ impl ReadRules {
         RuleOutcome::Pass { ignored }
     }
 
-    fn unusable_all(&self, why: &str) -> RuleOutcome {
-        let rule = &self.rules[0].rule;
+    fn unusable_all(&self, rules: &[Prepared], why: &str) -> RuleOutcome {
+        let Some(first) = rules.first() else {
+            return RuleOutcome::Pass { ignored: 0 };
+        };
+        let rule = &first.rule;
         let failure = self.failure(rule, "", why.to_owned(), rule.on_failure(RuleMode::Read));
         match failure.action {
             Some(RuleAction::Error | RuleAction::Dlq) => RuleOutcome::Refused(failure),
@@ -375,6 +708,184 @@ impl ReadRules {
         let value = ::cel::to_value(message).map_err(|e| (String::new(), e.to_string()))?;
         let outcome = program.eval(|ctx| ctx.add_variable_from_value("message", value.clone()));
         judge(rule, outcome).map_err(|why| (String::new(), why))
+    }
+
+    /// The tags of a field of an Avro or protobuf payload: its own, and
+    /// the version's `metadata.tags` whose path matches its full name
+    /// (Confluent's `RuleContext.enter_field`).
+    #[cfg(feature = "cel")]
+    fn site_tags(&self, site: &FieldSite<'_>) -> BTreeSet<String> {
+        let mut tags: BTreeSet<String> = site.inline_tags.iter().cloned().collect();
+        for (pattern, more) in &self.metadata_tags {
+            if field::wildcard_match(site.full_name, pattern) {
+                tags.extend(more.iter().cloned());
+            }
+        }
+        tags
+    }
+
+    /// A `CEL_FIELD` rule over an Avro or protobuf payload's fields: a
+    /// condition judges each, a transform replaces each by its result.
+    #[cfg(feature = "cel")]
+    fn run_cel_field_form(
+        &self,
+        rule: &Rule,
+        program: &cel::Cel,
+        message: &mut Value,
+        transform: bool,
+    ) -> Result<(), (String, String)> {
+        let Some(form) = &self.form else {
+            return Err((String::new(), "no form to read the payload in".to_owned()));
+        };
+        let mut holder: Option<(*const Value, ::cel::Value)> = None;
+        let mut visit = |site: &FieldSite<'_>, value: &mut Value| -> Result<(), (String, String)> {
+            let tags = self.site_tags(site);
+            if !rule.tags().is_empty() && rule.tags().is_disjoint(&tags) {
+                return Ok(());
+            }
+            let key = site.message as *const Value;
+            let holding = match &holder {
+                Some((at, value)) if *at == key => value.clone(),
+                _ => {
+                    let converted = ::cel::to_value(site.message)
+                        .map_err(|e| (site.path.to_owned(), e.to_string()))?;
+                    holder = Some((key, converted.clone()));
+                    converted
+                }
+            };
+            let bound =
+                ::cel::to_value(&*value).map_err(|e| (site.path.to_owned(), e.to_string()))?;
+            let tags: Vec<::cel::Value> = tags.iter().map(|t| t.as_str().into()).collect();
+            let outcome = program.eval(|ctx| {
+                ctx.add_variable_from_value("value", bound.clone());
+                ctx.add_variable_from_value("name", site.name);
+                ctx.add_variable_from_value("fullName", site.full_name);
+                ctx.add_variable_from_value("typeName", site.type_name);
+                ctx.add_variable_from_value("tags", tags.clone());
+                ctx.add_variable_from_value("message", holding.clone());
+            });
+            if !transform {
+                return judge(rule, outcome).map_err(|why| (site.path.to_owned(), why));
+            }
+            match outcome {
+                Ok(cel::Eval::Guarded) => Ok(()),
+                Ok(cel::Eval::Value(result)) => {
+                    *value = cel_to_json(&result, 0).map_err(|why| {
+                        (
+                            site.path.to_owned(),
+                            format!("{} rule {}: {why}", rule.rule_type(), rule.name()),
+                        )
+                    })?;
+                    Ok(())
+                }
+                Err(why) => Err((
+                    site.path.to_owned(),
+                    format!(
+                        "{} rule {} could not be evaluated: {}",
+                        rule.rule_type(),
+                        rule.name(),
+                        crate::text::clip(&why, 200)
+                    ),
+                )),
+            }
+        };
+        form.walk(message, &mut visit)
+    }
+
+    /// A `CEL` transform: its result replaces the message (a `null`
+    /// result fails it, as Confluent's `_execute_rules` runs `onFailure`
+    /// for a message that became `None`).
+    #[cfg(feature = "cel")]
+    fn transform_cel(
+        &self,
+        rule: &Rule,
+        program: &cel::Cel,
+        message: &mut Value,
+    ) -> Result<(), (String, String)> {
+        let bound = ::cel::to_value(&*message).map_err(|e| (String::new(), e.to_string()))?;
+        let outcome = program.eval(|ctx| ctx.add_variable_from_value("message", bound.clone()));
+        let failed = |why: String| {
+            (
+                String::new(),
+                format!("{} rule {} {why}", rule.rule_type(), rule.name()),
+            )
+        };
+        match outcome {
+            Ok(cel::Eval::Guarded) => Ok(()),
+            Ok(cel::Eval::Value(::cel::Value::Null)) => Err(failed("gives no message".to_owned())),
+            Ok(cel::Eval::Value(result)) => {
+                *message = cel_to_json(&result, 0).map_err(failed)?;
+                Ok(())
+            }
+            Err(why) => Err(failed(format!(
+                "could not be evaluated: {}",
+                crate::text::clip(&why, 200)
+            ))),
+        }
+    }
+
+    /// A `CEL_FIELD` transform over any payload's fields: a JSON
+    /// payload's fields are walked beside its schema and replaced by
+    /// their JSON pointers once the walk is done.
+    #[cfg(feature = "cel")]
+    fn transform_cel_field(
+        &self,
+        rule: &Rule,
+        program: &cel::Cel,
+        message: &mut Value,
+    ) -> Result<(), (String, String)> {
+        if self.language != Language::JsonSchema {
+            return self.run_cel_field_form(rule, program, message, true);
+        }
+        let Some(root) = &self.schema else {
+            return Err((String::new(), "the schema does not read as JSON".to_owned()));
+        };
+        let mut replaced: Vec<(String, Value)> = Vec::new();
+        let mut walk = field::Walk {
+            root,
+            metadata_tags: &self.metadata_tags,
+            rule_tags: rule.tags(),
+            _value: std::marker::PhantomData,
+            visit: |field: field::Field<'_>| -> Result<(), (String, String)> {
+                let at = || field.full_name.to_owned();
+                let holding = ::cel::to_value(field.message).map_err(|e| (at(), e.to_string()))?;
+                let bound = ::cel::to_value(field.value).map_err(|e| (at(), e.to_string()))?;
+                let tags: Vec<::cel::Value> =
+                    field.tags.iter().map(|t| t.as_str().into()).collect();
+                let outcome = program.eval(|ctx| {
+                    ctx.add_variable_from_value("value", bound.clone());
+                    ctx.add_variable_from_value("name", field.name);
+                    ctx.add_variable_from_value("fullName", field.full_name);
+                    ctx.add_variable_from_value("typeName", field.type_name);
+                    ctx.add_variable_from_value("tags", tags.clone());
+                    ctx.add_variable_from_value("message", holding.clone());
+                });
+                match outcome {
+                    Ok(cel::Eval::Guarded) => Ok(()),
+                    Ok(cel::Eval::Value(result)) => {
+                        let value = cel_to_json(&result, 0).map_err(|why| (at(), why))?;
+                        replaced.push((field.pointer.to_owned(), value));
+                        Ok(())
+                    }
+                    Err(why) => Err((
+                        at(),
+                        format!(
+                            "{} rule {} could not be evaluated: {}",
+                            rule.rule_type(),
+                            rule.name(),
+                            crate::text::clip(&why, 200)
+                        ),
+                    )),
+                }
+            },
+        };
+        walk.run(&*message)?;
+        for (pointer, value) in replaced {
+            if let Some(slot) = message.pointer_mut(&pointer) {
+                *slot = value;
+            }
+        }
+        Ok(())
     }
 
     #[cfg(feature = "cel")]
@@ -422,6 +933,60 @@ impl ReadRules {
         };
         walk.run(message)
     }
+}
+
+/// Whether `later` is a field transform with `rule`'s tags, mode and type
+/// (Confluent's `FieldRuleExecutor.are_transforms_with_same_tag`).
+fn same_tagged_transform(rule: &Rule, later: &Rule) -> bool {
+    !rule.tags().is_empty()
+        && rule.kind() == RuleKind::Transform
+        && later.kind() == RuleKind::Transform
+        && rule.mode() == later.mode()
+        && rule.rule_type() == later.rule_type()
+        && rule.tags() == later.tags()
+}
+
+/// A CEL value as JSON, for a transform's result. Bytes, functions and
+/// opaque values have no JSON form here: the transform fails.
+#[cfg(feature = "cel")]
+fn cel_to_json(value: &::cel::Value, depth: usize) -> Result<Value, String> {
+    use ::cel::Value as C;
+    if depth > MAX_EXPR_DEPTH * 4 {
+        return Err("the result nests too deep".to_owned());
+    }
+    Ok(match value {
+        C::Null => Value::Null,
+        C::Bool(b) => Value::Bool(*b),
+        C::Int(i) => Value::from(*i),
+        C::UInt(u) => Value::from(*u),
+        C::Float(f) => serde_json::Number::from_f64(*f)
+            .map(Value::Number)
+            .ok_or_else(|| format!("the result {f} is not a finite number"))?,
+        C::String(s) => Value::String(s.to_string()),
+        C::List(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| cel_to_json(item, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
+        C::Map(map) => {
+            let mut out = serde_json::Map::new();
+            for (key, value) in map.map.iter() {
+                let key = match key {
+                    ::cel::objects::Key::String(s) => s.to_string(),
+                    other => format!("{other:?}"),
+                };
+                out.insert(key, cel_to_json(value, depth + 1)?);
+            }
+            Value::Object(out)
+        }
+        other => {
+            return Err(format!(
+                "the result (a {}) has no JSON form",
+                other.type_of()
+            ))
+        }
+    })
 }
 
 /// A condition's verdict from its expression's result.
