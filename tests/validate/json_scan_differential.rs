@@ -1150,6 +1150,53 @@ fn schema_uris_name_the_drafts_jsonschema_reads() {
     }
 }
 
+/// In-place cycles of `$ref` and `allOf` (SchemaStore's `cloudify`: an
+/// `allOf` naming its own definition), which `jsonschema` cuts where a
+/// `$ref` comes back to a node validating the same value: entered at any
+/// node of the cycle, a node of it holds when every node's own keywords
+/// do. A cycle through `anyOf` stays refused (where the cut falls changes
+/// the answer there).
+#[test]
+fn in_place_cycles_of_refs_and_all_of_give_jsonschemas_verdict() {
+    let schemas = [
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "definitions": {"a": {"allOf": [{"$ref": "#/definitions/a"}, {"required": ["x"]}]}},
+            "properties": {"p": {"$ref": "#/definitions/a"}}
+        }),
+        json!({
+            "$defs": {
+                "a": {"allOf": [{"$ref": "#/$defs/b"}], "required": ["a"]},
+                "b": {"allOf": [{"$ref": "#/$defs/c"}], "required": ["b"]},
+                "c": {"$ref": "#/$defs/a", "properties": {"c": {"type": "integer"}}}
+            },
+            "properties": {
+                "x": {"$ref": "#/$defs/a"},
+                "y": {"$ref": "#/$defs/b"},
+                "z": {"$ref": "#/$defs/c"}
+            }
+        }),
+        json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
+        json!({"allOf": [{"$ref": "#"}, {"type": "object", "maxProperties": 2}]}),
+    ];
+    let payloads = [
+        "{}",
+        "1",
+        "\"s\"",
+        r#"{"p": {}}"#,
+        r#"{"p": {"x": 1}}"#,
+        r#"{"x": {"a": 1, "b": 1}}"#,
+        r#"{"x": {"a": 1}}"#,
+        r#"{"y": {"a": 1, "b": 1, "c": 1}}"#,
+        r#"{"y": {"a": 1, "b": 1, "c": "1"}}"#,
+        r#"{"z": {"b": 1, "c": 2}}"#,
+        r#"{"z": {"a": 1, "b": 1}, "x": 1, "y": 2}"#,
+    ];
+    assert_verdicts(&schemas, &payloads);
+    let through_any_of = json!({"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"required": ["x"]}]}}, "$ref": "#/$defs/a"});
+    assert!(JsonPlan::compile(&through_any_of, true).is_err());
+}
+
 /// A dynamic reference in a draft that does not define it is left to
 /// `jsonschema`, which follows a `$dynamicRef` in 2019-09 (here the `if`
 /// it reaches marks `a1` evaluated, so the payload is valid), where the

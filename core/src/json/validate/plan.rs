@@ -41,7 +41,9 @@
 //!
 //! Anything else `jsonschema` would act on (a `$ref` by URN or URL to
 //! another resource, an `$id` below the root, a custom `$schema`, an
-//! in-place `$ref` cycle, dynamic references across resources) makes
+//! in-place cycle through anything but `$ref` and `allOf` (those are cut as
+//! `jsonschema` cuts them: [`JsonPlan::condense_in_place_cycles`]), dynamic
+//! references across resources) makes
 //! [`JsonPlan::compile`] refuse: such a schema is validated by
 //! `jsonschema` alone, as before. Keywords `jsonschema` ignores
 //! (annotations, unknown keywords, a keyword of another draft) are ignored
@@ -61,6 +63,7 @@
 mod branches;
 mod build;
 mod draft;
+mod folded;
 mod format;
 mod indexing;
 mod keywords;
@@ -197,8 +200,8 @@ impl JsonPlan {
             root,
             fallbacks: 0,
         };
-        plan.refuse_in_place_cycles()?;
         let mut plan = plan;
+        plan.condense_in_place_cycles()?;
         plan.flatten();
         plan.fallbacks = plan.count_fallbacks();
         for node in &mut plan.nodes {
@@ -255,7 +258,7 @@ impl JsonPlan {
     /// The types of value node `id` may accept: its `type`, narrowed by
     /// each `allOf` member (`$ref`s too) and by the union of its `anyOf`
     /// and of its `oneOf` branches. Recurses over in-place edges, which
-    /// have no cycle ([`JsonPlan::refuse_in_place_cycles`]) and nest no
+    /// have no cycle ([`JsonPlan::condense_in_place_cycles`]) and nest no
     /// deeper than the compile depth.
     fn accepts(&self, id: u32, memo: &mut Vec<Option<u8>>) -> u8 {
         if let Some(known) = memo[id as usize] {
@@ -290,42 +293,147 @@ impl JsonPlan {
     }
 
     /// An in-place cycle (`{"$ref": "#"}`, `allOf` back to an ancestor)
-    /// would recurse without consuming the payload: refused.
-    fn refuse_in_place_cycles(&self) -> Built<()> {
-        // 0 unvisited, 1 on the stack, 2 done; iterative DFS.
-        let mut state = vec![0u8; self.nodes.len()];
-        for start in 0..self.nodes.len() {
-            if state[start] != 0 {
-                continue;
+    /// would recurse without consuming the payload. `jsonschema` cuts it:
+    /// a `$ref` entered again for the value it is already validating
+    /// holds (`PendingSchemaNode::is_valid` in `jsonschema` 0.61, node.rs).
+    /// Where every edge of the cycle is `$ref` or `allOf`, a node of it
+    /// then holds exactly when its own keywords and those of every other
+    /// node of the cycle hold (each is entered once before the cut, and
+    /// the cut adds `true` to a conjunction), wherever the walk entered
+    /// the cycle. So each node of such a cycle takes, in place of its
+    /// edges into the cycle, one `allOf` member for each other node of it:
+    /// a copy of that node without its edges into the cycle. The graph
+    /// is then acyclic. A cycle through `anyOf`, `oneOf`, `not`,
+    /// `if`/`then`/`else` or `dependentSchemas` (where the cut
+    /// falls changes the answer), a cycle of more than [`MAX_CYCLE`]
+    /// nodes, or one in a plan with `unevaluated*` (whose marking walks
+    /// the in-place subschemas) is refused, as before.
+    fn condense_in_place_cycles(&mut self) -> Built<()> {
+        let cycles = self.in_place_cycles();
+        if cycles.is_empty() {
+            return Ok(());
+        }
+        let refused = || {
+            Err(PlanRefusal::new(
+                "a subschema applies itself in place ($ref or allOf cycle)",
+            ))
+        };
+        let unevaluated = self
+            .nodes
+            .iter()
+            .any(|n| n.unevaluated_properties.is_some() || n.unevaluated_items.is_some());
+        if unevaluated {
+            return refused();
+        }
+        let mut member = vec![false; self.nodes.len()];
+        for cycle in &cycles {
+            if cycle.len() > MAX_CYCLE {
+                return refused();
             }
-            let mut stack: Vec<(u32, Vec<u32>)> =
-                vec![(start as u32, self.nodes[start].in_place_edges().collect())];
-            state[start] = 1;
-            while let Some((id, edges)) = stack.last_mut() {
-                match edges.pop() {
-                    Some(next) => match state[next as usize] {
-                        1 => {
-                            return Err(PlanRefusal::new(
-                                "a subschema applies itself in place ($ref or allOf cycle)",
-                            ))
-                        }
-                        0 => {
-                            state[next as usize] = 1;
-                            let edges = self.nodes[next as usize].in_place_edges().collect();
-                            stack.push((next, edges));
-                        }
-                        _ => {}
-                    },
-                    None => {
-                        state[*id as usize] = 2;
-                        stack.pop();
-                    }
+            for &id in cycle {
+                member[id as usize] = true;
+            }
+            for &id in cycle {
+                let node = &self.nodes[id as usize];
+                // `in_place_edges` lists `allOf` (and `$ref`) first.
+                let others = node.in_place_edges().skip(node.all_of.len());
+                if others.into_iter().any(|e| member[e as usize]) {
+                    return refused();
                 }
+            }
+            // The copies: each node's own keywords, its edges out of the cycle.
+            let mut copies = Vec::with_capacity(cycle.len());
+            for &id in cycle {
+                let mut copy = self.nodes[id as usize].clone();
+                copy.all_of.retain(|m| !member[*m as usize]);
+                copies.push(self.nodes.len() as u32);
+                self.nodes.push(copy);
+            }
+            for (i, &id) in cycle.iter().enumerate() {
+                let node = &mut self.nodes[id as usize];
+                node.all_of.retain(|m| !member[*m as usize]);
+                node.all_of.extend(
+                    copies
+                        .iter()
+                        .enumerate()
+                        .filter(|&(j, _)| j != i)
+                        .map(|(_, &c)| c),
+                );
+            }
+            for &id in cycle {
+                member[id as usize] = false;
             }
         }
         Ok(())
     }
+
+    /// The strongly connected sets of nodes over in-place edges that hold
+    /// a cycle (more than one node, or a node applying itself): Tarjan's
+    /// algorithm, iterative.
+    fn in_place_cycles(&self) -> Vec<Vec<u32>> {
+        const NONE: u32 = u32::MAX;
+        let n = self.nodes.len();
+        let mut index = vec![NONE; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut next = 0u32;
+        let mut found = Vec::new();
+        let edges = |id: u32| -> Vec<u32> { self.nodes[id as usize].in_place_edges().collect() };
+        for start in 0..n as u32 {
+            if index[start as usize] != NONE {
+                continue;
+            }
+            let mut work: Vec<(u32, Vec<u32>)> = Vec::new();
+            let mut enter = Some(start);
+            loop {
+                if let Some(id) = enter.take() {
+                    index[id as usize] = next;
+                    low[id as usize] = next;
+                    next += 1;
+                    stack.push(id);
+                    on_stack[id as usize] = true;
+                    work.push((id, edges(id)));
+                }
+                let Some((v, pending)) = work.last_mut() else {
+                    break;
+                };
+                let v = *v;
+                if let Some(w) = pending.pop() {
+                    if index[w as usize] == NONE {
+                        enter = Some(w);
+                    } else if on_stack[w as usize] {
+                        low[v as usize] = low[v as usize].min(index[w as usize]);
+                    }
+                    continue;
+                }
+                work.pop();
+                if let Some(&(parent, _)) = work.last() {
+                    low[parent as usize] = low[parent as usize].min(low[v as usize]);
+                }
+                if low[v as usize] == index[v as usize] {
+                    let mut set = Vec::new();
+                    while let Some(w) = stack.pop() {
+                        on_stack[w as usize] = false;
+                        set.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    let applies_itself = || self.nodes[v as usize].in_place_edges().any(|e| e == v);
+                    if set.len() > 1 || applies_itself() {
+                        found.push(set);
+                    }
+                }
+            }
+        }
+        found
+    }
 }
+
+/// The most nodes of one in-place cycle [`JsonPlan::condense_in_place_cycles`]
+/// unrolls (each takes a member per other node).
+const MAX_CYCLE: usize = 32;
 
 /// The draft of a `$schema` URI, read as `jsonschema` reads it (either
 /// scheme, any trailing `#`s, the version-less URI for the current draft);

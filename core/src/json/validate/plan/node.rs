@@ -101,7 +101,12 @@ impl Strings {
     /// Whether `text` is one of the options.
     #[inline]
     pub(in crate::json::validate) fn contains(&self, text: &str) -> bool {
-        let bytes = text.as_bytes();
+        self.contains_bytes(text.as_bytes())
+    }
+
+    /// Whether `bytes` are one of the options' bytes.
+    #[inline]
+    pub(in crate::json::validate) fn contains_bytes(&self, bytes: &[u8]) -> bool {
         let len = bytes.len();
         let first = head(bytes);
         // The bytes past the first eight (of an option as long as `text`).

@@ -22,6 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use jsonschema_regex::{PatternAnalysis, RepeatedClass, Search, Sequence};
 
+use super::folded::Folded;
 use super::lookaround::Linearized;
 
 use crate::json::validate::{PATTERN_BACKTRACK_LIMIT, PATTERN_SIZE_LIMIT};
@@ -37,6 +38,9 @@ pub(in crate::json::validate) enum Pattern {
     Alternation(Box<[String]>),
     /// `^\S*$`: no ECMA-262 whitespace.
     NoWhitespace,
+    /// A few words, each letter in either case (`^[Ee][Ss]5$`): the
+    /// text's letters lowered, looked up.
+    Folded(Box<Folded>),
     /// `^X{m,n}$` over one class: counted.
     RepeatedClass(Box<RepeatedClass>),
     /// The sequence matcher, asking the engine when it cannot tell.
@@ -66,6 +70,9 @@ impl Pattern {
             });
         }
         let translated = jsonschema_regex::to_rust_regex(pattern).ok()?;
+        if let Some(folded) = Folded::new(&translated) {
+            return Some(Pattern::Folded(Box::new(folded)));
+        }
         let engine = |text: &str| {
             regex::RegexBuilder::new(text)
                 .size_limit(PATTERN_SIZE_LIMIT)
@@ -130,6 +137,7 @@ impl Pattern {
             Pattern::Prefix(prefix) => text.starts_with(&**prefix),
             Pattern::Alternation(options) => options.iter().any(|o| o == text),
             Pattern::NoWhitespace => !jsonschema_regex::contains_ecma_whitespace(text),
+            Pattern::Folded(folded) => folded.is_match(text),
             Pattern::RepeatedClass(class) => class.is_match(text),
             Pattern::Sequence(sequence, engine) => match sequence.is_match(text.as_bytes()) {
                 Some(matched) => matched,
@@ -197,6 +205,12 @@ mod tests {
             "",
             "^$",
             "\\u00e9",
+            "^[Ee][Ss][567]$",
+            "^([Gg][Ee][Tt]|[Pp][Oo][Ss][Tt])$",
+            "\\.([Yy][Aa][Mm][Ll]|[Jj][Ss][Oo][Nn])$",
+            "^[Xx]-[0-9]?",
+            "^[Ee]\\u00e9[Ee]$",
+            "^.*\\.[dD][lL][lL]$",
         ];
         let texts = [
             "",
@@ -222,6 +236,25 @@ mod tests {
             "\u{2028}",
             "x",
             "aéb",
+            "ES5",
+            "es6",
+            "eS7",
+            "es8",
+            "ES5 ",
+            "GeT",
+            "pOsT",
+            "a.YaMl",
+            "x.json",
+            ".JSONx",
+            "X-",
+            "x-1",
+            "eée",
+            "EÉE",
+            ".dll",
+            "a.DlL",
+            "a\nb.dll",
+            "a\u{2028}.dll",
+            "é.DLL",
         ];
         let options = || {
             jsonschema::PatternOptions::regex()

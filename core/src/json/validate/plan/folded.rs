@@ -1,0 +1,365 @@
+//! Patterns that spell a few words with every letter in both cases.
+//!
+//! Generated schemas write case-insensitive enums as patterns, one class
+//! per letter: `tsconfig`'s `lib` items (`^[Ee][Ss]2017(\.([Ii][Nn][Tt][Ll]|
+//! ...))?$`, 30-odd such `anyOf` branches), Microsoft's `utcm-monitor`
+//! (`^([Pp][Rr][Ee][Ss][Ee][Nn][Tt]|[Aa][Bb][Ss][Ee][Nn][Tt])$`, and one
+//! alternation of hundreds of resource names), file suffixes
+//! (`\.([Yy][Aa][Mm][Ll]|[Jj][Ss][Oo][Nn])$`). The regex engines run
+//! such a pattern as an automaton over every byte, behind a prefilter that
+//! case pairs defeat. Its language is a finite set of words once letters
+//! are folded: a text matches exactly when its ASCII letters, lowered,
+//! spell one of the words (at the text's start, end, or as the whole
+//! text, as the pattern is anchored), which is a length check and a
+//! binary search over [`Strings`].
+//!
+//! The set is read from `regex-syntax`'s parse of the pattern as the
+//! linear engine is handed it (`jsonschema_regex::to_rust_regex`), so a
+//! class means exactly what it means there. Each letter of the pattern
+//! must be a class of its two cases and nothing else (`[Ee]`): a letter
+//! written in one case, a class holding other letters or a Unicode case
+//! variant (`(?i)k` holds the Kelvin sign) leaves the pattern to the
+//! engines. Other characters may be literals or small classes (`[567]`),
+//! expanded, with `?`, alternation and bounded repetition, up to
+//! [`MAX_WORDS`] words of at most [`MAX_LEN`] bytes.
+
+use regex_syntax::hir::{Class, Hir, HirKind, Look};
+
+use super::node::Strings;
+
+/// The most words a folded pattern expands to.
+const MAX_WORDS: usize = 4096;
+/// The longest word (in bytes): a text is lowered into a buffer this long
+/// on the stack.
+const MAX_LEN: usize = 128;
+/// The most characters a class of non-letters expands to.
+const MAX_CLASS: usize = 16;
+
+/// Where a [`Folded`] pattern's word must lie in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Anchor {
+    /// `^word$`: the whole text.
+    Whole,
+    /// `^word`: the text's start.
+    Start,
+    /// `word$`: the text's end.
+    End,
+}
+
+/// A pattern whose matches are the texts that spell (at their start, end,
+/// or whole) one of a finite set of words, ASCII letters in either case.
+#[derive(Clone)]
+pub(in crate::json::validate) struct Folded {
+    anchor: Anchor,
+    /// The words, letters lowered.
+    words: Strings,
+    /// The distinct lengths of the words, shortest first.
+    lengths: Box<[usize]>,
+    /// With [`Anchor::End`], from `^.*word$`: the characters the text
+    /// before the word must not hold (`.` as the translation writes it,
+    /// `[^\n\r\u{2028}\u{2029}]`).
+    before: Option<Box<[char]>>,
+}
+
+impl Folded {
+    /// The folded form of `translated` (a pattern as the `regex` crate is
+    /// handed it), or `None` when it is not of that shape.
+    pub(super) fn new(translated: &str) -> Option<Folded> {
+        let hir = regex_syntax::Parser::new().parse(translated).ok()?;
+        let (start, body, end) = match hir.kind() {
+            HirKind::Concat(items) => {
+                let start = matches!(
+                    items.first().map(Hir::kind),
+                    Some(HirKind::Look(Look::Start))
+                );
+                let end = matches!(items.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
+                let body = &items[usize::from(start)..items.len() - usize::from(end)];
+                (start, body, end)
+            }
+            _ => return None,
+        };
+        // `^.*word$`: the text ends with the word, and what comes before
+        // holds none of the few characters `.` leaves out.
+        let (start, body, before) = match body.split_first() {
+            Some((first, rest)) if start && end => match excluded_run(first) {
+                Some(excluded) => (false, rest, Some(excluded)),
+                None => (start, body, None),
+            },
+            _ => (start, body, None),
+        };
+        let anchor = match (start, end) {
+            (true, true) => Anchor::Whole,
+            (true, false) => Anchor::Start,
+            (false, true) => Anchor::End,
+            (false, false) => return None,
+        };
+        let words = concat(body)?;
+        // Spelling nothing, the pattern matches every text (or only "").
+        if words.iter().any(Vec::is_empty) && anchor != Anchor::Whole {
+            return None;
+        }
+        let mut lengths: Vec<usize> = words.iter().map(Vec::len).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        let words = words
+            .into_iter()
+            .map(|w| String::from_utf8(w).ok().map(String::into_boxed_str))
+            .collect::<Option<Vec<_>>>()?;
+        Some(Folded {
+            anchor,
+            words: Strings::new(words),
+            lengths: lengths.into(),
+            before,
+        })
+    }
+
+    /// Whether `text` matches.
+    #[inline]
+    pub(in crate::json::validate) fn is_match(&self, text: &str) -> bool {
+        let text = text.as_bytes();
+        let mut lowered = [0u8; MAX_LEN];
+        match self.anchor {
+            Anchor::Whole => {
+                let len = text.len();
+                if len > MAX_LEN || !self.lengths.contains(&len) {
+                    return false;
+                }
+                lower(text, &mut lowered[..len]);
+                self.words.contains_bytes(&lowered[..len])
+            }
+            Anchor::Start => {
+                let n = text.len().min(MAX_LEN);
+                lower(&text[..n], &mut lowered[..n]);
+                self.lengths
+                    .iter()
+                    .take_while(|&&len| len <= n)
+                    .any(|&len| self.words.contains_bytes(&lowered[..len]))
+            }
+            Anchor::End => {
+                let n = text.len().min(MAX_LEN);
+                lower(&text[text.len() - n..], &mut lowered[..n]);
+                let ends = |len: usize| self.words.contains_bytes(&lowered[n - len..n]);
+                match &self.before {
+                    None => self
+                        .lengths
+                        .iter()
+                        .take_while(|&&len| len <= n)
+                        .any(|&len| ends(len)),
+                    Some(excluded) => {
+                        self.lengths
+                            .iter()
+                            .take_while(|&&len| len <= n)
+                            .any(|&len| {
+                                // A word's bytes start a character: the text
+                                // before it is whole characters.
+                                ends(len)
+                                    && std::str::from_utf8(&text[..text.len() - len])
+                                        .is_ok_and(|before| !before.contains(&excluded[..]))
+                            })
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// For `X*` over a class leaving out a few characters (`.`): those
+/// characters.
+fn excluded_run(hir: &Hir) -> Option<Box<[char]>> {
+    let HirKind::Repetition(repetition) = hir.kind() else {
+        return None;
+    };
+    let HirKind::Class(Class::Unicode(class)) = repetition.sub.kind() else {
+        return None;
+    };
+    if repetition.min != 0 || repetition.max.is_some() {
+        return None;
+    }
+    let mut excluded = class.clone();
+    excluded.negate();
+    let mut chars = Vec::new();
+    for range in excluded.iter() {
+        if u32::from(range.end()) - u32::from(range.start()) >= 8 || chars.len() >= 8 {
+            return None;
+        }
+        chars
+            .extend((u32::from(range.start())..=u32::from(range.end())).filter_map(char::from_u32));
+    }
+    Some(chars.into())
+}
+
+/// `from` with its ASCII letters lowered, into `to` (as long).
+#[inline(always)]
+fn lower(from: &[u8], to: &mut [u8]) {
+    for (to, from) in to.iter_mut().zip(from) {
+        *to = from.to_ascii_lowercase();
+    }
+}
+
+/// The words `items` spell one after another (each of the first followed
+/// by each of the second, ...), within the limits.
+fn concat(items: &[Hir]) -> Option<Vec<Vec<u8>>> {
+    let mut words = vec![Vec::new()];
+    for item in items {
+        words = product(&words, &expand(item)?)?;
+    }
+    Some(words)
+}
+
+/// Each of `left` followed by each of `right`, within the limits.
+fn product(left: &[Vec<u8>], right: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
+    if left.len().checked_mul(right.len())? > MAX_WORDS {
+        return None;
+    }
+    let mut words = Vec::with_capacity(left.len() * right.len());
+    for l in left {
+        for r in right {
+            let mut word = Vec::with_capacity(l.len() + r.len());
+            word.extend_from_slice(l);
+            word.extend_from_slice(r);
+            if word.len() > MAX_LEN {
+                return None;
+            }
+            words.push(word);
+        }
+    }
+    Some(words)
+}
+
+/// The words one part of a pattern spells, letters lowered; `None` when
+/// it is not a finite set of folded words.
+fn expand(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    match hir.kind() {
+        HirKind::Empty => Some(vec![Vec::new()]),
+        // A letter written as itself matches one case only.
+        HirKind::Literal(literal) => {
+            (!literal.0.iter().any(u8::is_ascii_alphabetic)).then(|| vec![literal.0.to_vec()])
+        }
+        HirKind::Class(Class::Unicode(class)) => {
+            let mut chars = Vec::new();
+            for range in class.iter() {
+                let (start, end) = (u32::from(range.start()), u32::from(range.end()));
+                if end - start >= MAX_CLASS as u32
+                    || chars.len() + (end - start) as usize >= MAX_CLASS
+                {
+                    return None;
+                }
+                chars.extend((start..=end).filter_map(char::from_u32));
+            }
+            // Each letter in both of its cases (`[Ee]`, `[AaUu]`) matches
+            // as its lowered self does in a lowered text; a letter without
+            // its other case matches as written, which a lowered text
+            // cannot tell.
+            let folds = |c: &char| {
+                !c.is_ascii_alphabetic()
+                    || chars.contains(&c.to_ascii_lowercase())
+                        && chars.contains(&c.to_ascii_uppercase())
+            };
+            if !chars.iter().all(folds) {
+                return None;
+            }
+            Some(
+                chars
+                    .iter()
+                    .filter(|c| !c.is_ascii_uppercase())
+                    .map(|c| c.encode_utf8(&mut [0; 4]).as_bytes().to_vec())
+                    .collect(),
+            )
+        }
+        HirKind::Capture(capture) => expand(&capture.sub),
+        HirKind::Concat(items) => concat(items),
+        HirKind::Alternation(items) => {
+            let mut words = Vec::new();
+            for item in items {
+                words.extend(expand(item)?);
+                if words.len() > MAX_WORDS {
+                    return None;
+                }
+            }
+            Some(words)
+        }
+        HirKind::Repetition(repetition) => {
+            let max = repetition.max?;
+            if max > 8 {
+                return None;
+            }
+            let once = expand(&repetition.sub)?;
+            let mut times = vec![Vec::new()];
+            let mut words = Vec::new();
+            for n in 0..=max {
+                if n >= repetition.min {
+                    words.extend(times.iter().cloned());
+                    if words.len() > MAX_WORDS {
+                        return None;
+                    }
+                }
+                if n < max {
+                    times = product(&times, &once)?;
+                }
+            }
+            Some(words)
+        }
+        HirKind::Class(Class::Bytes(_)) | HirKind::Look(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Anchor, Folded};
+
+    fn folded(pattern: &str) -> Option<Folded> {
+        Folded::new(&jsonschema_regex::to_rust_regex(pattern).unwrap())
+    }
+
+    #[test]
+    fn case_pairs_fold_and_anything_else_stays_with_the_engines() {
+        let lib = folded(r"^[Ee][Ss]2016(\.([Ii][Nn][Tt][Ll]|[Aa][Rr][Rr][Aa][Yy]\.[Ii][Nn][Cc][Ll][Uu][Dd][Ee]))?$")
+            .unwrap();
+        assert_eq!(lib.anchor, Anchor::Whole);
+        assert_eq!(
+            lib.words.iter().collect::<Vec<_>>(),
+            ["es2016", "es2016.intl", "es2016.array.include"]
+        );
+        assert_eq!(
+            folded(r"^[Ee][Ss][567]$")
+                .unwrap()
+                .words
+                .iter()
+                .collect::<Vec<_>>(),
+            ["es5", "es6", "es7"]
+        );
+        assert_eq!(
+            folded(r"\.([Yy][Aa][Mm][Ll]|[Jj][Ss][Oo][Nn])$")
+                .unwrap()
+                .anchor,
+            Anchor::End
+        );
+        assert_eq!(folded(r"^[Xx]-").unwrap().anchor, Anchor::Start);
+        let dll = folded(r"^.*\.[dD][lL][lL]$").unwrap();
+        assert_eq!(
+            (dll.anchor, dll.before.as_deref()),
+            (Anchor::End, Some(&['\n', '\r', '\u{2028}', '\u{2029}'][..]))
+        );
+        assert_eq!(
+            folded(r"^[AaUu][Mm][Dd]$")
+                .unwrap()
+                .words
+                .iter()
+                .collect::<Vec<_>>(),
+            ["amd", "umd"]
+        );
+        // A letter in one case, a letter without its other case in a
+        // class, a run, no anchor, an unbounded prefix.
+        for pattern in [
+            r"^[Ee]s$",
+            r"^[Eeb]$",
+            r"^[a-z]$",
+            r"^[Ee]+$",
+            r"[Ee]",
+            r"^.+\.[Jj][Ss]$",
+            r"^[Kk]{9}$",
+        ] {
+            assert!(folded(pattern).is_none(), "{pattern}");
+        }
+    }
+}
