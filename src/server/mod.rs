@@ -221,7 +221,7 @@ pub use self::auth::{Auth, CredentialError, MAX_CREDENTIAL_FILE_BYTES};
 pub use self::config::Config;
 pub use self::limits::{serve, shutdown_signal};
 use self::state::AppState;
-use crate::Registry;
+use crate::registry::Registry;
 
 /// Whether a server publishes: a read-only server, or one whose publish
 /// routes are behind a credential. A publishing server without one cannot

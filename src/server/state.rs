@@ -8,8 +8,8 @@ use std::time::Duration;
 use super::cache::{Cache, IdEntry, UrnEntry};
 use super::config::Config;
 use super::metrics::Metrics;
+use crate::registry::Registry;
 use crate::store::SchemaId;
-use crate::Registry;
 use dataschema_core::{Error, Urn};
 
 /// The state of one server: cloned into every handler (a reference

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::error::{from_error, invalid_level, no_subject_config, ApiError, Reply};
 use super::request::{json_body, subject};
-use crate::registry::Settings;
+use crate::registry::{Registry, Settings};
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{level_json, level_set_json, ok};
@@ -116,7 +116,7 @@ pub(crate) async fn set_global(
 /// Sets the settings sent over those held (a member not sent keeps its
 /// value), answering what is held after.
 fn set_settings(
-    registry: &crate::Registry,
+    registry: &Registry,
     name: Option<&str>,
     sent: Settings,
 ) -> Result<Option<Settings>, dataschema_core::Error> {

@@ -14,10 +14,10 @@
 
 use serde_json::Value;
 
+use crate::registry::Registry;
 use crate::server::query::Query;
 use crate::server::state::proto_view;
 use crate::server::wire::confluent::ProtoView;
-use crate::Registry;
 use dataschema_core::{Error, Schema};
 
 /// The `format` a read asks for.

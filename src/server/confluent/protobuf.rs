@@ -13,6 +13,7 @@
 
 use super::error::{invalid_schema, ApiError};
 use super::request::{urn, Subject};
+use crate::registry::Registry;
 use crate::server::state::AppState;
 use dataschema_core::{Language, Schema};
 
@@ -44,7 +45,7 @@ pub(crate) fn candidate(
 /// from `registry`): one schema, whichever form each was registered in
 /// (Java's or Go's text, Python's descriptor, a descriptor set published
 /// natively). A schema that does not compile matches nothing.
-pub(crate) fn same_files(registry: &crate::Registry, held: &Schema, sent: &Schema) -> bool {
+pub(crate) fn same_files(registry: &Registry, held: &Schema, sent: &Schema) -> bool {
     held.language() == Language::Protobuf
         && sent.language() == Language::Protobuf
         && dataschema_core::proto::same_files(held, sent, registry).unwrap_or(false)

@@ -18,12 +18,12 @@ use super::error::{
 };
 use super::format::Format;
 use super::request::{subject, subject_version, urn, which, Subject, Which};
+use crate::registry::Registry;
 use crate::server::cache::UrnEntry;
 use crate::server::query::Query;
 use crate::server::state::AppState;
 use crate::server::wire::confluent::{ok, raw, registered_json, schema_json};
 use crate::store::{SchemaId, Version};
-use crate::Registry;
 use dataschema_core::{Error, Language, Schema, Urn};
 
 /// Which versions a read sees: the live ones (not soft-deleted), or all.
@@ -779,11 +779,7 @@ fn same_contract(held: &Schema, sent: &Schema, identity: Identity) -> bool {
 /// as Confluent's clients do, its text normalized
 /// (`dataschema::proto::normalize`); an Avro schema in Confluent's
 /// normalized form (`dataschema::avsc::normalize`); anything else as it is.
-fn normalized(
-    registry: &crate::Registry,
-    schema: Schema,
-    normalize: bool,
-) -> Result<Schema, Error> {
+fn normalized(registry: &Registry, schema: Schema, normalize: bool) -> Result<Schema, Error> {
     #[cfg(feature = "avro")]
     if normalize && schema.language() == Language::Avro {
         return dataschema_core::avsc::normalize(&schema, registry);

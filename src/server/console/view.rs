@@ -7,12 +7,12 @@ use axum::response::Response;
 
 use super::html::{url, Page};
 use super::{page_of, PAGE};
+use crate::registry::Registry;
 use crate::server::confluent::canonical::canonical;
 use crate::server::query::Query;
 use crate::server::state::{proto_view, AppState};
 use crate::server::wire::confluent::{guid, schema_string, schema_type};
 use crate::store::{Mode, SchemaId};
-use crate::Registry;
 use dataschema_core::compat::{CompatReport, Compatibility, VersionChange};
 use dataschema_core::{clip, Error, Language, Schema, Urn};
 
