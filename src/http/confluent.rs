@@ -6,7 +6,7 @@
 use dataschema_core::{Language, Metadata, Reference, RuleSet, Schema, Urn};
 
 use super::get::get;
-use super::policy::{Failure, Fetched};
+use super::policy::{Fetched, Miss};
 use crate::protocol::{content_type, Client};
 
 /// `GET /subjects/{name}/versions/{version}`, checked to name them (and
@@ -19,7 +19,7 @@ pub(crate) fn version(client: &Client, urn: &Urn, id: Option<u32>) -> Fetched {
         urn.version()
     );
     let answer = get(client, &path, content_type::CONFLUENT_JSON)?;
-    let nonsense = |why: &str| Failure::Transient(format!("GET {path}: {why}"));
+    let nonsense = |why: &str| Miss::Transient(format!("GET {path}: {why}"));
     let value: serde_json::Value =
         serde_json::from_slice(answer.body()).map_err(|_| nonsense("the body is not JSON"))?;
     if value["subject"].as_str() != Some(subject.as_str())
@@ -121,7 +121,7 @@ fn reference_urn(urn: &Urn, subject: &str, version: u64) -> Option<Urn> {
 pub(crate) fn id(client: &Client, namespace: &str, id: u32) -> Fetched {
     let path = format!("/schemas/ids/{id}/versions");
     let answer = get(client, &path, content_type::CONFLUENT_JSON)?;
-    let nonsense = |why: &str| Failure::Transient(format!("GET {path}: {why}"));
+    let nonsense = |why: &str| Miss::Transient(format!("GET {path}: {why}"));
     let value: serde_json::Value =
         serde_json::from_slice(answer.body()).map_err(|_| nonsense("the body is not JSON"))?;
     let first = value

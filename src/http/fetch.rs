@@ -5,7 +5,7 @@
 use dataschema_core::{Schema, Urn};
 
 use super::get::get;
-use super::policy::{Failure, Fetched, Key, Pins};
+use super::policy::{Fetched, Key, Miss, Pins};
 use super::Api;
 use super::{confluent, content as by_content};
 use crate::protocol::{self, Client};
@@ -33,7 +33,7 @@ impl Fetcher {
                     let answer = self.native(&path)?;
                     answer
                         .check_id(*id)
-                        .map_err(|err| Failure::Transient(err.to_string()))?
+                        .map_err(|err| Miss::Transient(err.to_string()))?
                         .into_parts()
                 }
             },
@@ -44,11 +44,11 @@ impl Fetcher {
             },
             (api, Key::Content(..)) => {
                 let schema =
-                    content.ok_or_else(|| Failure::Transient("no schema to look up".into()))?;
+                    content.ok_or_else(|| Miss::Transient("no schema to look up".into()))?;
                 by_content::id(&self.client, api, self.register.as_ref(), schema)?
             }
         };
-        self.pins.check(&schema, id).map_err(Failure::Transient)?;
+        self.pins.check(&schema, id).map_err(Miss::Transient)?;
         Ok((schema, id))
     }
 
@@ -57,15 +57,15 @@ impl Fetcher {
         let answer = self.native(&protocol::schema_path(urn))?;
         Ok(answer
             .check_urn(urn)
-            .map_err(|err| Failure::Transient(err.to_string()))?
+            .map_err(|err| Miss::Transient(err.to_string()))?
             .into_parts())
     }
 
     /// A native schema read at `path`, its digest checked.
-    fn native(&self, path: &str) -> Result<protocol::SchemaAnswer, Failure> {
+    fn native(&self, path: &str) -> Result<protocol::SchemaAnswer, Miss> {
         let answer = get(&self.client, path, "*/*")?;
         answer
             .into_schema()
-            .map_err(|err| Failure::Transient(format!("GET {path}: {err}")))
+            .map_err(|err| Miss::Transient(format!("GET {path}: {err}")))
     }
 }

@@ -8,7 +8,7 @@ use dataschema_core::Schema;
 use parking_lot::{Condvar, Mutex};
 
 use super::fetch::Fetcher;
-use super::policy::{Failure, Fetched, Key, Landed, Policy, Step};
+use super::policy::{Fetched, Key, Landed, Miss, Policy, Step};
 
 /// What the resolver's clones share.
 pub(crate) struct Shared {
@@ -43,18 +43,16 @@ impl Shared {
                             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                                 background.fetcher.fetch(&flight_key, content.as_ref())
                             }))
-                            .unwrap_or_else(|_| {
-                                Err(Failure::Transient("the fetch panicked".into()))
-                            });
+                            .unwrap_or_else(|_| Err(Miss::Transient("the fetch panicked".into())));
                         background.land(&flight_key, fetched);
                     });
                 if let Err(err) = spawned {
                     let why = format!("no thread for the fetch: {err}");
                     policy.abandon(&key, why.clone());
-                    return Err(Failure::Transient(why));
+                    return Err(Miss::Transient(why));
                 }
                 if self.blocking_wait.is_zero() {
-                    return Err(Failure::Transient(
+                    return Err(Miss::Transient(
                         "fetch started in the background (blocking_wait is zero)".into(),
                     ));
                 }
@@ -67,7 +65,7 @@ impl Shared {
                 return landed.clone();
             }
             if Instant::now() >= deadline {
-                return Err(Failure::Transient(if started {
+                return Err(Miss::Transient(if started {
                     "the fetch is still running (waiting stopped)".into()
                 } else {
                     "another lookup's fetch is still running".into()

@@ -2,19 +2,19 @@
 //! native API; `confluent.rs`, Confluent's): its status sorted into an
 //! answer, a missing schema or a transient failure.
 
-use super::policy::Failure;
+use super::policy::Miss;
 use super::MAX_SCHEMA_BYTES;
 use crate::protocol::{self, Client, TransportError};
 
-/// `GET path`: a `200`'s answer; a `404` is [`Failure::Missing`], anything
+/// `GET path`: a `200`'s answer; a `404` is [`Miss::Missing`], anything
 /// else transient.
-pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol::Answer, Failure> {
+pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol::Answer, Miss> {
     let answer = client
         .get(path, accept, MAX_SCHEMA_BYTES)
-        .map_err(|err: TransportError| Failure::Transient(format!("GET {path}: {err}")))?;
+        .map_err(|err: TransportError| Miss::Transient(format!("GET {path}: {err}")))?;
     match answer.status() {
         200 => Ok(answer),
-        404 => Err(Failure::Missing),
-        status => Err(Failure::Transient(format!("GET {path}: HTTP {status}"))),
+        404 => Err(Miss::Missing),
+        status => Err(Miss::Transient(format!("GET {path}: HTTP {status}"))),
     }
 }

@@ -129,7 +129,7 @@ use dataschema_core::{Error, Resolver, Schema, Urn};
 pub use builder::HttpResolverBuilder;
 
 use flight::Shared;
-use policy::{Failure, Key};
+use policy::{Key, Miss};
 
 /// Default connect timeout.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
@@ -269,8 +269,8 @@ impl HttpResolver {
         self.shared
             .lookup(Key::Urn(urn.clone()), None)
             .map_err(|failure| match failure {
-                Failure::Missing => Error::NotFound { urn: urn.clone() },
-                Failure::Transient(why) | Failure::Refused(why) => Error::Unreachable {
+                Miss::Missing => Error::NotFound { urn: urn.clone() },
+                Miss::Transient(why) | Miss::Refused(why) => Error::Unreachable {
                     urn: urn.clone(),
                     source: why.into(),
                 },
@@ -346,14 +346,14 @@ impl HttpResolver {
         match self.shared.lookup(key, Some(schema)) {
             Ok((_, Some(id))) if id != 0 => Ok(id),
             Ok(_) => Err(Error::NoId { urn: urn.clone() }),
-            Err(Failure::Missing) => Err(Error::Other(Box::new(NoRegistryId::NotRegistered {
+            Err(Miss::Missing) => Err(Error::Other(Box::new(NoRegistryId::NotRegistered {
                 urn: urn.clone(),
             }))),
-            Err(Failure::Refused(why)) => Err(Error::Other(Box::new(NoRegistryId::Refused {
+            Err(Miss::Refused(why)) => Err(Error::Other(Box::new(NoRegistryId::Refused {
                 urn: urn.clone(),
                 why,
             }))),
-            Err(Failure::Transient(why)) => Err(Error::Unreachable {
+            Err(Miss::Transient(why)) => Err(Error::Unreachable {
                 urn: urn.clone(),
                 source: why.into(),
             }),
@@ -371,8 +371,8 @@ impl Resolver for HttpResolver {
             .lookup(Key::Id(id), None)
             .map(|(schema, _)| schema)
             .map_err(|failure| match failure {
-                Failure::Missing => Error::IdNotFound { id },
-                Failure::Transient(why) | Failure::Refused(why) => {
+                Miss::Missing => Error::IdNotFound { id },
+                Miss::Transient(why) | Miss::Refused(why) => {
                     Error::Other(Box::new(IdUnreachable { id, why }))
                 }
             })

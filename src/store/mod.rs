@@ -623,20 +623,20 @@ pub fn guid_digest_prefix(guid: &str) -> Option<String> {
 /// error as the source. Travels inside [`Error::Store`].
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[derive(Debug)]
-pub(crate) struct Failure {
+pub(crate) struct BackendError {
     what: String,
     source: Option<BoxError>,
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-impl std::fmt::Display for Failure {
+impl std::fmt::Display for BackendError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.what)
     }
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-impl std::error::Error for Failure {
+impl std::error::Error for BackendError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         self.source
             .as_deref()
@@ -648,7 +648,7 @@ impl std::error::Error for Failure {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn failure(what: impl Into<String>, source: impl Into<BoxError>) -> Error {
     Error::Store {
-        source: Box::new(Failure {
+        source: Box::new(BackendError {
             what: what.into(),
             source: Some(source.into()),
         }),
@@ -660,7 +660,7 @@ pub(crate) fn failure(what: impl Into<String>, source: impl Into<BoxError>) -> E
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub(crate) fn corrupt(what: impl Into<String>) -> Error {
     Error::Store {
-        source: Box::new(Failure {
+        source: Box::new(BackendError {
             what: what.into(),
             source: None,
         }),

@@ -41,7 +41,7 @@ pub struct Args {
 }
 
 /// Why one schema was not published.
-enum Failure {
+enum Unpublished {
     /// The registry (or the lock) refused it: exit 1.
     Refused(String),
     /// The registry could not be asked, or answered nonsense: exit 3.
@@ -159,12 +159,12 @@ pub fn run(args: &Args) -> u8 {
             println!("{summary}");
             0
         }
-        Some(Failure::Refused(message)) => {
+        Some(Unpublished::Refused(message)) => {
             eprintln!("{message}");
             eprintln!("{summary}; stopped there");
             EXIT_REFUSED
         }
-        Some(Failure::Unreachable(message)) => {
+        Some(Unpublished::Unreachable(message)) => {
             eprintln!("{message}");
             eprintln!("{summary}; stopped there (run again once the registry answers)");
             EXIT_UNREACHABLE
@@ -409,12 +409,12 @@ impl Client {
         dir: &Path,
         source: &Source,
         registered: &mut HashMap<String, Urn>,
-    ) -> Result<Schema, Failure> {
+    ) -> Result<Schema, Unpublished> {
         let schema = &source.schema;
         if source.id.is_some() || schema.language() != Language::Protobuf {
             return Ok(schema.clone());
         }
-        let imports = build::proto_imports(dir, source).map_err(Failure::Refused)?;
+        let imports = build::proto_imports(dir, source).map_err(Unpublished::Refused)?;
         for file in &imports.files {
             if registered.contains_key(&file.name) {
                 continue;
@@ -442,16 +442,17 @@ impl Client {
         namespace: &str,
         file: &build::ProtoImport,
         registered: &HashMap<String, Urn>,
-    ) -> Result<Urn, Failure> {
+    ) -> Result<Urn, Unpublished> {
         let name = subject::name_of(&file.name).map_err(|err| {
-            Failure::Refused(format!(
+            Unpublished::Refused(format!(
                 "import {:?}: it cannot be registered under its path: {err}",
                 file.name
             ))
         })?;
         let urn_at = |version: u32| {
-            Urn::new(namespace, &name, version)
-                .map_err(|err| Failure::Refused(format!("import {:?}: {}", file.name, err.chain())))
+            Urn::new(namespace, &name, version).map_err(|err| {
+                Unpublished::Refused(format!("import {:?}: {}", file.name, err.chain()))
+            })
         };
         let references: Vec<Reference> = file
             .imports
@@ -488,7 +489,7 @@ impl Client {
         }
         let next = held.last().map_or(Some(1), |last| last.checked_add(1));
         let next = next.ok_or_else(|| {
-            Failure::Refused(format!(
+            Unpublished::Refused(format!(
                 "import {:?}: {name} has no next version",
                 file.name
             ))
@@ -512,7 +513,7 @@ impl Client {
 
     /// The versions the registry holds of `name` in `namespace` (none:
     /// empty), ascending.
-    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Failure> {
+    fn versions(&self, namespace: &str, name: &str) -> Result<Vec<u32>, Unpublished> {
         let path = format!("/names/{namespace}/{name}/versions");
         let what = format!("GET {path}");
         let answer = self
@@ -538,7 +539,7 @@ impl Client {
     /// and whether it was created now.
     ///
     /// [`register_imports`]: Client::register_imports
-    fn publish(&self, source: &Source, schema: &Schema) -> Result<(u32, bool), Failure> {
+    fn publish(&self, source: &Source, schema: &Schema) -> Result<(u32, bool), Unpublished> {
         let urn = schema.urn();
         if let Some(locked) = source.id {
             // The lock says it is published with this id: the registry
@@ -552,7 +553,7 @@ impl Client {
 
     /// `PUT /publish/schemas/{urn}` of `schema`: its id and whether it was
     /// created now, or the registry's answer when it is not a success.
-    fn put(&self, schema: &Schema) -> Result<Result<(u32, bool), protocol::Answer>, Failure> {
+    fn put(&self, schema: &Schema) -> Result<Result<(u32, bool), protocol::Answer>, Unpublished> {
         let urn = schema.urn();
         let path = protocol::publish_path(urn);
         let what = format!("PUT {path}");
@@ -595,7 +596,7 @@ impl Client {
 
     /// `GET /schemas/{urn}` of a URN the lock records with `locked`: the
     /// registry must hold it, with the folder's bytes and that id.
-    fn confirm(&self, source: &Source, locked: u32) -> Result<(u32, bool), Failure> {
+    fn confirm(&self, source: &Source, locked: u32) -> Result<(u32, bool), Unpublished> {
         let schema = &source.schema;
         let urn = schema.urn();
         let path = protocol::schema_path(urn);
@@ -628,13 +629,13 @@ impl Client {
                     let what = format!("PUT {}", protocol::publish_path(urn));
                     return match self.put(schema)? {
                         Ok((id, _)) if id == answered && id == locked => Ok((id, false)),
-                        Ok((id, _)) => Err(Failure::Refused(format!(
+                        Ok((id, _)) => Err(Unpublished::Refused(format!(
                             "{urn}: the registry at {} holds it under id {id}, but the lock \
                              records id {locked}: the lock's ids come from another registry \
                              (or this one lost its data); the lock is left as it was",
                             self.base()
                         ))),
-                        Err(answer) if is_immutable(&answer) => Err(Failure::Refused(format!(
+                        Err(answer) if is_immutable(&answer) => Err(Unpublished::Refused(format!(
                             "{urn}: refused (immutable): the registry at {} holds other files \
                              under it (digest {digest}): a published URN never changes; \
                              publish the change as version {} instead",
@@ -645,7 +646,7 @@ impl Client {
                     };
                 }
                 if digest != schema.digest() {
-                    return Err(Failure::Refused(format!(
+                    return Err(Unpublished::Refused(format!(
                         "{urn}: refused (immutable): the registry at {} holds other bytes under \
                          it (digest {digest}, the folder's is {}): a published URN never \
                          changes; publish the change as version {} instead",
@@ -655,7 +656,7 @@ impl Client {
                     )));
                 }
                 if answered != locked {
-                    return Err(Failure::Refused(format!(
+                    return Err(Unpublished::Refused(format!(
                         "{urn}: the registry at {} holds it under id {answered}, but the lock \
                          records id {locked}: the lock's ids come from another registry (or \
                          this one lost its data); the lock is left as it was",
@@ -664,7 +665,7 @@ impl Client {
                 }
                 Ok((answered, false))
             }
-            404 => Err(Failure::Refused(format!(
+            404 => Err(Unpublished::Refused(format!(
                 "{urn}: the lock records id {locked} for it, but the registry at {} does not \
                  hold it: the lock's ids come from another registry, and publishing it here \
                  would give it another id. To move the folder to this registry, remove the \
@@ -679,7 +680,7 @@ impl Client {
     /// An answer that is not a success: a refusal with the registry's
     /// reason, or (a `5xx`, an answer that is not the native API's) a
     /// registry that cannot be used now.
-    fn refusal(&self, urn: &Urn, what: &str, answer: &protocol::Answer) -> Failure {
+    fn refusal(&self, urn: &Urn, what: &str, answer: &protocol::Answer) -> Unpublished {
         let status = answer.status();
         let value: Option<serde_json::Value> = serde_json::from_slice(answer.body()).ok();
         // The registry's words, shown without its control characters (an
@@ -695,7 +696,7 @@ impl Client {
             .and_then(|v| v["message"].as_str())
             .map(shown::printable);
         match (status, reason, message) {
-            (401, _, _) => Failure::Refused(format!(
+            (401, _, _) => Unpublished::Refused(format!(
                 "{urn}: the registry at {} refused the credential (HTTP 401): {}",
                 self.base(),
                 if self.http.has_credentials() {
@@ -704,7 +705,7 @@ impl Client {
                     "publishing needs its publish token: give --token-file FILE"
                 }
             )),
-            (500..=599, reason, _) => Failure::Unreachable(format!(
+            (500..=599, reason, _) => Unpublished::Unreachable(format!(
                 "{what}: the registry at {} failed (HTTP {status}{}): {}",
                 self.base(),
                 reason.map(|r| format!(", {r}")).unwrap_or_default(),
@@ -715,15 +716,15 @@ impl Client {
             )),
             // The message of an incompatible publish holds its report,
             // one change a line.
-            (_, Some(reason), Some(message)) => Failure::Refused(format!(
+            (_, Some(reason), Some(message)) => Unpublished::Refused(format!(
                 "{urn}: refused by the registry (HTTP {status}, {reason}): {message}"
             )),
             _ => self.nonsense(what, status, "not an answer of dataschema's native API"),
         }
     }
 
-    fn unreachable(&self, what: &str, err: &TransportError) -> Failure {
-        Failure::Unreachable(match err {
+    fn unreachable(&self, what: &str, err: &TransportError) -> Unpublished {
+        Unpublished::Unreachable(match err {
             TransportError::Read(err) => format!(
                 "{what}: reading the answer of the registry at {}: {err}",
                 self.base()
@@ -735,8 +736,8 @@ impl Client {
         })
     }
 
-    fn nonsense(&self, what: &str, status: u16, why: &str) -> Failure {
-        Failure::Unreachable(format!(
+    fn nonsense(&self, what: &str, status: u16, why: &str) -> Unpublished {
+        Unpublished::Unreachable(format!(
             "{what}: the registry at {} answered HTTP {status}, {why} (is the URL a \
              `dataschema serve`?)",
             self.base()

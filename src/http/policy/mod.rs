@@ -39,7 +39,7 @@ pub(crate) enum Key {
 
 /// Why a lookup brought no schema.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Failure {
+pub(crate) enum Miss {
     /// The registry answered `404`.
     Missing,
     /// Anything else: transport, status, nonsense, a refused answer, a
@@ -52,11 +52,11 @@ pub(crate) enum Failure {
 }
 
 /// What a fetch brought: the schema and the id it was answered with.
-pub(crate) type Fetched = Result<(Schema, Option<u32>), Failure>;
+pub(crate) type Fetched = Result<(Schema, Option<u32>), Miss>;
 
 /// What a lookup answers: the schema, and the id the registry answered
 /// for it (for a lookup by id, that id).
-pub(crate) type Landed = Result<(Schema, Option<u32>), Failure>;
+pub(crate) type Landed = Result<(Schema, Option<u32>), Miss>;
 
 /// A request in flight: its answer, once landed, for every lookup that
 /// waited for it (kept here, not only in the cache, which may not keep it).
@@ -132,25 +132,25 @@ impl Policy {
             return Step::Answer(Ok(hit));
         }
         if self.misses.live(key, now).is_some() {
-            return Step::Answer(Err(Failure::Missing));
+            return Step::Answer(Err(Miss::Missing));
         }
         if let Some(mark) = self.failures.live(key, now) {
             let why = mark.why().to_owned();
             return Step::Answer(Err(match mark.refused() {
-                true => Failure::Refused(why),
-                false => Failure::Transient(why),
+                true => Miss::Refused(why),
+                false => Miss::Transient(why),
             }));
         }
         if let Some(flight) = self.flights.get(key) {
             return Step::Wait(flight.clone());
         }
         if self.flights.len() >= self.max_in_flight {
-            return Step::Answer(Err(Failure::Transient(
+            return Step::Answer(Err(Miss::Transient(
                 "too many requests in flight to the registry".into(),
             )));
         }
         if !self.bucket.take(now) {
-            return Step::Answer(Err(Failure::Transient("request budget exhausted".into())));
+            return Step::Answer(Err(Miss::Transient("request budget exhausted".into())));
         }
         let flight = Flight::default();
         self.flights.insert(key.clone(), flight.clone());
@@ -173,7 +173,7 @@ impl Policy {
                 self.cache.insert(schema.clone(), id);
                 Ok((schema, id))
             }
-            Err(Failure::Missing) => {
+            Err(Miss::Missing) => {
                 self.failures.remove(key);
                 self.misses.insert(
                     key.clone(),
@@ -183,13 +183,13 @@ impl Policy {
                     now,
                     draw,
                 );
-                Err(Failure::Missing)
+                Err(Miss::Missing)
             }
-            Err(failure @ (Failure::Transient(_) | Failure::Refused(_))) => {
+            Err(failure @ (Miss::Transient(_) | Miss::Refused(_))) => {
                 let (why, refused) = match &failure {
-                    Failure::Refused(why) => (why.as_str(), true),
-                    Failure::Transient(why) => (why.as_str(), false),
-                    Failure::Missing => ("", false),
+                    Miss::Refused(why) => (why.as_str(), true),
+                    Miss::Transient(why) => (why.as_str(), false),
+                    Miss::Missing => ("", false),
                 };
                 self.failures.insert(
                     key.clone(),
@@ -214,7 +214,7 @@ impl Policy {
     /// `why` to its waiters, remembers nothing.
     pub(crate) fn abandon(&mut self, key: &Key, why: String) {
         if let Some(flight) = self.flights.remove(key) {
-            let _ = flight.set(Err(Failure::Transient(why)));
+            let _ = flight.set(Err(Miss::Transient(why)));
         }
     }
 
@@ -319,10 +319,10 @@ mod tests {
         let mut now = start;
         for expected in [1000, 2000, 4000] {
             let flight = fetch(&mut policy, &a, now);
-            policy.land(&a, Err(Failure::Missing), now, 0.5);
-            assert_eq!(flight.get(), Some(&Err(Failure::Missing)));
+            policy.land(&a, Err(Miss::Missing), now, 0.5);
+            assert_eq!(flight.get(), Some(&Err(Miss::Missing)));
             let end = now + expected * MS;
-            assert_eq!(answer(&mut policy, &a, end - MS), Err(Failure::Missing));
+            assert_eq!(answer(&mut policy, &a, end - MS), Err(Miss::Missing));
             // No jitter on misses: asked again exactly at its end.
             now = end;
         }
@@ -341,20 +341,20 @@ mod tests {
         let mut policy = Policy::new(&limits(), HashSet::new(), start);
         let a = key("a");
         fetch(&mut policy, &a, start);
-        policy.land(&a, Err(Failure::Transient("HTTP 500".into())), start, 0.999);
+        policy.land(&a, Err(Miss::Transient("HTTP 500".into())), start, 0.999);
         assert_eq!(policy.negative_len(), 0);
         assert_eq!(policy.failure_len(), 1);
         // 250 ms plus up to a quarter (the draw): about 312 ms.
-        let down = Err(Failure::Transient("HTTP 500".into()));
+        let down = Err(Miss::Transient("HTTP 500".into()));
         assert_eq!(answer(&mut policy, &a, start + 311 * MS), down);
         let now = start + 313 * MS;
         fetch(&mut policy, &a, now);
         // Consecutive: 500 ms (draw 0), then 1 s.
-        policy.land(&a, Err(Failure::Transient("HTTP 500".into())), now, 0.0);
+        policy.land(&a, Err(Miss::Transient("HTTP 500".into())), now, 0.0);
         assert_eq!(answer(&mut policy, &a, now + 499 * MS), down);
         fetch(&mut policy, &a, now + 500 * MS);
         // A miss after failures clears the failure.
-        policy.land(&a, Err(Failure::Missing), now + 500 * MS, 0.0);
+        policy.land(&a, Err(Miss::Missing), now + 500 * MS, 0.0);
         assert_eq!(policy.failure_len(), 0);
         assert_eq!(policy.negative_len(), 1);
     }
@@ -369,11 +369,11 @@ mod tests {
         let mut now = start;
         for expected in [4, 8, 10, 10] {
             fetch(&mut policy, &a, now);
-            policy.land(&a, Err(Failure::Transient("down".into())), now, 0.0);
+            policy.land(&a, Err(Miss::Transient("down".into())), now, 0.0);
             let end = now + Duration::from_secs(expected);
             assert!(matches!(
                 answer(&mut policy, &a, end - MS),
-                Err(Failure::Transient(_))
+                Err(Miss::Transient(_))
             ));
             now = end;
         }
@@ -390,16 +390,16 @@ mod tests {
         fetch(&mut policy, &key("b"), now);
         assert_eq!(
             answer(&mut policy, &key("c"), now),
-            Err(Failure::Transient(
+            Err(Miss::Transient(
                 "too many requests in flight to the registry".into()
             ))
         );
-        policy.land(&key("a"), Err(Failure::Missing), now, 0.0);
+        policy.land(&key("a"), Err(Miss::Missing), now, 0.0);
         fetch(&mut policy, &key("c"), now);
-        policy.land(&key("b"), Err(Failure::Missing), now, 0.0);
-        policy.land(&key("c"), Err(Failure::Missing), now, 0.0);
+        policy.land(&key("b"), Err(Miss::Missing), now, 0.0);
+        policy.land(&key("c"), Err(Miss::Missing), now, 0.0);
         // Three tokens spent in this instant.
-        let exhausted = Err(Failure::Transient("request budget exhausted".into()));
+        let exhausted = Err(Miss::Transient("request budget exhausted".into()));
         assert_eq!(answer(&mut policy, &key("d"), now), exhausted);
         assert_eq!(answer(&mut policy, &key("d"), now + 300 * MS), exhausted);
         // Nothing remembered for `d`: a token later, it is asked.
@@ -417,7 +417,7 @@ mod tests {
         policy.abandon(&a, "no thread".into());
         assert_eq!(
             flight.get(),
-            Some(&Err(Failure::Transient("no thread".into())))
+            Some(&Err(Miss::Transient("no thread".into())))
         );
         assert_eq!(policy.failure_len(), 0);
         fetch(&mut policy, &a, now + MS);
@@ -445,7 +445,7 @@ mod tests {
         let mut policy = Policy::new(&limits(), HashSet::new(), now);
         let a = key("a");
         fetch(&mut policy, &a, now);
-        policy.land(&a, Err(Failure::Missing), now, 0.0);
+        policy.land(&a, Err(Miss::Missing), now, 0.0);
         let id = Key::Id(5);
         fetch(&mut policy, &id, now);
         policy.land(&id, Ok((schema("a"), Some(5))), now, 0.0);
