@@ -334,14 +334,14 @@ fn compile_here(
             json::JsonValidator::compile(schema.bytes(), schema.references(), refs, options)
                 .map(Compiled::Json)
                 .map_err(|err| match err {
-                    json::CompileError::Unusable(source) => unusable(source),
-                    json::CompileError::Unreachable(source) => {
+                    json::JsonCompileError::Unusable(source) => unusable(source),
+                    json::JsonCompileError::Unreachable(source) => {
                         CompileError::Unreachable(Error::Unreachable {
                             urn: schema.urn().clone(),
                             source,
                         })
                     }
-                    json::CompileError::MissingRef(target) => {
+                    json::JsonCompileError::MissingRef(target) => {
                         CompileError::MissingRef(Error::SchemaUnusable {
                             urn: schema.urn().clone(),
                             source: Box::new(MissingRef { target }),
@@ -421,7 +421,7 @@ fn compile_rootless(
     };
     #[cfg(feature = "proto-text")]
     {
-        use crate::protobuf::source::{self, CompileError as SourceError};
+        use crate::protobuf::source::{self, SourceError};
         let compiled = source::compile(schema, refs).map_err(|err| match err {
             SourceError::Unusable(message) => unusable(message),
             SourceError::MissingRef(target) => CompileError::MissingRef(Error::SchemaUnusable {

@@ -151,15 +151,15 @@ fn rootless(
     };
     #[cfg(feature = "proto-text")]
     {
-        use crate::protobuf::source::{compile, CompileError};
+        use crate::protobuf::source::{compile, SourceError};
         compile(schema, refs)
             .map(|compiled| compiled.pool)
             .map_err(|err| match err {
-                CompileError::Unusable(reason) => not_compiled(reason),
-                CompileError::MissingRef(urn) => {
+                SourceError::Unusable(reason) => not_compiled(reason),
+                SourceError::MissingRef(urn) => {
                     not_compiled(format!("its reference {urn} is not held"))
                 }
-                CompileError::Unreachable(err) => not_compiled(err.chain().to_string()),
+                SourceError::Unreachable(err) => not_compiled(err.chain().to_string()),
             })
     }
     #[cfg(not(feature = "proto-text"))]

@@ -163,8 +163,9 @@ enum Passing {
     Missing(Urn),
 }
 
-/// Why a JSON Schema did not compile.
-pub(crate) enum CompileError {
+/// Why a JSON Schema did not compile (the dispatch sorts it into
+/// [`CompileError`](crate::dispatch::compile::CompileError)).
+pub(crate) enum JsonCompileError {
     /// The schema itself: not JSON, not a schema, a `$ref` nobody holds.
     Unusable(BoxError),
     /// A `$ref`'s schema could not be fetched just now: try again later.
@@ -213,15 +214,15 @@ impl JsonValidator {
         references: &[crate::contract::Reference],
         refs: Arc<dyn Resolver>,
         options: Options,
-    ) -> Result<JsonValidator, CompileError> {
+    ) -> Result<JsonValidator, JsonCompileError> {
         let mut schema: Value = serde_json::from_slice(bytes).map_err(|err| {
-            CompileError::Unusable(format!("the schema is not JSON: {err}").into())
+            JsonCompileError::Unusable(format!("the schema is not JSON: {err}").into())
         })?;
         references::apply(&mut schema, references);
         let facts = analysis::analyse(&schema, &*refs).map_err(|refusal| match refusal {
-            Refusal::Unusable(why) => CompileError::Unusable(why.into()),
-            Refusal::Unreachable(why) => CompileError::Unreachable(why.into()),
-            Refusal::Missing(urn) => CompileError::MissingRef(urn),
+            Refusal::Unusable(why) => JsonCompileError::Unusable(why.into()),
+            Refusal::Unreachable(why) => JsonCompileError::Unreachable(why.into()),
+            Refusal::Missing(urn) => JsonCompileError::MissingRef(urn),
         })?;
         let plan = if options.reject_duplicate_keys {
             None
@@ -266,9 +267,11 @@ impl JsonValidator {
                 }),
             }),
             Err(err) => match transient.lock().take() {
-                Some(Passing::Unreachable(cause)) => Err(CompileError::Unreachable(cause.into())),
-                Some(Passing::Missing(urn)) => Err(CompileError::MissingRef(urn)),
-                None => Err(CompileError::Unusable(
+                Some(Passing::Unreachable(cause)) => {
+                    Err(JsonCompileError::Unreachable(cause.into()))
+                }
+                Some(Passing::Missing(urn)) => Err(JsonCompileError::MissingRef(urn)),
+                None => Err(JsonCompileError::Unusable(
                     format!("the schema does not compile: {}", bounded(&err)).into(),
                 )),
             },

@@ -122,7 +122,7 @@ pub use self::compile::{
     same_version, text,
 };
 #[cfg(feature = "proto-text")]
-pub(crate) use self::compile::{compile, CompileError};
+pub(crate) use self::compile::{compile, SourceError};
 
 #[cfg(feature = "proto-text")]
 mod compile {
@@ -418,11 +418,11 @@ mod compile {
             }
             None => {
                 let compiled = compile(schema, refs).map_err(|err| match err {
-                    CompileError::Unusable(message) => unusable(message),
-                    CompileError::MissingRef(target) => {
+                    SourceError::Unusable(message) => unusable(message),
+                    SourceError::MissingRef(target) => {
                         unusable(format!("its reference {target} is not held"))
                     }
-                    CompileError::Unreachable(err) => err,
+                    SourceError::Unreachable(err) => err,
                 })?;
                 (compiled.pool, compiled.main)
             }
@@ -446,7 +446,7 @@ mod compile {
 
     /// Why a rootless protobuf schema does not compile.
     #[derive(Debug)]
-    pub(crate) enum CompileError {
+    pub(crate) enum SourceError {
         /// It is not a schema (its text, a reference, an import).
         Unusable(String),
         /// A reference names a URN nobody holds yet.
@@ -538,23 +538,23 @@ mod compile {
 
     /// Compiles a rootless protobuf schema, its references resolved
     /// through `refs`.
-    pub(crate) fn compile(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, CompileError> {
+    pub(crate) fn compile(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, SourceError> {
         // On a stack sized for the nesting the text may have (inline when
         // the caller runs on one already, as `validate::compile` does).
         crate::limits::on_compile_stack(|| compile_here(schema, refs)).unwrap_or_else(|err| {
             Err(match err {
                 crate::limits::StackError::Spawn(_) => {
-                    CompileError::Unreachable(Error::Other(Box::new(err)))
+                    SourceError::Unreachable(Error::Other(Box::new(err)))
                 }
-                crate::limits::StackError::Panicked => CompileError::Unusable(err.to_string()),
+                crate::limits::StackError::Panicked => SourceError::Unusable(err.to_string()),
             })
         })
     }
 
     /// [`compile`] on the calling thread.
-    fn compile_here(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, CompileError> {
-        let source = text_of(schema.bytes()).map_err(CompileError::Unusable)?;
-        let main_form = form_of(MAIN, source).map_err(CompileError::Unusable)?;
+    fn compile_here(schema: &Schema, refs: &dyn Resolver) -> Result<Compiled, SourceError> {
+        let source = text_of(schema.bytes()).map_err(SourceError::Unusable)?;
+        let main_form = form_of(MAIN, source).map_err(SourceError::Unusable)?;
         let main = match &main_form {
             Form::Text(_) => MAIN.to_owned(),
             Form::Descriptor(bytes) => FileDescriptorProto::decode(bytes.as_slice())
@@ -576,27 +576,27 @@ mod compile {
                 continue;
             }
             if files.len() >= MAX_FILES {
-                return Err(CompileError::Unusable(format!(
+                return Err(SourceError::Unusable(format!(
                     "the schema imports more than {MAX_FILES} files"
                 )));
             }
             let referenced = match refs.resolve(&urn) {
                 Ok(schema) => schema,
-                Err(Error::NotFound { .. }) => return Err(CompileError::MissingRef(urn)),
-                Err(err) => return Err(CompileError::Unreachable(err)),
+                Err(Error::NotFound { .. }) => return Err(SourceError::MissingRef(urn)),
+                Err(err) => return Err(SourceError::Unreachable(err)),
             };
             if referenced.language() != Language::Protobuf || referenced.root().is_some() {
-                return Err(CompileError::Unusable(format!(
+                return Err(SourceError::Unusable(format!(
                     "reference {:?} names {urn}, which is not a protobuf schema registered as \
                      text or a FileDescriptorProto",
                     clip(&name, 100)
                 )));
             }
             let text = text_of(referenced.bytes()).map_err(|err| {
-                CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
+                SourceError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
             })?;
             let form = form_of(&name, text).map_err(|err| {
-                CompileError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
+                SourceError::Unusable(format!("reference {:?} ({urn}): {err}", clip(&name, 100)))
             })?;
             files.insert(name, form);
             for reference in referenced.references().iter().rev() {
@@ -608,10 +608,10 @@ mod compile {
         for form in files.values() {
             if let Form::Descriptor(bytes) = form {
                 let file = FileDescriptorProto::decode(bytes.as_slice())
-                    .map_err(|err| CompileError::Unusable(err.to_string()))?;
+                    .map_err(|err| SourceError::Unusable(err.to_string()))?;
                 let set = FileDescriptorSet { file: vec![file] }.encode_to_vec();
                 crate::protobuf::model::check_descriptor_set(&set)
-                    .map_err(|err| CompileError::Unusable(err.to_string()))?;
+                    .map_err(|err| SourceError::Unusable(err.to_string()))?;
             }
         }
         let sources = Sources {
@@ -628,19 +628,19 @@ mod compile {
         let set = match compiled {
             Ok(Ok(set)) => set,
             Ok(Err(err)) => {
-                return Err(CompileError::Unusable(format!(
+                return Err(SourceError::Unusable(format!(
                     "the schema does not compile: {}",
                     clip(&err.to_string(), 500)
                 )))
             }
             Err(_) => {
-                return Err(CompileError::Unusable(
+                return Err(SourceError::Unusable(
                     "the schema does not compile (the compiler failed on it)".into(),
                 ))
             }
         };
         let pool = crate::protobuf::model::decode(&set).map_err(|err| {
-            CompileError::Unusable(match err {
+            SourceError::Unusable(match err {
                 crate::protobuf::model::DecodeError::Unusable(err) => err.to_string(),
                 crate::protobuf::model::DecodeError::NotADescriptorSet(err) => err.to_string(),
             })
