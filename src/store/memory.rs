@@ -6,9 +6,9 @@ use std::collections::HashSet;
 
 use super::association::sorted;
 use super::{
-    content_digest, given_id_row, ids_exhausted, live, plan, Association, AssociationChange,
-    AssociationKey, AssociationPlan, AssociationsHeld, AssociationsOf, Check, Held, IdRow, Mode,
-    Plan, SchemaId, Store, Stored, Version, MAX_ID,
+    content_digest, decide, given_id_row, ids_exhausted, live, Association, AssociationChange,
+    AssociationKey, AssociationPlan, AssociationsHeld, AssociationsOf, Check, Decision, Held,
+    IdRow, Mode, SchemaId, Store, Stored, Version, MAX_ID,
 };
 use dataschema_core::{Compatibility, Error, Schema, Urn};
 
@@ -91,9 +91,9 @@ impl MemoryStore {
                 })
                 .collect()
         };
-        let schema = match plan(schema, version, &digest, given, &held)? {
-            Plan::Held(stored) => return Ok(stored),
-            Plan::Insert(schema) => schema,
+        let schema = match decide(schema, version, &digest, given, &held)? {
+            Decision::Held(stored) => return Ok(stored),
+            Decision::Insert(schema) => schema,
         };
         let row = match given {
             Some(id) => {

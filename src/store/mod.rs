@@ -726,7 +726,7 @@ pub(crate) fn ids_exhausted(what: &str) -> Error {
     }
 }
 
-/// A version of a name a store holds, as a publish plans with it.
+/// A version of a name a store holds, as a publish decides with it.
 pub(crate) struct Held {
     /// The schema, under its URN.
     pub(crate) schema: Schema,
@@ -747,14 +747,14 @@ impl Held {
 }
 
 /// What a publish does once the versions held for the name are known.
-pub(crate) enum Plan {
+pub(crate) enum Decision {
     /// The schema is held already: answer this, store nothing.
     Held(Stored),
     /// Check this (the schema under its final URN), then insert it.
     Insert(Schema),
 }
 
-/// The steps 1 and 2 of [`Store::publish`], the one plan of every store of
+/// The steps 1 and 2 of [`Store::publish`], the one decision of every store of
 /// this crate: `held` is every version of the name (ascending) with its
 /// content's digest and id, read under the store's lock on the name;
 /// `given` is the id a [`Store::publish_with_id`] gives.
@@ -768,13 +768,13 @@ pub(crate) enum Plan {
 ///
 /// A next version after 4294967295 (the largest a URN carries) is
 /// [`Error::LastVersion`], never a wrap or a panic.
-pub(crate) fn plan(
+pub(crate) fn decide(
     schema: &Schema,
     version: Version,
     digest: &str,
     given: Option<SchemaId>,
     held: &[Held],
-) -> Result<Plan, Error> {
+) -> Result<Decision, Error> {
     let same_id = |held: &Held| given.is_none_or(|id| held.id == id);
     let schema = match version {
         Version::Exact => schema.clone(),
@@ -783,7 +783,7 @@ pub(crate) fn plan(
                 .iter()
                 .find(|held| held.content() == digest && !held.deleted && same_id(held))
             {
-                return Ok(Plan::Held(Stored::new(
+                return Ok(Decision::Held(Stored::new(
                     same.schema.urn().clone(),
                     same.id,
                     false,
@@ -818,14 +818,14 @@ pub(crate) fn plan(
                 other_id: same.id,
             })
         } else {
-            Ok(Plan::Held(Stored::new(
+            Ok(Decision::Held(Stored::new(
                 schema.urn().clone(),
                 same.id,
                 false,
             )))
         };
     }
-    Ok(Plan::Insert(schema))
+    Ok(Decision::Insert(schema))
 }
 
 /// The key a content's row is kept under when an import gives the content

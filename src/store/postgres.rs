@@ -9,8 +9,8 @@ use postgres::{Client, Config, GenericClient, NoTls};
 
 use super::association;
 use super::{
-    content_digest, corrupt, failure, given_id_row, id_from_row, ids_exhausted, live, plan,
-    schema_from_row, urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan,
+    content_digest, corrupt, decide, failure, given_id_row, id_from_row, ids_exhausted, live,
+    schema_from_row, urn_from_row, with_contract_row, Check, Decision, Held, IdRow, Mode, Options,
     SchemaId, Store, Stored, Version, MAX_ID,
 };
 use super::{Association, AssociationChange, AssociationPlan, AssociationsHeld, AssociationsOf};
@@ -732,10 +732,10 @@ impl PostgresStore {
                 return Err(Attempt::Locked);
             }
             let held = self.held(&mut transaction, schema.urn())?;
-            let schema = match plan(schema, version, &digest, given, &held)? {
+            let schema = match decide(schema, version, &digest, given, &held)? {
                 // Dropping the transaction rolls it back.
-                Plan::Held(stored) => return Ok(stored),
-                Plan::Insert(schema) => schema,
+                Decision::Held(stored) => return Ok(stored),
+                Decision::Insert(schema) => schema,
             };
             let row = match given {
                 Some(id) => Some((id, self.given_row(&mut transaction, &schema, &digest, id)?)),
@@ -747,7 +747,7 @@ impl PostgresStore {
                 Some((id, IdRow::Insert(key))) => {
                     // No `ON CONFLICT`: a replica that stored the content
                     // or the id meanwhile (under another name's lock)
-                    // makes this a unique violation, retried into a plan
+                    // makes this a unique violation, retried into a decision
                     // that sees it.
                     transaction.execute(
                         "INSERT INTO dataschema_contents (id, digest, language, root, bytes)
@@ -773,7 +773,7 @@ impl PostgresStore {
                     // The sequence would number it past the largest id
                     // (an import gave it): the lowest id no row holds.
                     // A replica choosing the same id meanwhile makes this
-                    // a unique violation, retried into a plan that sees
+                    // a unique violation, retried into a decision that sees
                     // it.
                     let free = transaction.query_opt(
                         "SELECT 1::BIGINT WHERE NOT EXISTS (SELECT 1 FROM dataschema_contents WHERE id = 1)

@@ -7,9 +7,9 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use super::association;
 use super::{
-    content_digest, failure, given_id_row, id_from_row, ids_exhausted, live, plan, schema_from_row,
-    urn_from_row, with_contract_row, Check, Held, IdRow, Mode, Options, Plan, SchemaId, Store,
-    Stored, Version, MAX_ID,
+    content_digest, decide, failure, given_id_row, id_from_row, ids_exhausted, live,
+    schema_from_row, urn_from_row, with_contract_row, Check, Decision, Held, IdRow, Mode, Options,
+    SchemaId, Store, Stored, Version, MAX_ID,
 };
 use super::{Association, AssociationChange, AssociationPlan, AssociationsHeld, AssociationsOf};
 use dataschema_core::{Compatibility, Error, Schema, Urn};
@@ -367,9 +367,9 @@ impl SqliteStore {
             .map_err(|err| self.failed("taking the write lock", err))?;
         let result = (|| {
             let held = self.held(&connection, schema.urn())?;
-            let schema = match plan(schema, version, &digest, given, &held)? {
-                Plan::Held(stored) => return Ok(stored),
-                Plan::Insert(schema) => schema,
+            let schema = match decide(schema, version, &digest, given, &held)? {
+                Decision::Held(stored) => return Ok(stored),
+                Decision::Insert(schema) => schema,
             };
             let row = match given {
                 Some(id) => Some((id, self.given_row(&connection, &schema, &digest, id)?)),

@@ -197,7 +197,7 @@ impl<'a> State<'a> {
 }
 
 impl<'a> Settle<'a> {
-    fn plan(&self, index: u32) -> Walk<&'a Message> {
+    fn message(&self, index: u32) -> Walk<&'a Message> {
         self.tables.messages.get(index as usize).ok_or(Stop::Broken)
     }
 
@@ -294,7 +294,7 @@ impl<'a> Settle<'a> {
             }
             match (field.shape, wire_type) {
                 (Shape::Message, 2) | (Shape::Group, 3) => {
-                    let target = self.plan(field.target)?;
+                    let target = self.message(field.target)?;
                     let (start, stop, inner_group) = if wire_type == 2 {
                         let (start, stop) = read_len(buf, pos)?;
                         (start, stop, 0)
@@ -336,7 +336,7 @@ impl<'a> Settle<'a> {
                     // Any tag reads as a length-delimited entry.
                     let (start, stop) = read_len(buf, pos)?;
                     pos = stop;
-                    let entry = self.plan(field.target)?;
+                    let entry = self.message(field.target)?;
                     if entry.can_fail {
                         let key = self.entry_key(entry, start, stop)?;
                         let child = state
@@ -457,7 +457,7 @@ impl<'a> Settle<'a> {
             let (Some(field), Some(info)) = (msg.fields.get(index), msg.info.get(index)) else {
                 return Err(Stop::Broken);
             };
-            let target = self.plan(field.target)?;
+            let target = self.message(field.target)?;
             match child {
                 Child::Singular(child) => {
                     self.nested(&info.name, |walk| walk.finish(target, *child))?;
@@ -529,7 +529,7 @@ impl<'a> Settle<'a> {
         if value_field.shape != Shape::Message {
             return Ok(());
         }
-        let value = self.plan(value_field.target)?;
+        let value = self.message(value_field.target)?;
         let buf = self.buf.get(..end).ok_or(Stop::Broken)?;
         let label = if self.report.is_some() {
             key_label(entry, buf.get(start..end).ok_or(Stop::Broken)?)
