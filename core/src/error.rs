@@ -99,7 +99,7 @@ pub enum Error {
         urn: Urn,
     },
     /// The schema is not compatible with prior versions of its name under
-    /// the mode asked for; the report lists every version checked and each
+    /// the compatibility level asked for; the report lists every version checked and each
     /// change found; its `Display` prefixes each breaking change with its
     /// version (`[v2] ...`). Read it typed with
     /// [`CompatReport::of`](crate::compat::CompatReport::of).
@@ -112,7 +112,7 @@ pub enum Error {
         /// sits below the compatibility engine).
         report: BoxError,
     },
-    /// Under a checked compatibility mode, a version below one already held
+    /// Under a checked compatibility level, a version below one already held
     /// was published: it was never checked against the later version.
     /// Versions are published in order (or with `Compatibility::None`).
     #[error(
@@ -124,7 +124,7 @@ pub enum Error {
         urn: Urn,
         /// The later version already held.
         held: u32,
-        /// The mode asked for.
+        /// The compatibility level asked for (the field keeps its first name).
         mode: Compatibility,
     },
     /// The URN is at version 4294967295, the largest a URN carries: no
@@ -139,7 +139,7 @@ pub enum Error {
         /// The URN at the largest version.
         urn: Urn,
     },
-    /// A compatibility mode string names none of the seven modes.
+    /// A compatibility level string names none of the seven levels.
     #[error(transparent)]
     UnknownCompatibility(#[from] UnknownCompatibility),
     /// The schema cannot be used: it does not compile, is not a descriptor

@@ -1,4 +1,4 @@
-//! The seven compatibility modes of Confluent Schema Registry.
+//! The seven compatibility levels of Confluent Schema Registry.
 
 use std::fmt;
 use std::str::FromStr;
@@ -7,7 +7,7 @@ use std::str::FromStr;
 ///
 /// The names and meanings are Confluent Schema Registry's:
 ///
-/// | mode | the new version must |
+/// | level | the new version must |
 /// |---|---|
 /// | `None` | nothing: any change is accepted |
 /// | `Backward` | read data written with the latest prior version |
@@ -40,7 +40,7 @@ pub enum Compatibility {
 }
 
 impl Compatibility {
-    /// Every mode, in the order of Confluent's documentation.
+    /// Every level, in the order of Confluent's documentation.
     pub const ALL: [Compatibility; 7] = [
         Compatibility::None,
         Compatibility::Backward,
@@ -128,7 +128,7 @@ impl FromStr for Compatibility {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Compatibility::ALL
             .into_iter()
-            .find(|mode| mode.as_str().eq_ignore_ascii_case(s))
+            .find(|level| level.as_str().eq_ignore_ascii_case(s))
             .ok_or_else(|| UnknownCompatibility(s.chars().take(64).collect()))
     }
 }
@@ -139,10 +139,10 @@ mod tests {
 
     #[test]
     fn names_round_trip_in_both_spellings() {
-        for mode in Compatibility::ALL {
-            assert_eq!(mode.as_str().parse::<Compatibility>(), Ok(mode));
-            let upper = mode.as_str().to_ascii_uppercase();
-            assert_eq!(upper.parse::<Compatibility>(), Ok(mode));
+        for level in Compatibility::ALL {
+            assert_eq!(level.as_str().parse::<Compatibility>(), Ok(level));
+            let upper = level.as_str().to_ascii_uppercase();
+            assert_eq!(upper.parse::<Compatibility>(), Ok(level));
         }
         let err = "sideways".parse::<Compatibility>().unwrap_err();
         assert!(err.to_string().contains("\"sideways\""));

@@ -177,13 +177,13 @@ pub mod validate {
 
 pub mod compat {
     //! Schema compatibility: a diff engine per language and one checker for the
-    //! seven [`Compatibility`] modes.
+    //! seven [`Compatibility`] levels.
     //!
     //! Every check is built on a diff. [`json::diff`] and [`protobuf::diff`]
     //! (feature `protobuf`) list every change between an old and a new schema,
     //! each with a kind named after Confluent Schema Registry's difference types,
     //! a path, and whether it breaks backward compatibility. The checkers
-    //! ([`json::check`], [`protobuf::check`]) run those diffs under a mode against
+    //! ([`json::check`], [`protobuf::check`]) run those diffs under a level against
     //! prior versions through one language-agnostic driver, [`check_with`].
     //! Over [`Schema`](crate::Schema)s of any language, [`diff()`] and [`check()`]
     //! share one per-language dispatch; their kinds are [`AnyChangeKind`].
@@ -193,7 +193,7 @@ pub mod compat {
     //! version, [`Direction`], kind, path and verdict). Text comes from
     //! `Display` only.
     //!
-    //! | mode | what is checked |
+    //! | level | what is checked |
     //! |---|---|
     //! | `Backward` | `diff(latest prior, new)` has no breaking change |
     //! | `Forward` | `diff(new, latest prior)` has no breaking change |

@@ -115,7 +115,7 @@ fn publish_refuses_with_a_typed_report() {
     };
     let report = dataschema::compat::CompatReport::of(&err).expect("a compatibility report");
     assert_eq!(urn.version(), 2);
-    assert_eq!(report.mode(), Compatibility::Backward);
+    assert_eq!(report.level(), Compatibility::Backward);
     let breaking: Vec<&VersionChange> = report.breaking().collect();
     assert_eq!(
         typed(&breaking),

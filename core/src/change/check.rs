@@ -58,7 +58,7 @@ impl VersionChange {
 
     /// The direction it was found in: `Backward` for `diff(prior,
     /// candidate)`, `Forward` for `diff(candidate, prior)`. A change of
-    /// language is reported once, in the first direction the mode checks.
+    /// language is reported once, in the first direction the level checks.
     pub fn direction(&self) -> Direction {
         self.direction
     }
@@ -182,14 +182,14 @@ impl VersionReport {
     }
 }
 
-/// The result of checking a candidate under a [`Compatibility`] mode.
+/// The result of checking a candidate under a [`Compatibility`] level.
 ///
 /// One [`VersionReport`] per prior version checked, oldest first. `Display`
 /// writes one line per version (`v1: passed (backward)`) and each breaking
 /// change below its version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompatReport {
-    mode: Compatibility,
+    level: Compatibility,
     policy: Policy,
     versions: Vec<VersionReport>,
 }
@@ -229,9 +229,17 @@ impl CompatReport {
         self.versions.insert(at, report);
     }
 
-    /// The mode checked.
+    /// The level checked.
+    pub fn level(&self) -> Compatibility {
+        self.level
+    }
+
+    /// The former name of [`level`](CompatReport::level): "mode" is the
+    /// registry's (`READWRITE`, `IMPORT`, ...), the compatibility setting is
+    /// a level.
+    #[deprecated(note = "renamed to `level`")]
     pub fn mode(&self) -> Compatibility {
-        self.mode
+        self.level
     }
 
     /// The policy the changes were read under ([`Policy::Strict`] unless
@@ -281,7 +289,7 @@ impl fmt::Display for CompatReport {
         } else {
             "incompatible"
         };
-        write!(f, "{verdict} under {}", self.mode)?;
+        write!(f, "{verdict} under {}", self.level)?;
         if self.policy != Policy::Strict {
             write!(f, " ({} policy)", self.policy.as_str().to_ascii_lowercase())?;
         }
@@ -306,32 +314,32 @@ impl fmt::Display for CompatReport {
 }
 
 /// Checks `candidate` against `priors` (oldest first, each with its version
-/// number) under `mode`, with `diff(old, new)` as the language's diff.
+/// number) under `level`, with `diff(old, new)` as the language's diff.
 ///
 /// `Backward` against a prior `p` means `diff(p, candidate)` has no breaking
 /// change; `Forward` means `diff(candidate, p)` has none; `Full` both. A
-/// non-transitive mode checks only the latest prior version, a transitive one
+/// non-transitive level checks only the latest prior version, a transitive one
 /// every prior version, oldest first. `None`, or no prior version, checks
 /// nothing and passes.
 ///
 /// Each change found is kept in the report as a [`VersionChange`], its kind
 /// made an [`AnyChangeKind`] (so `K` is one of the crate's kinds).
 pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &S,
     priors: &[(u32, &S)],
     mut diff: impl FnMut(&S, &S) -> SchemaDiff<K>,
 ) -> CompatReport {
     let mut directions = Vec::with_capacity(2);
-    if mode.checks_backward() {
+    if level.checks_backward() {
         directions.push(Direction::Backward);
     }
-    if mode.checks_forward() {
+    if level.checks_forward() {
         directions.push(Direction::Forward);
     }
     let checked: &[(u32, &S)] = if directions.is_empty() {
         &[]
-    } else if mode.is_transitive() {
+    } else if level.is_transitive() {
         priors
     } else {
         priors.last().map_or(&[], std::slice::from_ref)
@@ -360,7 +368,7 @@ pub fn check_with<S: ?Sized, K: ChangeKind + Into<AnyChangeKind>>(
         })
         .collect();
     CompatReport {
-        mode,
+        level,
         policy: Policy::Strict,
         versions,
     }

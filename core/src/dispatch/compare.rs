@@ -77,41 +77,41 @@ pub fn diff(old: &Schema, new: &Schema) -> Result<SchemaDiff<AnyChangeKind>, Com
 }
 
 /// Checks `candidate` against `priors` (prior versions of its name, in any
-/// order) under `mode`: the language's diff, as [`diff`](fn@diff) runs it,
-/// on each prior version the mode looks at, through [`check_with`]. A prior
+/// order) under `level`: the language's diff, as [`diff`](fn@diff) runs it,
+/// on each prior version the level looks at, through [`check_with`]. A prior
 /// version in another language fails the check with one
 /// [`AnyChangeKind::LanguageChanged`] change.
 ///
 /// Errors: as [`diff`](fn@diff), for the candidate or any prior version the
-/// mode looks at (the cause names `the schema`).
+/// level looks at (the cause names `the schema`).
 pub fn check(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &Schema,
     priors: &[Schema],
 ) -> Result<CompatReport, CompatError> {
-    check_readings(mode, candidate, priors, &mut |schema| {
+    check_readings(level, candidate, priors, &mut |schema| {
         Reading::read(schema).map(Arc::new)
     })
 }
 
 /// [`check`], reading each schema it looks at through `read` (the
-/// candidate first, then each prior version the mode looks at, oldest
+/// candidate first, then each prior version the level looks at, oldest
 /// first), so that a caller can hand out [`Reading`]s it keeps; `read` is
 /// called for the schemas of the candidate's language only.
 ///
 /// Errors: those of `read`.
 pub fn check_readings(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &Schema,
     priors: &[Schema],
     read: &mut dyn FnMut(&Schema) -> Result<Arc<Reading>, CompatError>,
 ) -> Result<CompatReport, CompatError> {
     let mut priors: Vec<&Schema> = priors.iter().collect();
     priors.sort_by_key(|schema| schema.urn().version());
-    if !mode.is_transitive() {
+    if !level.is_transitive() {
         priors.drain(..priors.len().saturating_sub(1));
     }
-    if mode == Compatibility::None {
+    if level == Compatibility::None {
         priors.clear();
     }
     let (same, other): (Vec<&Schema>, Vec<&Schema>) = priors
@@ -123,10 +123,10 @@ pub fn check_readings(
         .map(|prior| Ok((prior.urn().version(), read(prior)?)))
         .collect::<Result<Vec<_>, CompatError>>()?;
     let old: Vec<(u32, &Model)> = old.iter().map(|(v, reading)| (*v, &reading.0)).collect();
-    let mut report = check_with(mode, &new.0, &old, diff_models);
+    let mut report = check_with(level, &new.0, &old, diff_models);
     let directions: Vec<Direction> = [
-        (mode.checks_backward(), Direction::Backward),
-        (mode.checks_forward(), Direction::Forward),
+        (level.checks_backward(), Direction::Backward),
+        (level.checks_forward(), Direction::Forward),
     ]
     .into_iter()
     .filter_map(|(on, direction)| on.then_some(direction))

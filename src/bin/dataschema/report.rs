@@ -99,7 +99,7 @@ pub fn compat_report(report: &CompatReport) -> Value {
         })
         .collect();
     json!({
-        "mode": report.mode().to_string(),
+        "mode": report.level().to_string(),
         "compatible": report.is_compatible(),
         "versions": versions,
     })

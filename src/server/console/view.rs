@@ -865,7 +865,7 @@ pub(super) fn report_section(
             "Incompatible: this would break readers"
         })
         .raw("</h2>\n<p>Checked under <strong>")
-        .text(&mode_label(report.mode()))
+        .text(&mode_label(report.level()))
         .raw("</strong>");
     if report.versions().is_empty() {
         page.raw(": no prior version checked");

@@ -71,7 +71,7 @@ pub(crate) fn report_json(report: &CompatReport) -> Value {
         })
         .collect();
     json!({
-        "mode": report.mode().as_str(),
+        "mode": report.level().as_str(),
         "compatible": report.is_compatible(),
         "versions": versions,
     })

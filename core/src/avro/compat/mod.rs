@@ -6,7 +6,7 @@
 //! data the writer schema wrote, each with Java's incompatibility type
 //! ([`AvroChangeKind`]), Java's location in the reader schema (a JSON
 //! pointer such as `/fields/1/type`) and Java's message as the label. An
-//! empty diff is compatible. Under the modes, `Backward` reads the prior
+//! empty diff is compatible. Under the levels, `Backward` reads the prior
 //! version (writer) with the candidate (reader), `Forward` the other way.
 //!
 //! The rules: fields match by name, then by the reader field's aliases; a
@@ -85,9 +85,9 @@ pub fn changes(writer: &AvroSchema, reader: &AvroSchema) -> SchemaDiff<AvroChang
 }
 
 /// Checks `candidate` against `priors` (oldest first, with their version
-/// numbers) under `mode`; every input is an Avro schema's JSON text.
+/// numbers) under `level`; every input is an Avro schema's JSON text.
 pub fn check(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &[u8],
     priors: &[(u32, &[u8])],
 ) -> Result<CompatReport, CompatError> {
@@ -97,15 +97,15 @@ pub fn check(
         .map(|(v, bytes)| Ok((*v, parse(&format!("version {v}"), bytes)?)))
         .collect::<Result<Vec<_>, CompatError>>()?;
     let refs: Vec<(u32, &AvroSchema)> = schemas.iter().map(|(v, s)| (*v, s)).collect();
-    Ok(check_schemas(mode, &candidate, &refs))
+    Ok(check_schemas(level, &candidate, &refs))
 }
 
-/// Checks `candidate` against `priors` (oldest first) under `mode`, on read
+/// Checks `candidate` against `priors` (oldest first) under `level`, on read
 /// schemas.
 pub fn check_schemas(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &AvroSchema,
     priors: &[(u32, &AvroSchema)],
 ) -> CompatReport {
-    check_with(mode, candidate, priors, diff)
+    check_with(level, candidate, priors, diff)
 }

@@ -4,7 +4,7 @@
 //! chosen per schema by `$schema`) as Confluent's `SchemaDiff` does, with the
 //! same kinds, paths and order; a change breaks backward compatibility when
 //! its kind is outside Confluent's STRICT compatible set. [`check`] runs the
-//! diff under a [`Compatibility`] mode against prior versions.
+//! diff under a [`Compatibility`] level against prior versions.
 //!
 //! ```
 //! use dataschema::compat::json::{self, JsonChangeKind};
@@ -77,11 +77,11 @@ fn validate(what: &str, value: &Value) -> Result<(), CompatError> {
 }
 
 /// Checks `candidate` against `priors` (oldest first, with their version
-/// numbers) under `mode`.
+/// numbers) under `level`.
 ///
 /// Fails only when a schema is not an object or a boolean.
 pub fn check(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &Value,
     priors: &[(u32, &Value)],
 ) -> Result<CompatReport, CompatError> {
@@ -89,5 +89,5 @@ pub fn check(
     for (version, prior) in priors {
         validate(&format!("version {version}"), prior)?;
     }
-    Ok(check_with(mode, candidate, priors, diff))
+    Ok(check_with(level, candidate, priors, diff))
 }

@@ -175,9 +175,9 @@ pub fn diff_files(old: &FileDescriptor, new: &FileDescriptor) -> SchemaDiff<Prot
 }
 
 /// Checks `candidate` against `priors` (oldest first, with their version
-/// numbers) under `mode`; every input is a serialized `FileDescriptorSet`.
+/// numbers) under `level`; every input is a serialized `FileDescriptorSet`.
 pub fn check(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &[u8],
     priors: &[(u32, &[u8])],
 ) -> Result<CompatReport, CompatError> {
@@ -187,15 +187,15 @@ pub fn check(
         .map(|(v, bytes)| Ok((*v, decode(&format!("version {v}"), bytes)?)))
         .collect::<Result<Vec<_>, CompatError>>()?;
     let refs: Vec<(u32, &DescriptorPool)> = pools.iter().map(|(v, p)| (*v, p)).collect();
-    Ok(check_pools(mode, &candidate, &refs))
+    Ok(check_pools(level, &candidate, &refs))
 }
 
-/// Checks `candidate` against `priors` (oldest first) under `mode`, on
+/// Checks `candidate` against `priors` (oldest first) under `level`, on
 /// decoded descriptor pools.
 pub fn check_pools(
-    mode: Compatibility,
+    level: Compatibility,
     candidate: &DescriptorPool,
     priors: &[(u32, &DescriptorPool)],
 ) -> CompatReport {
-    check_with(mode, candidate, priors, diff)
+    check_with(level, candidate, priors, diff)
 }
