@@ -52,8 +52,8 @@ pub mod resolve {
     //! * [`Direction::WriteBack`]: a payload in the reader's layout written
     //!   back in the writer's (`Resolution::write_back`).
     //!
-    //! Each language's plan lives in its folder (`json/resolve.rs`,
-    //! `avro/resolve.rs`, `protobuf/resolve.rs`), `dispatch/resolve.rs` chooses
+    //! Each language's plan lives in its folder (`json/resolution.rs`,
+    //! `avro/resolution.rs`, `protobuf/resolution.rs`), `dispatch/resolution.rs` chooses
     //! among them, and their shared vocabulary lives below them
     //! (`resolution.rs`). The
     //! rules, row by row, are those of the table in `docs/resolution.md`.
@@ -70,7 +70,7 @@ pub mod resolve {
     //! place of the structural plan; its output is validated against the
     //! target schema, since nothing proves it conforms.
 
-    pub use crate::dispatch::resolve::{plan, Plan};
+    pub use crate::dispatch::resolution::{plan, Plan};
     pub use crate::resolution::{
         max_output, Aliases, Direction, Migration, PlanOptions, Unresolvable,
     };
@@ -99,7 +99,7 @@ pub mod validate {
     #[cfg(feature = "avro")]
     pub mod avro_resolution {
         pub use crate::avro::model::AvroSchema;
-        pub use crate::avro::resolve::Transcoder;
+        pub use crate::avro::resolution::Transcoder;
         pub use crate::resolution::Unresolvable;
 
         /// Reads an Avro schema's JSON text (the model the plan is made from).

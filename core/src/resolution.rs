@@ -3,8 +3,8 @@
 //! the aliases and options a plan is made with, the seam for migration
 //! rules ([`Migration`]), and the helpers every language's plan shares
 //! (the path being built, refusals, the output bound). The plans live in
-//! each language's folder (`json/resolve.rs`, `avro/resolve.rs`,
-//! `protobuf/resolve.rs`); `dispatch/resolve.rs` chooses among them; the
+//! each language's folder (`json/resolution.rs`, `avro/resolution.rs`,
+//! `protobuf/resolution.rs`); `dispatch/resolution.rs` chooses among them; the
 //! public face is `resolve` in `lib.rs`.
 
 // Without a language's plan compiled in, every pair is refused and the

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::model::{AvroSchema, Node, NodeId};
-use super::resolve::{json_float, latin1, zigzag};
+use super::resolution::{json_float, latin1, zigzag};
 use super::values::MAX_DEPTH;
 use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading};
 

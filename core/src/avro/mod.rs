@@ -12,7 +12,7 @@
 //!   the schema in one pass without decoding it; its fast path, a flat
 //!   program compiled from the model, is in `plan`.
 //! * [`validate`]: the validator, over the scanner.
-//! * [`resolve`]: reading one version's bytes as another's (Avro's schema
+//! * [`resolution`]: reading one version's bytes as another's (Avro's schema
 //!   resolution as a plan over the bytes), public as
 //!   [`dataschema::validate::avro_resolution`](crate::validate::avro_resolution).
 //! * [`compat`]: the compatibility engine (Java's `SchemaCompatibility`),
@@ -28,7 +28,7 @@ pub mod model;
 pub(crate) mod names;
 pub(crate) mod normalize;
 mod plan;
-pub mod resolve;
+pub mod resolution;
 pub mod scan;
 pub(crate) mod validate;
 mod values;

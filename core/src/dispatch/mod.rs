@@ -2,7 +2,7 @@
 //! schema into its language's validator ([`compile`]), comparing schemas
 //! of any language ([`compare`]), the schema read for comparison that
 //! both share ([`reading`]), and the plan reading one version as another
-//! ([`resolve`]). Below it, each language (`json/`,
+//! ([`resolution`]). Below it, each language (`json/`,
 //! `protobuf/`, `avro/`) uses only the language-agnostic vocabulary
 //! (`violation`, `change`, `resolution`, `level`, the model); above it, `lib.rs` holds the
 //! public faces `validate`, `compat` and `resolve`.
@@ -10,4 +10,4 @@
 pub(crate) mod compare;
 pub(crate) mod compile;
 pub(crate) mod reading;
-pub(crate) mod resolve;
+pub(crate) mod resolution;

@@ -15,6 +15,6 @@
 pub mod compat;
 pub(crate) mod model;
 #[cfg(feature = "json")]
-pub(crate) mod resolve;
+pub(crate) mod resolution;
 #[cfg(feature = "json")]
 pub(crate) mod validate;

@@ -26,7 +26,7 @@ pub(crate) mod form;
 pub(crate) mod frame;
 pub(crate) mod model;
 pub mod print;
-pub(crate) mod resolve;
+pub(crate) mod resolution;
 pub mod scan;
 pub mod source;
 pub(crate) mod validate;

@@ -23,11 +23,11 @@ pub(crate) enum Way {
     /// The two layouts are the same: the payload as it is.
     Identity,
     #[cfg(feature = "json")]
-    Json(crate::json::resolve::JsonWay),
+    Json(crate::json::resolution::JsonWay),
     #[cfg(feature = "avro")]
-    Avro(crate::avro::resolve::Transcoder),
+    Avro(crate::avro::resolution::Transcoder),
     #[cfg(feature = "protobuf")]
-    Protobuf(crate::protobuf::resolve::ProtoWay),
+    Protobuf(crate::protobuf::resolution::ProtoWay),
 }
 
 /// A resolution plan for one (writer, reader) pair, both ways: made once,
@@ -186,7 +186,7 @@ pub fn plan(
                 };
                 let (w, r) = (doc(writer)?, doc(reader)?);
                 let way = |s, t, d| {
-                    crate::json::resolve::JsonWay::new(s, t, d, &aliases).map(|way| {
+                    crate::json::resolution::JsonWay::new(s, t, d, &aliases).map(|way| {
                         if way.is_copy() {
                             Way::Identity
                         } else {
@@ -210,9 +210,9 @@ pub fn plan(
                 let w = Arc::new(read_schema(writer)?);
                 let r = Arc::new(read_schema(reader)?);
                 (
-                    crate::avro::resolve::Transcoder::way(w.clone(), &r, Direction::Read)
+                    crate::avro::resolution::Transcoder::way(w.clone(), &r, Direction::Read)
                         .map(Way::Avro),
-                    crate::avro::resolve::Transcoder::way(r, &w, Direction::WriteBack)
+                    crate::avro::resolution::Transcoder::way(r, &w, Direction::WriteBack)
                         .map(Way::Avro),
                 )
             }
@@ -247,7 +247,7 @@ pub fn plan(
                 };
                 let (w, r) = (message(writer)?, message(reader)?);
                 let way = |s, t, d| {
-                    crate::protobuf::resolve::ProtoWay::new(s, t, d, options.drop_unknown_fields)
+                    crate::protobuf::resolution::ProtoWay::new(s, t, d, options.drop_unknown_fields)
                         .map(|way| {
                             if way.is_identity() {
                                 Way::Identity
