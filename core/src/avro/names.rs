@@ -178,7 +178,7 @@ fn parse_over(bytes: &[u8], definitions: &Definitions) -> Result<AvroSchema, Sch
     let json: Value = serde_json::from_slice(bytes)
         .map_err(|err| SchemaError::new("", format!("the schema is not JSON: {err}")))?;
     redefinition(&json, definitions)?;
-    parse_value(&resolve(&json, definitions))
+    parse_value(&inlined(&json, definitions))
 }
 
 /// Reads `schema` (Avro) into the model, over the named types its
@@ -448,13 +448,13 @@ fn own_definitions<E>(
     Ok(())
 }
 
-/// `json` resolved over `definitions`: each name it uses that neither it
+/// `json` with `definitions` inlined: each name it uses that neither it
 /// (so far) nor an earlier definition defines, and a reference defines,
 /// replaced at its first use by the definition (the same lookup as the
 /// model's: the full name in the enclosing namespace, then the name as
 /// written). A definition brought in defines its nested types too; one of
 /// them met again inside another definition is written as its name.
-pub(crate) fn resolve(json: &Value, definitions: &Definitions) -> Value {
+pub(crate) fn inlined(json: &Value, definitions: &Definitions) -> Value {
     let mut resolved = json.clone();
     let mut seen = HashSet::new();
     inline(&mut resolved, "", &mut seen, definitions, false, 0);
@@ -581,7 +581,7 @@ mod tests {
         let defs = definitions(&[money]);
         let main = json!({"type": "record", "name": "Payment", "namespace": "acme",
             "fields": [{"name": "a", "type": "Money"}, {"name": "b", "type": "acme.Money"}]});
-        let resolved = resolve(&main, &defs);
+        let resolved = inlined(&main, &defs);
         assert_eq!(resolved["fields"][0]["type"]["name"], "acme.Money");
         assert_eq!(resolved["fields"][1]["type"], "acme.Money");
         assert_eq!(
@@ -600,7 +600,7 @@ mod tests {
         let defs = definitions(&[outer]);
         assert_eq!(defs.names(), vec!["a.Inner", "a.Outer"]);
         let main = json!(["a.Inner", "a.Outer"]);
-        let resolved = resolve(&main, &defs);
+        let resolved = inlined(&main, &defs);
         assert_eq!(resolved[0]["name"], "a.Inner");
         assert_eq!(resolved[1]["fields"][0]["type"], "a.Inner");
     }

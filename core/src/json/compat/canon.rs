@@ -152,7 +152,7 @@ impl Canon {
         // the stack allows.
         let mut stack: Vec<(Id, Vec<Id>, usize)> = Vec::new();
         for start in 0..n {
-            let start = model.resolve(start);
+            let start = model.follow(start);
             if state[start] != State::New {
                 continue;
             }
@@ -193,14 +193,14 @@ impl Canon {
     /// The structural id of node `id` (through a reference), annotations
     /// included: equal ids compare with no change at all.
     pub(super) fn full(&self, model: &Model<'_>, id: Id) -> Option<u64> {
-        self.full[model.resolve(id)]
+        self.full[model.follow(id)]
     }
 
     /// The structural id without annotations (`$id`, `title`,
     /// `description`, `default`, at any depth): equal ids compare with
     /// annotation changes only, all compatible.
     pub(super) fn shape(&self, model: &Model<'_>, id: Id) -> Option<u64> {
-        self.shape[model.resolve(id)]
+        self.shape[model.follow(id)]
     }
 
     /// The structure without annotations down to [`SKETCH_DEPTH`] levels
@@ -208,7 +208,7 @@ impl Canon {
     /// same sketch are likely the same member, changed. Only after
     /// [`Canon::sketch_pair`].
     pub(super) fn sketch(&self, model: &Model<'_>, id: Id) -> u64 {
-        self.sketch.get(model.resolve(id)).copied().unwrap_or(0)
+        self.sketch.get(model.follow(id)).copied().unwrap_or(0)
     }
 }
 
@@ -241,7 +241,7 @@ fn refine(
             &canon[m].shape
         };
         (0..model.nodes.len())
-            .filter(|&id| model.resolve(id) == id && current[id].is_none())
+            .filter(|&id| model.follow(id) == id && current[id].is_none())
             .collect()
     });
     let size = open[0].len() + open[1].len();
@@ -314,7 +314,7 @@ fn sketch(models: [&Model<'_>; 2], canon: &mut [Canon; 2], interner: &mut Intern
         for (m, next) in next.iter_mut().enumerate() {
             let model = models[m];
             for (id, slot) in next.iter_mut().enumerate() {
-                if model.resolve(id) != id {
+                if model.follow(id) != id {
                     continue;
                 }
                 if let Some(key) = label(model, id, &current[m], false, interner) {
@@ -351,7 +351,7 @@ fn children(model: &Model<'_>, id: Id) -> Vec<Id> {
         _ => {}
     }
     for c in &mut out {
-        *c = model.resolve(*c);
+        *c = model.follow(*c);
     }
     out
 }
@@ -392,7 +392,7 @@ fn label(
     interner: &mut Interner,
 ) -> Option<Vec<u8>> {
     let schema = &model.nodes[id];
-    let child = |c: Id| ids[model.resolve(c)];
+    let child = |c: Id| ids[model.follow(c)];
     let mut key = vec![if annotations { 0xF0 } else { 0xE0 }];
     match &schema.node {
         Node::Empty => key.push(0),

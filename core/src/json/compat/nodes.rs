@@ -292,7 +292,7 @@ impl<'a> Model<'a> {
     }
 
     /// The node `id` stands for, through a reference.
-    pub(super) fn resolve(&self, id: Id) -> Id {
+    pub(super) fn follow(&self, id: Id) -> Id {
         match self.nodes[id].node {
             Node::Ref(target) => target,
             _ => id,
@@ -300,7 +300,7 @@ impl<'a> Model<'a> {
     }
 
     pub(super) fn schema(&self, id: Id) -> &Schema<'a> {
-        &self.nodes[self.resolve(id)]
+        &self.nodes[self.follow(id)]
     }
 
     pub(super) fn class(&self, id: Id) -> Class {

@@ -245,7 +245,9 @@ fn subschemas(value: &serde_json::Map<String, Value>, pointer: &str) -> Vec<(Str
     out
 }
 
-pub(in crate::json::validate) fn resolve(
+/// A `$ref` or `$id` joined to its base URI (RFC 3986): the absolute URI
+/// without its fragment, and the fragment percent-decoded.
+pub(in crate::json::validate) fn join(
     base: &str,
     reference: &str,
 ) -> Result<(String, String), String> {
@@ -278,7 +280,7 @@ impl Graph {
                 if let Some(name) = id.strip_prefix('#') {
                     self.anchors
                         .insert((base.clone(), name.to_owned()), loc.clone());
-                } else if let Ok((uri, _)) = resolve(&base, id) {
+                } else if let Ok((uri, _)) = join(&base, id) {
                     base = uri;
                     self.resources.entry(base.clone()).or_insert(loc.clone());
                 }
@@ -341,7 +343,7 @@ impl Graph {
         reference: &str,
         resolver: &dyn Resolver,
     ) -> Result<Loc, Refusal> {
-        let (uri, fragment) = resolve(base, reference).map_err(Refusal::Unusable)?;
+        let (uri, fragment) = join(base, reference).map_err(Refusal::Unusable)?;
         let root = match self.resources.get(&uri) {
             Some(root) => root.clone(),
             None => {

@@ -177,7 +177,7 @@ impl<'m, 'a> Comparer<'m, 'a> {
             (None, None) => return Rc::from([]),
             (None, Some(_)) => return Rc::from([rel(K::SchemaAdded, "")]),
             (Some(_), None) => return Rc::from([rel(K::SchemaRemoved, "")]),
-            (Some(o), Some(u)) => (om.resolve(o), um.resolve(u)),
+            (Some(o), Some(u)) => (om.follow(o), um.follow(u)),
         };
         if self.exhausted {
             return Rc::from([rel(K::ComparisonTooLarge, "")]);

@@ -8,7 +8,7 @@ use super::build::Builder;
 use super::pattern::Pattern;
 use super::resources::Resources;
 use super::{Built, Draft, PlanRefusal};
-use crate::json::validate::analysis::{resolve, DEFAULT_BASE};
+use crate::json::validate::analysis::{join, DEFAULT_BASE};
 use crate::json::validate::PATTERN_SIZE_LIMIT;
 
 impl Builder<'_> {
@@ -34,7 +34,7 @@ impl Builder<'_> {
         let (doc, root) = if uri.is_empty() {
             (doc, base_root)
         } else {
-            let (absolute, _) = resolve(&base, reference).map_err(PlanRefusal::new)?;
+            let (absolute, _) = join(&base, reference).map_err(PlanRefusal::new)?;
             match self.resource_named(&absolute)? {
                 Some(found) => found,
                 None if self.dynamic => {

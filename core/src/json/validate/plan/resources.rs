@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::{Built, Draft, PlanRefusal};
-use crate::json::validate::analysis::{resolve, DEFAULT_BASE};
+use crate::json::validate::analysis::{join, DEFAULT_BASE};
 
 /// The resources of one document, by JSON pointer (escaped as the builder
 /// keys nodes), the root's first.
@@ -31,7 +31,7 @@ impl Resources {
                 continue;
             };
             if let Some(id) = id_of(map, draft) {
-                let (uri, _) = resolve(&base, id).map_err(|why| {
+                let (uri, _) = join(&base, id).map_err(|why| {
                     PlanRefusal::new(format!(
                         "{pointer:?}: the `$id` {id:?} does not resolve: {why}"
                     ))
