@@ -43,7 +43,7 @@ pub use crate::guard::{
     Guard, GuardBuilder, Invalid, Outcome, ReadAs, Reason, RuleRefusal, Unvalidated, FRAME_URN,
 };
 pub use crate::registry::Resolution;
-pub use crate::registry::{Registry, Settings};
+pub use crate::registry::{Registry, RegistryConfig, Settings};
 #[cfg(feature = "postgres")]
 pub use crate::store::PostgresStore;
 #[cfg(feature = "sqlite")]

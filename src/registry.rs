@@ -2,9 +2,11 @@
 
 use std::collections::HashMap;
 
+mod config;
 mod readings;
 mod settings;
 
+pub use self::config::RegistryConfig;
 pub use self::settings::Settings;
 
 mod resolution;
@@ -322,8 +324,8 @@ impl Registry {
     /// ([`Error::LastVersion`]): its name could take no next version.
     ///
     /// Answers where the schema is held, its content's id, and whether
-    /// this publish stored it. The mode set for a name is
-    /// [`compatibility`](Registry::compatibility).
+    /// this publish stored it. The compatibility level set for a name is
+    /// [`config().compatibility_in_effect`](RegistryConfig::compatibility_in_effect).
     ///
     /// The registry [`Mode`] of the name is met, as on every write
     /// ([`writable`](Registry::writable)): a read-only name takes nothing,
@@ -337,7 +339,7 @@ impl Registry {
     /// API's publish, Confluent's register): under its URN's version
     /// ([`Version::Exact`]) or the next one ([`Version::Next`]), checked
     /// under the compatibility level in effect for its name
-    /// ([`compatibility`](Registry::compatibility)) and, when `also` is
+    /// ([`config().compatibility_in_effect`](RegistryConfig::compatibility_in_effect)) and, when `also` is
     /// given, under that mode too. A client may ask for more checking,
     /// never for less: `also` cannot lift the level (a request's
     /// `Dataschema-Mode: NONE` past a BACKWARD level is still checked
@@ -349,12 +351,12 @@ impl Registry {
         version: Version,
         also: Option<Compatibility>,
     ) -> Result<Stored, Error> {
-        let level = self.compatibility(schema.urn().name())?;
+        let level = self.config().compatibility_in_effect(schema.urn().name())?;
         self.store_checked(schema, level, also, version, None)
     }
 
     /// Whether the registry [`Mode`] in effect for `urn`'s name
-    /// ([`mode`](Registry::mode)) takes a write of it, with an id given
+    /// ([`config().mode_in_effect`](RegistryConfig::mode_in_effect)) takes a write of it, with an id given
     /// (`Some`) or not: the rules every write meets, in this one place
     /// (Confluent's `checkRegisterMode`, `AbstractSchemaRegistry.java`,
     /// v8.2.0). READONLY and READONLY_OVERRIDE take no write
@@ -362,7 +364,7 @@ impl Registry {
     /// ([`ModeRefusal::NotImport`]); IMPORT takes only writes giving one
     /// ([`ModeRefusal::NotReadWrite`]). [`Error::ModeRefused`] otherwise.
     pub fn writable(&self, urn: &Urn, id: Option<SchemaId>) -> Result<(), Error> {
-        let mode = self.mode(urn.name())?;
+        let mode = self.config().mode_in_effect(urn.name())?;
         let refusal = if mode.is_read_only() {
             ModeRefusal::ReadOnly
         } else {
@@ -417,7 +419,7 @@ impl Registry {
             Some(id) => self.inner.store.publish_with_id(schema, version, id, check),
             None => self.inner.store.publish(schema, version, check),
         };
-        let settings = self.settings_in_effect(schema.urn().name())?;
+        let settings = self.config().settings_in_effect(schema.urn().name())?;
         let grouping = Grouping {
             group: settings.compatibility_group.clone(),
             policy: settings.compatibility_policy.unwrap_or_default(),
@@ -529,183 +531,111 @@ impl Registry {
         self.inner.readings.set_max_bytes(bytes);
     }
 
-    /// The settings set for `name` (`Some`), or for the default (`None`),
-    /// beside the compatibility mode, if any were set.
+    /// Former name of [`config().settings`](RegistryConfig::settings).
+    #[deprecated(note = "use `config().settings`")]
+    #[doc(hidden)]
     pub fn settings(&self, name: Option<&str>) -> Result<Option<Settings>, Error> {
-        let Some(text) = self.inner.store.config(name)? else {
-            return Ok(None);
-        };
-        let value: serde_json::Value = serde_json::from_str(&text).map_err(|err| Error::Store {
-            source: format!("the stored settings of {name:?} are not JSON: {err}").into(),
-        })?;
-        Settings::from_json(&value)
-            .map(Some)
-            .map_err(|why| Error::Store {
-                source: format!("the stored settings of {name:?} are unreadable: {why}").into(),
-            })
+        self.config().settings(name)
     }
 
-    /// Sets (`Some`) or clears (`None`) the settings of `name` (`Some`) or
-    /// of the default (`None`). Kept by the store, as the mode is. Refused
-    /// where the mode is read-only ([`configurable`](Registry::configurable)).
+    /// Former name of [`config().set_settings`](RegistryConfig::set_settings).
+    #[deprecated(note = "use `config().set_settings`")]
+    #[doc(hidden)]
     pub fn set_settings(
         &self,
         name: Option<&str>,
         settings: Option<&Settings>,
     ) -> Result<(), Error> {
-        if let Some(name) = name {
-            check_name(name)?;
-        }
-        self.configurable(name)?;
-        let text = settings
-            .filter(|settings| !settings.is_empty())
-            .map(|settings| settings.to_json().to_string());
-        self.inner.store.set_config(name, text.as_deref())
+        self.config().set_settings(name, settings)
     }
 
-    /// The settings in effect for `name`: its own, each field falling back
-    /// to the default's.
+    /// Former name of
+    /// [`config().settings_in_effect`](RegistryConfig::settings_in_effect).
+    #[deprecated(note = "use `config().settings_in_effect`")]
+    #[doc(hidden)]
     pub fn settings_in_effect(&self, name: &str) -> Result<Settings, Error> {
-        let own = self.settings(Some(name))?.unwrap_or_default();
-        let default = self.settings(None)?.unwrap_or_default();
-        Ok(own.or(&default))
+        self.config().settings_in_effect(name)
     }
 
-    /// Whether the settings (compatibility level and the rest) of `name`
-    /// (`Some`), or the registry-wide ones (`None`), may change: not where
-    /// the registry [`Mode`] in effect is read-only (the name's, else the
-    /// registry-wide one; for `None`, the registry-wide one), as Confluent
-    /// refuses `PUT` and `DELETE /config` (`KafkaSchemaRegistry.java`,
-    /// `updateConfig` and `deleteSubjectConfig`, v8.2.0:
-    /// `isReadOnlyMode(subject)`). Every change of settings meets it here,
-    /// whichever API or command asks ([`Error::SettingsRefused`]).
+    /// Former name of [`config().configurable`](RegistryConfig::configurable).
+    #[deprecated(note = "use `config().configurable`")]
+    #[doc(hidden)]
     pub fn configurable(&self, name: Option<&str>) -> Result<(), Error> {
-        let mode = match name {
-            Some(name) => self.mode(name)?,
-            None => self.inner.store.mode(None)?.unwrap_or_default(),
-        };
-        if mode.is_read_only() {
-            return Err(Error::SettingsRefused {
-                name: name.map(str::to_owned),
-                refusal: ModeRefusal::ReadOnly,
-            });
-        }
-        Ok(())
+        self.config().configurable(name)
     }
 
-    /// Sets the compatibility mode of `name` (what
-    /// [`compatibility`](Registry::compatibility) answers for it). Kept by the store: a persistent store keeps it
-    /// across restarts and shares it between replicas. Refused where the
-    /// mode is read-only ([`configurable`](Registry::configurable)).
-    pub fn set_compatibility(&self, name: &str, mode: Compatibility) -> Result<(), Error> {
-        check_name(name)?;
-        self.configurable(Some(name))?;
-        self.inner.store.set_compatibility(Some(name), Some(mode))
+    /// Former name of `config().set_compatibility(Some(name), Some(level))`.
+    #[deprecated(note = "use `config().set_compatibility(Some(name), Some(level))`")]
+    #[doc(hidden)]
+    pub fn set_compatibility(&self, name: &str, level: Compatibility) -> Result<(), Error> {
+        self.config().set_compatibility(Some(name), Some(level))
     }
 
-    /// Clears the mode set for `name`: it follows the default again.
-    /// Refused where the mode is read-only
-    /// ([`configurable`](Registry::configurable)).
+    /// Former name of `config().set_compatibility(Some(name), None)`.
+    #[deprecated(note = "use `config().set_compatibility(Some(name), None)`")]
+    #[doc(hidden)]
     pub fn clear_compatibility(&self, name: &str) -> Result<(), Error> {
-        check_name(name)?;
-        self.configurable(Some(name))?;
-        self.inner.store.set_compatibility(Some(name), None)
+        self.config().set_compatibility(Some(name), None)
     }
 
-    /// Sets the mode for names that have none of their own (else
-    /// [`Compatibility::Backward`], as in Confluent Schema Registry).
-    /// Refused when the registry-wide mode is read-only
-    /// ([`configurable`](Registry::configurable)).
-    pub fn set_default_compatibility(&self, mode: Compatibility) -> Result<(), Error> {
-        self.configurable(None)?;
-        self.inner.store.set_compatibility(None, Some(mode))
+    /// Former name of `config().set_compatibility(None, Some(level))`.
+    #[deprecated(note = "use `config().set_compatibility(None, Some(level))`")]
+    #[doc(hidden)]
+    pub fn set_default_compatibility(&self, level: Compatibility) -> Result<(), Error> {
+        self.config().set_compatibility(None, Some(level))
     }
 
-    /// Clears the default mode: names without one of their own follow
-    /// [`Compatibility::Backward`] again. Refused when the registry-wide
-    /// mode is read-only ([`configurable`](Registry::configurable)).
+    /// Former name of `config().set_compatibility(None, None)`.
+    #[deprecated(note = "use `config().set_compatibility(None, None)`")]
+    #[doc(hidden)]
     pub fn clear_default_compatibility(&self) -> Result<(), Error> {
-        self.configurable(None)?;
-        self.inner.store.set_compatibility(None, None)
+        self.config().set_compatibility(None, None)
     }
 
-    /// The mode set for `name` (`Some`), or for the default (`None`), if
-    /// one was set.
+    /// Former name of [`config().compatibility`](RegistryConfig::compatibility).
+    #[deprecated(note = "use `config().compatibility`")]
+    #[doc(hidden)]
     pub fn compatibility_setting(
         &self,
         name: Option<&str>,
     ) -> Result<Option<Compatibility>, Error> {
-        self.inner.store.compatibility(name)
+        self.config().compatibility(name)
     }
 
-    /// The compatibility mode in effect for `name`: its own, else the
-    /// default set, else [`Compatibility::Backward`] as in Confluent Schema
-    /// Registry. (What is set, name by name, is
-    /// [`compatibility_setting`](Registry::compatibility_setting).)
+    /// Former name of
+    /// [`config().compatibility_in_effect`](RegistryConfig::compatibility_in_effect).
+    #[deprecated(note = "use `config().compatibility_in_effect`")]
+    #[doc(hidden)]
     pub fn compatibility(&self, name: &str) -> Result<Compatibility, Error> {
-        if let Some(mode) = self.inner.store.compatibility(Some(name))? {
-            return Ok(mode);
-        }
-        Ok(self.inner.store.compatibility(None)?.unwrap_or_default())
+        self.config().compatibility_in_effect(name)
     }
 
-    /// The registry [`Mode`] set for `name` (`Some`), or store-wide
-    /// (`None`), if one was set.
+    /// Former name of [`config().mode`](RegistryConfig::mode).
+    #[deprecated(note = "use `config().mode`")]
+    #[doc(hidden)]
     pub fn mode_setting(&self, name: Option<&str>) -> Result<Option<Mode>, Error> {
-        self.inner.store.mode(name)
+        self.config().mode(name)
     }
 
-    /// The registry [`Mode`] in effect for `name`: its own, else the
-    /// store-wide one, else [`Mode::ReadWrite`]. Kept by the store, like
-    /// compatibility modes.
+    /// Former name of [`config().mode_in_effect`](RegistryConfig::mode_in_effect).
+    #[deprecated(note = "use `config().mode_in_effect`")]
+    #[doc(hidden)]
     pub fn mode(&self, name: &str) -> Result<Mode, Error> {
-        if let Some(mode) = self.inner.store.mode(Some(name))? {
-            return Ok(mode);
-        }
-        Ok(self.inner.store.mode(None)?.unwrap_or_default())
+        self.config().mode_in_effect(name)
     }
 
-    /// Sets (`Some`) or clears (`None`) the registry [`Mode`] of `name`
-    /// (`Some`) or the store-wide one (`None`). A switch to
-    /// [`Mode::Import`] from another mode in effect is refused where live
-    /// versions are held (of `name` in any namespace; for the store-wide
-    /// mode, of any name): [`Error::SettingsRefused`] with
-    /// [`ModeRefusal::VersionsHeld`], as Confluent refuses it without
-    /// `force=true` (`KafkaSchemaRegistry.setMode`, v8.2.0);
-    /// [`force_mode`](Registry::force_mode) switches anyway. A read-only
-    /// name's mode may change (that is how it becomes writable again).
+    /// Former name of [`config().set_mode`](RegistryConfig::set_mode).
+    #[deprecated(note = "use `config().set_mode`")]
+    #[doc(hidden)]
     pub fn set_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
-        self.change_mode(name, mode, false)
+        self.config().set_mode(name, mode)
     }
 
-    /// [`set_mode`](Registry::set_mode), switching to IMPORT even where
-    /// live versions are held (Confluent's `PUT /mode?force=true`).
+    /// Former name of [`config().force_mode`](RegistryConfig::force_mode).
+    #[deprecated(note = "use `config().force_mode`")]
+    #[doc(hidden)]
     pub fn force_mode(&self, name: Option<&str>, mode: Option<Mode>) -> Result<(), Error> {
-        self.change_mode(name, mode, true)
-    }
-
-    fn change_mode(
-        &self,
-        name: Option<&str>,
-        mode: Option<Mode>,
-        force: bool,
-    ) -> Result<(), Error> {
-        if let Some(name) = name {
-            check_name(name)?;
-        }
-        if mode == Some(Mode::Import) && !force {
-            let current = match name {
-                Some(name) => self.mode(name)?,
-                None => self.inner.store.mode(None)?.unwrap_or_default(),
-            };
-            if current != Mode::Import && self.holds_live(name)? {
-                return Err(Error::SettingsRefused {
-                    name: name.map(str::to_owned),
-                    refusal: ModeRefusal::VersionsHeld,
-                });
-            }
-        }
-        self.inner.store.set_mode(name, mode)
+        self.config().force_mode(name, mode)
     }
 
     /// Whether a version not soft-deleted is held under `name` (in any
@@ -775,7 +705,7 @@ impl Registry {
     /// [`writable`](Registry::writable) says).
     pub fn delete_versions(&self, urns: &[Urn]) -> Result<(), Error> {
         for urn in urns {
-            if self.mode(urn.name())?.is_read_only() {
+            if self.config().mode_in_effect(urn.name())?.is_read_only() {
                 return Err(Error::ModeRefused {
                     urn: urn.clone(),
                     refusal: ModeRefusal::ReadOnly,
@@ -876,7 +806,7 @@ impl Registry {
     /// The report of checking `candidate` against `priors` (ascending)
     /// under `mode`, as a publish of it would check: only the priors of
     /// its compatibility group, under its name's policy
-    /// ([`settings_in_effect`](Registry::settings_in_effect)). Nothing is
+    /// ([`config().settings_in_effect`](RegistryConfig::settings_in_effect)). Nothing is
     /// stored.
     pub fn check_compatibility(
         &self,
@@ -884,7 +814,7 @@ impl Registry {
         candidate: &Schema,
         priors: &[Schema],
     ) -> Result<compat::CompatReport, Error> {
-        let settings = self.settings_in_effect(candidate.urn().name())?;
+        let settings = self.config().settings_in_effect(candidate.urn().name())?;
         let priors: Vec<Schema> = match settings.compatibility_group.as_deref() {
             Some(group) => {
                 let value = group_value(candidate, group);

@@ -10,7 +10,7 @@ use dataschema_core::{clip, Metadata, RuleSet};
 /// The settings of a name (or the store-wide default) beside its
 /// compatibility mode, kept by the store ([`crate::Store::config`]) as
 /// JSON text. A field not set falls back, field by field, to the
-/// default's ([`Registry::settings_in_effect`](crate::Registry::settings_in_effect)).
+/// default's ([`RegistryConfig::settings_in_effect`](crate::RegistryConfig::settings_in_effect)).
 ///
 /// Two of them change what a publish checks: `compatibility_group` (a
 /// candidate is checked only against the versions whose metadata property

@@ -84,7 +84,7 @@
 //! (`jsonschema`, the default, or `protobuf`), `Dataschema-Root` and
 //! `Dataschema-Mode`, or from the query parameters `language`, `root` and
 //! `mode` (the query wins). The level in effect for the name (see
-//! [`Registry::compatibility`]) always applies; a mode given is checked
+//! [`RegistryConfig::compatibility_in_effect`](crate::RegistryConfig::compatibility_in_effect)) always applies; a mode given is checked
 //! too, never instead (`Registry::register`): a request asks for more
 //! checking, never less. The name's registry mode holds as on every path
 //! (`Registry::writable`): READONLY takes nothing, IMPORT only writes with

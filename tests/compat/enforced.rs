@@ -119,21 +119,24 @@ mod publish {
     fn per_name_defaults_start_at_backward() {
         let registry = Registry::new(MemoryStore::new());
         assert_eq!(
-            registry.compatibility("price").unwrap(),
+            registry.config().compatibility_in_effect("price").unwrap(),
             Compatibility::Backward
         );
-        let mode = || registry.compatibility("price").unwrap();
+        let mode = || registry.config().compatibility_in_effect("price").unwrap();
         registry.publish(price(1), mode()).unwrap();
         assert!(matches!(
             registry.publish(price(2), mode()),
             Err(Error::Incompatible { .. })
         ));
         registry
-            .set_compatibility("price", Compatibility::None)
+            .config()
+            .set_compatibility(Some("price"), Some(Compatibility::None))
             .unwrap();
         registry.publish(price(2), mode()).unwrap();
         assert!(matches!(
-            registry.set_compatibility("Not A Name", Compatibility::Full),
+            registry
+                .config()
+                .set_compatibility(Some("Not A Name"), Some(Compatibility::Full)),
             Err(Error::InvalidUrn { .. })
         ));
         let unknown: Result<Compatibility, _> = "BACKWARDS".parse();

@@ -32,6 +32,7 @@ fn grouped_registry() -> Registry {
         ..Settings::default()
     };
     registry
+        .config()
         .set_settings(Some("event"), Some(&settings))
         .unwrap();
     registry
@@ -93,19 +94,26 @@ fn settings_fall_back_to_the_default_field_by_field() {
         compatibility_policy: Some(Policy::Lenient),
         ..Settings::default()
     };
-    registry.set_settings(None, Some(&default)).unwrap();
+    registry
+        .config()
+        .set_settings(None, Some(&default))
+        .unwrap();
     let own = Settings {
         compatibility_policy: Some(Policy::Strict),
         ..Settings::default()
     };
-    registry.set_settings(Some("event"), Some(&own)).unwrap();
-    let effective = registry.settings_in_effect("event").unwrap();
+    registry
+        .config()
+        .set_settings(Some("event"), Some(&own))
+        .unwrap();
+    let effective = registry.config().settings_in_effect("event").unwrap();
     assert_eq!(effective.compatibility_group.as_deref(), Some("major"));
     assert_eq!(effective.compatibility_policy, Some(Policy::Strict));
-    assert_eq!(registry.settings(Some("other")).unwrap(), None);
-    registry.set_settings(Some("event"), None).unwrap();
-    assert_eq!(registry.settings(Some("event")).unwrap(), None);
+    assert_eq!(registry.config().settings(Some("other")).unwrap(), None);
+    registry.config().set_settings(Some("event"), None).unwrap();
+    assert_eq!(registry.config().settings(Some("event")).unwrap(), None);
     assert!(registry
+        .config()
         .set_settings(Some("Not A Name"), Some(&own))
         .is_err());
 }
@@ -198,6 +206,7 @@ fn the_lenient_policy_case_by_case() {
             ..Settings::default()
         };
         registry
+            .config()
             .set_settings(Some("case"), Some(&settings))
             .unwrap();
         registry.publish(prior, *mode).unwrap();

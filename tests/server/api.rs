@@ -311,7 +311,7 @@ fn publishing_needs_the_credential_as_bearer_or_basic_password() {
         assert_eq!(reply.status, 401, "{method} {path}");
     }
     assert_eq!(running.registry.list().unwrap().len(), 1);
-    assert_eq!(running.registry.compatibility_setting(None).unwrap(), None);
+    assert_eq!(running.registry.config().compatibility(None).unwrap(), None);
 }
 
 #[test]
@@ -376,7 +376,7 @@ fn path_tricks_never_reach_publish() {
         running.registry.list().unwrap().is_empty(),
         "nothing stored"
     );
-    assert_eq!(running.registry.compatibility_setting(None).unwrap(), None);
+    assert_eq!(running.registry.config().compatibility(None).unwrap(), None);
 }
 
 /// A publishing router without a credential cannot be written (the

@@ -319,7 +319,11 @@ fn config_reads_and_writes() {
         "FULL_TRANSITIVE"
     );
     assert_eq!(
-        running.registry.compatibility("anything").unwrap(),
+        running
+            .registry
+            .config()
+            .compatibility_in_effect("anything")
+            .unwrap(),
         Compatibility::FullTransitive
     );
 

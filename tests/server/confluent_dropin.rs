@@ -502,7 +502,7 @@ fn a_new_server_over_the_store_keeps_modes_and_ids() {
     running.stop();
     let registry = Registry::new(store);
     assert_eq!(
-        registry.mode_setting(None).unwrap(),
+        registry.config().mode(None).unwrap(),
         Some(dataschema::store::Mode::Import)
     );
     let urn: Urn = "urn:acme:schema:orders-value:5".parse().unwrap();

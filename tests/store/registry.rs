@@ -554,9 +554,11 @@ fn settings_follow_the_mode_and_import_needs_force_where_versions_are_held() {
         .publish(greeting(1, r#"{"type":"object"}"#), Compatibility::None)
         .unwrap();
     registry
-        .set_compatibility("greeting", Compatibility::Full)
+        .config()
+        .set_compatibility(Some("greeting"), Some(Compatibility::Full))
         .unwrap();
     registry
+        .config()
         .set_mode(Some("greeting"), Some(Mode::ReadOnly))
         .unwrap();
     let read_only = |result: Result<(), Error>, what: &str, whose: Option<&str>| match result {
@@ -567,85 +569,176 @@ fn settings_follow_the_mode_and_import_needs_force_where_versions_are_held() {
         other => panic!("{what}: {other:?}"),
     };
     read_only(
-        registry.set_compatibility("greeting", Compatibility::None),
+        registry
+            .config()
+            .set_compatibility(Some("greeting"), Some(Compatibility::None)),
         "set a level",
         Some("greeting"),
     );
     read_only(
-        registry.clear_compatibility("greeting"),
+        registry.config().set_compatibility(Some("greeting"), None),
         "clear a level",
         Some("greeting"),
     );
     let settings = Settings::from_json(&serde_json::json!({"compatibilityGroup": "app"})).unwrap();
     read_only(
-        registry.set_settings(Some("greeting"), Some(&settings)),
+        registry
+            .config()
+            .set_settings(Some("greeting"), Some(&settings)),
         "set settings",
         Some("greeting"),
     );
     assert_eq!(
-        registry.compatibility_setting(Some("greeting")).unwrap(),
+        registry.config().compatibility(Some("greeting")).unwrap(),
         Some(Compatibility::Full),
         "nothing changed"
     );
     // Another name, and the default, are not read-only.
     registry
-        .set_compatibility("other", Compatibility::None)
+        .config()
+        .set_compatibility(Some("other"), Some(Compatibility::None))
         .unwrap();
     registry
-        .set_default_compatibility(Compatibility::Forward)
+        .config()
+        .set_compatibility(None, Some(Compatibility::Forward))
         .unwrap();
     // Opened again, its level changes.
-    registry.set_mode(Some("greeting"), None).unwrap();
-    registry.clear_compatibility("greeting").unwrap();
+    registry.config().set_mode(Some("greeting"), None).unwrap();
+    registry
+        .config()
+        .set_compatibility(Some("greeting"), None)
+        .unwrap();
 
     // A read-only registry: the default's settings do not change, nor a
     // name's that has no mode of its own.
-    registry.set_mode(None, Some(Mode::ReadOnly)).unwrap();
+    registry
+        .config()
+        .set_mode(None, Some(Mode::ReadOnly))
+        .unwrap();
     read_only(
-        registry.set_default_compatibility(Compatibility::None),
+        registry
+            .config()
+            .set_compatibility(None, Some(Compatibility::None)),
         "the default",
         None,
     );
     read_only(
-        registry.clear_default_compatibility(),
+        registry.config().set_compatibility(None, None),
         "clear the default",
         None,
     );
     read_only(
-        registry.set_compatibility("other", Compatibility::Full),
+        registry
+            .config()
+            .set_compatibility(Some("other"), Some(Compatibility::Full)),
         "a name under a read-only registry",
         Some("other"),
     );
-    registry.set_mode(None, None).unwrap();
+    registry.config().set_mode(None, None).unwrap();
 
     // IMPORT where live versions are held: refused unless forced, for the
     // name and registry-wide; a name without versions switches freely.
     for name in [Some("greeting"), None] {
-        match registry.set_mode(name, Some(Mode::Import)) {
+        match registry.config().set_mode(name, Some(Mode::Import)) {
             Err(Error::SettingsRefused { refusal, .. }) => {
                 assert_eq!(refusal, ModeRefusal::VersionsHeld, "{name:?}")
             }
             other => panic!("{name:?}: {other:?}"),
         }
     }
-    assert_eq!(registry.mode("greeting").unwrap(), Mode::ReadWrite);
+    assert_eq!(
+        registry.config().mode_in_effect("greeting").unwrap(),
+        Mode::ReadWrite
+    );
     registry
+        .config()
         .set_mode(Some("empty"), Some(Mode::Import))
         .unwrap();
     registry
+        .config()
         .force_mode(Some("greeting"), Some(Mode::Import))
         .unwrap();
-    assert_eq!(registry.mode("greeting").unwrap(), Mode::Import);
+    assert_eq!(
+        registry.config().mode_in_effect("greeting").unwrap(),
+        Mode::Import
+    );
     // Already in IMPORT: setting it again needs no force.
     registry
+        .config()
         .set_mode(Some("greeting"), Some(Mode::Import))
         .unwrap();
     // Soft-deleted versions are not held live.
-    registry.set_mode(Some("greeting"), None).unwrap();
+    registry.config().set_mode(Some("greeting"), None).unwrap();
     registry
         .delete_versions(&[urn("urn:acme:schema:greeting:1")])
         .unwrap();
     registry
+        .config()
         .set_mode(Some("greeting"), Some(Mode::Import))
         .unwrap();
+}
+
+/// The settings' former names on `Registry` (before `Registry::config`)
+/// still compile for programs that call them, and do what `config()` does.
+#[test]
+#[allow(deprecated)]
+fn the_former_setting_methods_forward_to_config() {
+    use dataschema::store::Mode;
+    let registry = Registry::new(MemoryStore::new());
+    registry
+        .set_default_compatibility(Compatibility::Full)
+        .unwrap();
+    registry
+        .set_compatibility("greeting", Compatibility::None)
+        .unwrap();
+    assert_eq!(
+        registry.config().compatibility(None).unwrap(),
+        Some(Compatibility::Full)
+    );
+    assert_eq!(
+        registry.compatibility_setting(Some("greeting")).unwrap(),
+        Some(Compatibility::None)
+    );
+    assert_eq!(
+        registry.compatibility("greeting").unwrap(),
+        Compatibility::None
+    );
+    registry.clear_compatibility("greeting").unwrap();
+    assert_eq!(
+        registry.compatibility("greeting").unwrap(),
+        Compatibility::Full
+    );
+    registry.clear_default_compatibility().unwrap();
+    assert_eq!(
+        registry.compatibility("greeting").unwrap(),
+        Compatibility::Backward
+    );
+
+    registry
+        .set_mode(Some("greeting"), Some(Mode::ReadOnly))
+        .unwrap();
+    assert_eq!(
+        registry.config().mode(Some("greeting")).unwrap(),
+        Some(Mode::ReadOnly)
+    );
+    assert_eq!(registry.mode_setting(None).unwrap(), None);
+    assert_eq!(registry.mode("greeting").unwrap(), Mode::ReadOnly);
+    assert!(matches!(
+        registry.configurable(Some("greeting")),
+        Err(Error::SettingsRefused { .. })
+    ));
+    registry.force_mode(Some("greeting"), None).unwrap();
+    assert_eq!(registry.mode("greeting").unwrap(), Mode::ReadWrite);
+
+    let settings = dataschema::Settings {
+        compatibility_group: Some("major".into()),
+        ..Default::default()
+    };
+    registry.set_settings(None, Some(&settings)).unwrap();
+    assert_eq!(registry.settings(None).unwrap(), Some(settings.clone()));
+    assert_eq!(registry.settings_in_effect("greeting").unwrap(), settings);
+    assert_eq!(
+        registry.config().settings_in_effect("greeting").unwrap(),
+        settings
+    );
 }

@@ -97,7 +97,9 @@ pub(crate) async fn report(
                 Ok(candidate) => candidate,
                 Err(refused) => return Ok(Err(refused.into_api())),
             };
-            let mode = registry.compatibility(candidate.urn().name())?;
+            let mode = registry
+                .config()
+                .compatibility_in_effect(candidate.urn().name())?;
             let mut priors = Vec::with_capacity(against.len());
             for version in against {
                 priors.push(registry.resolve(&candidate.urn().with_version(version)?)?);

@@ -82,8 +82,8 @@ pub(crate) async fn global(State(state): State<AppState>) -> Reply {
     let (mode, settings) = state
         .blocking(|registry| {
             Ok((
-                registry.compatibility_setting(None)?,
-                registry.settings(None)?,
+                registry.config().compatibility(None)?,
+                registry.config().settings(None)?,
             ))
         })
         .await
@@ -104,7 +104,7 @@ pub(crate) async fn set_global(
     let settings = state
         .blocking(move |registry| {
             if let Some(mode) = level {
-                registry.set_default_compatibility(mode)?;
+                registry.config().set_compatibility(None, Some(mode))?;
             }
             set_settings(registry, None, settings)
         })
@@ -121,11 +121,11 @@ fn set_settings(
     sent: Settings,
 ) -> Result<Option<Settings>, dataschema_core::Error> {
     if sent.is_empty() {
-        return registry.settings(name);
+        return registry.config().settings(name);
     }
-    let held = registry.settings(name)?.unwrap_or_default();
+    let held = registry.config().settings(name)?.unwrap_or_default();
     let settings = sent.or(&held);
-    registry.set_settings(name, Some(&settings))?;
+    registry.config().set_settings(name, Some(&settings))?;
     Ok(Some(settings))
 }
 
@@ -142,10 +142,10 @@ pub(crate) async fn subject_level(
     let (own, own_settings, global, global_settings) = state
         .blocking(move |registry| {
             Ok((
-                registry.compatibility_setting(Some(&name))?,
-                registry.settings(Some(&name))?,
-                registry.compatibility_setting(None)?,
-                registry.settings(None)?,
+                registry.config().compatibility(Some(&name))?,
+                registry.config().settings(Some(&name))?,
+                registry.config().compatibility(None)?,
+                registry.config().settings(None)?,
             ))
         })
         .await
@@ -177,11 +177,11 @@ pub(crate) async fn subject_level(
 pub(crate) async fn clear_global(State(state): State<AppState>) -> Reply {
     let (previous, settings) = state
         .blocking(|registry| {
-            let previous = registry.compatibility_setting(None)?;
-            registry.clear_default_compatibility()?;
-            let settings = registry.settings(None)?;
+            let previous = registry.config().compatibility(None)?;
+            registry.config().set_compatibility(None, None)?;
+            let settings = registry.config().settings(None)?;
             if settings.is_some() {
-                registry.set_settings(None, None)?;
+                registry.config().set_settings(None, None)?;
             }
             Ok((previous, settings))
         })
@@ -205,7 +205,9 @@ pub(crate) async fn set_subject_level(
     let settings = state
         .blocking(move |registry| {
             if let Some(mode) = level {
-                registry.set_compatibility(&subject.name, mode)?;
+                registry
+                    .config()
+                    .set_compatibility(Some(&subject.name), Some(mode))?;
             }
             set_settings(registry, Some(&subject.name), settings)
         })
@@ -224,13 +226,13 @@ pub(crate) async fn clear_subject_level(
     let name = subject.name.clone();
     let (previous, settings) = state
         .blocking(move |registry| {
-            let previous = registry.compatibility_setting(Some(&name))?;
+            let previous = registry.config().compatibility(Some(&name))?;
             if previous.is_some() {
-                registry.clear_compatibility(&name)?;
+                registry.config().set_compatibility(Some(&name), None)?;
             }
-            let settings = registry.settings(Some(&name))?;
+            let settings = registry.config().settings(Some(&name))?;
             if settings.is_some() {
-                registry.set_settings(Some(&name), None)?;
+                registry.config().set_settings(Some(&name), None)?;
             }
             Ok((previous, settings))
         })

@@ -238,7 +238,7 @@ pub(crate) fn completed(
 ) -> Result<Schema, Refused> {
     let schema = resolved(registry, namespace, schema, contract)?;
     // In import mode a version is kept as sent (Confluent completes none).
-    if registry.mode(subject)? == crate::store::Mode::Import {
+    if registry.config().mode_in_effect(subject)? == crate::store::Mode::Import {
         return Ok(schema);
     }
     let all = registry.versions_in(namespace, subject)?;
@@ -254,7 +254,7 @@ pub(crate) fn completed(
         .map(|&version| registry.resolve(&schema.urn().with_version(version)?))
         .collect::<Result<_, Error>>()?;
     let previous = held.last();
-    let settings = registry.settings_in_effect(subject)?;
+    let settings = registry.config().settings_in_effect(subject)?;
     let specific = contract
         .metadata
         .as_ref()

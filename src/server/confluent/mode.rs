@@ -6,7 +6,7 @@
 //! Switching to IMPORT where versions are held (under any name for
 //! `/mode`, under the subject's name for `/mode/{s}`) is refused unless
 //! `force=true`, as in Confluent: the rule is the registry's
-//! (`Registry::set_mode`, `Registry::force_mode`), met by every path.
+//! (`RegistryConfig::set_mode`, `RegistryConfig::force_mode`), met by every path.
 //! Modes are kept by the store: they survive a restart and replicas share
 //! them.
 
@@ -46,7 +46,7 @@ fn requested(body: Result<Bytes, BytesRejection>) -> Result<Mode, ApiError> {
 /// `GET /mode`: the registry-wide mode.
 pub(crate) async fn global(State(state): State<AppState>) -> Reply {
     let mode = state
-        .blocking(|registry| registry.mode_setting(None))
+        .blocking(|registry| registry.config().mode(None))
         .await
         .map_err(from_error)?
         .unwrap_or_default();
@@ -64,13 +64,13 @@ async fn set(
     let mode = requested(body)?;
     let name = subject.as_ref().map(|s| s.name.clone());
     // The rule (IMPORT where versions are held only when forced) is the
-    // registry's: `Registry::set_mode`.
+    // registry's: `RegistryConfig::set_mode`.
     state
         .blocking(move |registry| {
             if force {
-                registry.force_mode(name.as_deref(), Some(mode))
+                registry.config().force_mode(name.as_deref(), Some(mode))
             } else {
-                registry.set_mode(name.as_deref(), Some(mode))
+                registry.config().set_mode(name.as_deref(), Some(mode))
             }
         })
         .await
@@ -93,8 +93,8 @@ pub(crate) async fn set_global(
 pub(crate) async fn clear_global(State(state): State<AppState>) -> Reply {
     let previous = state
         .blocking(|registry| {
-            let previous = registry.mode_setting(None)?;
-            registry.set_mode(None, None)?;
+            let previous = registry.config().mode(None)?;
+            registry.config().set_mode(None, None)?;
             Ok(previous)
         })
         .await
@@ -115,8 +115,8 @@ pub(crate) async fn subject_mode(
     let (own, global) = state
         .blocking(move |registry| {
             Ok((
-                registry.mode_setting(Some(&name))?,
-                registry.mode_setting(None)?,
+                registry.config().mode(Some(&name))?,
+                registry.config().mode(None)?,
             ))
         })
         .await
@@ -149,9 +149,9 @@ pub(crate) async fn clear_subject_mode(
     let name = subject.name.clone();
     let previous = state
         .blocking(move |registry| {
-            let previous = registry.mode_setting(Some(&name))?;
+            let previous = registry.config().mode(Some(&name))?;
             if previous.is_some() {
-                registry.set_mode(Some(&name), None)?;
+                registry.config().set_mode(Some(&name), None)?;
             }
             Ok(previous)
         })

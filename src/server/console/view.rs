@@ -247,8 +247,8 @@ fn names_page(
             let latest = Urn::new(&row.namespace, &row.name, row.latest)?;
             row.language = Some(registry.resolve(&latest)?.language());
         }
-        row.compatibility = registry.compatibility(&row.name)?;
-        row.mode = registry.mode(&row.name)?;
+        row.compatibility = registry.config().compatibility_in_effect(&row.name)?;
+        row.mode = registry.config().mode_in_effect(&row.name)?;
     }
     Ok(Listing { rows, total, more })
 }
@@ -382,14 +382,14 @@ fn name_view(
             urn,
         });
     }
-    let settings = registry.settings_in_effect(name)?;
+    let settings = registry.config().settings_in_effect(name)?;
     Ok(NameView {
         versions,
         count: all.len(),
-        compatibility: registry.compatibility(name)?,
-        own_compatibility: registry.compatibility_setting(Some(name))?,
-        default_compatibility: registry.compatibility_setting(None)?,
-        mode: registry.mode(name)?,
+        compatibility: registry.config().compatibility_in_effect(name)?,
+        own_compatibility: registry.config().compatibility(Some(name))?,
+        default_compatibility: registry.config().compatibility(None)?,
+        mode: registry.config().mode_in_effect(name)?,
         group: settings.compatibility_group,
         policy: settings
             .compatibility_policy
@@ -728,7 +728,7 @@ fn diff_report(
 ) -> Result<(CompatReport, Compatibility), Error> {
     let old = registry.resolve(from)?;
     let new = registry.resolve(to)?;
-    let mode = registry.compatibility(to.name())?;
+    let mode = registry.config().compatibility_in_effect(to.name())?;
     let listed = match pairwise(mode) {
         Compatibility::None => Compatibility::Backward,
         other => other,
