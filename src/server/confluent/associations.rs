@@ -625,7 +625,7 @@ fn schema_body(schema: &Value) -> Result<Bytes, BytesRejection> {
 /// What is held for `resource_id` and `subjects`, read without the
 /// store's lock (a dry run's view).
 fn read_held(
-    registry: &crate::Registry,
+    registry: &crate::registry::Registry,
     resource_id: Option<&str>,
     subjects: &[String],
 ) -> Result<AssociationsHeld, Error> {
@@ -659,7 +659,7 @@ async fn create_or_update(
                 .iter()
                 .map(|info| {
                     Ok((
-                        registry.mode(&info.subject.name)?,
+                        registry.config().mode_in_effect(&info.subject.name)?,
                         History::read(registry, &namespace, &info.subject.name)?,
                     ))
                 })
@@ -825,7 +825,11 @@ async fn delete(
             }
             for a in &before {
                 let subject = checked_subject(a.subject.clone()).map_err(refused)?;
-                if registry.mode(&subject.name)?.is_read_only() {
+                if registry
+                    .config()
+                    .mode_in_effect(&subject.name)?
+                    .is_read_only()
+                {
                     return Err(refused(not_permitted(format!(
                         "Subject {} is in read-only mode",
                         a.subject
@@ -860,7 +864,7 @@ async fn delete(
                     .filter(|a| a.lifecycle == Lifecycle::Strong && removed.contains(&a.key()))
                 {
                     let subject = checked_subject(a.subject.clone()).map_err(refused)?;
-                    if registry.mode(&subject.name)? == Mode::Import {
+                    if registry.config().mode_in_effect(&subject.name)? == Mode::Import {
                         continue;
                     }
                     let history = History::read(registry, &namespace, &subject.name)?;
