@@ -8,7 +8,9 @@
 //!   deserializer names on read; every one it accepts, the guard accepts;
 //! * a consumer pinned to major version 2 reads a version-1 frame through
 //!   the JSONata migration rules exactly as Confluent's deserializer
-//!   returns it (`Guard::read_framed_as`);
+//!   returns it (`Guard::read_framed_as`), version 2's `CEL_FIELD`
+//!   masking transform (mode `READ`, the `PII`-tagged field) applied the
+//!   same by both;
 //!
 //! each through a guard over the server's registry and through the HTTP
 //! fallback (Confluent API and native API).
@@ -111,7 +113,13 @@ fn register(running: &server::Running) {
                     {"name": "totalToAmount", "kind": "TRANSFORM", "type": "JSONATA", "mode": "DOWNGRADE",
                      "expr": "$merge([$sift($, function($v, $k) {$k != 'total'}), {'amount': $.'total'}])"},
                 ],
-                "domainRules": [condition("positiveTotal", "message.total > 0", "ERROR")],
+                "domainRules": [
+                    condition("positiveTotal", "message.total > 0", "ERROR"),
+                    // Masking on read: Confluent's deserializer and the
+                    // guard's read_framed_as both hand back the masked value.
+                    {"name": "maskPii", "kind": "TRANSFORM", "type": "CEL_FIELD", "mode": "READ",
+                     "tags": ["PII"], "expr": "typeName == 'STRING' ; 'XXX-' + value"},
+                ],
             },
         }),
     );
@@ -189,7 +197,7 @@ fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
                 .build(),
         ),
     ];
-    let (mut refused, mut accepted, mut migrated) = (0, 0, 0);
+    let (mut refused, mut accepted, mut migrated, mut masked) = (0, 0, 0, 0);
     for entry in written {
         let payload = &entry["payload"];
         let frame = hex(entry["frame_hex"].as_str().unwrap());
@@ -253,6 +261,14 @@ fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
                         ours.get("total").is_some() && ours.get("amount").is_none(),
                         "{ours}"
                     );
+                    if let Some(email) = payload.get("email") {
+                        assert_eq!(
+                            ours["email"],
+                            format!("XXX-{}", email.as_str().unwrap()),
+                            "{what}"
+                        );
+                        masked += 1;
+                    }
                     accepted += 1;
                     migrated += 1;
                 }
@@ -266,6 +282,7 @@ fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
         "refused {refused}, accepted {accepted}"
     );
     assert_eq!(migrated, accepted);
+    assert!(masked >= 3 * 2, "masked {masked}");
     // The NONE rule's failure let `soft` through both sides.
     let soft = written
         .iter()
