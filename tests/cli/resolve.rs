@@ -89,3 +89,23 @@ fn check_refuses_a_version_the_latest_cannot_read() {
     let out = dataschema_with_stdin(&["check", path], b"");
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+/// `tests/data/bundle_aliases`: the alias is the manifest's alone (the
+/// schema carries none), and `--schemas` honours it both ways.
+#[test]
+fn resolve_honours_the_manifests_aliases() {
+    let f = data("bundle_aliases").to_str().unwrap().to_owned();
+    let (v1, v2) = ("urn:acme:schema:customer:1", "urn:acme:schema:customer:2");
+    let out = dataschema_with_stdin(
+        &["resolve", "--schemas", &f, v1, v2, "-"],
+        br#"{"id": 1, "fullName": "Ada"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.stdout, br#"{"id":1,"name":"Ada"}"#);
+    let out = dataschema_with_stdin(
+        &["resolve", "--write-back", "--schemas", &f, v1, v2, "-"],
+        br#"{"id": 2, "name": "Bo"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(out.stdout, br#"{"id":2,"fullName":"Bo"}"#);
+}
