@@ -17,6 +17,7 @@
 //! | `protobuf` | protobuf as Confluent's clients send it (`.proto` text or a base64 descriptor, references), and protobuf identity (feature `proto-text`) |
 //! | [`tags`] | `POST /subjects/{s}/versions/{v}/tags`: a new version with schema tags, metadata and rule set edited |
 //! | [`associations`] | `/associations/...`: which subjects describe a topic's keys and values |
+//! | [`delete_guard`] | the associations a subject's (or its last live version's) delete meets: below [`associations`] and [`subjects`], which both call it |
 //! | [`context`] | `/contexts/{context}/...`: Confluent's context URL prefix, rewritten to the qualified subjects before routing |
 //! | [`error`] | the registry's errors as Confluent's codes |
 //!
@@ -30,6 +31,7 @@ pub(super) mod compatibility;
 mod config;
 pub(crate) mod context;
 mod contracts;
+mod delete_guard;
 mod error;
 mod format;
 mod mode;

@@ -675,7 +675,7 @@ pub(crate) async fn delete_subject(
     // Confluent refuses while associations name the subject
     // (`deleteSubject`, `KafkaSchemaRegistry.java`, v8.2.0): 40904.
     if let Some(refusal) =
-        super::associations::delete_refusal(&state, &subject, true, false).await?
+        super::delete_guard::delete_refusal(&state, &subject, true, false).await?
     {
         return Err(refusal);
     }
@@ -725,7 +725,7 @@ pub(crate) async fn delete_version(
     // this server answers its own code).
     let remaining = history.live().iter().any(|&v| v != number);
     if let Some(refusal) =
-        super::associations::delete_refusal(&state, &subject, false, remaining).await?
+        super::delete_guard::delete_refusal(&state, &subject, false, remaining).await?
     {
         return Err(refusal);
     }

@@ -73,6 +73,7 @@ mod node;
 mod pattern;
 mod refs;
 mod resources;
+mod strings;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -25,7 +25,7 @@
 
 use regex_syntax::hir::{Class, Hir, HirKind, Look};
 
-use super::node::Strings;
+use super::strings::Strings;
 
 /// The most words a folded pattern expands to.
 const MAX_WORDS: usize = 4096;

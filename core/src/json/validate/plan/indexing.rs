@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use super::branches::{by_length, Branches, Key, Keyed, NO_BRANCH};
-use super::node::{Kind, Node, Strings, OBJECT};
+use super::node::{Kind, Node, OBJECT};
+use super::strings::Strings;
 
 /// The most names an index tracks the presence of (one bit each).
 const MAX_NAMES: usize = 64;

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use super::build::{uncovered, Builder};
 use super::format::{Format, Quick};
 use super::indexing::literal_pattern;
-use super::node::Strings;
+use super::strings::Strings;
 use super::{Built, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING};
 use super::{Draft, Kind, Member, Node, PlanRefusal};
 
