@@ -3,7 +3,8 @@
 //! serdes: serialize with auto-registration, a consumer's guard validates
 //! the frame, deserialize back) and `schema_registry_converter` 6.0.0
 //! (its decoders), both reading the frames `dataschema::Framer` writes
-//! (ids by content from the registry, auto-registered).
+//! (ids by content from the registry, auto-registered); and the registry
+//! client's association calls (Confluent's Associations API).
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -279,4 +280,89 @@ async fn the_framers_frames_decode_with_both_rust_clients() {
         .expect("read");
     let shown = format!("{tick:?}");
     assert!(shown.contains("t1") && shown.contains('5'), "{shown}");
+}
+
+/// The status and Confluent error code of a refused call.
+fn refusal(err: schema_registry_client::rest::apis::Error) -> (u16, Option<i32>) {
+    match err {
+        schema_registry_client::rest::apis::Error::ResponseError(content) => (
+            content.status.as_u16(),
+            content.entity.and_then(|e| e.error_code),
+        ),
+        other => panic!("a refusal expected, got {other}"),
+    }
+}
+
+/// The client's association calls (Confluent's Associations API, CP
+/// 8.0.4+): a create names the topic's value subject, a delete of that
+/// subject is then refused with 40904 (`deleteSubject`), and the
+/// client's delete of the association frees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_registry_client_creates_and_deletes_associations() {
+    use schema_registry_client::rest::models::{
+        AssociationCreateOrUpdateInfo, AssociationCreateOrUpdateRequest,
+    };
+
+    let serve = Serve::start();
+    let client = client(&serve);
+    client
+        .register_schema("orders-value", &schema("JSON", ORDER_JSON), false)
+        .await
+        .expect("registered");
+    let request = AssociationCreateOrUpdateRequest {
+        resource_name: Some("orders".to_owned()),
+        resource_namespace: Some("lkc-1".to_owned()),
+        resource_id: Some("lkc-1:orders".to_owned()),
+        resource_type: Some("topic".to_owned()),
+        associations: Some(vec![AssociationCreateOrUpdateInfo {
+            subject: Some("orders-value".to_owned()),
+            association_type: Some("value".to_owned()),
+            ..Default::default()
+        }]),
+    };
+    let created = client
+        .create_association(&request)
+        .await
+        .expect("the association is created");
+    assert_eq!(created.resource_id.as_deref(), Some("lkc-1:orders"));
+    assert_eq!(created.resource_name.as_deref(), Some("orders"));
+    let infos = created.associations.expect("its associations");
+    assert_eq!(infos.len(), 1, "{infos:?}");
+    assert_eq!(infos[0].subject.as_deref(), Some("orders-value"));
+    assert_eq!(infos[0].association_type.as_deref(), Some("value"));
+
+    // While the association names it, the subject cannot be deleted.
+    let refused = client
+        .delete_subject("orders-value", false)
+        .await
+        .expect_err("an associated subject is kept");
+    assert_eq!(refusal(refused), (409, Some(40904)));
+
+    client
+        .delete_associations("lkc-1:orders", Some("topic"), None, false)
+        .await
+        .expect("the association is deleted");
+    // Deleting it again: nothing to delete (40410).
+    let again = client
+        .delete_associations("lkc-1:orders", Some("topic"), None, false)
+        .await
+        .expect_err("already deleted");
+    assert_eq!(refusal(again), (404, Some(40410)));
+    assert_eq!(
+        client
+            .delete_subject("orders-value", false)
+            .await
+            .expect("the subject is free"),
+        [1]
+    );
+
+    // The client's lookup by resource name calls `GET /associations`,
+    // a route Confluent does not serve (`AssociationsResource.java`,
+    // v8.0.4 to master: by name is `/associations/resources/{ns}/{name}`):
+    // refused here as there, kept so that a fix upstream shows.
+    let by_name = client
+        .get_associations_by_resource_name("orders", "lkc-1", "topic", &[], "", 0, -1)
+        .await
+        .expect_err("no such route");
+    assert_eq!(refusal(by_name).0, 405);
 }
