@@ -108,6 +108,35 @@ fn associations_are_created_read_and_deleted() {
         read(&running, "/associations/resources/lkc-2/orders"),
         Vec::<Value>::new()
     );
+    // The same lookup by query, as Confluent's Rust client sends it
+    // (not a route of Confluent's): a missing namespace is any.
+    for path in [
+        "/associations?resourceName=orders&resourceNamespace=lkc-1",
+        "/associations?resourceName=orders&resourceNamespace=-&limit=-1",
+        "/associations?resourceName=orders",
+        "/associations?resourceName=-&resourceNamespace=lkc-1",
+    ] {
+        assert_eq!(read(&running, path), by_id, "{path}");
+    }
+    assert_eq!(
+        read(
+            &running,
+            "/associations?resourceName=orders&resourceNamespace=lkc-1&resourceType=topic&associationType=value"
+        )[0]["subject"],
+        "orders-value"
+    );
+    let unnamed = send(
+        &running,
+        "GET",
+        "/associations?resourceNamespace=lkc-1",
+        &Value::Null,
+    );
+    assert_eq!(unnamed.status, 400, "{}", unnamed.text());
+    assert!(
+        unnamed.text().contains("resourceName"),
+        "{}",
+        unnamed.text()
+    );
     assert_eq!(
         read(
             &running,

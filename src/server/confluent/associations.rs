@@ -16,6 +16,7 @@
 //! | `GET /associations/subjects/{s}` | the subject's associations |
 //! | `GET /associations/resources/{id}` | the resource's |
 //! | `GET /associations/resources/{ns}/{name}` | by name in a namespace (`-`: any namespace; name `-`: every resource of the namespace, as `v8.0.6`/`v8.1.4` on) |
+//! | `GET /associations?resourceName=..` | the same by query, as Confluent's Rust client asks (not Confluent's: [`by_query`]) |
 //! | `POST /associations` | creates (40903 when the resource has another of the type) |
 //! | `PUT /associations/resources/{id}` | creates or updates |
 //! | `POST /associations:batch` | creates, updates and deletes, each request answered apart |
@@ -30,7 +31,8 @@
 //! holds at most [`MAX_ASSOCIATIONS`] associations (Confluent's 40902,
 //! which it defines and does not raise yet); a batch carries at most
 //! [`MAX_BATCH_OPERATIONS`] operations, and a resource id at most 256
-//! characters (as Confluent bounds a resource's name and namespace).
+//! characters (as Confluent bounds a resource's name and namespace); and
+//! the lookup by query ([`by_query`]) is served.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -989,6 +991,42 @@ pub(crate) async fn by_resource_name(
     let Path((namespace, name)) =
         path.map_err(|rejection| ApiError::new(ErrorCode::BadRequest, rejection.body_text()))?;
     let namespace = (namespace != WILDCARD).then_some(namespace);
+    let of = match namespace {
+        Some(namespace) if name == WILDCARD => Of::Namespace(namespace),
+        namespace => Of::ResourceName(name, namespace),
+    };
+    read(&state, raw_query, of).await
+}
+
+/// `GET /associations?resourceName=..&resourceNamespace=..`: the lookup
+/// by name that Confluent's Rust client (`schema-registry-client` 0.4.2,
+/// `get_associations_by_resource_name`) sends, and its serializers'
+/// default subject name strategy (`Associated`) with them. Confluent's
+/// own resource serves this lookup at
+/// `/associations/resources/{resourceNamespace}/{resourceName}` only
+/// (`AssociationsResource.java`, v8.0.4 to master), so that client's
+/// default serializers fail against it (405); this server answers the
+/// query form as the path form, so they work (a difference the README
+/// lists). A missing `resourceNamespace` is the wildcard (`-`), as the
+/// client sends it when it knows no cluster id.
+pub(crate) async fn by_query(
+    State(state): State<AppState>,
+    RawQuery(raw_query): RawQuery,
+) -> Reply {
+    let query = Query::parse(raw_query.as_deref());
+    let name = match query.get("resourceName") {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => {
+            return Err(ApiError::new(
+                ErrorCode::BadRequest,
+                "query parameter resourceName: required (or read /associations/resources/{resourceNamespace}/{resourceName})",
+            ))
+        }
+    };
+    let namespace = query
+        .get("resourceNamespace")
+        .filter(|namespace| !namespace.is_empty() && *namespace != WILDCARD)
+        .map(str::to_owned);
     let of = match namespace {
         Some(namespace) if name == WILDCARD => Of::Namespace(namespace),
         namespace => Of::ResourceName(name, namespace),

@@ -116,7 +116,10 @@ pub(crate) fn reads(state: AppState) -> Router {
             "/associations/resources/{namespace}/{name}",
             get(associations::by_resource_name),
         )
-        .route("/associations", MethodRouter::new().fallback(read_only))
+        .route(
+            "/associations",
+            get(associations::by_query).fallback(read_only),
+        )
         .route(
             "/associations:batch",
             MethodRouter::new().fallback(read_only),

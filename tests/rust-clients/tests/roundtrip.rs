@@ -331,6 +331,51 @@ async fn the_registry_client_creates_and_deletes_associations() {
     assert_eq!(infos[0].subject.as_deref(), Some("orders-value"));
     assert_eq!(infos[0].association_type.as_deref(), Some("value"));
 
+    // The client's lookup by resource name calls `GET /associations`
+    // with the name as a query (Confluent serves the lookup only at
+    // `/associations/resources/{ns}/{name}`, `AssociationsResource.java`,
+    // v8.0.4 to master): this server answers that form too, so the
+    // lookup, and the serializers' default `Associated` strategy, work.
+    let by_name = client
+        .get_associations_by_resource_name("orders", "lkc-1", "topic", &[], "", 0, -1)
+        .await
+        .expect("the lookup by name");
+    assert_eq!(by_name.len(), 1, "{by_name:?}");
+    assert_eq!(by_name[0].subject.as_deref(), Some("orders-value"));
+    assert_eq!(by_name[0].resource_id.as_deref(), Some("lkc-1:orders"));
+    // The serializers' default strategy finds the subject by the topic's
+    // association: topic `orders` in any cluster is `orders-value` here,
+    // and so is topic `shipments` once associated with it (its topic
+    // strategy subject, `shipments-value`, holds nothing).
+    let shipments = AssociationCreateOrUpdateRequest {
+        resource_name: Some("shipments".to_owned()),
+        resource_id: Some("lkc-1:shipments".to_owned()),
+        ..request.clone()
+    };
+    client
+        .create_association(&shipments)
+        .await
+        .expect("the second association is created");
+    let config = SerializerConfig::new(false, None, false, true, HashMap::new());
+    let order_schema = schema("JSON", ORDER_JSON);
+    let serializer =
+        JsonSerializer::new(&client, Some(&order_schema), None, config).expect("a serializer");
+    let frame = serializer
+        .serialize(&context("shipments", SerdeFormat::Json), order())
+        .await
+        .expect("serialized under the associated subject");
+    let latest = client
+        .get_latest_version("orders-value", None)
+        .await
+        .expect("latest");
+    let id = u32::try_from(latest.id.expect("an id")).expect("a positive id");
+    assert_eq!(frame[0], 0);
+    assert_eq!(frame[1..5], id.to_be_bytes());
+    client
+        .delete_associations("lkc-1:shipments", Some("topic"), None, false)
+        .await
+        .expect("the second association is deleted");
+
     // While the association names it, the subject cannot be deleted.
     let refused = client
         .delete_subject("orders-value", false)
@@ -355,14 +400,4 @@ async fn the_registry_client_creates_and_deletes_associations() {
             .expect("the subject is free"),
         [1]
     );
-
-    // The client's lookup by resource name calls `GET /associations`,
-    // a route Confluent does not serve (`AssociationsResource.java`,
-    // v8.0.4 to master: by name is `/associations/resources/{ns}/{name}`):
-    // refused here as there, kept so that a fix upstream shows.
-    let by_name = client
-        .get_associations_by_resource_name("orders", "lkc-1", "topic", &[], "", 0, -1)
-        .await
-        .expect_err("no such route");
-    assert_eq!(refusal(by_name).0, 405);
 }
