@@ -943,6 +943,20 @@ enum Of {
 }
 
 impl Of {
+    /// A lookup by name in a namespace: namespace `-` (or empty) is any,
+    /// name `-` every resource of the namespace (the path form and the
+    /// query form both mean this).
+    fn by_name(name: String, namespace: &str) -> Of {
+        match (
+            namespace.is_empty() || namespace == WILDCARD,
+            name == WILDCARD,
+        ) {
+            (false, true) => Of::Namespace(namespace.to_owned()),
+            (false, false) => Of::ResourceName(name, Some(namespace.to_owned())),
+            (true, _) => Of::ResourceName(name, None),
+        }
+    }
+
     fn as_of(&self) -> AssociationsOf<'_> {
         match self {
             Of::Subject(s) => AssociationsOf::Subject(s),
@@ -990,12 +1004,7 @@ pub(crate) async fn by_resource_name(
 ) -> Reply {
     let Path((namespace, name)) =
         path.map_err(|rejection| ApiError::new(ErrorCode::BadRequest, rejection.body_text()))?;
-    let namespace = (namespace != WILDCARD).then_some(namespace);
-    let of = match namespace {
-        Some(namespace) if name == WILDCARD => Of::Namespace(namespace),
-        namespace => Of::ResourceName(name, namespace),
-    };
-    read(&state, raw_query, of).await
+    read(&state, raw_query, Of::by_name(name, &namespace)).await
 }
 
 /// `GET /associations?resourceName=..&resourceNamespace=..`: the lookup
@@ -1025,13 +1034,9 @@ pub(crate) async fn by_query(
     };
     let namespace = query
         .get("resourceNamespace")
-        .filter(|namespace| !namespace.is_empty() && *namespace != WILDCARD)
-        .map(str::to_owned);
-    let of = match namespace {
-        Some(namespace) if name == WILDCARD => Of::Namespace(namespace),
-        namespace => Of::ResourceName(name, namespace),
-    };
-    read(&state, raw_query, of).await
+        .unwrap_or(WILDCARD)
+        .to_owned();
+    read(&state, raw_query, Of::by_name(name, &namespace)).await
 }
 
 /// `?dryRun=` and `?context=`.
