@@ -97,6 +97,97 @@ impl Consumer {
     }
 }
 
+/// A JetStream stream of one test's own: `DSTEST_<id>` over the subjects
+/// `dstest_<id>.*`, with the durable consumer name `guard_<id>` the
+/// consumer is started with. `delete` removes it and the dead-letter
+/// stream the consumer made beside it.
+struct TestStream {
+    js: jetstream::Context,
+    /// The server's `max_payload`, in bytes.
+    max_payload: usize,
+    prefix: String,
+    name: String,
+    consumer: String,
+}
+
+impl TestStream {
+    /// A new stream, or `None` (skip) when NATS cannot be reached outside CI.
+    async fn create() -> Option<TestStream> {
+        let client = nats().await?;
+        let max_payload = client.server_info().max_payload;
+        let js = jetstream::new(client);
+        let id = unique();
+        let stream = TestStream {
+            js,
+            max_payload,
+            prefix: format!("dstest_{id}"),
+            name: format!("DSTEST_{id}"),
+            consumer: format!("guard_{id}"),
+        };
+        stream
+            .js
+            .create_stream(stream::Config {
+                name: stream.name.clone(),
+                subjects: vec![format!("{}.*", stream.prefix)],
+                max_age: Duration::from_secs(3600),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        Some(stream)
+    }
+
+    /// The subject `dstest_<id>.<leaf>`.
+    fn subject(&self, leaf: &str) -> String {
+        format!("{}.{leaf}", self.prefix)
+    }
+
+    /// The dead-letter stream's name, as the consumer names it.
+    fn dlq_name(&self) -> String {
+        format!("{}_DLQ", self.name)
+    }
+
+    /// Starts the consumer on this stream (every subject, the durable
+    /// consumer, metrics on a port the OS picks), with `extra` flags.
+    fn start(&self, extra: &[String]) -> Lines {
+        let mut args = vec![
+            format!("--stream={}", self.name),
+            format!("--subject={}.*", self.prefix),
+            format!("--consumer={}", self.consumer),
+            "--metrics=127.0.0.1:0".to_owned(),
+        ];
+        args.extend_from_slice(extra);
+        Consumer::start(&args)
+    }
+
+    /// Publishes `body` with `headers` to `dstest_<id>.<leaf>`.
+    async fn publish(&self, leaf: &str, headers: HeaderMap, body: impl AsRef<[u8]>) -> u64 {
+        publish(&self.js, &self.subject(leaf), headers, body).await
+    }
+
+    /// What the server says of the durable consumer.
+    async fn consumer_info(&self) -> jetstream::consumer::Info {
+        self.js
+            .get_stream(&self.name)
+            .await
+            .unwrap()
+            .consumer_info(&self.consumer)
+            .await
+            .unwrap()
+    }
+
+    /// The dead-letter stream.
+    async fn dead_letters(&self) -> stream::Stream {
+        self.js.get_stream(self.dlq_name()).await.unwrap()
+    }
+
+    /// Deletes the stream and its dead-letter stream.
+    async fn delete(self) {
+        self.js.delete_stream(&self.name).await.unwrap();
+        self.js.delete_stream(self.dlq_name()).await.unwrap();
+    }
+}
+
 fn binary_event(dataschema: Option<&str>, id: &str) -> HeaderMap {
     let mut headers = HeaderMap::new();
     headers.insert("ce-specversion", "1.0");
@@ -172,20 +263,9 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    let dlq_name = format!("{stream_name}_DLQ");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
 
     // The fallback registry holds a schema the bundle lacks.
     let running = server::start();
@@ -197,8 +277,8 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         )
         .unwrap();
 
-    let orders = format!("{prefix}.orders");
-    let refunds = format!("{prefix}.refunds");
+    let orders = stream.subject("orders");
+    let refunds = stream.subject("refunds");
     let v1 = "urn:acme:schema:orders.created:1";
     // (subject, headers, body, the consumer's line, dead-lettered)
     let mut sent: Vec<Sent> = Vec::new();
@@ -272,7 +352,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     ));
     // Avro events (the bundle's payments.made), in both modes: one datum
     // in Avro's binary encoding.
-    let payments = format!("{prefix}.payments");
+    let payments = stream.subject("payments");
     let valid_payment = common::read("payloads/payment_valid.avro");
     sent.push((
         payments.clone(),
@@ -299,18 +379,18 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         true,
     ));
     for (number, (subject, headers, body, _, _)) in sent.iter().enumerate() {
-        let seq = publish(&js, subject, headers.clone(), body).await;
+        let seq = publish(&stream.js, subject, headers.clone(), body).await;
         assert_eq!(seq, number as u64 + 1);
     }
 
-    let consumer_name = format!("guard_{id}");
+    // The flags in their two-word form (the others' tests use `--flag=value`).
     let mut consumer = Consumer::start(&[
         "--stream".into(),
-        stream_name.clone(),
+        stream.name.clone(),
         "--subject".into(),
-        format!("{prefix}.*"),
+        stream.subject("*"),
         "--consumer".into(),
-        consumer_name.clone(),
+        stream.consumer.clone(),
         "--registry".into(),
         running.url(""),
         "--metrics".into(),
@@ -348,8 +428,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     assert_eq!(lines, wanted_lines);
 
     // Every message acknowledged (double acks: confirmed before the line).
-    let stream_handle = js.get_stream(&stream_name).await.unwrap();
-    let info = stream_handle.consumer_info(&consumer_name).await.unwrap();
+    let info = stream.consumer_info().await;
     assert_eq!(info.delivered.stream_sequence, sent.len() as u64);
     assert_eq!(info.ack_floor.stream_sequence, sent.len() as u64);
     assert_eq!(
@@ -358,7 +437,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
     );
 
     // The dead letters: the invalid and the unreadable, with headers.
-    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    let mut dlq = stream.dead_letters().await;
     let dead: Vec<(usize, &Sent)> = sent.iter().enumerate().filter(|(_, m)| m.4).collect();
     assert_eq!(dlq.info().await.unwrap().state.messages, dead.len() as u64);
     // Stored in the order they were handled: found by their source.
@@ -383,7 +462,7 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         );
         assert_eq!(
             header(h, "Dataschema-Source-Stream"),
-            Some(stream_name.as_str())
+            Some(stream.name.as_str())
         );
         assert_eq!(
             header(h, "Dataschema-Source-Subject"),
@@ -516,37 +595,19 @@ async fn a_mixed_stream_ends_where_it_should_and_is_counted() {
         [format!("stopped after {} messages (signal)", sent.len())]
     );
 
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(&dlq_name).await.unwrap();
+    stream.delete().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
     for n in 0..3 {
         let headers = binary_event(Some("urn:acme:schema:orders.created:1"), &format!("m{n}"));
-        publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
+        stream.publish("orders", headers, ORDER_V1).await;
     }
-    let consumer_name = format!("guard_{id}");
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer={consumer_name}"),
-        "--metrics=127.0.0.1:0".into(),
-        "--max-messages=2".into(),
-    ]);
+    let mut consumer = stream.start(&["--max-messages=2".into()]);
     let exit = consumer.exit(Duration::from_secs(60)).await;
     assert!(
         exit.success(),
@@ -565,31 +626,22 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
     assert_eq!(
         handled,
         [
-            format!("message 1 {prefix}.orders: validated"),
-            format!("message 2 {prefix}.orders: validated")
+            format!("message 1 {}: validated", stream.subject("orders")),
+            format!("message 2 {}: validated", stream.subject("orders"))
         ]
     );
     assert_eq!(
         lines[4],
         "stopped after 2 messages (--max-messages reached)"
     );
-    let info = js
-        .get_stream(&stream_name)
-        .await
-        .unwrap()
-        .consumer_info(&consumer_name)
-        .await
-        .unwrap();
+    let info = stream.consumer_info().await;
     assert_eq!(info.ack_floor.stream_sequence, 2);
     assert_eq!(
         info.num_pending + info.num_ack_pending as u64,
         1,
         "{info:?}"
     );
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ"))
-        .await
-        .unwrap();
+    stream.delete().await;
 }
 
 /// An invalid message that fits the server's `max_payload`, but whose
@@ -598,36 +650,18 @@ async fn max_messages_stops_after_that_many_and_leaves_the_rest() {
 /// is), and the original acknowledged, rather than redelivered forever.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body() {
-    let Some(client) = nats().await else { return };
-    let max_payload = client.server_info().max_payload;
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    let dlq_name = format!("{stream_name}_DLQ");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let subject = format!("{prefix}.orders");
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
+    let max_payload = stream.max_payload;
+    let subject = stream.subject("orders");
     // The original's headers are well under 512 bytes: it fits.
     let filler = "x".repeat(max_payload - 512);
     let big = format!(r#"{{"order_id": "{filler}"}}"#);
     let v1 = "urn:acme:schema:orders.created:1";
-    publish(&js, &subject, binary_event(Some(v1), "big"), &big).await;
-    publish(&js, &subject, binary_event(Some(v1), "ok"), ORDER_V1).await;
-    let consumer_name = format!("guard_{id}");
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer={consumer_name}"),
-        "--metrics=127.0.0.1:0".into(),
-        "--max-messages=2".into(),
-    ]);
+    publish(&stream.js, &subject, binary_event(Some(v1), "big"), &big).await;
+    publish(&stream.js, &subject, binary_event(Some(v1), "ok"), ORDER_V1).await;
+    let mut consumer = stream.start(&["--max-messages=2".into()]);
     let exit = consumer.exit(Duration::from_secs(60)).await;
     let lines = consumer.rest().await;
     assert!(
@@ -646,15 +680,9 @@ async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body()
         lines.contains(&format!("message 2 {subject}: validated")),
         "{lines:?}"
     );
-    let info = js
-        .get_stream(&stream_name)
-        .await
-        .unwrap()
-        .consumer_info(&consumer_name)
-        .await
-        .unwrap();
+    let info = stream.consumer_info().await;
     assert_eq!(info.ack_floor.stream_sequence, 2, "{info:?}");
-    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    let mut dlq = stream.dead_letters().await;
     assert_eq!(dlq.info().await.unwrap().state.messages, 1);
     let letter = dlq.get_raw_message(1).await.unwrap();
     assert!(letter.payload.is_empty(), "{} bytes", letter.payload.len());
@@ -671,44 +699,25 @@ async fn an_invalid_message_near_max_payload_is_dead_lettered_without_its_body()
         header(&headers, "Dataschema-Violation-1").is_some(),
         "{headers:?}"
     );
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(&dlq_name).await.unwrap();
+    stream.delete().await;
 }
 
 /// A producer cannot forge the verdict: `Dataschema-*` headers of the
 /// original, in any case, are not copied into its dead letter; others are.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    let dlq_name = format!("{stream_name}_DLQ");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let subject = format!("{prefix}.orders");
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
+    let subject = stream.subject("orders");
     let v1 = "urn:acme:schema:orders.created:1";
     let mut headers = binary_event(Some(v1), "e11");
     headers.insert("dataschema-verdict", "forged-verdict");
     headers.insert("Dataschema-Violation-9", "forged-violation");
     headers.insert("DATASCHEMA-URN", "forged-urn");
     headers.insert("X-Keep", "kept");
-    publish(&js, &subject, headers, ORDER_BAD).await;
-    let consumer_name = format!("guard_{id}");
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer={consumer_name}"),
-        "--metrics=127.0.0.1:0".into(),
-        "--max-messages=1".into(),
-    ]);
+    publish(&stream.js, &subject, headers, ORDER_BAD).await;
+    let mut consumer = stream.start(&["--max-messages=1".into()]);
     let exit = consumer.exit(Duration::from_secs(60)).await;
     let lines = consumer.rest().await;
     assert!(
@@ -716,7 +725,7 @@ async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
         "exit {exit:?}; stdout {lines:?}; stderr:\n{}",
         consumer.stderr()
     );
-    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    let mut dlq = stream.dead_letters().await;
     assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
     let letter = dlq.get_raw_message(1).await.unwrap();
     let headers = letter.headers;
@@ -734,8 +743,7 @@ async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
     assert_eq!(header(&headers, "Dataschema-Urn"), Some(v1));
     assert_eq!(header(&headers, "X-Keep"), Some("kept"));
     assert_eq!(header(&headers, "ce-id"), Some("e11"));
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(&dlq_name).await.unwrap();
+    stream.delete().await;
 }
 
 /// A fallback that accepts connections and never answers costs each
@@ -743,43 +751,27 @@ async fn a_dead_letter_carries_no_dataschema_header_of_the_original() {
 /// the valid messages behind them are handled meanwhile, not after them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
     let silent = fake_registry::FakeRegistry::start(|_| fake_registry::Reply::Silent);
     const SLOW: usize = 3;
     const VALID: usize = 20;
     for n in 0..SLOW {
         let urn = format!("urn:acme:schema:slow.n{n}:1");
-        publish(
-            &js,
-            &format!("{prefix}.orders"),
-            binary_event(Some(&urn), &format!("s{n}")),
-            ORDER_V1,
-        )
-        .await;
+        stream
+            .publish(
+                "orders",
+                binary_event(Some(&urn), &format!("s{n}")),
+                ORDER_V1,
+            )
+            .await;
     }
     for n in 0..VALID {
         let headers = binary_event(Some("urn:acme:schema:orders.created:1"), &format!("v{n}"));
-        publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
+        stream.publish("orders", headers, ORDER_V1).await;
     }
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer=guard_{id}"),
-        format!("--registry={}", silent.url()),
-        "--metrics=127.0.0.1:0".into(),
-    ]);
+    let mut consumer = stream.start(&[format!("--registry={}", silent.url())]);
     let first = consumer.line(Duration::from_secs(30)).await;
     let metrics_url = first.strip_prefix("metrics on ").unwrap().to_owned();
     let second = consumer.line(Duration::from_secs(30)).await;
@@ -829,10 +821,7 @@ async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
         VALID as f64
     );
     drop(consumer);
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ"))
-        .await
-        .unwrap();
+    stream.delete().await;
 }
 
 /// The durable consumer deleted under a running consumer: it stops, with a
@@ -840,38 +829,27 @@ async fn valid_messages_do_not_wait_behind_a_registry_that_never_answers() {
 /// fires), rather than exiting 0 as if asked to stop.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_consumer_exits_non_zero_when_its_durable_consumer_is_deleted() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
     let headers = binary_event(Some("urn:acme:schema:orders.created:1"), "d1");
-    publish(&js, &format!("{prefix}.orders"), headers, ORDER_V1).await;
-    let consumer_name = format!("guard_{id}");
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer={consumer_name}"),
-        "--metrics=127.0.0.1:0".into(),
-    ]);
+    stream.publish("orders", headers, ORDER_V1).await;
+    let mut consumer = stream.start(&[]);
     for _ in 0..2 {
         consumer.line(Duration::from_secs(30)).await;
     }
     let line = consumer.line(Duration::from_secs(30)).await;
-    assert_eq!(line, format!("message 1 {prefix}.orders: validated"));
+    assert_eq!(
+        line,
+        format!("message 1 {}: validated", stream.subject("orders"))
+    );
     let deleted_at = Instant::now();
-    js.get_stream(&stream_name)
+    stream
+        .js
+        .get_stream(&stream.name)
         .await
         .unwrap()
-        .delete_consumer(&consumer_name)
+        .delete_consumer(&stream.consumer)
         .await
         .unwrap();
     // Within the heartbeat's bound (twice its 15 s), if the server does not
@@ -881,14 +859,12 @@ async fn the_consumer_exits_non_zero_when_its_durable_consumer_is_deleted() {
     assert!(!exit.success(), "exit {exit:?}; stderr:\n{stderr}");
     assert_eq!(exit.code(), Some(1), "stderr:\n{stderr}");
     assert!(
-        stderr.contains(&consumer_name) && (stderr.contains("deleted") || stderr.contains("gone")),
+        stderr.contains(&stream.consumer)
+            && (stderr.contains("deleted") || stderr.contains("gone")),
         "{stderr}"
     );
     eprintln!("exited {:?} after the deletion", deleted_at.elapsed());
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(format!("{stream_name}_DLQ"))
-        .await
-        .unwrap();
+    stream.delete().await;
 }
 
 #[test]
@@ -916,20 +892,9 @@ fn bad_flags_are_usage_errors() {
 #[cfg(feature = "cel")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_payload_a_dlq_rule_refuses_is_dead_lettered_naming_the_rule() {
-    let Some(client) = nats().await else { return };
-    let js = jetstream::new(client);
-    let id = unique();
-    let prefix = format!("dstest_{id}");
-    let stream_name = format!("DSTEST_{id}");
-    let dlq_name = format!("{stream_name}_DLQ");
-    js.create_stream(stream::Config {
-        name: stream_name.clone(),
-        subjects: vec![format!("{prefix}.*")],
-        max_age: Duration::from_secs(3600),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    let Some(stream) = TestStream::create().await else {
+        return;
+    };
     let running = server::start();
     let rules = dataschema::RuleSet::from_json(&serde_json::json!({"domainRules": [
         {"name": "positiveRefund", "kind": "CONDITION", "type": "CEL", "mode": "WRITEREAD",
@@ -945,28 +910,23 @@ async fn a_payload_a_dlq_rule_refuses_is_dead_lettered_naming_the_rule() {
             Compatibility::None,
         )
         .unwrap();
-    let subject = format!("{prefix}.refunds");
+    let subject = stream.subject("refunds");
     publish(
-        &js,
+        &stream.js,
         &subject,
         binary_event(Some(REFUND_URN), "r1"),
         r#"{"refund_id": "ref_1", "amount": -5}"#,
     )
     .await;
     publish(
-        &js,
+        &stream.js,
         &subject,
         binary_event(Some(REFUND_URN), "r2"),
         r#"{"refund_id": "ref_2", "amount": 5}"#,
     )
     .await;
-    let consumer_name = format!("guard_{id}");
-    let mut consumer = Consumer::start(&[
-        format!("--stream={stream_name}"),
-        format!("--subject={prefix}.*"),
-        format!("--consumer={consumer_name}"),
+    let mut consumer = stream.start(&[
         format!("--registry={}", running.url("")),
-        "--metrics=127.0.0.1:0".into(),
         "--max-messages=2".into(),
     ]);
     let exit = consumer.exit(Duration::from_secs(60)).await;
@@ -987,13 +947,12 @@ async fn a_payload_a_dlq_rule_refuses_is_dead_lettered_naming_the_rule() {
         lines.contains(&format!("message 2 {subject}: validated")),
         "{lines:?}"
     );
-    let mut dlq = js.get_stream(&dlq_name).await.unwrap();
+    let mut dlq = stream.dead_letters().await;
     assert_eq!(dlq.info().await.unwrap().state.messages, 1, "{lines:?}");
     let letter = dlq.get_raw_message(1).await.unwrap();
     let headers = letter.headers;
     assert_eq!(header(&headers, "Dataschema-Rule"), Some("positiveRefund"));
     assert_eq!(header(&headers, "Dataschema-Rule-Action"), Some("DLQ"));
     assert_eq!(header(&headers, "ce-id"), Some("r1"));
-    js.delete_stream(&stream_name).await.unwrap();
-    js.delete_stream(&dlq_name).await.unwrap();
+    stream.delete().await;
 }
