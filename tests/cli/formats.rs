@@ -320,15 +320,18 @@ fn check_json_lists_names_or_every_problem() {
 fn validate_json_gives_the_outcome_and_violations() {
     let urn = "urn:acme:schema:orders.created:1";
     let valid = data("payloads/order_valid.json");
-    let out = dataschema(&[
-        "validate",
-        "--format",
-        "json",
-        "--schemas",
-        SCHEMAS,
-        urn,
-        s(&valid),
-    ]);
+    let validate = |urn: &str, file: &str| {
+        dataschema(&[
+            "validate",
+            "--format",
+            "json",
+            "--schemas",
+            SCHEMAS,
+            urn,
+            file,
+        ])
+    };
+    let out = validate(urn, s(&valid));
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let doc = document(&out, "validate");
     assert_eq!(doc["outcome"], "valid");
@@ -336,15 +339,7 @@ fn validate_json_gives_the_outcome_and_violations() {
     assert_eq!(doc["schema_id"], Value::Null);
 
     let invalid = data("payloads/order_invalid.json");
-    let out = dataschema(&[
-        "validate",
-        "--format",
-        "json",
-        "--schemas",
-        SCHEMAS,
-        urn,
-        s(&invalid),
-    ]);
+    let out = validate(urn, s(&invalid));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let doc = document(&out, "validate");
     assert_eq!(doc["outcome"], "invalid");
@@ -360,30 +355,14 @@ fn validate_json_gives_the_outcome_and_violations() {
         .collect();
     assert!(paths.contains(&"/currency"), "{doc}");
 
-    let out = dataschema(&[
-        "validate",
-        "--format",
-        "json",
-        "--schemas",
-        SCHEMAS,
-        "urn:acme:schema:orders.created:9",
-        s(&valid),
-    ]);
+    let out = validate("urn:acme:schema:orders.created:9", s(&valid));
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let doc = document(&out, "validate");
     assert_eq!(doc["outcome"], "unvalidated");
     assert_eq!(doc["reason"], "not_found");
     assert!(doc["message"].is_string());
 
-    let out = dataschema(&[
-        "validate",
-        "--format",
-        "json",
-        "--schemas",
-        SCHEMAS,
-        urn,
-        "/nonexistent",
-    ]);
+    let out = validate(urn, "/nonexistent");
     assert_eq!(out.status.code(), Some(66), "{}", text(&out));
     assert!(document(&out, "validate")["error"].is_string());
 }
@@ -396,16 +375,19 @@ fn resolve_json_carries_the_payload_in_base64() {
     std::fs::write(&payload, br#"{"id": 7, "fullName": "Ada"}"#).unwrap();
     let folder = data("resolve/folder");
     let (v1, v2) = ("urn:acme:schema:order:1", "urn:acme:schema:order:2");
-    let out = dataschema(&[
-        "resolve",
-        "--format",
-        "json",
-        "--schemas",
-        s(&folder),
-        v1,
-        v2,
-        s(&payload),
-    ]);
+    let resolve = |reader: &str| {
+        dataschema(&[
+            "resolve",
+            "--format",
+            "json",
+            "--schemas",
+            s(&folder),
+            v1,
+            reader,
+            s(&payload),
+        ])
+    };
+    let out = resolve(v2);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let doc = document(&out, "resolve");
     assert_eq!(doc["outcome"], "resolved");
@@ -418,16 +400,7 @@ fn resolve_json_carries_the_payload_in_base64() {
     assert_eq!(bytes, br#"{"id":7,"name":"Ada","currency":"EUR"}"#);
 
     std::fs::write(&payload, br#"{"id": "x"}"#).unwrap();
-    let out = dataschema(&[
-        "resolve",
-        "--format",
-        "json",
-        "--schemas",
-        s(&folder),
-        v1,
-        v2,
-        s(&payload),
-    ]);
+    let out = resolve(v2);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let doc = document(&out, "resolve");
     assert_eq!(doc["outcome"], "invalid");
@@ -435,16 +408,7 @@ fn resolve_json_carries_the_payload_in_base64() {
     assert_eq!(doc["violations"][0]["path"], "/id", "{doc}");
 
     std::fs::write(&payload, br#"{"id": 7}"#).unwrap();
-    let out = dataschema(&[
-        "resolve",
-        "--format",
-        "json",
-        "--schemas",
-        s(&folder),
-        v1,
-        "urn:acme:schema:order:9",
-        s(&payload),
-    ]);
+    let out = resolve("urn:acme:schema:order:9");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let doc = document(&out, "resolve");
     assert_eq!(doc["outcome"], "not_resolved");
