@@ -64,7 +64,7 @@ impl Guard {
                 return Ok(self.fail_open(&format!("schema id {id}"), unvalidated));
             }
         };
-        self.run(urn.as_str(), super::Payload::Bytes(rest), |compiled| {
+        self.run(urn.as_str(), super::Payload::Frame(rest), |compiled| {
             compiled.validate_framed_body(rest)
         })
     }

@@ -28,8 +28,12 @@ use dataschema_core::{Error, Resolver, Schema, Urn};
 /// The payload a verdict's rules read, as the caller handed it.
 #[derive(Clone, Copy)]
 pub(crate) enum Payload<'a> {
-    /// Bytes (a JSON payload's text, a frame's body).
+    /// Bytes (a payload addressed by URN: a JSON payload's text, an Avro
+    /// datum, a protobuf message of the schema's root).
     Bytes(&'a [u8]),
+    /// What follows the schema id in a Confluent frame: for protobuf the
+    /// message indexes, then the body; for the other languages the body.
+    Frame(&'a [u8]),
     /// A payload parsed as JSON already.
     Json(&'a serde_json::Value),
 }
@@ -675,7 +679,9 @@ impl Guard {
                         counters.validated.increment(1);
                         Ok(Outcome::Validated)
                     }
-                    Some(rules) => self.apply_rules(dataschema, urn, counters, rules, payload),
+                    Some(rules) => {
+                        self.apply_rules(dataschema, urn, counters, (compiled, rules), payload)
+                    }
                 },
                 Err(report) if report.undecided().is_some() => {
                     let why = report.undecided().unwrap_or_default().to_owned();
@@ -711,11 +717,44 @@ impl Guard {
         dataschema: &str,
         urn: &Arc<Urn>,
         counters: &SchemaCounters,
-        rules: &ReadRules,
+        (compiled, rules): (&Compiled, &ReadRules),
         payload: Payload<'_>,
     ) -> Result<Outcome, Invalid> {
         let outcome = match payload {
             Payload::Bytes(bytes) => rules.run_bytes(bytes),
+            // A frame's rules read its body, past a protobuf frame's
+            // message indexes (Confluent's deserializers run the rules on
+            // the message the indexes name). The rules' form reads the
+            // root: a frame naming another message of the file is judged
+            // by the schema alone and fails open, counted (`rule_unusable`).
+            Payload::Frame(rest) => match compiled.framed_message(rest) {
+                Ok((None, body)) => rules.run_bytes(body),
+                Ok((Some(message), _)) => {
+                    let error = Error::SchemaUnusable {
+                        urn: Urn::clone(urn),
+                        source: format!(
+                            "the frame names message {message}, not the schema's root: its \
+                             data-contract rules run on frames of the root message only"
+                        )
+                        .into(),
+                    };
+                    return Ok(self.fail_open(
+                        dataschema,
+                        Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
+                    ));
+                }
+                // The frame validated, so its indexes name a message.
+                Err(why) => {
+                    let error = Error::SchemaUnusable {
+                        urn: Urn::clone(urn),
+                        source: why.into(),
+                    };
+                    return Ok(self.fail_open(
+                        dataschema,
+                        Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
+                    ));
+                }
+            },
             Payload::Json(value) => rules.run(value),
         };
         match outcome {

@@ -439,3 +439,87 @@ fn of_two_field_transforms_with_the_same_tags_the_first_runs() {
     let read = guard.read_as(AVRO, &written, &urn(AVRO)).unwrap();
     assert_eq!(read.bytes(), avro(&with(|v| v["email"] = json!("AAA"))));
 }
+
+/// confluent-kafka-python v2.16.1 walks the messages a protobuf map
+/// holds with their own descriptor (`common/protobuf.py`
+/// `_child_descriptor`: a map's value type), so a tagged field inside
+/// them is masked; a map of scalars is a `MAP`, no primitive, and left.
+/// The walk here passed over every map field.
+#[test]
+fn a_field_transform_reaches_the_messages_a_protobuf_map_holds() {
+    let text = "syntax = \"proto3\";\npackage acme;\nimport \"confluent/meta.proto\";\n\
+                message Book {\n  message Line {\n    string sku = 1 [(confluent.field_meta).tags = \"PII\"];\n    \
+                int32 qty = 2;\n  }\n  map<string, Line> lines = 1;\n  \
+                map<string, string> notes = 2 [(confluent.field_meta).tags = \"PII\"];\n}\n";
+    let urn_text = "urn:acme:schema:book:1";
+    let rules = json!({"domainRules": [{
+        "name": "maskPii", "kind": "TRANSFORM", "mode": "READ", "type": "CEL_FIELD",
+        "tags": ["PII"], "expr": "typeName == 'STRING' ; 'XXX'"}]});
+    let schema = Schema::new(urn(urn_text), Language::Protobuf, text, None)
+        .with_rule_set(Some(RuleSet::from_json(&rules).unwrap()));
+    let guard = guard_of([schema]);
+    // Book{lines: {"a": Line{sku, qty: 2}}, notes: {"n": "secret"}}.
+    let book = |sku: &str| {
+        let mut line = Vec::new();
+        field(1, sku.as_bytes(), &mut line);
+        line.extend_from_slice(&[2 << 3, 2]);
+        let mut entry = Vec::new();
+        field(1, b"a", &mut entry);
+        field(2, &line, &mut entry);
+        let mut note = Vec::new();
+        field(1, b"n", &mut note);
+        field(2, b"secret", &mut note);
+        let mut out = Vec::new();
+        field(1, &entry, &mut out);
+        field(2, &note, &mut out);
+        out
+    };
+    let written = book("x");
+    let read = guard.read_as(urn_text, &written, &urn(urn_text)).unwrap();
+    assert!(read.outcome().is_validated());
+    assert_eq!(read.bytes(), book("XXX"));
+}
+
+/// A Confluent frame of a protobuf schema with rules: the rules read the
+/// body past the message indexes (they were handed the indexes too, so
+/// every framed protobuf payload of a version with rules failed open as
+/// `rule_unusable`, never refused: found by Confluent's ProtobufSerializer
+/// frames in tests/server/confluent_rules_formats_python.rs). A frame
+/// naming another message than the root is judged by the schema and
+/// fails open, counted, for its rules.
+#[test]
+fn rules_run_on_a_protobuf_frames_body_past_its_message_indexes() {
+    let registry = Registry::embed_with_ids([proto_schema(rules())], [(urn(PROTO), 7)]).unwrap();
+    let guard = Guard::new(registry);
+    let frame = |indexes: &[u8], body: Vec<u8>| {
+        let mut frame = vec![0, 0, 0, 0, 7];
+        frame.extend_from_slice(indexes);
+        frame.extend(body);
+        frame
+    };
+    assert!(matches!(
+        guard.validate_framed(&frame(&[0], proto(&good()))),
+        Ok(Outcome::Validated)
+    ));
+    let negative = frame(&[0], proto(&with(|v| v["amount"] = json!(-1.0))));
+    let invalid = guard.validate_framed(&negative).unwrap_err();
+    assert_eq!(
+        invalid.rule().unwrap().name(),
+        "positiveAmount",
+        "{invalid}"
+    );
+    // read_framed_as hands back the masked body, unframed.
+    let written = frame(&[0], proto(&good()));
+    let read = guard.read_framed_as(&written, &urn(PROTO)).unwrap();
+    assert!(read.outcome().is_validated());
+    assert_eq!(read.bytes(), proto(&with(|v| v["email"] = json!("XXX"))));
+    assert_eq!(guard.unvalidated(), 0);
+    // Indexes [0, 0]: an Order.Line, valid, its rules not run.
+    let mut line = Vec::new();
+    field(1, b"x", &mut line);
+    match guard.validate_framed(&frame(&[4, 0, 0], line)) {
+        Ok(Outcome::Unvalidated(u)) => assert_eq!(u.reason(), Reason::RuleUnusable),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(guard.unvalidated(), 1);
+}

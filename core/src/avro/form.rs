@@ -1,6 +1,6 @@
 //! An Avro datum in the form data contracts' rules see
 //! ([`PayloadForm`]): the value `fastavro`'s `schemaless_reader` gives
-//! Confluent's Python deserializer (confluent-kafka-python v2.15.0,
+//! Confluent's Python deserializer (confluent-kafka-python v2.16.1,
 //! `_sync/avro.py`), records as objects, a union's value unwrapped, an
 //! enum as its symbol, `bytes` and `fixed` as a string of one character
 //! per byte (Avro's JSON encoding, since JSON has no bytes), a float that
@@ -10,9 +10,9 @@
 //!
 //! The walk follows `common/avro.py`'s `transform`: a field's `fullName`
 //! is its record's full name and its own (`acme.Order.email`), its
-//! `typeName` the type of the value (a union's branch), its tags its
-//! `confluent:tags`; array items and map values are walked as the field
-//! itself.
+//! `typeName` the type of the value (a union's branch: `NULL` for the
+//! null branch, which reaches the rule), its tags its `confluent:tags`;
+//! array items and map values are walked as the field itself.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -424,7 +424,15 @@ impl Walk<'_, '_, '_> {
         path: &str,
         depth: u32,
     ) -> Result<(), FieldStop> {
-        if depth > MAX_DEPTH || value.is_null() {
+        // Only depth stops the walk, not a null value: a `null` (the null
+        // branch of a `["null", T]` union) reaches the rule as `value`
+        // null with `typeName` `NULL`, as confluent-kafka-python v2.16.1's
+        // `common/avro.py` `transform` hands it over (lines 147-152: "A
+        // `None` *value* is the null branch ... and has to reach the
+        // rule"), and its `CelFieldExecutor` runs it (no null guard since
+        // v2.16.1, `rules/cel/cel_field_executor.py` lines 36-39), as
+        // Java's client does. A null record has no fields to walk.
+        if depth > MAX_DEPTH {
             return Ok(());
         }
         let schema = self.schema;
@@ -459,7 +467,9 @@ impl Walk<'_, '_, '_> {
                 // not one a field).
                 let holder = value.clone();
                 for f in &record.fields {
-                    if value.get(&f.name).is_none_or(Value::is_null) {
+                    // A field the datum lacks is passed over
+                    // (`common/avro.py` line 192); a null one is walked.
+                    if value.get(&f.name).is_none() {
                         continue;
                     }
                     let full_name = format!("{}.{}", record.name, f.name);
@@ -589,5 +599,37 @@ mod tests {
         assert_eq!(value["lines"][0]["sku"], "XXX");
         assert_eq!(form.fields()["acme.Line.sku"], ["SKU"]);
         assert!(form.root_fields().contains("lines"));
+    }
+
+    /// A union's null branch reaches the rule (`typeName` `NULL`, value
+    /// null), as confluent-kafka-python v2.16.1's walk hands it over
+    /// (`common/avro.py` `transform`, lines 147-152); v2.15.0 and this
+    /// walk before skipped it, so a rule such as `value != null` never
+    /// ran on an absent email.
+    #[test]
+    fn a_null_union_branch_reaches_the_rule() {
+        let form = form(ORDER);
+        let mut value = serde_json::json!({
+            "id": 7, "email": null, "kind": "B", "lines": [], "raw": "", "ratio": 1.5
+        });
+        let mut seen = Vec::new();
+        form.walk(&mut value, &mut |site, v| {
+            seen.push(format!("{} {} {v}", site.full_name, site.type_name));
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            seen.contains(&"acme.Order.email NULL null".to_owned()),
+            "{seen:?}"
+        );
+        // A field the datum lacks is still passed over.
+        value.as_object_mut().unwrap().remove("email");
+        let mut seen = Vec::new();
+        form.walk(&mut value, &mut |site, _| {
+            seen.push(site.name.to_owned());
+            Ok(())
+        })
+        .unwrap();
+        assert!(!seen.contains(&"email".to_owned()), "{seen:?}");
     }
 }

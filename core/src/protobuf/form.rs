@@ -1,6 +1,7 @@
 //! A protobuf message in the form data contracts' rules see
 //! ([`PayloadForm`]), read and written with `prost-reflect`'s JSON
-//! mapping (confluent-kafka-python v2.15.0):
+//! mapping (confluent-kafka-python v2.16.1, the version
+//! `tests/python/requirements.txt` pins and the interop tests run):
 //!
 //! * for domain rules ([`Reading::Rules`]) the message's fields by their
 //!   `.proto` names, 64-bit integers and enums as numbers, every field
@@ -18,9 +19,11 @@
 //! 32-bit integers, `LONG` for the 64-bit ones), its tags its
 //! `(confluent.field_meta).tags`; a repeated field's items are walked as
 //! the field, a map field (`MAP`) and an enum (`ENUM`) are not
-//! primitives and are passed over, as is an unset `oneof` member. A
-//! nested message is walked with its own descriptor (Python's walk
-//! hands the enclosing one down, a slip the Java client does not have).
+//! primitives and are passed over (the messages a map maps to are
+//! walked), as is a field with presence left unset (a `oneof` member, a
+//! proto3 `optional`, a message). A nested message is walked with its
+//! own descriptor (confluent-kafka-python v2.16.1, `_child_descriptor`;
+//! v2.15.0 handed the enclosing one down).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -150,10 +153,27 @@ impl Walk<'_, '_, '_> {
             let Some(member) = value.get_mut(field.name()) else {
                 continue;
             };
-            if member.is_null() || field.is_map() {
+            if member.is_null() {
                 continue;
             }
             let here = format!("{path}.{}", field.name());
+            if field.is_map() {
+                // A map is no primitive (`MAP`), but the messages it maps
+                // to are walked with their own descriptor, as
+                // confluent-kafka-python v2.16.1 walks them
+                // (`common/protobuf.py` `_child_descriptor`, lines
+                // 477-489: a map's value type); scalar values are left.
+                if let Kind::Message(entry) = field.kind() {
+                    if let Kind::Message(inner) = entry.map_entry_value_field().kind() {
+                        if let Value::Object(entries) = member {
+                            for (key, item) in entries.iter_mut() {
+                                self.message(&inner, item, &format!("{here}.{key}"), depth + 1)?;
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
             let type_name = match field.kind() {
                 Kind::Message(inner) => {
                     match member {

@@ -78,8 +78,10 @@ pub trait PayloadForm: Send + Sync + fmt::Debug {
 
     /// Calls `visit` on every primitive field of `value` (decoded with
     /// [`Reading::Rules`]), in the schema's order, depth first, as
-    /// Confluent's `transform` walks a message: a `null` value is passed
-    /// over, as are enums, maps of protobuf and unset `oneof` members.
+    /// Confluent's `transform` walks a message (confluent-kafka-python
+    /// v2.16.1): an Avro `null` (a union's null branch) is handed over
+    /// with `typeName` `NULL`; enums, maps of protobuf and protobuf
+    /// fields with presence left unset are passed over.
     fn walk(&self, value: &mut Value, visit: &mut FieldVisit<'_>) -> Result<(), FieldStop>;
 
     /// Every field of the schema by its full name (what a metadata tag's
