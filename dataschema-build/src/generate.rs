@@ -65,6 +65,11 @@ pub(crate) fn generate(checked: &Checked, out_dir: &Path) -> Result<String, Bund
             Some(set) => format!(".with_rules({:?})", set.to_json().to_string()),
             None => String::new(),
         };
+        // The metadata tags the manifest gives the version, as Confluent's JSON.
+        let metadata = match schema.metadata() {
+            Some(metadata) => format!(".with_metadata({:?})", metadata.to_json().to_string()),
+            None => String::new(),
+        };
         // The aliases the manifest gives the version read as: a reader path
         // and the writer names it also reads.
         let aliases = checked.aliases_of(schema.urn());
@@ -78,7 +83,7 @@ pub(crate) fn generate(checked: &Checked, out_dir: &Path) -> Result<String, Bund
             format!(".with_aliases(&[{}])", entries.join(", "))
         };
         code.push_str(&format!(
-            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references}{rules}{aliases},\n",
+            "        ::dataschema::bundle::Entry::new({:?}, ::dataschema::Language::{language}, {root}, include_bytes!({path:?})){id}{references}{rules}{metadata}{aliases},\n",
             schema.urn().as_str()
         ));
     }

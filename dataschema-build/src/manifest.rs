@@ -56,6 +56,13 @@ pub(super) struct Manifest {
     /// it; every CEL rule is compiled at `cargo build`.
     #[serde(default)]
     rules: BTreeMap<String, toml::Value>,
+    /// `[tags."<name>.v<version>"]`: `"<path>" = ["TAG", ..]`, the
+    /// version's `metadata.tags` as Confluent's registry holds them (a
+    /// field's full name, or a `WildcardMatcher` pattern, to its tags):
+    /// what a `CEL_FIELD` rule's `tags` select beside the tags written in
+    /// the schema. Bundled with the version, checked with its rules.
+    #[serde(default)]
+    tags: BTreeMap<String, BTreeMap<String, Vec<String>>>,
     /// `[samples]`: `"<name>.v<version>" = ["samples/order.json", ..]`,
     /// payloads of the version (files beside the manifest; an Avro or
     /// protobuf payload in its JSON form) that the build validates and
@@ -381,6 +388,30 @@ impl Manifest {
     ) {
         let path = dir.join(MANIFEST_FILE);
         let stems: std::collections::BTreeSet<String> = sources.iter().map(stem).collect();
+        for key in self.tags.keys() {
+            if !stems.contains(key) {
+                diagnostics.push(Diagnostic::new(
+                    DiagnosticKind::Manifest,
+                    &path,
+                    format!(
+                        "[tags] names {key:?}, but no schema in the folder is that \
+                         version (expected \"<name>.v<version>\")"
+                    ),
+                ));
+            }
+        }
+        for source in sources.iter_mut() {
+            if let Some(paths) = self.tags.get(&stem(source)) {
+                let metadata = dataschema_core::Metadata {
+                    tags: paths
+                        .iter()
+                        .map(|(path, tags)| (path.clone(), tags.iter().cloned().collect()))
+                        .collect(),
+                    ..Default::default()
+                };
+                source.schema = source.schema.with_metadata(Some(metadata));
+            }
+        }
         for key in self.rules.keys() {
             if !stems.contains(key) {
                 diagnostics.push(Diagnostic::new(

@@ -155,6 +155,82 @@ fn field_rules_whose_tags_no_field_carries_fail_the_build() {
     }
 }
 
+/// `[tags."<name>.v<version>"]` is the version's `metadata.tags`: a rule
+/// selecting a field by a tag only the metadata gives it builds, and the
+/// bundled schema carries the tags; a path matching no field, or a table
+/// naming no version, fails the build.
+#[test]
+fn the_manifests_tags_are_the_versions_metadata_tags() {
+    let rule = cel(
+        "small",
+        "CONDITION",
+        "CEL_FIELD",
+        "value < 100.0",
+        "\"MONEY\"",
+    );
+    let with_tags = |tags: &str| {
+        manifest("order.v1", std::slice::from_ref(&rule), "")
+            + &format!("\n[tags.\"order.v1\"]\n{tags}\n")
+    };
+    let good = folder(&[
+        (
+            "dataschema.toml",
+            &with_tags("\"acme.Order.amount\" = [\"MONEY\"]"),
+        ),
+        ("order.v1.avsc", ORDER),
+    ]);
+    let checked = check(good.path()).unwrap();
+    let metadata = checked.sources[0].schema.metadata().unwrap();
+    assert_eq!(
+        metadata.tags["acme.Order.amount"],
+        ["MONEY".to_owned()].into_iter().collect()
+    );
+    // Without the table, no field carries MONEY.
+    let bare = folder(&[
+        (
+            "dataschema.toml",
+            &manifest("order.v1", std::slice::from_ref(&rule), ""),
+        ),
+        ("order.v1.avsc", ORDER),
+    ]);
+    assert_problem(
+        bare.path(),
+        "order.v1.avsc",
+        &["small", "MONEY", "no field"],
+    );
+    // A path matching no field of the schema.
+    let typo = folder(&[
+        (
+            "dataschema.toml",
+            &with_tags("\"acme.Order.amont\" = [\"MONEY\"]"),
+        ),
+        ("order.v1.avsc", ORDER),
+    ]);
+    assert!(
+        problems(typo.path())
+            .iter()
+            .any(|(_, k, m)| *k == DiagnosticKind::Rule && m.contains("acme.Order.amont")),
+        "{:#?}",
+        problems(typo.path())
+    );
+    // A table naming a version the folder does not hold.
+    let stray = folder(&[
+        (
+            "dataschema.toml",
+            &(with_tags("\"acme.Order.amount\" = [\"MONEY\"]")
+                + "\n[tags.\"order.v2\"]\n\"acme.Order.id\" = [\"X\"]\n"),
+        ),
+        ("order.v1.avsc", ORDER),
+    ]);
+    assert!(
+        problems(stray.path())
+            .iter()
+            .any(|(_, k, m)| *k == DiagnosticKind::Manifest && m.contains("order.v2")),
+        "{:#?}",
+        problems(stray.path())
+    );
+}
+
 #[test]
 fn a_migration_chain_with_a_missing_step_fails_the_build() {
     let groups = "compatibility = \"none\"\ncompatibility_group = \"major\"\n\

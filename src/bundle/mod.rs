@@ -27,6 +27,8 @@ pub struct Entry {
     references: &'static [(&'static str, &'static str)],
     /// The version's rule set, Confluent's JSON (the manifest's `[rules]`).
     rules: Option<&'static str>,
+    /// The version's metadata, Confluent's JSON (the manifest's `[tags]`).
+    metadata: Option<&'static str>,
     /// `(reader path, writer names)`: the aliases the manifest gives the
     /// version read as (`[aliases."<name>.v<version>"]`).
     aliases: &'static [(&'static str, &'static [&'static str])],
@@ -49,6 +51,7 @@ impl Entry {
             id: None,
             references: &[],
             rules: None,
+            metadata: None,
             aliases: &[],
         }
     }
@@ -71,6 +74,17 @@ impl Entry {
     pub const fn with_rules(self, rules: &'static str) -> Entry {
         Entry {
             rules: Some(rules),
+            ..self
+        }
+    }
+
+    /// The same entry with its metadata, Confluent's JSON form: the
+    /// manifest's `[tags."<name>.v<version>"]` (`metadata.tags`). Used by
+    /// the code `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn with_metadata(self, metadata: &'static str) -> Entry {
+        Entry {
+            metadata: Some(metadata),
             ..self
         }
     }
@@ -118,6 +132,19 @@ impl Entry {
                         source: err.into(),
                     })?;
                 schema.with_rule_set(Some(set))
+            }
+        };
+        let schema = match self.metadata {
+            None => schema,
+            Some(text) => {
+                let metadata = serde_json::from_str(text)
+                    .map_err(|err| err.to_string())
+                    .and_then(|json| dataschema_core::Metadata::from_json(&json))
+                    .map_err(|err| Error::SchemaUnusable {
+                        urn: schema.urn().clone(),
+                        source: err.into(),
+                    })?;
+                schema.with_metadata(Some(metadata))
             }
         };
         if self.references.is_empty() {

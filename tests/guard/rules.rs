@@ -296,6 +296,28 @@ fn a_bundled_version_carries_its_rules_to_the_guard() {
     assert!(invalid.violations()[0].message().contains("positiveAmount"));
 }
 
+/// The manifest's `[tags."<name>.v<version>"]` reaches the bundle as the
+/// version's `metadata.tags` (`Entry::with_metadata`): a field rule
+/// selecting by a metadata tag runs on the bundled version.
+#[test]
+fn a_bundled_version_carries_its_metadata_tags_to_the_guard() {
+    use dataschema::bundle::{Bundle, Entry};
+    static ENTRIES: &[Entry] = &[Entry::new(
+        "urn:acme:schema:payment:1",
+        dataschema::Language::JsonSchema,
+        None,
+        br#"{"type": "object", "properties": {"amount": {"type": "number"}}}"#,
+    )
+    .with_rules(
+        r#"{"domainRules": [{"name": "small", "kind": "CONDITION", "type": "CEL_FIELD", "tags": ["MONEY"], "expr": "value < 100.0"}]}"#,
+    )
+    .with_metadata(r#"{"tags": {"$.amount": ["MONEY"]}}"#)];
+    let guard = Guard::new(Registry::from_bundle(Bundle::new(ENTRIES)).unwrap());
+    assert!(guard.validate(URN, br#"{"amount": 1}"#).is_ok());
+    let invalid = refused(&guard, br#"{"amount": 200}"#);
+    assert_eq!(invalid.rule().unwrap().name(), "small", "{invalid}");
+}
+
 #[test]
 fn a_field_transform_masks_what_read_as_hands_back() {
     // maskCard (TRANSFORM, CEL_FIELD, tags PCI) rewrites `card` in the
