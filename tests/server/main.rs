@@ -28,6 +28,7 @@ mod confluent_protobuf;
 mod confluent_protobuf_clients;
 mod confluent_protobuf_native;
 mod confluent_protobuf_python;
+mod confluent_rules_formats_python;
 mod confluent_rules_python;
 mod console;
 mod console_browser;
