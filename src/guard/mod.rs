@@ -139,6 +139,9 @@ struct Inner {
     /// contracts' `TRANSFORM` rules, run on what `read_as` hands back):
     /// until one has, `read_as` asks no version for them.
     transforms: std::sync::atomic::AtomicBool,
+    /// Whether a version compiled so far has read rules at all: until
+    /// one has, `read_as` asks no reader version for its conditions.
+    rules: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for Guard {
@@ -273,6 +276,7 @@ impl GuardBuilder {
                 ids: Default::default(),
                 plans: Default::default(),
                 transforms: Default::default(),
+                rules: Default::default(),
             }),
         }
     }
@@ -639,6 +643,9 @@ impl Guard {
                 Ok(rules) => {
                     if rules.as_ref().is_some_and(|r| r.has_transforms()) {
                         self.inner.transforms.store(true, Ordering::Relaxed);
+                    }
+                    if rules.is_some() {
+                        self.inner.rules.store(true, Ordering::Relaxed);
                     }
                     Compile::Lasting(
                         Entry::Ready {

@@ -411,7 +411,50 @@ impl Guard {
         outcome: Outcome,
     ) -> Result<ReadAs<'p>, Invalid> {
         let read = self.read_across_plain(dataschema, writer, payload, reader, message, outcome)?;
+        let read = self.reader_conditions(dataschema, reader, read)?;
         self.transformed(dataschema, reader, read)
+    }
+
+    /// A payload read across versions meets the reader version's read
+    /// conditions too, as Confluent's deserializers run the READ rules
+    /// of the version they read as on what they return, after the
+    /// migrations (confluent-kafka-python v2.16.1, `_sync/avro.py`,
+    /// `_sync/protobuf.py`, `_sync/json_schema.py` `__deserialize`:
+    /// `_execute_rules(ctx, subject, RuleMode.READ, None,
+    /// reader_schema_raw, ..)`): a refusal names the reader's rule. A
+    /// payload read as its own version met them in its verdict.
+    fn reader_conditions<'p>(
+        &self,
+        dataschema: &str,
+        reader: &Urn,
+        read: ReadAs<'p>,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        if !read.crossed
+            || !read.outcome.is_validated()
+            || !self.inner.rules.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Ok(read);
+        }
+        let ran = self.with_ready(reader, |_, rules| {
+            rules.map(|rules| rules.run_bytes(&read.bytes))
+        });
+        match ran {
+            Ok(Some(dataschema_core::rules::RuleOutcome::Refused(failure))) => {
+                Err(super::rule_refusal(&Arc::new(reader.clone()), failure))
+            }
+            Ok(Some(dataschema_core::rules::RuleOutcome::Unusable(failure))) => {
+                let error = Error::SchemaUnusable {
+                    urn: reader.clone(),
+                    source: format!("rule {}: {}", failure.rule, failure.message).into(),
+                };
+                let outcome = self.fail_open(
+                    dataschema,
+                    Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
+                );
+                Ok(ReadAs { outcome, ..read })
+            }
+            _ => Ok(read),
+        }
     }
 
     fn read_across_plain<'p>(

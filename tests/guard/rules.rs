@@ -337,3 +337,47 @@ fn a_field_transform_masks_what_read_as_hands_back() {
     let read = plain.read_as(URN, &payload, &urn(URN)).unwrap();
     assert_eq!(read.bytes(), payload);
 }
+
+/// A payload read across versions meets the reader version's read
+/// conditions, after the migration rules, as Confluent's deserializers
+/// run the READ rules of the version they read as on what they return
+/// (confluent-kafka-python v2.16.1 `__deserialize`); before, `read_as`
+/// ran only the reader's transforms, so a payload its reader's rules
+/// refuse was handed over (found by
+/// tests/server/confluent_rules_formats_python.rs).
+#[cfg(feature = "jsonata")]
+#[test]
+fn a_payload_read_as_another_version_meets_the_readers_conditions() {
+    let v1 = Schema::json(
+        urn("urn:acme:schema:order:1"),
+        r#"{"type": "object", "properties": {"amount": {"type": "number"}}}"#,
+    );
+    let v2 = Schema::json(
+        urn("urn:acme:schema:order:2"),
+        r#"{"type": "object", "properties": {"total": {"type": "number"}}}"#,
+    )
+    .with_rule_set(Some(
+        RuleSet::from_json(&json!({
+            "migrationRules": [{"name": "rename", "kind": "TRANSFORM", "type": "JSONATA",
+                "mode": "UPGRADE", "expr": "{'total': $.'amount'}"}],
+            "domainRules": [{"name": "small", "kind": "CONDITION", "type": "CEL",
+                "expr": "message.total < 100"}]
+        }))
+        .unwrap(),
+    ));
+    let guard = Guard::new(Registry::embed([v1, v2]).unwrap());
+    let reader = urn("urn:acme:schema:order:2");
+    let read = guard
+        .read_as("urn:acme:schema:order:1", br#"{"amount": 5}"#, &reader)
+        .unwrap();
+    assert_eq!(
+        serde_json::from_slice::<Value>(read.bytes()).unwrap(),
+        json!({"total": 5})
+    );
+    // Version 1 has no rule: its verdict takes 500; version 2's does not.
+    let refused = guard
+        .read_as("urn:acme:schema:order:1", br#"{"amount": 500}"#, &reader)
+        .unwrap_err();
+    assert_eq!(refused.rule().unwrap().name(), "small", "{refused}");
+    assert_eq!(refused.urn(), &reader);
+}

@@ -32,7 +32,9 @@ This script:
   2, through the migration rules and version 2's masking, recording the
   value it returns and that value written with version 2's schema;
 * serializes each of V2_PAYLOADS with version 2 and reads it back with
-  the pinned deserializer: version 2's masking alone, no migration.
+  the pinned deserializer (version 2's masking alone, no migration), and
+  with one pinned to major version 1 (the DOWNGRADE rule, then version
+  1's READ rules: the value, or the rule refusing it).
 
 Writes one JSON document to OUT_FILE. Exits non-zero on a failed check.
 """
@@ -73,6 +75,9 @@ V2_PAYLOADS = [
     {"id": "b1", "total": 7.5, "email": "d@example.com", "lines": {"j": {"sku": "s2"}}},
     {"id": "b2", "total": 1.0},
     {"id": "b3", "total": -2.0, "email": "e@example.com"},
+    # Version 2 takes it; read as version 1 (the DOWNGRADE rule), version
+    # 1's notBlocked refuses it: a reader's own rules run after migrating.
+    {"id": "blocked", "total": 3.0},
 ]
 
 
@@ -257,10 +262,22 @@ def main():
             entry["refused_on_read"] = None
         except Exception as err:
             entry["refused_on_read"] = refusal(err)
+        if entry["refused_on_write"] is None:
+            # Read by a consumer pinned to major version 1: the DOWNGRADE
+            # rule, then version 1's READ rules.
+            try:
+                read = codec.readers[1](frame, ctx)
+                entry["read_v1"] = codec.as_json(read, 1)
+                entry["read_v1_hex"] = codec.body(read, 1).hex()
+                entry["refused_as_v1"] = None
+            except Exception as err:
+                entry["refused_as_v1"] = refusal(err)
         written_v2.append(entry)
         print(
             f"ok  v2 {json.dumps(payload)}: write {entry['refused_on_write'] or 'accepted'}, "
             f"read {entry['refused_on_read'] or json.dumps(entry['read_v2'])}"
+            + (f", as v1 {entry['refused_as_v1'] or json.dumps(entry['read_v1'])}"
+               if "refused_as_v1" in entry else "")
         )
 
     refused = [e for e in written if e["refused_on_write"]]

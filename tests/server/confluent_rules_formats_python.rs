@@ -400,7 +400,6 @@ fn run(format: Format) {
         std::fs::write(&path, &set).unwrap();
         (set, path)
     });
-    let set = &sets[1].0;
     let mut command = Command::new(&python);
     command
         .arg(concat!(
@@ -459,7 +458,7 @@ fn run(format: Format) {
         ("bundle", Guard::new(bundle(folder.path(), format, ids))),
     ];
     let v2_rules = [("positiveTotal", "message.total > 0")];
-    let (mut refused, mut accepted, mut masked) = (0, 0, 0);
+    let (mut refused, mut accepted, mut masked, mut downgraded) = (0, 0, 0, 0);
     for (what, guard) in &guards {
         let what = format!("{format:?}, {what}");
         for (entry, reader, rules) in result["written"]
@@ -516,6 +515,40 @@ fn run(format: Format) {
                 "{what}: {payload}: Confluent accepted it, the guard says {verdict:?}"
             );
             accepted += 1;
+            if reader == &v2 {
+                // A version-2 frame read as version 1: the DOWNGRADE rule,
+                // then version 1's own read conditions, as Confluent's
+                // deserializer pinned to major_version 1 runs them.
+                let read = guard.read_framed_as(&frame, &v1);
+                match entry["refused_as_v1"].as_str() {
+                    Some(refusal) => {
+                        let invalid = read.err().unwrap_or_else(|| {
+                            panic!("{what}: {payload}: Confluent refused it as v1 ({refusal})")
+                        });
+                        let rule = invalid
+                            .rule()
+                            .unwrap_or_else(|| panic!("{what}: {payload}: {invalid}"));
+                        assert_eq!(rule.name(), rule_named_by(refusal, &V1_RULES), "{what}");
+                        assert_eq!(invalid.urn(), &v1, "{what}");
+                        downgraded += 1;
+                    }
+                    None => {
+                        let read = read.unwrap_or_else(|invalid| panic!("{what}: {invalid}"));
+                        assert_eq!(
+                            read.bytes(),
+                            hex(entry["read_v1_hex"].as_str().unwrap()),
+                            "{what}: {payload} read as version 1: Confluent's {}",
+                            entry["read_v1"]
+                        );
+                        assert_eq!(
+                            decoded(format, &sets[0].0, 1, read.bytes()),
+                            entry["read_v1"],
+                            "{what}: {payload} read as version 1"
+                        );
+                        downgraded += 1;
+                    }
+                }
+            }
             if reader == &v1 {
                 // Read as written: version 1 has no transform.
                 let read = guard
@@ -544,7 +577,7 @@ fn run(format: Format) {
                 "{what}: {payload} read as version 2: the bytes of Confluent's value {}",
                 entry["read_v2"]
             );
-            let ours = decoded(format, set, 2, read.bytes());
+            let ours = decoded(format, &sets[1].0, 2, read.bytes());
             assert_eq!(
                 ours, entry["read_v2"],
                 "{what}: {payload} read as version 2"
@@ -567,7 +600,7 @@ fn run(format: Format) {
         }
     }
     #[cfg(feature = "cli")]
-    cli_agrees(format, &result, folder.path(), &running.url(""), &v2);
+    cli_agrees(format, &result, folder.path(), &running.url(""), [&v1, &v2]);
     // Every verdict of Confluent's is met, both ways, by each guard; and
     // the payloads exercised both.
     let guards = guards.len();
@@ -576,6 +609,7 @@ fn run(format: Format) {
         "refused {refused}, accepted {accepted}"
     );
     assert!(masked >= guards * 3, "masked {masked}");
+    assert_eq!(downgraded, guards * 3, "downgraded {downgraded}");
     // The NONE rule's failure let `soft` through both sides.
     let soft = result["written"]
         .as_array()
@@ -593,7 +627,7 @@ fn run(format: Format) {
 /// `--format json`, and a version-1 or version-2 frame read as version
 /// 2 giving the bytes of what Confluent's deserializer returns.
 #[cfg(feature = "cli")]
-fn cli_agrees(format: Format, result: &Value, folder: &Path, registry: &str, v2: &Urn) {
+fn cli_agrees(format: Format, result: &Value, folder: &Path, registry: &str, [v1, v2]: [&Urn; 2]) {
     let dir = tempfile::tempdir().unwrap();
     let cli = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_dataschema"))
@@ -668,6 +702,39 @@ fn cli_agrees(format: Format, result: &Value, folder: &Path, registry: &str, v2:
                 "{what}: Confluent's value {}",
                 entry["read_v2"]
             );
+            checked += 1;
+            // A version-2 frame read as version 1: the DOWNGRADE rule, then
+            // version 1's read conditions.
+            if entry.get("refused_as_v1").is_none() {
+                continue;
+            }
+            let what = format!("{what}, as version 1");
+            let out = cli(&[
+                "resolve",
+                "--framed",
+                "--format",
+                "json",
+                source[0],
+                source[1],
+                v1.as_str(),
+                file,
+            ]);
+            let doc: Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{what}: {}", String::from_utf8_lossy(&out.stderr)));
+            match entry["refused_as_v1"].as_str() {
+                Some(refusal) => {
+                    assert_eq!(out.status.code(), Some(1), "{what}: {doc}");
+                    assert_eq!(
+                        doc["rule"]["name"],
+                        rule_named_by(refusal, &V1_RULES),
+                        "{what}: {doc}"
+                    );
+                }
+                None => {
+                    assert_eq!(out.status.code(), Some(0), "{what}: {doc}");
+                    assert_eq!(doc["outcome"], "resolved", "{what}: {doc}");
+                }
+            }
             checked += 1;
         }
     }
