@@ -421,7 +421,8 @@ impl Guard {
     /// migrations (confluent-kafka-python v2.16.1, `_sync/avro.py`,
     /// `_sync/protobuf.py`, `_sync/json_schema.py` `__deserialize`:
     /// `_execute_rules(ctx, subject, RuleMode.READ, None,
-    /// reader_schema_raw, ..)`): a refusal names the reader's rule. A
+    /// reader_schema_raw, ..)`, `_sync/avro.py` lines 974-975,
+    /// `_sync/protobuf.py` lines 942-943): a refusal names the reader's rule. A
     /// payload read as its own version met them in its verdict.
     fn reader_conditions<'p>(
         &self,

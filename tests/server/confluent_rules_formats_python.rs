@@ -86,10 +86,12 @@ impl Format {
     }
 
     /// The full name Confluent's walk gives the `amount` field (Avro:
-    /// `common/avro.py` `_transform_field`, the record's full name and
-    /// the field's; protobuf: the field descriptor's `full_name`,
-    /// `common/protobuf.py` `_transform_field`; confluent-kafka-python
-    /// v2.16.1): what the version's `metadata.tags` path names.
+    /// `common/avro.py` `_transform_field` line 207, the record's full
+    /// name and the field's; protobuf: the field descriptor's
+    /// `full_name`, `common/protobuf.py` `_transform_field` line 442;
+    /// confluent-kafka-python v2.16.1): what the version's
+    /// `metadata.tags` path names (`common/serde.py` `get_tags`, lines
+    /// 277-284, by `wildcard_match`).
     fn amount_full_name(self) -> &'static str {
         match self {
             Format::Avro => "acme.Contract.amount",
@@ -102,10 +104,10 @@ impl Format {
     /// tagged `PII` in the schema, and so is the `sku` of the records a
     /// map holds (which v2.16.1 walks: `common/avro.py` `transform`,
     /// `common/protobuf.py` `_child_descriptor`), as Confluent's walks
-    /// read tags:
-    /// Avro's `confluent:tags` on the field (`common/avro.py`
-    /// `get_inline_tags`), protobuf's `(confluent.field_meta).tags`
-    /// (`common/protobuf.py` `get_inline_tags`).
+    /// read tags: Avro's `confluent:tags` on the field (`common/avro.py`
+    /// `get_inline_tags`, line 497, the key read at line 537), protobuf's
+    /// `(confluent.field_meta).tags` (`common/protobuf.py`
+    /// `get_inline_tags`, line 842).
     fn schema(self, version: u32) -> String {
         let amount = if version == 1 { "amount" } else { "total" };
         match self {
@@ -151,9 +153,9 @@ const V1_RULES: [(&str, &str); 6] = [
     ("notTooBig", "value < 1000000.0"),
     ("softCheck", "message.id != 'soft'"),
     // Avro's null branch reaches a field rule (v2.16.1, `common/avro.py`
-    // `transform`), a protobuf `optional` left unset does not
-    // (`common/protobuf.py` `_transform_field`: `has_presence`): the
-    // payload `nomail` is refused as Avro and accepted as protobuf.
+    // `transform`, lines 147-152), a protobuf `optional` left unset does
+    // not (`common/protobuf.py` `_transform_field`, line 447:
+    // `has_presence`): `nomail` is refused as Avro, accepted as protobuf.
     (
         "mailUnlessNomail",
         "value != null || message.id != 'nomail'",

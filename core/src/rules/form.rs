@@ -9,7 +9,7 @@
 //! schema document (`field.rs`).
 //!
 //! Two readings, as Confluent's clients have two
-//! (confluent-kafka-python v2.15.0):
+//! (confluent-kafka-python v2.15.0 and v2.16.1):
 //!
 //! * [`Reading::Rules`], what a domain rule's `message` is: Avro as
 //!   `fastavro` decodes it (records as objects, unions unwrapped, enums

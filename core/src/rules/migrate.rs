@@ -1,7 +1,7 @@
 //! Migration rules (`ruleSet.migrationRules`): a payload written with one
 //! version read as another through the `UPGRADE`/`DOWNGRADE`/`UPDOWN`
 //! rules of the versions between, as Confluent's deserializers run them
-//! (confluent-kafka-python v2.15.0,
+//! (confluent-kafka-python v2.15.0, unchanged in v2.16.1,
 //! `src/confluent_kafka/schema_registry/_sync/serde.py`:
 //! `_get_migrations`, `_get_schemas_between`, `_execute_migrations`,
 //! `_execute_rules_with_phase`):
