@@ -252,3 +252,207 @@ fn hostile_payloads_are_bounded_in_output_and_depth() {
         fine.as_bytes()
     );
 }
+
+/// Reads `x` as the reader, checks the output against `read` and the
+/// reader's schema, writes it back and checks that against the writer's
+/// schema and, when `round`, equal to `x`.
+fn reads(p: &Pair, x: &Value, read: &Value, round: bool) {
+    let guard = Guard::new(p.registry.clone());
+    let resolution = p.registry.resolution(&p.writer, &p.reader).unwrap();
+    let out = resolution
+        .transcode(&bytes(x))
+        .unwrap_or_else(|err| panic!("{x}: {err}"));
+    assert_eq!(parsed(&out), *read, "read {x}");
+    conforms(&guard, &p.reader, &out, &x.to_string());
+    let back = resolution
+        .write_back(&out)
+        .unwrap_or_else(|err| panic!("{x}: back: {err}"));
+    conforms(&guard, &p.writer, &back, &x.to_string());
+    if round {
+        assert_eq!(parsed(&back), *x, "write_back(transcode(x)) == x");
+    }
+}
+
+fn unresolvable(p: &Pair, path: &str, why: &str) {
+    let err = p.registry.resolution(&p.writer, &p.reader).unwrap_err();
+    let Error::Unresolvable { refusal, .. } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(refusal.path(), path, "{err}");
+    assert!(refusal.reason().contains(why), "{err}");
+}
+
+#[test]
+fn pattern_properties_resolve_value_by_value() {
+    let writer = json!({"type": "object", "properties": {"name": {"type": "string"}},
+        "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": false});
+    let reader = json!({"type": "object", "properties": {"name": {"type": "string"}},
+        "patternProperties": {"^x-": {"type": "number"}, "^tag-": {"type": "string"}},
+        "additionalProperties": false});
+    let p = pair("patterns", &writer, &reader);
+    for x in [
+        json!({"name": "a"}),
+        json!({"name": "a", "x-n": 1, "x-m": -3}),
+        json!({"x-": 0}),
+    ] {
+        reads(&p, &x, &x, true);
+    }
+    // Written back, a value the writer's pattern refuses is refused at its
+    // key; a key only the reader's patterns take is dropped.
+    let resolution = p.registry.resolution(&p.writer, &p.reader).unwrap();
+    let err = resolution
+        .write_back(br#"{"name": "a", "x-n": 2.5}"#)
+        .unwrap_err();
+    assert_eq!(err.violations()[0].path(), "/x-n", "{err}");
+    let back = resolution
+        .write_back(br#"{"name": "a", "tag-q": "t", "x-n": 2.0}"#)
+        .unwrap();
+    assert_eq!(parsed(&back), json!({"name": "a", "x-n": 2}));
+
+    // The same pattern, values the reader cannot hold: refused when planned.
+    let reader = json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}});
+    unresolvable(
+        &pair("patterns-narrowed", &writer, &reader),
+        "/*",
+        "cannot read integer as string",
+    );
+
+    // Different patterns: a key both match, with values that do not
+    // resolve, is refused at its key when met; others go their way.
+    let writer = json!({"type": "object", "patternProperties": {"^x-": {"type": "string"}}});
+    let reader =
+        json!({"type": "object", "patternProperties": {"^x-[0-9]+$": {"type": "integer"}}});
+    let p = pair("patterns-apart", &writer, &reader);
+    let resolution = p.registry.resolution(&p.writer, &p.reader).unwrap();
+    let out = resolution.transcode(br#"{"x-a": "s", "y": [1]}"#).unwrap();
+    assert_eq!(parsed(&out), json!({"x-a": "s", "y": [1]}));
+    let err = resolution.transcode(br#"{"x-1": "s"}"#).unwrap_err();
+    assert_eq!(err.violations()[0].path(), "/x-1", "{err}");
+    assert!(
+        err.to_string().contains("patterns of both versions"),
+        "{err}"
+    );
+}
+
+#[test]
+fn all_of_resolves_as_its_branches_merged() {
+    let base = json!({"type": "object", "properties": {"id": {"type": "string"}},
+        "required": ["id"]});
+    let writer = json!({"$defs": {"base": base}, "allOf": [{"$ref": "#/$defs/base"},
+        {"properties": {"qty": {"type": "integer"}}, "required": ["qty"]}]});
+    let reader = json!({"$defs": {"base": base}, "allOf": [{"$ref": "#/$defs/base"},
+        {"properties": {"qty": {"type": "number"}, "note": {"type": "string", "default": ""}},
+         "required": ["qty", "note"]}]});
+    let p = pair("allof", &writer, &reader);
+    reads(
+        &p,
+        &json!({"id": "a", "qty": 2}),
+        &json!({"id": "a", "qty": 2, "note": ""}),
+        true,
+    );
+    // A branch closed by additionalProperties sees its own properties
+    // only: the other branch's `id` must hold its `additionalProperties`.
+    let writer = json!({"allOf": [{"type": "object", "properties": {"id": {"type": "string"}}},
+        {"additionalProperties": {"type": "string"}}]});
+    let reader = json!({"type": "object", "properties": {"id": {"type": "string"}},
+        "additionalProperties": {"type": "string"}});
+    let p = pair("allof-closed", &writer, &reader);
+    reads(
+        &p,
+        &json!({"id": "a", "k": "v"}),
+        &json!({"id": "a", "k": "v"}),
+        true,
+    );
+    // A reader branch requiring what the writer lacks: refused at its path.
+    let reader = json!({"$defs": {"base": base}, "allOf": [{"$ref": "#/$defs/base"},
+        {"properties": {"zone": {"type": "string"}}, "required": ["zone"]}]});
+    unresolvable(
+        &pair("allof-required", &p_writer(&base), &reader),
+        "/zone",
+        "requires it with no default",
+    );
+    // Two branches' conditionals are kept whole: the same on both sides,
+    // resolved and the output checked; one the reader adds, refused.
+    let conditional = json!({"if": {"properties": {"kind": {"const": "a"}}},
+        "then": {"required": ["a"]}});
+    let conditional2 = json!({"if": {"properties": {"kind": {"const": "b"}}},
+        "then": {"required": ["b"]}});
+    let object = json!({"type": "object", "properties": {"kind": {"type": "string"},
+        "a": {"type": "integer"}, "b": {"type": "integer"}}});
+    let writer = json!({"allOf": [object, conditional, conditional2]});
+    let mut wider = object.clone();
+    wider["properties"]["a"] = json!({"type": "number"});
+    let reader = json!({"allOf": [wider, conditional, conditional2]});
+    let p = pair("allof-if", &writer, &reader);
+    reads(
+        &p,
+        &json!({"kind": "a", "a": 1}),
+        &json!({"kind": "a", "a": 1}),
+        true,
+    );
+    let reader = json!({"allOf": [object, conditional, conditional2,
+        {"if": {"properties": {"kind": {"const": "c"}}}, "then": {"required": ["c"]}}]});
+    unresolvable(&pair("allof-if-added", &writer, &reader), "/", "allOf");
+}
+
+fn p_writer(base: &Value) -> Value {
+    json!({"$defs": {"base": base}, "allOf": [{"$ref": "#/$defs/base"}]})
+}
+
+#[test]
+fn a_ref_beside_other_keywords_applies_both() {
+    let defs = json!({"name": {"type": "string", "maxLength": 10}});
+    // The writer's `n` is the $ref and its sibling both: at most 5 long,
+    // which the reader's 8 holds (the $ref alone, 10, would not).
+    let writer = json!({"$defs": defs, "type": "object", "properties": {
+        "n": {"$ref": "#/$defs/name", "maxLength": 5}}});
+    let reader = json!({"type": "object", "properties": {"n": {"type": "string", "maxLength": 8}}});
+    let p = pair("ref-beside", &writer, &reader);
+    reads(&p, &json!({"n": "abc"}), &json!({"n": "abc"}), true);
+    // The reader's sibling narrows: refused at the reader's path.
+    let reader = json!({"$defs": defs, "type": "object", "properties": {
+        "n": {"$ref": "#/$defs/name", "maxLength": 3}}});
+    unresolvable(
+        &pair("ref-beside-narrowed", &writer, &reader),
+        "/n",
+        "maxLength",
+    );
+    // A sibling the plan reads structurally: properties beside the $ref.
+    let writer = json!({"$defs": {"base": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "$ref": "#/$defs/base", "properties": {"qty": {"type": "integer"}}, "required": ["qty"]});
+    let reader = json!({"$defs": {"base": {"type": "object", "properties": {"id": {"type": "string"}}}},
+        "$ref": "#/$defs/base", "properties": {"qty": {"type": "number"}}, "required": ["qty"]});
+    let p = pair("ref-beside-properties", &writer, &reader);
+    reads(
+        &p,
+        &json!({"id": "a", "qty": 1}),
+        &json!({"id": "a", "qty": 1}),
+        true,
+    );
+}
+
+#[test]
+fn all_of_merges_that_grow_exponentially_are_refused() {
+    // a_k = allOf [a_k+1, b_k+1], b_k = allOf [a_k+1, {p: minLength k}]:
+    // each level's `p` holds both the next ones', a Fibonacci growth.
+    let mut defs = serde_json::Map::new();
+    for k in 0..48 {
+        let (a, b) = (format!("#/$defs/a{}", k + 1), format!("#/$defs/b{}", k + 1));
+        defs.insert(
+            format!("a{k}"),
+            json!({"allOf": [{"$ref": a}, {"$ref": b}]}),
+        );
+        defs.insert(
+            format!("b{k}"),
+            json!({"allOf": [{"$ref": a}, {"properties": {"p": {"minLength": k}}}]}),
+        );
+    }
+    defs.insert("a48".into(), json!({"type": "object"}));
+    defs.insert("b48".into(), json!({"type": "object"}));
+    let writer = json!({"$defs": defs, "allOf": [{"$ref": "#/$defs/a0"}]});
+    let mut reader = writer.clone();
+    reader["title"] = json!("v2");
+    let p = pair("exponential", &writer, &reader);
+    let err = p.registry.resolution(&p.writer, &p.reader).unwrap_err();
+    assert!(err.to_string().contains("grow past"), "{err}");
+}

@@ -28,6 +28,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::validate::plan::KeyPattern as Pattern;
 use super::validate::tokenizer::{Cursor, Stop};
 use super::validate::MAX_NESTING;
 use crate::resolution::{
@@ -167,6 +168,97 @@ enum Others {
     Drop,
     /// Each value through this step (a map's values).
     Step(StepId),
+    /// By the `patternProperties` each key matches on either side.
+    Patterns(Box<PatternRoutes>),
+}
+
+/// An undeclared key's way when either side has `patternProperties`: the
+/// source slot is the first source pattern the key matches (else the
+/// source's `additionalProperties`), the target slot likewise; each pair
+/// of slots has its route, planned when the plan is made.
+#[derive(Clone)]
+struct PatternRoutes {
+    source: Vec<Pattern>,
+    target: Vec<Pattern>,
+    /// `(source.len() + 1) * (target.len() + 1)` routes, a row per source
+    /// slot (the last: no pattern matched).
+    routes: Vec<Route>,
+}
+
+impl std::fmt::Debug for PatternRoutes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PatternRoutes")
+            .field("routes", &self.routes)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Route {
+    Drop,
+    Step(StepId),
+    /// The key's value cannot be read as the target's (two different
+    /// patterns whose subschemas do not resolve): the payload is refused
+    /// when a key matches both.
+    Refuse(String),
+}
+
+impl PatternRoutes {
+    fn slot(patterns: &[Pattern], key: &str) -> Result<usize, Fail> {
+        for (i, pattern) in patterns.iter().enumerate() {
+            match pattern.is_match(key) {
+                Some(true) => return Ok(i),
+                Some(false) => {}
+                None => {
+                    return Err(refuse(
+                        "cannot tell whether the key matches a patternProperties pattern \
+                         (its match ran out of budget)",
+                    ))
+                }
+            }
+        }
+        Ok(patterns.len())
+    }
+
+    fn route(&self, key: &str) -> Result<&Route, Fail> {
+        let s = Self::slot(&self.source, key)?;
+        let t = Self::slot(&self.target, key)?;
+        Ok(&self.routes[s * (self.target.len() + 1) + t])
+    }
+}
+
+/// Subschemas made while a plan is made (an `allOf` merged, a `$ref`
+/// beside other keywords, a union's siblings carried into its branches),
+/// dropped with the builder.
+#[derive(Default)]
+struct Arena(std::cell::RefCell<Vec<*mut Value>>);
+
+impl Arena {
+    fn alloc(&self, value: Value) -> &Value {
+        let at = Box::into_raw(Box::new(value));
+        self.0.borrow_mut().push(at);
+        // SAFETY: `at` is a live allocation owned by the arena, freed only
+        // by its `Drop`; nothing takes it mutably, and the reference lives
+        // no longer than `&self`.
+        unsafe { &*at }
+    }
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        for at in self.0.get_mut().drain(..) {
+            // SAFETY: each pointer came from `Box::into_raw` in `alloc`,
+            // once, and no reference to it outlives the arena.
+            drop(unsafe { Box::from_raw(at) });
+        }
+    }
+}
+
+/// A node's merged form, as `Builder::normal` made it.
+#[derive(Clone, Copy)]
+enum Merged<'a> {
+    Pending,
+    Done(&'a Value),
 }
 
 /// What a target field gets when the source did not give it a value.
@@ -214,6 +306,9 @@ const ANNOTATIONS: &[&str] = &[
 ];
 
 const STRUCTURE: &[&str] = &[
+    "$ref",
+    "allOf",
+    "patternProperties",
     "type",
     "enum",
     "const",
@@ -231,12 +326,10 @@ const STRUCTURE: &[&str] = &[
 /// vocabulary of one's own) is an annotation, as validators take it:
 /// ignored.
 const UNREAD: &[&str] = &[
-    "$ref",
     "$dynamicRef",
     "$dynamicAnchor",
     "$recursiveRef",
     "$recursiveAnchor",
-    "allOf",
     "not",
     "if",
     "then",
@@ -249,12 +342,42 @@ const UNREAD: &[&str] = &[
     "contains",
     "minContains",
     "maxContains",
-    "patternProperties",
     "propertyNames",
     "unevaluatedItems",
     "unevaluatedProperties",
     "contentSchema",
+    RESIDUAL,
 ];
+
+/// The assertions among [`UNREAD`]: each only narrows which values are
+/// valid, changing no other keyword's meaning. A source's are ignored
+/// (the plan then assumes less of its values); a target's must be the
+/// source's own (the same keyword, the same value) and the output is
+/// validated against the target schema.
+const ASSERTIONS: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "contains",
+    "minContains",
+    "maxContains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    RESIDUAL,
+];
+
+/// In a merged node: the `allOf` branches' assertions that could not be
+/// merged keyword by keyword (two branches' `if`/`then`/`else`, two
+/// `not`s), each branch's kept whole.
+const RESIDUAL: &str = "$resolution:allOf";
+
+/// The conditional keywords, merged or kept as one group.
+const CONDITIONAL: &[&str] = &["if", "then", "else"];
 
 /// Whether `keyword` says nothing about which values are valid: a listed
 /// annotation, or a keyword of no validation vocabulary.
@@ -300,7 +423,8 @@ impl<'a> Sub<'a> {
     }
 
     /// Follows a `$ref` that is alone (or beside annotations) to a pointer
-    /// in the same document; up to 32 in a row.
+    /// in the same document; up to 32 in a row. A `$ref` beside other
+    /// keywords stays (`Builder::normal` merges it with them).
     fn follow(mut self) -> Result<Sub<'a>, String> {
         for _ in 0..32 {
             let Some(Value::String(target)) = self.get("$ref") else {
@@ -312,7 +436,7 @@ impl<'a> Sub<'a> {
                 .flatten()
                 .any(|(k, _)| k != "$ref" && !is_annotation(k));
             if others {
-                return Err(format!("a $ref ({target}) beside other keywords"));
+                return Ok(self);
             }
             let Some(pointer) = target.strip_prefix('#') else {
                 return Err(format!("a $ref to another document ({target})"));
@@ -392,38 +516,409 @@ impl<'a> Sub<'a> {
         self.object()?
             .keys()
             .map(String::as_str)
-            .find(|k| UNREAD.contains(k))
+            .find(|k| UNREAD.contains(k) && !ASSERTIONS.contains(k))
     }
+}
 
-    /// A property whose subschema is a `const` (or a one-member `enum`) in
-    /// every branch, with distinct values: the union's discriminator.
-    fn discriminator(&self, branches: &'a [Value]) -> Option<(&'a str, Vec<&'a Value>)> {
-        let branches: Vec<Sub<'a>> = branches
-            .iter()
-            .map(|b| self.child(b).follow())
-            .collect::<Result<_, _>>()
-            .ok()?;
-        let first = branches.first()?;
-        'candidates: for (name, _) in first.properties() {
-            let mut values: Vec<&Value> = Vec::with_capacity(branches.len());
-            for branch in &branches {
-                let Some(Value::Object(props)) = branch.get("properties") else {
-                    continue 'candidates;
-                };
-                let Some(sub) = props.get(name) else {
-                    continue 'candidates;
-                };
-                let Ok(sub) = branch.child(sub).follow() else {
-                    continue 'candidates;
-                };
-                match sub.members() {
-                    Some(m) if m.len() == 1 && !values.contains(&m[0]) => values.push(m[0]),
-                    _ => continue 'candidates,
+/// The most JSON values the merged nodes of one plan hold.
+const MAX_MERGED: usize = 1 << 20;
+
+/// The values in `value` (itself included), counted up to `cap`.
+fn count_values(value: &Value, cap: usize) -> usize {
+    let mut count = 0;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        if count >= cap {
+            return cap;
+        }
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// Whether `normal` merges this node: an `allOf`, a `$ref` (`follow` left
+/// it: other keywords beside it), or a union beside other keywords.
+fn needs_merge(object: &Map<String, Value>) -> bool {
+    if object.contains_key("allOf") || object.contains_key("$ref") {
+        return true;
+    }
+    let union = if object.contains_key("oneOf") {
+        "oneOf"
+    } else if object.contains_key("anyOf") {
+        "anyOf"
+    } else {
+        return false;
+    };
+    object.keys().any(|k| k != union && !is_annotation(k))
+}
+
+/// A union's sibling keywords carried into each branch (`{P, oneOf: [A,
+/// B]}` allows what `{oneOf: [{allOf: [P, A]}, {allOf: [P, B]}]}` does);
+/// the annotations (`default`) stay beside the union.
+fn distribute(merged: Value) -> Result<Value, String> {
+    let Value::Object(mut object) = merged else {
+        return Ok(merged);
+    };
+    let union = if object.contains_key("oneOf") {
+        "oneOf"
+    } else if object.contains_key("anyOf") {
+        "anyOf"
+    } else {
+        return Ok(Value::Object(object));
+    };
+    let siblings: Vec<String> = object
+        .keys()
+        .filter(|k| *k != union && !is_annotation(k))
+        .cloned()
+        .collect();
+    if siblings.is_empty() {
+        return Ok(Value::Object(object));
+    }
+    if siblings.iter().any(|k| k == "oneOf" || k == "anyOf") {
+        return Err("both oneOf and anyOf".into());
+    }
+    let Some(Value::Array(branches)) = object.remove(union) else {
+        return Err(format!("a {union} that is not a list"));
+    };
+    let mut common = Map::new();
+    for k in siblings {
+        if let Some(v) = object.remove(&k) {
+            common.insert(k, v);
+        }
+    }
+    let common = Value::Object(common);
+    let branches = branches
+        .into_iter()
+        .map(|branch| both(common.clone(), &branch))
+        .collect();
+    object.insert(union.into(), Value::Array(branches));
+    Ok(Value::Object(object))
+}
+
+/// `{allOf: [a, b]}`, for two values of one keyword both sides give.
+fn both(a: Value, b: &Value) -> Value {
+    let mut map = Map::new();
+    map.insert("allOf".into(), Value::Array(vec![a, b.clone()]));
+    Value::Object(map)
+}
+
+/// Two values both of which must hold, as one (`true` left out).
+fn combine(x: Value, y: Value) -> Value {
+    match (&x, &y) {
+        (Value::Bool(true), _) => y,
+        (_, Value::Bool(true)) => x,
+        _ if same_value(&x, &y) => x,
+        _ => both(x, &y),
+    }
+}
+
+/// The object keywords (`properties`, `patternProperties`,
+/// `additionalProperties`) of two `allOf` branches as one set: each
+/// branch's `additionalProperties` sees its own `properties` and patterns
+/// only, so a property one branch declares gets, from the other, that
+/// branch's property, else its matching patterns, else its
+/// `additionalProperties`. Exact when at most one branch has patterns, or
+/// neither is closed.
+fn merge_objects(
+    a: &Map<String, Value>,
+    b: &Map<String, Value>,
+) -> Result<Map<String, Value>, String> {
+    fn map<'m>(m: &'m Map<String, Value>, k: &str) -> Option<&'m Map<String, Value>> {
+        m.get(k).and_then(Value::as_object)
+    }
+    let rest = |m: &Map<String, Value>| {
+        m.get("additionalProperties")
+            .cloned()
+            .unwrap_or(Value::Bool(true))
+    };
+    let patterned =
+        |m: &Map<String, Value>| map(m, "patternProperties").is_some_and(|p| !p.is_empty());
+    let open = |m: &Map<String, Value>| matches!(rest(m), Value::Bool(true));
+    if patterned(a) && patterned(b) && !(open(a) && open(b)) {
+        return Err(
+            "an allOf of two branches with patternProperties, one closed by \
+             additionalProperties"
+                .into(),
+        );
+    }
+    let applicable = |m: &Map<String, Value>, name: &str| -> Result<Value, String> {
+        if let Some(v) = map(m, "properties").and_then(|p| p.get(name)) {
+            return Ok(v.clone());
+        }
+        let mut matching = Vec::new();
+        for (pattern, v) in map(m, "patternProperties").into_iter().flatten() {
+            let compiled = Pattern::new(pattern).ok_or_else(|| {
+                format!("a patternProperties pattern {pattern:?} that does not compile")
+            })?;
+            match compiled.is_match(name) {
+                Some(true) => matching.push(v.clone()),
+                Some(false) => {}
+                None => {
+                    return Err(format!(
+                        "a pattern {pattern:?} that cannot tell about {name}"
+                    ))
                 }
             }
-            return Some((name, values));
         }
+        if matching.is_empty() {
+            return Ok(rest(m));
+        }
+        Ok(matching.into_iter().fold(Value::Bool(true), combine))
+    };
+    let mut out = Map::new();
+    let mut props = Map::new();
+    for name in map(a, "properties")
+        .into_iter()
+        .chain(map(b, "properties"))
+        .flat_map(|p| p.keys())
+    {
+        if !props.contains_key(name) {
+            props.insert(
+                name.clone(),
+                combine(applicable(a, name)?, applicable(b, name)?),
+            );
+        }
+    }
+    if !props.is_empty() {
+        out.insert("properties".into(), Value::Object(props));
+    }
+    let mut pats = Map::new();
+    for (own, other) in [(a, b), (b, a)] {
+        for (pattern, v) in map(own, "patternProperties").into_iter().flatten() {
+            let value = if patterned(other) {
+                // Both open: each pattern stands, the same one merged.
+                match pats.remove(pattern) {
+                    Some(old) => combine(old, v.clone()),
+                    None => v.clone(),
+                }
+            } else {
+                combine(v.clone(), rest(other))
+            };
+            pats.insert(pattern.clone(), value);
+        }
+    }
+    if !pats.is_empty() {
+        out.insert("patternProperties".into(), Value::Object(pats));
+    }
+    let additional = combine(rest(a), rest(b));
+    if additional != Value::Bool(true) {
+        out.insert("additionalProperties".into(), additional);
+    }
+    Ok(out)
+}
+
+/// Two subschemas as one that allows what both allow (an `allOf`'s
+/// branches); `b` is normal (no `allOf` or `$ref` of its own).
+fn merge_two(a: Value, b: &Value) -> Result<Value, String> {
+    let (mut a, b) = match (a, b) {
+        (Value::Bool(false), _) | (_, Value::Bool(false)) => return Ok(Value::Bool(false)),
+        (a, Value::Bool(true)) => return Ok(a),
+        (Value::Bool(true), b) => return Ok(b.clone()),
+        (Value::Object(a), Value::Object(b)) => (a, b),
+        _ => return Err("an allOf branch that is not a schema".into()),
+    };
+    const OBJECT: [&str; 3] = ["properties", "patternProperties", "additionalProperties"];
+    let touches = |m: &Map<String, Value>| OBJECT.iter().any(|k| m.contains_key(*k));
+    let objects = if touches(&a) && touches(b) {
+        let merged = merge_objects(&a, b)?;
+        for k in OBJECT {
+            a.remove(k);
+        }
+        Some(merged)
+    } else {
         None
+    };
+    // Two branches' conditionals (or other assertions) are kept apart,
+    // whole.
+    let mut residual = Vec::new();
+    let conditional = |m: &Map<String, Value>| CONDITIONAL.iter().any(|k| m.contains_key(*k));
+    if conditional(&a) && conditional(b) {
+        let mut group = Map::new();
+        for k in CONDITIONAL {
+            if let Some(v) = b.get(*k) {
+                group.insert((*k).into(), v.clone());
+            }
+        }
+        residual.push(Value::Object(group));
+    }
+    for (k, bv) in b {
+        if !residual.is_empty() && CONDITIONAL.contains(&k.as_str()) {
+            continue;
+        }
+        if k == RESIDUAL {
+            residual.extend(bv.as_array().into_iter().flatten().cloned());
+            continue;
+        }
+        if objects.is_some() && OBJECT.contains(&k.as_str()) {
+            continue;
+        }
+        let Some(av) = a.remove(k) else {
+            a.insert(k.clone(), bv.clone());
+            continue;
+        };
+        if same_value(&av, bv) {
+            a.insert(k.clone(), av);
+            continue;
+        }
+        let value = match k.as_str() {
+            "type" => {
+                let types = |v: &Value| match v {
+                    Value::String(n) => Types::of_name(n).map_or(0, |t| t.0),
+                    Value::Array(ns) => ns
+                        .iter()
+                        .filter_map(|n| n.as_str().and_then(Types::of_name))
+                        .fold(0, |acc, t| acc | t.0),
+                    _ => Types::ALL.0,
+                };
+                type_names(Types(types(&av) & types(bv)))
+            }
+            "properties" | "patternProperties" => match (av, bv) {
+                (Value::Object(mut am), Value::Object(bm)) => {
+                    for (name, sub) in bm {
+                        let value = match am.remove(name) {
+                            Some(old) if same_value(&old, sub) => old,
+                            Some(old) => both(old, sub),
+                            None => sub.clone(),
+                        };
+                        am.insert(name.clone(), value);
+                    }
+                    Value::Object(am)
+                }
+                _ => return Err(format!("an allOf whose {k} is not an object")),
+            },
+            "items" | "additionalProperties" => both(av, bv),
+            "required" => {
+                let mut names = match av {
+                    Value::Array(names) => names,
+                    _ => Vec::new(),
+                };
+                for name in bv.as_array().into_iter().flatten() {
+                    if !names.contains(name) {
+                        names.push(name.clone());
+                    }
+                }
+                Value::Array(names)
+            }
+            "enum" => Value::Array(
+                av.as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|m| {
+                        bv.as_array()
+                            .into_iter()
+                            .flatten()
+                            .any(|n| same_value(m, n))
+                    })
+                    .cloned()
+                    .collect(),
+            ),
+            k if LOWER.contains(&k) || UPPER.contains(&k) => match (av.as_f64(), bv.as_f64()) {
+                (Some(x), Some(y)) => {
+                    let keep_a = if LOWER.contains(&k) { x >= y } else { x <= y };
+                    if keep_a {
+                        av
+                    } else {
+                        bv.clone()
+                    }
+                }
+                _ => return Err(format!("an allOf whose {k} is not a number")),
+            },
+            k if is_annotation(k) => av,
+            "oneOf" | "anyOf" => return Err(format!("an allOf of two unions ({k})")),
+            k if ASSERTIONS.contains(&k) => {
+                let mut one = Map::new();
+                one.insert(k.into(), bv.clone());
+                residual.push(Value::Object(one));
+                av
+            }
+            _ => {
+                return Err(format!(
+                    "an allOf whose branches give {k} differently, which resolution does not \
+                     merge"
+                ))
+            }
+        };
+        a.insert(k.clone(), value);
+    }
+    a.extend(objects.into_iter().flatten());
+    if !residual.is_empty() {
+        match a.get_mut(RESIDUAL) {
+            Some(Value::Array(kept)) => kept.extend(residual),
+            _ => {
+                a.insert(RESIDUAL.into(), Value::Array(residual));
+            }
+        }
+    }
+    // A `const` beside an `enum`: the const, when the enum has it.
+    if let (Some(c), Some(Value::Array(members))) = (a.get("const"), a.get("enum")) {
+        if !members.iter().any(|m| same_value(m, c)) {
+            return Err("an allOf whose const is not a member of its enum".into());
+        }
+        a.remove("enum");
+    }
+    Ok(Value::Object(a))
+}
+
+/// A subschema's assertions the plan does not read, each as a unit to
+/// compare (`if`/`then`/`else` together, each merged `allOf` branch's
+/// apart), with the keyword to name.
+fn assertion_units(sub: &Sub<'_>) -> Vec<(&'static str, Value)> {
+    let mut units = Vec::new();
+    let Some(object) = sub.object() else {
+        return units;
+    };
+    let mut conditional = Map::new();
+    for (k, v) in object {
+        if CONDITIONAL.contains(&k.as_str()) {
+            conditional.insert(k.clone(), v.clone());
+        } else if k == RESIDUAL {
+            for part in v.as_array().into_iter().flatten() {
+                units.push(("allOf", part.clone()));
+            }
+        } else if let Some(&name) = ASSERTIONS.iter().find(|a| **a == k) {
+            let mut one = Map::new();
+            one.insert(k.clone(), v.clone());
+            units.push((name, Value::Object(one)));
+        }
+    }
+    if !conditional.is_empty() {
+        units.push(("if/then/else", Value::Object(conditional)));
+    }
+    units
+}
+
+/// `type` for these types.
+fn type_names(types: Types) -> Value {
+    let mut names = Vec::new();
+    for (bit, name) in [
+        (Types::NULL, "null"),
+        (Types::BOOLEAN, "boolean"),
+        (Types::STRING, "string"),
+        (Types::ARRAY, "array"),
+        (Types::OBJECT, "object"),
+    ] {
+        if types.has(bit) {
+            names.push(Value::String(name.into()));
+        }
+    }
+    if types.has(Types::FRACTION) {
+        names.push(Value::String("number".into()));
+    } else if types.has(Types::INTEGER) {
+        names.push(Value::String("integer".into()));
+    }
+    Value::Array(names)
+}
+
+/// A subschema's `patternProperties`, in order.
+fn patterns<'a>(sub: &Sub<'a>) -> Vec<(&'a str, &'a Value)> {
+    match sub.get("patternProperties") {
+        Some(Value::Object(map)) => map.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -499,6 +994,14 @@ fn same_value(a: &Value, b: &Value) -> bool {
 
 struct Builder<'a, 'x> {
     direction: Direction,
+    arena: &'a Arena,
+    /// Nodes merged (`normal`), by address.
+    merged: HashMap<usize, Merged<'a>>,
+    /// How deep `normal` is in merges.
+    merging: usize,
+    /// How many JSON values the merged nodes hold, all told (bounded by
+    /// [`MAX_MERGED`]: merges of merges may grow exponentially).
+    merged_size: usize,
     aliases: &'x Aliases,
     steps: Vec<Step>,
     memo: HashMap<(usize, usize, bool), StepId>,
@@ -533,6 +1036,26 @@ impl<'a> Builder<'a, '_> {
             self.path
                 .fail(format!("the {} schema has {why}", self.target_name()))
         })?;
+        // The same subschema, meaning the same in both documents.
+        if s.node == t.node && !has_ref(s.node, 0) {
+            let key = (
+                s.node as *const Value as usize,
+                t.node as *const Value as usize,
+                optional,
+            );
+            if let Some(&id) = self.memo.get(&key) {
+                return Ok(id);
+            }
+            return Ok(self.copy(key));
+        }
+        let s = self.normal(s).map_err(|why| {
+            self.path
+                .fail(format!("the {} schema has {why}", self.source_name()))
+        })?;
+        let t = self.normal(t).map_err(|why| {
+            self.path
+                .fail(format!("the {} schema has {why}", self.target_name()))
+        })?;
         let key = (
             s.node as *const Value as usize,
             t.node as *const Value as usize,
@@ -563,6 +1086,18 @@ impl<'a> Builder<'a, '_> {
                      subschemas"
                 )));
             }
+        }
+        let source_units = assertion_units(&s);
+        for (keyword, unit) in assertion_units(&t) {
+            if !source_units.iter().any(|(_, u)| same_value(u, &unit)) {
+                return Err(self.path.fail(format!(
+                    "the {} schema uses {keyword}, which resolution reads only where the {} \
+                     schema has the same",
+                    self.target_name(),
+                    self.source_name()
+                )));
+            }
+            self.check = true;
         }
         // Reserved first: a `$ref` may lead back here.
         let id = self.push(Step::Copy);
@@ -597,6 +1132,127 @@ impl<'a> Builder<'a, '_> {
         Ok(id)
     }
 
+    /// A property whose subschema is a `const` (or a one-member `enum`) in
+    /// every branch, with distinct values: the union's discriminator.
+    fn discriminator(
+        &mut self,
+        sub: Sub<'a>,
+        branches: &'a [Value],
+    ) -> Option<(&'a str, Vec<&'a Value>)> {
+        let branches: Vec<Sub<'a>> = branches
+            .iter()
+            .map(|b| self.normal(sub.child(b)))
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let first = branches.first()?;
+        'candidates: for (name, _) in first.properties() {
+            let mut values: Vec<&Value> = Vec::with_capacity(branches.len());
+            for branch in &branches {
+                let Some(Value::Object(props)) = branch.get("properties") else {
+                    continue 'candidates;
+                };
+                let Some(sub) = props.get(name) else {
+                    continue 'candidates;
+                };
+                let Ok(sub) = self.normal(branch.child(sub)) else {
+                    continue 'candidates;
+                };
+                match sub.members() {
+                    Some(m) if m.len() == 1 && !values.contains(&m[0]) => values.push(m[0]),
+                    _ => continue 'candidates,
+                }
+            }
+            return Some((name, values));
+        }
+        None
+    }
+
+    /// `sub` with its `$ref`s followed and, where it has an `allOf`, a
+    /// `$ref` beside other keywords (draft 2019-09 on: both apply) or a
+    /// union beside other keywords, those merged into one subschema that
+    /// allows the same values (made once per node, kept in the arena).
+    fn normal(&mut self, sub: Sub<'a>) -> Result<Sub<'a>, String> {
+        let mut sub = sub.follow()?;
+        for _ in 0..32 {
+            let Some(object) = sub.object() else {
+                return Ok(sub);
+            };
+            if !needs_merge(object) {
+                return Ok(sub);
+            }
+            let key = sub.node as *const Value as usize;
+            let node = match self.merged.get(&key) {
+                Some(Merged::Done(node)) => *node,
+                Some(Merged::Pending) => {
+                    return Err("an allOf or $ref that includes itself".into());
+                }
+                None => {
+                    if self.merging >= 64 {
+                        return Err("allOf and $refs nested deeper than 64".into());
+                    }
+                    self.merged.insert(key, Merged::Pending);
+                    self.merging += 1;
+                    let merged = self.merge_node(sub, object);
+                    self.merging -= 1;
+                    let merged = merged.and_then(|value| {
+                        self.merged_size += count_values(&value, MAX_MERGED);
+                        if self.merged_size > MAX_MERGED {
+                            return Err(format!("allOf merges that grow past {MAX_MERGED} values"));
+                        }
+                        Ok(value)
+                    });
+                    match merged {
+                        Ok(value) => {
+                            let node = self.arena.alloc(value);
+                            self.merged.insert(key, Merged::Done(node));
+                            node
+                        }
+                        Err(why) => {
+                            self.merged.remove(&key);
+                            return Err(why);
+                        }
+                    }
+                }
+            };
+            sub = sub.child(node).follow()?;
+        }
+        Err("allOf and $refs that lead 32 deep".into())
+    }
+
+    /// One node's `allOf` branches and `$ref` merged with its own keywords;
+    /// a union beside other keywords gets them in each branch.
+    fn merge_node(
+        &mut self,
+        sub: Sub<'a>,
+        object: &'a Map<String, Value>,
+    ) -> Result<Value, String> {
+        let mut merged = Map::new();
+        for (k, v) in object {
+            // Definitions are reached by pointer into the document, not
+            // through the merged node.
+            if !matches!(k.as_str(), "allOf" | "$ref" | "$defs" | "definitions") {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        let mut merged = Value::Object(merged);
+        let mut parts: Vec<&'a Value> = Vec::new();
+        if let Some(target) = object.get("$ref") {
+            let mut only = Map::new();
+            only.insert("$ref".into(), target.clone());
+            parts.push(self.arena.alloc(Value::Object(only)));
+        }
+        match object.get("allOf") {
+            Some(Value::Array(branches)) => parts.extend(branches),
+            Some(_) => return Err("an allOf that is not a list".into()),
+            None => {}
+        }
+        for part in parts {
+            let part = self.normal(sub.child(part))?;
+            merged = merge_two(merged, part.node)?;
+        }
+        distribute(merged)
+    }
+
     fn copy(&mut self, key: (usize, usize, bool)) -> StepId {
         let id = self.push(Step::Copy);
         self.memo.insert(key, id);
@@ -627,9 +1283,9 @@ impl<'a> Builder<'a, '_> {
         t_branches: &'a [Value],
         optional: bool,
     ) -> Result<Step, Unresolvable> {
-        let t_disc = t.discriminator(t_branches);
+        let t_disc = self.discriminator(t, t_branches);
         if let Some((_, s_branches)) = s.union() {
-            let s_disc = s.discriminator(s_branches);
+            let s_disc = self.discriminator(s, s_branches);
             match (&s_disc, &t_disc) {
                 (Some((s_key, s_values)), Some((t_key, t_values))) => {
                     if s_key != t_key {
@@ -902,10 +1558,14 @@ impl<'a> Builder<'a, '_> {
         for (ti, (t_name, t_sub)) in t_props.iter().enumerate() {
             let required = t_required.contains(t_name);
             let source_always = s_of_t[ti].is_some_and(|si| s_required.contains(&s_props[si].0));
-            let t_sub = t_sub.follow().unwrap_or(*t_sub);
+            let t_sub = self.normal(*t_sub).unwrap_or(*t_sub);
             let fill = if source_always {
                 Fill::Refuse(format!("{t_name} is required and absent"))
-            } else if let Some(default) = t_sub.get("default") {
+            } else if let Some(default) = t_sub
+                .get("default")
+                .filter(|d| t_sub.types().has(Types::of_value(d).0))
+            {
+                // (A default its own `type` refuses is no default.)
                 Fill::Text(json_text(default))
             } else if !required {
                 Fill::Absent
@@ -951,32 +1611,18 @@ impl<'a> Builder<'a, '_> {
         // Keys the source does not declare: by the two
         // `additionalProperties` (the values of a map), each value read
         // through their pair; dropped where the target does not take them.
-        let t_open = matches!(
-            t.get("additionalProperties"),
-            None | Some(Value::Bool(true))
-        );
-        let others = match (s.get("additionalProperties"), t.get("additionalProperties")) {
-            (_, Some(Value::Bool(false))) => Others::Drop,
-            (Some(sv @ Value::Object(_)), Some(tv @ Value::Object(_))) => {
-                self.path.push("*");
-                self.pointer.push("*".into());
-                let step = self.step(s.child(sv), t.child(tv), true);
-                self.path.pop();
-                self.pointer.pop();
-                Others::Step(step?)
+        // With `patternProperties`, by the patterns each key matches.
+        let s_patterns = patterns(&s);
+        let t_patterns = patterns(&t);
+        let others = if s_patterns.is_empty() && t_patterns.is_empty() {
+            let (sv, tv) = (s.get("additionalProperties"), t.get("additionalProperties"));
+            match self.slot_route(s, t, sv, tv, true)? {
+                Route::Drop => Others::Drop,
+                Route::Step(step) => Others::Step(step),
+                Route::Refuse(why) => return Err(self.path.fail(why)),
             }
-            _ if t_open => Others::Step(self.push(Step::Copy)),
-            (None | Some(Value::Bool(true)), Some(_)) if self.reading() => Others::Drop,
-            (_, Some(tv)) => {
-                let sv = s.get("additionalProperties").unwrap_or(&Value::Bool(true));
-                self.path.push("*");
-                self.pointer.push("*".into());
-                let step = self.step(s.child(sv), t.child(tv), true);
-                self.path.pop();
-                self.pointer.pop();
-                Others::Step(step?)
-            }
-            (_, None) => Others::Step(self.push(Step::Copy)),
+        } else {
+            self.pattern_routes(s, t, &s_patterns, &t_patterns)?
         };
         Ok(ObjectStep {
             by_name,
@@ -985,11 +1631,118 @@ impl<'a> Builder<'a, '_> {
         })
     }
 
+    /// The route of an undeclared key from source slot `sv` (a
+    /// `patternProperties` subschema, or `additionalProperties`; `None`:
+    /// absent) to target slot `tv`. `strict`: a pair that does not
+    /// resolve refuses the plan; else the payload is refused when a key
+    /// takes that route (two different patterns, which may match no key
+    /// in common).
+    fn slot_route(
+        &mut self,
+        s: Sub<'a>,
+        t: Sub<'a>,
+        sv: Option<&'a Value>,
+        tv: Option<&'a Value>,
+        strict: bool,
+    ) -> Result<Route, Unresolvable> {
+        let (sv, tv) = match (sv, tv) {
+            (_, Some(Value::Bool(false))) => return Ok(Route::Drop),
+            (Some(sv @ Value::Object(_)), Some(tv @ Value::Object(_))) => (sv, tv),
+            (_, None | Some(Value::Bool(true))) => return Ok(Route::Step(self.push(Step::Copy))),
+            // The writer takes any value there, the reader only some: as
+            // for `additionalProperties`, such keys are dropped.
+            (None | Some(Value::Bool(true)), Some(_)) if self.reading() => return Ok(Route::Drop),
+            (sv, Some(tv)) => (sv.unwrap_or(&Value::Bool(true)), tv),
+        };
+        let before = (self.steps.len(), self.check);
+        self.path.push("*");
+        self.pointer.push("*".into());
+        let step = self.step(s.child(sv), t.child(tv), true);
+        self.path.pop();
+        self.pointer.pop();
+        match step {
+            Ok(step) => Ok(Route::Step(step)),
+            Err(err) if strict => Err(err),
+            Err(err) => {
+                self.steps.truncate(before.0);
+                self.memo.retain(|_, id| *id < before.0);
+                self.check = before.1;
+                Ok(Route::Refuse(format!(
+                    "the key matches patterns of both versions whose values do not resolve \
+                     (at {}: {})",
+                    err.path(),
+                    err.reason()
+                )))
+            }
+        }
+    }
+
+    /// The routes of undeclared keys by the `patternProperties` of both
+    /// sides (each with its `additionalProperties` for keys matching none).
+    fn pattern_routes(
+        &mut self,
+        s: Sub<'a>,
+        t: Sub<'a>,
+        s_patterns: &[(&'a str, &'a Value)],
+        t_patterns: &[(&'a str, &'a Value)],
+    ) -> Result<Others, Unresolvable> {
+        if (s_patterns.len() + 1) * (t_patterns.len() + 1) > 4096 {
+            return Err(self.path.fail("more than 4096 pairs of patternProperties"));
+        }
+        let mut compiled = [Vec::new(), Vec::new()];
+        for (k, (side, list)) in [
+            (self.source_name(), s_patterns),
+            (self.target_name(), t_patterns),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for (pattern, _) in list {
+                compiled[k].push(Pattern::new(pattern).ok_or_else(|| {
+                    self.path.fail(format!(
+                        "the {side} schema's patternProperties pattern {pattern:?} does not \
+                         compile"
+                    ))
+                })?);
+            }
+        }
+        let slots = |list: &[(&'a str, &'a Value)], rest: Option<&'a Value>| {
+            list.iter()
+                .map(|&(p, v)| (Some(p), Some(v)))
+                .chain([(None, rest)])
+                .collect::<Vec<_>>()
+        };
+        let s_slots = slots(s_patterns, s.get("additionalProperties"));
+        let t_slots = slots(t_patterns, t.get("additionalProperties"));
+        let mut routes = Vec::with_capacity(s_slots.len() * t_slots.len());
+        for &(sp, sv) in &s_slots {
+            for &(tp, tv) in &t_slots {
+                let strict = sp == tp;
+                routes.push(self.slot_route(s, t, sv, tv, strict)?);
+            }
+        }
+        // A key two target patterns match, or a target property a pattern
+        // matches, must hold both subschemas: the output is validated.
+        let [source, target] = compiled;
+        if target.len() > 1
+            || t.properties()
+                .iter()
+                .any(|(name, _)| target.iter().any(|p| p.is_match(name) != Some(false)))
+        {
+            self.check = true;
+        }
+        Ok(Others::Patterns(Box::new(PatternRoutes {
+            source,
+            target,
+            routes,
+        })))
+    }
+
     /// Reader fields paired with writer fields: by name first, then by the
     /// reader's aliases (the schema's `aliases` and the manifest's), each
     /// writer field claimed once.
     fn pair(
-        &self,
+        &mut self,
         reader: &[(&'a str, Sub<'a>)],
         writer: &[(&'a str, Sub<'a>)],
     ) -> Result<Vec<(usize, usize)>, Unresolvable> {
@@ -1014,7 +1767,7 @@ impl<'a> Builder<'a, '_> {
             }
             pointer.push('/');
             pointer.push_str(&crate::resolution::escape_pointer(name));
-            let own = sub.follow().ok().and_then(|s| match s.get("aliases") {
+            let own = self.normal(*sub).ok().and_then(|s| match s.get("aliases") {
                 Some(Value::Array(a)) => Some(a.iter().filter_map(Value::as_str).collect()),
                 _ => None,
             });
@@ -1045,8 +1798,13 @@ impl JsonWay {
         direction: Direction,
         aliases: &Aliases,
     ) -> Result<JsonWay, Unresolvable> {
+        let arena = Arena::default();
         let mut builder = Builder {
             direction,
+            arena: &arena,
+            merged: HashMap::new(),
+            merging: 0,
+            merged_size: 0,
             aliases,
             steps: Vec::new(),
             memo: HashMap::new(),
@@ -1433,10 +2191,8 @@ impl Run<'_> {
                             None => c.skip(depth + 1)?,
                         }
                     }
-                    None => match plan.others {
-                        Others::Step(step)
-                            if !plan.targets.iter().any(|(key, _)| key_is(key, name)) =>
-                        {
+                    None => match others_step(plan, name) {
+                        Ok(Some(step)) => {
                             let mark = self.out.len();
                             if !first {
                                 self.emit(b",")?;
@@ -1451,7 +2207,11 @@ impl Run<'_> {
                                 }
                             }
                         }
-                        _ => c.skip(depth + 1)?,
+                        Ok(None) => c.skip(depth + 1)?,
+                        Err(fail) => {
+                            let name = name.to_owned();
+                            return Err(fail.at(|| name));
+                        }
                     },
                 }
                 if !c.next_or_close(b'}')? {
@@ -1478,6 +2238,21 @@ impl Run<'_> {
         }
         self.emit(b"}")?;
         Ok(Wrote::Value)
+    }
+}
+
+/// The step an undeclared key `name` takes (`None`: dropped).
+fn others_step(plan: &ObjectStep, name: &str) -> Result<Option<StepId>, Fail> {
+    let declared = || plan.targets.iter().any(|(key, _)| key_is(key, name));
+    match &plan.others {
+        Others::Drop => Ok(None),
+        Others::Step(_) | Others::Patterns(_) if declared() => Ok(None),
+        Others::Step(step) => Ok(Some(*step)),
+        Others::Patterns(routes) => match routes.route(name)? {
+            Route::Drop => Ok(None),
+            Route::Step(step) => Ok(Some(*step)),
+            Route::Refuse(why) => Err(refuse(why.clone())),
+        },
     }
 }
 

@@ -75,6 +75,8 @@ mod refs;
 mod resources;
 mod strings;
 
+pub(in crate::json) use self::pattern::KeyPattern;
+
 use std::collections::HashMap;
 use std::fmt;
 

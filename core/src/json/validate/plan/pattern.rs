@@ -57,6 +57,26 @@ pub(in crate::json::validate) enum Pattern {
     Backtracking(fancy_regex::Regex, Option<Box<Linearized>>),
 }
 
+/// A `patternProperties` key as resolution (`json/resolution.rs`)
+/// matches an object's keys: on the linear engine when it runs the
+/// pattern, else whole on the backtracking one.
+#[derive(Clone)]
+pub(in crate::json) struct KeyPattern(Pattern);
+
+impl KeyPattern {
+    /// `None` when neither engine compiles `pattern`.
+    pub(in crate::json) fn new(pattern: &str) -> Option<KeyPattern> {
+        Pattern::linear(pattern)
+            .or_else(|| Pattern::backtracking_whole(pattern))
+            .map(KeyPattern)
+    }
+
+    /// Whether `key` matches; `None` when the match ran out of budget.
+    pub(in crate::json) fn is_match(&self, key: &str) -> Option<bool> {
+        self.0.is_match(key)
+    }
+}
+
 impl Pattern {
     /// `pattern` on the linear engine, as `jsonschema` compiles it, or
     /// `None` when it does not compile there.
