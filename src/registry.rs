@@ -9,7 +9,7 @@ mod settings;
 pub use self::config::RegistryConfig;
 pub use self::settings::Settings;
 
-mod resolution;
+pub(crate) mod resolution;
 
 pub use self::resolution::Resolution;
 

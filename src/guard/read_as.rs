@@ -19,11 +19,6 @@ use super::Guard;
 /// many names.
 pub(crate) const MAX_PLANS: usize = 4096;
 
-/// The most versions between a writer and a reader whose migration rules
-/// are looked at (Confluent's deserializers walk every one); past it the
-/// pair is read by its schemas alone.
-pub(crate) const MAX_CHAIN: u32 = 1024;
-
 /// How a pair is read: by the schemas (the structural plan), or through
 /// the migration rules of the versions between (Confluent's data
 /// contracts), whose output is then validated against the reader.
@@ -109,7 +104,9 @@ impl<'p> ReadAs<'p> {
     }
 
     /// The payload in the reader's layout (JSON text, Avro binary,
-    /// protobuf binary; without a Confluent frame).
+    /// protobuf binary; without a Confluent frame), or, when it could not
+    /// be read across and failed open (its writer or its pair), the input
+    /// as written (a frame whole).
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
     }
@@ -166,15 +163,20 @@ impl Guard {
                 })
             }
         };
-        self.read_across(dataschema, &writer, payload, reader, None, outcome)
+        self.read_across(dataschema, &writer, payload, payload, reader, None, outcome)
     }
 
     /// [`read_as`](Guard::read_as) for a Confluent frame: the writer is
     /// the schema the frame's id names (the bundle's lock ids, or the
     /// fallback), the body validated as
     /// [`validate_framed`](Guard::validate_framed) validates it; the bytes
-    /// handed back are the body in the reader's layout, unframed (a frame
-    /// let through unchecked is handed back whole). A protobuf frame's
+    /// handed back are the body in the reader's layout, unframed. Where it
+    /// cannot be read across and fails open (a frame let through
+    /// unchecked, a writer id not resolved, a pair that cannot be read
+    /// across: the outcome `Unvalidated`), the frame is handed back whole,
+    /// as written, as
+    /// [`read_as`](Guard::read_as) hands back its payload: the consumer
+    /// keeps the id that says which version wrote it. A protobuf frame's
     /// message indexes name the message read: the reader's message of the
     /// same full name (the root's plan when they name the root); a reader
     /// without it fails open as [`Reason::Unresolvable`].
@@ -227,7 +229,15 @@ impl Guard {
                 });
             }
         };
-        self.read_across(writer.as_str(), &writer, body, reader, message, outcome)
+        self.read_across(
+            writer.as_str(),
+            &writer,
+            body,
+            frame,
+            reader,
+            message,
+            outcome,
+        )
     }
 
     /// The plan of (writer, reader) for `message` (protobuf: a frame's
@@ -286,36 +296,18 @@ impl Guard {
         reader: Schema,
         other_message: bool,
     ) -> Result<Chain, Unvalidated> {
-        let (w, r) = (writer.urn(), reader.urn());
-        if w.namespace() != r.namespace()
-            || w.name() != r.name()
-            || w.version().abs_diff(r.version()) > MAX_CHAIN
-        {
-            return Ok(Chain::None);
-        }
-        let (low, high) = (w.version().min(r.version()), w.version().max(r.version()));
-        let mut versions = vec![writer.clone()];
-        let between: Box<dyn Iterator<Item = u32>> = if w.version() < r.version() {
-            Box::new(low + 1..high)
-        } else {
-            Box::new((low + 1..high).rev())
+        let versions = match crate::registry::resolution::chain_versions(
+            &*self.inner.resolver,
+            &writer,
+            &reader,
+        ) {
+            Ok(Some(versions)) => versions,
+            Ok(None) => return Ok(Chain::None),
+            Err(error) => return Err(Unvalidated::new(Reason::Unreachable, Arc::new(error))),
         };
-        for version in between {
-            let Ok(urn) = w.with_version(version) else {
-                continue;
-            };
-            match self.inner.resolver.resolve(&urn) {
-                Ok(schema) => versions.push(schema),
-                Err(Error::NotFound { .. }) => {}
-                Err(error) => return Err(Unvalidated::new(Reason::Unreachable, Arc::new(error))),
-            }
-        }
-        versions.push(reader);
         // An Avro or protobuf payload is read into its JSON form for the
         // rules, with the writer's and the reader's compiled schemas.
-        let ruled = versions
-            .iter()
-            .any(|v| v.rule_set().is_some_and(|s| !s.migration_rules.is_empty()));
+        let ruled = crate::registry::resolution::ruled(&versions);
         let forms = if ruled && writer.language() != dataschema_core::Language::JsonSchema {
             if other_message {
                 // A frame naming another message than the root: the forms
@@ -401,16 +393,22 @@ impl Guard {
         }
     }
 
+    /// `payload` (the body) read as `reader`; where the pair fails open,
+    /// `as_written` is handed back (the frame whole, for a frame).
+    #[allow(clippy::too_many_arguments)]
     fn read_across<'p>(
         &self,
         dataschema: &str,
         writer: &Urn,
         payload: &'p [u8],
+        as_written: &'p [u8],
         reader: &Urn,
         message: Option<Arc<str>>,
         outcome: Outcome,
     ) -> Result<ReadAs<'p>, Invalid> {
-        let read = self.read_across_plain(dataschema, writer, payload, reader, message, outcome)?;
+        let read = self.read_across_plain(
+            dataschema, writer, payload, as_written, reader, message, outcome,
+        )?;
         let read = self.reader_conditions(dataschema, reader, read)?;
         self.transformed(dataschema, reader, read)
     }
@@ -458,11 +456,13 @@ impl Guard {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn read_across_plain<'p>(
         &self,
         dataschema: &str,
         writer: &Urn,
         payload: &'p [u8],
+        as_written: &'p [u8],
         reader: &Urn,
         message: Option<Arc<str>>,
         outcome: Outcome,
@@ -480,7 +480,7 @@ impl Guard {
                 let outcome = self.fail_open(dataschema, unvalidated);
                 return Ok(ReadAs {
                     outcome,
-                    bytes: Cow::Borrowed(payload),
+                    bytes: Cow::Borrowed(as_written),
                     crossed: false,
                 });
             }
@@ -501,7 +501,7 @@ impl Guard {
                     Ok(Err(violations)) => Err(Invalid::new(reader.clone(), violations)),
                     Err(unvalidated) => Ok(ReadAs {
                         outcome: self.fail_open(dataschema, unvalidated),
-                        bytes: Cow::Borrowed(payload),
+                        bytes: Cow::Borrowed(as_written),
                         crossed: false,
                     }),
                 };

@@ -5,8 +5,11 @@
 use std::sync::Arc;
 
 use dataschema_core::resolve::{Direction, Migration, Plan, PlanOptions};
+use dataschema_core::rules::{chain_with_forms, Chain};
 use dataschema_core::validate::{compile, Compiled, Options};
-use dataschema_core::{Error, Resolver, Schema, Unresolved, Urn, Violation, ViolationKind};
+use dataschema_core::{
+    Error, Language, Resolver, Schema, Unresolved, Urn, Violation, ViolationKind,
+};
 
 use crate::guard::Invalid;
 
@@ -61,7 +64,10 @@ use crate::guard::Invalid;
 pub struct Resolution {
     writer: Urn,
     reader: Urn,
-    plan: Plan,
+    /// The structural plan; `None` when only migration rules read the
+    /// pair (the schemas alone do not resolve it: `unplanned` says why).
+    plan: Option<Plan>,
+    unplanned: Option<Arc<Error>>,
     writer_check: Arc<Compiled>,
     reader_check: Arc<Compiled>,
     upgrade: Option<Arc<dyn Migration>>,
@@ -80,25 +86,69 @@ impl std::fmt::Debug for Resolution {
 impl Resolution {
     /// The plan for two schemas, with their validators compiled over
     /// `refs`; see [`Registry::resolution`](crate::Registry::resolution).
+    ///
+    /// Data contracts' migration rules run here as in
+    /// [`Guard::read_as`](crate::Guard::read_as), through the same
+    /// [`migration_chain`]: when the versions from the writer to the
+    /// reader (of one name, as many as `refs` holds) carry `UPGRADE`
+    /// rules, `transcode` runs them in place of the structural plan, and
+    /// `DOWNGRADE` rules from the reader back to the writer likewise for
+    /// `write_back` (Confluent's deserializers and serializers run them
+    /// so); their output is validated against the target. A pair the
+    /// schemas alone do not resolve is then read by its rules.
     pub(crate) fn new(
         writer: &Schema,
         reader: &Schema,
         refs: Arc<dyn Resolver>,
         options: &PlanOptions,
     ) -> Result<Resolution, Error> {
-        let plan = dataschema_core::resolve::plan(writer, reader, refs.clone(), options)?;
         let compiled = |schema: &Schema| {
             compile(schema, refs.clone(), Options::default())
                 .map(Arc::new)
                 .map_err(Error::from)
         };
-        Ok(Resolution::from_parts(
-            writer.urn().clone(),
-            reader.urn().clone(),
+        let (writer_check, reader_check) = (compiled(writer)?, compiled(reader)?);
+        let forms =
+            |from: &Arc<Compiled>, to: &Arc<Compiled>| (from.payload_form(), to.payload_form());
+        let upgrade = migration_chain(
+            &*refs,
+            writer,
+            reader,
+            options.message.is_some(),
+            forms(&writer_check, &reader_check),
+        )?;
+        let downgrade = migration_chain(
+            &*refs,
+            reader,
+            writer,
+            options.message.is_some(),
+            forms(&reader_check, &writer_check),
+        )?;
+        let (plan, unplanned) =
+            match dataschema_core::resolve::plan(writer, reader, refs.clone(), options) {
+                Ok(plan) => (Some(plan), None),
+                Err(error @ Error::Unresolvable { .. }) if upgrade.is_some() => {
+                    (None, Some(Arc::new(error)))
+                }
+                Err(error) => return Err(error),
+            };
+        let mut resolution = Resolution {
+            writer: writer.urn().clone(),
+            reader: reader.urn().clone(),
             plan,
-            compiled(writer)?,
-            compiled(reader)?,
-        ))
+            unplanned,
+            writer_check,
+            reader_check,
+            upgrade: None,
+            downgrade: None,
+        };
+        if let Some(migration) = upgrade {
+            resolution = resolution.with_migration(Direction::Read, migration);
+        }
+        if let Some(migration) = downgrade {
+            resolution = resolution.with_migration(Direction::WriteBack, migration);
+        }
+        Ok(resolution)
     }
 
     /// The resolution of two schemas held outside one registry (each
@@ -111,26 +161,6 @@ impl Resolution {
         refs: Arc<dyn Resolver>,
     ) -> Result<Resolution, Error> {
         Resolution::new(writer, reader, refs, &PlanOptions::default())
-    }
-
-    /// A resolution from a plan and the two schemas' validators (the
-    /// guard's, from its cache).
-    pub(crate) fn from_parts(
-        writer: Urn,
-        reader: Urn,
-        plan: Plan,
-        writer_check: Arc<Compiled>,
-        reader_check: Arc<Compiled>,
-    ) -> Resolution {
-        Resolution {
-            writer,
-            reader,
-            plan,
-            writer_check,
-            reader_check,
-            upgrade: None,
-            downgrade: None,
-        }
     }
 
     /// The schema the payloads are written with.
@@ -146,7 +176,11 @@ impl Resolution {
     /// Whether reading is the identity (the two layouts are the same): the
     /// payload is handed back as it is.
     pub fn is_identity(&self) -> bool {
-        self.upgrade.is_none() && self.plan.is_identity(Direction::Read)
+        self.upgrade.is_none()
+            && self
+                .plan
+                .as_ref()
+                .is_some_and(|plan| plan.is_identity(Direction::Read))
     }
 
     /// Whether payloads of the reader's layout can be written back in the
@@ -156,7 +190,19 @@ impl Resolution {
         if self.downgrade.is_some() {
             return Ok(());
         }
-        match self.plan.way_refusal(Direction::WriteBack) {
+        let Some(plan) = &self.plan else {
+            // Read by migration rules alone, with none to write back.
+            let why = match self.unplanned.as_deref() {
+                Some(Error::Unresolvable { refusal, .. }) => refusal.reason().to_owned(),
+                _ => "the schemas alone do not resolve the pair".to_owned(),
+            };
+            return Err(Unresolved::new(
+                self.writer.clone(),
+                "/",
+                format!("no DOWNGRADE migration rules, and {why}"),
+            ));
+        };
+        match plan.way_refusal(Direction::WriteBack) {
             None => Ok(()),
             Some(refusal) => Err(Unresolved::new(
                 self.writer.clone(),
@@ -234,7 +280,9 @@ impl Resolution {
             }
             None => self
                 .plan
-                .run(direction, payload)
+                .as_ref()
+                .ok_or(None)
+                .and_then(|plan| plan.run(direction, payload))
                 .map_err(|found| match found {
                     Some(violations) => refused(violations),
                     None => refused(vec![Violation::new(
@@ -247,9 +295,136 @@ impl Resolution {
                     )]),
                 })?,
         };
-        if migration.is_some() || self.plan.checks_output(direction) {
+        if migration.is_some()
+            || self
+                .plan
+                .as_ref()
+                .is_some_and(|plan| plan.checks_output(direction))
+        {
             check.validate(&out).map_err(refused)?;
         }
         Ok(out)
+    }
+}
+
+/// The most versions between a writer and a reader whose migration rules
+/// are looked at (Confluent's deserializers walk every one); past it the
+/// pair is read by its schemas alone.
+pub(crate) const MAX_CHAIN: u32 = 1024;
+
+/// The versions a migration from `from` to `to` walks: every version of
+/// their name between them that `resolver` holds (one it does not hold
+/// is passed over), `from` first and `to` last; `None` when they are not
+/// two versions of one name (or more than [`MAX_CHAIN`] apart). Where
+/// [`Guard::read_as`](crate::Guard::read_as) and
+/// [`Registry::resolution`](crate::Registry::resolution) meet.
+pub(crate) fn chain_versions(
+    resolver: &dyn Resolver,
+    from: &Schema,
+    to: &Schema,
+) -> Result<Option<Vec<Schema>>, Error> {
+    let (f, t) = (from.urn(), to.urn());
+    if f.namespace() != t.namespace()
+        || f.name() != t.name()
+        || f.version().abs_diff(t.version()) > MAX_CHAIN
+    {
+        return Ok(None);
+    }
+    let (low, high) = (f.version().min(t.version()), f.version().max(t.version()));
+    let mut versions = vec![from.clone()];
+    let between: Box<dyn Iterator<Item = u32>> = if f.version() < t.version() {
+        Box::new(low + 1..high)
+    } else {
+        Box::new((low + 1..high).rev())
+    };
+    for version in between {
+        let Ok(urn) = f.with_version(version) else {
+            continue;
+        };
+        match resolver.resolve(&urn) {
+            Ok(schema) => versions.push(schema),
+            Err(Error::NotFound { .. }) => {}
+            Err(error) => return Err(error),
+        }
+    }
+    versions.push(to.clone());
+    Ok(Some(versions))
+}
+
+/// Whether any of `versions` carries migration rules.
+pub(crate) fn ruled(versions: &[Schema]) -> bool {
+    versions
+        .iter()
+        .any(|v| v.rule_set().is_some_and(|s| !s.migration_rules.is_empty()))
+}
+
+/// The payload forms of a migration's source and target schemas
+/// (`Compiled::payload_form`).
+type Forms = (
+    Option<Arc<dyn dataschema_core::rules::PayloadForm>>,
+    Option<Arc<dyn dataschema_core::rules::PayloadForm>>,
+);
+
+/// The migration from `from` to `to` by the rules of the versions
+/// between (`forms`: the two compiled schemas' payload forms, for Avro
+/// and protobuf payloads), or `None` when no version has rules for that
+/// way; a rule that cannot run is [`Error::SchemaUnusable`].
+/// `other_message`: a protobuf message other than the root is resolved,
+/// which the forms do not read.
+pub(crate) fn migration_chain(
+    resolver: &dyn Resolver,
+    from: &Schema,
+    to: &Schema,
+    other_message: bool,
+    forms: Forms,
+) -> Result<Option<Arc<dyn Migration>>, Error> {
+    let Some(versions) = chain_versions(resolver, from, to)? else {
+        return Ok(None);
+    };
+    if !ruled(&versions) {
+        return Ok(None);
+    }
+    let unusable = |urn: &Urn, why: &str| Error::SchemaUnusable {
+        urn: urn.clone(),
+        source: why.to_owned().into(),
+    };
+    let forms = if from.language() == Language::JsonSchema {
+        None
+    } else if other_message {
+        return Err(unusable(
+            from.urn(),
+            "migration rules run on the schema's root message only",
+        ));
+    } else {
+        match forms {
+            (Some(a), Some(b)) => Some((a, b)),
+            (None, _) => {
+                return Err(unusable(
+                    from.urn(),
+                    "its payloads have no form for migration rules",
+                ))
+            }
+            (_, None) => {
+                return Err(unusable(
+                    to.urn(),
+                    "its payloads have no form for migration rules",
+                ))
+            }
+        }
+    };
+    match chain_with_forms(&versions, forms) {
+        Chain::None => Ok(None),
+        Chain::Rules(migration) => Ok(Some(migration)),
+        Chain::Unusable(failure) => Err(Error::SchemaUnusable {
+            urn: to.urn().clone(),
+            source: format!(
+                "reading {} as {}: rule {}: {}",
+                from.urn(),
+                to.urn(),
+                failure.rule,
+                failure.message
+            )
+            .into(),
+        }),
     }
 }

@@ -268,3 +268,29 @@ fn another_kind_of_type_is_unresolvable_and_identity_is_free() {
     assert!(res.is_identity());
     assert_eq!(res.transcode(&string("x")).unwrap(), string("x"));
 }
+
+#[test]
+fn a_datum_declaring_millions_of_items_is_bounded_in_output() {
+    // The writer's validator refuses an array declaring more items than a
+    // decoder holds (2^60 nulls: refused before the plan runs). Under that
+    // bound, 9,000,000 empty records take no byte in; each read with a
+    // 4 kB default takes 4 kB out: the run stops at the output bound
+    // (64 MiB), refused, not 36 GB written.
+    let empty = json!({"type": "record", "name": "E", "fields": []});
+    let padded = json!({"type": "record", "name": "E", "fields": [
+        {"name": "pad", "type": "string", "default": "x".repeat(4096)}]});
+    let resolution = resolution(
+        "amplified",
+        json!({"type": "array", "items": empty}),
+        json!({"type": "array", "items": padded}),
+    )
+    .unwrap();
+    let mut payload = long(9_000_000);
+    payload.push(0);
+    let err = resolution.transcode(&payload).unwrap_err();
+    assert!(err.to_string().contains("larger than"), "{err}");
+    let mut payload = long(1 << 60);
+    payload.push(0);
+    let err = resolution.transcode(&payload).unwrap_err();
+    assert!(err.to_string().contains("past the"), "{err}");
+}

@@ -188,3 +188,50 @@ fn disabled_rules_and_rules_of_the_other_way_do_not_run() {
         .read_as(version(3).as_str(), br#"{"length": 1}"#, &version(2))
         .is_err());
 }
+
+/// `Registry::resolution` runs the same rules as `Guard::read_as` (one
+/// chain of versions, `registry::resolution::migration_chain`): `UPGRADE`
+/// reading, `DOWNGRADE` writing back, on pairs the schemas alone do not
+/// resolve (v2 requires `height`, which v1 does not have).
+#[test]
+fn registry_resolution_runs_the_same_rules_both_ways() {
+    let registry = Registry::embed([
+        schema(1, None),
+        schema(2, Some(rules_of(2))),
+        schema(3, Some(rules_of(3))),
+    ])
+    .unwrap();
+    let guard = Guard::new(registry.clone());
+    let objects = [
+        json!({"name": "alice", "size": 123, "version": 1}),
+        json!({"name": "alice", "height": 123, "version": 1}),
+        json!({"name": "alice", "length": 123, "version": 1}),
+    ];
+    let parsed = |bytes: &[u8]| serde_json::from_slice::<Value>(bytes).unwrap();
+    for writer in 1..=3u32 {
+        for reader in 1..=3u32 {
+            if writer == reader {
+                continue;
+            }
+            let (w, r) = (writer as usize - 1, reader as usize - 1);
+            let resolution = registry
+                .resolution(&version(writer), &version(reader))
+                .unwrap_or_else(|err| panic!("v{writer} as v{reader}: {err}"));
+            assert!(!resolution.is_identity());
+            let out = resolution
+                .transcode(&serde_json::to_vec(&objects[w]).unwrap())
+                .unwrap_or_else(|err| panic!("v{writer} as v{reader}: {err}"));
+            assert_eq!(parsed(&out), objects[r], "v{writer} read as v{reader}");
+            assert_eq!(parsed(&out), read_as(&guard, writer, &objects[w], reader));
+            assert!(resolution.can_write_back().is_ok());
+            let back = resolution
+                .write_back(&serde_json::to_vec(&objects[r]).unwrap())
+                .unwrap_or_else(|err| panic!("v{reader} back as v{writer}: {err}"));
+            assert_eq!(
+                parsed(&back),
+                objects[w],
+                "v{reader} written back as v{writer}"
+            );
+        }
+    }
+}

@@ -118,6 +118,20 @@ fn a_frame_is_read_as_the_readers_version() {
     assert!(read.crossed());
     let value: Value = serde_json::from_slice(&read.into_bytes()).unwrap();
     assert_eq!(value, json!({"id": 3, "name": "Bo", "currency": "EUR"}));
+    // A pair that cannot be read across fails open, counted: the frame
+    // handed back whole, as written (not its body), like every other
+    // frame let through.
+    let before = guard.unvalidated();
+    let read = guard
+        .read_framed_as(&frame, &urn("urn:acme:schema:order:3"))
+        .unwrap();
+    match read.outcome() {
+        Outcome::Unvalidated(u) => assert_eq!(u.reason(), Reason::Unresolvable, "{u}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(!read.crossed());
+    assert_eq!(read.bytes(), &frame[..]);
+    assert_eq!(guard.unvalidated(), before + 1);
     // A broken frame fails closed.
     assert!(guard
         .read_framed_as(&[1, 0, 0, 0, 1], &urn("urn:acme:schema:order:2"))

@@ -61,14 +61,15 @@ fn a_frames_message_indexes_name_the_message_read() {
     assert!(read.crossed());
     assert_eq!(read.bytes(), item);
     // Total (indexes [2]): v2's int32 cannot read v1's int64: fails open,
-    // the body handed back as written.
+    // the frame handed back whole, as written.
     let total = frame(ids[0], &[2, 4], &[0x08, 7]);
     let read = guard.read_framed_as(&total, &v2).unwrap();
     assert!(
         matches!(read.outcome(), Outcome::Unvalidated(u) if u.reason() == Reason::Unresolvable),
         "{read:?}"
     );
-    assert_eq!(read.bytes(), [0x08, 7]);
+    assert_eq!(read.bytes(), &total[..]);
+    assert!(!read.crossed());
     // The root, by frame ([0] written as one 0) and by URN.
     let envelope = [0x0a, 1, b'x'];
     let framed = frame(ids[0], &[0], &envelope);
