@@ -1474,3 +1474,207 @@ fn corpus_patterns_matched_on_the_text_give_jsonschemas_verdict() {
         "{matched} of {checked}"
     );
 }
+
+/// An `allOf` of `if`/`then` pairs dispatching on one member's strings,
+/// read as a switch (`plan/switch.rs`): cases by `const` and by `enum`,
+/// two cases of one string, an `if` requiring the member (then absent
+/// applies no `then`) or typed `object`, members beside the switch, and
+/// the member absent, repeated (the last counts), escaped in its key or
+/// its value, not a string, or the value not an object; with
+/// `unevaluatedProperties` beside it in 2020-12.
+#[test]
+fn switches_of_if_then_give_jsonschemas_verdict() {
+    let cases = |draft: &str, unevaluated: bool| {
+        let mut schema = json!({
+            "$schema": draft,
+            "type": ["object", "string"],
+            "allOf": [
+                {"if": {"properties": {"kind": {"const": "a"}}},
+                 "then": {"properties": {"x": {"type": "string"}}, "required": ["x"]}},
+                {"if": {"properties": {"kind": {"enum": ["b", "c"]}}},
+                 "then": {"properties": {"y": {"type": "integer"}}}},
+                {"required": ["id"]},
+                {"if": {"properties": {"kind": {"const": "b"}}},
+                 "then": {"properties": {"y": {"minimum": 3}}}},
+                {"if": {"properties": {"kind": {"const": "d"}}, "required": ["kind"]},
+                 "then": {"required": ["z"]}},
+                {"if": {"type": "object", "properties": {"kind": {"const": "e"}}},
+                 "then": {"properties": {"x": false}}},
+                {"if": {"properties": {"other": {"const": "a"}}},
+                 "then": {"required": ["w"]}},
+                {"if": {"properties": {"kind": {"const": "f"}}},
+                 "then": {"required": ["f"]}, "else": {"required": ["id"]}}
+            ]
+        });
+        if unevaluated {
+            schema["properties"] = json!({"id": true, "kind": true});
+            schema["unevaluatedProperties"] = json!(false);
+        }
+        schema
+    };
+    let schemas = [
+        cases("http://json-schema.org/draft-07/schema#", false),
+        cases("https://json-schema.org/draft/2020-12/schema", false),
+        cases("https://json-schema.org/draft/2020-12/schema", true),
+    ];
+    let payloads = [
+        r#"{"id": 1}"#,
+        r#"{"id": 1, "x": "s"}"#,
+        r#"{"id": 1, "x": "s", "w": 1}"#,
+        r#"{"id": 1, "kind": "a"}"#,
+        r#"{"id": 1, "kind": "a", "x": "s"}"#,
+        r#"{"id": 1, "kind": "a", "x": 2}"#,
+        r#"{"id": 1, "kind": "b", "y": 2}"#,
+        r#"{"id": 1, "kind": "b", "y": 4}"#,
+        r#"{"id": 1, "kind": "b", "y": "4"}"#,
+        r#"{"id": 1, "kind": "c", "y": 2}"#,
+        r#"{"id": 1, "kind": "c", "y": 2.5}"#,
+        r#"{"id": 1, "kind": "d"}"#,
+        r#"{"id": 1, "kind": "d", "z": 0}"#,
+        r#"{"id": 1, "kind": "e", "x": "s"}"#,
+        r#"{"id": 1, "kind": "e"}"#,
+        r#"{"id": 1, "kind": "f"}"#,
+        r#"{"kind": "g"}"#,
+        r#"{"id": 1, "kind": "g", "x": 1, "y": "y"}"#,
+        r#"{"kind": "a"}"#,
+        r#"{"id": 1, "kind": "a", "kind": "g"}"#,
+        r#"{"id": 1, "kind": "g", "kind": "a"}"#,
+        r#"{"id": 1, "kind": "\u0061"}"#,
+        r#"{"id": 1, "kind": "\u0061", "x": "s"}"#,
+        r#"{"id": 1, "\u006bind": "a"}"#,
+        r#"{"id": 1, "\u006bind": "a", "x": "s"}"#,
+        r#"{"id": 1, "kind": 1}"#,
+        r#"{"id": 1, "kind": null, "z": 1}"#,
+        r#"{"id": 1, "kind": ["a"]}"#,
+        r#"{"id": 1, "other": "a"}"#,
+        r#"{"id": 1, "other": "a", "w": 0, "kind": "a", "x": ""}"#,
+        r#"{"id": 1, "kind": "a", "x": "s", "extra": 1}"#,
+        r#""a""#,
+        "1",
+        r#"{"id": 1, "kind": "a", "x": "s""#,
+        r#"{"id": 1, "kind": "b", "y": [}"#,
+    ];
+    assert_verdicts(&schemas, &payloads);
+}
+
+/// `anyOf` and `oneOf` branches of nothing but a folded pattern, merged
+/// into one lookup (`JsonPlan::merge_folded_branches`): beside an `enum`
+/// branch, typed or not (a non-string passes each untyped branch), of
+/// mixed types (not merged), and in a `oneOf` with disjoint suffixes under
+/// `type: string` (merged), overlapping ones, or untyped (a number passes
+/// both, failing the `oneOf`).
+#[test]
+fn merged_folded_branches_give_jsonschemas_verdict() {
+    let schemas = [
+        json!({"type": "string", "anyOf": [
+            {"enum": ["ES5", "DOM"]},
+            {"pattern": "^[Ee][Ss][567]$"},
+            {"pattern": "^[Ee][Ss]2015(\\.([Cc][Oo][Rr][Ee]|[Pp][Rr][Oo][Xx][Yy]))?$"},
+            {"pattern": "^[Dd][Oo][Mm]$"}
+        ]}),
+        json!({"anyOf": [{"pattern": "^[Aa]$"}, {"pattern": "^[Bb][Bb]?$"}, {"pattern": "^[Xx]-"}]}),
+        json!({"anyOf": [{"type": "string", "pattern": "^[Aa]$"}, {"pattern": "^[Bb]$"}, {"maxLength": 0}]}),
+        json!({"type": "string", "oneOf": [
+            {"pattern": "^.*\\.[Cc][Ss]$"},
+            {"pattern": "^.*\\.[Cc][Aa][Nn]$"},
+            {"pattern": "^.*\\.[Cc][Aa][Nn][Ee][Nn][Cc][Rr]$"},
+            {"pattern": "^.*\\.[Pp][Yy]$"},
+            {"pattern": "^.*\\.vtesttree.[yY][aA][mM][lL]$"}
+        ]}),
+        json!({"type": "string", "oneOf": [{"pattern": "[Ss]$"}, {"pattern": "\\.[Cc][Ss]$"}]}),
+        json!({"type": "string", "oneOf": [{"pattern": "^[Xx]-"}, {"pattern": "^[Xx]-[Yy]"}]}),
+        json!({"oneOf": [{"pattern": "^[Aa]$"}, {"pattern": "^[Bb]$"}]}),
+        json!({"oneOf": [{"type": "string", "pattern": "^[Aa]$"}, {"type": "string", "pattern": "^[Bb]$"}]}),
+    ];
+    let payloads = [
+        r#""ES5""#,
+        r#""es5""#,
+        r#""eS2015.core""#,
+        r#""ES2015.PROXY""#,
+        r#""es2015.""#,
+        r#""dom""#,
+        r#""DOM""#,
+        r#""x""#,
+        r#""""#,
+        r#""a""#,
+        r#""B""#,
+        r#""bb""#,
+        r#""x-y""#,
+        r#""X-z""#,
+        r#""ab""#,
+        r#""a.cs""#,
+        r#""a.CS""#,
+        r#""b.can""#,
+        r#""b.CanEncr""#,
+        r#""a.py""#,
+        r#"".py""#,
+        r#""a.vtesttree.YAML""#,
+        r#""a.vtesttree.yaml.cs""#,
+        r#""a\n.cs""#,
+        r#""a\u2028.py""#,
+        r#""\u0061""#,
+        r#""é.cs""#,
+        "1",
+        "null",
+        "{}",
+        "[]",
+    ];
+    assert_verdicts(&schemas, &payloads);
+}
+
+/// Numbers whose value is not asked for (skipped, or under a `type` that
+/// decides alone) are read for their syntax only, and in full where
+/// serde_json could refuse them (an exponent, a float past `f64`'s range).
+#[test]
+fn numbers_read_for_their_syntax_give_jsonschemas_verdict() {
+    let schemas = [
+        json!({"type": "number"}),
+        json!({"type": "string"}),
+        json!({"type": ["string", "number"]}),
+        json!({"type": "integer"}),
+        json!({"type": ["integer", "string"]}),
+        json!({"properties": {"a": {"type": "string"}}}),
+        json!({"items": {"type": "number"}}),
+        json!({"items": {"type": "number", "maximum": 2}}),
+    ];
+    let long = "9".repeat(301);
+    let longer = "9".repeat(400);
+    let tiny = format!("0.{}1", "0".repeat(400));
+    let numbers = [
+        "0",
+        "-0",
+        "7",
+        "-7",
+        "0.5",
+        "-0.25",
+        "1.",
+        "01",
+        "-",
+        "-a",
+        "1e5",
+        "1E+3",
+        "1e-3",
+        "1e",
+        "1e400",
+        "-1e400",
+        "1.5e308",
+        "2e308",
+        "0.1234567890123456789",
+        &long,
+        &longer,
+        &tiny,
+        "18446744073709551616",
+        "1.0",
+        "3",
+    ];
+    let mut payloads = Vec::new();
+    for n in numbers {
+        payloads.push(n.to_string());
+        payloads.push(format!("[{n}]"));
+        payloads.push(format!("[1, {n}, 2]"));
+        payloads.push(format!(r#"{{"a": "s", "b": {n}}}"#));
+        payloads.push(format!(r#"{{"b": {n}, "a": 1}}"#));
+    }
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    assert_verdicts(&schemas, &payloads);
+}

@@ -74,6 +74,7 @@ mod pattern;
 mod refs;
 mod resources;
 mod strings;
+mod switch;
 
 pub(in crate::json) use self::pattern::KeyPattern;
 
@@ -89,6 +90,7 @@ pub(super) use self::node::{
     exact_f64, Bound, Kind, Member, Node, Probe, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
     NUMBER, OBJECT, STRING,
 };
+pub(super) use self::switch::Switch;
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
 /// pass without building a `serde_json::Value`, allocating nothing on a
@@ -206,6 +208,7 @@ impl JsonPlan {
         let mut plan = plan;
         plan.condense_in_place_cycles()?;
         plan.flatten();
+        plan.merge_folded_branches();
         plan.fallbacks = plan.count_fallbacks();
         for node in &mut plan.nodes {
             node.finish();
@@ -233,6 +236,10 @@ impl JsonPlan {
             let one = indexing::index(&plan.nodes, &node.one_of).map(Box::new);
             plan.nodes[id].any_index = any;
             plan.nodes[id].one_index = one;
+        }
+        for id in 0..plan.nodes.len() {
+            let switches = switch::switches(&plan.nodes, &plan.nodes[id].all_of).map(Box::new);
+            plan.nodes[id].all_switches = switches;
         }
         Ok(plan)
     }

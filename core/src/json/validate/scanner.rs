@@ -226,6 +226,14 @@ impl JsonPlan {
                 self.string(node, text, sc)
             }
             Some(b'-' | b'0'..=b'9') => {
+                if node.numeric.is_none()
+                    && node.choice.is_none()
+                    && (node.types & NUMBER != 0 || node.types & INTEGER == 0)
+                {
+                    // The type alone decides: the value is not needed.
+                    cur.skip_number().map_err(|NotJson| Stop::NotJson)?;
+                    return Ok(node.types & NUMBER != 0);
+                }
                 let n = Number::from(cur.number().map_err(|NotJson| Stop::NotJson)?);
                 let typed = node.types & NUMBER != 0
                     || (node.types & INTEGER != 0
@@ -435,13 +443,12 @@ fn leaf(types: u8, draft4_integers: bool, cur: &mut Cursor<'_>, depth: usize) ->
     match cur.peek() {
         Some(b'"') => cur.string().map(|_| types & STRING != 0),
         Some(b'-' | b'0'..=b'9') => {
+            if types & NUMBER != 0 || types & INTEGER == 0 {
+                // The type alone decides: the value is not needed.
+                cur.skip_number().map_err(|NotJson| Stop::NotJson)?;
+                return Ok(types & NUMBER != 0);
+            }
             let n = cur.number().map_err(|NotJson| Stop::NotJson)?;
-            if types & NUMBER != 0 {
-                return Ok(true);
-            }
-            if types & INTEGER == 0 {
-                return Ok(false);
-            }
             let n = Number::from(n);
             Ok(if draft4_integers {
                 n.is_written_as_integer()

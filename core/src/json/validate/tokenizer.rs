@@ -379,11 +379,50 @@ impl<'a> Cursor<'a> {
         })
     }
 
+    /// Reads a number token whose value is not asked for, checking only
+    /// that serde_json reads it: its syntax, and, where serde_json could
+    /// refuse it (an exponent, or more than 300 integer digits: a float
+    /// past `f64`'s range), [`Cursor::number`]'s whole reading. Neither
+    /// the significand nor a float is computed on the common path.
+    #[inline]
+    pub(crate) fn skip_number(&mut self) -> Result<(), NotJson> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        let mut i = start + usize::from(bytes.get(start) == Some(&b'-'));
+        let integer = i;
+        match bytes.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                i += 1;
+                while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => return Err(NotJson),
+        }
+        let integer_digits = i - integer;
+        if bytes.get(i) == Some(&b'.') {
+            i += 1;
+            let fraction = i;
+            while matches!(bytes.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+            if i == fraction {
+                return Err(NotJson);
+            }
+        }
+        if integer_digits > 300 || matches!(bytes.get(i), Some(b'e' | b'E')) {
+            return self.number().map(drop);
+        }
+        self.pos = i;
+        Ok(())
+    }
+
     /// Reads one value, checking only that it is JSON.
     pub(crate) fn skip(&mut self, depth: usize) -> Scan<()> {
         match self.peek() {
             Some(b'"') => self.string().map(drop),
-            Some(b'-' | b'0'..=b'9') => self.number().map(drop).map_err(|NotJson| Stop::NotJson),
+            Some(b'-' | b'0'..=b'9') => self.skip_number().map_err(|NotJson| Stop::NotJson),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),

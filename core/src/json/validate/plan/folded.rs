@@ -32,6 +32,8 @@ const MAX_WORDS: usize = 4096;
 /// The longest word (in bytes): a text is lowered into a buffer this long
 /// on the stack.
 const MAX_LEN: usize = 128;
+/// The most words [`Folded::disjoint`] compares, pair by pair.
+const MAX_DISJOINT: usize = 512;
 /// The most characters a class of non-letters expands to.
 const MAX_CLASS: usize = 16;
 
@@ -113,53 +115,129 @@ impl Folded {
         })
     }
 
+    /// One pattern matching exactly the texts some of `all` match, when
+    /// they are anchored alike (and, for `^.*word$`, leave out the same
+    /// characters before the word) and spell at most [`MAX_WORDS`] words
+    /// together: a text then matches one of them exactly when it spells
+    /// one of their words where the anchor puts it.
+    pub(super) fn union(all: &[&Folded]) -> Option<Folded> {
+        let (first, rest) = all.split_first()?;
+        if !rest.iter().all(|f| first.joins(f)) {
+            return None;
+        }
+        let words: Vec<Box<str>> = all
+            .iter()
+            .flat_map(|f| f.words.iter().map(Box::from))
+            .collect();
+        if words.len() > MAX_WORDS {
+            return None;
+        }
+        let mut lengths: Vec<usize> = all.iter().flat_map(|f| f.lengths.iter().copied()).collect();
+        lengths.sort_unstable();
+        lengths.dedup();
+        Some(Folded {
+            anchor: first.anchor,
+            words: Strings::new(words),
+            lengths: lengths.into(),
+            before: first.before.clone(),
+        })
+    }
+
+    /// Whether `self` and `other` are anchored alike (and leave out the
+    /// same characters before a final word): [`Folded::union`] takes them.
+    pub(super) fn joins(&self, other: &Folded) -> bool {
+        self.anchor == other.anchor && self.before == other.before
+    }
+
+    /// Whether no text matches two of `all` (anchored alike, as
+    /// [`Folded::union`] takes them): no word of one is another's word, or
+    /// for a word at the text's start (end), a prefix (suffix) of
+    /// another's. Told for at most [`MAX_DISJOINT`] words in all; `false`
+    /// past that.
+    pub(super) fn disjoint(all: &[&Folded]) -> bool {
+        let words: Vec<(usize, &[u8])> = all
+            .iter()
+            .enumerate()
+            .flat_map(|(i, f)| f.words.iter().map(move |w| (i, w.as_bytes())))
+            .collect();
+        if words.len() > MAX_DISJOINT {
+            return false;
+        }
+        let anchor = all.first().map_or(Anchor::Whole, |f| f.anchor);
+        let overlap = |a: &[u8], b: &[u8]| match anchor {
+            Anchor::Whole => a == b,
+            Anchor::Start => a.starts_with(b) || b.starts_with(a),
+            Anchor::End => a.ends_with(b) || b.ends_with(a),
+        };
+        words.iter().enumerate().all(|(at, &(i, a))| {
+            words[at + 1..]
+                .iter()
+                .all(|&(j, b)| i == j || !overlap(a, b))
+        })
+    }
+
     /// Whether `text` matches.
     #[inline]
     pub(in crate::json::validate) fn is_match(&self, text: &str) -> bool {
-        let text = text.as_bytes();
+        let bytes = text.as_bytes();
         let mut lowered = [0u8; MAX_LEN];
+        // The longest word (at most `MAX_LEN`): no more of the text is read.
+        let longest = self.lengths.last().copied().unwrap_or(0);
         match self.anchor {
             Anchor::Whole => {
-                let len = text.len();
+                let len = bytes.len();
                 if len > MAX_LEN || !self.lengths.contains(&len) {
                     return false;
                 }
-                lower(text, &mut lowered[..len]);
+                lower(bytes, &mut lowered[..len]);
                 self.words.contains_bytes(&lowered[..len])
             }
             Anchor::Start => {
-                let n = text.len().min(MAX_LEN);
-                lower(&text[..n], &mut lowered[..n]);
+                let n = bytes.len().min(longest);
+                lower(&bytes[..n], &mut lowered[..n]);
                 self.lengths
                     .iter()
                     .take_while(|&&len| len <= n)
                     .any(|&len| self.words.contains_bytes(&lowered[..len]))
             }
             Anchor::End => {
-                let n = text.len().min(MAX_LEN);
-                lower(&text[text.len() - n..], &mut lowered[..n]);
+                let n = bytes.len().min(longest);
+                lower(&bytes[bytes.len() - n..], &mut lowered[..n]);
                 let ends = |len: usize| self.words.contains_bytes(&lowered[n - len..n]);
+                let mut lengths = self.lengths.iter().take_while(|&&len| len <= n);
                 match &self.before {
-                    None => self
-                        .lengths
-                        .iter()
-                        .take_while(|&&len| len <= n)
-                        .any(|&len| ends(len)),
-                    Some(excluded) => {
-                        self.lengths
-                            .iter()
-                            .take_while(|&&len| len <= n)
-                            .any(|&len| {
-                                // A word's bytes start a character: the text
-                                // before it is whole characters.
-                                ends(len)
-                                    && std::str::from_utf8(&text[..text.len() - len])
-                                        .is_ok_and(|before| !before.contains(&excluded[..]))
-                            })
-                    }
+                    None => lengths.any(|&len| ends(len)),
+                    // A word's bytes start a character (a lowered byte
+                    // that is not ASCII is the text's own): the text
+                    // before it is whole characters.
+                    Some(excluded) => lengths.any(|&len| {
+                        ends(len)
+                            && text
+                                .get(..text.len() - len)
+                                .is_some_and(|before| !holds_any(before, excluded))
+                    }),
                 }
             }
         }
+    }
+}
+
+/// Whether `text` holds any of `chars` (a few): its bytes scanned for
+/// their first bytes, the text from a candidate on checked by characters.
+#[inline]
+fn holds_any(text: &str, chars: &[char]) -> bool {
+    let mut firsts = [0u8; 16];
+    if chars.len() > firsts.len() {
+        return text.contains(chars);
+    }
+    let firsts = &mut firsts[..chars.len()];
+    for (first, c) in firsts.iter_mut().zip(chars) {
+        *first = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
+    }
+    // A first byte is never a continuation byte: `at` starts a character.
+    match text.bytes().position(|b| firsts.contains(&b)) {
+        None => false,
+        Some(at) => text[at..].contains(chars),
     }
 }
 

@@ -26,7 +26,9 @@
 
 use std::collections::HashMap;
 
-use super::node::{Kind, Member, Node, ALL_TYPES, INTEGER, NUMBER};
+use super::folded::Folded;
+use super::node::{Kind, Member, Node, ALL_TYPES, INTEGER, NUMBER, STRING};
+use super::pattern::Pattern;
 use super::JsonPlan;
 
 /// The most `allOf` members one node absorbs.
@@ -54,6 +56,96 @@ impl JsonPlan {
         for node in &mut self.nodes {
             settle(node);
         }
+    }
+
+    /// An `anyOf`'s branches that are nothing but a folded `pattern`
+    /// ([`Folded`], `^[Ee][Ss]2017(\\.[Ii][Nn][Tt][Ll])?$`, each of
+    /// `tsconfig`'s 30-odd `lib` branches) and one `type`, the same for
+    /// each, become one branch matching their words' union
+    /// ([`Folded::union`]): a string matches some of them exactly when it
+    /// matches the union, and any other value of their type passes every
+    /// one of them and the union alike. The text is then lowered and
+    /// looked up once instead of once per branch.
+    ///
+    /// A `oneOf` counts the branches that pass: its folded branches merge
+    /// when no text matches two of them ([`Folded::disjoint`]: file
+    /// suffixes, `^.*\\.[Cc][Ss]$` beside `^.*\\.[Pp][Yy]$`) and no value
+    /// but a string reaches them (their type is `string`, or the node's
+    /// own `type` is, which fails any other value before its `oneOf` is
+    /// read): a string then passes one of them or none, as it passes the
+    /// union or not.
+    pub(super) fn merge_folded_branches(&mut self) {
+        for id in 0..self.nodes.len() {
+            let parent = &self.nodes[id];
+            let strings_only = parent.kind == Kind::Check && parent.types & !STRING == 0;
+            let any_of = std::mem::take(&mut self.nodes[id].any_of);
+            let any_of = self.merge_folded(any_of, None);
+            self.nodes[id].any_of = any_of;
+            let one_of = std::mem::take(&mut self.nodes[id].one_of);
+            let one_of = self.merge_folded(one_of, Some(strings_only));
+            self.nodes[id].one_of = one_of;
+        }
+    }
+
+    /// [`JsonPlan::merge_folded_branches`] on one keyword's `branches`:
+    /// `oneOf` when `one_of` is set, telling whether its node's own `type`
+    /// fails every value but a string.
+    fn merge_folded(&mut self, mut branches: Vec<u32>, one_of: Option<bool>) -> Vec<u32> {
+        if branches.len() < 2 {
+            return branches;
+        }
+        // Branches of one type and one anchor, by their positions.
+        let mut groups: Vec<(u8, Vec<usize>)> = Vec::new();
+        for (at, &b) in branches.iter().enumerate() {
+            let Some((types, folded)) = folded_only(&self.nodes[b as usize]) else {
+                continue;
+            };
+            let joins = |positions: &Vec<usize>| {
+                folded_only(&self.nodes[branches[positions[0]] as usize])
+                    .is_some_and(|(_, first)| first.joins(folded))
+            };
+            match groups
+                .iter_mut()
+                .find(|(t, positions)| *t == types && joins(positions))
+            {
+                Some((_, positions)) => positions.push(at),
+                None => groups.push((types, vec![at])),
+            }
+        }
+        let mut dropped = Vec::new();
+        for (types, positions) in groups {
+            if positions.len() < 2 {
+                continue;
+            }
+            let folded: Vec<&Folded> = positions
+                .iter()
+                .filter_map(
+                    |&at| match self.nodes[branches[at] as usize].pattern.as_deref() {
+                        Some(Pattern::Folded(folded)) => Some(&**folded),
+                        _ => None,
+                    },
+                )
+                .collect();
+            let Some(union) = Folded::union(&folded) else {
+                continue;
+            };
+            if let Some(strings_only) = one_of {
+                if !(strings_only || types & !STRING == 0) || !Folded::disjoint(&folded) {
+                    continue;
+                }
+            }
+            let mut merged = self.nodes[branches[positions[0]] as usize].clone();
+            merged.pattern = Some(Box::new(Pattern::Folded(Box::new(union))));
+            branches[positions[0]] = self.nodes.len() as u32;
+            self.nodes.push(merged);
+            dropped.extend_from_slice(&positions[1..]);
+        }
+        let mut at = 0;
+        branches.retain(|_| {
+            at += 1;
+            !dropped.contains(&(at - 1))
+        });
+        branches
     }
 
     /// Every reference to a node that is nothing but one `$ref` (or a
@@ -398,6 +490,21 @@ fn and_types(a: u8, b: u8) -> u8 {
 }
 
 /// A node's kind and `only_in_place` from what it now holds.
+/// The types and the pattern of a node that asserts nothing but them, the
+/// pattern folded ([`Folded`]); `None` for any other node.
+fn folded_only(node: &Node) -> Option<(u8, &Folded)> {
+    let Some(Pattern::Folded(folded)) = node.pattern.as_deref() else {
+        return None;
+    };
+    if node.kind != Kind::Check {
+        return None;
+    }
+    let mut rest = node.clone();
+    rest.pattern = None;
+    rest.types = ALL_TYPES;
+    rest.asserts_nothing().then_some((node.types, &**folded))
+}
+
 fn settle(node: &mut Node) {
     if node.kind != Kind::Check {
         return;
@@ -414,6 +521,38 @@ fn settle(node: &mut Node) {
 mod tests {
     use super::*;
     use crate::json::validate::plan::{ARRAY, OBJECT, STRING};
+
+    #[test]
+    fn folded_branches_merge_where_a_lookup_keeps_the_verdict() {
+        let branches = |schema: serde_json::Value| {
+            let plan = JsonPlan::compile(&schema, true).unwrap();
+            let root = &plan.nodes[plan.root as usize];
+            (root.any_of.len(), root.one_of.len())
+        };
+        let any = serde_json::json!({"type": "string", "anyOf": [
+            {"enum": ["ES5"]}, {"pattern": "^[Ee][Ss][567]$"},
+            {"pattern": "^[Ee][Ss]2015(\\.[Cc][Oo][Rr][Ee])?$"}, {"pattern": "^[Dd][Oo][Mm]$"}
+        ]});
+        assert_eq!(branches(any), (2, 0));
+        // Another type, another anchor: apart.
+        let mixed = serde_json::json!({"anyOf": [
+            {"type": "string", "pattern": "^[Aa]$"}, {"pattern": "^[Bb]$"},
+            {"pattern": "^[Cc]$"}, {"pattern": "^[Dd]"}
+        ]});
+        assert_eq!(branches(mixed), (3, 0));
+        let suffixes = serde_json::json!({"type": "string", "oneOf": [
+            {"pattern": "^.*\\.[Cc][Ss]$"}, {"pattern": "^.*\\.[Pp][Yy]$"},
+            {"pattern": "^.*\\.vtesttree.[yY][aA][mM][lL]$"}
+        ]});
+        assert_eq!(branches(suffixes), (0, 2));
+        // A text may end with both; a number passes both untyped branches.
+        let overlapping = serde_json::json!({"type": "string", "oneOf": [
+            {"pattern": "[Ss]$"}, {"pattern": "\\.[Cc][Ss]$"}
+        ]});
+        assert_eq!(branches(overlapping), (0, 2));
+        let untyped = serde_json::json!({"oneOf": [{"pattern": "^[Aa]$"}, {"pattern": "^[Bb]$"}]});
+        assert_eq!(branches(untyped), (0, 2));
+    }
 
     #[test]
     fn types_intersect_with_integer_inside_number() {

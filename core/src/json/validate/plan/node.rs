@@ -4,6 +4,7 @@ use super::branches::Branches;
 use super::format::{Format, Quick};
 use super::pattern::Pattern;
 use super::strings::Strings;
+use super::switch::Switches;
 
 /// Type bits of [`Node::types`].
 pub(in crate::json::validate) const NULL: u8 = 1;
@@ -239,6 +240,9 @@ pub(in crate::json::validate) struct Node {
     /// value other than it fails the node (read by the branch indexes,
     /// [`Branches`]).
     pub(in crate::json::validate) literal: Option<Strings>,
+    /// The `allOf` read with its `if`/`then` members on one object member
+    /// as switches ([`Switches`]), when it has such members.
+    pub(in crate::json::validate) all_switches: Option<Box<Switches>>,
 }
 
 /// A node of nothing but one property (`properties` of one name, that
@@ -273,6 +277,7 @@ impl Node {
             choice: None,
             strings: None,
             literal: None,
+            all_switches: None,
             integers: None,
             compound_choice: false,
             extra: None,

@@ -4,11 +4,12 @@
 //! key points to, the candidates its keys or a scalar's value leave.
 
 use crate::json::validate::plan::{
-    keyed, Branches, JsonPlan, Keyed, Node, EXACT, NO_BRANCH, NUMBER, OBJECT, STRING,
+    keyed, Branches, JsonPlan, Keyed, Node, Switch, EXACT, NO_BRANCH, NUMBER, OBJECT, STRING,
 };
 use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
 
 use super::scratch::Scratch;
+use super::tape::{last_member, Last};
 use super::value_type;
 
 /// An indexed `anyOf` or `oneOf` as its reads take it: the index, the
@@ -105,6 +106,39 @@ pub(super) fn pick<'p>(
     })
 }
 
+/// What a [`Switch`]'s member holds ([`JsonPlan::switch_on`]).
+enum Case {
+    /// No such member.
+    Absent,
+    /// A string without an escape: where its body lies, and its length.
+    Value(usize, usize),
+}
+
+/// The `then`s a switch applies, or its members read one by one.
+enum Either<A, V, M> {
+    Absent(A),
+    Value(V),
+    Members(M),
+}
+
+impl<A, V, M> Iterator for Either<A, V, M>
+where
+    A: Iterator<Item = u32>,
+    V: Iterator<Item = u32>,
+    M: Iterator<Item = u32>,
+{
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        match self {
+            Either::Absent(a) => a.next(),
+            Either::Value(v) => v.next(),
+            Either::Members(m) => m.next(),
+        }
+    }
+}
+
 impl JsonPlan {
     /// The applicators that read the value at `start` again; the cursor
     /// left after the value.
@@ -155,9 +189,40 @@ impl JsonPlan {
             *end = Some(cur.pos);
             Ok(ok)
         };
-        for &id in &node.all_of {
-            if !again(id, cur, sc, end)? {
-                return Ok(false);
+        match &node.all_switches {
+            Some(switches) if kind == OBJECT => {
+                for &id in &switches.rest {
+                    if !again(id, cur, sc, end)? {
+                        return Ok(false);
+                    }
+                }
+                for switch in &switches.switches {
+                    let told = self.switch_on(switch, start, cur, sc, depth, end)?;
+                    let thens = match told {
+                        Some(Case::Absent) => Either::Absent(switch.absent.iter().copied()),
+                        Some(Case::Value(at, len)) => {
+                            // SAFETY: `switch_on` checked these bytes to be
+                            // a string token's body, which is UTF-8.
+                            let bytes = cur.bytes;
+                            let text =
+                                unsafe { std::str::from_utf8_unchecked(&bytes[at..at + len]) };
+                            Either::Value(switch.cases(text))
+                        }
+                        None => Either::Members(switch.members.iter().copied()),
+                    };
+                    for id in thens {
+                        if !again(id, cur, sc, end)? {
+                            return Ok(false);
+                        }
+                    }
+                }
+            }
+            _ => {
+                for &id in &node.all_of {
+                    if !again(id, cur, sc, end)? {
+                        return Ok(false);
+                    }
+                }
             }
         }
         if !node.any_of.is_empty() {
@@ -262,6 +327,41 @@ impl JsonPlan {
             }
         }
         Ok(true)
+    }
+
+    /// What the object at `start` holds in a [`Switch`]'s member: nothing
+    /// (`Case::Absent`), a string written without an escape (its body's
+    /// place in the payload), or `None` when the bytes cannot tell (an
+    /// escaped key may be the name; a value of another kind, or escaped).
+    /// Reads the object's tape (recording it if none); `end` is set past
+    /// the object.
+    fn switch_on(
+        &self,
+        switch: &Switch,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<Option<Case>> {
+        let tape = self.tape_of(start, cur, sc, depth)?;
+        let tape = &sc.tapes[tape];
+        *end = Some(tape.end);
+        let bytes = cur.bytes;
+        let at = match last_member(bytes, &tape.entries, switch.name.as_bytes()) {
+            Last::Escaped => return Ok(None),
+            Last::Absent => return Ok(Some(Case::Absent)),
+            Last::Found(entry) => entry.value_at,
+        };
+        if bytes.get(at) != Some(&b'"') {
+            return Ok(None);
+        }
+        let mut value = Cursor { bytes, pos: at };
+        let text = value.string()?;
+        if text.escaped {
+            return Ok(None);
+        }
+        Ok(Some(Case::Value(at + 1, text.body.len())))
     }
 
     /// For an indexed `anyOf`/`oneOf` ([`Indexed`]) on an
