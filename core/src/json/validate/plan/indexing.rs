@@ -293,7 +293,7 @@ fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
         return Allowed::default();
     }
     let mut found = Allowed {
-        strings: node.strings.as_ref().or(node.literal.as_ref()),
+        strings: node.strings.as_ref().or(node.literal.as_deref()),
         integers: node.integers.as_deref(),
     };
     for &member in &node.all_of {

@@ -220,7 +220,8 @@ impl Builder<'_> {
                 "format" if value.is_string() => {}
                 "pattern" if value.is_string() => {
                     let pattern = value.as_str().unwrap_or_default();
-                    node.literal = literal_pattern(pattern).map(|s| Strings::new(vec![s]));
+                    node.literal =
+                        literal_pattern(pattern).map(|s| Box::new(Strings::new(vec![s])));
                     node.pattern = Some(Box::new(self.pattern(pattern, false)?));
                 }
                 // Not a string: `jsonschema` refuses the schema, and so

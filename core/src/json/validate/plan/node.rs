@@ -239,7 +239,8 @@ pub(in crate::json::validate) struct Node {
     /// The one string a `pattern` of the form `^literal$` matches: a string
     /// value other than it fails the node (read by the branch indexes,
     /// [`Branches`]).
-    pub(in crate::json::validate) literal: Option<Strings>,
+    /// (Boxed: read when the plan is built, not by the scanner.)
+    pub(in crate::json::validate) literal: Option<Box<Strings>>,
     /// The `allOf` read with its `if`/`then` members on one object member
     /// as switches ([`Switches`]), when it has such members.
     pub(in crate::json::validate) all_switches: Option<Box<Switches>>,
