@@ -34,6 +34,14 @@ use super::{MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
 /// The most evaluation steps one run takes.
 pub const MAX_STEPS: u64 = 1_000_000;
 
+/// An evaluation over a payload of more than [`MAX_STEPS`] /
+/// `BUDGET_PER_INPUT_NODE` nodes may take this many steps per node of it.
+/// Steps count the nodes of every value copied (a field read, a variable
+/// bound, `$` and `$$` taken whole), so the budget bounds the work and the
+/// memory of a rule that copies its input over and over, not only its
+/// operations.
+pub const BUDGET_PER_INPUT_NODE: u64 = 32;
+
 /// The deepest lambda calls nest.
 pub const MAX_CALL_DEPTH: usize = 24;
 
@@ -79,6 +87,10 @@ enum Node {
 struct LambdaDef {
     params: Vec<String>,
     body: Node,
+    /// Whether the body reads the context it was made in (`$`, a field,
+    /// `*`, or a lambda inside that does): one that does not captures
+    /// none.
+    reads_context: bool,
 }
 
 const BUILTINS: &[&str] = &[
@@ -518,7 +530,36 @@ impl Parser {
         self.expect("{")?;
         let body = self.expression(0)?;
         self.expect("}")?;
-        Ok(Node::Lambda(Arc::new(LambdaDef { params, body })))
+        let reads_context = reads_context(&body);
+        Ok(Node::Lambda(Arc::new(LambdaDef {
+            params,
+            body,
+            reads_context,
+        })))
+    }
+}
+
+/// Whether evaluating `node` may read its context (see
+/// [`LambdaDef::reads_context`]); the tree is at most [`MAX_EXPR_DEPTH`]
+/// deep.
+fn reads_context(node: &Node) -> bool {
+    match node {
+        Node::Var(name) => name.is_empty(),
+        Node::Name(_) | Node::Wildcard => true,
+        Node::Num(_) | Node::Str(_) | Node::Bool(_) | Node::Null => false,
+        Node::Path(a, b) | Node::Filter(a, b) | Node::Binary(_, a, b) | Node::Chain(a, b) => {
+            reads_context(a) || reads_context(b)
+        }
+        Node::Neg(a) | Node::Bind(_, a) => reads_context(a),
+        Node::Object(members) => members
+            .iter()
+            .any(|(k, v)| reads_context(k) || reads_context(v)),
+        Node::Array(items) | Node::Block(items) => items.iter().any(reads_context),
+        Node::Call(callee, args) => reads_context(callee) || args.iter().any(reads_context),
+        Node::Lambda(def) => def.reads_context,
+        Node::Cond(c, t, e) => {
+            reads_context(c) || reads_context(t) || e.as_deref().is_some_and(reads_context)
+        }
     }
 }
 
@@ -629,13 +670,14 @@ impl Jsonata {
     pub fn evaluate(&self, input: &Value) -> Result<Option<Value>, String> {
         let mut eval = Eval {
             steps: 0,
+            budget: budget_for(input),
             calls: 0,
             root: input,
             scopes: Vec::new(),
         };
         let env = Env::root();
         eval.scopes.push(env.clone());
-        let out = eval.eval(&self.root, &V::J(input.clone()), &env);
+        let out = eval.eval(&self.root, input, &env);
         for scope in eval.scopes.drain(..) {
             scope.vars.borrow_mut().clear();
         }
@@ -660,7 +702,9 @@ enum V {
 #[derive(Clone, Debug)]
 enum Func {
     Builtin(&'static str),
-    Lambda(Arc<LambdaDef>, Rc<Env>, Value),
+    /// A lambda, its scope, and the context it was made in (shared: a
+    /// call reads it, never copies it).
+    Lambda(Arc<LambdaDef>, Rc<Env>, Rc<Value>),
 }
 
 #[derive(Debug, Default)]
@@ -690,13 +734,48 @@ impl Env {
 }
 
 struct Eval<'i> {
+    /// Steps taken and nodes of input copied, against `budget`.
     steps: u64,
+    budget: u64,
     calls: usize,
     root: &'i Value,
     /// Every scope a variable was bound in, emptied when the run ends: a
     /// lambda bound in the scope it captures is a cycle of `Rc`s, which
     /// would never be freed.
     scopes: Vec<Rc<Env>>,
+}
+
+/// The budget of one evaluation over `input`: [`MAX_STEPS`], or
+/// [`BUDGET_PER_INPUT_NODE`] per node of the input when that is more, so
+/// that a rule copying a large payload a few times runs.
+fn budget_for(input: &Value) -> u64 {
+    let nodes = weight(input, u64::MAX);
+    MAX_STEPS.max(nodes.saturating_mul(BUDGET_PER_INPUT_NODE))
+}
+
+/// The nodes of `value` (a string of `n` bytes weighs `1 + n / 64`),
+/// counted until they pass `cap`.
+fn weight(value: &Value, cap: u64) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        total += match value {
+            Value::String(s) => 1 + s.len() as u64 / 64,
+            Value::Array(items) => {
+                stack.extend(items);
+                1
+            }
+            Value::Object(map) => {
+                stack.extend(map.values());
+                1
+            }
+            _ => 1,
+        };
+        if total > cap {
+            break;
+        }
+    }
+    total
 }
 
 fn num(n: f64) -> Result<Value, String> {
@@ -809,11 +888,35 @@ impl<'i> Eval<'i> {
     }
 
     fn step(&mut self) -> Result<(), String> {
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return Err(format!("the evaluation took more than {MAX_STEPS} steps"));
+        self.charge(1)
+    }
+
+    /// Counts `n` steps against the budget.
+    fn charge(&mut self, n: u64) -> Result<(), String> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.budget {
+            return Err(format!(
+                "the evaluation took more than {} steps (operations and nodes copied)",
+                self.budget
+            ));
         }
         Ok(())
+    }
+
+    /// A copy of `value`, its nodes counted against the budget first.
+    fn copy(&mut self, value: &Value) -> Result<Value, String> {
+        let left = self.budget.saturating_sub(self.steps);
+        self.charge(weight(value, left))?;
+        Ok(value.clone())
+    }
+
+    /// The values `field` found, their nodes counted against the budget.
+    fn copied(&mut self, out: Vec<Value>) -> Result<V, String> {
+        for value in &out {
+            let left = self.budget.saturating_sub(self.steps);
+            self.charge(weight(value, left).saturating_sub(1))?;
+        }
+        Ok(collapse(out))
     }
 
     fn built(&self, len: usize) -> Result<(), String> {
@@ -825,17 +928,26 @@ impl<'i> Eval<'i> {
         Ok(())
     }
 
-    fn eval(&mut self, node: &Node, ctx: &V, env: &Rc<Env>) -> Result<V, String> {
+    fn eval(&mut self, node: &Node, ctx: &Value, env: &Rc<Env>) -> Result<V, String> {
         self.step()?;
         Ok(match node {
             Node::Num(n) => V::J(num(*n)?),
             Node::Str(s) => V::J(Value::String(s.clone())),
             Node::Bool(b) => V::J(Value::Bool(*b)),
             Node::Null => V::J(Value::Null),
-            Node::Var(name) if name.is_empty() => ctx.clone(),
-            Node::Var(name) if name == "$" => V::J(self.root.clone()),
+            Node::Var(name) if name.is_empty() => V::J(self.copy(ctx)?),
+            Node::Var(name) if name == "$" => {
+                let root: &'i Value = self.root;
+                V::J(self.copy(root)?)
+            }
             Node::Var(name) => match env.get(name) {
-                Some(v) => v,
+                Some(v) => {
+                    if let V::J(value) = &v {
+                        let left = self.budget.saturating_sub(self.steps);
+                        self.charge(weight(value, left))?;
+                    }
+                    v
+                }
                 None if BUILTINS.contains(&name.as_str()) => V::F(Func::Builtin(
                     BUILTINS
                         .iter()
@@ -845,16 +957,13 @@ impl<'i> Eval<'i> {
                 )),
                 None => V::Undef,
             },
-            Node::Name(name) => match ctx {
-                V::J(value) => {
-                    let mut out = Vec::new();
-                    field(value, name, &mut out);
-                    collapse(out)
-                }
-                _ => V::Undef,
-            },
+            Node::Name(name) => {
+                let mut out = Vec::new();
+                field(ctx, name, &mut out);
+                self.copied(out)?
+            }
             Node::Wildcard => match ctx {
-                V::J(Value::Object(map)) => {
+                Value::Object(map) => {
                     let mut out = Vec::new();
                     for value in map.values() {
                         match value {
@@ -862,12 +971,12 @@ impl<'i> Eval<'i> {
                             other => out.push(other.clone()),
                         }
                     }
-                    collapse(out)
+                    self.copied(out)?
                 }
-                V::J(Value::Array(items)) => {
+                Value::Array(items) => {
                     let mut out = Vec::new();
                     for item in items {
-                        if let V::J(v) = self.eval(node, &V::J(item.clone()), env)? {
+                        if let V::J(v) = self.eval(node, item, env)? {
                             out.push(v);
                         }
                     }
@@ -876,17 +985,37 @@ impl<'i> Eval<'i> {
                 _ => V::Undef,
             },
             Node::Path(left, right) => {
-                let left = self.eval(left, ctx, env)?;
+                // `$.a` and `$$.a` read the context or the input where
+                // it is: no copy of the whole of it to take a part.
+                let root: &'i Value = self.root;
+                let whole = match &**left {
+                    Node::Var(name) if name.is_empty() => Some(ctx),
+                    Node::Var(name) if name == "$" => Some(root),
+                    _ => None,
+                };
                 let mut out = Vec::new();
-                for item in items_of(left) {
-                    self.step()?;
-                    match self.eval(right, &V::J(item), env)? {
+                let mut step = |this: &mut Self, item: &Value| -> Result<(), String> {
+                    this.step()?;
+                    match this.eval(right, item, env)? {
                         V::J(Value::Array(items)) => out.extend(items),
                         V::J(value) => out.push(value),
                         V::Undef => {}
                         V::F(_) => return Err("a path step gives a function".to_owned()),
                     }
-                    self.built(out.len())?;
+                    this.built(out.len())
+                };
+                match whole {
+                    Some(Value::Array(items)) => {
+                        for item in items {
+                            step(self, item)?;
+                        }
+                    }
+                    Some(value) => step(self, value)?,
+                    None => {
+                        for item in items_of(self.eval(left, ctx, env)?) {
+                            step(self, &item)?;
+                        }
+                    }
                 }
                 collapse(out)
             }
@@ -908,7 +1037,7 @@ impl<'i> Eval<'i> {
                 let mut out = Vec::new();
                 let count = items.len();
                 for (i, item) in items.into_iter().enumerate() {
-                    let verdict = self.eval(predicate, &V::J(item.clone()), env)?;
+                    let verdict = self.eval(predicate, &item, env)?;
                     let keep = match &verdict {
                         V::J(Value::Number(n)) => {
                             let n = n.as_f64().unwrap_or(f64::NAN).floor();
@@ -995,10 +1124,11 @@ impl<'i> Eval<'i> {
                 self.call(&f, values, ctx)?
             }
             Node::Lambda(def) => {
-                let input = match ctx {
-                    V::J(value) => value.clone(),
-                    _ => Value::Null,
-                };
+                let input = Rc::new(if def.reads_context {
+                    self.copy(ctx)?
+                } else {
+                    Value::Null
+                });
                 V::F(Func::Lambda(def.clone(), env.clone(), input))
             }
             Node::Cond(cond, then, otherwise) => {
@@ -1108,7 +1238,7 @@ impl<'i> Eval<'i> {
         })
     }
 
-    fn call(&mut self, f: &V, args: Vec<V>, ctx: &V) -> Result<V, String> {
+    fn call(&mut self, f: &V, args: Vec<V>, ctx: &Value) -> Result<V, String> {
         match f {
             V::F(Func::Lambda(def, env, input)) => {
                 self.calls += 1;
@@ -1125,7 +1255,7 @@ impl<'i> Eval<'i> {
                         vars.insert(param.clone(), args.next().unwrap_or(V::Undef));
                     }
                 }
-                let out = self.eval(&def.body, &V::J(input.clone()), &scope);
+                let out = self.eval(&def.body, input, &scope);
                 self.calls -= 1;
                 out
             }
@@ -1137,16 +1267,16 @@ impl<'i> Eval<'i> {
         }
     }
 
-    /// Calls `f` with as many of `args` as it takes.
-    fn apply(&mut self, f: &V, args: Vec<V>, ctx: &V) -> Result<V, String> {
-        let args = match f {
-            V::F(Func::Lambda(def, ..)) => args.into_iter().take(def.params.len()).collect(),
-            _ => args,
-        };
-        self.call(f, args, ctx)
+    /// A copy of an object's members, counted against the budget.
+    fn copy_map(&mut self, map: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+        let mut out = Map::new();
+        for (k, v) in map {
+            out.insert(k.clone(), self.copy(v)?);
+        }
+        Ok(out)
     }
 
-    fn builtin(&mut self, name: &str, args: Vec<V>, ctx: &V) -> Result<V, String> {
+    fn builtin(&mut self, name: &str, args: Vec<V>, ctx: &Value) -> Result<V, String> {
         let mut args = args.into_iter();
         let mut arg = || args.next().unwrap_or(V::Undef);
         let wrong = |what: &str, v: &V| Err(format!("${name} needs {what}, not {}", type_name(v)));
@@ -1183,18 +1313,27 @@ impl<'i> Eval<'i> {
                 };
                 let mut kept = Map::new();
                 let mut each = Vec::new();
-                let whole = Value::Object(map.clone());
+                // The object itself, the third argument, only for a
+                // function that takes it (a copy a member otherwise).
+                let arity = takes(&f);
+                let whole = if arity > 2 {
+                    Some(Value::Object(self.copy_map(&map)?))
+                } else {
+                    None
+                };
                 for (k, v) in map {
                     self.step()?;
-                    let result = self.apply(
-                        &f,
-                        vec![
-                            V::J(v.clone()),
-                            V::J(Value::String(k.clone())),
-                            V::J(whole.clone()),
-                        ],
-                        ctx,
-                    )?;
+                    let mut args = Vec::with_capacity(arity.min(3));
+                    if arity > 0 {
+                        args.push(V::J(self.copy(&v)?));
+                    }
+                    if arity > 1 {
+                        args.push(V::J(Value::String(k.clone())));
+                    }
+                    if let Some(whole) = &whole {
+                        args.push(V::J(self.copy(whole)?));
+                    }
+                    let result = self.call(&f, args, ctx)?;
                     if name == "sift" {
                         if truthy(&result) {
                             kept.insert(k, v);
@@ -1219,19 +1358,28 @@ impl<'i> Eval<'i> {
                     return Ok(V::Undef);
                 }
                 let items = items_of(items);
-                let whole = Value::Array(items.clone());
+                let arity = takes(&f);
+                let whole = if arity > 2 {
+                    let whole = Value::Array(items.clone());
+                    self.charge(weight(&whole, u64::MAX))?;
+                    Some(whole)
+                } else {
+                    None
+                };
                 let mut out = Vec::new();
                 for (i, item) in items.into_iter().enumerate() {
                     self.step()?;
-                    let result = self.apply(
-                        &f,
-                        vec![
-                            V::J(item.clone()),
-                            V::J(Value::from(i)),
-                            V::J(whole.clone()),
-                        ],
-                        ctx,
-                    )?;
+                    let mut args = Vec::with_capacity(arity.min(3));
+                    if arity > 0 {
+                        args.push(V::J(self.copy(&item)?));
+                    }
+                    if arity > 1 {
+                        args.push(V::J(Value::from(i)));
+                    }
+                    if let Some(whole) = &whole {
+                        args.push(V::J(self.copy(whole)?));
+                    }
+                    let result = self.call(&f, args, ctx)?;
                     if name == "map" {
                         if let V::J(value) = result {
                             out.push(value);
@@ -1317,7 +1465,16 @@ impl<'i> Eval<'i> {
                 }
                 let mut acc: Option<f64> = None;
                 for item in &items {
-                    let n = as_num(&V::J(item.clone()), &format!("${name}"))?.unwrap_or(0.0);
+                    let n = match item {
+                        Value::Number(n) => n.as_f64(),
+                        other => {
+                            return Err(format!(
+                                "${name} needs a number, not {}",
+                                type_name(&V::J(other.clone()))
+                            ))
+                        }
+                    }
+                    .unwrap_or(0.0);
                     acc = Some(match (acc, name) {
                         (None, _) => n,
                         (Some(a), "sum") => a + n,
@@ -1443,6 +1600,15 @@ impl<'i> Eval<'i> {
             },
             other => return Err(format!("${other} is not a function this guard knows")),
         })
+    }
+}
+
+/// How many arguments a function is handed: a lambda its parameters (at
+/// most 3, what the higher-order functions pass), a built-in all 3.
+fn takes(f: &V) -> usize {
+    match f {
+        V::F(Func::Lambda(def, ..)) => def.params.len().min(3),
+        _ => 3,
     }
 }
 
@@ -1586,6 +1752,59 @@ mod tests {
         // Too long.
         let long = format!("'{}'", "a".repeat(5000));
         assert!(Jsonata::compile(&long).unwrap_err().contains("bytes"));
+    }
+
+    #[test]
+    fn copying_the_input_over_and_over_is_bounded() {
+        // A copy of the whole input per item: the product of the two,
+        // counted against the budget node by node.
+        let items: Vec<Value> = (0..2000).map(|i| json!({"n": i, "s": "abc"})).collect();
+        let input = json!({"items": items});
+        for expr in [
+            "$map(items, function($i) {$$})",
+            "$map(items, function($i) {$})",
+            "items.($$.items)",
+            "$count(items.($x := $$; $x))",
+        ] {
+            let error = Jsonata::compile(expr)
+                .unwrap()
+                .evaluate(&input)
+                .expect_err(expr);
+            assert!(error.contains("steps"), "{expr}: {error}");
+        }
+        // A rule over a large input gets a budget in proportion: a rename
+        // over 50,000 members runs.
+        let wide: Map<String, Value> = (0..50_000).map(|i| (format!("k{i}"), json!(i))).collect();
+        let out = run(
+            "$merge([$sift($, function($v, $k) {$k != 'k0'}), {'first': $.'k0'}])",
+            Value::Object(wide),
+        )
+        .unwrap();
+        assert_eq!(out.as_object().unwrap().len(), 50_000);
+        assert_eq!(out["first"], json!(0));
+    }
+
+    #[test]
+    fn a_lambda_reads_the_context_it_was_made_in() {
+        let input = json!({"limit": 2, "items": [{"n": 1}, {"n": 3}]});
+        assert_eq!(
+            run("$filter(items, function($i) {$i.n < limit})", input.clone()),
+            Some(json!({"n": 1}))
+        );
+        assert_eq!(
+            run(
+                "$map(items, function($i, $k, $all) {$count($all)})",
+                input.clone()
+            ),
+            Some(json!([2, 2]))
+        );
+        assert_eq!(
+            run(
+                "$sift($, function($v, $k, $o) {$k = 'limit' and $count($keys($o)) = 2})",
+                input
+            ),
+            Some(json!({"limit": 2}))
+        );
     }
 
     fn run_err(expr: &str) -> String {
