@@ -15,6 +15,17 @@ pub(crate) fn get(client: &Client, path: &str, accept: &str) -> Result<protocol:
     match answer.status() {
         200 => Ok(answer),
         404 => Err(Miss::Missing),
-        status => Err(Miss::Transient(format!("GET {path}: HTTP {status}"))),
+        status => Err(Miss::Transient(match refusal(answer.body()) {
+            Some(why) => format!("GET {path}: HTTP {status}: {why}"),
+            None => format!("GET {path}: HTTP {status}"),
+        })),
     }
+}
+
+/// The `message` of a refusal's JSON body (the native API's and
+/// Confluent's both have one), clipped.
+fn refusal(body: &[u8]) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let message = value.get("message")?.as_str()?;
+    Some(dataschema_core::clip(message, 400))
 }

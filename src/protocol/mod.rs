@@ -88,6 +88,17 @@ pub mod header {
     pub const CONTRACT: &str = "dataschema-contract";
 }
 
+/// The largest [`header::CONTRACT`] value, in bytes: 32 KiB. HTTP
+/// clients bound an answer's headers (`ureq`, this crate's client: 64 KiB
+/// for all of them; Node's `http`: 16 KiB; a proxy such as nginx: its
+/// `proxy_buffer_size`, 4 or 8 KiB unless raised), and past the bound they
+/// fail with their own words, or not at all. A server does not send a
+/// longer one: it refuses the read naming the size (`contract_too_large`),
+/// and [`SchemaAnswer::parse`] refuses a longer one it is sent
+/// ([`AnswerError::ContractTooLarge`]). A version whose rules need more
+/// is read through Confluent's API (the contract in the body) or bundled.
+pub const MAX_CONTRACT_HEADER_BYTES: usize = 32 * 1024;
+
 /// The value of [`header::CONTRACT`] for `schema` (`None` when it carries
 /// no metadata and no rule set): `{"metadata": .., "ruleSet": ..}`, JSON
 /// in printable ASCII (a header value's alphabet; JSON's `\u` escapes
@@ -291,6 +302,9 @@ impl SchemaAnswer {
             schema = schema.with_references(references);
         }
         if let Some(value) = header(header::CONTRACT) {
+            if value.len() > MAX_CONTRACT_HEADER_BYTES {
+                return Err(AnswerError::ContractTooLarge { bytes: value.len() });
+            }
             let (metadata, rule_set) = parse_contract(value).ok_or(AnswerError::BadContract)?;
             schema = schema.with_metadata(metadata).with_rule_set(rule_set);
         }
@@ -365,6 +379,11 @@ pub enum AnswerError {
     /// [`header::CONTRACT`] is not a JSON object of `metadata` and
     /// `ruleSet` in Confluent's form.
     BadContract,
+    /// [`header::CONTRACT`] is longer than [`MAX_CONTRACT_HEADER_BYTES`].
+    ContractTooLarge {
+        /// Its length, in bytes.
+        bytes: usize,
+    },
     /// The body's digest is not the one announced.
     DigestMismatch {
         /// The body's digest.
@@ -403,6 +422,11 @@ impl fmt::Display for AnswerError {
             AnswerError::BadContract => {
                 f.write_str("Dataschema-Contract is not a JSON object of metadata and ruleSet")
             }
+            AnswerError::ContractTooLarge { bytes } => write!(
+                f,
+                "Dataschema-Contract is {bytes} bytes, more than the \
+                 {MAX_CONTRACT_HEADER_BYTES} a contract header may have"
+            ),
             AnswerError::DigestMismatch { body, announced } => write!(
                 f,
                 "the body's digest is {body}, Dataschema-Digest says {announced}"

@@ -180,3 +180,100 @@ fn the_contract_header_round_trips_and_refuses_what_is_not_one() {
         assert!(parse_contract(bad).is_none(), "{bad}");
     }
 }
+
+/// A contract longer than a header may carry
+/// (`protocol::MAX_CONTRACT_HEADER_BYTES`) is not sent as one: the native
+/// read of its version is refused naming the size and where else to read
+/// it, a guard's native fallback fails with those words (never a version
+/// read without its rules), Confluent's API still answers it in the body,
+/// and a client refuses such a header it is sent.
+#[test]
+fn a_contract_longer_than_a_header_carries_is_refused_with_its_size() {
+    use dataschema::protocol::{AnswerError, SchemaAnswer, MAX_CONTRACT_HEADER_BYTES};
+    let running = server::start();
+    // Rules of 3,000-byte expressions (each within a rule's bound), more
+    // of them than a header carries.
+    let expr = format!("message.id != '{}'", "x".repeat(3000));
+    let rules: Vec<serde_json::Value> = (0..12)
+        .map(|i| rule(&format!("long{i}"), &expr, "ERROR"))
+        .collect();
+    let registered = server::confluent(
+        "POST",
+        &running.url("/subjects/payments/versions"),
+        &json!({
+            "schema": r#"{"type": "object", "properties": {"id": {"type": "string"}}}"#,
+            "schemaType": "JSON",
+            "ruleSet": {"domainRules": rules},
+        }),
+    );
+    assert_eq!(registered.status, 200, "{}", registered.text());
+    let native = server::get(&running.url(&format!("/schemas/{URN}")));
+    assert_eq!(native.status, 500, "{}", native.text());
+    assert_eq!(native.json()["error"], "contract_too_large");
+    let message = native.json()["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains(URN) && message.contains(&MAX_CONTRACT_HEADER_BYTES.to_string()),
+        "{message}"
+    );
+    assert!(native.header("dataschema-contract").is_none());
+    // Confluent's API carries it in the body.
+    let confluent = server::get(&running.url("/subjects/payments/versions/1"));
+    assert_eq!(confluent.status, 200);
+    assert_eq!(
+        confluent.json()["ruleSet"]["domainRules"]
+            .as_array()
+            .unwrap()
+            .len(),
+        12
+    );
+    // The native fallback says why it has no schema (the error's
+    // source: the registry's words).
+    let error = fallback(&running, Api::Native)
+        .resolve(&URN.parse().unwrap())
+        .unwrap_err();
+    let mut words = error.to_string();
+    let mut source = std::error::Error::source(&error);
+    while let Some(cause) = source {
+        words.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    assert!(
+        words.contains("HTTP 500")
+            && words.contains("Dataschema-Contract header")
+            && words.contains(&MAX_CONTRACT_HEADER_BYTES.to_string()),
+        "{words}"
+    );
+    let by_confluent = fallback(
+        &running,
+        Api::Confluent {
+            namespace: "acme".into(),
+        },
+    )
+    .resolve(&URN.parse().unwrap())
+    .unwrap();
+    assert_eq!(by_confluent.rule_set().unwrap().domain_rules.len(), 12);
+
+    // A client refuses a longer header than the bound, before reading it.
+    let long = format!(
+        r#"{{"metadata": {{"properties": {{"x": "{}"}}}}}}"#,
+        "y".repeat(MAX_CONTRACT_HEADER_BYTES)
+    );
+    let schema = dataschema::Schema::json(URN.parse().unwrap(), "{}");
+    let answer = SchemaAnswer::parse(
+        |name| match name {
+            "dataschema-urn" => Some(URN),
+            "dataschema-language" => Some("jsonschema"),
+            "dataschema-digest" => Some(schema.digest()),
+            "dataschema-contract" => Some(long.as_str()),
+            _ => None,
+        },
+        b"{}".to_vec(),
+    );
+    match answer {
+        Err(error @ AnswerError::ContractTooLarge { bytes }) => {
+            assert_eq!(bytes, long.len());
+            assert!(error.to_string().contains("more than the 32768"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+}

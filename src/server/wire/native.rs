@@ -114,6 +114,10 @@ pub(crate) struct SchemaAnswer {
     etag: Box<str>,
     ok: HeaderMap,
     not_modified: HeaderMap,
+    /// Why the version cannot be answered here: its data contract is
+    /// longer than a header carries
+    /// ([`protocol::MAX_CONTRACT_HEADER_BYTES`]).
+    refused: Option<Box<str>>,
 }
 
 impl SchemaAnswer {
@@ -133,8 +137,24 @@ impl SchemaAnswer {
         if let Some(references) = protocol::references_header(schema.references()) {
             insert(&mut not_modified, REFERENCES, &references);
         }
+        let mut refused = None;
         if let Some(contract) = protocol::contract_header(schema) {
-            insert(&mut not_modified, CONTRACT, &contract);
+            if contract.len() > protocol::MAX_CONTRACT_HEADER_BYTES {
+                refused = Some(
+                    format!(
+                        "the data contract (metadata and ruleSet) of {} is {} bytes as a \
+                         Dataschema-Contract header, more than the {} an answer's header may \
+                         carry: read this version through the Confluent API, whose body holds \
+                         its contract, or bundle it",
+                        schema.urn(),
+                        contract.len(),
+                        protocol::MAX_CONTRACT_HEADER_BYTES
+                    )
+                    .into(),
+                );
+            } else {
+                insert(&mut not_modified, CONTRACT, &contract);
+            }
         }
         insert(&mut not_modified, DIGEST, schema.digest());
         insert(&mut not_modified, ID, &id.to_string());
@@ -146,6 +166,7 @@ impl SchemaAnswer {
             etag: etag.into(),
             ok,
             not_modified,
+            refused,
         }
     }
 
@@ -156,12 +177,22 @@ impl SchemaAnswer {
             .iter()
             .map(|(name, value)| name.as_str().len() + value.len())
             .sum();
-        self.etag.len() + 2 * headers
+        self.etag.len() + 2 * headers + self.refused.as_ref().map_or(0, |why| why.len())
     }
 
     /// The answer to a request with `request` headers: `304` when its
     /// `If-None-Match` names the ETag (or is `*`), else the bytes.
+    /// A version whose contract a header cannot carry is refused: `500`,
+    /// `contract_too_large`.
     pub(crate) fn respond(&self, request: &HeaderMap) -> Response {
+        if let Some(why) = &self.refused {
+            return NativeError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "contract_too_large",
+                why.to_string(),
+            )
+            .into_response();
+        }
         let not_modified = request
             .get_all(header::IF_NONE_MATCH)
             .iter()
