@@ -338,3 +338,118 @@ fn samples_run_through_every_rule_and_migration_at_build() {
         ],
     );
 }
+
+const SHIPMENT_JSON: &str = r##"{"type":"object","properties":{
+    "customer":{"$ref":"#/$defs/customer"},
+    "items":{"type":"array","items":{"type":"object","properties":{
+        "sku":{"type":"string"},"qty":{"type":"integer"}}}},
+    "extra":{"type":"object","additionalProperties":{"type":"string"}}},
+    "$defs":{"customer":{"type":"object","properties":{
+        "name":{"type":"string"},"email":{"type":"string"}}}}}"##;
+
+const SHIPMENT_AVRO: &str = r#"{"type":"record","name":"Shipment","namespace":"acme","fields":[
+    {"name":"customer","type":["null",{"type":"record","name":"Customer","fields":[
+        {"name":"name","type":"string"},{"name":"email","type":"string"}]}]},
+    {"name":"items","type":{"type":"array","items":{"type":"record","name":"Item","fields":[
+        {"name":"sku","type":"string"},{"name":"qty","type":"int"}]}}},
+    {"name":"extra","type":{"type":"map","values":"string"}}]}"#;
+
+/// A `CEL` rule naming a field below the root that the schema lacks (a
+/// nested record's field, an array item's through an index or a
+/// comprehension's variable) fails the build, naming the rule, the
+/// version, and the path it read; the fields the schema has, and parts
+/// the schema leaves open (a map's keys), pass.
+#[test]
+fn a_rule_reading_a_nested_field_the_schema_lacks_fails_the_build() {
+    for (file, schema, stem) in [
+        ("shipment.v1.json", SHIPMENT_JSON, "shipment.v1"),
+        ("shipment.v1.avsc", SHIPMENT_AVRO, "shipment.v1"),
+    ] {
+        let folder_with = |expr: &str| {
+            folder(&[
+                (
+                    "dataschema.toml",
+                    &manifest(stem, &[cel("check", "CONDITION", "CEL", expr, "")], ""),
+                ),
+                (file, schema),
+            ])
+        };
+        for good in [
+            "message.customer.email != ''",
+            "has(message.customer.name) && message.items.all(i, i.qty > 0)",
+            "message.items[0].sku != '' && message.extra.anything != ''",
+            "message.items.exists(i, i.sku == 'a'); size(message.items) > 0",
+        ] {
+            assert_eq!(
+                problems(folder_with(good).path()),
+                Vec::new(),
+                "{file}: {good}"
+            );
+        }
+        for (bad, read, missing) in [
+            (
+                "message.customer.emial != ''",
+                "message.customer.emial",
+                "in message.customer",
+            ),
+            (
+                "message.items.all(i, i.qyt > 0)",
+                "message.items[].qyt",
+                "in message.items[]",
+            ),
+            (
+                "message.items[0].skew == 'a'",
+                "message.items[].skew",
+                "in message.items[]",
+            ),
+        ] {
+            assert_problem(
+                folder_with(bad).path(),
+                file,
+                &["check", read, missing, "urn:acme:schema:shipment:1"],
+            );
+        }
+    }
+}
+
+/// The same for protobuf: a nested message's field, a repeated field's
+/// item, a map's value.
+#[cfg(feature = "protobuf")]
+#[test]
+fn a_rule_reading_a_nested_protobuf_field_the_message_lacks_fails_the_build() {
+    const SHIPMENT_PROTO: &str = "syntax = \"proto3\";\npackage acme;\n\
+        message Customer { string name = 1; string email = 2; }\n\
+        message Item { string sku = 1; int32 qty = 2; }\n\
+        message Shipment { Customer customer = 1; repeated Item items = 2; \
+        map<string, Item> by_sku = 3; }\n";
+    let folder_with = |expr: &str| {
+        folder(&[
+            (
+                "dataschema.toml",
+                &manifest(
+                    "shipment.v1",
+                    &[cel("check", "CONDITION", "CEL", expr, "")],
+                    "[roots]\n\"shipment.v1\" = \"acme.Shipment\"\n",
+                ),
+            ),
+            ("shipment.v1.proto", SHIPMENT_PROTO),
+        ])
+    };
+    for good in [
+        "message.customer.email != ''",
+        "message.items.all(i, i.qty > 0) && message.by_sku['a'].qty > 0",
+    ] {
+        assert_eq!(problems(folder_with(good).path()), Vec::new(), "{good}");
+    }
+    for (bad, read) in [
+        ("message.customer.emial != ''", "message.customer.emial"),
+        ("message.items.all(i, i.qyt > 0)", "message.items[].qyt"),
+        ("message.by_sku['a'].skew != ''", "message.by_sku[].skew"),
+    ] {
+        assert_problem(
+            folder_with(bad).path(),
+            "shipment.v1.proto",
+            &["check", read, "urn:acme:schema:shipment:1"],
+        );
+    }
+}

@@ -22,7 +22,7 @@ use serde_json::{Map, Number, Value};
 use super::model::{AvroSchema, Node, NodeId};
 use super::resolution::{json_float, latin1, zigzag};
 use super::values::MAX_DEPTH;
-use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading};
+use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading, ITEM};
 
 /// The most values one datum may decode into (items of zero bytes, such
 /// as `null`s, cost nothing on the wire).
@@ -92,6 +92,43 @@ impl PayloadForm for AvroForm {
             Node::Record(record) => record.fields.iter().map(|f| f.name.clone()).collect(),
             _ => BTreeSet::new(),
         }
+    }
+
+    fn missing_step(&self, path: &[&str]) -> Option<usize> {
+        // The types a step may be at: a union is each of its branches.
+        let mut at = vec![self.schema.root];
+        for (i, step) in path.iter().enumerate() {
+            let (mut next, mut records, mut opaque) = (Vec::new(), false, false);
+            let mut stack = at;
+            while let Some(id) = stack.pop() {
+                match self.schema.node(id) {
+                    Node::Union(branches) => stack.extend(branches.iter().copied()),
+                    Node::Null => {}
+                    Node::Record(record) => {
+                        records = true;
+                        next.extend(
+                            record
+                                .fields
+                                .iter()
+                                .filter(|field| field.name == *step)
+                                .map(|field| field.ty),
+                        );
+                    }
+                    Node::Array(items) if *step == ITEM => next.push(*items),
+                    Node::Map(values) => next.push(*values),
+                    // A selection on a primitive, an enum, `fixed` or an
+                    // array by name: no field name to check.
+                    _ => opaque = true,
+                }
+            }
+            if next.is_empty() {
+                return (records && !opaque).then_some(i);
+            }
+            next.sort_unstable();
+            next.dedup();
+            at = next;
+        }
+        None
     }
 }
 

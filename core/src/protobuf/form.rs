@@ -34,7 +34,7 @@ use prost_reflect::{
 };
 use serde_json::Value;
 
-use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading};
+use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading, ITEM};
 
 /// How deep nested messages are walked.
 const MAX_WALK_DEPTH: u32 = 100;
@@ -129,6 +129,48 @@ impl PayloadForm for ProtobufForm {
 
     fn root_fields(&self) -> BTreeSet<String> {
         self.message.fields().map(|f| f.name().to_owned()).collect()
+    }
+
+    fn missing_step(&self, path: &[&str]) -> Option<usize> {
+        /// What a step is at: a message, a repeated field's or a map's
+        /// elements, or a value with no fields to name.
+        enum At {
+            Message(MessageDescriptor),
+            Elements(Kind),
+            Other,
+        }
+        // A well-known type (`Timestamp`, wrappers) is bound as a value.
+        let kind = |kind: Kind| match kind {
+            Kind::Message(m) if !m.full_name().starts_with("google.protobuf.") => At::Message(m),
+            _ => At::Other,
+        };
+        let mut at = At::Message(self.message.clone());
+        for (i, step) in path.iter().enumerate() {
+            at = match at {
+                At::Message(_) if *step == ITEM => return None,
+                At::Message(message) => {
+                    let Some(field) = message.get_field_by_name(step) else {
+                        return Some(i);
+                    };
+                    if field.is_map() {
+                        match field.kind() {
+                            Kind::Message(entry) => {
+                                At::Elements(entry.map_entry_value_field().kind())
+                            }
+                            _ => At::Other,
+                        }
+                    } else if field.is_list() {
+                        At::Elements(field.kind())
+                    } else {
+                        kind(field.kind())
+                    }
+                }
+                // A map's value by its key, a list's item by `[]`.
+                At::Elements(element) => kind(element),
+                At::Other => return None,
+            };
+        }
+        None
     }
 }
 

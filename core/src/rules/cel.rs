@@ -75,28 +75,78 @@ impl Cel {
     }
 }
 
-/// The fields an expression selects of `message` (`message.amount`,
-/// `has(message.note)`), guard and body: what a build checks against the
-/// schema's fields.
-pub(crate) fn message_fields(expr: &str, split_guard: bool) -> Result<Vec<String>, String> {
+/// The paths an expression selects below `message`, guard and body, for
+/// the checks at build: `message.customer.email` is `customer`,
+/// `email`; an index (`message.items[0]`) or a comprehension's variable
+/// (`i` in `message.items.all(i, i.sku != '')`) steps into an array's
+/// item or a map's value ([`ITEM`](super::form::ITEM)). Every prefix of a
+/// path is one too.
+pub(crate) fn message_paths(expr: &str, split_guard: bool) -> Result<Vec<Vec<String>>, String> {
     let cel = Cel::compile(expr, split_guard)?;
     let mut out = Vec::new();
     for program in cel.guard.iter().chain([&cel.body]) {
-        selections(program.expression(), &mut out);
+        selections(program.expression(), &mut Vec::new(), &mut out);
     }
     out.sort();
     out.dedup();
     Ok(out)
 }
 
-fn selections(expr: &cel::IdedExpr, out: &mut Vec<String>) {
-    if let Expr::Select(select) = &expr.expr {
-        if matches!(&select.operand.expr, Expr::Ident(name) if name == "message") {
-            out.push(select.field.clone());
+/// Collects the paths below `message` (`bound`: the comprehension
+/// variables in scope, each with the path it stands for). The tree is at
+/// most [`MAX_EXPR_DEPTH`] deep (checked when compiled).
+fn selections(
+    expr: &cel::IdedExpr,
+    bound: &mut Vec<(String, Vec<String>)>,
+    out: &mut Vec<Vec<String>>,
+) {
+    if let Expr::Select(_) = &expr.expr {
+        if let Some(path) = path_of(expr, bound) {
+            out.push(path);
         }
     }
+    if let Expr::Comprehension(c) = &expr.expr {
+        selections(&c.iter_range, bound, out);
+        let before = bound.len();
+        if let Some(mut range) = path_of(&c.iter_range, bound) {
+            range.push(super::form::ITEM.to_owned());
+            if c.iter_var2.is_none() {
+                bound.push((c.iter_var.clone(), range));
+            }
+        }
+        for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+            selections(part, bound, out);
+        }
+        bound.truncate(before);
+        return;
+    }
     for child in children(&expr.expr) {
-        selections(child, out);
+        selections(child, bound, out);
+    }
+}
+
+/// The path below `message` that `expr` reads, if it reads one.
+fn path_of(expr: &cel::IdedExpr, bound: &[(String, Vec<String>)]) -> Option<Vec<String>> {
+    match &expr.expr {
+        Expr::Ident(name) if name == "message" && !bound.iter().any(|(b, _)| b == name) => {
+            Some(Vec::new())
+        }
+        Expr::Ident(name) => bound
+            .iter()
+            .rev()
+            .find(|(b, _)| b == name)
+            .map(|(_, path)| path.clone()),
+        Expr::Select(select) => {
+            let mut path = path_of(&select.operand, bound)?;
+            path.push(select.field.clone());
+            Some(path)
+        }
+        Expr::Call(call) if call.func_name == "_[_]" => {
+            let mut path = path_of(call.args.first()?, bound)?;
+            path.push(super::form::ITEM.to_owned());
+            Some(path)
+        }
+        _ => None,
     }
 }
 
@@ -155,7 +205,7 @@ fn compile_one(source: &str) -> Result<Program, String> {
             "the expression nests more than {MAX_EXPR_DEPTH} deep"
         ));
     }
-    check_comprehensions(program.expression(), &[])?;
+    check_comprehensions(program.expression(), &[], &[])?;
     Ok(program)
 }
 
@@ -209,8 +259,32 @@ fn children(expr: &Expr) -> Vec<&cel::IdedExpr> {
 /// one costs the product of their lists: refused, unless it ranges over
 /// a part of an enclosing one's element (`items.all(i, i.tags.exists(t,
 /// ..))`), whose lists together are no larger than the payload. A
-/// comprehension inside another's range is refused outright.
-fn check_comprehensions(expr: &cel::IdedExpr, enclosing: &[&str]) -> Result<(), String> {
+/// comprehension inside another's range is refused outright. Inside a
+/// comprehension, `+` may join the element's parts, literals and the
+/// accumulator, not a value from outside the element
+/// (`message.items.map(i, message.note + i.sku)` would build a copy of
+/// `note` per item: the product of two parts of the payload). `accus`
+/// are the enclosing comprehensions' accumulators.
+fn check_comprehensions(
+    expr: &cel::IdedExpr,
+    enclosing: &[&str],
+    accus: &[&str],
+) -> Result<(), String> {
+    if let Expr::Call(call) = &expr.expr {
+        if !enclosing.is_empty() && call.func_name == "_+_" {
+            for operand in &call.args {
+                if let Some(root) = root_ident(operand) {
+                    if !enclosing.contains(&root) && !accus.contains(&root) {
+                        return Err(format!(
+                            "inside a comprehension (all, exists, map, filter), `+` joins \
+                             {root}, a value from outside the element: its cost would be the \
+                             product of the list and that value"
+                        ));
+                    }
+                }
+            }
+        }
+    }
     match &expr.expr {
         Expr::Comprehension(c) => {
             if !enclosing.is_empty() {
@@ -234,14 +308,17 @@ fn check_comprehensions(expr: &cel::IdedExpr, enclosing: &[&str]) -> Result<(), 
             if let Some(second) = &c.iter_var2 {
                 inner.push(second);
             }
-            for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
-                check_comprehensions(part, &inner)?;
+            let mut builders: Vec<&str> = accus.to_vec();
+            builders.push(&c.accu_var);
+            check_comprehensions(&c.accu_init, enclosing, accus)?;
+            for part in [&c.loop_cond, &c.loop_step] {
+                check_comprehensions(part, &inner, &builders)?;
             }
-            Ok(())
+            check_comprehensions(&c.result, enclosing, &builders)
         }
         other => {
             for child in children(other) {
-                check_comprehensions(child, enclosing)?;
+                check_comprehensions(child, enclosing, accus)?;
             }
             Ok(())
         }
@@ -320,5 +397,33 @@ mod tests {
         assert!(Cel::compile(nested, true).is_ok());
         let built = "message.items.map(a, message.items).all(l, true)";
         assert!(Cel::compile(built, true).is_err());
+        // `+` inside a comprehension joins the element's parts, not a
+        // value from outside it (a copy of it per item).
+        let copies = "message.items.map(i, message.note + i.sku)";
+        assert!(Cel::compile(copies, true)
+            .unwrap_err()
+            .contains("outside the element"));
+        for fine in [
+            "message.items.map(i, i.sku + '-' + i.name)",
+            "message.items.all(i, i.quantity <= message.max)",
+            "message.items.map(i, i.quantity + 1)",
+            "message.note + '!'",
+        ] {
+            assert!(Cel::compile(fine, true).is_ok(), "{fine}");
+        }
+    }
+
+    #[test]
+    fn no_function_builds_a_list_or_string_from_a_number() {
+        // The crate's `lists.range` and `strings` extensions are not in
+        // the environment rules run in: a rule cannot build a list or a
+        // string larger than the payload from a literal.
+        for expr in [
+            "size(lists.range(1000000)) > 0",
+            "'ab'.repeat(1000000) != ''",
+        ] {
+            let outcome = run(expr, serde_json::json!({}));
+            assert!(outcome.is_err(), "{expr}");
+        }
     }
 }

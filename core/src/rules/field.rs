@@ -277,6 +277,157 @@ pub(crate) fn wildcard_match(name: &str, pattern: &str) -> bool {
     matches[tokens.len()]
 }
 
+/// The most schema nodes the build's walks of a JSON Schema visit (a
+/// schema whose `$ref`s branch can name more fields than that: the
+/// checks then say nothing rather than something wrong).
+const MAX_SCHEMA_VISITS: usize = 10_000;
+
+/// Every field of a JSON Schema document by its full name, as the walk
+/// at run time names it (`$.customer.email`; an array's items as
+/// `$.items[0].sku`), with its `confluent:tags`: for the checks at build.
+/// `None` when the schema names more fields than the walk visits.
+pub(crate) fn json_fields(root: &Value) -> Option<BTreeMap<String, Vec<String>>> {
+    let mut out = BTreeMap::new();
+    let mut visits = 0;
+    json_fields_at(root, root, "$", &mut out, &mut visits, 0).then_some(out)
+}
+
+fn json_fields_at(
+    root: &Value,
+    schema: &Value,
+    path: &str,
+    out: &mut BTreeMap<String, Vec<String>>,
+    visits: &mut usize,
+    depth: usize,
+) -> bool {
+    *visits += 1;
+    if *visits > MAX_SCHEMA_VISITS {
+        return false;
+    }
+    if depth > MAX_WALK_DEPTH {
+        return true;
+    }
+    let Some(object) = schema.as_object() else {
+        return true;
+    };
+    let mut complete = true;
+    let mut go = |next: &Value, path: &str, out: &mut BTreeMap<String, Vec<String>>| {
+        complete &= json_fields_at(root, next, path, out, visits, depth + 1);
+    };
+    if let Some(target) = local_ref(root, object) {
+        go(target, path, out);
+    }
+    for key in ["allOf", "anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = object.get(key) {
+            for branch in branches {
+                go(branch, path, out);
+            }
+        }
+    }
+    if let Some(Value::Object(properties)) = object.get("properties") {
+        for (name, property) in properties {
+            let full_name = format!("{path}.{name}");
+            out.entry(full_name.clone())
+                .or_default()
+                .extend(inline_tags(property));
+            go(property, &full_name, out);
+        }
+    }
+    if let Some(items) = object.get("items").filter(|items| items.is_object()) {
+        go(items, &format!("{path}[0]"), out);
+    }
+    complete
+}
+
+/// The target of a schema's local `$ref` (`#/...`).
+fn local_ref<'a>(root: &'a Value, object: &serde_json::Map<String, Value>) -> Option<&'a Value> {
+    let target = object.get("$ref")?.as_str()?.strip_prefix('#')?;
+    root.pointer(target)
+}
+
+/// Whether a `metadata.tags` path pattern matches some field of
+/// `fields` ([`json_fields`]): an index in the pattern (`[3]`) matches
+/// the walk's `[0]`.
+pub(crate) fn json_pattern_matches(fields: &BTreeMap<String, Vec<String>>, pattern: &str) -> bool {
+    let mut normal = String::with_capacity(pattern.len());
+    let mut rest = pattern;
+    while let Some(open) = rest.find('[') {
+        normal.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(']') {
+            normal.push('0');
+            rest = &rest[digits..];
+        }
+    }
+    normal.push_str(rest);
+    fields
+        .keys()
+        .any(|name| wildcard_match(name, pattern) || wildcard_match(name, &normal))
+}
+
+/// The first step of `path` (see `PayloadForm::missing_step`) naming no
+/// property of a JSON Schema document: a step below a schema that lists
+/// `properties` must be one of them (or match its `patternProperties`, or
+/// be taken by an `additionalProperties` schema); below one that lists
+/// none, nothing is checked.
+pub(crate) fn json_missing_step(root: &Value, path: &[&str]) -> Option<usize> {
+    let mut at: Vec<&Value> = vec![root];
+    for (i, step) in path.iter().enumerate() {
+        let (mut next, mut listed, mut open) = (Vec::new(), false, false);
+        let mut stack = at;
+        let mut visits = 0;
+        while let Some(schema) = stack.pop() {
+            visits += 1;
+            if visits > MAX_SCHEMA_VISITS {
+                return None;
+            }
+            let Some(object) = schema.as_object() else {
+                open |= schema != &Value::Bool(false);
+                continue;
+            };
+            if let Some(target) = local_ref(root, object) {
+                stack.push(target);
+            }
+            for key in ["allOf", "anyOf", "oneOf"] {
+                if let Some(Value::Array(branches)) = object.get(key) {
+                    stack.extend(branches);
+                }
+            }
+            if *step == super::form::ITEM {
+                match object.get("items") {
+                    Some(items) if items.is_object() => next.push(items),
+                    Some(_) => open = true,
+                    None => {}
+                }
+                match object.get("additionalProperties") {
+                    Some(values) if values.is_object() => next.push(values),
+                    _ => open |= !object.contains_key("properties"),
+                }
+                continue;
+            }
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                listed = true;
+                if let Some(property) = properties.get(*step) {
+                    next.push(property);
+                }
+            }
+            if object.contains_key("patternProperties")
+                || object
+                    .get("additionalProperties")
+                    .is_some_and(|more| more.is_object() || *more == Value::Bool(true))
+            {
+                open = true;
+            }
+        }
+        if next.is_empty() {
+            return (listed && !open).then_some(i);
+        }
+        at = next;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::wildcard_match;

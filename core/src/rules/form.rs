@@ -92,4 +92,24 @@ pub trait PayloadForm: Send + Sync + fmt::Debug {
     /// The top-level field names of the root record or message, as a
     /// `CEL` rule's `message.<name>` reads them.
     fn root_fields(&self) -> BTreeSet<String>;
+
+    /// The first step of `path` that names no field of the schema, for
+    /// the checks at build: `path` is what a `CEL` rule selects below
+    /// `message`, field names from the root record or message, [`ITEM`]
+    /// for an array's item or a map's value (`message.items[0].sku`,
+    /// or `i.sku` in `message.items.all(i, ..)`, is `items`, `[]`,
+    /// `sku`). `None` when every step names a field, or when the form
+    /// cannot say (a step below a value that is not a record or
+    /// message). This default knows the root's fields only.
+    fn missing_step(&self, path: &[&str]) -> Option<usize> {
+        let root = self.root_fields();
+        match path.first() {
+            Some(first) if *first != ITEM && !root.is_empty() && !root.contains(*first) => Some(0),
+            _ => None,
+        }
+    }
 }
+
+/// A step of a path (see [`PayloadForm::missing_step`]): an array's item
+/// or a map's value.
+pub const ITEM: &str = "[]";

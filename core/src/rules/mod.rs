@@ -129,12 +129,18 @@ pub fn check(schema: &Schema) -> Vec<RuleError> {
 }
 
 /// Checks a version's rules against its schema, as a build does, beyond
-/// [`check`]: a `CEL` rule's `message.<field>` names a field the root
-/// record or message has (JSON Schema: one of the root's `properties`,
-/// when it lists any); a `CEL_FIELD` rule's tags are carried by some
-/// field (in the schema, or by the version's `metadata.tags`); and, for
-/// Avro and protobuf (`form`), each `metadata.tags` path matches some
-/// field's full name. Each problem names its rule (or path).
+/// [`check`]: a `CEL` rule's selections below `message` name fields the
+/// schema has, at every level (`message.customer.email`, and `i.sku` in
+/// `message.items.all(i, ..)`; a JSON Schema's fields are the
+/// `properties` it lists, and a schema listing none, or taking others
+/// by `patternProperties` or `additionalProperties`, is not checked
+/// below); a `CEL_FIELD` rule's tags are carried by some field (in the
+/// schema, or by the version's `metadata.tags`); and each
+/// `metadata.tags` path matches some field's full name (Avro and
+/// protobuf: the record's or message's full name and the field's,
+/// `acme.Order.email`; JSON Schema: the path from the root,
+/// `$.customer.email`, `$.items[0].sku`). Each problem names its rule
+/// (or path) and where in the expression.
 pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<RuleError> {
     let mut problems = Vec::new();
     let metadata_tags = schema
@@ -145,33 +151,39 @@ pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<Rul
         Language::JsonSchema => serde_json::from_slice(schema.bytes()).ok(),
         _ => None,
     };
-    // The root's fields, and every tag some field carries.
-    let (root, fields): (Option<BTreeSet<String>>, BTreeMap<String, Vec<String>>) =
-        match (&document, form) {
-            (Some(doc), _) => {
-                let root = doc
-                    .get("properties")
-                    .and_then(Value::as_object)
-                    .map(|p| p.keys().cloned().collect());
-                let mut tags = BTreeMap::new();
-                json_tags(doc, "$", &mut tags, 0);
-                (root, tags)
-            }
-            (None, Some(form)) => (Some(form.root_fields()), form.fields()),
-            (None, None) => (None, BTreeMap::new()),
-        };
-    let mut carried: BTreeSet<&str> = fields.values().flatten().map(String::as_str).collect();
+    // Every field by its full name, with its tags; `None` when the
+    // schema's fields cannot all be listed.
+    let fields: Option<BTreeMap<String, Vec<String>>> = match (&document, form) {
+        (Some(doc), _) => field::json_fields(doc),
+        (None, Some(form)) => Some(form.fields()),
+        (None, None) => None,
+    };
+    let mut carried: BTreeSet<&str> = fields
+        .iter()
+        .flat_map(|fields| fields.values().flatten())
+        .map(String::as_str)
+        .collect();
     for (pattern, tags) in &metadata_tags {
-        let matched = fields
-            .keys()
-            .any(|name| field::wildcard_match(name, pattern));
-        if form.is_some() && document.is_none() && !matched {
+        let matched = match (&fields, &document) {
+            (None, _) => true,
+            (Some(fields), Some(_)) => field::json_pattern_matches(fields, pattern),
+            (Some(fields), None) => fields
+                .keys()
+                .any(|name| field::wildcard_match(name, pattern)),
+        };
+        if let (false, Some(fields)) = (matched, &fields) {
+            let naming = if document.is_some() {
+                "by their path from the root"
+            } else {
+                "by their record's full name"
+            };
             problems.push(RuleError::new(
                 None,
                 format!(
-                    "metadata.tags path {:?} matches no field of the schema (its fields are \
-                     named by their record's full name: {})",
+                    "metadata.tags path {:?} matches no field of {} (its fields are named \
+                     {naming}: {})",
                     crate::text::clip(pattern, 120),
+                    schema.urn(),
                     fields
                         .keys()
                         .take(6)
@@ -181,7 +193,7 @@ pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<Rul
                 ),
             ));
         }
-        if matched || document.is_some() {
+        if matched {
             carried.extend(tags.iter().map(String::as_str));
         }
     }
@@ -192,31 +204,14 @@ pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<Rul
         let Ok(rule) = Rule::from_json(value) else {
             continue; // `check` reports it
         };
-        let split_guard = rule
-            .params()
-            .get("cel.ignore.guard.separator")
-            .is_none_or(|yes| !yes.eq_ignore_ascii_case("true"));
         match (rule.rule_type(), rule.expr()) {
             #[cfg(feature = "cel")]
             ("CEL", Some(expr)) => {
-                let (Some(root), Ok(named)) = (&root, cel::message_fields(expr, split_guard))
-                else {
-                    continue;
-                };
-                for name in named.iter().filter(|n| !root.contains(*n)) {
-                    problems.push(RuleError::new(
-                        Some(rule.name()),
-                        format!(
-                            "expr {:?} reads message.{name}, a field {} does not have",
-                            crate::text::clip(expr, 120),
-                            schema.urn()
-                        ),
-                    ));
-                }
+                problems.extend(unknown_fields(schema, &rule, expr, document.as_ref(), form));
             }
             ("CEL_FIELD", _)
                 if !rule.tags().is_empty()
-                    && (root.is_some() || form.is_some())
+                    && fields.is_some()
                     && rule
                         .tags()
                         .iter()
@@ -234,40 +229,71 @@ pub fn check_against(schema: &Schema, form: Option<&dyn PayloadForm>) -> Vec<Rul
             }
             _ => {}
         }
-        let _ = split_guard;
     }
     problems
 }
 
-/// Every `confluent:tags` of a JSON Schema document, by the path of the
-/// property carrying it (bounded in depth).
-fn json_tags(node: &Value, path: &str, out: &mut BTreeMap<String, Vec<String>>, depth: usize) {
-    if depth > 32 {
-        return;
-    }
-    match node {
-        Value::Object(map) => {
-            if let Some(Value::Array(tags)) = map.get("confluent:tags") {
-                out.entry(path.to_owned())
-                    .or_default()
-                    .extend(tags.iter().filter_map(Value::as_str).map(str::to_owned));
+/// The selections of a `CEL` rule's `expr` below `message` that name a
+/// field the schema does not have, one problem each.
+#[cfg(feature = "cel")]
+fn unknown_fields(
+    schema: &Schema,
+    rule: &Rule,
+    expr: &str,
+    document: Option<&Value>,
+    form: Option<&dyn PayloadForm>,
+) -> Vec<RuleError> {
+    let split_guard = rule
+        .params()
+        .get("cel.ignore.guard.separator")
+        .is_none_or(|yes| !yes.eq_ignore_ascii_case("true"));
+    let Ok(paths) = cel::message_paths(expr, split_guard) else {
+        return Vec::new(); // `check` reports it
+    };
+    let shown = |steps: &[&str]| {
+        steps.iter().fold("message".to_owned(), |mut out, step| {
+            if *step == form::ITEM {
+                out.push_str("[]");
+            } else {
+                out.push('.');
+                out.push_str(step);
             }
-            for (key, child) in map {
-                let at = if key == "properties" {
-                    path.to_owned()
-                } else {
-                    format!("{path}.{key}")
-                };
-                json_tags(child, &at, out, depth + 1);
-            }
+            out
+        })
+    };
+    let mut reported = BTreeSet::new();
+    let mut problems = Vec::new();
+    for path in &paths {
+        let steps: Vec<&str> = path.iter().map(String::as_str).collect();
+        let missing = match (document, form) {
+            (Some(doc), _) => field::json_missing_step(doc, &steps),
+            (None, Some(form)) => form.missing_step(&steps),
+            (None, None) => None,
+        };
+        let Some(at) = missing else {
+            continue;
+        };
+        // A missing field is reported once, not once a path below it.
+        if !reported.insert(steps[..=at].to_vec()) {
+            continue;
         }
-        Value::Array(items) => {
-            for item in items {
-                json_tags(item, path, out, depth + 1);
-            }
-        }
-        _ => {}
+        let place = if at == 0 {
+            "at its root".to_owned()
+        } else {
+            format!("in {}", shown(&steps[..at]))
+        };
+        problems.push(RuleError::new(
+            Some(rule.name()),
+            format!(
+                "expr {:?} reads {}, and {} has no field {:?} {place}",
+                crate::text::clip(expr, 120),
+                shown(&steps[..=at]),
+                schema.urn(),
+                steps[at],
+            ),
+        ));
     }
+    problems
 }
 
 /// A rule compiled for its executor.
@@ -770,7 +796,7 @@ impl ReadRules {
             match outcome {
                 Ok(cel::Eval::Guarded) => Ok(()),
                 Ok(cel::Eval::Value(result)) => {
-                    *value = cel_to_json(&result, 0).map_err(|why| {
+                    *value = cel_to_json(&result).map_err(|why| {
                         (
                             site.path.to_owned(),
                             format!("{} rule {}: {why}", rule.rule_type(), rule.name()),
@@ -814,7 +840,7 @@ impl ReadRules {
             Ok(cel::Eval::Guarded) => Ok(()),
             Ok(cel::Eval::Value(::cel::Value::Null)) => Err(failed("gives no message".to_owned())),
             Ok(cel::Eval::Value(result)) => {
-                *message = cel_to_json(&result, 0).map_err(failed)?;
+                *message = cel_to_json(&result).map_err(failed)?;
                 Ok(())
             }
             Err(why) => Err(failed(format!(
@@ -863,7 +889,7 @@ impl ReadRules {
                 match outcome {
                     Ok(cel::Eval::Guarded) => Ok(()),
                     Ok(cel::Eval::Value(result)) => {
-                        let value = cel_to_json(&result, 0).map_err(|why| (at(), why))?;
+                        let value = cel_to_json(&result).map_err(|why| (at(), why))?;
                         replaced.push((field.pointer.to_owned(), value));
                         Ok(())
                     }
@@ -946,14 +972,33 @@ fn same_tagged_transform(rule: &Rule, later: &Rule) -> bool {
         && rule.tags() == later.tags()
 }
 
-/// A CEL value as JSON, for a transform's result. Bytes, functions and
-/// opaque values have no JSON form here: the transform fails.
+/// The largest result a `CEL` transform may give, in JSON nodes (a string
+/// of `n` bytes weighs `1 + n / 64`): a list the crate shares between its
+/// items (`message.items.map(i, message)`) is written out once per item.
+pub const MAX_RESULT_NODES: u64 = 1 << 22;
+
+/// A CEL value as JSON, for a transform's result, at most
+/// [`MAX_RESULT_NODES`]. Bytes, functions and opaque values have no JSON
+/// form here: the transform fails.
 #[cfg(feature = "cel")]
-fn cel_to_json(value: &::cel::Value, depth: usize) -> Result<Value, String> {
+fn cel_to_json(value: &::cel::Value) -> Result<Value, String> {
+    let mut left = MAX_RESULT_NODES;
+    cel_to_json_within(value, 0, &mut left)
+}
+
+#[cfg(feature = "cel")]
+fn cel_to_json_within(value: &::cel::Value, depth: usize, left: &mut u64) -> Result<Value, String> {
     use ::cel::Value as C;
     if depth > MAX_EXPR_DEPTH * 4 {
         return Err("the result nests too deep".to_owned());
     }
+    let weight = match value {
+        C::String(s) => 1 + s.len() as u64 / 64,
+        _ => 1,
+    };
+    *left = left.checked_sub(weight).ok_or_else(|| {
+        format!("the result is larger than the {MAX_RESULT_NODES} nodes a transform may give")
+    })?;
     Ok(match value {
         C::Null => Value::Null,
         C::Bool(b) => Value::Bool(*b),
@@ -966,7 +1011,7 @@ fn cel_to_json(value: &::cel::Value, depth: usize) -> Result<Value, String> {
         C::List(items) => Value::Array(
             items
                 .iter()
-                .map(|item| cel_to_json(item, depth + 1))
+                .map(|item| cel_to_json_within(item, depth + 1, left))
                 .collect::<Result<_, _>>()?,
         ),
         C::Map(map) => {
@@ -976,7 +1021,7 @@ fn cel_to_json(value: &::cel::Value, depth: usize) -> Result<Value, String> {
                     ::cel::objects::Key::String(s) => s.to_string(),
                     other => format!("{other:?}"),
                 };
-                out.insert(key, cel_to_json(value, depth + 1)?);
+                out.insert(key, cel_to_json_within(value, depth + 1, left)?);
             }
             Value::Object(out)
         }
@@ -1006,5 +1051,84 @@ fn judge(rule: &Rule, outcome: Result<cel::Eval, String>) -> Result<(), String> 
             rule.name(),
             crate::text::clip(&why, 200)
         )),
+    }
+}
+
+#[cfg(all(test, feature = "cel"))]
+mod tests {
+    use super::*;
+    use crate::contract::RuleSet;
+    use crate::Urn;
+
+    fn transform(expr: &str) -> ReadRules {
+        let rules = serde_json::json!({"domainRules": [{
+            "name": "t", "kind": "TRANSFORM", "type": "CEL", "mode": "READ", "expr": expr
+        }]});
+        let urn: Urn = "urn:acme:schema:t:1".parse().unwrap();
+        let schema = Schema::json(urn, r#"{"type": "object"}"#)
+            .with_rule_set(Some(RuleSet::from_json(&rules).unwrap()));
+        ReadRules::compile(&schema).unwrap().unwrap()
+    }
+
+    #[test]
+    fn json_metadata_tag_paths_must_match_a_field() {
+        let schema = r##"{"type": "object", "properties": {
+            "customer": {"$ref": "#/$defs/c"},
+            "items": {"type": "array", "items": {"properties": {"sku": {"type": "string"}}}}},
+            "$defs": {"c": {"properties": {"email": {"type": "string"}}}}}"##;
+        let check = |tags: Value| {
+            let urn: Urn = "urn:acme:schema:t:1".parse().unwrap();
+            let metadata = crate::contract::Metadata::from_json(&serde_json::json!({"tags": tags}));
+            let schema = Schema::json(urn, schema).with_metadata(Some(metadata.unwrap()));
+            check_against(&schema, None)
+                .into_iter()
+                .map(|problem| problem.to_string())
+                .collect::<Vec<_>>()
+        };
+        for good in [
+            "$.customer.email",
+            "$.items[0].sku",
+            "$.items[7].sku",
+            "$.items[*].sku",
+            "**.email",
+            "$.customer",
+        ] {
+            assert_eq!(
+                check(serde_json::json!({good: ["PII"]})),
+                Vec::<String>::new(),
+                "{good}"
+            );
+        }
+        for bad in ["$.customer.emial", "$.items.sku", "email"] {
+            let problems = check(serde_json::json!({bad: ["PII"]}));
+            assert_eq!(problems.len(), 1, "{bad}: {problems:?}");
+            assert!(
+                problems[0].contains(bad) && problems[0].contains("urn:acme:schema:t:1"),
+                "{problems:?}"
+            );
+            assert!(problems[0].contains("$.customer.email"), "{problems:?}");
+        }
+    }
+
+    #[test]
+    fn a_transforms_result_is_bounded_in_size() {
+        // The crate shares `message` between the items of the list the
+        // rule builds; written out, it is a copy per item.
+        let items: Vec<Value> = (0..3000).map(|i| serde_json::json!({"n": i})).collect();
+        let payload = serde_json::to_vec(&serde_json::json!({"items": items})).unwrap();
+        let rules = transform("{'copies': message.items.map(i, message)}");
+        let refused = rules.transform_bytes(&payload).unwrap_err();
+        let RuleOutcome::Refused(failure) = *refused else {
+            panic!("{refused:?}");
+        };
+        assert!(
+            failure.message.contains("larger than the"),
+            "{}",
+            failure.message
+        );
+        // A result of the payload's own size is written.
+        let same = transform("{'items': message.items.map(i, i)}");
+        let written = same.transform_bytes(&payload).unwrap().unwrap();
+        assert_eq!(written, payload);
     }
 }
