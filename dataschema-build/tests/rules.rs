@@ -453,3 +453,46 @@ fn a_rule_reading_a_nested_protobuf_field_the_message_lacks_fails_the_build() {
         );
     }
 }
+
+/// A JSON Schema version's `[tags]` paths name its fields by their path
+/// from the root (`$.customer.email`, `$.items[0].sku`, as the guard's
+/// walk names them): one matching no field fails the build naming it and
+/// the version; patterns with wildcards and indexes that match pass.
+#[test]
+fn json_tag_paths_matching_no_field_fail_the_build() {
+    let rule = cel(
+        "notEmpty",
+        "CONDITION",
+        "CEL_FIELD",
+        "value != ''",
+        "\"PII\"",
+    );
+    let with_tags = |tags: &str| {
+        folder(&[
+            (
+                "dataschema.toml",
+                &(manifest("shipment.v1", std::slice::from_ref(&rule), "")
+                    + &format!("\n[tags.\"shipment.v1\"]\n{tags}\n")),
+            ),
+            ("shipment.v1.json", SHIPMENT_JSON),
+        ])
+    };
+    for good in [
+        "\"$.customer.email\" = [\"PII\"]",
+        "\"$.items[*].sku\" = [\"PII\"]",
+        "\"$.items[3].sku\" = [\"PII\"]",
+        "\"**.name\" = [\"PII\"]",
+    ] {
+        assert_eq!(problems(with_tags(good).path()), Vec::new(), "{good}");
+    }
+    let typo = with_tags("\"$.customer.emial\" = [\"PII\"]");
+    assert_problem(
+        typo.path(),
+        "shipment.v1.json",
+        &[
+            "$.customer.emial",
+            "urn:acme:schema:shipment:1",
+            "matches no field",
+        ],
+    );
+}
