@@ -1114,7 +1114,10 @@ mod tests {
     fn a_transforms_result_is_bounded_in_size() {
         // The crate shares `message` between the items of the list the
         // rule builds; written out, it is a copy per item.
-        let items: Vec<Value> = (0..3000).map(|i| serde_json::json!({"n": i})).collect();
+        // 500 items of 22 nodes: 500 copies of the message pass the bound.
+        let items: Vec<Value> = (0..500)
+            .map(|i| serde_json::json!({"n": i, "a": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]}))
+            .collect();
         let payload = serde_json::to_vec(&serde_json::json!({"items": items})).unwrap();
         let rules = transform("{'copies': message.items.map(i, message)}");
         let refused = rules.transform_bytes(&payload).unwrap_err();
