@@ -3,7 +3,9 @@
 # guard's instructions over the bare path's (`serde_json` + `jsonschema`)
 # for the same calls, and their geometric mean; then two floors over the
 # bare path: the guard on the schema `true` (reading the bytes, checking
-# nothing) and `serde_json::from_slice::<IgnoredAny>`. Instruction counts
+# nothing) and `serde_json::from_slice::<IgnoredAny>`; for the order event,
+# the guard with the validator generated from its plan (`codegen = true`),
+# on a line of its own (stderr). Instruction counts
 # do not move with the machine's load, unlike the timed summary.
 #
 #   benches/json_corpus_instructions.sh [CALLS] [SCHEMA...]
@@ -37,12 +39,17 @@ import re, sys
 name, engine = sys.argv[1], sys.argv[2]
 counts = {}
 for line in sys.stdin:
-    m = re.match(r"\s*([\d,]+)\s.*json_corpus::(instructions_bare|instructions_guard|instructions_floor|instructions_ignored)\b", line)
+    m = re.match(r"\s*([\d,]+)\s.*json_corpus::(instructions_bare|instructions_guard|instructions_generated|instructions_floor|instructions_ignored)\b", line)
     if m:
         counts[m.group(2)] = int(m.group(1).replace(",", ""))
 bare, guard = counts["instructions_bare"], counts["instructions_guard"]
 floor, ignored = counts["instructions_floor"], counts["instructions_ignored"]
 print(f"{name:<24} {engine:<34} {bare:>14,} {guard:>14,} {guard / bare:>7.3f} {floor / bare:>7.3f} {ignored / bare:>7.3f}")
+if "instructions_generated" in counts:
+    generated = counts["instructions_generated"]
+    print(f"{name}: generated (codegen) {generated:,} instructions: {generated / bare:.3f} of bare, "
+          f"{generated / guard:.3f} of the guard, {generated / ignored:.3f} of from_slice::<IgnoredAny>",
+          file=sys.stderr)
 ' "$name" "$engine"
 done | tee "$out/table"
 python3 -c '

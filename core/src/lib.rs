@@ -171,7 +171,22 @@ pub mod validate {
     /// refuse the schema, which the guard then validates with `jsonschema`.
     #[cfg(feature = "json")]
     pub mod json_plan {
+        pub use crate::json::validate::codegen::GeneratedSource;
         pub use crate::json::validate::plan::{JsonPlan, PlanRefusal};
+    }
+
+    /// What the validators `dataschema-build` generates for bundled JSON
+    /// Schema versions call (`codegen = true` in the folder's manifest):
+    /// the scanner's tokenizer and the plan's checkers by node id.
+    ///
+    /// Hidden: the generated code's side of a contract with the generator
+    /// of the same version, no semver promise.
+    #[cfg(feature = "json")]
+    #[doc(hidden)]
+    pub mod generated {
+        pub use crate::json::validate::scanner::generated::{
+            Checks, Generated, Input, Miss, Numeral, Step, Text,
+        };
     }
 }
 
@@ -285,6 +300,8 @@ pub use crate::contract::{Metadata, Reference, RuleSet};
 pub use crate::error::{BoxError, Chain, Error, ErrorKind, ModeRefusal, Unresolved};
 pub use crate::level::Compatibility;
 pub use crate::resolver::Resolver;
+#[doc(hidden)]
+pub use crate::schema::GeneratedValidator;
 pub use crate::schema::{Bytes, IntoSchemaBytes, Language, Schema, MAX_SCHEMA_BYTES};
 pub use crate::urn::{Urn, UrnError};
 pub use crate::violation::{Violation, ViolationKind, MAX_VIOLATIONS};

@@ -94,7 +94,22 @@ struct Inner {
     digest: OnceLock<String>,
     /// References, metadata, rule set: `None` when the version has none.
     contract: Option<Box<Contract>>,
+    /// A validator generated for this version at `cargo build`
+    /// ([`Schema::with_generated`]).
+    generated: Option<Generated>,
 }
+
+/// A validator `dataschema-build` generated for a bundled version, as the
+/// bundle hands it over (the JSON validator's `validate::generated::
+/// Generated`, which checks that it fits the plan it is given).
+pub(crate) type Generated = &'static GeneratedValidator;
+
+/// What a bundle hands a [`Schema`] as its generated validator
+/// ([`Schema::with_generated`]): any value, `Send`, `Sync` and unwind safe
+/// (a schema is), which the JSON validator takes when it is its own type.
+#[doc(hidden)]
+pub type GeneratedValidator =
+    dyn std::any::Any + Send + Sync + std::panic::RefUnwindSafe + std::panic::UnwindSafe;
 
 /// What a version carries beside its bytes (see [`crate::contract`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -211,6 +226,7 @@ impl Schema {
                 root: root.map(Box::from),
                 digest: OnceLock::new(),
                 contract: None,
+                generated: None,
             }),
         }
     }
@@ -333,8 +349,26 @@ impl Schema {
         let mut schema = Schema::new(urn, self.language(), self.shared_bytes(), self.root());
         if let Some(inner) = Arc::get_mut(&mut schema.inner) {
             inner.contract = self.inner.contract.clone();
+            inner.generated = self.inner.generated;
         }
         schema
+    }
+
+    /// This schema with a validator generated for it at `cargo build`
+    /// (the bundle's code sets it; the validator is used only if it fits
+    /// the plan compiled from the bytes at run time).
+    #[doc(hidden)]
+    pub fn with_generated(&self, generated: &'static GeneratedValidator) -> Schema {
+        let mut schema = self.with_urn(self.urn().clone());
+        if let Some(inner) = Arc::get_mut(&mut schema.inner) {
+            inner.generated = Some(generated);
+        }
+        schema
+    }
+
+    /// The validator generated for this schema at `cargo build`, if any.
+    pub(crate) fn generated(&self) -> Option<Generated> {
+        self.inner.generated
     }
 
     fn with_contract(&self, change: impl FnOnce(&mut Contract)) -> Schema {

@@ -33,6 +33,11 @@ pub enum JsonEngine {
     /// `serde_json` and `jsonschema`, for a schema using something the
     /// scanner does not cover (or with duplicate keys refused).
     Jsonschema,
+    /// A validator generated from the scanner's plan at `cargo build`
+    /// (`codegen = true` in the bundled folder's manifest), then the
+    /// scanner: the generated code accepts the payloads it proves valid,
+    /// the scanner decides (and `jsonschema` reports) the rest.
+    Generated,
 }
 
 /// How payloads are checked; set on `dataschema::GuardBuilder`.

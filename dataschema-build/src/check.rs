@@ -31,6 +31,22 @@ pub struct Checked {
     /// The aliases the manifest gives versions read as (`[aliases."<name>.v<version>"]`),
     /// by URN, ordered as `sources`; a version given none is not listed.
     pub aliases: Vec<(Urn, Aliases)>,
+    /// With `codegen = true` in the manifest: the Rust code generated
+    /// from each JSON Schema version's scanner plan, by URN, for the
+    /// versions the generator covers (feature `json`).
+    pub generated: Vec<(Urn, GeneratedCode)>,
+}
+
+/// A validator generated from a version's scanner plan: Rust items for a
+/// module of their own, and the hash the plan compiled at run time must
+/// give again for them to be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedCode {
+    /// The module's items (`check`, the entry point, and a function per
+    /// subschema).
+    pub code: String,
+    /// The hash of `code`.
+    pub hash: u64,
 }
 
 impl Checked {
@@ -259,6 +275,11 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             }
         }
     }
+    let generated = if manifest.codegen {
+        generated(&sources, &validators)
+    } else {
+        Vec::new()
+    };
     if diagnostics.is_empty() {
         Ok(Checked {
             sources,
@@ -266,6 +287,7 @@ fn inspect(dir: &Path, compatibility: bool) -> Result<Checked, BundleError> {
             has_lock: lock.is_some(),
             modes,
             aliases,
+            generated,
         })
     } else {
         Err(BundleError { diagnostics })
@@ -288,4 +310,36 @@ impl Resolver for Folder {
     fn aliases(&self, urn: &Urn) -> Aliases {
         self.1.get(urn).cloned().unwrap_or_default()
     }
+}
+
+/// The code generated from each compiled JSON Schema version's plan, when
+/// the generator covers it.
+#[cfg(feature = "json")]
+fn generated(
+    sources: &[Source],
+    validators: &[Option<dataschema_core::validate::Compiled>],
+) -> Vec<(Urn, GeneratedCode)> {
+    sources
+        .iter()
+        .zip(validators)
+        .filter_map(|(source, validator)| {
+            let generated = validator.as_ref()?.generate()?;
+            Some((
+                source.schema.urn().clone(),
+                GeneratedCode {
+                    code: generated.code,
+                    hash: generated.hash,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Without the JSON validator there is no plan to generate code from.
+#[cfg(not(feature = "json"))]
+fn generated(
+    _sources: &[Source],
+    _validators: &[Option<dataschema_core::validate::Compiled>],
+) -> Vec<(Urn, GeneratedCode)> {
+    Vec::new()
 }

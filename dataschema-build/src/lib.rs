@@ -27,6 +27,8 @@
 #[cfg(feature = "avro")]
 mod avro;
 mod check;
+#[cfg(feature = "json")]
+mod codegen;
 mod diagnostic;
 mod discover;
 mod generate;
@@ -42,7 +44,9 @@ use std::path::{Path, PathBuf};
 
 use dataschema_core::{Schema, Urn};
 
-pub use self::check::{check, read, Checked};
+pub use self::check::{check, read, Checked, GeneratedCode};
+#[cfg(feature = "json")]
+pub use self::codegen::generate_json;
 pub use self::diagnostic::{BundleError, Diagnostic, DiagnosticKind};
 use self::lock::Lock;
 pub use self::lock::LOCK_FILE;
@@ -50,6 +54,12 @@ pub use self::manifest::MANIFEST_FILE;
 #[cfg(feature = "protox")]
 pub use self::proto::{compile_proto, proto_imports, ProtoImport, ProtoImports};
 pub use self::source::Source;
+/// The `serde_json` [`generate_json`] takes values of, for a build script
+/// that builds them (this repository's, which generates the JSON Schema
+/// Test Suite's schemas for its differential test).
+#[cfg(feature = "json")]
+#[doc(hidden)]
+pub use serde_json;
 
 /// The schemas of `dir`, checked as [`check()`] checks them: what the
 /// command-line tool validates against.

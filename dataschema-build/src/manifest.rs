@@ -74,6 +74,12 @@ pub(super) struct Manifest {
     /// `[resolve]` `"<name>" = "latest"` for some names.
     #[serde(default)]
     resolve: Option<ResolveSetting>,
+    /// `codegen = true`: the bundle carries, for each JSON Schema version
+    /// whose scanner plan the generator covers, a validator generated as
+    /// Rust code from the plan, which the guard runs before the plan
+    /// (valid payloads faster; verdicts and reports unchanged).
+    #[serde(default)]
+    pub(super) codegen: bool,
     /// `[aliases."<name>.v<version>"]`: `"/reader/path" = ["writerName"]`,
     /// the names a reader field answers to beyond its own (for schemas one
     /// cannot edit); an entry naming no field of the reader is a problem.

@@ -16,7 +16,7 @@ use dataschema_core::resolve::Aliases;
 use dataschema_core::{Bytes, Error, Language, Schema, Urn};
 
 /// One bundled schema, as the generated code spells it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Entry {
     urn: &'static str,
     language: Language,
@@ -32,6 +32,26 @@ pub struct Entry {
     /// `(reader path, writer names)`: the aliases the manifest gives the
     /// version read as (`[aliases."<name>.v<version>"]`).
     aliases: &'static [(&'static str, &'static [&'static str])],
+    /// The validator generated for the version at `cargo build` (a JSON
+    /// Schema's, with `codegen = true` in the manifest).
+    generated: Option<&'static dataschema_core::GeneratedValidator>,
+}
+
+impl std::fmt::Debug for Entry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entry")
+            .field("urn", &self.urn)
+            .field("language", &self.language)
+            .field("root", &self.root)
+            .field("bytes", &self.bytes)
+            .field("id", &self.id)
+            .field("references", &self.references)
+            .field("rules", &self.rules)
+            .field("metadata", &self.metadata)
+            .field("aliases", &self.aliases)
+            .field("generated", &self.generated.is_some())
+            .finish()
+    }
 }
 
 impl Entry {
@@ -53,6 +73,7 @@ impl Entry {
             rules: None,
             metadata: None,
             aliases: &[],
+            generated: None,
         }
     }
 
@@ -111,7 +132,29 @@ impl Entry {
         }
     }
 
+    /// The same entry with the validator `build::bundle` generated for it
+    /// (`codegen = true` in the manifest). Used by the code
+    /// `build::bundle` generates.
+    #[doc(hidden)]
+    pub const fn with_generated(
+        self,
+        generated: &'static dataschema_core::GeneratedValidator,
+    ) -> Entry {
+        Entry {
+            generated: Some(generated),
+            ..self
+        }
+    }
+
     fn schema(&self) -> Result<Schema, Error> {
+        let schema = self.schema_alone()?;
+        Ok(match self.generated {
+            Some(generated) => schema.with_generated(generated),
+            None => schema,
+        })
+    }
+
+    fn schema_alone(&self) -> Result<Schema, Error> {
         // The bytes point at the binary's static data: nothing is copied.
         let schema = Schema::new(
             self.urn.parse::<Urn>()?,

@@ -44,6 +44,8 @@ mod hostile_protobuf;
 #[cfg(feature = "protobuf")]
 mod hostile_protobuf_memory;
 #[cfg(feature = "json")]
+mod json_codegen;
+#[cfg(feature = "json")]
 mod json_corpus;
 #[cfg(feature = "json")]
 mod json_scan_alloc;

@@ -112,6 +112,31 @@ impl Compiled {
         }
     }
 
+    /// The Rust code of a JSON Schema's scanner plan, for `dataschema-build`
+    /// to bundle (`None`: not JSON Schema, no plan, or a plan the
+    /// generator does not cover).
+    #[cfg(feature = "json")]
+    #[doc(hidden)]
+    pub fn generate(&self) -> Option<crate::validate::json_plan::GeneratedSource> {
+        match *self {
+            Compiled::Json(ref v) => v.generate(),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+
+    /// Whether a JSON Schema's checks run the validator generated for it
+    /// at `cargo build` first.
+    #[cfg(feature = "json")]
+    #[doc(hidden)]
+    pub fn runs_generated(&self) -> bool {
+        match *self {
+            Compiled::Json(ref v) => v.runs_generated(),
+            #[allow(unreachable_patterns)]
+            _ => false,
+        }
+    }
+
     /// Checks a payload's bytes.
     #[inline]
     pub fn validate(&self, payload: &[u8]) -> Result<(), Vec<Violation>> {
@@ -332,6 +357,7 @@ fn compile_here(
         #[cfg(feature = "json")]
         Language::JsonSchema => {
             json::JsonValidator::compile(schema.bytes(), schema.references(), refs, options)
+                .map(|validator| validator.with_generated(schema.generated()))
                 .map(Compiled::Json)
                 .map_err(|err| match err {
                     json::JsonCompileError::Unusable(source) => unusable(source),

@@ -47,9 +47,10 @@ use parking_lot::Mutex;
 use serde_json::Value;
 
 mod analysis;
+pub(crate) mod codegen;
 pub(crate) mod plan;
 mod references;
-mod scanner;
+pub(crate) mod scanner;
 pub(crate) mod tokenizer;
 
 pub(crate) use self::analysis::MAX_NESTING;
@@ -104,6 +105,10 @@ pub struct JsonValidator {
     /// The scanner's plan, when it covers the schema (and duplicate keys
     /// are not refused, which only the `Value` path checks).
     plan: Option<plan::JsonPlan>,
+    /// The validator generated for the plan at `cargo build`
+    /// ([`codegen`]), run before the plan: it proves a payload valid or
+    /// leaves it to the plan.
+    generated: Option<&'static scanner::generated::Generated>,
     checker: Arc<Checker>,
 }
 
@@ -257,6 +262,7 @@ impl JsonValidator {
         match built {
             Ok(validator) => Ok(JsonValidator {
                 plan,
+                generated: None,
                 checker: Arc::new(Checker {
                     validator,
                     backtracking,
@@ -278,9 +284,36 @@ impl JsonValidator {
         }
     }
 
+    /// The same validator running `generated` (a validator bundled for
+    /// the schema) before its plan, when it fits the plan: generated from
+    /// a plan that generates the same code (another crate version, or
+    /// other options, generate other code, and the plan runs alone).
+    pub(crate) fn with_generated(mut self, generated: Option<crate::schema::Generated>) -> Self {
+        let generated = generated.and_then(|g| {
+            let g: &(dyn std::any::Any + Send + Sync) = g;
+            g.downcast_ref::<scanner::generated::Generated>()
+        });
+        self.generated = match (&self.plan, generated) {
+            (Some(plan), Some(generated)) if generated.fits(plan) => Some(generated),
+            _ => None,
+        };
+        self
+    }
+
+    /// The plan as Rust code ([`codegen`]), when the generator covers it.
+    pub(crate) fn generate(&self) -> Option<codegen::GeneratedSource> {
+        self.plan.as_ref()?.generate()
+    }
+
+    /// Whether a generated validator runs before the plan.
+    pub(crate) fn runs_generated(&self) -> bool {
+        self.generated.is_some()
+    }
+
     /// Which engine checks payload bytes.
     pub(crate) fn engine(&self) -> JsonEngine {
         match &self.plan {
+            Some(_) if self.generated.is_some() => JsonEngine::Generated,
             Some(plan) => match plan.fallback_subschemas() {
                 0 => JsonEngine::Scanner,
                 fallback_subschemas => JsonEngine::Mixed {
@@ -300,6 +333,11 @@ impl JsonValidator {
     #[inline]
     pub(crate) fn check(&self, payload: &[u8]) -> Result<(), Report> {
         if let Some(plan) = &self.plan {
+            if let Some(generated) = self.generated {
+                if generated.valid(plan, payload) {
+                    return Ok(());
+                }
+            }
             match plan.scan_outcome(payload) {
                 Scanned::Valid => return Ok(()),
                 Scanned::Invalid => return Err(self.defer(payload)),

@@ -41,6 +41,7 @@
 //! compared on the bytes).
 
 mod applicators;
+pub(crate) mod generated;
 mod objects;
 mod scratch;
 mod tape;
@@ -245,23 +246,7 @@ impl JsonPlan {
                 if !typed {
                     return Ok(false);
                 }
-                if node.numeric.is_none() && node.choice.is_none() {
-                    return Ok(true);
-                }
-                let bounded = match (&node.bounds, exact_f64(&n)) {
-                    (Some(bounds), Some(x)) => within(bounds, x),
-                    _ => {
-                        let value = Value::Number(n.clone());
-                        node.numeric.as_ref().is_none_or(|v| v.is_valid(&value))
-                    }
-                };
-                if !bounded {
-                    return Ok(false);
-                }
-                Ok(node
-                    .choice
-                    .as_ref()
-                    .is_none_or(|v| v.is_valid(&Value::Number(n))))
+                Ok(number_keywords(node, n))
             }
             Some(b't') => {
                 cur.literal(b"true")?;
@@ -521,6 +506,27 @@ fn within(bounds: &[(Bound, f64)], x: f64) -> bool {
         Bound::ExclusiveMinimum => x > limit,
         Bound::ExclusiveMaximum => x < limit,
     })
+}
+
+/// A number of the node's type against its bounds, `multipleOf` and
+/// `enum`/`const`.
+#[inline]
+fn number_keywords(node: &Node, n: Number) -> bool {
+    if node.numeric.is_none() && node.choice.is_none() {
+        return true;
+    }
+    let bounded = match (&node.bounds, exact_f64(&n)) {
+        (Some(bounds), Some(x)) => within(bounds, x),
+        _ => {
+            let value = Value::Number(n.clone());
+            node.numeric.as_ref().is_none_or(|v| v.is_valid(&value))
+        }
+    };
+    bounded
+        && node
+            .choice
+            .as_ref()
+            .is_none_or(|v| v.is_valid(&Value::Number(n)))
 }
 
 /// A null or a boolean against `type` and `enum`/`const`.
