@@ -367,6 +367,7 @@ impl Schema {
     }
 
     /// The validator generated for this schema at `cargo build`, if any.
+    #[cfg_attr(not(feature = "json"), allow(dead_code))] // read by the JSON validator
     pub(crate) fn generated(&self) -> Option<Generated> {
         self.inner.generated
     }
