@@ -22,6 +22,12 @@ pub mod server;
 pub mod store;
 pub mod subject;
 
+/// The README's Rust examples, compiled and run by `cargo test --doc`
+/// (they use JSON Schema, Avro and CEL rules), so that they stay runnable.
+#[cfg(all(doctest, feature = "json", feature = "avro", feature = "cel"))]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeExamples;
+
 /// Bundling at `cargo build` (feature `build`): the `dataschema-build`
 /// crate, the function a `build.rs` calls.
 #[cfg(feature = "build")]
