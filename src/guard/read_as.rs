@@ -374,7 +374,20 @@ impl Guard {
             Ok(Some(Err(outcome))) => *outcome,
             _ => return Ok(read),
         };
-        match failed {
+        self.reader_rules_ran(dataschema, reader, read, failed)
+    }
+
+    /// What the reader version's rules said of `read`: a refusal is
+    /// `Err(Invalid)` under the reader; rules that cannot run fail open
+    /// (`rule_unusable`), `read` handed back as it is; a pass hands it back.
+    fn reader_rules_ran<'p>(
+        &self,
+        dataschema: &str,
+        reader: &Urn,
+        read: ReadAs<'p>,
+        ran: dataschema_core::rules::RuleOutcome,
+    ) -> Result<ReadAs<'p>, Invalid> {
+        match ran {
             dataschema_core::rules::RuleOutcome::Refused(failure) => {
                 Err(super::rule_refusal(&Arc::new(reader.clone()), failure))
             }
@@ -438,20 +451,7 @@ impl Guard {
             rules.map(|rules| rules.run_bytes(&read.bytes))
         });
         match ran {
-            Ok(Some(dataschema_core::rules::RuleOutcome::Refused(failure))) => {
-                Err(super::rule_refusal(&Arc::new(reader.clone()), failure))
-            }
-            Ok(Some(dataschema_core::rules::RuleOutcome::Unusable(failure))) => {
-                let error = Error::SchemaUnusable {
-                    urn: reader.clone(),
-                    source: format!("rule {}: {}", failure.rule, failure.message).into(),
-                };
-                let outcome = self.fail_open(
-                    dataschema,
-                    Unvalidated::new(Reason::RuleUnusable, Arc::new(error)),
-                );
-                Ok(ReadAs { outcome, ..read })
-            }
+            Ok(Some(ran)) => self.reader_rules_ran(dataschema, reader, read, ran),
             _ => Ok(read),
         }
     }
