@@ -84,21 +84,27 @@ impl Types {
         })
     }
 
+    /// Each type's bit and keyword name, in the order `type` lists them.
+    const NAMES: [(u8, &'static str); 7] = [
+        (Self::NULL, "null"),
+        (Self::BOOLEAN, "boolean"),
+        (Self::INTEGER, "integer"),
+        (Self::FRACTION, "number"),
+        (Self::STRING, "string"),
+        (Self::ARRAY, "array"),
+        (Self::OBJECT, "object"),
+    ];
+
+    /// The names of the types present, a fraction named `number`.
+    fn present(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMES
+            .into_iter()
+            .filter(move |&(bit, _)| self.has(bit))
+            .map(|(_, name)| name)
+    }
+
     fn names(self) -> String {
-        let mut out = Vec::new();
-        for (bit, name) in [
-            (Self::NULL, "null"),
-            (Self::BOOLEAN, "boolean"),
-            (Self::INTEGER, "integer"),
-            (Self::FRACTION, "number"),
-            (Self::STRING, "string"),
-            (Self::ARRAY, "array"),
-            (Self::OBJECT, "object"),
-        ] {
-            if self.has(bit) {
-                out.push(name);
-            }
-        }
+        let out: Vec<&str> = self.present().collect();
         if out.is_empty() {
             "nothing".into()
         } else {
@@ -894,24 +900,15 @@ fn assertion_units(sub: &Sub<'_>) -> Vec<(&'static str, Value)> {
 
 /// `type` for these types.
 fn type_names(types: Types) -> Value {
-    let mut names = Vec::new();
-    for (bit, name) in [
-        (Types::NULL, "null"),
-        (Types::BOOLEAN, "boolean"),
-        (Types::STRING, "string"),
-        (Types::ARRAY, "array"),
-        (Types::OBJECT, "object"),
-    ] {
-        if types.has(bit) {
-            names.push(Value::String(name.into()));
-        }
-    }
-    if types.has(Types::FRACTION) {
-        names.push(Value::String("number".into()));
-    } else if types.has(Types::INTEGER) {
-        names.push(Value::String("integer".into()));
-    }
-    Value::Array(names)
+    // `number` takes the integers in too, so `integer` beside it is dropped.
+    let integer_in_number = types.has(Types::FRACTION);
+    Value::Array(
+        types
+            .present()
+            .filter(|&name| !(integer_in_number && name == "integer"))
+            .map(|name| Value::String(name.into()))
+            .collect(),
+    )
 }
 
 /// A subschema's `patternProperties`, in order.
