@@ -37,15 +37,16 @@
 ))]
 
 use crate::common;
+use crate::rules_interop::{
+    self, assert_refused_as_confluent, condition, guards, hex, rule_named_by, run_script,
+};
 use crate::server;
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
-use dataschema::http::{Api, HttpResolver};
 use dataschema::proto::WELL_KNOWN;
-use dataschema::{build, Guard, MemoryStore, Outcome, Registry, Urn};
+use dataschema::{build, Guard, Outcome, Registry, Urn};
 use serde_json::{json, Value};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -139,11 +140,6 @@ impl Format {
     }
 }
 
-fn condition(name: &str, expr: &str, on_failure: &str) -> Value {
-    json!({"name": name, "kind": "CONDITION", "type": "CEL", "mode": "WRITEREAD",
-           "expr": expr, "onFailure": on_failure})
-}
-
 /// Version 1's rules: name and expression (Confluent's refusal names
 /// the expression: `Rule expr failed: EXPR`).
 const V1_RULES: [(&str, &str); 6] = [
@@ -206,11 +202,8 @@ fn v1_tags(format: Format) -> Value {
 /// compatibility group `major_version`; answers their ids.
 fn register(running: &server::Running, format: Format) -> [u32; 2] {
     let subject = format.subject();
-    let send = |method: &str, path: &str, body: Value| {
-        let reply = server::confluent(method, &running.url(path), &body);
-        assert_eq!(reply.status, 200, "{method} {path}: {}", reply.text());
-        reply.json()
-    };
+    let send =
+        |method: &str, path: &str, body: Value| rules_interop::send(running, method, path, body);
     send(
         "PUT",
         &format!("/config/{subject}"),
@@ -291,22 +284,6 @@ fn decoded(format: Format, set: &[u8], version: u32, bytes: &[u8]) -> Value {
             serde_json::to_value(&decoded).unwrap()
         }
     }
-}
-
-/// The rule whose expression Confluent's refusal names.
-fn rule_named_by(refusal: &str, rules: &[(&'static str, &str)]) -> &'static str {
-    rules
-        .iter()
-        .find(|(_, expr)| refusal.contains(&format!("Rule expr failed: {expr}")))
-        .map(|(name, _)| *name)
-        .unwrap_or_else(|| panic!("no rule of the version in Confluent's refusal: {refusal}"))
-}
-
-fn hex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 /// A JSON value as a TOML inline value (strings, arrays, tables): the
@@ -395,70 +372,32 @@ fn run(format: Format) {
     let running = server::start();
     let ids = register(&running, format);
     let out = tempfile::tempdir().unwrap();
-    let result = out.path().join("rules.json");
     let sets = [1, 2].map(|v| {
         let set = descriptor_set(&out.path().join("proto"), v);
         let path = out.path().join(format!("set.v{v}.binpb"));
         std::fs::write(&path, &set).unwrap();
         (set, path)
     });
-    let mut command = Command::new(&python);
-    command
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/confluent_rules_formats.py"
-        ))
-        .arg(format.arg())
-        .arg(running.url(""))
-        .arg(server::TOKEN)
-        .arg(&result);
-    if format == Format::Protobuf {
-        command.arg(&sets[0].1).arg(&sets[1].1);
-    }
-    let output = command.output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
+    let sets_given: Vec<&Path> = match format {
+        Format::Protobuf => sets.iter().map(|(_, path)| path.as_path()).collect(),
+        Format::Avro => Vec::new(),
+    };
+    let result = run_script(
+        &python,
+        "confluent_rules_formats.py",
+        &running,
+        &[format.arg()],
+        &sets_given,
     );
-    println!("{text}");
-    assert!(
-        output.status.success(),
-        "confluent_rules_formats.py: {text}"
-    );
-    let result: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
     assert_eq!(result["v1_id"], ids[0]);
     assert_eq!(result["v2_id"], ids[1]);
 
     let name = format.subject();
     let v1: Urn = common::urn(&format!("urn:acme:schema:{name}:1"));
     let v2: Urn = common::urn(&format!("urn:acme:schema:{name}:2"));
-    let fallback = |api: Api| {
-        HttpResolver::builder(running.url(""))
-            .api(api)
-            .timeout(Duration::from_secs(5))
-            .build()
-            .unwrap()
-    };
     let folder = tempfile::tempdir().unwrap();
-    let guards = [
-        ("registry", Guard::new(running.registry.clone())),
-        (
-            "confluent fallback",
-            Guard::builder(Registry::new(MemoryStore::new()))
-                .fallback(fallback(Api::Confluent {
-                    namespace: "acme".into(),
-                }))
-                .build(),
-        ),
-        (
-            "native fallback",
-            Guard::builder(Registry::new(MemoryStore::new()))
-                .fallback(fallback(Api::Native))
-                .build(),
-        ),
-        ("bundle", Guard::new(bundle(folder.path(), format, ids))),
-    ];
+    let mut guards = guards(&running);
+    guards.push(("bundle", Guard::new(bundle(folder.path(), format, ids))));
     let v2_rules = [("positiveTotal", "message.total > 0")];
     let (mut refused, mut accepted, mut masked, mut downgraded) = (0, 0, 0, 0);
     for (what, guard) in &guards {
@@ -479,31 +418,8 @@ fn run(format: Format) {
             let payload = &entry["payload"];
             let frame = hex(entry["frame_hex"].as_str().unwrap());
             let verdict = guard.validate_framed(&frame);
-            if let Some(on_write) = entry["refused_on_write"].as_str() {
-                // Confluent's reader refuses it too; the guard names the
-                // rule Confluent's reader names (rules run in reverse
-                // order on read).
-                let on_read = entry["refused_on_read"]
-                    .as_str()
-                    .unwrap_or_else(|| panic!("{payload}: Confluent reads back what it refused"));
-                let expected = rule_named_by(on_read, rules);
-                let invalid = match verdict {
-                    Err(invalid) => invalid,
-                    Ok(outcome) => panic!(
-                        "{what}: {payload}: Confluent refused it ({on_write}), the guard says {outcome:?}"
-                    ),
-                };
-                let rule = invalid
-                    .rule()
-                    .unwrap_or_else(|| panic!("{what}: {payload}: {invalid}"));
-                assert_eq!(rule.name(), expected, "{what}: {payload}: {invalid}");
-                assert_eq!(rule.action().as_str(), "ERROR", "{what}: {payload}");
-                assert!(
-                    invalid.violations()[0]
-                        .message()
-                        .contains(&format!("rule {expected}")),
-                    "{what}: {invalid}"
-                );
+            if !entry["refused_on_write"].is_null() {
+                assert_refused_as_confluent(&what, entry, verdict, rules);
                 refused += 1;
                 continue;
             }

@@ -28,19 +28,12 @@
 use crate::common;
 use crate::server;
 
-use std::process::Command;
-use std::time::Duration;
+use crate::rules_interop::{self, assert_refused_as_confluent, condition, guards, hex, run_script};
 
-use dataschema::http::{Api, HttpResolver};
-use dataschema::{Guard, MemoryStore, Outcome, Registry, Urn};
+use dataschema::{Outcome, Urn};
 use serde_json::{json, Value};
 
 const SUBJECT: &str = "contracts-value";
-
-fn condition(name: &str, expr: &str, on_failure: &str) -> Value {
-    json!({"name": name, "kind": "CONDITION", "type": "CEL", "mode": "WRITEREAD",
-           "expr": expr, "onFailure": on_failure})
-}
 
 /// The version-1 rules: name and expression (Confluent's refusal names
 /// the expression: `Rule expr failed: EXPR`).
@@ -55,11 +48,8 @@ const V1_RULES: [(&str, &str); 4] = [
 /// (major_version 2, a renamed field and the JSONata rules between) of
 /// `contracts-value`, in the compatibility group `major_version`.
 fn register(running: &server::Running) {
-    let send = |method: &str, path: &str, body: Value| {
-        let reply = server::confluent(method, &running.url(path), &body);
-        assert_eq!(reply.status, 200, "{method} {path}: {}", reply.text());
-        reply.json()
-    };
+    let send =
+        |method: &str, path: &str, body: Value| rules_interop::send(running, method, path, body);
     send(
         "PUT",
         &format!("/config/{SUBJECT}"),
@@ -125,22 +115,6 @@ fn register(running: &server::Running) {
     );
 }
 
-/// The rule whose expression Confluent's refusal names.
-fn rule_named_by(refusal: &str) -> &'static str {
-    V1_RULES
-        .iter()
-        .find(|(_, expr)| refusal.contains(&format!("Rule expr failed: {expr}")))
-        .map(|(name, _)| *name)
-        .unwrap_or_else(|| panic!("no rule of version 1 in Confluent's refusal: {refusal}"))
-}
-
-fn hex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 #[test]
 fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
     let Some(python) =
@@ -150,53 +124,11 @@ fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
     };
     let running = server::start();
     register(&running);
-    let out = tempfile::tempdir().unwrap();
-    let result = out.path().join("rules.json");
-    let output = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/python/confluent_rules.py"
-        ))
-        .arg(running.url(""))
-        .arg(server::TOKEN)
-        .arg(&result)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    println!("{text}");
-    assert!(output.status.success(), "confluent_rules.py: {text}");
-    let result: Value = serde_json::from_slice(&std::fs::read(&result).unwrap()).unwrap();
+    let result = run_script(&python, "confluent_rules.py", &running, &[], &[]);
     let written = result["written"].as_array().unwrap();
 
     let v2: Urn = format!("urn:acme:schema:{SUBJECT}:2").parse().unwrap();
-    let fallback = |api: Api| {
-        HttpResolver::builder(running.url(""))
-            .api(api)
-            .timeout(Duration::from_secs(5))
-            .build()
-            .unwrap()
-    };
-    let guards = [
-        ("registry", Guard::new(running.registry.clone())),
-        (
-            "confluent fallback",
-            Guard::builder(Registry::new(MemoryStore::new()))
-                .fallback(fallback(Api::Confluent {
-                    namespace: "acme".into(),
-                }))
-                .build(),
-        ),
-        (
-            "native fallback",
-            Guard::builder(Registry::new(MemoryStore::new()))
-                .fallback(fallback(Api::Native))
-                .build(),
-        ),
-    ];
+    let guards = guards(&running);
     let (mut refused, mut accepted, mut migrated, mut masked) = (0, 0, 0, 0);
     for entry in written {
         let payload = &entry["payload"];
@@ -204,32 +136,8 @@ fn confluent_python_rule_verdicts_and_migrations_match_the_guard() {
         for (what, guard) in &guards {
             let verdict = guard.validate_framed(&frame);
             match entry["refused_on_write"].as_str() {
-                Some(on_write) => {
-                    // Confluent's reader refuses it too; the guard names
-                    // the rule Confluent's reader names (the same as the
-                    // writer's for a payload failing one rule; rules run
-                    // in reverse order on read).
-                    let on_read = entry["refused_on_read"].as_str().unwrap_or_else(|| {
-                        panic!("{payload}: Confluent reads back what it refused")
-                    });
-                    let expected = rule_named_by(on_read);
-                    let invalid = match verdict {
-                        Err(invalid) => invalid,
-                        Ok(outcome) => panic!(
-                            "{what}: {payload}: Confluent refused it ({on_write}), the guard says {outcome:?}"
-                        ),
-                    };
-                    let rule = invalid
-                        .rule()
-                        .unwrap_or_else(|| panic!("{what}: {payload}: {invalid}"));
-                    assert_eq!(rule.name(), expected, "{what}: {payload}: {invalid}");
-                    assert_eq!(rule.action().as_str(), "ERROR");
-                    assert!(
-                        invalid.violations()[0]
-                            .message()
-                            .contains(&format!("rule {expected}")),
-                        "{invalid}"
-                    );
+                Some(_) => {
+                    assert_refused_as_confluent(what, entry, verdict, &V1_RULES);
                     refused += 1;
                 }
                 None => {

@@ -40,3 +40,14 @@ mod openapi;
 mod operate;
 mod rules;
 mod rules_fallback;
+#[cfg(all(
+    feature = "http",
+    feature = "server",
+    feature = "cel",
+    feature = "jsonata",
+    any(
+        feature = "json",
+        all(feature = "avro", feature = "proto-text", feature = "build")
+    )
+))]
+mod rules_interop;
