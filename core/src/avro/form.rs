@@ -20,8 +20,8 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::model::{AvroSchema, Node, NodeId};
-use super::resolution::{json_float, latin1, zigzag};
 use super::values::MAX_DEPTH;
+use super::write::{self, takes, Branch};
 use crate::rules::form::{FieldSite, FieldStop, FieldVisit, PayloadForm, Reading, ITEM};
 
 /// The most values one datum may decode into (items of zero bytes, such
@@ -60,7 +60,13 @@ impl PayloadForm for AvroForm {
 
     fn encode(&self, value: &Value) -> Result<Vec<u8>, String> {
         let mut out = Vec::new();
-        encode(&self.schema, self.schema.root, value, &mut out, "$", 0)?;
+        write::encode(
+            &self.schema,
+            self.schema.root,
+            value,
+            &mut out,
+            Branch::Matching,
+        )?;
         Ok(out)
     }
 
@@ -290,153 +296,6 @@ impl Decoder<'_> {
         }
         Ok(Some(count))
     }
-}
-
-/// Whether `value` is one of type `id`, as the writer picks a union's
-/// branch (`fastavro`'s `validate`, one level deep for records).
-fn takes(schema: &AvroSchema, id: NodeId, value: &Value) -> bool {
-    match (schema.node(id), value) {
-        (Node::Null, Value::Null) | (Node::Boolean, Value::Bool(_)) => true,
-        (Node::Int(_), Value::Number(n)) => integer(n).is_some_and(|i| i32::try_from(i).is_ok()),
-        (Node::Long(_), Value::Number(n)) => integer(n).is_some(),
-        (Node::Float | Node::Double, v) => json_float(v).is_some(),
-        (Node::String(_), Value::String(_)) => true,
-        (Node::Bytes(_), Value::String(s)) => latin1(s).is_some(),
-        (Node::Fixed(f), Value::String(s)) => latin1(s).is_some_and(|b| b.len() == f.size),
-        (Node::Enum(e), Value::String(s)) => e.symbols.contains(s),
-        (Node::Array(_), Value::Array(_)) => true,
-        (Node::Map(_), Value::Object(_)) => true,
-        (Node::Record(record), Value::Object(map)) => record.fields.iter().all(|f| {
-            map.get(&f.name).is_some_and(|v| !v.is_null())
-                || f.default.is_some()
-                || map.contains_key(&f.name) && nullable(schema, f.ty)
-        }),
-        _ => false,
-    }
-}
-
-fn nullable(schema: &AvroSchema, id: NodeId) -> bool {
-    match schema.node(id) {
-        Node::Null => true,
-        Node::Union(branches) => branches
-            .iter()
-            .any(|&b| matches!(schema.node(b), Node::Null)),
-        _ => false,
-    }
-}
-
-/// A JSON number as an integer: an integral float too (a migration's
-/// arithmetic gives floats).
-fn integer(n: &Number) -> Option<i64> {
-    n.as_i64().or_else(|| {
-        n.as_f64()
-            .filter(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-            .map(|f| f as i64)
-    })
-}
-
-fn encode(
-    schema: &AvroSchema,
-    id: NodeId,
-    value: &Value,
-    out: &mut Vec<u8>,
-    path: &str,
-    depth: u32,
-) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        return Err(format!(
-            "at {path}: the value nests more than {MAX_DEPTH} deep"
-        ));
-    }
-    let node = schema.node(id);
-    let bad = || {
-        format!(
-            "at {path}: {} is not a {}",
-            crate::text::clip(&value.to_string(), 80),
-            node.name().unwrap_or(node.kind_name())
-        )
-    };
-    match (node, value) {
-        (Node::Null, Value::Null) => {}
-        (Node::Boolean, Value::Bool(b)) => out.push(u8::from(*b)),
-        (Node::Int(_), Value::Number(n)) => {
-            let i = integer(n).filter(|i| i32::try_from(*i).is_ok());
-            zigzag(i.ok_or_else(bad)?, out);
-        }
-        (Node::Long(_), Value::Number(n)) => zigzag(integer(n).ok_or_else(bad)?, out),
-        (Node::Float, v) => {
-            out.extend_from_slice(&(json_float(v).ok_or_else(bad)? as f32).to_le_bytes());
-        }
-        (Node::Double, v) => out.extend_from_slice(&json_float(v).ok_or_else(bad)?.to_le_bytes()),
-        (Node::String(_), Value::String(s)) => {
-            zigzag(s.len() as i64, out);
-            out.extend_from_slice(s.as_bytes());
-        }
-        (Node::Bytes(_), Value::String(s)) => {
-            let bytes = latin1(s).ok_or_else(bad)?;
-            zigzag(bytes.len() as i64, out);
-            out.extend_from_slice(&bytes);
-        }
-        (Node::Fixed(f), Value::String(s)) => {
-            let bytes = latin1(s).filter(|b| b.len() == f.size).ok_or_else(bad)?;
-            out.extend_from_slice(&bytes);
-        }
-        (Node::Enum(e), Value::String(s)) => {
-            let i = e.symbols.iter().position(|x| x == s).ok_or_else(bad)?;
-            zigzag(i as i64, out);
-        }
-        (Node::Union(branches), v) => {
-            let (i, branch) = branches
-                .iter()
-                .enumerate()
-                .find(|&(_, &b)| takes(schema, b, v))
-                .ok_or_else(bad)?;
-            zigzag(i as i64, out);
-            encode(schema, *branch, v, out, path, depth + 1)?;
-        }
-        (Node::Array(items), Value::Array(values)) => {
-            if !values.is_empty() {
-                zigzag(values.len() as i64, out);
-                for (i, v) in values.iter().enumerate() {
-                    encode(schema, *items, v, out, &format!("{path}[{i}]"), depth + 1)?;
-                }
-            }
-            out.push(0);
-        }
-        (Node::Map(values), Value::Object(map)) => {
-            if !map.is_empty() {
-                zigzag(map.len() as i64, out);
-                for (k, v) in map {
-                    zigzag(k.len() as i64, out);
-                    out.extend_from_slice(k.as_bytes());
-                    encode(schema, *values, v, out, &format!("{path}.{k}"), depth + 1)?;
-                }
-            }
-            out.push(0);
-        }
-        (Node::Record(record), Value::Object(map)) => {
-            for field in &record.fields {
-                let here = format!("{path}.{}", field.name);
-                match map.get(&field.name).or(field.default.as_ref()) {
-                    Some(v) => {
-                        // A default is written in the first branch of a
-                        // union, which `takes` finds first for it too.
-                        encode(schema, field.ty, v, out, &here, depth + 1)?;
-                    }
-                    None if nullable(schema, field.ty) => {
-                        encode(schema, field.ty, &Value::Null, out, &here, depth + 1)?;
-                    }
-                    None => {
-                        return Err(format!(
-                            "at {here}: the field is missing and has no default"
-                        ))
-                    }
-                }
-            }
-        }
-        _ => return Err(bad()),
-    }
-    Ok(())
 }
 
 struct Walk<'s, 'v, 'f> {

@@ -32,3 +32,4 @@ pub mod resolution;
 pub mod scan;
 pub(crate) mod validate;
 mod values;
+mod write;

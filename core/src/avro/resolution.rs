@@ -22,11 +22,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::model::{AvroSchema, Node, NodeId};
 use super::scan::Plan;
 use super::values::MAX_DEPTH;
+use super::write::{self, zigzag, Branch};
 pub use crate::resolution::Unresolvable;
 use crate::resolution::{max_output, refused, too_large, Direction, PlanPath};
 use crate::violation::{Violation, ViolationKind};
@@ -339,14 +338,13 @@ impl Builder<'_> {
                     let mut bytes = Vec::new();
                     match &rf.default {
                         Some(default) => {
-                            encode_default(self.r, rf.ty, default, &mut bytes, 0).map_err(
-                                |why| {
+                            write::encode(self.r, rf.ty, default, &mut bytes, Branch::First)
+                                .map_err(|why| {
                                     self.fail(format!(
                                         "the default of {} cannot be written: {why}",
                                         rf.name
                                     ))
-                                },
-                            )?;
+                                })?;
                         }
                         None => match null_branch(self.r, rf.ty).filter(|_| back) {
                             Some(index) => zigzag(i64::from(index), &mut bytes),
@@ -453,117 +451,6 @@ fn describe(node: &Node) -> String {
         Some(name) => format!("{} {name}", node.kind_name()),
         None => node.kind_name().to_owned(),
     }
-}
-
-pub(crate) fn zigzag(value: i64, out: &mut Vec<u8>) {
-    let mut n = ((value << 1) ^ (value >> 63)) as u64;
-    while n >= 0x80 {
-        out.push((n as u8) | 0x80);
-        n >>= 7;
-    }
-    out.push(n as u8);
-}
-
-/// A field's JSON default written in the binary encoding of type `id`.
-fn encode_default(
-    schema: &AvroSchema,
-    id: NodeId,
-    value: &Value,
-    out: &mut Vec<u8>,
-    depth: usize,
-) -> Result<(), String> {
-    if depth > 256 {
-        return Err("it nests too deep".into());
-    }
-    let bad = || format!("{value} is not a {}", schema.node(id).kind_name());
-    match (schema.node(id), value) {
-        (Node::Null, Value::Null) => {}
-        (Node::Boolean, Value::Bool(b)) => out.push(u8::from(*b)),
-        (Node::Int(_) | Node::Long(_), Value::Number(n)) => {
-            zigzag(n.as_i64().ok_or_else(bad)?, out)
-        }
-        (Node::Float, v) => {
-            out.extend_from_slice(&(json_float(v).ok_or_else(bad)? as f32).to_le_bytes())
-        }
-        (Node::Double, v) => out.extend_from_slice(&json_float(v).ok_or_else(bad)?.to_le_bytes()),
-        (Node::String(_), Value::String(s)) => {
-            zigzag(s.len() as i64, out);
-            out.extend_from_slice(s.as_bytes());
-        }
-        (Node::Bytes(_), Value::String(s)) => {
-            let bytes = latin1(s).ok_or_else(bad)?;
-            zigzag(bytes.len() as i64, out);
-            out.extend_from_slice(&bytes);
-        }
-        (Node::Fixed(f), Value::String(s)) => {
-            let bytes = latin1(s).ok_or_else(bad)?;
-            if bytes.len() != f.size {
-                return Err(format!("{value} is not {} bytes", f.size));
-            }
-            out.extend_from_slice(&bytes);
-        }
-        (Node::Enum(e), Value::String(s)) => {
-            let i = e.symbols.iter().position(|x| x == s).ok_or_else(bad)?;
-            zigzag(i as i64, out);
-        }
-        (Node::Array(items), Value::Array(values)) => {
-            if !values.is_empty() {
-                zigzag(values.len() as i64, out);
-                for v in values {
-                    encode_default(schema, *items, v, out, depth + 1)?;
-                }
-            }
-            out.push(0);
-        }
-        (Node::Map(values), Value::Object(map)) => {
-            if !map.is_empty() {
-                zigzag(map.len() as i64, out);
-                for (k, v) in map {
-                    zigzag(k.len() as i64, out);
-                    out.extend_from_slice(k.as_bytes());
-                    encode_default(schema, *values, v, out, depth + 1)?;
-                }
-            }
-            out.push(0);
-        }
-        (Node::Union(branches), v) => {
-            let first = *branches.first().ok_or_else(bad)?;
-            out.push(0);
-            encode_default(schema, first, v, out, depth + 1)?;
-        }
-        (Node::Record(record), Value::Object(map)) => {
-            for field in &record.fields {
-                let v = map
-                    .get(&field.name)
-                    .or(field.default.as_ref())
-                    .ok_or_else(bad)?;
-                encode_default(schema, field.ty, v, out, depth + 1)?;
-            }
-        }
-        _ => return Err(bad()),
-    }
-    Ok(())
-}
-
-pub(crate) fn json_float(value: &Value) -> Option<f64> {
-    match value {
-        Value::Number(n) => n.as_f64(),
-        Value::String(s) => match s.as_str() {
-            "NaN" => Some(f64::NAN),
-            "Infinity" => Some(f64::INFINITY),
-            "-Infinity" => Some(f64::NEG_INFINITY),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// A `bytes` or `fixed` default: each code point of the string one byte
-/// (the specification's ISO-8859-1 mapping).
-pub(crate) fn latin1(text: &str) -> Option<Vec<u8>> {
-    text.chars()
-        .map(|c| u8::try_from(u32::from(c)).ok())
-        .collect()
 }
 
 /// A cursor over a datum the scanner has already accepted: reads cannot
