@@ -26,12 +26,10 @@ import json
 import struct
 import sys
 
-from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
-from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
-from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
-from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor
 from confluent_kafka.serialization import MessageField, SerializationContext
+
+from rules_common import attempt, registry, write
 
 PAYLOADS = [
     {"id": "a1", "amount": 12.5, "email": "a@example.com"},
@@ -48,25 +46,9 @@ PAYLOADS = [
 ]
 
 
-def refusal(err):
-    """The refusal's words, its causes' too: Confluent's
-    RuleConditionError says the rule's doc, else `Rule expr failed:
-    EXPR`."""
-    parts = []
-    seen = 0
-    while err is not None and seen < 8:
-        parts.append(f"{type(err).__name__}: {err} {err.args!r}")
-        err = err.__cause__ or err.__context__
-        seen += 1
-    return " <- ".join(parts)
-
-
 def main():
     url, token, out_file = sys.argv[1:4]
-    CelExecutor.register()
-    CelFieldExecutor.register()
-    JsonataExecutor.register()
-    sr = SchemaRegistryClient({"url": url, "basic.auth.user.info": "ci-user:" + token})
+    sr = registry(url, token)
     ctx = SerializationContext("contracts", MessageField.VALUE)
     v1 = sr.get_latest_with_metadata("contracts-value", {"major_version": "1"})
     writer = JSONSerializer(
@@ -87,22 +69,9 @@ def main():
         # What the serializer writes after the header: its JSON encoding
         # (compact, as confluent_kafka's `_json_dumps` without orjson).
         would = header + json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf8")
-        entry = {"payload": payload}
-        try:
-            frame = writer(payload, ctx)
-        except Exception as err:  # RuleConditionError through SerializationError
-            entry["refused_on_write"] = refusal(err)
-            frame = would
-        else:
-            assert frame == would, (frame, would)
-            entry["refused_on_write"] = None
-        entry["frame_hex"] = frame.hex()
-        try:
-            entry["read_v1"] = reader_v1(frame, ctx)
-            entry["refused_on_read"] = None
-        except Exception as err:
-            entry["read_v1"] = None
-            entry["refused_on_read"] = refusal(err)
+        frame, refused_on_write = write(writer, payload, would, ctx)
+        entry = {"payload": payload, "refused_on_write": refused_on_write, "frame_hex": frame.hex()}
+        entry["read_v1"], entry["refused_on_read"] = attempt(lambda: reader_v1(frame, ctx))
         if entry["refused_on_write"] is None:
             entry["read_v2"] = reader_v2(frame, ctx)
         written.append(entry)

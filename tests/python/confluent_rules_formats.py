@@ -1,7 +1,7 @@
 """Confluent's own AvroSerializer/AvroDeserializer or
 ProtobufSerializer/ProtobufDeserializer with rule execution (its CEL,
 CEL_FIELD and JSONata executors) against a dataschema server, for
-tests/server/confluent_rules_python.rs.
+tests/server/confluent_rules_formats_python.rs.
 
     python confluent_rules_formats.py avro URL TOKEN OUT_FILE
     python confluent_rules_formats.py protobuf URL TOKEN OUT_FILE SET1 SET2
@@ -44,11 +44,9 @@ import json
 import struct
 import sys
 
-from confluent_kafka.schema_registry import SchemaRegistryClient
-from confluent_kafka.schema_registry.rules.cel.cel_executor import CelExecutor
-from confluent_kafka.schema_registry.rules.cel.cel_field_executor import CelFieldExecutor
-from confluent_kafka.schema_registry.rules.jsonata.jsonata_executor import JsonataExecutor
 from confluent_kafka.serialization import MessageField, SerializationContext
+
+from rules_common import attempt, registry, write
 
 PAYLOADS = [
     {"id": "a1", "amount": 12.5, "email": "a@example.com", "lines": {"k": {"sku": "s1"}}},
@@ -79,19 +77,6 @@ V2_PAYLOADS = [
     # 1's notBlocked refuses it: a reader's own rules run after migrating.
     {"id": "blocked", "total": 3.0},
 ]
-
-
-def refusal(err):
-    """The refusal's words, its causes' too: Confluent's
-    RuleConditionError says the rule's doc, else `Rule expr failed:
-    EXPR`."""
-    parts = []
-    seen = 0
-    while err is not None and seen < 8:
-        parts.append(f"{type(err).__name__}: {err} {err.args!r}")
-        err = err.__cause__ or err.__context__
-        seen += 1
-    return " <- ".join(parts)
 
 
 class Avro:
@@ -193,10 +178,7 @@ class Protobuf:
 
 def main():
     fmt, url, token, out_file = sys.argv[1:5]
-    CelExecutor.register()
-    CelFieldExecutor.register()
-    JsonataExecutor.register()
-    sr = SchemaRegistryClient({"url": url, "basic.auth.user.info": "ci-user:" + token})
+    sr = registry(url, token)
     topic = "contracts-avro" if fmt == "avro" else "contracts-proto"
     subject = topic + "-value"
     ctx = SerializationContext(topic, MessageField.VALUE)
@@ -208,28 +190,23 @@ def main():
         schema_id = (v1 if version == 1 else v2).schema_id
         return struct.pack(">bI", 0, schema_id) + codec.indexes() + codec.body(message, version)
 
+    def written_with(version, payload):
+        """The entry of `payload` written with `version`: the frame, or
+        the refusal and the frame it would have written; then read back
+        by `version`'s reader."""
+        would = frame_of(codec.message(payload, version), version)
+        frame, refused = write(codec.writers[version], codec.message(payload, version), would, ctx)
+        entry = {"payload": payload, "refused_on_write": refused, "frame_hex": frame.hex()}
+        read, entry["refused_on_read"] = attempt(lambda: codec.readers[version](frame, ctx))
+        entry[f"read_v{version}"] = None
+        if read is not None:
+            entry[f"read_v{version}"] = codec.as_json(read, version)
+            entry[f"read_v{version}_hex"] = codec.body(read, version).hex()
+        return frame, entry
+
     written = []
     for payload in PAYLOADS:
-        message = codec.message(payload, 1)
-        would = frame_of(message, 1)
-        entry = {"payload": payload}
-        try:
-            frame = codec.writers[1](codec.message(payload, 1), ctx)
-        except Exception as err:  # RuleConditionError through SerializationError
-            entry["refused_on_write"] = refusal(err)
-            frame = would
-        else:
-            assert frame == would, (frame.hex(), would.hex())
-            entry["refused_on_write"] = None
-        entry["frame_hex"] = frame.hex()
-        try:
-            read = codec.readers[1](frame, ctx)
-            entry["read_v1"] = codec.as_json(read, 1)
-            entry["read_v1_hex"] = codec.body(read, 1).hex()
-            entry["refused_on_read"] = None
-        except Exception as err:
-            entry["read_v1"] = None
-            entry["refused_on_read"] = refusal(err)
+        frame, entry = written_with(1, payload)
         if entry["refused_on_write"] is None:
             read = codec.readers[2](frame, ctx)
             entry["read_v2"] = codec.as_json(read, 2)
@@ -243,35 +220,14 @@ def main():
 
     written_v2 = []
     for payload in V2_PAYLOADS:
-        message = codec.message(payload, 2)
-        would = frame_of(message, 2)
-        entry = {"payload": payload}
-        try:
-            frame = codec.writers[2](codec.message(payload, 2), ctx)
-        except Exception as err:
-            entry["refused_on_write"] = refusal(err)
-            frame = would
-        else:
-            assert frame == would, (frame.hex(), would.hex())
-            entry["refused_on_write"] = None
-        entry["frame_hex"] = frame.hex()
-        try:
-            read = codec.readers[2](frame, ctx)
-            entry["read_v2"] = codec.as_json(read, 2)
-            entry["read_v2_hex"] = codec.body(read, 2).hex()
-            entry["refused_on_read"] = None
-        except Exception as err:
-            entry["refused_on_read"] = refusal(err)
+        frame, entry = written_with(2, payload)
         if entry["refused_on_write"] is None:
             # Read by a consumer pinned to major version 1: the DOWNGRADE
             # rule, then version 1's READ rules.
-            try:
-                read = codec.readers[1](frame, ctx)
+            read, entry["refused_as_v1"] = attempt(lambda: codec.readers[1](frame, ctx))
+            if read is not None:
                 entry["read_v1"] = codec.as_json(read, 1)
                 entry["read_v1_hex"] = codec.body(read, 1).hex()
-                entry["refused_as_v1"] = None
-            except Exception as err:
-                entry["refused_as_v1"] = refusal(err)
         written_v2.append(entry)
         print(
             f"ok  v2 {json.dumps(payload)}: write {entry['refused_on_write'] or 'accepted'}, "
