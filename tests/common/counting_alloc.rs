@@ -20,12 +20,18 @@ thread_local! {
     static LIVE: Cell<isize> = const { Cell::new(0) };
     /// The most `LIVE` has been since `peak_during` last reset it.
     static PEAK: Cell<isize> = const { Cell::new(0) };
+    /// Bytes this thread allocated (and grew by reallocating), never
+    /// less what it freed.
+    static ALLOCATED: Cell<usize> = const { Cell::new(0) };
 }
 
 /// `try_with` throughout: a thread being torn down may still allocate.
 fn grew(delta: isize, counted: bool) {
     if counted {
         let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+    }
+    if delta > 0 {
+        let _ = ALLOCATED.try_with(|n| n.set(n.get() + delta.unsigned_abs()));
     }
     let _ = LIVE.try_with(|live| {
         let now = live.get() + delta;
@@ -56,6 +62,14 @@ pub fn allocations_during(f: impl FnOnce()) -> usize {
     let before = ALLOCATIONS.with(Cell::get);
     f();
     ALLOCATIONS.with(Cell::get) - before
+}
+
+/// Bytes this thread allocated while `f` ran (what it freed not taken
+/// off): the work of building values, not what they hold at once.
+pub fn bytes_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATED.with(Cell::get);
+    f();
+    ALLOCATED.with(Cell::get) - before
 }
 
 /// The most bytes this thread held at once while `f` ran, beyond what it

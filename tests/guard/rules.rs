@@ -260,6 +260,100 @@ fn a_rule_that_cannot_run_refuses_when_its_action_says_so() {
     assert!(invalid.violations()[0].message().contains("no executor"));
 }
 
+/// `lines` items and as many `skus` (outside the items): the quadratic
+/// rule below compares each line's sku with every one of them.
+fn with_skus(n: usize, missing: bool) -> Vec<u8> {
+    with(|p| {
+        p["lines"] = (0..n)
+            .map(|i| json!({"sku": format!("s{i}"), "qty": 1}))
+            .collect();
+        p["skus"] = (0..n)
+            .map(|i| json!(format!("s{}", if missing && i == 0 { n } else { i })))
+            .collect();
+    })
+}
+
+const SKU_KNOWN: &str = "message.lines.all(l, l.sku in message.skus)";
+
+#[test]
+fn a_quadratic_rule_on_a_large_payload_is_refused_naming_the_rule_and_the_bound() {
+    use dataschema_core::rules::EVAL_BUDGET;
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "skuKnown", "kind": "CONDITION", "type": "CEL", "expr": SKU_KNOWN
+    }]})));
+    // 3,000 lines against 3,000 skus: 9 million comparisons, bounded
+    // before any runs.
+    let n = 3_000;
+    assert!((n * n) as u64 > EVAL_BUDGET);
+    let invalid = refused(&guard, &with_skus(n, false));
+    let message = invalid.violations()[0].message();
+    assert!(message.contains("skuKnown"), "{message}");
+    assert!(message.contains("evaluation budget"), "{message}");
+    assert!(message.contains(&EVAL_BUDGET.to_string()), "{message}");
+    assert!(
+        message.contains("3000 iterations over message.lines, each reading message.skus"),
+        "{message}"
+    );
+    assert_eq!(invalid.violations()[0].kind(), ViolationKind::Rule);
+    assert_eq!(invalid.rule().unwrap().name(), "skuKnown");
+
+    // With onFailure NONE it goes on, counted as an ignored failure (as
+    // any evaluation error).
+    let soft = guard_of(payment(json!({"domainRules": [{
+        "name": "skuKnown", "kind": "CONDITION", "type": "CEL", "expr": SKU_KNOWN,
+        "onFailure": "NONE"
+    }]})));
+    assert!(matches!(
+        soft.validate(URN, &with_skus(n, false)),
+        Ok(Outcome::Validated)
+    ));
+}
+
+#[test]
+fn the_same_rule_on_a_small_payload_runs() {
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "skuKnown", "kind": "CONDITION", "type": "CEL", "expr": SKU_KNOWN
+    }]})));
+    assert!(matches!(
+        guard.validate(URN, &with_skus(300, false)),
+        Ok(Outcome::Validated)
+    ));
+    // It ran: a line whose sku is not listed makes it false.
+    let invalid = refused(&guard, &with_skus(300, true));
+    let message = invalid.violations()[0].message();
+    assert!(message.contains("is false"), "{message}");
+}
+
+#[test]
+fn a_map_over_a_large_list_is_linear() {
+    // The `cel` crate appends a `map`'s items to one list in place; were
+    // the list copied on each append, the bytes allocated would grow with
+    // the square of the list.
+    use crate::counting_alloc::bytes_during;
+    let guard = guard_of(payment(json!({"domainRules": [{
+        "name": "mapped", "kind": "CONDITION", "type": "CEL",
+        "expr": "message.lines.map(l, l.qty).size() == size(message.lines)"
+    }]})));
+    let lines =
+        |n: usize| with(|p| p["lines"] = (0..n).map(|i| json!({"sku": "s", "qty": i})).collect());
+    let bytes = |n: usize| {
+        let payload = lines(n);
+        bytes_during(|| {
+            assert!(matches!(
+                guard.validate(URN, &payload),
+                Ok(Outcome::Validated)
+            ))
+        })
+    };
+    bytes(10); // compiled and cached
+    let (one, two) = (bytes(20_000), bytes(40_000));
+    let ratio = two as f64 / one as f64;
+    assert!(
+        ratio < 2.5,
+        "{one} bytes for 20,000 lines, {two} for 40,000"
+    );
+}
+
 #[test]
 fn a_malformed_rule_set_makes_the_version_fail_open() {
     // A rule Confluent's Rule.validate refuses: several actions on READ.

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 use cel::common::ast::Expr;
 use cel::{Context, Env, Program, Value};
 
+use super::cost::{Bound, Plan, EVAL_BUDGET};
 use super::{MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
 
 /// The standard environment, built once for every rule.
@@ -18,6 +19,16 @@ fn env() -> &'static Arc<Env> {
 pub(crate) struct Cel {
     guard: Option<Program>,
     body: Program,
+    /// The cost bound of an evaluation, for a rule that can cost more
+    /// than a small multiple of what it reads (`cost.rs`).
+    plan: Option<Plan>,
+}
+
+/// What a run of a rule over one payload has spent of
+/// [`EVAL_BUDGET`]: a field rule's evaluations, one per field, share it.
+#[derive(Default)]
+pub(crate) struct Budget {
+    spent: u64,
 }
 
 impl std::fmt::Debug for Cel {
@@ -36,8 +47,9 @@ pub(crate) enum Eval {
 
 impl Cel {
     /// Compiles `expr`; `split_guard` is false when the rule's
-    /// `cel.ignore.guard.separator` param is `true`.
-    pub(crate) fn compile(expr: &str, split_guard: bool) -> Result<Cel, String> {
+    /// `cel.ignore.guard.separator` param is `true`; `field`: the rule is
+    /// evaluated once per field (`CEL_FIELD`).
+    pub(crate) fn compile(expr: &str, split_guard: bool, field: bool) -> Result<Cel, String> {
         if expr.len() > MAX_EXPR_BYTES {
             return Err(format!(
                 "the expression is {} bytes, more than the {MAX_EXPR_BYTES} a rule may have",
@@ -54,11 +66,33 @@ impl Cel {
         };
         let guard = guard.map(compile_one).transpose()?;
         let body = compile_one(body)?;
-        Ok(Cel { guard, body })
+        let plan = Plan::of(guard.iter().chain([&body]).map(Program::expression))?;
+        let plan = plan.needed(field).then_some(plan);
+        Ok(Cel { guard, body, plan })
     }
 
-    /// Evaluates with `bind` adding the variables to a fresh scope.
-    pub(crate) fn eval(&self, bind: impl Fn(&mut Context<'_, '_>)) -> Result<Eval, String> {
+    /// Evaluates with `bind` adding the variables to a fresh scope, once
+    /// its cost bound on the values `bound` gives for them (the same
+    /// values, by name) fits in what is left of `budget`.
+    pub(crate) fn eval<'v>(
+        &self,
+        budget: &mut Budget,
+        bound: impl Fn(&str) -> Bound<'v>,
+        bind: impl Fn(&mut Context<'_, '_>),
+    ) -> Result<Eval, String> {
+        if let Some(plan) = &self.plan {
+            let left = EVAL_BUDGET.saturating_sub(budget.spent);
+            let cost = plan.cost(&bound, left);
+            budget.spent = budget.spent.saturating_add(cost.steps);
+            if cost.steps > left {
+                return Err(format!(
+                    "over its evaluation budget: its cost on this payload is bounded at {}+ \
+                     steps, past the {EVAL_BUDGET} a rule may take ({})",
+                    budget.spent,
+                    cost.heaviest.as_deref().unwrap_or("its reads")
+                ));
+            }
+        }
         let mut context = Context::with_env(Arc::clone(env()));
         bind(&mut context);
         if let Some(guard) = &self.guard {
@@ -82,7 +116,7 @@ impl Cel {
 /// item or a map's value ([`ITEM`](super::form::ITEM)). Every prefix of a
 /// path is one too.
 pub(crate) fn message_paths(expr: &str, split_guard: bool) -> Result<Vec<Vec<String>>, String> {
-    let cel = Cel::compile(expr, split_guard)?;
+    let cel = Cel::compile(expr, split_guard, false)?;
     let mut out = Vec::new();
     for program in cel.guard.iter().chain([&cel.body]) {
         selections(program.expression(), &mut Vec::new(), &mut out);
@@ -223,7 +257,7 @@ fn depth(expr: &cel::IdedExpr, at: usize) -> usize {
         .unwrap_or(at)
 }
 
-fn children(expr: &Expr) -> Vec<&cel::IdedExpr> {
+pub(super) fn children(expr: &Expr) -> Vec<&cel::IdedExpr> {
     match expr {
         Expr::Call(call) => call.target.iter().map(|t| &**t).chain(&call.args).collect(),
         Expr::Comprehension(c) => vec![
@@ -345,9 +379,15 @@ mod tests {
     use super::*;
 
     fn run(expr: &str, message: serde_json::Value) -> Result<Eval, String> {
-        let cel = Cel::compile(expr, true)?;
+        let cel = Cel::compile(expr, true, false)?;
         let value = cel::to_value(&message).unwrap();
-        cel.eval(|ctx| ctx.add_variable_from_value("message", value.clone()))
+        let bound = |name: &str| match name {
+            "message" => Bound::Json(&message),
+            _ => Bound::Unbound,
+        };
+        cel.eval(&mut Budget::default(), bound, |ctx| {
+            ctx.add_variable_from_value("message", value.clone())
+        })
     }
 
     #[test]
@@ -367,13 +407,19 @@ mod tests {
     #[test]
     fn hostile_expressions_are_refused_at_compile() {
         let long = "1 + ".repeat(1200) + "1";
-        assert!(Cel::compile(&long, true).unwrap_err().contains("bytes"));
+        assert!(Cel::compile(&long, true, false)
+            .unwrap_err()
+            .contains("bytes"));
         let chain = "1+".repeat(400) + "1";
-        assert!(Cel::compile(&chain, true).unwrap_err().contains("deep"));
+        assert!(Cel::compile(&chain, true, false)
+            .unwrap_err()
+            .contains("deep"));
         let parens = "(".repeat(500) + "1" + &")".repeat(500);
-        assert!(Cel::compile(&parens, true).unwrap_err().contains("nests"));
+        assert!(Cel::compile(&parens, true, false)
+            .unwrap_err()
+            .contains("nests"));
         let conditionals = "true ? 1 : ".repeat(40) + "2";
-        assert!(Cel::compile(&conditionals, true)
+        assert!(Cel::compile(&conditionals, true, false)
             .unwrap_err()
             .contains("nests"));
         // At the bound, on the stack a guard compiles on: it compiles.
@@ -386,21 +432,21 @@ mod tests {
             "-".repeat(200) + "1",
         ] {
             let compiled =
-                crate::limits::on_compile_stack(|| Cel::compile(&deep, true).map(|_| ()));
+                crate::limits::on_compile_stack(|| Cel::compile(&deep, true, false).map(|_| ()));
             assert!(matches!(compiled, Ok(Ok(()))), "{deep}: {compiled:?}");
         }
         let quadratic = "message.items.all(a, message.items.exists(b, a == b))";
-        assert!(Cel::compile(quadratic, true)
+        assert!(Cel::compile(quadratic, true, false)
             .unwrap_err()
             .contains("product"));
         let nested = "message.items.all(i, i.tags.exists(t, t == 'x'))";
-        assert!(Cel::compile(nested, true).is_ok());
+        assert!(Cel::compile(nested, true, false).is_ok());
         let built = "message.items.map(a, message.items).all(l, true)";
-        assert!(Cel::compile(built, true).is_err());
+        assert!(Cel::compile(built, true, false).is_err());
         // `+` inside a comprehension joins the element's parts, not a
         // value from outside it (a copy of it per item).
         let copies = "message.items.map(i, message.note + i.sku)";
-        assert!(Cel::compile(copies, true)
+        assert!(Cel::compile(copies, true, false)
             .unwrap_err()
             .contains("outside the element"));
         for fine in [
@@ -409,7 +455,7 @@ mod tests {
             "message.items.map(i, i.quantity + 1)",
             "message.note + '!'",
         ] {
-            assert!(Cel::compile(fine, true).is_ok(), "{fine}");
+            assert!(Cel::compile(fine, true, false).is_ok(), "{fine}");
         }
     }
 

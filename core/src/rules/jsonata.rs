@@ -20,8 +20,9 @@
 //! Bounded, since a registry's rules are input: the text is at most
 //! [`MAX_EXPR_BYTES`] and nests at most
 //! [`MAX_EXPR_DEPTH`]; an evaluation takes at most
-//! [`MAX_STEPS`] steps, calls lambdas at most [`MAX_CALL_DEPTH`] deep, and
-//! builds strings and arrays no larger than [`MAX_BUILT`].
+//! [`MAX_STEPS`] steps, calls lambdas at most [`MAX_CALL_DEPTH`] deep,
+//! nests evaluations at most [`MAX_EVAL_NESTING`] deep, and builds
+//! strings and arrays no larger than [`MAX_BUILT`].
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -29,7 +30,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
-use super::{MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
+use super::{weight, MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
 
 /// The most evaluation steps one run takes.
 pub const MAX_STEPS: u64 = 1_000_000;
@@ -44,6 +45,13 @@ pub const BUDGET_PER_INPUT_NODE: u64 = 32;
 
 /// The deepest lambda calls nest.
 pub const MAX_CALL_DEPTH: usize = 24;
+
+/// The deepest evaluations nest, across lambda calls: an expression is at
+/// most [`MAX_EXPR_DEPTH`] deep, but a lambda calling itself
+/// [`MAX_CALL_DEPTH`] times through a body that deep would recurse some
+/// 1,200 levels, past a 2 MiB thread's stack in a debug build (so did
+/// 256; `evaluation_recurses_a_bounded_depth` runs the deepest there).
+pub const MAX_EVAL_NESTING: usize = 128;
 
 /// The most elements (array items, object members, string bytes) one
 /// value built by an expression holds.
@@ -575,6 +583,42 @@ fn shown(tok: Option<&Tok>) -> String {
 }
 
 /// Refuses a call to a function this subset does not have, when compiled.
+/// The depth of `node`, counted up to one past [`MAX_EXPR_DEPTH`] (the
+/// walk never recurses further).
+fn depth(node: &Node, at: usize) -> usize {
+    if at > MAX_EXPR_DEPTH {
+        return at;
+    }
+    let deeper = |n: &Node| depth(n, at + 1);
+    match node {
+        Node::Num(_)
+        | Node::Str(_)
+        | Node::Bool(_)
+        | Node::Null
+        | Node::Var(_)
+        | Node::Name(_)
+        | Node::Wildcard => at,
+        Node::Path(a, b) | Node::Filter(a, b) | Node::Binary(_, a, b) | Node::Chain(a, b) => {
+            deeper(a).max(deeper(b))
+        }
+        Node::Neg(a) | Node::Bind(_, a) => deeper(a),
+        Node::Object(members) => members
+            .iter()
+            .map(|(k, v)| deeper(k).max(deeper(v)))
+            .fold(at, usize::max),
+        Node::Array(items) | Node::Block(items) => items.iter().map(deeper).fold(at, usize::max),
+        Node::Call(callee, args) => args.iter().map(deeper).fold(deeper(callee), usize::max),
+        Node::Lambda(def) => deeper(&def.body),
+        Node::Cond(c, then, otherwise) => {
+            let most = deeper(c).max(deeper(then));
+            otherwise
+                .as_deref()
+                .map(deeper)
+                .map_or(most, |o| most.max(o))
+        }
+    }
+}
+
 fn check_calls(node: &Node, bound: &mut Vec<String>) -> Result<(), String> {
     let each = |n: &Node, bound: &mut Vec<String>| check_calls(n, bound);
     match node {
@@ -661,6 +705,14 @@ impl Jsonata {
                 shown(parser.peek())
             ));
         }
+        // The parser recurses at most MAX_EXPR_DEPTH deep, but a chain
+        // of operators (`1+1+…`, `a.a.…`) is built in its loop, as a tree
+        // as deep as the chain is long: measured before anything walks it.
+        if depth(&root, 0) > MAX_EXPR_DEPTH {
+            return Err(format!(
+                "the expression nests deeper than {MAX_EXPR_DEPTH} levels"
+            ));
+        }
         check_calls(&root, &mut Vec::new())?;
         Ok(Jsonata { root })
     }
@@ -672,6 +724,7 @@ impl Jsonata {
             steps: 0,
             budget: budget_for(input),
             calls: 0,
+            nesting: 0,
             root: input,
             scopes: Vec::new(),
         };
@@ -738,6 +791,8 @@ struct Eval<'i> {
     steps: u64,
     budget: u64,
     calls: usize,
+    /// Evaluations in progress, one inside the other.
+    nesting: usize,
     root: &'i Value,
     /// Every scope a variable was bound in, emptied when the run ends: a
     /// lambda bound in the scope it captures is a cycle of `Rc`s, which
@@ -751,31 +806,6 @@ struct Eval<'i> {
 fn budget_for(input: &Value) -> u64 {
     let nodes = weight(input, u64::MAX);
     MAX_STEPS.max(nodes.saturating_mul(BUDGET_PER_INPUT_NODE))
-}
-
-/// The nodes of `value` (a string of `n` bytes weighs `1 + n / 64`),
-/// counted until they pass `cap`.
-fn weight(value: &Value, cap: u64) -> u64 {
-    let mut total = 0u64;
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        total += match value {
-            Value::String(s) => 1 + s.len() as u64 / 64,
-            Value::Array(items) => {
-                stack.extend(items);
-                1
-            }
-            Value::Object(map) => {
-                stack.extend(map.values());
-                1
-            }
-            _ => 1,
-        };
-        if total > cap {
-            break;
-        }
-    }
-    total
 }
 
 fn num(n: f64) -> Result<Value, String> {
@@ -928,7 +958,20 @@ impl<'i> Eval<'i> {
         Ok(())
     }
 
+    /// Evaluates `node`, at most [`MAX_EVAL_NESTING`] evaluations deep.
     fn eval(&mut self, node: &Node, ctx: &Value, env: &Rc<Env>) -> Result<V, String> {
+        if self.nesting >= MAX_EVAL_NESTING {
+            return Err(format!(
+                "the evaluation nests more than {MAX_EVAL_NESTING} deep"
+            ));
+        }
+        self.nesting += 1;
+        let out = self.eval_node(node, ctx, env);
+        self.nesting -= 1;
+        out
+    }
+
+    fn eval_node(&mut self, node: &Node, ctx: &Value, env: &Rc<Env>) -> Result<V, String> {
         self.step()?;
         Ok(match node {
             Node::Num(n) => V::J(num(*n)?),
@@ -1752,6 +1795,39 @@ mod tests {
         // Too long.
         let long = format!("'{}'", "a".repeat(5000));
         assert!(Jsonata::compile(&long).unwrap_err().contains("bytes"));
+    }
+
+    #[test]
+    fn evaluation_recurses_a_bounded_depth() {
+        // A chain of operators is parsed in a loop, not a recursion: the
+        // tree it builds is measured before anything walks it.
+        for chain in ["1+".repeat(1500) + "1", "a.".repeat(1500) + "a"] {
+            let error = Jsonata::compile(&chain).unwrap_err();
+            assert!(error.contains("deeper"), "{error}");
+        }
+        // The deepest a rule recurses: a lambda whose body nests as deep
+        // as a rule may, calling itself as deep as calls may nest, on a
+        // thread of 2 MiB (a spawned thread's, a tokio worker's).
+        let mut deepest = None;
+        for levels in (1..MAX_EXPR_DEPTH).rev() {
+            let expr = format!(
+                "($f := function($n) {{$n = 0 ? 0 : {}$f($n - 1){}}}; $f(1000))",
+                "[".repeat(levels),
+                "]".repeat(levels)
+            );
+            if Jsonata::compile(&expr).is_ok() {
+                deepest = Some(expr);
+                break;
+            }
+        }
+        let deepest = deepest.expect("some nesting compiles");
+        let error = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || run_err(&deepest))
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        assert!(error.contains("deep"), "{error}");
     }
 
     #[test]

@@ -40,8 +40,11 @@
 //!
 //! Rules are outside input: an expression is at most [`MAX_EXPR_BYTES`]
 //! bytes and [`MAX_EXPR_DEPTH`] deep, and a comprehension inside another
-//! must range over a part of the enclosing one's element, so evaluating
-//! a rule costs at most a small multiple of the payload's size.
+//! must range over a part of the enclosing one's element. A CEL rule
+//! that can cost more than a small multiple of what it reads (a
+//! comprehension reading a value from outside its element) is bounded
+//! on each payload before it runs, against `EVAL_BUDGET` (`cost.rs`, with
+//! the `cel` feature).
 
 #[cfg_attr(not(feature = "cel"), allow(dead_code))]
 mod field;
@@ -50,6 +53,10 @@ mod model;
 
 #[cfg(feature = "cel")]
 mod cel;
+#[cfg(feature = "cel")]
+mod cost;
+#[cfg(feature = "cel")]
+pub use self::cost::{EVAL_BUDGET, LINEAR_BODY, MAX_REGEX_BYTES, REGEX_STEPS};
 
 #[cfg(feature = "jsonata")]
 pub mod jsonata;
@@ -296,6 +303,33 @@ fn unknown_fields(
     problems
 }
 
+/// The nodes of `value` (a string of `n` bytes weighs `1 + n / 64`),
+/// counted until they pass `cap`: what JSONata's step budget and CEL's
+/// cost bound ([`EVAL_BUDGET`]) count for a value.
+#[cfg(any(feature = "cel", feature = "jsonata"))]
+pub(crate) fn weight(value: &Value, cap: u64) -> u64 {
+    let mut total = 0u64;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        total += match value {
+            Value::String(s) => 1 + s.len() as u64 / 64,
+            Value::Array(items) => {
+                stack.extend(items);
+                1
+            }
+            Value::Object(map) => {
+                stack.extend(map.values());
+                1
+            }
+            _ => 1,
+        };
+        if total > cap {
+            break;
+        }
+    }
+    total
+}
+
 /// A rule compiled for its executor.
 enum Executor {
     #[cfg(feature = "cel")]
@@ -319,7 +353,7 @@ impl Executor {
                 let Some(expr) = rule.expr() else {
                     return Executor::Cannot("a CEL rule needs an expr".to_owned());
                 };
-                match cel::Cel::compile(expr, split_guard) {
+                match cel::Cel::compile(expr, split_guard, kind == "CEL_FIELD") {
                     Ok(program) if kind == "CEL" => Executor::Cel(program),
                     Ok(program) => Executor::CelField(program),
                     Err(why) => Executor::Cannot(format!(
@@ -732,7 +766,11 @@ impl ReadRules {
         message: &Value,
     ) -> Result<(), (String, String)> {
         let value = ::cel::to_value(message).map_err(|e| (String::new(), e.to_string()))?;
-        let outcome = program.eval(|ctx| ctx.add_variable_from_value("message", value.clone()));
+        let outcome = program.eval(
+            &mut cel::Budget::default(),
+            |name| message_bound(name, message),
+            |ctx| ctx.add_variable_from_value("message", value.clone()),
+        );
         judge(rule, outcome).map_err(|why| (String::new(), why))
     }
 
@@ -764,6 +802,7 @@ impl ReadRules {
             return Err((String::new(), "no form to read the payload in".to_owned()));
         };
         let mut holder: Option<(*const Value, ::cel::Value)> = None;
+        let mut budget = cel::Budget::default();
         let mut visit = |site: &FieldSite<'_>, value: &mut Value| -> Result<(), (String, String)> {
             let tags = self.site_tags(site);
             if !rule.tags().is_empty() && rule.tags().is_disjoint(&tags) {
@@ -782,7 +821,18 @@ impl ReadRules {
             let bound =
                 ::cel::to_value(&*value).map_err(|e| (site.path.to_owned(), e.to_string()))?;
             let tags: Vec<::cel::Value> = tags.iter().map(|t| t.as_str().into()).collect();
-            let outcome = program.eval(|ctx| {
+            let sizes = |name: &str| {
+                field_bound(
+                    name,
+                    &*value,
+                    site.message,
+                    site.name,
+                    site.full_name,
+                    site.type_name,
+                    tags.len(),
+                )
+            };
+            let outcome = program.eval(&mut budget, sizes, |ctx| {
                 ctx.add_variable_from_value("value", bound.clone());
                 ctx.add_variable_from_value("name", site.name);
                 ctx.add_variable_from_value("fullName", site.full_name);
@@ -829,7 +879,11 @@ impl ReadRules {
         message: &mut Value,
     ) -> Result<(), (String, String)> {
         let bound = ::cel::to_value(&*message).map_err(|e| (String::new(), e.to_string()))?;
-        let outcome = program.eval(|ctx| ctx.add_variable_from_value("message", bound.clone()));
+        let outcome = program.eval(
+            &mut cel::Budget::default(),
+            |name| message_bound(name, message),
+            |ctx| ctx.add_variable_from_value("message", bound.clone()),
+        );
         let failed = |why: String| {
             (
                 String::new(),
@@ -867,6 +921,7 @@ impl ReadRules {
             return Err((String::new(), "the schema does not read as JSON".to_owned()));
         };
         let mut replaced: Vec<(String, Value)> = Vec::new();
+        let mut budget = cel::Budget::default();
         let mut walk = field::Walk {
             root,
             metadata_tags: &self.metadata_tags,
@@ -878,7 +933,18 @@ impl ReadRules {
                 let bound = ::cel::to_value(field.value).map_err(|e| (at(), e.to_string()))?;
                 let tags: Vec<::cel::Value> =
                     field.tags.iter().map(|t| t.as_str().into()).collect();
-                let outcome = program.eval(|ctx| {
+                let sizes = |name: &str| {
+                    field_bound(
+                        name,
+                        field.value,
+                        field.message,
+                        field.name,
+                        field.full_name,
+                        field.type_name,
+                        tags.len(),
+                    )
+                };
+                let outcome = program.eval(&mut budget, sizes, |ctx| {
                     ctx.add_variable_from_value("value", bound.clone());
                     ctx.add_variable_from_value("name", field.name);
                     ctx.add_variable_from_value("fullName", field.full_name);
@@ -926,6 +992,7 @@ impl ReadRules {
         };
         // One conversion of each object holding fields, not one a field.
         let mut holder: Option<(*const Value, ::cel::Value)> = None;
+        let mut budget = cel::Budget::default();
         let mut walk = field::Walk {
             root,
             metadata_tags: &self.metadata_tags,
@@ -946,7 +1013,18 @@ impl ReadRules {
                     .map_err(|e| (field.full_name.to_owned(), e.to_string()))?;
                 let tags: Vec<::cel::Value> =
                     field.tags.iter().map(|t| t.as_str().into()).collect();
-                let outcome = program.eval(|ctx| {
+                let sizes = |name: &str| {
+                    field_bound(
+                        name,
+                        field.value,
+                        field.message,
+                        field.name,
+                        field.full_name,
+                        field.type_name,
+                        tags.len(),
+                    )
+                };
+                let outcome = program.eval(&mut budget, sizes, |ctx| {
                     ctx.add_variable_from_value("value", value.clone());
                     ctx.add_variable_from_value("name", field.name);
                     ctx.add_variable_from_value("fullName", field.full_name);
@@ -1032,6 +1110,38 @@ fn cel_to_json_within(value: &::cel::Value, depth: usize, left: &mut u64) -> Res
             ))
         }
     })
+}
+
+/// The value bound as `message` in a message rule, for its cost bound.
+#[cfg(feature = "cel")]
+fn message_bound<'v>(name: &str, message: &'v Value) -> cost::Bound<'v> {
+    match name {
+        "message" => cost::Bound::Json(message),
+        _ => cost::Bound::Unbound,
+    }
+}
+
+/// The values bound in a field rule, for its cost bound.
+#[cfg(feature = "cel")]
+fn field_bound<'v>(
+    name: &str,
+    value: &'v Value,
+    message: &'v Value,
+    field: &str,
+    full_name: &str,
+    type_name: &str,
+    tags: usize,
+) -> cost::Bound<'v> {
+    use cost::Bound;
+    match name {
+        "value" => Bound::Json(value),
+        "message" => Bound::Json(message),
+        "name" => Bound::Text(field.len()),
+        "fullName" => Bound::Text(full_name.len()),
+        "typeName" => Bound::Text(type_name.len()),
+        "tags" => Bound::List(tags),
+        _ => Bound::Unbound,
+    }
 }
 
 /// A condition's verdict from its expression's result.
@@ -1124,8 +1234,11 @@ mod tests {
         let RuleOutcome::Refused(failure) = *refused else {
             panic!("{refused:?}");
         };
+        // Reading the whole message per item is bounded first, before
+        // anything runs (`cost.rs`): the result bound stays behind it.
         assert!(
-            failure.message.contains("larger than the"),
+            failure.message.contains("evaluation budget")
+                || failure.message.contains("larger than the"),
             "{}",
             failure.message
         );
