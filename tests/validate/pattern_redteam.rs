@@ -334,6 +334,14 @@ const LINEAR: &[&str] = &[
     r"(?i)^s$",
     r"(?i)^[a-z]+$",
     r"^[a-z]+$",
+    // Runs of classes (`plan/classes.rs`).
+    r"^\d{4}-(0[1-9]|1[0-2])-01$",
+    r"^.*\.vtesttree.[yY][aA][mM][lL]$",
+    r"^.*$",
+    r"^2.1.0$",
+    r"\.(json|ya?ml)$",
+    r"^v[0-9](\.[0-9]{1,2})?",
+    r"^[^/]{2}\.x$",
 ];
 
 /// Patterns the linear engine cannot run: lookaround and backreferences.

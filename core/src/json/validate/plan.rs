@@ -62,6 +62,7 @@
 
 mod branches;
 mod build;
+mod classes;
 mod draft;
 mod folded;
 mod format;

@@ -225,7 +225,7 @@ impl Folded {
 /// Whether `text` holds any of `chars` (a few): its bytes scanned for
 /// their first bytes, the text from a candidate on checked by characters.
 #[inline]
-fn holds_any(text: &str, chars: &[char]) -> bool {
+pub(super) fn holds_any(text: &str, chars: &[char]) -> bool {
     let mut firsts = [0u8; 16];
     if chars.len() > firsts.len() {
         return text.contains(chars);
@@ -234,16 +234,34 @@ fn holds_any(text: &str, chars: &[char]) -> bool {
     for (first, c) in firsts.iter_mut().zip(chars) {
         *first = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
     }
-    // A first byte is never a continuation byte: `at` starts a character.
-    match text.bytes().position(|b| firsts.contains(&b)) {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    // When each first byte is a control byte or beyond ASCII (those of
+    // `.`'s four are), eight bytes at a time up to the first such byte.
+    if firsts.iter().all(|&b| !(0x20..0x80).contains(&b)) {
+        while let Some(word) = bytes.get(from..from + 8) {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            let w = u64::from_le_bytes(w);
+            const ONES: u64 = 0x0101_0101_0101_0101;
+            const HIGH: u64 = 0x8080_8080_8080_8080;
+            if (w.wrapping_sub(ONES * 0x20) & !w | w) & HIGH != 0 {
+                break;
+            }
+            from += 8;
+        }
+    }
+    // `from` follows ASCII bytes, and a first byte is never a continuation
+    // byte: `from + at` starts a character.
+    match bytes[from..].iter().position(|b| firsts.contains(b)) {
         None => false,
-        Some(at) => text[at..].contains(chars),
+        Some(at) => text[from + at..].contains(chars),
     }
 }
 
 /// For `X*` over a class leaving out a few characters (`.`): those
 /// characters.
-fn excluded_run(hir: &Hir) -> Option<Box<[char]>> {
+pub(super) fn excluded_run(hir: &Hir) -> Option<Box<[char]>> {
     let HirKind::Repetition(repetition) = hir.kind() else {
         return None;
     };

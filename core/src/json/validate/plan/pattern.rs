@@ -22,6 +22,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use jsonschema_regex::{PatternAnalysis, RepeatedClass, Search, Sequence};
 
+use super::classes::Classes;
 use super::folded::Folded;
 use super::lookaround::Linearized;
 
@@ -41,6 +42,9 @@ pub(in crate::json::validate) enum Pattern {
     /// A few words, each letter in either case (`^[Ee][Ss]5$`): the
     /// text's letters lowered, looked up.
     Folded(Box<Folded>),
+    /// A few runs of characters, a class each (`^\d{4}-(0[1-9]|1[0-2])$`,
+    /// `^.*\.x.[yY]$`): each tried character by character.
+    Classes(Box<Classes>),
     /// `^X{m,n}$` over one class: counted.
     RepeatedClass(Box<RepeatedClass>),
     /// The sequence matcher, asking the engine when it cannot tell.
@@ -101,13 +105,19 @@ impl Pattern {
                 .ok()
         };
         let search = jsonschema_regex::search_form(pattern, &translated);
+        if let Some(Search::RepeatedClass(class)) = search {
+            return Some(Pattern::RepeatedClass(class.into()));
+        }
+        // (Compiled even where a form below stands in for it: a pattern
+        // the engine refuses within its limits is refused as `jsonschema`
+        // refuses it.)
         let fallback = match search {
-            Some(Search::RepeatedClass(class)) => {
-                return Some(Pattern::RepeatedClass(class.into()))
-            }
             Some(Search::Collapsed(collapsed)) => engine(&collapsed)?,
-            None => engine(&translated)?,
+            _ => engine(&translated)?,
         };
+        if let Some(classes) = Classes::new(&translated) {
+            return Some(Pattern::Classes(Box::new(classes)));
+        }
         Some(match Sequence::compile(&translated) {
             Some(sequence) => Pattern::Sequence(Box::new(sequence), fallback),
             None => Pattern::Linear(fallback),
@@ -158,6 +168,7 @@ impl Pattern {
             Pattern::Alternation(options) => options.iter().any(|o| o == text),
             Pattern::NoWhitespace => !jsonschema_regex::contains_ecma_whitespace(text),
             Pattern::Folded(folded) => folded.is_match(text),
+            Pattern::Classes(classes) => classes.is_match(text),
             Pattern::RepeatedClass(class) => class.is_match(text),
             Pattern::Sequence(sequence, engine) => match sequence.is_match(text.as_bytes()) {
                 Some(matched) => matched,
@@ -231,6 +242,13 @@ mod tests {
             "^[Xx]-[0-9]?",
             "^[Ee]\\u00e9[Ee]$",
             "^.*\\.[dD][lL][lL]$",
+            "^\\d{4}-(0[1-9]|1[0-2])-01$",
+            "^.*\\.vtesttree.[yY][aA][mM][lL]$",
+            "^2.1.0$",
+            "^v[0-9](\\.[0-9]{1,2})?",
+            "\\.(json|ya?ml)$",
+            "^[^/]{2}\\.x$",
+            "^.*$",
         ];
         let texts = [
             "",
@@ -275,6 +293,31 @@ mod tests {
             "a\nb.dll",
             "a\u{2028}.dll",
             "é.DLL",
+            "2020-03-01",
+            "2020-13-01",
+            "2020-12-01",
+            "202a-10-01",
+            "2020-10-011",
+            "x.vtesttree.yaml",
+            "a/b.vtesttreeéYAML",
+            "a\nb.vtesttree.yaml",
+            "a.vtesttree\n.yaml",
+            ".VTESTTREE.yaml",
+            "2.1.0",
+            "2é1.0",
+            "2.1.0\n",
+            "v1.23",
+            "v1.2x",
+            "va",
+            "a.yml",
+            "a.json",
+            "é.yaml",
+            "éé.x",
+            "a/.x",
+            "\u{2028}b.x",
+            "abcdefghij\nk.dll",
+            "abcdefghijklmnop\u{2028}.dll",
+            "abcdefghijklmnop/q.vtesttree.yaml",
         ];
         let options = || {
             jsonschema::PatternOptions::regex()
