@@ -18,7 +18,9 @@
 //! `tests/validate/json_codegen.rs` includes: the validators generated
 //! from the plans of the JSON corpus' schemas and of the JSON Schema Test
 //! Suite's groups (read in place, as `tests/validate/json_scan_suite.rs`
-//! reads them), for each one the generator covers.
+//! reads them), for each one the generator covers; the corpus' ones are
+//! in `OUT_DIR/codegen_corpus.rs` too (which it includes), for
+//! `benches/json_corpus.rs`.
 
 fn main() {
     #[cfg(feature = "samples")]
@@ -97,6 +99,15 @@ mod differential {
                 let _ = writeln!(corpus, "    ({stem:?}, &{name}::GENERATED),");
             }
         }
+        // The corpus apart, for `benches/json_corpus.rs` too.
+        let code = format!(
+            "{modules}\n\
+             /// The corpus' schemas the generator covers, by file stem.\n\
+             pub static CORPUS: &[(&str, &::dataschema::validate::generated::Generated)] = &[\n{corpus}];\n"
+        );
+        let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+        std::fs::write(out_dir.join("codegen_corpus.rs"), code).unwrap();
+        modules.clear();
         println!("cargo:rerun-if-env-changed=DATASCHEMA_JSON_SCHEMA_TEST_SUITE");
         let root = std::env::var_os("DATASCHEMA_JSON_SCHEMA_TEST_SUITE")
             .map(PathBuf::from)
@@ -127,15 +138,11 @@ mod differential {
             }
         }
         let code = format!(
-            "{modules}\n\
-             /// The corpus' schemas the generator covers, by file stem.\n\
-             pub static CORPUS: &[(&str, &::dataschema::validate::generated::Generated)] = &[\n{corpus}];\n\
+            "include!(concat!(env!(\"OUT_DIR\"), \"/codegen_corpus.rs\"));\n{modules}\n\
              /// The suite's groups the generator covers: file (under the suite's root), group index.\n\
              pub static SUITE: &[(&str, usize, &::dataschema::validate::generated::Generated)] = &[\n{suite}];\n"
         );
-        let out =
-            PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("codegen_differential.rs");
-        std::fs::write(out, code).unwrap();
+        std::fs::write(out_dir.join("codegen_differential.rs"), code).unwrap();
     }
 
     /// The draft a suite file's folder names, as `$schema` (what

@@ -30,12 +30,15 @@
 //! (`benches/json_corpus_instructions.sh` runs it schema by schema and
 //! prints the guard/bare ratios and their geometric mean).
 //!
-//! The order event runs a third path beside them: `generated`, the guard
-//! over the same schema bundled with `codegen = true`
-//! (`tests/data/bundle_codegen`), which runs the validator generated from
-//! its plan at `cargo build` before the interpreter: in the timed summary
-//! (valid payload bytes per second) and, with `JSON_CORPUS_CALLS`, in
-//! `instructions_generated`.
+//! Every schema whose plan compiles runs a third path beside them:
+//! `generated`, the guard over the same schema with the validator
+//! generated from its plan (`codegen = true`; here the ones this
+//! repository's build script generates, `OUT_DIR/codegen_corpus.rs`), in
+//! the summary (its time over the bare path's), in a table of valid
+//! payload bytes per second (the interpreter, generated, the bare path and
+//! `serde_json::from_slice::<IgnoredAny>`, and the generated time on the
+//! invalid payloads over the interpreter's) and, with `JSON_CORPUS_CALLS`,
+//! in `instructions_generated`.
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -50,14 +53,17 @@ mod corpus;
 #[path = "support/timing.rs"]
 mod timing;
 
-/// The URN `tests/data/bundle_codegen` bundles the order event under.
-const GENERATED_URN: &str = "urn:acme:schema:orders.placed:1";
+/// The validators generated from the corpus' plans (`CORPUS`).
+#[allow(dead_code)]
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/codegen_corpus.rs"));
+}
 
 struct Prepared {
     entry: corpus::Entry,
     guard: Guard,
-    /// The order event only: the guard over the bundle with the validator
-    /// generated from the plan.
+    /// The guard over the schema with the validator generated from its
+    /// plan (every schema whose plan compiles).
     generated: Option<Guard>,
     bare: jsonschema::Validator,
     /// The guard with the schema `true` under the same URN: reading the
@@ -94,26 +100,30 @@ fn prepare() -> Vec<Prepared> {
                 Registry::embed([Schema::json(entry.urn.parse().unwrap(), b"true".to_vec())])
                     .unwrap(),
             );
-            let generated = (entry.name == "order-event").then(|| {
-                let guard = Guard::new(
-                    Registry::from_bundle(include!(concat!(
-                        env!("OUT_DIR"),
-                        "/bundle_codegen/dataschema_bundle.rs"
-                    )))
-                    .unwrap(),
-                );
-                assert_eq!(
-                    guard.json_engine(&GENERATED_URN.parse().unwrap()),
-                    Some(dataschema::validate::JsonEngine::Generated)
-                );
-                for payload in entry.payloads() {
+            let generated = generated::CORPUS
+                .iter()
+                .find(|(name, _)| *name == entry.name)
+                .map(|(_, generated)| {
+                    let schema =
+                        Schema::json(entry.urn.parse().unwrap(), entry.schema_bytes.clone())
+                            .with_generated(*generated);
+                    let guard = Guard::new(Registry::embed([schema]).unwrap());
                     assert_eq!(
-                        guard.validate(GENERATED_URN, payload).is_ok(),
-                        bare.is_valid(&serde_json::from_slice(payload).unwrap()),
+                        guard.json_engine(&entry.urn.parse().unwrap()),
+                        Some(dataschema::validate::JsonEngine::Generated),
+                        "{}",
+                        entry.name
                     );
-                }
-                guard
-            });
+                    for payload in entry.payloads() {
+                        assert_eq!(
+                            guard.validate(&entry.urn, payload).is_ok(),
+                            bare.is_valid(&serde_json::from_slice(payload).unwrap()),
+                            "{}",
+                            entry.name
+                        );
+                    }
+                    guard
+                });
             Prepared {
                 entry,
                 guard,
@@ -146,12 +156,12 @@ fn run_guard(p: &Prepared, payloads: &[Vec<u8>]) -> usize {
         .count()
 }
 
-fn run_generated(guard: &Guard, payloads: &[Vec<u8>]) -> usize {
+fn run_generated(p: &Prepared, guard: &Guard, payloads: &[Vec<u8>]) -> usize {
     payloads
         .iter()
         .filter(|payload| {
             guard
-                .validate(black_box(GENERATED_URN), black_box(payload))
+                .validate(black_box(&p.entry.urn), black_box(payload))
                 .is_ok()
         })
         .count()
@@ -171,14 +181,16 @@ fn summary(prepared: &[Prepared]) {
         .unwrap_or(15);
     let mut log_sum = 0.0;
     println!(
-        "{:<24} {:<34} {:>6} {:>10} {:>10} {:>7}",
-        "schema", "engine", "n", "bare µs", "guard µs", "g/b"
+        "{:<24} {:<34} {:>6} {:>10} {:>10} {:>7} {:>10} {:>7}",
+        "schema", "engine", "n", "bare µs", "guard µs", "g/b", "gen µs", "gen/b"
     );
+    let mut gen_log_sum = 0.0;
     for p in prepared {
         let payloads: Vec<Vec<u8>> = p.entry.payloads().cloned().collect();
         // Interleaved: a round of each, so drift hits both.
         let mut bare = Duration::MAX;
         let mut guard = Duration::MAX;
+        let mut generated = Duration::MAX;
         for _ in 0..3 {
             bare = bare.min(timing::fastest(rounds.div_ceil(3), || {
                 run_bare(p, &payloads)
@@ -186,55 +198,105 @@ fn summary(prepared: &[Prepared]) {
             guard = guard.min(timing::fastest(rounds.div_ceil(3), || {
                 run_guard(p, &payloads)
             }));
+            if let Some(g) = &p.generated {
+                generated = generated.min(timing::fastest(rounds.div_ceil(3), || {
+                    run_generated(p, g, &payloads)
+                }));
+            }
         }
         let ratio = guard.as_secs_f64() / bare.as_secs_f64();
         log_sum += ratio.ln();
+        let gen_ratio = generated.as_secs_f64() / bare.as_secs_f64();
+        if p.generated.is_some() {
+            gen_log_sum += gen_ratio.ln();
+        }
         let engine = p.guard.json_engine(&p.entry.urn.parse().unwrap());
         println!(
-            "{:<24} {:<34} {:>6} {:>10.2} {:>10.2} {:>7.3}",
+            "{:<24} {:<34} {:>6} {:>10.2} {:>10.2} {:>7.3} {:>10.2} {:>7.3}",
             p.entry.name,
             format!("{engine:?}"),
             payloads.len(),
             bare.as_secs_f64() * 1e6,
             guard.as_secs_f64() * 1e6,
-            ratio
+            ratio,
+            generated.as_secs_f64() * 1e6,
+            gen_ratio
         );
     }
+    let generated = prepared.iter().filter(|p| p.generated.is_some()).count();
     println!(
-        "geometric mean guard/bare over {} schemas: {:.3}",
+        "geometric mean guard/bare over {} schemas: {:.3}; generated/bare over {generated}: {:.3}",
         prepared.len(),
-        (log_sum / prepared.len() as f64).exp()
+        (log_sum / prepared.len() as f64).exp(),
+        (gen_log_sum / generated.max(1) as f64).exp()
     );
-    if let Some(p) = prepared.iter().find(|p| p.entry.name == "order-event") {
+    valid_rates(prepared, rounds);
+}
+
+/// Valid payload bytes per second, schema by schema: the interpreter
+/// (the guard), the generated validator, the bare path and
+/// `from_slice::<IgnoredAny>`; and on the invalid payloads, the generated
+/// path's time over the interpreter's (one scan against two).
+fn valid_rates(prepared: &[Prepared], rounds: usize) {
+    println!(
+        "{:<24} {:>7} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9}",
+        "valid MB/s", "bytes", "interp", "gen", "bare", "ignored", "gen/int", "inv g/i"
+    );
+    let (mut log_gain, mut log_invalid, mut n) = (0.0, 0.0, 0);
+    for p in prepared {
+        let Some(generated) = &p.generated else {
+            continue;
+        };
         let valid = &p.entry.valid;
+        let invalid = &p.entry.invalid;
         let bytes: usize = valid.iter().map(Vec::len).sum();
         let rate = |d: Duration| bytes as f64 / d.as_secs_f64() / 1e6;
-        let generated = p
-            .generated
-            .as_ref()
-            .expect("the order event's generated guard");
         // Interleaved rounds, so that drift hits every path.
-        let (mut guard, mut fast, mut bare, mut ignored) =
-            (Duration::MAX, Duration::MAX, Duration::MAX, Duration::MAX);
+        let mut t = [Duration::MAX; 6];
         for _ in 0..3 {
-            let n = rounds.div_ceil(3);
-            guard = guard.min(timing::fastest(n, || run_guard(p, valid)));
-            fast = fast.min(timing::fastest(n, || run_generated(generated, valid)));
-            bare = bare.min(timing::fastest(n, || run_bare(p, valid)));
-            ignored = ignored.min(timing::fastest(n, || run_ignored(valid)));
+            let k = rounds.div_ceil(3);
+            t[0] = t[0].min(timing::fastest(k, || run_guard(p, valid)));
+            t[1] = t[1].min(timing::fastest(k, || run_generated(p, generated, valid)));
+            t[2] = t[2].min(timing::fastest(k, || run_bare(p, valid)));
+            t[3] = t[3].min(timing::fastest(k, || run_ignored(valid)));
+            if !invalid.is_empty() {
+                t[4] = t[4].min(timing::fastest(k, || run_guard(p, invalid)));
+                t[5] = t[5].min(timing::fastest(k, || run_generated(p, generated, invalid)));
+            }
+        }
+        let gain = t[0].as_secs_f64() / t[1].as_secs_f64();
+        let on_invalid = t[5].as_secs_f64() / t[4].as_secs_f64();
+        log_gain += gain.ln();
+        n += 1;
+        if !invalid.is_empty() {
+            log_invalid += on_invalid.ln();
         }
         println!(
-            "order-event, {} valid payloads, {} bytes on average: guard {:.0} MB/s, \
-             generated {:.0} MB/s, bare {:.0} MB/s, from_slice::<IgnoredAny> {:.0} MB/s \
-             (1 GB/s is the moonshot)",
-            valid.len(),
-            bytes / valid.len(),
-            rate(guard),
-            rate(fast),
-            rate(bare),
-            rate(ignored)
+            "{:<24} {:>7} {:>9.0} {:>9.0} {:>9.0} {:>9.0} {:>8.2} {:>9}",
+            p.entry.name,
+            bytes / valid.len().max(1),
+            rate(t[0]),
+            rate(t[1]),
+            rate(t[2]),
+            rate(t[3]),
+            gain,
+            if invalid.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{on_invalid:.2}")
+            }
         );
     }
+    let with_invalid = prepared
+        .iter()
+        .filter(|p| p.generated.is_some() && !p.entry.invalid.is_empty())
+        .count();
+    println!(
+        "geometric mean over {n} schemas: generated {:.2}x the interpreter's valid MB/s; \
+         on invalid payloads ({with_invalid} schemas) generated/interpreter time {:.2}",
+        (log_gain / n.max(1) as f64).exp(),
+        (log_invalid / with_invalid.max(1) as f64).exp()
+    );
 }
 
 /// The bare path `calls` times over `payloads`, for callgrind.
@@ -252,8 +314,13 @@ fn instructions_guard(p: &Prepared, payloads: &[Vec<u8>], calls: usize) -> usize
 /// The guard with the generated validator `calls` times over
 /// `payloads`, for callgrind.
 #[inline(never)]
-fn instructions_generated(guard: &Guard, payloads: &[Vec<u8>], calls: usize) -> usize {
-    (0..calls).map(|_| run_generated(guard, payloads)).sum()
+fn instructions_generated(
+    p: &Prepared,
+    guard: &Guard,
+    payloads: &[Vec<u8>],
+    calls: usize,
+) -> usize {
+    (0..calls).map(|_| run_generated(p, guard, payloads)).sum()
 }
 
 /// The guard on the schema `true` `calls` times over `payloads`, for
@@ -298,8 +365,11 @@ fn main() {
             let guard = instructions_guard(p, &payloads, calls);
             assert_eq!(bare, guard, "{}", p.entry.name);
             if let Some(generated) = &p.generated {
-                black_box(run_generated(generated, &payloads));
-                assert_eq!(instructions_generated(generated, &payloads, calls), guard);
+                black_box(run_generated(p, generated, &payloads));
+                assert_eq!(
+                    instructions_generated(p, generated, &payloads, calls),
+                    guard
+                );
             }
             let floor = instructions_floor(p, &payloads, calls);
             let ignored = instructions_ignored(&payloads, calls);

@@ -185,7 +185,7 @@ pub mod validate {
     #[doc(hidden)]
     pub mod generated {
         pub use crate::json::validate::scanner::generated::{
-            Checks, Generated, Input, Miss, Numeral, Step, Text,
+            unsure, Checks, Generated, Input, Numeral, Step, Stop, Text,
         };
     }
 }

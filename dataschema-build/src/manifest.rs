@@ -75,9 +75,9 @@ pub(super) struct Manifest {
     #[serde(default)]
     resolve: Option<ResolveSetting>,
     /// `codegen = true`: the bundle carries, for each JSON Schema version
-    /// whose scanner plan the generator covers, a validator generated as
-    /// Rust code from the plan, which the guard runs before the plan
-    /// (valid payloads faster; verdicts and reports unchanged).
+    /// that has a scanner plan, a validator generated as Rust code from
+    /// the plan, which the guard runs in place of the plan (payloads
+    /// faster; verdicts and reports unchanged).
     #[serde(default)]
     pub(super) codegen: bool,
     /// `[aliases."<name>.v<version>"]`: `"/reader/path" = ["writerName"]`,

@@ -18,7 +18,7 @@ const PATTERN_SIZE_LIMIT: usize = 2 << 20;
 /// The guard's backtrack limit per match (core/src/json/validate.rs).
 const PATTERN_BACKTRACK_LIMIT: usize = 10_000;
 
-fn reference(schema: &Value) -> Option<jsonschema::Validator> {
+pub(crate) fn reference(schema: &Value) -> Option<jsonschema::Validator> {
     let patterns = jsonschema::PatternOptions::regex()
         .size_limit(PATTERN_SIZE_LIMIT)
         .dfa_size_limit(PATTERN_SIZE_LIMIT);

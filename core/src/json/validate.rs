@@ -106,8 +106,8 @@ pub struct JsonValidator {
     /// are not refused, which only the `Value` path checks).
     plan: Option<plan::JsonPlan>,
     /// The validator generated for the plan at `cargo build`
-    /// ([`codegen`]), run before the plan: it proves a payload valid or
-    /// leaves it to the plan.
+    /// ([`codegen`]), run in place of the plan: it gives the plan's
+    /// verdict, or leaves the payload to the plan when it cannot tell.
     generated: Option<&'static scanner::generated::Generated>,
     checker: Arc<Checker>,
 }
@@ -334,8 +334,12 @@ impl JsonValidator {
     pub(crate) fn check(&self, payload: &[u8]) -> Result<(), Report> {
         if let Some(plan) = &self.plan {
             if let Some(generated) = self.generated {
-                if generated.valid(plan, payload) {
-                    return Ok(());
+                // The interpreter's verdict, in one scan; the interpreter
+                // scans again only when the generated code cannot tell.
+                match generated.verdict(plan, payload) {
+                    Some(true) => return Ok(()),
+                    Some(false) => return Err(self.defer(payload)),
+                    None => {}
                 }
             }
             match plan.scan_outcome(payload) {
