@@ -185,7 +185,7 @@ pub mod validate {
     #[doc(hidden)]
     pub mod generated {
         pub use crate::json::validate::scanner::generated::{
-            unsure, Checks, Generated, Input, Numeral, Step, Stop, Text,
+            unsure, Candidates, Checks, Generated, Input, Numeral, Step, Stop, Text,
         };
     }
 }

@@ -15,11 +15,14 @@
 //! Written as code: every keyword of the scanner's plan but those of a
 //! node holding `unevaluatedProperties`/`unevaluatedItems`, an `if`
 //! without `then`/`else` (which only `unevaluated*` reads), `enum`/`const`
-//! of arrays or objects, or more than 64 `patternProperties`: such a
+//! of arrays or objects, more than 64 `patternProperties`, or an `allOf`
+//! the plan reads as switches on one member (`plan/switch.rs`): such a
 //! node's function calls the interpreter on its value. `$ref`s are the
 //! plan's edges (each target one function); an in-place applicator reads
 //! the value again from its start for each subschema, skipping those that
-//! accept no value of its type (`Node::accepts`), as the interpreter does.
+//! accept no value of its type (`Node::accepts`), as the interpreter does;
+//! an `anyOf`/`oneOf` the plan indexes (`plan/indexing.rs`) reads only the
+//! branches the interpreter's index leaves (`Checks::candidates`).
 
 use std::fmt::Write as _;
 
@@ -45,6 +48,13 @@ pub struct GeneratedSource {
 /// matches are a 64-bit mask).
 const MAX_PATTERNS: usize = 64;
 
+/// An indexed `anyOf`/`oneOf` of more branches than this reads the
+/// interpreter's index first: it reads an object's keys once more, which
+/// costs more than trying a few branches one by one (through the index
+/// on every such keyword, taskfile's and catalog-info's valid payloads
+/// ran 1.5-1.8x slower; azure-pipelines' hundreds of tasks need it).
+const INDEXED_FROM: usize = 4;
+
 impl JsonPlan {
     /// The plan as Rust code (see `validate::json_plan`'s generated
     /// path).
@@ -59,7 +69,7 @@ impl JsonPlan {
         let _ = writeln!(code, "    n{}(ck, inp, 0)\n}}", self.root);
         let mut delegated = 0;
         for &id in &reached {
-            if !written(&self.nodes[id as usize]) {
+            if !self.written(id) {
                 delegated += 1;
             }
             self.emit(&mut code, id);
@@ -82,7 +92,7 @@ impl JsonPlan {
                 continue;
             }
             let node = &self.nodes[id as usize];
-            if node.leaf.is_some() || !written(node) {
+            if node.leaf.is_some() || !self.written(id) {
                 continue;
             }
             open.extend(node.members.iter().filter_map(|m| m.schema));
@@ -131,13 +141,13 @@ impl JsonPlan {
             }
             return;
         }
-        if !written(node) {
+        if !self.written(id) {
             head(code, &format!("n{id}"));
             let _ = writeln!(code, "    ck.interpret({id}, inp, depth)\n}}");
             return;
         }
         let in_place = node.in_place() || node.only_in_place;
-        if !(in_place || !node.dependent_schemas.is_empty()) {
+        if !in_place && node.dependent_schemas.is_empty() {
             head(code, &format!("n{id}"));
             self.emit_own(code, id, node);
             code.push_str("}\n");
@@ -166,7 +176,7 @@ impl JsonPlan {
                  let mut end = inp.pos();"
             );
         }
-        self.emit_in_place(code, node);
+        self.emit_in_place(code, id, node);
         code.push_str("    inp.finish(start, end, depth)?;\n    Ok(true)\n}\n");
         if !node.only_in_place {
             head(code, &format!("n{id}_own"));
@@ -195,9 +205,19 @@ impl JsonPlan {
         }
     }
 
+    /// Branch number `b` of `branches` read again: a `bool` expression.
+    fn branch_match(&self, branches: &[u32]) -> String {
+        let mut arms = String::from("match b {\n");
+        for (b, &id) in branches.iter().enumerate() {
+            let _ = writeln!(arms, "            {b} => {},", self.again(id));
+        }
+        arms.push_str("            _ => false,\n        }");
+        arms
+    }
+
     /// `allOf` (and `$ref`), `anyOf`, `oneOf`, `not`, `if`: in the
     /// interpreter's order.
-    fn emit_in_place(&self, code: &mut String, node: &Node) {
+    fn emit_in_place(&self, code: &mut String, id: u32, node: &Node) {
         const FAIL: &str = "return inp.fail(start, end, depth);";
         for &id in &node.all_of {
             let _ = writeln!(
@@ -206,7 +226,15 @@ impl JsonPlan {
                 self.again(id)
             );
         }
-        if !node.any_of.is_empty() {
+        if node.any_of.len() > INDEXED_FROM && node.any_index.is_some() {
+            // The branches the interpreter's index leaves, by number.
+            let _ = writeln!(
+                code,
+                "    'any: {{\n        for b in ck.candidates({id}, false, inp, start, depth)? {{\n            \
+                 if {} {{\n                break 'any;\n            }}\n        }}\n        {FAIL}\n    }}",
+                self.branch_match(&node.any_of)
+            );
+        } else if !node.any_of.is_empty() {
             code.push_str("    'any: {\n");
             for &id in &node.any_of {
                 let _ = writeln!(
@@ -217,7 +245,15 @@ impl JsonPlan {
             }
             let _ = writeln!(code, "        {FAIL}\n    }}");
         }
-        if !node.one_of.is_empty() {
+        if node.one_of.len() > INDEXED_FROM && node.one_index.is_some() {
+            let _ = writeln!(
+                code,
+                "    let mut valid = 0u32;\n    for b in ck.candidates({id}, true, inp, start, depth)? {{\n        \
+                 if {} {{\n            valid += 1;\n            if valid > 1 {{\n                {FAIL}\n            }}\n        }}\n    }}\n    \
+                 if valid != 1 {{\n        {FAIL}\n    }}",
+                self.branch_match(&node.one_of)
+            );
+        } else if !node.one_of.is_empty() {
             code.push_str("    let mut valid = 0u32;\n");
             for &id in &node.one_of {
                 let _ = writeln!(
@@ -611,19 +647,30 @@ fn members_match(
     code
 }
 
-/// Whether the generator writes `node` as code (else its function calls
-/// the interpreter on its value).
-fn written(node: &Node) -> bool {
-    match node.kind {
-        Kind::Any | Kind::Never => return true,
-        Kind::Check => {}
+impl JsonPlan {
+    /// Whether the generator writes node `id` as code (else its function
+    /// calls the interpreter on its value): the interpreter's switches
+    /// read an object's tape once for many `if`s, and its probes (an `if`
+    /// of one member) look the member up on the tape, where code would
+    /// read the object for each `if`.
+    fn written(&self, id: u32) -> bool {
+        let node = &self.nodes[id as usize];
+        match node.kind {
+            Kind::Any | Kind::Never => return true,
+            Kind::Check => {}
+        }
+        let probed = node
+            .condition
+            .is_some_and(|(condition, _, _)| self.nodes[condition as usize].probe.is_some());
+        node.leaf.is_some()
+            || (node.unevaluated_properties.is_none()
+                && node.unevaluated_items.is_none()
+                && node.lone_if.is_none()
+                && !node.compound_choice
+                && node.all_switches.is_none()
+                && !probed
+                && node.patterns.len() <= MAX_PATTERNS)
     }
-    node.leaf.is_some()
-        || (node.unevaluated_properties.is_none()
-            && node.unevaluated_items.is_none()
-            && node.lone_if.is_none()
-            && !node.compound_choice
-            && node.patterns.len() <= MAX_PATTERNS)
 }
 
 /// A string's keywords, `t` its token; `return Ok(false)` on a failure.

@@ -23,6 +23,19 @@ pub(super) struct Indexed<'p> {
     kind: u8,
 }
 
+impl<'p> Indexed<'p> {
+    /// An indexed keyword's branches (`index` of `branches`) on the value
+    /// at `start`, of type `kind` (the generated validators' way in).
+    pub(super) fn new(index: &'p Branches, branches: &'p [u32], start: usize, kind: u8) -> Self {
+        Indexed {
+            index,
+            branches,
+            start,
+            kind,
+        }
+    }
+}
+
 /// What an object's keys say of an index's branches: the names it has
 /// ([`Branches::keys`] bits) and the branches among the first 64 that
 /// take all of its keys.
@@ -41,7 +54,7 @@ impl Fits {
 
     /// Whether branch `b` may pass.
     #[inline]
-    fn admits(self, index: &Branches, b: u32) -> bool {
+    pub(super) fn admits(self, index: &Branches, b: u32) -> bool {
         index.needs[b as usize] & !self.present == 0 && (b >= 64 || self.taking & (1 << b) != 0)
     }
 }

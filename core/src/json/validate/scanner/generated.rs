@@ -22,11 +22,12 @@
 
 use serde_json::Number;
 
+use super::applicators::{Fits, Indexed, Picked};
 use super::scratch::{new_scratch, Scratch, SCRATCH};
 use super::unique::{distinct_keys, unique_items};
 use super::{number_keywords, scalar, subvalue, value_type, MAX_FRAMES};
 use crate::json::validate::plan::{
-    exact_f64, JsonPlan, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+    exact_f64, Branches, JsonPlan, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
 };
 use crate::json::validate::tokenizer::{self, enter, Cursor, Num, Scan, Str};
 
@@ -543,16 +544,103 @@ impl Checks<'_> {
         };
         Ok(verdict?)
     }
+
+    /// The branches of node `node`'s `oneOf` (`one`) or `anyOf` the value
+    /// at `start` may pass, by the plan's index of them (every other
+    /// branch fails the value), as the interpreter picks them: an object's
+    /// keys read once, a tag's or a scalar's value looked up.
+    #[inline(never)]
+    pub fn candidates(
+        &self,
+        node: u32,
+        one: bool,
+        input: &Input<'_>,
+        start: usize,
+        depth: usize,
+    ) -> Step<Candidates<'_>> {
+        let node = &self.plan.nodes[node as usize];
+        let (index, branches) = match one {
+            true => (node.one_index.as_deref(), &node.one_of),
+            false => (node.any_index.as_deref(), &node.any_of),
+        };
+        // (Generated only for an indexed keyword of this plan.)
+        let Some(index) = index else {
+            return unsure();
+        };
+        let bytes = input.cur.bytes;
+        let kind = value_type(bytes.get(start).copied());
+        let (picked, rest, fits) = with_scratch(|sc| {
+            sc.forget_tapes();
+            let mut cur = Cursor { bytes, pos: start };
+            let mut end = None;
+            let at = Indexed::new(index, branches, start, kind);
+            let found = self.plan.candidates(at, &mut cur, sc, depth, &mut end);
+            sc.forget_tapes();
+            found
+        })?;
+        let (strings, integers): (&[_], &[_]) = match picked {
+            Picked::Strings(s) => (s, &[]),
+            Picked::Integers(i) => (&[], i),
+            Picked::Nothing => (&[], &[]),
+        };
+        Ok(Candidates {
+            strings: strings.iter(),
+            integers: integers.iter(),
+            rest: rest.iter(),
+            index,
+            fits,
+        })
+    }
 }
 
 /// `work` with the thread's scratch buffers (or new ones, when they are
 /// in use).
-fn with_scratch<T>(work: impl Fn(&mut Scratch) -> Scan<T>) -> Step<T> {
-    let verdict = SCRATCH
+fn with_scratch<T>(work: impl FnMut(&mut Scratch) -> Scan<T>) -> Step<T> {
+    Ok(scratch(work)?)
+}
+
+/// `work` with the thread's scratch buffers (or new ones, when they are
+/// in use).
+fn scratch<T>(mut work: impl FnMut(&mut Scratch) -> T) -> T {
+    let done = SCRATCH
         .try_with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => work(&mut scratch),
-            Err(_) => work(&mut new_scratch()),
+            Ok(mut scratch) => Some(work(&mut scratch)),
+            Err(_) => None,
         })
-        .unwrap_or_else(|_| work(&mut new_scratch()));
-    Ok(verdict?)
+        .ok()
+        .flatten();
+    match done {
+        Some(done) => done,
+        None => work(&mut new_scratch()),
+    }
+}
+
+/// The branches of an indexed `anyOf`/`oneOf` a value may pass, in the
+/// interpreter's order ([`Checks::candidates`]).
+pub struct Candidates<'p> {
+    strings: std::slice::Iter<'p, (Box<str>, u32)>,
+    integers: std::slice::Iter<'p, (i128, u32)>,
+    rest: std::slice::Iter<'p, u32>,
+    index: &'p Branches,
+    fits: Fits,
+}
+
+impl Iterator for Candidates<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        loop {
+            let b = match self.strings.next() {
+                Some(e) => e.1,
+                None => match self.integers.next() {
+                    Some(e) => e.1,
+                    None => *self.rest.next()?,
+                },
+            };
+            if self.fits.admits(self.index, b) {
+                return Some(b);
+            }
+        }
+    }
 }
