@@ -3,9 +3,9 @@
 # guard's instructions over the bare path's (`serde_json` + `jsonschema`)
 # for the same calls, and their geometric mean; then two floors over the
 # bare path: the guard on the schema `true` (reading the bytes, checking
-# nothing) and `serde_json::from_slice::<IgnoredAny>`; for the order event,
-# the guard with the validator generated from its plan (`codegen = true`),
-# on a line of its own (stderr). Instruction counts
+# nothing) and `serde_json::from_slice::<IgnoredAny>`; for each schema
+# whose plan compiles, the guard with the validator generated from its
+# plan (`codegen = true`), on a line of its own (stderr). Instruction counts
 # do not move with the machine's load, unlike the timed summary.
 #
 #   benches/json_corpus_instructions.sh [CALLS] [SCHEMA...]
