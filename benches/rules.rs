@@ -10,6 +10,10 @@
 //! * `rules/guard`: `Guard::validate`, the version without rules;
 //! * `rules/guard_cel`: the same version carrying one `CEL` condition
 //!   over the message (`message.items.all(i, i.quantity > 0)`);
+//! * `rules/guard_matches`: the version carrying a format check instead,
+//!   `message.customer_id.matches('^cus_[0-9]+$')` (the pattern compiled
+//!   once with the rule: the `cel` crate's own `matches` compiles it on
+//!   every call);
 //! * `rules/cel_by_hand`: the baseline a user of the `cel` crate would
 //!   write for the same rule: the payload parsed with `serde_json`,
 //!   converted to the crate's value (`cel::to_value`), bound as `message`
@@ -49,12 +53,14 @@ use dataschema::{Guard, Registry, RuleSet, Schema, Urn};
 mod callgrind;
 
 const EXPR: &str = "message.items.all(i, i.quantity > 0)";
+const MATCHES: &str = "message.customer_id.matches('^cus_[0-9]+$')";
 
 /// The rule's rows: the guard without and with the rule, and the rule by
 /// hand with the `cel` crate.
 struct CelRows {
     bare: Guard,
     ruled: Guard,
+    matching: Guard,
     urn: Urn,
     payload: Vec<u8>,
     program: cel::Program,
@@ -70,25 +76,33 @@ impl CelRows {
         let urn: Urn = "urn:acme:schema:orders.created:1".parse().unwrap();
         let bare =
             Guard::new(Registry::embed([Schema::json(urn.clone(), schema.clone())]).unwrap());
-        let set = RuleSet::from_json(&serde_json::json!({"domainRules": [{
-            "name": "positiveQuantities", "kind": "CONDITION", "type": "CEL", "expr": EXPR
-        }]}))
-        .unwrap();
-        let ruled = Guard::new(
-            Registry::embed([Schema::json(urn.clone(), schema).with_rule_set(Some(set))]).unwrap(),
-        );
+        let guard_with = |name: &str, expr: &str| {
+            let set = RuleSet::from_json(&serde_json::json!({"domainRules": [{
+                "name": name, "kind": "CONDITION", "type": "CEL", "expr": expr
+            }]}))
+            .unwrap();
+            Guard::new(
+                Registry::embed([
+                    Schema::json(urn.clone(), schema.clone()).with_rule_set(Some(set))
+                ])
+                .unwrap(),
+            )
+        };
+        let ruled = guard_with("positiveQuantities", EXPR);
+        let matching = guard_with("customerIdForm", MATCHES);
         // As the guard compiles it: the crate's standard environment.
         let env = std::sync::Arc::new(cel::Env::stdlib());
         let program = env.compile(EXPR).unwrap();
         let rows = CelRows {
             bare,
             ruled,
+            matching,
             urn,
             payload,
             program,
             env,
         };
-        for row in ["guard", "guard_cel", "cel_by_hand"] {
+        for row in ["guard", "guard_cel", "guard_matches", "cel_by_hand"] {
             assert!(rows.run(row), "{row}: the payload passes");
         }
         rows
@@ -106,6 +120,10 @@ impl CelRows {
                 .ruled
                 .validate(black_box(self.urn.as_str()), payload)
                 .is_ok(),
+            "guard_matches" => self
+                .matching
+                .validate(black_box(self.urn.as_str()), payload)
+                .is_ok(),
             "cel_by_hand" => {
                 let value: serde_json::Value = serde_json::from_slice(payload).unwrap();
                 let mut context = cel::Context::with_env(std::sync::Arc::clone(&self.env));
@@ -120,7 +138,7 @@ impl CelRows {
 fn rules(c: &mut Criterion) {
     let rows = CelRows::new();
     let mut group = c.benchmark_group("rules");
-    for row in ["guard", "guard_cel", "cel_by_hand"] {
+    for row in ["guard", "guard_cel", "guard_matches", "cel_by_hand"] {
         group.bench_function(row, |b| b.iter(|| black_box(rows.run(row))));
     }
     group.finish();
@@ -274,7 +292,12 @@ fn instructions() {
         println!("rules: valgrind is not installed; nothing measured");
         return;
     }
-    let mut rows = vec!["rules/guard", "rules/guard_cel", "rules/cel_by_hand"];
+    let mut rows = vec![
+        "rules/guard",
+        "rules/guard_cel",
+        "rules/guard_matches",
+        "rules/cel_by_hand",
+    ];
     if cfg!(feature = "jsonata") {
         rows.extend([
             "migration/read_as_schemas",
@@ -309,6 +332,10 @@ fn instructions() {
         per["rules/cel_by_hand"],
     );
     println!("rules: guard_cel / guard = {:.1}", ruled / bare);
+    println!(
+        "rules: the format check adds (guard_matches - guard) {:.0} instructions",
+        per["rules/guard_matches"] - bare
+    );
     println!(
         "rules: the rule in the guard (guard_cel - guard) / cel_by_hand = {:.2}",
         (ruled - bare) / hand

@@ -1,17 +1,85 @@
 //! CEL expressions (the `cel` crate), bounded: rules are outside input.
 
+use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
 use cel::common::ast::Expr;
-use cel::{Context, Env, Program, Value};
+use cel::common::types::{CelBool, CelString};
+use cel::{Context, Env, ExecutionError, Program, Value};
 
-use super::cost::{Bound, Plan, EVAL_BUDGET};
+use super::cost::{Bound, Plan, EVAL_BUDGET, MAX_REGEX_BYTES};
 use super::{MAX_EXPR_BYTES, MAX_EXPR_DEPTH};
 
-/// The standard environment, built once for every rule.
-fn env() -> &'static Arc<Env> {
-    static ENV: OnceLock<Arc<Env>> = OnceLock::new();
-    ENV.get_or_init(|| Arc::new(Env::stdlib()))
+/// The standard environment, built once for every rule, with the guard's
+/// `matches` (see [`compiled_matches`]).
+fn env() -> &'static (Arc<Env>, bool) {
+    static ENV: OnceLock<(Arc<Env>, bool)> = OnceLock::new();
+    ENV.get_or_init(|| {
+        let mut env = Env::stdlib();
+        let ours = cel::add_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>,
+            id = "matches")
+        .and_then(|()| {
+            cel::add_member_overload!(env, fn matches: (CelString, CelString) -> Result<CelBool>)
+        })
+        .is_ok();
+        (Arc::new(env), ours)
+    })
+}
+
+/// Whether `matches` is the guard's own, on patterns compiled once with
+/// the rule. The `cel` crate's (its `regex` feature, off here) compiles
+/// the pattern on every call, some 40 us for a short one; should another
+/// crate in the build turn that feature on, the crate's is declared
+/// first, ours cannot be, and the crate's runs, its cost counted as such
+/// ([`REGEX_STEPS`](super::REGEX_STEPS)).
+pub(crate) fn compiled_matches() -> bool {
+    env().1
+}
+
+/// A rule's `matches` patterns, each with its compiled regex.
+type Compiled = Arc<[(Box<str>, regex::Regex)]>;
+
+thread_local! {
+    /// The patterns of the rule this thread is evaluating.
+    static PATTERNS: RefCell<Option<Compiled>> =
+        const { RefCell::new(None) };
+}
+
+/// `text.matches(pattern)` and `matches(text, pattern)`: the pattern
+/// compiled with the rule being evaluated (every `matches` pattern of a
+/// rule is a literal, `cost.rs`).
+fn matches(text: &CelString<'_>, pattern: &CelString<'_>) -> Result<CelBool, ExecutionError> {
+    PATTERNS.with(|patterns| {
+        let patterns = patterns.borrow();
+        let compiled = patterns
+            .as_deref()
+            .and_then(|all| all.iter().find(|(p, _)| **p == *pattern.inner()));
+        match compiled {
+            Some((_, regex)) => Ok(CelBool::from(regex.is_match(text.inner()))),
+            None => Err(ExecutionError::function_error(
+                "matches",
+                format!(
+                    "the pattern {:?} was not compiled with the rule",
+                    crate::text::clip(pattern.inner(), 60)
+                ),
+            )),
+        }
+    })
+}
+
+/// Sets [`PATTERNS`] for the evaluation it lives through.
+struct Patterns(Option<Compiled>);
+
+impl Patterns {
+    fn set(patterns: &Option<Compiled>) -> Patterns {
+        Patterns(PATTERNS.with(|p| p.replace(patterns.clone())))
+    }
+}
+
+impl Drop for Patterns {
+    fn drop(&mut self) {
+        PATTERNS.with(|p| *p.borrow_mut() = self.0.take());
+    }
 }
 
 /// A compiled CEL expression, and its guard (the part before the first
@@ -22,6 +90,8 @@ pub(crate) struct Cel {
     /// The cost bound of an evaluation, for a rule that can cost more
     /// than a small multiple of what it reads (`cost.rs`).
     plan: Option<Plan>,
+    /// Its `matches` patterns, compiled (with the guard's `matches`).
+    patterns: Option<Compiled>,
 }
 
 /// What a run of a rule over one payload has spent of
@@ -67,8 +137,29 @@ impl Cel {
         let guard = guard.map(compile_one).transpose()?;
         let body = compile_one(body)?;
         let plan = Plan::of(guard.iter().chain([&body]).map(Program::expression))?;
+        let patterns = if compiled_matches() && !plan.patterns().is_empty() {
+            let compiled = plan
+                .patterns()
+                .iter()
+                .map(|p| {
+                    regex::RegexBuilder::new(p)
+                        .size_limit(MAX_REGEX_BYTES)
+                        .build()
+                        .map(|regex| (p.clone().into_boxed_str(), regex))
+                        .map_err(|e| format!("the `matches` pattern {p:?} does not compile: {e}"))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Some(compiled.into())
+        } else {
+            None
+        };
         let plan = plan.needed(field).then_some(plan);
-        Ok(Cel { guard, body, plan })
+        Ok(Cel {
+            guard,
+            body,
+            plan,
+            patterns,
+        })
     }
 
     /// Evaluates with `bind` adding the variables to a fresh scope, once
@@ -93,8 +184,12 @@ impl Cel {
                 ));
             }
         }
-        let mut context = Context::with_env(Arc::clone(env()));
+        let mut context = Context::with_env(Arc::clone(&env().0));
         bind(&mut context);
+        let _patterns = self
+            .patterns
+            .is_some()
+            .then(|| Patterns::set(&self.patterns));
         if let Some(guard) = &self.guard {
             // An error in the guard is `false` (Confluent: "exception in
             // guard is treated as false").
@@ -231,6 +326,7 @@ fn compile_one(source: &str) -> Result<Program, String> {
     // without recursing, so the tree's depth is bounded here, before
     // anything walks it.
     let program = env()
+        .0
         .compile(source)
         .map_err(|errors| crate::text::clip(&errors.to_string(), 400))?;
     let depth = depth(program.expression(), 0);
@@ -402,6 +498,40 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(guarded, Eval::Guarded));
+    }
+
+    #[test]
+    fn matches_runs_on_the_patterns_compiled_with_the_rule() {
+        assert!(compiled_matches(), "the guard's matches is declared");
+        let email = r"message.email.matches('^[^@ ]+@[^@ ]+$')";
+        assert!(matches!(
+            run(email, serde_json::json!({"email": "a@example.com"})),
+            Ok(Eval::Value(Value::Bool(true)))
+        ));
+        assert!(matches!(
+            run(email, serde_json::json!({"email": "not an email"})),
+            Ok(Eval::Value(Value::Bool(false)))
+        ));
+        // The global form, two patterns in one rule, in a comprehension.
+        let both = "matches(message.a, '^x') && message.items.all(i, i.matches('^[0-9]+$'))";
+        let message = serde_json::json!({"a": "xy", "items": ["1", "22"]});
+        assert!(matches!(
+            run(both, message),
+            Ok(Eval::Value(Value::Bool(true)))
+        ));
+        let message = serde_json::json!({"a": "xy", "items": ["1", "b"]});
+        assert!(matches!(
+            run(both, message),
+            Ok(Eval::Value(Value::Bool(false)))
+        ));
+        // Outside an evaluation no pattern is compiled: `matches` says so
+        // rather than compiling one.
+        let text = CelString::from("a".to_owned());
+        let pattern = CelString::from("^a".to_owned());
+        assert!(matches(&text, &pattern)
+            .unwrap_err()
+            .to_string()
+            .contains("not compiled with the rule"));
     }
 
     #[test]

@@ -43,9 +43,21 @@ use super::weight;
 pub const EVAL_BUDGET: u64 = 1 << 22;
 
 /// The steps a `matches` call counts past the size of its compiled
-/// pattern: the crate compiles the pattern on every call (some 40 us for
-/// a short one, on the machine `BENCHMARKS.md` names).
+/// pattern where the `cel` crate's own `matches` runs, which compiles the
+/// pattern on every call (some 40 us for a short one, on the machine
+/// `BENCHMARKS.md` names): only when another crate in the build turns on
+/// the `cel` crate's `regex` feature, so that the guard's `matches`, on
+/// patterns compiled with the rule, cannot be declared.
 pub const REGEX_STEPS: u64 = 4096;
+
+/// The steps a `matches` call counts on a pattern compiled with the rule
+/// (the guard's own `matches`), past a 64th of its compiled size: a match
+/// is a scan of the string, no compile.
+pub const MATCH_STEPS: u64 = 64;
+
+/// The most the distinct `matches` patterns of one rule may compile to,
+/// together, in bytes: they are compiled once, with the rule.
+pub const MAX_RULE_REGEX_BYTES: u64 = 4 << 20;
 
 /// The largest compiled pattern a `matches` may take, in bytes (the
 /// `regex` crate's `size_limit`): compiling one this size takes some
@@ -115,6 +127,10 @@ struct Loop {
 #[derive(Debug, Default)]
 pub(crate) struct Plan {
     loops: Vec<Loop>,
+    /// The distinct `matches` patterns, compiled with the rule.
+    patterns: Vec<String>,
+    /// What they compile within together (their `size_limit`s).
+    pattern_bytes: u64,
     /// The values read outside any comprehension, once per evaluation.
     reads: Vec<Path>,
     /// The steps of the `matches` calls outside any comprehension.
@@ -147,6 +163,11 @@ impl Plan {
         for expr in exprs {
             plan.walk(expr, &mut Vec::new(), None)?;
         }
+        if plan.pattern_bytes > MAX_RULE_REGEX_BYTES {
+            return Err(format!(
+                "its `matches` patterns compile to more than {MAX_RULE_REGEX_BYTES} bytes together"
+            ));
+        }
         if plan.regexes > EVAL_BUDGET {
             return Err(format!(
                 "its `matches` patterns take more than the {EVAL_BUDGET} steps a rule may take \
@@ -154,6 +175,12 @@ impl Plan {
             ));
         }
         Ok(plan)
+    }
+
+    /// The distinct `matches` patterns, each checked to compile within
+    /// [`MAX_REGEX_BYTES`].
+    pub(crate) fn patterns(&self) -> &[String] {
+        &self.patterns
     }
 
     /// Whether evaluating can cost more than a small multiple of the
@@ -248,7 +275,16 @@ impl Plan {
             }
             Expr::Call(call) => {
                 if call.func_name == "matches" {
-                    let steps = regex_steps(call.args.last())?;
+                    let (pattern, size) = regex_size(call.args.last())?;
+                    let steps = if super::cel::compiled_matches() {
+                        MATCH_STEPS + size / 64
+                    } else {
+                        REGEX_STEPS + size
+                    };
+                    if !self.patterns.contains(&pattern) {
+                        self.pattern_bytes = self.pattern_bytes.saturating_add(size);
+                        self.patterns.push(pattern);
+                    }
                     let regexes = match current {
                         Some(at) => &mut self.loops[at].regexes,
                         None => &mut self.regexes,
@@ -329,18 +365,18 @@ impl Plan {
     }
 }
 
-/// The steps a `matches` call with this pattern counts: [`REGEX_STEPS`]
-/// and the smallest `size_limit` (a power of 4 from 1 KiB) it compiles
-/// within, as the crate compiles it on every call. A pattern that is not
-/// a literal (the payload would choose what is compiled) or compiles
-/// past [`MAX_REGEX_BYTES`] is refused.
-fn regex_steps(pattern: Option<&IdedExpr>) -> Result<u64, String> {
+/// A `matches` call's pattern and the smallest `size_limit` (a power of 4
+/// from 1 KiB) it compiles within, which its steps count ([`MATCH_STEPS`]
+/// or [`REGEX_STEPS`]). A pattern that is not a literal (the payload would
+/// choose what is compiled) or compiles past [`MAX_REGEX_BYTES`] is
+/// refused.
+fn regex_size(pattern: Option<&IdedExpr>) -> Result<(String, u64), String> {
     let Some(Expr::Literal(cel::common::ast::LiteralValue::String(pattern))) =
         pattern.map(|p| &p.expr)
     else {
         return Err(
-            "a `matches` pattern must be a literal string: the `cel` crate compiles it on \
-             every call, so one from the payload would cost what the payload chooses"
+            "a `matches` pattern must be a literal string: it is compiled with the rule, and \
+             one from the payload would cost what the payload chooses"
                 .to_owned(),
         );
     };
@@ -352,13 +388,12 @@ fn regex_steps(pattern: Option<&IdedExpr>) -> Result<u64, String> {
             .build()
             .is_ok()
         {
-            return Ok(REGEX_STEPS + limit as u64);
+            return Ok((pattern.to_owned(), limit as u64));
         }
         limit <<= 2;
     }
     Err(format!(
-        "the `matches` pattern {:?} compiles to more than {MAX_REGEX_BYTES} bytes (or not at \
-         all), and the `cel` crate compiles it on every call",
+        "the `matches` pattern {:?} compiles to more than {MAX_REGEX_BYTES} bytes, or not at all",
         crate::text::clip(pattern, 60)
     ))
 }
@@ -558,9 +593,29 @@ mod tests {
         };
         assert!(refused("message.a.matches(message.p)").contains("literal"));
         assert!(refused("message.a.matches('\\\\w{100}')").contains("compiles to more than"));
-        // A short one counts its compiled size on every call.
+        // A short one, compiled with the rule, counts a scan per call,
+        // not a compile (the crate's `matches` is not in this build).
+        assert!(super::super::cel::compiled_matches());
         let each = plan("message.items.all(i, i.sku.matches('^[a-z]+$'))");
         let steps = cost(&each, &order(1000, 0)).steps;
-        assert!(steps > 1000 * REGEX_STEPS, "{steps}");
+        assert!(
+            steps > 1000 * MATCH_STEPS && steps < 1000 * REGEX_STEPS,
+            "{steps}"
+        );
+        // Distinct patterns together compile within a bound.
+        // (`\w{10}`, Unicode, compiles within 1 MiB; five of them do not.)
+        let many = |n: usize| {
+            (0..n)
+                .map(|i| format!("message.a.matches('\\\\w{{10}}x{i}')"))
+                .collect::<Vec<_>>()
+                .join(" && ")
+        };
+        let program = cel::Program::compile(&many(4)).unwrap();
+        assert!(Plan::of([program.expression()]).is_ok());
+        assert!(
+            refused(&many(5)).contains("together"),
+            "{}",
+            refused(&many(5))
+        );
     }
 }

@@ -56,7 +56,9 @@ mod cel;
 #[cfg(feature = "cel")]
 mod cost;
 #[cfg(feature = "cel")]
-pub use self::cost::{EVAL_BUDGET, LINEAR_BODY, MAX_REGEX_BYTES, REGEX_STEPS};
+pub use self::cost::{
+    EVAL_BUDGET, LINEAR_BODY, MATCH_STEPS, MAX_REGEX_BYTES, MAX_RULE_REGEX_BYTES, REGEX_STEPS,
+};
 
 #[cfg(feature = "jsonata")]
 pub mod jsonata;
