@@ -10,8 +10,7 @@
 //! the plan takes the sizes of those values from the variables about to
 //! be bound and bounds the work: the sum, over comprehensions, of the
 //! iterations times (the body's nodes, plus the weight of each outside
-//! value, plus the steps of each `matches`, which compiles its pattern
-//! on every call: see [`regex_steps`]). A comprehension nested in
+//! value, plus the steps of each `matches`: see [`regex_size`]). A comprehension nested in
 //! another ranges over a part of the enclosing one's element
 //! (`check_comprehensions`), so its iterations, over all the enclosing
 //! ones, are at most the weight of the outermost one's range. The bound
