@@ -923,6 +923,7 @@ impl ReadRules {
             return Err((String::new(), "the schema does not read as JSON".to_owned()));
         };
         let mut replaced: Vec<(String, Value)> = Vec::new();
+        let mut holder = None;
         let mut budget = cel::Budget::default();
         let mut walk = field::Walk {
             root,
@@ -931,29 +932,7 @@ impl ReadRules {
             _value: std::marker::PhantomData,
             visit: |field: field::Field<'_>| -> Result<(), (String, String)> {
                 let at = || field.full_name.to_owned();
-                let holding = ::cel::to_value(field.message).map_err(|e| (at(), e.to_string()))?;
-                let bound = ::cel::to_value(field.value).map_err(|e| (at(), e.to_string()))?;
-                let tags: Vec<::cel::Value> =
-                    field.tags.iter().map(|t| t.as_str().into()).collect();
-                let sizes = |name: &str| {
-                    field_bound(
-                        name,
-                        field.value,
-                        field.message,
-                        field.name,
-                        field.full_name,
-                        field.type_name,
-                        tags.len(),
-                    )
-                };
-                let outcome = program.eval(&mut budget, sizes, |ctx| {
-                    ctx.add_variable_from_value("value", bound.clone());
-                    ctx.add_variable_from_value("name", field.name);
-                    ctx.add_variable_from_value("fullName", field.full_name);
-                    ctx.add_variable_from_value("typeName", field.type_name);
-                    ctx.add_variable_from_value("tags", tags.clone());
-                    ctx.add_variable_from_value("message", holding.clone());
-                });
+                let outcome = eval_json_field(program, &mut budget, &mut holder, &field)?;
                 match outcome {
                     Ok(cel::Eval::Guarded) => Ok(()),
                     Ok(cel::Eval::Value(result)) => {
@@ -992,8 +971,7 @@ impl ReadRules {
         let Some(root) = &self.schema else {
             return Err((String::new(), "the schema does not read as JSON".to_owned()));
         };
-        // One conversion of each object holding fields, not one a field.
-        let mut holder: Option<(*const Value, ::cel::Value)> = None;
+        let mut holder = None;
         let mut budget = cel::Budget::default();
         let mut walk = field::Walk {
             root,
@@ -1001,44 +979,58 @@ impl ReadRules {
             rule_tags: rule.tags(),
             _value: std::marker::PhantomData,
             visit: |field: field::Field<'_>| -> Result<(), (String, String)> {
-                let key = field.message as *const Value;
-                let message = match &holder {
-                    Some((at, value)) if *at == key => value.clone(),
-                    _ => {
-                        let value = ::cel::to_value(field.message)
-                            .map_err(|e| (field.full_name.to_owned(), e.to_string()))?;
-                        holder = Some((key, value.clone()));
-                        value
-                    }
-                };
-                let value = ::cel::to_value(field.value)
-                    .map_err(|e| (field.full_name.to_owned(), e.to_string()))?;
-                let tags: Vec<::cel::Value> =
-                    field.tags.iter().map(|t| t.as_str().into()).collect();
-                let sizes = |name: &str| {
-                    field_bound(
-                        name,
-                        field.value,
-                        field.message,
-                        field.name,
-                        field.full_name,
-                        field.type_name,
-                        tags.len(),
-                    )
-                };
-                let outcome = program.eval(&mut budget, sizes, |ctx| {
-                    ctx.add_variable_from_value("value", value.clone());
-                    ctx.add_variable_from_value("name", field.name);
-                    ctx.add_variable_from_value("fullName", field.full_name);
-                    ctx.add_variable_from_value("typeName", field.type_name);
-                    ctx.add_variable_from_value("tags", tags.clone());
-                    ctx.add_variable_from_value("message", message.clone());
-                });
+                let outcome = eval_json_field(program, &mut budget, &mut holder, &field)?;
                 judge(rule, outcome).map_err(|why| (field.full_name.to_owned(), why))
             },
         };
         walk.run(message)
     }
+}
+
+/// A `CEL_FIELD` rule evaluated on one field of a JSON payload: `value`,
+/// `name`, `fullName`, `typeName`, `tags` and `message` (the object
+/// holding the field) bound as Confluent binds them, within what is left
+/// of `budget`. `holder` keeps the last holding object converted, so that
+/// each is converted once, not once a field. A value that does not
+/// convert is an error at the field's name.
+#[cfg(feature = "cel")]
+fn eval_json_field(
+    program: &cel::Cel,
+    budget: &mut cel::Budget,
+    holder: &mut Option<(*const Value, ::cel::Value)>,
+    field: &field::Field<'_>,
+) -> Result<Result<cel::Eval, String>, (String, String)> {
+    let at = || field.full_name.to_owned();
+    let key = field.message as *const Value;
+    let message = match holder {
+        Some((held, value)) if *held == key => value.clone(),
+        _ => {
+            let value = ::cel::to_value(field.message).map_err(|e| (at(), e.to_string()))?;
+            *holder = Some((key, value.clone()));
+            value
+        }
+    };
+    let value = ::cel::to_value(field.value).map_err(|e| (at(), e.to_string()))?;
+    let tags: Vec<::cel::Value> = field.tags.iter().map(|t| t.as_str().into()).collect();
+    let sizes = |name: &str| {
+        field_bound(
+            name,
+            field.value,
+            field.message,
+            field.name,
+            field.full_name,
+            field.type_name,
+            tags.len(),
+        )
+    };
+    Ok(program.eval(budget, sizes, |ctx| {
+        ctx.add_variable_from_value("value", value.clone());
+        ctx.add_variable_from_value("name", field.name);
+        ctx.add_variable_from_value("fullName", field.full_name);
+        ctx.add_variable_from_value("typeName", field.type_name);
+        ctx.add_variable_from_value("tags", tags.clone());
+        ctx.add_variable_from_value("message", message.clone());
+    }))
 }
 
 /// Whether `later` is a field transform with `rule`'s tags, mode and type
