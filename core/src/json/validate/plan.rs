@@ -74,6 +74,7 @@ mod node;
 mod pattern;
 mod refs;
 mod resources;
+mod spell;
 mod strings;
 mod switch;
 

@@ -21,9 +21,10 @@
 //! repetition, more than [`MAX_RUNS`] runs, leaves the pattern to the
 //! engines.
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{ClassUnicode, Hir, HirKind, Look};
 
 use super::folded::{excluded_run, holds_any};
+use super::spell::{self, Spelling};
 
 /// The most runs a pattern expands to.
 const MAX_RUNS: usize = 16;
@@ -118,7 +119,7 @@ impl Classes {
             (false, true) => Anchor::End,
             (false, false) => return None,
         };
-        let runs = concat(body)?;
+        let runs = spell::concat::<Runs>(body)?;
         // An empty run matches every text (or only "", which `Whole` says;
         // after `^.*`, those without the characters it leaves out).
         if runs.iter().any(Vec::is_empty) && anchor != Anchor::Whole && before.is_none() {
@@ -211,83 +212,6 @@ fn backward(run: &[Set], text: &str) -> Option<usize> {
     Some(at)
 }
 
-/// The runs `items` spell one after another, within the limits.
-fn concat(items: &[Hir]) -> Option<Vec<Vec<Set>>> {
-    let mut runs = vec![Vec::new()];
-    for item in items {
-        runs = product(&runs, &expand(item)?)?;
-    }
-    Some(runs)
-}
-
-/// Each of `left` followed by each of `right`, within the limits.
-fn product(left: &[Vec<Set>], right: &[Vec<Set>]) -> Option<Vec<Vec<Set>>> {
-    if left.len().checked_mul(right.len())? > MAX_RUNS {
-        return None;
-    }
-    let mut runs = Vec::with_capacity(left.len() * right.len());
-    for l in left {
-        for r in right {
-            if l.len() + r.len() > MAX_LEN {
-                return None;
-            }
-            let mut run = l.clone();
-            run.extend(r.iter().cloned());
-            runs.push(run);
-        }
-    }
-    Some(runs)
-}
-
-/// The runs one part of a pattern spells; `None` when it is not a few
-/// runs of classes this form takes.
-fn expand(hir: &Hir) -> Option<Vec<Vec<Set>>> {
-    match hir.kind() {
-        HirKind::Empty => Some(vec![Vec::new()]),
-        HirKind::Literal(literal) => {
-            if literal.0.len() > MAX_LEN || !literal.0.is_ascii() {
-                return None;
-            }
-            Some(vec![literal.0.iter().map(|&b| Set::one(b)).collect()])
-        }
-        HirKind::Class(Class::Unicode(class)) => Some(vec![vec![set(class)?]]),
-        HirKind::Capture(capture) => expand(&capture.sub),
-        HirKind::Concat(items) => concat(items),
-        HirKind::Alternation(items) => {
-            let mut runs = Vec::new();
-            for item in items {
-                runs.extend(expand(item)?);
-                if runs.len() > MAX_RUNS {
-                    return None;
-                }
-            }
-            Some(runs)
-        }
-        HirKind::Repetition(repetition) => {
-            let max = repetition.max?;
-            if max as usize > MAX_LEN {
-                return None;
-            }
-            let once = expand(&repetition.sub)?;
-            let mut times = vec![Vec::new()];
-            let mut runs = Vec::new();
-            for n in 0..=max {
-                if n >= repetition.min {
-                    runs.extend(times.iter().cloned());
-                    if runs.len() > MAX_RUNS {
-                        return None;
-                    }
-                }
-                if n < max {
-                    times = product(&times, &once)?;
-                }
-            }
-            Some(runs)
-        }
-        HirKind::Class(Class::Bytes(_)) | HirKind::Look(_) => None,
-    }
-}
-
 /// A class as a [`Set`]: its ASCII characters, and beyond ASCII nothing
 /// or all but a few.
 fn set(class: &regex_syntax::hir::ClassUnicode) -> Option<Set> {
@@ -320,6 +244,27 @@ fn set(class: &regex_syntax::hir::ClassUnicode) -> Option<Set> {
         ascii,
         other: Some(excluded.into()),
     })
+}
+
+/// Runs of character sets, for [`spell::expand`].
+struct Runs;
+
+impl Spelling for Runs {
+    type Item = Set;
+    const MAX_SEQUENCES: usize = MAX_RUNS;
+    const MAX_LEN: usize = MAX_LEN;
+    const MAX_REPEAT: u32 = MAX_LEN as u32;
+
+    fn literal(bytes: &[u8]) -> Option<Vec<Vec<Set>>> {
+        if bytes.len() > MAX_LEN || !bytes.is_ascii() {
+            return None;
+        }
+        Some(vec![bytes.iter().map(|&b| Set::one(b)).collect()])
+    }
+
+    fn class(class: &ClassUnicode) -> Option<Vec<Vec<Set>>> {
+        Some(vec![vec![set(class)?]])
+    }
 }
 
 #[cfg(test)]

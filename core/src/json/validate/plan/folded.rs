@@ -23,8 +23,9 @@
 //! expanded, with `?`, alternation and bounded repetition, up to
 //! [`MAX_WORDS`] words of at most [`MAX_LEN`] bytes.
 
-use regex_syntax::hir::{Class, Hir, HirKind, Look};
+use regex_syntax::hir::{Class, ClassUnicode, Hir, HirKind, Look};
 
+use super::spell::{self, Spelling};
 use super::strings::Strings;
 
 /// The most words a folded pattern expands to.
@@ -95,7 +96,7 @@ impl Folded {
             (false, true) => Anchor::End,
             (false, false) => return None,
         };
-        let words = concat(body)?;
+        let words = spell::concat::<Words>(body)?;
         // Spelling nothing, the pattern matches every text (or only "").
         if words.iter().any(Vec::is_empty) && anchor != Anchor::Whole {
             return None;
@@ -292,110 +293,49 @@ fn lower(from: &[u8], to: &mut [u8]) {
     }
 }
 
-/// The words `items` spell one after another (each of the first followed
-/// by each of the second, ...), within the limits.
-fn concat(items: &[Hir]) -> Option<Vec<Vec<u8>>> {
-    let mut words = vec![Vec::new()];
-    for item in items {
-        words = product(&words, &expand(item)?)?;
-    }
-    Some(words)
-}
+/// Folded words, for [`spell::expand`].
+struct Words;
 
-/// Each of `left` followed by each of `right`, within the limits.
-fn product(left: &[Vec<u8>], right: &[Vec<u8>]) -> Option<Vec<Vec<u8>>> {
-    if left.len().checked_mul(right.len())? > MAX_WORDS {
-        return None;
-    }
-    let mut words = Vec::with_capacity(left.len() * right.len());
-    for l in left {
-        for r in right {
-            let mut word = Vec::with_capacity(l.len() + r.len());
-            word.extend_from_slice(l);
-            word.extend_from_slice(r);
-            if word.len() > MAX_LEN {
-                return None;
-            }
-            words.push(word);
-        }
-    }
-    Some(words)
-}
+impl Spelling for Words {
+    type Item = u8;
+    const MAX_SEQUENCES: usize = MAX_WORDS;
+    const MAX_LEN: usize = MAX_LEN;
+    const MAX_REPEAT: u32 = 8;
 
-/// The words one part of a pattern spells, letters lowered; `None` when
-/// it is not a finite set of folded words.
-fn expand(hir: &Hir) -> Option<Vec<Vec<u8>>> {
-    match hir.kind() {
-        HirKind::Empty => Some(vec![Vec::new()]),
-        // A letter written as itself matches one case only.
-        HirKind::Literal(literal) => {
-            (!literal.0.iter().any(u8::is_ascii_alphabetic)).then(|| vec![literal.0.to_vec()])
-        }
-        HirKind::Class(Class::Unicode(class)) => {
-            let mut chars = Vec::new();
-            for range in class.iter() {
-                let (start, end) = (u32::from(range.start()), u32::from(range.end()));
-                if end - start >= MAX_CLASS as u32
-                    || chars.len() + (end - start) as usize >= MAX_CLASS
-                {
-                    return None;
-                }
-                chars.extend((start..=end).filter_map(char::from_u32));
-            }
-            // Each letter in both of its cases (`[Ee]`, `[AaUu]`) matches
-            // as its lowered self does in a lowered text; a letter without
-            // its other case matches as written, which a lowered text
-            // cannot tell.
-            let folds = |c: &char| {
-                !c.is_ascii_alphabetic()
-                    || chars.contains(&c.to_ascii_lowercase())
-                        && chars.contains(&c.to_ascii_uppercase())
-            };
-            if !chars.iter().all(folds) {
+    /// A letter written as itself matches one case only.
+    fn literal(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+        (!bytes.iter().any(u8::is_ascii_alphabetic)).then(|| vec![bytes.to_vec()])
+    }
+
+    fn class(class: &ClassUnicode) -> Option<Vec<Vec<u8>>> {
+        let mut chars = Vec::new();
+        for range in class.iter() {
+            let (start, end) = (u32::from(range.start()), u32::from(range.end()));
+            if end - start >= MAX_CLASS as u32 || chars.len() + (end - start) as usize >= MAX_CLASS
+            {
                 return None;
             }
-            Some(
-                chars
-                    .iter()
-                    .filter(|c| !c.is_ascii_uppercase())
-                    .map(|c| c.encode_utf8(&mut [0; 4]).as_bytes().to_vec())
-                    .collect(),
-            )
+            chars.extend((start..=end).filter_map(char::from_u32));
         }
-        HirKind::Capture(capture) => expand(&capture.sub),
-        HirKind::Concat(items) => concat(items),
-        HirKind::Alternation(items) => {
-            let mut words = Vec::new();
-            for item in items {
-                words.extend(expand(item)?);
-                if words.len() > MAX_WORDS {
-                    return None;
-                }
-            }
-            Some(words)
+        // Each letter in both of its cases (`[Ee]`, `[AaUu]`) matches
+        // as its lowered self does in a lowered text; a letter without
+        // its other case matches as written, which a lowered text
+        // cannot tell.
+        let folds = |c: &char| {
+            !c.is_ascii_alphabetic()
+                || chars.contains(&c.to_ascii_lowercase())
+                    && chars.contains(&c.to_ascii_uppercase())
+        };
+        if !chars.iter().all(folds) {
+            return None;
         }
-        HirKind::Repetition(repetition) => {
-            let max = repetition.max?;
-            if max > 8 {
-                return None;
-            }
-            let once = expand(&repetition.sub)?;
-            let mut times = vec![Vec::new()];
-            let mut words = Vec::new();
-            for n in 0..=max {
-                if n >= repetition.min {
-                    words.extend(times.iter().cloned());
-                    if words.len() > MAX_WORDS {
-                        return None;
-                    }
-                }
-                if n < max {
-                    times = product(&times, &once)?;
-                }
-            }
-            Some(words)
-        }
-        HirKind::Class(Class::Bytes(_)) | HirKind::Look(_) => None,
+        Some(
+            chars
+                .iter()
+                .filter(|c| !c.is_ascii_uppercase())
+                .map(|c| c.encode_utf8(&mut [0; 4]).as_bytes().to_vec())
+                .collect(),
+        )
     }
 }
 
