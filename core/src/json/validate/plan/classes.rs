@@ -21,10 +21,10 @@
 //! repetition, more than [`MAX_RUNS`] runs, leaves the pattern to the
 //! engines.
 
-use regex_syntax::hir::{ClassUnicode, Hir, HirKind, Look};
+use regex_syntax::hir::ClassUnicode;
 
-use super::folded::{excluded_run, holds_any};
-use super::spell::{self, Spelling};
+use super::folded::holds_any;
+use super::spell::{self, Anchor, Spelling};
 
 /// The most runs a pattern expands to.
 const MAX_RUNS: usize = 16;
@@ -63,17 +63,6 @@ impl Set {
     }
 }
 
-/// Where a run must lie in the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Anchor {
-    /// `^run$`: the whole text.
-    Whole,
-    /// `^run`: the text's start.
-    Start,
-    /// `run$`: the text's end.
-    End,
-}
-
 /// A pattern whose matches are the texts holding (at their start, end, or
 /// whole) one of a few runs of characters, each from its class.
 #[derive(Clone)]
@@ -94,31 +83,11 @@ impl Classes {
     /// it), or `None` when it is not of that shape.
     pub(super) fn new(translated: &str) -> Option<Classes> {
         let hir = regex_syntax::Parser::new().parse(translated).ok()?;
-        let HirKind::Concat(items) = hir.kind() else {
-            return None;
-        };
-        let start = matches!(
-            items.first().map(Hir::kind),
-            Some(HirKind::Look(Look::Start))
-        );
-        let end = matches!(items.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
-        if items.len() < usize::from(start) + usize::from(end) {
-            return None;
-        }
-        let body = &items[usize::from(start)..items.len() - usize::from(end)];
-        let (start, body, before) = match body.split_first() {
-            Some((first, rest)) if start && end => match excluded_run(first) {
-                Some(excluded) => (false, rest, Some(excluded)),
-                None => (start, body, None),
-            },
-            _ => (start, body, None),
-        };
-        let anchor = match (start, end) {
-            (true, true) => Anchor::Whole,
-            (true, false) => Anchor::Start,
-            (false, true) => Anchor::End,
-            (false, false) => return None,
-        };
+        let spell::Anchored {
+            anchor,
+            body,
+            before,
+        } = spell::anchored(&hir)?;
         let runs = spell::concat::<Runs>(body)?;
         // An empty run matches every text (or only "", which `Whole` says;
         // after `^.*`, those without the characters it leaves out).

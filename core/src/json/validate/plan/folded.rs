@@ -23,9 +23,9 @@
 //! expanded, with `?`, alternation and bounded repetition, up to
 //! [`MAX_WORDS`] words of at most [`MAX_LEN`] bytes.
 
-use regex_syntax::hir::{Class, ClassUnicode, Hir, HirKind, Look};
+use regex_syntax::hir::ClassUnicode;
 
-use super::spell::{self, Spelling};
+use super::spell::{self, Anchor, Spelling};
 use super::strings::Strings;
 
 /// The most words a folded pattern expands to.
@@ -37,17 +37,6 @@ const MAX_LEN: usize = 128;
 const MAX_DISJOINT: usize = 512;
 /// The most characters a class of non-letters expands to.
 const MAX_CLASS: usize = 16;
-
-/// Where a [`Folded`] pattern's word must lie in the text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Anchor {
-    /// `^word$`: the whole text.
-    Whole,
-    /// `^word`: the text's start.
-    Start,
-    /// `word$`: the text's end.
-    End,
-}
 
 /// A pattern whose matches are the texts that spell (at their start, end,
 /// or whole) one of a finite set of words, ASCII letters in either case.
@@ -69,33 +58,11 @@ impl Folded {
     /// handed it), or `None` when it is not of that shape.
     pub(super) fn new(translated: &str) -> Option<Folded> {
         let hir = regex_syntax::Parser::new().parse(translated).ok()?;
-        let (start, body, end) = match hir.kind() {
-            HirKind::Concat(items) => {
-                let start = matches!(
-                    items.first().map(Hir::kind),
-                    Some(HirKind::Look(Look::Start))
-                );
-                let end = matches!(items.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
-                let body = &items[usize::from(start)..items.len() - usize::from(end)];
-                (start, body, end)
-            }
-            _ => return None,
-        };
-        // `^.*word$`: the text ends with the word, and what comes before
-        // holds none of the few characters `.` leaves out.
-        let (start, body, before) = match body.split_first() {
-            Some((first, rest)) if start && end => match excluded_run(first) {
-                Some(excluded) => (false, rest, Some(excluded)),
-                None => (start, body, None),
-            },
-            _ => (start, body, None),
-        };
-        let anchor = match (start, end) {
-            (true, true) => Anchor::Whole,
-            (true, false) => Anchor::Start,
-            (false, true) => Anchor::End,
-            (false, false) => return None,
-        };
+        let spell::Anchored {
+            anchor,
+            body,
+            before,
+        } = spell::anchored(&hir)?;
         let words = spell::concat::<Words>(body)?;
         // Spelling nothing, the pattern matches every text (or only "").
         if words.iter().any(Vec::is_empty) && anchor != Anchor::Whole {
@@ -258,31 +225,6 @@ pub(super) fn holds_any(text: &str, chars: &[char]) -> bool {
         None => false,
         Some(at) => text[from + at..].contains(chars),
     }
-}
-
-/// For `X*` over a class leaving out a few characters (`.`): those
-/// characters.
-pub(super) fn excluded_run(hir: &Hir) -> Option<Box<[char]>> {
-    let HirKind::Repetition(repetition) = hir.kind() else {
-        return None;
-    };
-    let HirKind::Class(Class::Unicode(class)) = repetition.sub.kind() else {
-        return None;
-    };
-    if repetition.min != 0 || repetition.max.is_some() {
-        return None;
-    }
-    let mut excluded = class.clone();
-    excluded.negate();
-    let mut chars = Vec::new();
-    for range in excluded.iter() {
-        if u32::from(range.end()) - u32::from(range.start()) >= 8 || chars.len() >= 8 {
-            return None;
-        }
-        chars
-            .extend((u32::from(range.start())..=u32::from(range.end())).filter_map(char::from_u32));
-    }
-    Some(chars.into())
 }
 
 /// `from` with its ASCII letters lowered, into `to` (as long).

@@ -3,9 +3,10 @@
 //! folded words (`folded.rs`, a sequence of bytes) and runs of classes
 //! (`classes.rs`, a sequence of character sets). Each says what a literal
 //! and a class spell and its bounds ([`Spelling`]); the walk over
-//! concatenation, alternation and bounded repetition is this one.
+//! concatenation, alternation and bounded repetition is this one, and so
+//! is the reading of the pattern's anchors ([`anchored`]).
 
-use regex_syntax::hir::{Class, ClassUnicode, Hir, HirKind};
+use regex_syntax::hir::{Class, ClassUnicode, Hir, HirKind, Look};
 
 /// What one matcher's sequences are made of, and their bounds.
 pub(super) trait Spelling {
@@ -100,4 +101,85 @@ fn product<S: Spelling>(
         }
     }
     Some(out)
+}
+
+/// Where a pattern's sequence must lie in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Anchor {
+    /// `^seq$`: the whole text.
+    Whole,
+    /// `^seq`: the text's start.
+    Start,
+    /// `seq$`: the text's end.
+    End,
+}
+
+/// A pattern's parse read at its anchors: where its body must lie, the
+/// body, and, from `^.*body$`, the characters the text before the body
+/// must not hold (`.` as the translation writes it,
+/// `[^\n\r\u{2028}\u{2029}]`; the anchor is then [`Anchor::End`]).
+pub(super) struct Anchored<'h> {
+    pub(super) anchor: Anchor,
+    pub(super) body: &'h [Hir],
+    pub(super) before: Option<Box<[char]>>,
+}
+
+/// `hir` read at its anchors, or `None` when it is not a concatenation
+/// anchored at one end at least.
+pub(super) fn anchored(hir: &Hir) -> Option<Anchored<'_>> {
+    let HirKind::Concat(items) = hir.kind() else {
+        return None;
+    };
+    let start = matches!(
+        items.first().map(Hir::kind),
+        Some(HirKind::Look(Look::Start))
+    );
+    let end = matches!(items.last().map(Hir::kind), Some(HirKind::Look(Look::End)));
+    if items.len() < usize::from(start) + usize::from(end) {
+        return None;
+    }
+    let body = &items[usize::from(start)..items.len() - usize::from(end)];
+    let (start, body, before) = match body.split_first() {
+        Some((first, rest)) if start && end => match excluded_run(first) {
+            Some(excluded) => (false, rest, Some(excluded)),
+            None => (start, body, None),
+        },
+        _ => (start, body, None),
+    };
+    let anchor = match (start, end) {
+        (true, true) => Anchor::Whole,
+        (true, false) => Anchor::Start,
+        (false, true) => Anchor::End,
+        (false, false) => return None,
+    };
+    Some(Anchored {
+        anchor,
+        body,
+        before,
+    })
+}
+
+/// For `X*` over a class leaving out a few characters (`.`): those
+/// characters.
+fn excluded_run(hir: &Hir) -> Option<Box<[char]>> {
+    let HirKind::Repetition(repetition) = hir.kind() else {
+        return None;
+    };
+    let HirKind::Class(Class::Unicode(class)) = repetition.sub.kind() else {
+        return None;
+    };
+    if repetition.min != 0 || repetition.max.is_some() {
+        return None;
+    }
+    let mut excluded = class.clone();
+    excluded.negate();
+    let mut chars = Vec::new();
+    for range in excluded.iter() {
+        if u32::from(range.end()) - u32::from(range.start()) >= 8 || chars.len() >= 8 {
+            return None;
+        }
+        chars
+            .extend((u32::from(range.start())..=u32::from(range.end())).filter_map(char::from_u32));
+    }
+    Some(chars.into())
 }
