@@ -233,8 +233,18 @@ impl<'a> Cursor<'a> {
         let mut escaped = false;
         let mut ascii = true;
         loop {
+            // Eight bytes at a time to the next quote, backslash or control
+            // character, non-ASCII bytes included (their high bits noted):
+            // the bytes before it are read here, not one at a time below.
             while let Some(word) = bytes.get(i..i + 8) {
-                if special(word) != 0 {
+                let w = word_of(word);
+                let mask = delimiters(w);
+                // The bits below the first flagged byte's high bit: the
+                // high bits of the bytes before it.
+                let before = (mask & mask.wrapping_neg()).wrapping_sub(1);
+                ascii &= (w & HIGH & before) == 0;
+                if mask != 0 {
+                    i += (mask.trailing_zeros() / 8) as usize;
                     break;
                 }
                 i += 8;
@@ -546,16 +556,31 @@ impl<'a> Cursor<'a> {
 /// flagged one).
 #[inline(always)]
 fn special(word: &[u8]) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let w = word_of(word);
+    delimiters(w) | (w & HIGH)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Eight bytes as a little-endian word.
+#[inline(always)]
+fn word_of(word: &[u8]) -> u64 {
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(word);
-    let w = u64::from_le_bytes(bytes);
+    u64::from_le_bytes(bytes)
+}
+
+/// [`special`] without the non-ASCII bytes: the high bit of each quote,
+/// backslash and control character, exact as to the lowest (a byte at or
+/// above 0x80 is never flagged, nor a byte below the first flagged one).
+#[inline(always)]
+fn delimiters(w: u64) -> u64 {
     let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
     let quote = zero(w ^ (ONES * u64::from(b'"')));
     let backslash = zero(w ^ (ONES * u64::from(b'\\')));
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-    quote | backslash | control | (w & HIGH)
+    quote | backslash | control
 }
 
 /// Powers of ten exactly representable as `f64`.
@@ -661,6 +686,54 @@ mod tests {
         texts.push(format!("{}{}", "[[],".repeat(126), "1]".repeat(126)));
         for text in &texts {
             assert_eq!(skips(text), serde_reads(text), "{text:?}");
+        }
+    }
+
+    /// Strings of escapes, non-ASCII text (valid or not), control
+    /// characters and plain runs, at every offset from an eight-byte word:
+    /// a string is read to its closing quote, and refused, exactly as
+    /// serde_json reads and refuses it.
+    #[test]
+    fn strings_read_as_serde_json_reads_them() {
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            b"abcdefghij",
+            "é".as_bytes(),
+            "日本語のテキスト".as_bytes(),
+            b"\\\"",
+            b"\\n",
+            b"\\u00e9",
+            b"\\ud83d\\ude00",
+            b"\x01",
+            b"\xff",
+            b"\xc3",
+            b"\xc3\x28",
+        ];
+        let tails: [&[u8]; 4] = [b"", b"xyz", "ü".as_bytes(), b"\\t"];
+        for pad in 0..9 {
+            for a in &pieces {
+                for b in &pieces {
+                    for c in tails {
+                        let mut text = b"[\"".to_vec();
+                        text.extend(std::iter::repeat_n(b'x', pad));
+                        text.extend_from_slice(a);
+                        text.extend_from_slice(b);
+                        text.extend_from_slice(c);
+                        text.extend_from_slice(b"\",1]");
+                        let mut cur = Cursor {
+                            bytes: &text,
+                            pos: 0,
+                        };
+                        let read = match cur.skip(0) {
+                            Ok(()) => cur.pos == text.len(),
+                            Err(Stop::NotJson) => false,
+                            Err(_) => panic!("{text:?}: skip gave no verdict"),
+                        };
+                        let serde = serde_json::from_slice::<serde_json::Value>(&text).is_ok();
+                        assert_eq!(read, serde, "{:?}", String::from_utf8_lossy(&text));
+                    }
+                }
+            }
         }
     }
 }

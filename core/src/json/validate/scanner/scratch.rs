@@ -84,6 +84,10 @@ impl Scratch {
     pub(super) fn forget_tapes(&mut self) {
         self.tape_at = usize::MAX;
         self.taken = 0;
+        if self.tapes.is_empty() {
+            // The common case (no object read twice): nothing to give back.
+            return;
+        }
         // Each list goes back to the slot it came from: the next payload
         // of the same shape gives each object (in the order objects start)
         // the list it had, its capacity, and allocates nothing.
