@@ -968,6 +968,99 @@ fn assert_verdicts(schemas: &[Value], payloads: &[&str]) {
     }
 }
 
+/// An object's keys matched on the bytes where many names of one first
+/// byte share their first eight (jscsrc's seventy `disallow...`: looked up
+/// by the key's length, `Member::by_length`): names of every length from 1
+/// to 24, keys a byte shorter or longer than a name, keys ending at the
+/// end of the payload, escaped, with control characters, non-ASCII bytes
+/// and repeats; `additionalProperties` false, so that a key matched to the
+/// wrong name (or to none) changes the verdict.
+#[test]
+fn keys_of_names_sharing_their_first_word_give_jsonschemas_verdict() {
+    let mut properties = Map::new();
+    // Twelve names sharing "disallow" and lengths 8 to 24 (two of length
+    // 14, and one that is another's prefix), a shorter name, and others
+    // of the same first byte.
+    let names = [
+        "disallow",
+        "disallowA",
+        "disallowAB",
+        "disallowXYZ",
+        "disallowSpace",
+        "disallowSpaces",
+        "disallowTabsxx",
+        "disallowSpacesAfter",
+        "disallowSpacesBefore",
+        "disallowTrailingComma",
+        "disallowéèAccents",
+        "disallowQuotedKeysIn24",
+        "d",
+        "di",
+        "dx",
+        "dup",
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let schema = if i % 2 == 0 {
+            json!({"type": "boolean"})
+        } else {
+            json!({"type": "integer"})
+        };
+        properties.insert((*name).to_owned(), schema);
+    }
+    let schemas = [
+        json!({"properties": properties.clone(), "additionalProperties": false}),
+        json!({"properties": properties.clone(), "required": ["disallowSpaces", "d"]}),
+        json!({"type": "array", "items": {"properties": properties, "additionalProperties": false}}),
+    ];
+    let mut payloads: Vec<String> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let right = if i % 2 == 0 { "true" } else { "1" };
+        let wrong = if i % 2 == 0 { "1" } else { "true" };
+        payloads.push(format!(r#"{{"{name}": {right}}}"#));
+        payloads.push(format!(r#"{{"{name}": {wrong}}}"#));
+        payloads.push(format!(r#"{{"{name}":{right},"d":true}}"#));
+        payloads.push(format!(
+            r#"[{{"{name}" : {right} }}, {{"{name}": {wrong}}}]"#
+        ));
+        // A byte less, a byte more, and the name's last byte escaped.
+        let shorter = &name[..name.len() - name.chars().last().map_or(1, char::len_utf8)];
+        if !shorter.is_empty() {
+            payloads.push(format!(r#"{{"{shorter}": {right}}}"#));
+        }
+        payloads.push(format!(r#"{{"{name}s": {right}}}"#));
+        if let Some(last) = name.chars().last().filter(char::is_ascii) {
+            payloads.push(format!(
+                r#"{{"{}\u{:04x}": {right}}}"#,
+                &name[..name.len() - 1],
+                u32::from(last)
+            ));
+        }
+        // A repeat: the last one counts.
+        payloads.push(format!(r#"{{"{name}": {wrong}, "{name}": {right}}}"#));
+        payloads.push(format!(r#"{{"{name}": {right}, "{name}": {wrong}}}"#));
+        // Unfinished: the key runs to the end of the payload.
+        payloads.push(format!(r#"{{"{name}"#));
+        payloads.push(format!(r#"{{"{name}""#));
+    }
+    payloads.extend(
+        [
+            r#"{"disallowSpaces\n": true}"#,
+            "{\"disallowSpaces\n\": true}",
+            "{\"disallow\u{1}Spaces\": true}",
+            r#"{"disallowSpaceé": 1}"#,
+            r#"{"disallowéèAccent": 1}"#,
+            r#"{"disallowQuotedKeysIn24": true, "disallowSpacesAfter": 1}"#,
+            r#"{"disallowQuotedKeysIn2": true}"#,
+            r#"{"": true}"#,
+            r#"{"disallow\"": true}"#,
+            "{}",
+        ]
+        .map(str::to_owned),
+    );
+    let payloads: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    assert_verdicts(&schemas, &payloads);
+}
+
 /// `anyOf`/`oneOf` read through their branch index (`plan/branches.rs`):
 /// branches keyed by a member's `const`, `enum` or `^literal$` pattern, by
 /// the names they require, and by a string value's own `enum`; with the

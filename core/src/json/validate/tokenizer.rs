@@ -4,7 +4,7 @@
 
 use serde_json::Number;
 
-use super::plan::Node;
+use super::plan::{Member, Node};
 use super::MAX_NESTING;
 
 /// Why a scan stopped before its verdict.
@@ -483,7 +483,10 @@ impl<'a> Cursor<'a> {
         }
         let start = self.pos + 1;
         let first = *bytes.get(start)?;
-        let (offset, members) = node.candidates(first);
+        let (mut offset, mut members) = node.candidates(first);
+        if members.first().is_some_and(|m| m.by_length) {
+            (offset, members) = of_length(bytes, start, offset, members)?;
+        }
         for (at, member) in members.iter().enumerate() {
             // (0: a name not matched on the bytes.)
             if member.first != first || first == 0 {
@@ -569,6 +572,49 @@ fn word_of(word: &[u8]) -> u64 {
     let mut bytes = [0u8; 8];
     bytes.copy_from_slice(word);
     u64::from_le_bytes(bytes)
+}
+
+/// The members of `members` (those of one first byte, from `offset` of the
+/// node's, sorted by length: [`Member::by_length`]) as long as the key body
+/// at `start`, and where they start among the node's; `None` for a key not
+/// written plainly. Many of these names share their first eight bytes
+/// (jscsrc's seventy `disallow...`): the key's length tells them apart.
+#[cold]
+#[inline(never)]
+fn of_length<'m>(
+    bytes: &[u8],
+    start: usize,
+    offset: usize,
+    members: &'m [Member],
+) -> Option<(usize, &'m [Member])> {
+    let len = plain_length(bytes, start)?;
+    let from = members.partition_point(|m| m.name.len() < len);
+    let to = from + members[from..].partition_point(|m| m.name.len() == len);
+    Some((offset + from, &members[from..to]))
+}
+
+/// The length of the key body at `start` when it is written plainly (its
+/// closing quote before any backslash or control character), `None`
+/// otherwise or at the end of the bytes. Non-ASCII bytes are not checked:
+/// a key matched on them is a member's name, which is UTF-8.
+#[inline]
+fn plain_length(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mask = delimiters(word_of(word));
+        if mask != 0 {
+            i += (mask.trailing_zeros() / 8) as usize;
+            return (bytes[i] == b'"').then_some(i - start);
+        }
+        i += 8;
+    }
+    loop {
+        match *bytes.get(i)? {
+            b'"' => return Some(i - start),
+            b'\\' | 0..=0x1f => return None,
+            _ => i += 1,
+        }
+    }
 }
 
 /// [`special`] without the non-ASCII bytes: the high bit of each quote,

@@ -1,5 +1,7 @@
 //! The plan's table: [`Node`], one per subschema, and what it holds.
 
+use std::collections::HashMap;
+
 use super::branches::Branches;
 use super::format::{Format, Quick};
 use super::pattern::Pattern;
@@ -40,6 +42,12 @@ pub(in crate::json::validate) fn exact_f64(value: &serde_json::Number) -> Option
     value.as_f64()
 }
 
+/// How many names of one first byte must share their first eight bytes
+/// for a key to be looked up among them by its length
+/// ([`Member::by_length`]): below it, comparing each name's first word
+/// costs less than finding the key's length.
+const SHARED_PREFIXES: usize = 8;
+
 /// What a node is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::json::validate) enum Kind {
@@ -67,6 +75,11 @@ pub(in crate::json::validate) struct Member {
     /// name) as a little-endian word, and the mask of the bytes it has.
     pub(in crate::json::validate) prefix: u64,
     pub(in crate::json::validate) prefix_mask: u64,
+    /// The members of this one's first byte are many and share their
+    /// first eight bytes (jscsrc's seventy `disallow...`): a key is then
+    /// compared with those of its length only, which are sorted together
+    /// ([`Node::finish`]).
+    pub(in crate::json::validate) by_length: bool,
 }
 
 impl Member {
@@ -84,6 +97,7 @@ impl Member {
                 8 => u64::MAX,
                 n => (1u64 << (8 * n)) - 1,
             },
+            by_length: false,
             first: if plain {
                 name.bytes().next().unwrap_or(0)
             } else {
@@ -405,7 +419,24 @@ impl Node {
         }
         self.ranges = None;
         if self.members.len() > 8 && self.members.len() < usize::from(u16::MAX) {
-            self.members.sort_by_key(|m| m.first);
+            // Where many names of one first byte share their first eight
+            // bytes, a key's first word does not tell them apart: its length
+            // does (`Cursor::known_key`).
+            let mut shared: HashMap<(u8, u64), usize> = HashMap::new();
+            for m in &self.members {
+                *shared.entry((m.first, m.prefix)).or_default() += 1;
+            }
+            let mut by_length = [false; 256];
+            for (&(first, _), &n) in &shared {
+                by_length[usize::from(first)] |= first != 0 && n >= SHARED_PREFIXES;
+            }
+            for m in &mut self.members {
+                m.by_length = by_length[usize::from(m.first)];
+            }
+            // By first byte, and those by length by their length (otherwise
+            // in the schema's order).
+            self.members
+                .sort_by_key(|m| (m.first, if m.by_length { m.name.len() } else { 0 }));
             let mut ranges = Box::new([0u16; 257]);
             for (at, m) in self.members.iter().enumerate() {
                 ranges[usize::from(m.first) + 1] = at as u16 + 1;
