@@ -690,31 +690,43 @@ impl Guard {
                         self.apply_rules(dataschema, urn, counters, (compiled, rules), payload)
                     }
                 },
-                Err(report) if report.undecided().is_some() => {
-                    let why = report.undecided().unwrap_or_default().to_owned();
-                    let error = Error::Other(why.into());
-                    Ok(self.fail_open(
-                        dataschema,
-                        Unvalidated::new(Reason::PatternBudget, Arc::new(error)),
-                    ))
-                }
-                Err(report) if report.unusable().is_some() => {
-                    let error = Error::SchemaUnusable {
-                        urn: Urn::clone(urn),
-                        source: report.unusable().unwrap_or_default().to_owned().into(),
-                    };
-                    Ok(self.fail_open(
-                        dataschema,
-                        Unvalidated::new(Reason::Unusable, Arc::new(error)),
-                    ))
-                }
-                Err(report) => {
-                    counters.invalid.increment(1);
-                    Err(Invalid::reported(Arc::clone(urn), report))
-                }
+                Err(report) => self.refused(dataschema, urn, counters, report),
             },
             Entry::Failed(unvalidated) => Ok(self.fail_open(dataschema, unvalidated.clone())),
         }
+    }
+
+    /// A payload the validator did not pass: refused, or let through
+    /// (counted) when the validator could not decide. Out of line, so that
+    /// the hot path's frame is a passing payload's.
+    #[cold]
+    #[inline(never)]
+    fn refused(
+        &self,
+        dataschema: &str,
+        urn: &Arc<Urn>,
+        counters: &SchemaCounters,
+        report: Report,
+    ) -> Result<Outcome, Invalid> {
+        if let Some(why) = report.undecided() {
+            let error = Error::Other(why.to_owned().into());
+            return Ok(self.fail_open(
+                dataschema,
+                Unvalidated::new(Reason::PatternBudget, Arc::new(error)),
+            ));
+        }
+        if let Some(why) = report.unusable() {
+            let error = Error::SchemaUnusable {
+                urn: Urn::clone(urn),
+                source: why.to_owned().into(),
+            };
+            return Ok(self.fail_open(
+                dataschema,
+                Unvalidated::new(Reason::Unusable, Arc::new(error)),
+            ));
+        }
+        counters.invalid.increment(1);
+        Err(Invalid::reported(Arc::clone(urn), report))
     }
 
     /// A conforming payload's verdict under its version's read rules.
