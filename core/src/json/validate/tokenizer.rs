@@ -61,20 +61,32 @@ impl Str<'_> {
             out.push_str(self.body);
             return;
         }
-        out.extend(Unescape::new(self.body));
+        // The runs between escapes copied whole (a backslash found by
+        // `str::find`'s byte search), each escape decoded alone.
+        out.reserve(self.body.len());
+        let mut rest = self.body;
+        while let Some(at) = rest.find('\\') {
+            out.push_str(&rest[..at]);
+            let (c, len) = escape(&rest[at + 1..]);
+            out.push(c);
+            rest = &rest[at + 1 + len..];
+        }
+        out.push_str(rest);
     }
 
     /// Length in Unicode code points, as `jsonschema` counts it.
     pub(crate) fn chars(&self) -> u64 {
-        if self.escaped {
-            Unescape::new(self.body).count() as u64
-        } else {
-            self.body
-                .as_bytes()
-                .iter()
-                .filter(|&&b| (b & 0xC0) != 0x80)
-                .count() as u64
+        let count = |run: &str| run.bytes().filter(|&b| (b & 0xC0) != 0x80).count() as u64;
+        if !self.escaped {
+            return count(self.body);
         }
+        let mut n = 0;
+        let mut rest = self.body;
+        while let Some(at) = rest.find('\\') {
+            n += count(&rest[..at]) + 1;
+            rest = &rest[at + 1 + escape(&rest[at + 1..]).1..];
+        }
+        n + count(rest)
     }
 
     pub(crate) fn same_text(&self, other: &Str<'_>) -> bool {
@@ -83,6 +95,45 @@ impl Str<'_> {
         }
         Unescape::new(self.body).eq(Unescape::new(other.body))
     }
+}
+
+/// The character of the escape whose text follows its backslash at the
+/// start of `after`, in a checked string body, and how many bytes of
+/// `after` it takes (a surrogate pair's two escapes are one character; a
+/// lone surrogate, which the scanner refuses, reads as U+FFFD).
+#[inline]
+fn escape(after: &str) -> (char, usize) {
+    let hex4 = |at: usize| {
+        let digits = after.get(at..at + 4)?;
+        if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let Some(letter) = after.chars().next() else {
+        return ('\u{FFFD}', 0);
+    };
+    let c = match letter {
+        'b' => '\u{8}',
+        'f' => '\u{c}',
+        'n' => '\n',
+        'r' => '\r',
+        't' => '\t',
+        'u' => {
+            let Some(n) = hex4(1) else {
+                return ('\u{FFFD}', 1);
+            };
+            if (0xD800..0xDC00).contains(&n) && after.get(5..7) == Some("\\u") {
+                if let Some(low) = hex4(7) {
+                    let code = 0x1_0000 + ((n - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                    return (char::from_u32(code).unwrap_or('\u{FFFD}'), 11);
+                }
+            }
+            return (char::from_u32(n).unwrap_or('\u{FFFD}'), 5);
+        }
+        other => other,
+    };
+    (c, letter.len_utf8())
 }
 
 /// The characters of a checked string body, escapes decoded.
@@ -738,11 +789,15 @@ mod tests {
     /// Strings of escapes, non-ASCII text (valid or not), control
     /// characters and plain runs, at every offset from an eight-byte word:
     /// a string is read to its closing quote, and refused, exactly as
-    /// serde_json reads and refuses it.
+    /// serde_json reads and refuses it; read, its text (escapes decoded)
+    /// and length are serde_json's.
     #[test]
     fn strings_read_as_serde_json_reads_them() {
-        let pieces: [&[u8]; 12] = [
+        let pieces: [&[u8]; 15] = [
             b"a",
+            b"\\\\",
+            b"\\/\\b\\f\\r",
+            b"\\uD834\\uDD1E\\u0000",
             b"abcdefghij",
             "é".as_bytes(),
             "日本語のテキスト".as_bytes(),
@@ -775,8 +830,20 @@ mod tests {
                             Err(Stop::NotJson) => false,
                             Err(_) => panic!("{text:?}: skip gave no verdict"),
                         };
-                        let serde = serde_json::from_slice::<serde_json::Value>(&text).is_ok();
-                        assert_eq!(read, serde, "{:?}", String::from_utf8_lossy(&text));
+                        let serde = serde_json::from_slice::<serde_json::Value>(&text);
+                        assert_eq!(read, serde.is_ok(), "{:?}", String::from_utf8_lossy(&text));
+                        // Read: its text and length are serde_json's.
+                        if let Ok(serde_json::Value::Array(items)) = serde {
+                            let mut cur = Cursor {
+                                bytes: &text,
+                                pos: 1,
+                            };
+                            let token = cur.string().unwrap_or_else(|_| panic!("{text:?}"));
+                            let mut decoded = String::from("left over");
+                            token.decode_into(&mut decoded);
+                            assert_eq!(Some(decoded.as_str()), items[0].as_str(), "{text:?}");
+                            assert_eq!(token.chars(), decoded.chars().count() as u64);
+                        }
                     }
                 }
             }
