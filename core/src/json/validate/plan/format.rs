@@ -5,9 +5,12 @@
 //! format and draft (its documented RFC 3339 / RFC 4122 / RFC 6901 readings,
 //! including its leap-second rule); the differential test
 //! (`tests/validate/json_formats.rs`) holds the two equal over generated and
-//! hand-picked strings. The formats whose checks are large grammars (`email`,
-//! `hostname`, `uri`, `iri`, `regex`, `uri-template`, the `idn-` ones) stay
-//! with `jsonschema`, on the string alone; `email` and `hostname` first
+//! hand-picked strings. `regex` is `jsonschema`'s own ECMA-262 syntax check
+//! (`jsonschema_regex::is_valid_ecma_regex`, the function its format
+//! calls), asked directly rather than through a validator per string. The
+//! formats whose checks are large grammars (`email`, `hostname`, `uri`,
+//! `iri`, `uri-template`, the `idn-` ones) stay with `jsonschema`, on the
+//! string alone; `email` and `hostname` first
 //! get a quick check ([`Quick`]) that accepts their plain strings (an
 //! ASCII `local@host.name`, a host name of letters, digits and hyphens)
 //! without asking it, and leaves every other string to it.
@@ -28,6 +31,7 @@ pub(in crate::json::validate) enum Format {
     Ipv6,
     JsonPointer,
     RelativeJsonPointer,
+    Regex,
 }
 
 impl Format {
@@ -45,6 +49,7 @@ impl Format {
             "ipv6" => Format::Ipv6,
             "json-pointer" if draft >= Draft::D6 => Format::JsonPointer,
             "relative-json-pointer" if draft >= Draft::D7 => Format::RelativeJsonPointer,
+            "regex" => Format::Regex,
             _ => return None,
         })
     }
@@ -67,6 +72,9 @@ impl Format {
                 text.is_empty() || (text[0] == b'/' && pointer_tokens(&text[1..]))
             }
             Format::RelativeJsonPointer => relative_pointer(text),
+            Format::Regex => {
+                std::str::from_utf8(text).is_ok_and(jsonschema_regex::is_valid_ecma_regex)
+            }
         }
     }
 }
