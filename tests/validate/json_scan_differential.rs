@@ -1108,6 +1108,13 @@ fn indexed_branches_give_jsonschemas_verdict() {
             {"properties": {"version": {"enum": [9_007_199_254_740_993_u64]}}, "required": ["version"]}
         ]}),
         json!({"anyOf": [{"const": 1}, {"enum": [2, 3]}, {"const": 4.0}, {"type": "string"}]}),
+        // Branches that ask a string nothing but to be one of theirs pass
+        // a string keyed to them unread; the others are still read.
+        json!({"oneOf": [{"type": "string", "enum": ["a", "b"]}, {"enum": ["b", "c"], "minLength": 2},
+                         {"enum": ["a", 1]}, {"type": "null"}]}),
+        json!({"anyOf": [{"enum": ["a"], "maxLength": 0}, {"enum": ["c", "bb"], "pattern": "^b"},
+                         {"$ref": "#/$defs/s"}, {"type": "null"}],
+               "$defs": {"s": {"enum": ["s", "u", 7]}}}),
         // Closed branches (`additionalProperties: false`), told apart by
         // the names they take, as buildkite's steps are.
         json!({
@@ -1197,6 +1204,9 @@ fn indexed_branches_give_jsonschemas_verdict() {
         r#""\u0074""#,
         r#""long""#,
         r#""zz""#,
+        r#""bb""#,
+        r#""\u0061""#,
+        r#""\u0062b""#,
         "7",
         "7.0",
         "1",

@@ -37,6 +37,10 @@ pub(in crate::json::validate) struct Branches {
     pub(in crate::json::validate) by_tag: Keyed,
     /// The branches by the value itself, when a string or an integer.
     pub(in crate::json::validate) by_value: Keyed,
+    /// The branches (bits, the first 64) that ask nothing of a string but
+    /// to be one of their strings ([`Node::string_set`](super::node::Node)):
+    /// a string [`Branches::by_value`] keys to one of them passes it, unread.
+    pub(in crate::json::validate) sure: u64,
 }
 
 /// Branches keyed by a string or an integer value: those allowing it, and

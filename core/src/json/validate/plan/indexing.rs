@@ -180,7 +180,12 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         .cloned()
         .collect();
     keys.sort_by(|(a, _), (b, _)| by_length(a, b));
+    let sure = (0u32..)
+        .zip(branches.iter().take(64))
+        .filter(|(_, &b)| nodes[b as usize].string_set().is_some())
+        .fold(0u64, |bits, (i, _)| bits | 1 << i);
     useful.then(|| Branches {
+        sure,
         all: (0..branches.len() as u32).collect(),
         keys: keys.into_boxed_slice(),
         needs: needs.into_boxed_slice(),

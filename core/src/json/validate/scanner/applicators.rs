@@ -81,6 +81,22 @@ impl<'p> Picked<'p> {
             .map(|e| e.1)
             .chain(integers.iter().map(|e| e.1))
     }
+
+    /// The branches a value of type `kind` passes for being keyed to them
+    /// ([`Branches::sure`]): those of a string the value index picked.
+    #[inline]
+    fn sure(self, index: &Branches, kind: u8) -> u64 {
+        match self {
+            Picked::Strings(_) if kind == STRING => index.sure,
+            _ => 0,
+        }
+    }
+}
+
+/// Whether branch `b` is among the `sure` bits ([`Picked::sure`]).
+#[inline]
+fn passes(sure: u64, b: u32) -> bool {
+    b < 64 && sure & (1 << b) != 0
 }
 
 /// The branches of `by` a string or an integer value (the cursor on it)
@@ -261,12 +277,13 @@ impl JsonPlan {
                         any = true;
                     } else {
                         let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
+                        let sure = tagged.sure(index, kind);
                         let picked = tagged.branches().chain(rest.iter().copied());
                         for b in picked {
                             if !fits.admits(index, b) || first.is_some_and(|(f, _)| f == b) {
                                 continue;
                             }
-                            if again(node.any_of[b as usize], cur, sc, end)? {
+                            if passes(sure, b) || again(node.any_of[b as usize], cur, sc, end)? {
                                 any = true;
                                 break;
                             }
@@ -300,6 +317,7 @@ impl JsonPlan {
                     };
                     let first = self.first_key_branch(at, cur, sc, depth, end)?;
                     let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
+                    let sure = tagged.sure(index, kind);
                     let picked = tagged.branches().chain(rest.iter().copied());
                     for b in picked {
                         if !fits.admits(index, b) {
@@ -307,6 +325,7 @@ impl JsonPlan {
                         }
                         let ok = match first {
                             Some((f, ok)) if f == b => ok,
+                            _ if passes(sure, b) => true,
                             _ => again(node.one_of[b as usize], cur, sc, end)?,
                         };
                         if ok {
