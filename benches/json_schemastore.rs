@@ -21,7 +21,9 @@
 //! difference, no schema refused, none slower (guard/bare <= 1.0), the
 //! share on the scanner alone and the geometric mean.
 //! `JSON_CORPUS_ONLY=web-types,tsconfig` keeps only those schemas;
-//! `JSON_SCHEMASTORE_TIME=0` skips the timing (verdicts and engines only).
+//! `JSON_SCHEMASTORE_TIME=0` skips the timing (verdicts and engines only);
+//! `JSON_SCHEMASTORE_TIMES=1` also writes each side's time per pass over a
+//! schema's instances to stderr (a ratio that moved: which side moved).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -76,6 +78,7 @@ fn main() {
         .and_then(|r| r.parse().ok())
         .unwrap_or(5);
     let time = std::env::var("JSON_SCHEMASTORE_TIME").as_deref() != Ok("0");
+    let times = std::env::var_os("JSON_SCHEMASTORE_TIMES").is_some();
     let mut rows = Vec::new();
     let mut not_compiled = 0;
     for entry in corpus::load() {
@@ -141,6 +144,11 @@ fn main() {
             for _ in 0..rounds {
                 b = b.min(timed(|| run_bare(&bare, &payloads, reps)));
                 g = g.min(timed(|| run_guard(&guard, &entry.urn, &payloads, reps)));
+            }
+            if times {
+                // Each side's fastest round, per pass over the instances.
+                let per = |d: Duration| d.as_nanos() / reps as u128;
+                eprintln!("times {} guard {} ns bare {} ns", entry.name, per(g), per(b));
             }
             g.as_secs_f64() / b.as_secs_f64()
         });
