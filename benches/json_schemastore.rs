@@ -148,7 +148,12 @@ fn main() {
             if times {
                 // Each side's fastest round, per pass over the instances.
                 let per = |d: Duration| d.as_nanos() / reps as u128;
-                eprintln!("times {} guard {} ns bare {} ns", entry.name, per(g), per(b));
+                eprintln!(
+                    "times {} guard {} ns bare {} ns",
+                    entry.name,
+                    per(g),
+                    per(b)
+                );
             }
             g.as_secs_f64() / b.as_secs_f64()
         });

@@ -138,20 +138,12 @@ fn escape(after: &str) -> (char, usize) {
 
 /// The characters of a checked string body, escapes decoded.
 pub(crate) struct Unescape<'a> {
-    rest: std::str::Chars<'a>,
+    rest: &'a str,
 }
 
 impl<'a> Unescape<'a> {
     pub(crate) fn new(body: &'a str) -> Unescape<'a> {
-        Unescape { rest: body.chars() }
-    }
-
-    fn hex4(&mut self) -> u32 {
-        let mut n = 0;
-        for _ in 0..4 {
-            n = n * 16 + self.rest.next().and_then(|c| c.to_digit(16)).unwrap_or(0);
-        }
-        n
+        Unescape { rest: body }
     }
 }
 
@@ -159,31 +151,20 @@ impl Iterator for Unescape<'_> {
     type Item = char;
 
     fn next(&mut self) -> Option<char> {
-        let c = self.rest.next()?;
+        let mut chars = self.rest.chars();
+        let c = chars.next()?;
+        let after = chars.as_str();
         if c != '\\' {
+            self.rest = after;
             return Some(c);
         }
-        Some(match self.rest.next()? {
-            'b' => '\u{8}',
-            'f' => '\u{c}',
-            'n' => '\n',
-            'r' => '\r',
-            't' => '\t',
-            'u' => {
-                let n = self.hex4();
-                let code = if (0xD800..0xDC00).contains(&n) {
-                    // The scanner checked the pair: `\uDC00`-`\uDFFF` follows.
-                    self.rest.next();
-                    self.rest.next();
-                    let low = self.hex4();
-                    0x1_0000 + ((n - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF)
-                } else {
-                    n
-                };
-                char::from_u32(code).unwrap_or('\u{FFFD}')
-            }
-            other => other,
-        })
+        if after.is_empty() {
+            self.rest = after;
+            return None;
+        }
+        let (c, len) = escape(after);
+        self.rest = &after[len..];
+        Some(c)
     }
 }
 
