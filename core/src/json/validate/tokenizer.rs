@@ -61,17 +61,12 @@ impl Str<'_> {
             out.push_str(self.body);
             return;
         }
-        // The runs between escapes copied whole (a backslash found by
-        // `str::find`'s byte search), each escape decoded alone.
+        // The runs between escapes copied whole, each escape decoded alone.
         out.reserve(self.body.len());
-        let mut rest = self.body;
-        while let Some(at) = rest.find('\\') {
-            out.push_str(&rest[..at]);
-            let (c, len) = escape(&rest[at + 1..]);
-            out.push(c);
-            rest = &rest[at + 1 + len..];
+        for (run, escaped) in runs(self.body) {
+            out.push_str(run);
+            out.extend(escaped);
         }
-        out.push_str(rest);
     }
 
     /// Length in Unicode code points, as `jsonschema` counts it.
@@ -80,13 +75,9 @@ impl Str<'_> {
         if !self.escaped {
             return count(self.body);
         }
-        let mut n = 0;
-        let mut rest = self.body;
-        while let Some(at) = rest.find('\\') {
-            n += count(&rest[..at]) + 1;
-            rest = &rest[at + 1 + escape(&rest[at + 1..]).1..];
-        }
-        n + count(rest)
+        runs(self.body)
+            .map(|(run, escaped)| count(run) + u64::from(escaped.is_some()))
+            .sum()
     }
 
     pub(crate) fn same_text(&self, other: &Str<'_>) -> bool {
@@ -95,6 +86,23 @@ impl Str<'_> {
         }
         Unescape::new(self.body).eq(Unescape::new(other.body))
     }
+}
+
+/// A checked string body as its runs of plain text (a backslash found by
+/// `str::find`'s byte search), each with the character of the escape that
+/// ends it (`None` for the last run).
+fn runs(body: &str) -> impl Iterator<Item = (&str, Option<char>)> {
+    let mut rest = Some(body);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        let Some(at) = text.find('\\') else {
+            rest = None;
+            return Some((text, None));
+        };
+        let (c, len) = escape(&text[at + 1..]);
+        rest = Some(&text[at + 1 + len..]);
+        Some((&text[..at], Some(c)))
+    })
 }
 
 /// The character of the escape whose text follows its backslash at the
