@@ -187,11 +187,12 @@ impl<'a> Cursor<'a> {
     #[inline]
     pub(crate) fn ws(&mut self) {
         while let Some(&b) = self.bytes.get(self.pos) {
-            if matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
-                self.pos += 1;
-            } else {
+            // Every JSON whitespace byte is at most a space: one compare
+            // passes the common byte (none: compact JSON).
+            if b > b' ' || !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
                 break;
             }
+            self.pos += 1;
         }
     }
 
@@ -523,13 +524,16 @@ impl<'a> Cursor<'a> {
         }
         let start = self.pos + 1;
         let first = *bytes.get(start)?;
+        // (0: a name not matched on the bytes; no key starts so.)
+        if first == 0 {
+            return None;
+        }
         let (mut offset, mut members) = node.candidates(first);
         if members.first().is_some_and(|m| m.by_length) {
             (offset, members) = of_length(bytes, start, offset, members)?;
         }
         for (at, member) in members.iter().enumerate() {
-            // (0: a name not matched on the bytes.)
-            if member.first != first || first == 0 {
+            if member.first != first {
                 continue;
             }
             let name = member.name.as_bytes();

@@ -47,7 +47,7 @@ pub(in crate::json::validate) struct Branches {
 /// those that do not restrict values of its kind.
 #[derive(Clone, Default)]
 pub(in crate::json::validate) struct Keyed {
-    /// (string, branch), sorted by string.
+    /// (string, branch), sorted by [`by_length`], then branch.
     pub(in crate::json::validate) strings: Box<[(Box<str>, u32)]>,
     /// The branches not restricting strings.
     pub(in crate::json::validate) any_string: Box<[u32]>,
@@ -136,6 +136,19 @@ pub(in crate::json::validate) fn keyed<'b, K: Ord + ?Sized, O: std::borrow::Borr
     &by[from..to]
 }
 
+/// The entries of `by` (sorted by [`by_length`]) whose string is `key`:
+/// most steps of the search compare lengths only, where [`keyed`]'s
+/// string order calls `memcmp` at each.
+#[inline]
+pub(in crate::json::validate) fn keyed_text<'b>(
+    by: &'b [(Box<str>, u32)],
+    key: &str,
+) -> &'b [(Box<str>, u32)] {
+    let from = by.partition_point(|(k, _)| by_length(k, key).is_lt());
+    let to = from + by[from..].partition_point(|(k, _)| k.len() == key.len() && **k == *key);
+    &by[from..to]
+}
+
 /// Strings ordered by length, then bytes: most comparisons of a search
 /// end on the length, without reading the bytes.
 #[inline]
@@ -143,4 +156,52 @@ pub(in crate::json::validate) fn by_length(a: &str, b: &str) -> std::cmp::Orderi
     a.len()
         .cmp(&b.len())
         .then_with(|| a.as_bytes().cmp(b.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{by_length, keyed_text};
+
+    #[test]
+    fn keyed_text_finds_what_a_linear_search_finds() {
+        let words = [
+            "",
+            "a",
+            "b",
+            "ab",
+            "ba",
+            "abc",
+            "abd",
+            "Job",
+            "Task",
+            "Route",
+            "Service",
+            "é",
+            "ée",
+            "Revision",
+            "Execution",
+            "Configuration",
+            "DomainMapping",
+            "a\u{0}",
+            "zz",
+        ];
+        // Each word keyed to one or two branches, some twice.
+        let mut by: Vec<(Box<str>, u32)> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            by.push((Box::from(*w), i as u32));
+            if i % 3 == 0 {
+                by.push((Box::from(*w), i as u32 + 100));
+            }
+        }
+        by.sort_by(|a, b| by_length(&a.0, &b.0).then(a.1.cmp(&b.1)));
+        let probes = words
+            .iter()
+            .copied()
+            .chain(["c", "abe", "Jo", "Jobs", "Z", "éé"]);
+        for probe in probes {
+            let found: Vec<u32> = keyed_text(&by, probe).iter().map(|e| e.1).collect();
+            let linear: Vec<u32> = by.iter().filter(|e| *e.0 == *probe).map(|e| e.1).collect();
+            assert_eq!(found, linear, "{probe:?}");
+        }
+    }
 }

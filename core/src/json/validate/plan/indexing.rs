@@ -213,7 +213,9 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
             None => any_integer.push(i),
         }
     }
-    strings.sort();
+    // By length, then bytes, as `keyed_text` searches them; each
+    // string's branches in order.
+    strings.sort_by(|a: &(Box<str>, u32), b| by_length(&a.0, &b.0).then(a.1.cmp(&b.1)));
     strings.dedup();
     integers.sort();
     integers.dedup();

@@ -17,7 +17,7 @@
 //! escape (the bytes cannot tell which key it is), or a value that is not
 //! an object: each `if` is read as before.
 
-use super::branches::keyed;
+use super::branches::{by_length, keyed_text};
 use super::node::{Kind, Node, Probe};
 
 /// The fewest `if`/`then` members of one name read as a [`Switch`].
@@ -29,7 +29,7 @@ pub(in crate::json::validate) struct Switch {
     /// The member the `if`s ask about.
     pub(in crate::json::validate) name: Box<str>,
     /// (string, `then`): each `if`'s strings with its `then`, sorted by
-    /// string ([`keyed`] reads them).
+    /// string as [`by_length`] orders them ([`keyed_text`] reads them).
     pub(in crate::json::validate) by_value: Box<[(Box<str>, u32)]>,
     /// The `then`s that apply when the member is absent (their `if` does
     /// not require it), in the `allOf`'s order.
@@ -52,7 +52,9 @@ impl Switch {
     /// `value` (written without an escape).
     #[inline]
     pub(in crate::json::validate) fn cases(&self, value: &str) -> impl Iterator<Item = u32> + '_ {
-        keyed(&self.by_value, value).iter().map(|&(_, then)| then)
+        keyed_text(&self.by_value, value)
+            .iter()
+            .map(|&(_, then)| then)
     }
 }
 
@@ -127,7 +129,8 @@ pub(super) fn switches(nodes: &[Node], members: &[u32]) -> Option<Switches> {
             }
         }
         // Stable: one string's `then`s stay in the `allOf`'s order.
-        by_value.sort_by(|a, b| a.0.cmp(&b.0));
+        // Stable: a string's `then`s stay in the `allOf`'s order.
+        by_value.sort_by(|a: &(Box<str>, u32), b| by_length(&a.0, &b.0));
         switches.push(Switch {
             name: name.into(),
             by_value: by_value.into(),

@@ -4,7 +4,8 @@
 //! key points to, the candidates its keys or a scalar's value leave.
 
 use crate::json::validate::plan::{
-    keyed, Branches, JsonPlan, Keyed, Node, Switch, EXACT, NO_BRANCH, NUMBER, OBJECT, STRING,
+    keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, EXACT, NO_BRANCH, NUMBER, OBJECT,
+    STRING,
 };
 use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
 
@@ -116,7 +117,7 @@ pub(super) fn pick<'p>(
                 return Ok(None);
             }
             Some((
-                Picked::Strings(keyed(&by.strings, text.body)),
+                Picked::Strings(keyed_text(&by.strings, text.body)),
                 &by.any_string[..],
             ))
         }
