@@ -1129,6 +1129,25 @@ fn indexed_branches_give_jsonschemas_verdict() {
                 {"required": ["v"], "properties": {"v": {"type": "null"}}}
             ]
         }),
+        // Branches told apart by a `version` pattern no index reads (its
+        // dots unescaped), as vtestunit's are: on the tape, that member is
+        // checked first (`Node::selective`), its last occurrence counting.
+        json!({
+            "$defs": {"v": {"properties": {
+                "version": {"type": "string", "pattern": "^3.0.0$"},
+                "body": {"type": "object", "properties": {"n": {"type": "integer"}}},
+                "tag": {"enum": ["x", "y"]}},
+                "required": ["version"], "additionalProperties": false}},
+            "oneOf": [
+                {"properties": {"version": {"pattern": "^1.0.0$"}, "body": {"type": "object"},
+                                "tag": {"const": "x"}},
+                 "required": ["version"], "additionalProperties": false},
+                {"properties": {"version": {"pattern": "^2.0.0$"}, "body": {"type": "array"}},
+                 "patternProperties": {"^ver": {"maxLength": 5}},
+                 "required": ["version"], "additionalProperties": false},
+                {"$ref": "#/$defs/v"}
+            ]
+        }),
     ];
     let payloads: &[&str] = &[
         r#"{"kind": "a"}"#,
@@ -1175,6 +1194,21 @@ fn indexed_branches_give_jsonschemas_verdict() {
         r#"{"version": 9007199254740992}"#,
         r#"{"version": 2, "version": 1, "a": "x"}"#,
         r#"{"a": "x"}"#,
+        r#"{"version": "1.0.0", "body": {}, "tag": "x"}"#,
+        r#"{"version": "1x0y0", "body": {"n": "1"}}"#,
+        r#"{"version": "2.0.0", "body": []}"#,
+        r#"{"version": "2.0.0", "body": {}}"#,
+        r#"{"version": "3.0.0", "body": {"n": 1}, "tag": "y"}"#,
+        r#"{"version": "3.0.0", "body": {"n": "1"}}"#,
+        r#"{"version": "3.0.0", "body": {"n": 1}, "tag": "z"}"#,
+        r#"{"body": {"n": 1}, "version": "9.0.0"}"#,
+        r#"{"version": "1.0.0", "body": {"n": 1}, "version": "3.0.0"}"#,
+        r#"{"version": "3.0.0", "body": [], "version": "2.0.0"}"#,
+        r#"{"\u0076ersion": "3.0.0", "body": {"n": 1}}"#,
+        r#"{"version": "3.0.0", "body": {}, "\u0076ersion": "1.0.0"}"#,
+        r#"{"version": "\u0033.0.0", "body": {}}"#,
+        r#"{"version": 3, "body": {}}"#,
+        r#"{"body": {"n": 1}}"#,
         "2",
         "3",
         "4",

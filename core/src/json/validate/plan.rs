@@ -239,6 +239,60 @@ impl JsonPlan {
             plan.nodes[id].any_index = any;
             plan.nodes[id].one_index = one;
         }
+        // Only on the branches of an `anyOf`/`oneOf` (where a tag is likely
+        // to fail: elsewhere the check would be spent twice on a passing
+        // member), at most two members a node: by strings on the branches
+        // of a keyword without an index, by pattern on any (an index reads
+        // strings, not patterns). A branch's `$ref`s and `allOf`s, read in
+        // place on the same object, are branches too.
+        let mut branch: Vec<Option<bool>> = vec![None; plan.nodes.len()];
+        let mut open: Vec<(u32, bool)> = Vec::new();
+        for node in &plan.nodes {
+            open.extend(node.any_of.iter().map(|&b| (b, node.any_index.is_none())));
+            open.extend(node.one_of.iter().map(|&b| (b, node.one_index.is_none())));
+        }
+        while let Some((b, unindexed)) = open.pop() {
+            let seen = &mut branch[b as usize];
+            if seen.is_some_and(|was| was || !unindexed) {
+                continue;
+            }
+            *seen = Some(unindexed);
+            open.extend(
+                plan.nodes[b as usize]
+                    .all_of
+                    .iter()
+                    .map(|&m| (m, unindexed)),
+            );
+        }
+        for (id, by_strings) in branch.into_iter().enumerate() {
+            let node = &plan.nodes[id];
+            let Some(by_strings) = by_strings else {
+                continue;
+            };
+            if node.members.len() < 2 {
+                continue;
+            }
+            let nodes = &plan.nodes;
+            // Members asking for one of a few strings first (a lookup),
+            // those asking for a pattern (a match) only when there are none.
+            let of = |strings: bool| {
+                node.members
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, m)| {
+                        m.schema
+                            .is_some_and(|s| nodes[s as usize].selects_by() == Some(strings))
+                    })
+                    .filter_map(|(at, _)| u16::try_from(at).ok())
+                    .take(2)
+                    .collect::<Box<[u16]>>()
+            };
+            let mut selective = if by_strings { of(true) } else { Box::default() };
+            if selective.is_empty() {
+                selective = of(false);
+            }
+            plan.nodes[id].selective = selective;
+        }
         for id in 0..plan.nodes.len() {
             let switches = switch::switches(&plan.nodes, &plan.nodes[id].all_of).map(Box::new);
             plan.nodes[id].all_switches = switches;

@@ -156,6 +156,13 @@ pub(in crate::json::validate) struct Node {
     /// ([`Probe`]): on an object read before, that member is looked up on
     /// the object's tape and checked alone.
     pub(in crate::json::validate) probe: Option<Box<Probe>>,
+    /// On a branch of an `anyOf`/`oneOf`: members (indexes into
+    /// [`Node::members`]) whose subschema asks a string for a pattern or
+    /// one of a few strings and nothing nested. On an object read before,
+    /// these are looked up on its tape and checked first, so that a branch
+    /// whose tag does not match fails before its other members are read
+    /// again (set by [`JsonPlan::compile`](super::JsonPlan::compile)).
+    pub(in crate::json::validate) selective: Box<[u16]>,
     /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
     pub(in crate::json::validate) numeric: Option<Box<jsonschema::Validator>>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
@@ -333,6 +340,7 @@ impl Node {
             condition: None,
             lone_if: None,
             probe: None,
+            selective: Box::new([]),
         }
     }
 
@@ -466,6 +474,35 @@ impl Node {
             return None;
         }
         self.strings.as_ref()
+    }
+
+    /// How the node tells a tag-like string apart, when it asks nothing
+    /// nested: `Some(true)` by one of its strings (what an index reads),
+    /// `Some(false)` by a pattern of one of the cheap anchored matchers
+    /// (an exact text, words, runs of classes: `^2.0.0$`), `None`
+    /// otherwise ([`Node::selective`]).
+    pub(super) fn selects_by(&self) -> Option<bool> {
+        let plain = self.kind == Kind::Check
+            && self.members.is_empty()
+            && self.patterns.is_empty()
+            && self.additional.is_none()
+            && self.prefix.is_empty()
+            && self.rest.is_none()
+            && self.contains.is_none()
+            && !self.in_place();
+        if !plain {
+            return None;
+        }
+        if self.strings.is_some() || self.literal.is_some() {
+            return Some(true);
+        }
+        match self.pattern.as_deref()? {
+            Pattern::Exact(_)
+            | Pattern::Alternation(_)
+            | Pattern::Folded(_)
+            | Pattern::Classes(_) => Some(false),
+            _ => None,
+        }
     }
 
     /// The members a key whose body starts with `first` may be.

@@ -159,6 +159,24 @@ impl JsonPlan {
             cur.pos = end;
             return Ok(false);
         }
+        // A member likely to fail (a tag of another branch) checked first,
+        // its last occurrence being the one that counts.
+        for &at in node.selective.iter() {
+            let Some(member) = node.members.get(usize::from(at)) else {
+                continue;
+            };
+            let Some(id) = member.schema else {
+                continue;
+            };
+            let name = member.name.as_bytes();
+            if let Last::Found(entry) = last_member(cur.bytes, &sc.tapes[tape].entries, name) {
+                cur.pos = entry.value_at;
+                if !self.check(id, cur, sc, depth)? {
+                    cur.pos = end;
+                    return Ok(false);
+                }
+            }
+        }
         let members = sc.tapes[tape].entries.len();
         if node.additional.is_none()
             && node.patterns.is_empty()
