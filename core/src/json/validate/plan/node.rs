@@ -156,13 +156,6 @@ pub(in crate::json::validate) struct Node {
     /// ([`Probe`]): on an object read before, that member is looked up on
     /// the object's tape and checked alone.
     pub(in crate::json::validate) probe: Option<Box<Probe>>,
-    /// On a branch of an `anyOf`/`oneOf`: members (indexes into
-    /// [`Node::members`]) whose subschema asks a string for a pattern or
-    /// one of a few strings and nothing nested. On an object read before,
-    /// these are looked up on its tape and checked first, so that a branch
-    /// whose tag does not match fails before its other members are read
-    /// again (set by [`JsonPlan::compile`](super::JsonPlan::compile)).
-    pub(in crate::json::validate) selective: Box<[u16]>,
     /// `minimum`, `maximum`, `exclusive*`, `multipleOf`: asked about numbers.
     pub(in crate::json::validate) numeric: Option<Box<jsonschema::Validator>>,
     /// `enum`/`const` (scalars only): asked about scalars; arrays and
@@ -265,6 +258,15 @@ pub(in crate::json::validate) struct Node {
     /// The `allOf` read with its `if`/`then` members on one object member
     /// as switches ([`Switches`]), when it has such members.
     pub(in crate::json::validate) all_switches: Option<Box<Switches>>,
+    // (Read only when a branch is read again from a tape: off the
+    // first lines, which every visit reads.)
+    /// On a branch of an `anyOf`/`oneOf`: members (indexes into
+    /// [`Node::members`]) whose subschema asks a string for a pattern or
+    /// one of a few strings and nothing nested. On an object read before,
+    /// these are looked up on its tape and checked first, so that a branch
+    /// whose tag does not match fails before its other members are read
+    /// again (set by [`JsonPlan::compile`](super::JsonPlan::compile)).
+    pub(in crate::json::validate) selective: Box<[u16]>,
 }
 
 /// A node of nothing but one property (`properties` of one name, that
