@@ -129,7 +129,6 @@ pub(super) fn switches(nodes: &[Node], members: &[u32]) -> Option<Switches> {
             }
         }
         // Stable: one string's `then`s stay in the `allOf`'s order.
-        // Stable: a string's `then`s stay in the `allOf`'s order.
         by_value.sort_by(|a: &(Box<str>, u32), b| by_length(&a.0, &b.0));
         switches.push(Switch {
             name: name.into(),
