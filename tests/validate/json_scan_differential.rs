@@ -1618,9 +1618,22 @@ fn corpus_patterns_matched_on_the_text_give_jsonschemas_verdict() {
 /// applies no `then`) or typed `object`, members beside the switch, and
 /// the member absent, repeated (the last counts), escaped in its key or
 /// its value, not a string, or the value not an object; with
-/// `unevaluatedProperties` beside it in 2020-12.
+/// `unevaluatedProperties` beside it in 2020-12. Without members beside
+/// the switches under `type: object` (cloud-run-v1's shape), the object is
+/// first read only up to the member's first occurrence: repeated later, in
+/// nested objects before it, or with an escaped key after it.
 #[test]
 fn switches_of_if_then_give_jsonschemas_verdict() {
+    let alone = |mut schema: Value| {
+        schema["type"] = json!("object");
+        let all_of = schema["allOf"].as_array_mut().expect("allOf");
+        // The switch on `kind` alone (an `if` with `else`, or on another
+        // member, is read as any `allOf` member).
+        all_of.retain(|member| {
+            member.get("else").is_none() && member["if"]["properties"].get("kind").is_some()
+        });
+        schema
+    };
     let cases = |draft: &str, unevaluated: bool| {
         let mut schema = json!({
             "$schema": draft,
@@ -1653,6 +1666,8 @@ fn switches_of_if_then_give_jsonschemas_verdict() {
         cases("http://json-schema.org/draft-07/schema#", false),
         cases("https://json-schema.org/draft/2020-12/schema", false),
         cases("https://json-schema.org/draft/2020-12/schema", true),
+        alone(cases("http://json-schema.org/draft-07/schema#", false)),
+        alone(cases("https://json-schema.org/draft/2020-12/schema", false)),
     ];
     let payloads = [
         r#"{"id": 1}"#,
@@ -1686,6 +1701,24 @@ fn switches_of_if_then_give_jsonschemas_verdict() {
         r#"{"id": 1, "other": "a"}"#,
         r#"{"id": 1, "other": "a", "w": 0, "kind": "a", "x": ""}"#,
         r#"{"id": 1, "kind": "a", "x": "s", "extra": 1}"#,
+        r#"{"kind": "a", "x": "s", "kind": "b", "y": "4"}"#,
+        r#"{"kind": "b", "y": "4", "kind": "a", "x": "s"}"#,
+        r#"{"kind": "a", "x": "s", "kind": "a"}"#,
+        r#"{"kind": "a", "x": "s", "\u006bind": "b", "y": "4"}"#,
+        r#"{"kind": "b", "y": "4", "\u006bind": "a", "x": "s"}"#,
+        r#"{"kind": 1, "x": 2, "kind": "a"}"#,
+        r#"{"kind": "\u0061", "x": 2, "kind": "b"}"#,
+        r#"{"kind": "b", "x": 2, "kind": "\u0061"}"#,
+        r#"{"meta": {"kind": "a"}, "kind": "b", "x": 2}"#,
+        r#"{"meta": {"kind": "b"}, "kind": "a", "x": 2}"#,
+        r#"{"meta": [{"kind": "a"}], "x": 2}"#,
+        r#"{"kind": "d", "id": 1}"#,
+        r#"{"kind": "f", "f": 1, "x": "s"}"#,
+        r#"{"x": 1, "y": "y"}"#,
+        "{}",
+        r#"{"kind": "a", "x": "s", "kind": "b", "y": [}"#,
+        r#"{"kind": "a", "x": "s", "#,
+        r#"{"meta": {"kind": "a"]}"#,
         r#""a""#,
         "1",
         r#"{"id": 1, "kind": "a", "x": "s""#,

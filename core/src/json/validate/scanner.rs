@@ -193,6 +193,13 @@ impl JsonPlan {
             // Each applicator reads the whole value (its syntax too), and
             // leaves the cursor after it.
             self.in_place(node, start, cur, sc, depth)?
+        } else if node.type_only {
+            // The same, once the first byte shows the type.
+            if node.types & value_type(first) == 0 {
+                cur.skip(depth)?;
+                return Ok(false);
+            }
+            self.in_place(node, start, cur, sc, depth)?
         } else {
             let mut ok = self.own(node, cur, sc, depth)?;
             if ok && node.in_place() {

@@ -137,6 +137,11 @@ pub(in crate::json::validate) struct Node {
     /// Nothing but in-place applicators (a `$ref` alone, say): the value is
     /// read only by them, not first by this node.
     pub(in crate::json::validate) only_in_place: bool,
+    /// In-place applicators beside nothing but a `type` the value's first
+    /// byte decides (`"type": "object", "allOf": [...]`): a value of that
+    /// type is read only by the applicators, as for
+    /// [`Node::only_in_place`]; any other fails.
+    pub(in crate::json::validate) type_only: bool,
     /// `enum`/`const` holds an array or an object: an array or object value
     /// is parsed from its bytes and asked about ([`Node::choice`]).
     pub(in crate::json::validate) compound_choice: bool,
@@ -313,6 +318,7 @@ impl Node {
             min_properties: 0,
             max_properties: u64::MAX,
             only_in_place: false,
+            type_only: false,
             min_length: 0,
             max_length: u64::MAX,
             min_items: 0,
@@ -398,6 +404,16 @@ impl Node {
             && self.lone_if.is_none()
             && self.unevaluated_properties.is_none()
             && self.unevaluated_items.is_none();
+        self.type_only = self.kind == Kind::Check
+            && !self.only_in_place
+            && self.in_place()
+            && self.types != ALL_TYPES
+            && (self.types & NUMBER != 0 || self.types & INTEGER == 0)
+            && {
+                let mut bare = self.clone();
+                bare.types = ALL_TYPES;
+                bare.asserts_nothing_itself()
+            };
         self.leaf = match self.kind {
             Kind::Any => Some(ALL_TYPES),
             Kind::Never => Some(0),

@@ -7,9 +7,9 @@ use crate::json::validate::plan::{
     keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, EXACT, NO_BRANCH, NUMBER, OBJECT,
     STRING,
 };
-use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
+use crate::json::validate::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop};
 
-use super::scratch::Scratch;
+use super::scratch::{Entry, Scratch, Tape};
 use super::tape::{last_member, Last};
 use super::value_type;
 
@@ -144,6 +144,25 @@ enum Case {
     Value(usize, usize),
 }
 
+/// The `then`s `switch` applies for what its member holds (`None`: the
+/// bytes cannot tell), or its members read one by one.
+fn thens<'s>(
+    told: Option<Case>,
+    switch: &'s Switch,
+    bytes: &'s [u8],
+) -> impl Iterator<Item = u32> + 's {
+    match told {
+        Some(Case::Absent) => Either::Absent(switch.absent.iter().copied()),
+        Some(Case::Value(at, len)) => {
+            // SAFETY: `switch_on` and `switch_ahead` checked these bytes to
+            // be a string token's body, which is UTF-8.
+            let text = unsafe { std::str::from_utf8_unchecked(&bytes[at..at + len]) };
+            Either::Value(switch.cases(text))
+        }
+        None => Either::Members(switch.members.iter().copied()),
+    }
+}
+
 /// The `then`s a switch applies, or its members read one by one.
 enum Either<A, V, M> {
     Absent(A),
@@ -226,21 +245,39 @@ impl JsonPlan {
                         return Ok(false);
                     }
                 }
+                let bytes = cur.bytes;
                 for switch in &switches.switches {
-                    let told = self.switch_on(switch, start, cur, sc, depth, end)?;
-                    let thens = match told {
-                        Some(Case::Absent) => Either::Absent(switch.absent.iter().copied()),
-                        Some(Case::Value(at, len)) => {
-                            // SAFETY: `switch_on` checked these bytes to be
-                            // a string token's body, which is UTF-8.
-                            let bytes = cur.bytes;
-                            let text =
-                                unsafe { std::str::from_utf8_unchecked(&bytes[at..at + len]) };
-                            Either::Value(switch.cases(text))
-                        }
-                        None => Either::Members(switch.members.iter().copied()),
+                    // On an object no read has taped yet, the member's first
+                    // occurrence tells the `then`s, whose read records the
+                    // tape; the tape then shows whether a later member of
+                    // that name overrides it (read again from the tape).
+                    let ahead = match sc.tape(start) {
+                        None => self.switch_ahead(switch, start, cur, sc, depth)?,
+                        Some(_) => None,
                     };
-                    for id in thens {
+                    if let Some((value_at, told)) = ahead {
+                        let mut ok = true;
+                        for id in thens(Some(told), switch, bytes) {
+                            if !again(id, cur, sc, end)? {
+                                ok = false;
+                                break;
+                            }
+                        }
+                        let tape = self.tape_of(start, cur, sc, depth)?;
+                        let tape = &sc.tapes[tape];
+                        *end = Some(tape.end);
+                        match last_member(bytes, &tape.entries, switch.name.as_bytes()) {
+                            Last::Found(entry) if entry.value_at == value_at => {
+                                if !ok {
+                                    return Ok(false);
+                                }
+                                continue;
+                            }
+                            _ => {}
+                        }
+                    }
+                    let told = self.switch_on(switch, start, cur, sc, depth, end)?;
+                    for id in thens(told, switch, bytes) {
                         if !again(id, cur, sc, end)? {
                             return Ok(false);
                         }
@@ -360,6 +397,66 @@ impl JsonPlan {
             }
         }
         Ok(true)
+    }
+
+    /// What the object at `start` (not read yet) holds in a [`Switch`]'s
+    /// member, by its first occurrence: where its value starts, and the
+    /// string written there without an escape (a later member may override
+    /// it: the caller asks the tape). Reads the object's members up to that
+    /// one, recording them; `None` when the value is not such a string, or
+    /// the object holds no member written as the name, its members then all
+    /// recorded as its tape ([`JsonPlan::switch_on`] reads it).
+    fn switch_ahead(
+        &self,
+        switch: &Switch,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<Option<(usize, Case)>> {
+        let inner = enter(depth)?;
+        let (mut entries, slot) = sc.take_list();
+        cur.pos = start + 1;
+        cur.ws();
+        let name = switch.name.as_bytes();
+        if cur.peek() == Some(b'}') {
+            cur.pos += 1;
+        } else {
+            loop {
+                let key_at = cur.pos;
+                let key = cur.key()?;
+                let value_at = cur.pos;
+                if !key.escaped && key.body.as_bytes() == name {
+                    sc.give_back(entries, slot);
+                    if cur.peek() != Some(b'"') {
+                        return Ok(None);
+                    }
+                    let text = cur.string()?;
+                    if text.escaped {
+                        return Ok(None);
+                    }
+                    return Ok(Some((value_at, Case::Value(value_at + 1, text.body.len()))));
+                }
+                cur.skip(inner)?;
+                entries.push(Entry {
+                    key_at,
+                    key_end: key_at + 1 + key.body.len(),
+                    escaped: key.escaped,
+                    value_at,
+                    value_end: cur.pos,
+                });
+                if !cur.next_or_close(b'}')? {
+                    break;
+                }
+            }
+        }
+        sc.tapes.push(Tape {
+            start,
+            end: cur.pos,
+            entries,
+            slot,
+        });
+        Ok(None)
     }
 
     /// What the object at `start` holds in a [`Switch`]'s member: nothing

@@ -106,6 +106,17 @@ impl Scratch {
         Ok(())
     }
 
+    /// A list [`Scratch::take_list`] gave, back unused (nothing taken
+    /// since).
+    #[inline]
+    pub(super) fn give_back(&mut self, entries: Vec<Entry>, slot: usize) {
+        debug_assert_eq!(slot + 1, self.taken);
+        self.taken = slot;
+        if let Some(pooled) = self.pool.get_mut(slot) {
+            *pooled = entries;
+        }
+    }
+
     /// An empty member list for the next tape, and its slot in the pool.
     #[inline]
     pub(super) fn take_list(&mut self) -> (Vec<Entry>, usize) {
