@@ -92,7 +92,7 @@ pub(super) use self::node::{
     exact_f64, Bound, Kind, Member, Node, Probe, ALL_TYPES, ARRAY, BOOLEAN, EXACT, INTEGER, NULL,
     NUMBER, OBJECT, STRING,
 };
-pub(super) use self::switch::Switch;
+pub(super) use self::switch::{Switch, Switches};
 
 /// A JSON Schema compiled for the scanner: checks payload bytes in one
 /// pass without building a `serde_json::Value`, allocating nothing on a

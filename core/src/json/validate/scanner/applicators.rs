@@ -4,8 +4,8 @@
 //! key points to, the candidates its keys or a scalar's value leave.
 
 use crate::json::validate::plan::{
-    keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, EXACT, NO_BRANCH, NUMBER, OBJECT,
-    STRING,
+    keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, Switches, EXACT, NO_BRANCH, NUMBER,
+    OBJECT, STRING,
 };
 use crate::json::validate::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop};
 
@@ -146,6 +146,7 @@ enum Case {
 
 /// The `then`s `switch` applies for what its member holds (`None`: the
 /// bytes cannot tell), or its members read one by one.
+#[inline]
 fn thens<'s>(
     told: Option<Case>,
     switch: &'s Switch,
@@ -240,48 +241,8 @@ impl JsonPlan {
         };
         match &node.all_switches {
             Some(switches) if kind == OBJECT => {
-                for &id in &switches.rest {
-                    if !again(id, cur, sc, end)? {
-                        return Ok(false);
-                    }
-                }
-                let bytes = cur.bytes;
-                for switch in &switches.switches {
-                    // On an object no read has taped yet, the member's first
-                    // occurrence tells the `then`s, whose read records the
-                    // tape; the tape then shows whether a later member of
-                    // that name overrides it (read again from the tape).
-                    let ahead = match sc.tape(start) {
-                        None => self.switch_ahead(switch, start, cur, sc, depth)?,
-                        Some(_) => None,
-                    };
-                    if let Some((value_at, told)) = ahead {
-                        let mut ok = true;
-                        for id in thens(Some(told), switch, bytes) {
-                            if !again(id, cur, sc, end)? {
-                                ok = false;
-                                break;
-                            }
-                        }
-                        let tape = self.tape_of(start, cur, sc, depth)?;
-                        let tape = &sc.tapes[tape];
-                        *end = Some(tape.end);
-                        match last_member(bytes, &tape.entries, switch.name.as_bytes()) {
-                            Last::Found(entry) if entry.value_at == value_at => {
-                                if !ok {
-                                    return Ok(false);
-                                }
-                                continue;
-                            }
-                            _ => {}
-                        }
-                    }
-                    let told = self.switch_on(switch, start, cur, sc, depth, end)?;
-                    for id in thens(told, switch, bytes) {
-                        if !again(id, cur, sc, end)? {
-                            return Ok(false);
-                        }
-                    }
+                if !self.switched(switches, start, cur, sc, depth, end)? {
+                    return Ok(false);
                 }
             }
             _ => {
@@ -397,6 +358,85 @@ impl JsonPlan {
             }
         }
         Ok(true)
+    }
+
+    /// An `allOf` read with its switches ([`Node::all_switches`]) on the
+    /// object at `start`: its other members, then each switch's `then`s.
+    /// Out of line: most nodes hold none.
+    #[inline(never)]
+    fn switched(
+        &self,
+        switches: &Switches,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<bool> {
+        for &id in &switches.rest {
+            if !self.again_object(id, start, cur, sc, depth, end)? {
+                return Ok(false);
+            }
+        }
+        let bytes = cur.bytes;
+        for switch in &switches.switches {
+            // On an object no read has taped yet, the member's first
+            // occurrence tells the `then`s, whose read records the
+            // tape; the tape then shows whether a later member of
+            // that name overrides it (read again from the tape).
+            let ahead = match sc.tape(start) {
+                None => self.switch_ahead(switch, start, cur, sc, depth)?,
+                Some(_) => None,
+            };
+            if let Some((value_at, told)) = ahead {
+                let mut ok = true;
+                for id in thens(Some(told), switch, bytes) {
+                    if !self.again_object(id, start, cur, sc, depth, end)? {
+                        ok = false;
+                        break;
+                    }
+                }
+                let tape = self.tape_of(start, cur, sc, depth)?;
+                let tape = &sc.tapes[tape];
+                *end = Some(tape.end);
+                match last_member(bytes, &tape.entries, switch.name.as_bytes()) {
+                    Last::Found(entry) if entry.value_at == value_at => {
+                        if !ok {
+                            return Ok(false);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            let told = self.switch_on(switch, start, cur, sc, depth, end)?;
+            for id in thens(told, switch, bytes) {
+                if !self.again_object(id, start, cur, sc, depth, end)? {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The object at `start` read again against `id`, `end` set past it.
+    #[inline]
+    fn again_object(
+        &self,
+        id: u32,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        end: &mut Option<usize>,
+    ) -> Scan<bool> {
+        if self.nodes[id as usize].accepts & OBJECT == 0 {
+            return Ok(false);
+        }
+        cur.pos = start;
+        let ok = self.check(id, cur, sc, depth)?;
+        *end = Some(cur.pos);
+        Ok(ok)
     }
 
     /// What the object at `start` (not read yet) holds in a [`Switch`]'s

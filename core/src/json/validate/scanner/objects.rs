@@ -67,7 +67,7 @@ impl JsonPlan {
         let depth = enter(depth)?;
         cur.pos += 1;
         cur.ws();
-        let mut ok = node.types & OBJECT != 0 && (node.choice.is_none() || node.compound_choice);
+        let ok = node.types & OBJECT != 0 && (node.choice.is_none() || node.compound_choice);
         let mut present: u64 = 0;
         // Members as written, a repeated key counted each time.
         let mut members: u64 = 0;
@@ -97,14 +97,23 @@ impl JsonPlan {
                     &mut present,
                 )? {
                     // Fails, unless a later member with the same key wins.
-                    if let Some(end) = self.overridden(key, cur, sc, depth)? {
-                        ok = false;
-                        if entries.is_none() {
-                            // No tape to record: the look-ahead read the
-                            // rest of the object, nothing is left to do.
-                            cur.pos = end;
-                            return Ok(false);
-                        }
+                    if let Some((mut entries, slot)) = entries.take() {
+                        // The rest is read for the tape anyway: a later
+                        // member of that key is looked for on it.
+                        entries.push(Entry {
+                            key_at,
+                            key_end: key_at + 1 + key.body.len(),
+                            escaped: key.escaped,
+                            value_at,
+                            value_end: cur.pos,
+                        });
+                        let taped = (start, entries, slot);
+                        return self.failed_on_tape(node, taped, cur, sc, depth);
+                    } else if let Some(end) = self.overridden(key, cur, sc, depth)? {
+                        // The look-ahead read the rest of the object:
+                        // nothing is left to do.
+                        cur.pos = end;
+                        return Ok(false);
                     }
                 }
                 if let Some((entries, _)) = &mut entries {
@@ -141,6 +150,59 @@ impl JsonPlan {
             members,
         };
         self.object_end(node, read, cur, sc, depth)
+    }
+
+    /// [`JsonPlan::object`] recording the object's tape (`start`, its
+    /// members so far, the pool's slot), once a member failed (the last of
+    /// `entries`): the rest is read for the tape, and a later member of the
+    /// failed one's key looked for on it. None: the object fails. Else that
+    /// member counts instead, and the members after the failure were only
+    /// skipped: the object is read again from the tape. Out of line: on
+    /// invalid payloads only. (`depth` is the object's own, one past its
+    /// reader's.)
+    #[cold]
+    #[inline(never)]
+    fn failed_on_tape(
+        &self,
+        node: &Node,
+        (start, mut entries, slot): (usize, Vec<Entry>, usize),
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+    ) -> Scan<bool> {
+        let failed = entries.len() - 1;
+        while cur.next_or_close(b'}')? {
+            let key_at = cur.pos;
+            let key = cur.key()?;
+            let value_at = cur.pos;
+            cur.skip(depth)?;
+            entries.push(Entry {
+                key_at,
+                key_end: key_at + 1 + key.body.len(),
+                escaped: key.escaped,
+                value_at,
+                value_end: cur.pos,
+            });
+        }
+        let bytes = cur.bytes;
+        let entry = entries[failed];
+        // SAFETY: the key's read checked these bytes to be a string token's
+        // body, which is UTF-8.
+        let key = Str {
+            body: unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) },
+            escaped: entry.escaped,
+        };
+        let overridden = later_same_key(bytes, &entries[failed + 1..], &key).is_some();
+        sc.tapes.push(Tape {
+            start,
+            end: cur.pos,
+            entries,
+            slot,
+        });
+        if !overridden {
+            return Ok(false);
+        }
+        self.object_on_tape(node, start, sc.tapes.len() - 1, cur, sc, depth - 1)
     }
 
     /// [`JsonPlan::object`] on an object read before, from its tape.
