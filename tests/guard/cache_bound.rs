@@ -136,6 +136,8 @@ fn an_entry_is_counted_as_no_less_than_what_its_compile_keeps() {
         .map(|i| format!(r#""q{i}":{{"type":"object","properties":{{"a":{{"type":"integer","minimum":{i}}},"b":{{"enum":["x{i}","y"]}}}},"required":["a"]}}"#))
         .collect::<Vec<_>>()
         .join(",");
+    // Pushed to with the `avro` feature.
+    #[cfg_attr(not(feature = "avro"), allow(unused_mut))]
     let mut cases = vec![
         Schema::json(
             urn("description"),

@@ -947,6 +947,47 @@ fn repeats_a_key(payload: &str) -> bool {
     serde_json::from_str::<Repeats>(payload).is_ok_and(|r| r.0)
 }
 
+/// Objects nested in objects, each read more than once (an `anyOf` beside
+/// `properties`, so their first read records a tape), each with a failing
+/// member that a later member of its key overrides: an object is read
+/// again from its tape after such a failure, and those nested in it with
+/// it. Shallow, the verdict is `jsonschema`'s; 60 deep (more objects than
+/// the tapes searched), it is too or the scan says it cannot tell, and it
+/// ends (the re-reads are charged to the look-ahead budget).
+#[test]
+fn objects_read_again_after_an_overridden_failure_give_jsonschemas_verdict() {
+    let schema = json!({
+        "$defs": {"n": {
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "c": {"$ref": "#/$defs/n"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["c"]}]
+        }},
+        "$ref": "#/$defs/n"
+    });
+    let plan = JsonPlan::compile(&schema, true).expect("planned");
+    let validator = reference(&schema).expect("compiles");
+    let nested = |depth: usize, last: &str| {
+        let mut payload = format!(r#"{{"a": {last}}}"#);
+        for _ in 0..depth {
+            payload = format!(r#"{{"a": 1, "c": {payload}, "a": "s"}}"#);
+        }
+        payload
+    };
+    for depth in [1, 2, 5, 20] {
+        for last in [r#""s""#, "1"] {
+            let payload = nested(depth, last);
+            let expected = reference_verdict(&validator, &payload);
+            assert_eq!(plan.scan(payload.as_bytes()), Some(expected), "{payload}");
+        }
+    }
+    for last in [r#""s""#, "1"] {
+        let payload = nested(60, last);
+        let expected = reference_verdict(&validator, &payload);
+        let verdict = plan.scan(payload.as_bytes());
+        assert!(verdict.is_none() || verdict == Some(expected), "{payload}");
+    }
+}
+
 /// `jsonschema`'s verdict on `payload` (invalid when it is not JSON).
 fn reference_verdict(validator: &jsonschema::Validator, payload: &str) -> bool {
     serde_json::from_str::<Value>(payload).is_ok_and(|value| validator.is_valid(&value))

@@ -202,6 +202,10 @@ impl JsonPlan {
         if !overridden {
             return Ok(false);
         }
+        // Read again: charged to the budget, as the look-ahead it stands
+        // for would be, so that objects nested in such objects are not
+        // read again and again (`jsonschema` decides past it).
+        sc.charge(cur.pos - start)?;
         self.object_on_tape(node, start, sc.tapes.len() - 1, cur, sc, depth - 1)
     }
 
