@@ -7,10 +7,10 @@ use crate::json::validate::plan::{
     keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, Switches, EXACT, NO_BRANCH, NUMBER,
     OBJECT, STRING,
 };
-use crate::json::validate::tokenizer::{enter, Cursor, NotJson, Num, Scan, Stop};
+use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
 
-use super::scratch::{Entry, Scratch, Tape};
-use super::tape::{last_member, Last};
+use super::scratch::Scratch;
+use super::tape::{last_member, Last, Recorded};
 use super::value_type;
 
 /// An indexed `anyOf` or `oneOf` as its reads take it: the index, the
@@ -226,19 +226,12 @@ impl JsonPlan {
         // The value's type by its first byte: a branch that accepts no
         // value of that type fails without reading it.
         let kind = value_type(cur.bytes.get(start).copied());
-        let again = |id: u32,
-                     cur: &mut Cursor<'_>,
-                     sc: &mut Scratch,
-                     end: &mut Option<usize>|
-         -> Scan<bool> {
-            if self.nodes[id as usize].accepts & kind == 0 {
-                return Ok(false);
-            }
-            cur.pos = start;
-            let ok = self.check(id, cur, sc, depth)?;
-            *end = Some(cur.pos);
-            Ok(ok)
-        };
+        let again =
+            |id: u32,
+             cur: &mut Cursor<'_>,
+             sc: &mut Scratch,
+             end: &mut Option<usize>|
+             -> Scan<bool> { self.read_again(id, (start, kind), cur, sc, depth, end) };
         match &node.all_switches {
             Some(switches) if kind == OBJECT => {
                 if !self.switched(switches, start, cur, sc, depth, end)? {
@@ -374,7 +367,7 @@ impl JsonPlan {
         end: &mut Option<usize>,
     ) -> Scan<bool> {
         for &id in &switches.rest {
-            if !self.again_object(id, start, cur, sc, depth, end)? {
+            if !self.read_again(id, (start, OBJECT), cur, sc, depth, end)? {
                 return Ok(false);
             }
         }
@@ -391,7 +384,7 @@ impl JsonPlan {
             if let Some((value_at, told)) = ahead {
                 let mut ok = true;
                 for id in thens(Some(told), switch, bytes) {
-                    if !self.again_object(id, start, cur, sc, depth, end)? {
+                    if !self.read_again(id, (start, OBJECT), cur, sc, depth, end)? {
                         ok = false;
                         break;
                     }
@@ -411,7 +404,7 @@ impl JsonPlan {
             }
             let told = self.switch_on(switch, start, cur, sc, depth, end)?;
             for id in thens(told, switch, bytes) {
-                if !self.again_object(id, start, cur, sc, depth, end)? {
+                if !self.read_again(id, (start, OBJECT), cur, sc, depth, end)? {
                     return Ok(false);
                 }
             }
@@ -419,18 +412,20 @@ impl JsonPlan {
         Ok(true)
     }
 
-    /// The object at `start` read again against `id`, `end` set past it.
+    /// The value at `start`, of type `kind` (by its first byte), read
+    /// again against `id`, `end` set past it; a node accepting no value of
+    /// that type fails without reading it.
     #[inline]
-    fn again_object(
+    fn read_again(
         &self,
         id: u32,
-        start: usize,
+        (start, kind): (usize, u8),
         cur: &mut Cursor<'_>,
         sc: &mut Scratch,
         depth: usize,
         end: &mut Option<usize>,
     ) -> Scan<bool> {
-        if self.nodes[id as usize].accepts & OBJECT == 0 {
+        if self.nodes[id as usize].accepts & kind == 0 {
             return Ok(false);
         }
         cur.pos = start;
@@ -454,49 +449,20 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
     ) -> Scan<Option<(usize, Case)>> {
-        let inner = enter(depth)?;
-        let (mut entries, slot) = sc.take_list();
-        cur.pos = start + 1;
-        cur.ws();
-        let name = switch.name.as_bytes();
-        if cur.peek() == Some(b'}') {
-            cur.pos += 1;
-        } else {
-            loop {
-                let key_at = cur.pos;
-                let key = cur.key()?;
-                let value_at = cur.pos;
-                if !key.escaped && key.body.as_bytes() == name {
-                    sc.give_back(entries, slot);
-                    if cur.peek() != Some(b'"') {
-                        return Ok(None);
-                    }
-                    let text = cur.string()?;
-                    if text.escaped {
-                        return Ok(None);
-                    }
-                    return Ok(Some((value_at, Case::Value(value_at + 1, text.body.len()))));
-                }
-                cur.skip(inner)?;
-                entries.push(Entry {
-                    key_at,
-                    key_end: key_at + 1 + key.body.len(),
-                    escaped: key.escaped,
-                    value_at,
-                    value_end: cur.pos,
-                });
-                if !cur.next_or_close(b'}')? {
-                    break;
-                }
-            }
+        let Recorded::Member(value_at) =
+            self.record_tape(start, cur, sc, depth, Some(switch.name.as_bytes()))?
+        else {
+            return Ok(None);
+        };
+        cur.pos = value_at;
+        if cur.peek() != Some(b'"') {
+            return Ok(None);
         }
-        sc.tapes.push(Tape {
-            start,
-            end: cur.pos,
-            entries,
-            slot,
-        });
-        Ok(None)
+        let text = cur.string()?;
+        if text.escaped {
+            return Ok(None);
+        }
+        Ok(Some((value_at, Case::Value(value_at + 1, text.body.len()))))
     }
 
     /// What the object at `start` holds in a [`Switch`]'s member: nothing

@@ -100,13 +100,7 @@ impl JsonPlan {
                     if let Some((mut entries, slot)) = entries.take() {
                         // The rest is read for the tape anyway: a later
                         // member of that key is looked for on it.
-                        entries.push(Entry {
-                            key_at,
-                            key_end: key_at + 1 + key.body.len(),
-                            escaped: key.escaped,
-                            value_at,
-                            value_end: cur.pos,
-                        });
+                        entries.push(Entry::new(key_at, &key, value_at, cur.pos));
                         let taped = (start, entries, slot);
                         return self.failed_on_tape(node, taped, cur, sc, depth);
                     } else if let Some(end) = self.overridden(key, cur, sc, depth)? {
@@ -117,13 +111,7 @@ impl JsonPlan {
                     }
                 }
                 if let Some((entries, _)) = &mut entries {
-                    entries.push(Entry {
-                        key_at,
-                        key_end: key_at + 1 + key.body.len(),
-                        escaped: key.escaped,
-                        value_at,
-                        value_end: cur.pos,
-                    });
+                    entries.push(Entry::new(key_at, &key, value_at, cur.pos));
                 }
                 members += 1;
                 if !cur.next_or_close(b'}')? {
@@ -176,22 +164,10 @@ impl JsonPlan {
             let key = cur.key()?;
             let value_at = cur.pos;
             cur.skip(depth)?;
-            entries.push(Entry {
-                key_at,
-                key_end: key_at + 1 + key.body.len(),
-                escaped: key.escaped,
-                value_at,
-                value_end: cur.pos,
-            });
+            entries.push(Entry::new(key_at, &key, value_at, cur.pos));
         }
         let bytes = cur.bytes;
-        let entry = entries[failed];
-        // SAFETY: the key's read checked these bytes to be a string token's
-        // body, which is UTF-8.
-        let key = Str {
-            body: unsafe { std::str::from_utf8_unchecked(&bytes[entry.key_at + 1..entry.key_end]) },
-            escaped: entry.escaped,
-        };
+        let key = entries[failed].key(bytes);
         let overridden = later_same_key(bytes, &entries[failed + 1..], &key).is_some();
         sc.tapes.push(Tape {
             start,

@@ -65,6 +65,33 @@ pub(super) struct Entry {
     pub(super) value_end: usize,
 }
 
+impl Entry {
+    /// The member whose key (its opening quote at `key_at`) is `key`, its
+    /// value from `value_at` to `value_end`.
+    #[inline]
+    pub(super) fn new(key_at: usize, key: &Str<'_>, value_at: usize, value_end: usize) -> Entry {
+        Entry {
+            key_at,
+            key_end: key_at + 1 + key.body.len(),
+            escaped: key.escaped,
+            value_at,
+            value_end,
+        }
+    }
+
+    /// Its key, as read from `bytes` (the payload it was recorded on).
+    #[inline]
+    pub(super) fn key<'b>(&self, bytes: &'b [u8]) -> Str<'b> {
+        let body = &bytes[self.key_at + 1..self.key_end];
+        Str {
+            // SAFETY: the key's read checked these bytes to be a string
+            // token's body, which is UTF-8.
+            body: unsafe { std::str::from_utf8_unchecked(body) },
+            escaped: self.escaped,
+        }
+    }
+}
+
 /// The most tapes a lookup searches, newest first (older objects are read
 /// again without one).
 pub(super) const TAPES_SEARCHED: usize = 64;

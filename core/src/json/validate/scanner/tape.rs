@@ -25,6 +25,13 @@ pub(super) fn key_text<'s>(bytes: &'s [u8], entry: &Entry, sc: &'s mut Scratch) 
     sc.text.as_str().unwrap_or_default()
 }
 
+/// What [`JsonPlan::record_tape`] read: the object's tape (its index in
+/// [`Scratch::tapes`]), or where the named member's value starts.
+pub(super) enum Recorded {
+    Tape(usize),
+    Member(usize),
+}
+
 /// The member of key `name` a parsed object keeps, on an object's tape.
 pub(super) enum Last {
     /// The last entry with that key.
@@ -75,14 +82,7 @@ pub(super) fn later_same_key(bytes: &[u8], later: &[Entry], key: &Str<'_>) -> Op
 /// when a key holds an escape, `Stop::Unsure` (`jsonschema` decides).
 pub(super) fn repeats_a_key(bytes: &[u8], tape: usize, sc: &mut Scratch) -> Scan<bool> {
     let entries = &sc.tapes[tape].entries;
-    let key = |e: &Entry| {
-        let body = &bytes[e.key_at + 1..e.key_end];
-        // SAFETY: as in `key_text`.
-        Str {
-            body: unsafe { std::str::from_utf8_unchecked(body) },
-            escaped: e.escaped,
-        }
-    };
+    let key = |e: &Entry| e.key(bytes);
     if entries.len() <= 16 {
         for (i, a) in entries.iter().enumerate() {
             let a = key(a);
@@ -168,6 +168,26 @@ impl JsonPlan {
         if let Some(tape) = sc.tape(start) {
             return Ok(tape);
         }
+        match self.record_tape(start, cur, sc, depth, None)? {
+            Recorded::Tape(tape) => Ok(tape),
+            // (Not reached: without a name, no member stops the read.)
+            Recorded::Member(_) => Err(Stop::Unsure),
+        }
+    }
+
+    /// Records the tape of the object at `start`, its members read one by
+    /// one and their values skipped. With `stop`, the first member whose
+    /// key is written as that name (without an escape) ends the read: its
+    /// value's place is returned, and no tape kept.
+    #[inline]
+    pub(super) fn record_tape(
+        &self,
+        start: usize,
+        cur: &mut Cursor<'_>,
+        sc: &mut Scratch,
+        depth: usize,
+        stop: Option<&[u8]>,
+    ) -> Scan<Recorded> {
         let inner = enter(depth)?;
         let (mut entries, slot) = sc.take_list();
         cur.pos = start + 1;
@@ -179,14 +199,12 @@ impl JsonPlan {
                 let key_at = cur.pos;
                 let key = cur.key()?;
                 let value_at = cur.pos;
+                if stop.is_some_and(|name| !key.escaped && key.body.as_bytes() == name) {
+                    sc.give_back(entries, slot);
+                    return Ok(Recorded::Member(value_at));
+                }
                 cur.skip(inner)?;
-                entries.push(Entry {
-                    key_at,
-                    key_end: key_at + 1 + key.body.len(),
-                    escaped: key.escaped,
-                    value_at,
-                    value_end: cur.pos,
-                });
+                entries.push(Entry::new(key_at, &key, value_at, cur.pos));
                 if !cur.next_or_close(b'}')? {
                     break;
                 }
@@ -198,6 +216,6 @@ impl JsonPlan {
             entries,
             slot,
         });
-        Ok(sc.tapes.len() - 1)
+        Ok(Recorded::Tape(sc.tapes.len() - 1))
     }
 }
