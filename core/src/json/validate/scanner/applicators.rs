@@ -438,9 +438,10 @@ impl JsonPlan {
     /// member, by its first occurrence: where its value starts, and the
     /// string written there without an escape (a later member may override
     /// it: the caller asks the tape). Reads the object's members up to that
-    /// one, recording them; `None` when the value is not such a string, or
-    /// the object holds no member written as the name, its members then all
-    /// recorded as its tape ([`JsonPlan::switch_on`] reads it).
+    /// one, their values skipped and nothing kept; `None` when the value is
+    /// not such a string, or when the object holds no member written as
+    /// the name, its members then all recorded as its tape
+    /// ([`JsonPlan::switch_on`] reads it).
     fn switch_ahead(
         &self,
         switch: &Switch,
