@@ -472,43 +472,70 @@ impl<'a> Cursor<'a> {
     /// Reads one value, checking only that it is JSON.
     pub(crate) fn skip(&mut self, depth: usize) -> Scan<()> {
         match self.peek() {
+            Some(b'[' | b'{') => self.skip_nested(depth),
+            _ => self.skip_scalar(),
+        }
+    }
+
+    /// A value that is not an array or an object (else not JSON).
+    #[inline(always)]
+    fn skip_scalar(&mut self) -> Scan<()> {
+        match self.peek() {
             Some(b'"') => self.string().map(drop),
             Some(b'-' | b'0'..=b'9') => self.skip_number().map_err(|NotJson| Stop::NotJson),
             Some(b't') => self.literal(b"true"),
             Some(b'f') => self.literal(b"false"),
             Some(b'n') => self.literal(b"null"),
-            Some(b'[') => {
-                let depth = enter(depth)?;
-                self.pos += 1;
-                self.ws();
-                if self.peek() == Some(b']') {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.skip(depth)?;
-                    if !self.next_or_close(b']')? {
-                        return Ok(());
-                    }
-                }
-            }
-            Some(b'{') => {
-                let depth = enter(depth)?;
-                self.pos += 1;
-                self.ws();
-                if self.peek() == Some(b'}') {
-                    self.pos += 1;
-                    return Ok(());
-                }
-                loop {
-                    self.key()?;
-                    self.skip(depth)?;
-                    if !self.next_or_close(b'}')? {
-                        return Ok(());
-                    }
-                }
-            }
             _ => Err(Stop::NotJson),
+        }
+    }
+
+    /// An array or an object (the cursor on its opening byte) read to its
+    /// end in one loop, without recursion: the containers open around the
+    /// cursor are one bit each (an object or an array) of a `u128`, which
+    /// holds them all, as [`enter`] refuses nesting at `MAX_NESTING`
+    /// (128). A call per value cost more than the value on the usual
+    /// skipped content (short strings, small numbers).
+    fn skip_nested(&mut self, depth: usize) -> Scan<()> {
+        // Bit 0: whether the innermost open container is an object.
+        let mut objects: u128 = 0;
+        let mut open = 0usize;
+        'value: loop {
+            match self.peek() {
+                Some(b @ (b'[' | b'{')) => {
+                    enter(depth + open)?;
+                    let object = b == b'{';
+                    self.pos += 1;
+                    self.ws();
+                    if self.peek() != Some(if object { b'}' } else { b']' }) {
+                        open += 1;
+                        objects = objects << 1 | u128::from(object);
+                        if object {
+                            self.key()?;
+                        }
+                        continue 'value;
+                    }
+                    // Empty: closed at once.
+                    self.pos += 1;
+                }
+                _ => self.skip_scalar()?,
+            }
+            // After a value: close the containers it ends, to one that
+            // goes on (or none is open).
+            loop {
+                if open == 0 {
+                    return Ok(());
+                }
+                let object = objects & 1 != 0;
+                if self.next_or_close(if object { b'}' } else { b']' })? {
+                    if object {
+                        self.key()?;
+                    }
+                    continue 'value;
+                }
+                objects >>= 1;
+                open -= 1;
+            }
         }
     }
 
