@@ -85,7 +85,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-pub(super) use self::branches::{keyed, keyed_text, Branches, Keyed, NO_BRANCH};
+pub(super) use self::branches::{keyed, texts_of, Branches, Keyed, Text, NO_BRANCH};
 use self::build::{holds_key, Builder};
 pub(super) use self::draft::Draft;
 pub(super) use self::node::{

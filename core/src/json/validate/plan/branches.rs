@@ -23,7 +23,7 @@ pub(in crate::json::validate) struct Branches {
     /// requires, those a closed branch lists, the tag), sorted by length
     /// and then bytes (most comparisons end on the length), each with what
     /// a member of that name tells; a key not there tells [`Branches::other`].
-    pub(in crate::json::validate) keys: Box<[(Box<str>, Key)]>,
+    pub(in crate::json::validate) keys: Box<[Text<Key>]>,
     /// For an object: per branch, the bits of the names it requires.
     pub(in crate::json::validate) needs: Box<[u64]>,
     /// For an object: the bits of the branches (the first 64) that take
@@ -32,7 +32,7 @@ pub(in crate::json::validate) struct Branches {
     /// The names that point to a branch as an object's first key
     /// ([`Key::first`], or the tag by its value), few: a first key not
     /// among them points to [`Key::first`] of [`Branches::other`].
-    pub(in crate::json::validate) pointing: Box<[(Box<str>, Key)]>,
+    pub(in crate::json::validate) pointing: Box<[Text<Key>]>,
     /// The branches by the tag's value, when a string or an integer.
     pub(in crate::json::validate) by_tag: Keyed,
     /// The branches by the value itself, when a string or an integer.
@@ -47,8 +47,8 @@ pub(in crate::json::validate) struct Branches {
 /// those that do not restrict values of its kind.
 #[derive(Clone, Default)]
 pub(in crate::json::validate) struct Keyed {
-    /// (string, branch), sorted by [`by_length`], then branch.
-    pub(in crate::json::validate) strings: Box<[(Box<str>, u32)]>,
+    /// (string, branch), sorted by [`sort_texts`].
+    pub(in crate::json::validate) strings: Box<[Text<u32>]>,
     /// The branches not restricting strings.
     pub(in crate::json::validate) any_string: Box<[u32]>,
     /// (integer, branch), sorted by integer.
@@ -90,9 +90,9 @@ impl Branches {
     /// [`Branches::keys`].
     #[inline]
     pub(in crate::json::validate) fn key(&self, name: &str) -> Key {
-        match self.keys.binary_search_by(|(n, _)| by_length(n, name)) {
-            Ok(at) => self.keys[at].1,
-            Err(_) => self.other,
+        match texts_of(&self.keys, name).first() {
+            Some(text) => text.value,
+            None => self.other,
         }
     }
 
@@ -105,8 +105,9 @@ impl Branches {
     /// What a first key named `name` tells, when it may point to a branch.
     #[inline]
     pub(in crate::json::validate) fn pointed(&self, name: &str) -> Option<Key> {
-        if let Some((_, key)) = self.pointing.iter().find(|(n, _)| **n == *name) {
-            return Some(*key);
+        let quick = Quick::of(name.as_bytes());
+        if let Some(text) = self.pointing.iter().find(|t| t.is(quick, name.as_bytes())) {
+            return Some(text.value);
         }
         if self.other.first == NO_BRANCH {
             return None;
@@ -136,16 +137,117 @@ pub(in crate::json::validate) fn keyed<'b, K: Ord + ?Sized, O: std::borrow::Borr
     &by[from..to]
 }
 
-/// The entries of `by` (sorted by [`by_length`]) whose string is `key`:
-/// most steps of the search compare lengths only, where [`keyed`]'s
-/// string order calls `memcmp` at each.
-#[inline]
-pub(in crate::json::validate) fn keyed_text<'b>(
-    by: &'b [(Box<str>, u32)],
-    key: &str,
-) -> &'b [(Box<str>, u32)] {
-    let from = by.partition_point(|(k, _)| by_length(k, key).is_lt());
-    let to = from + by[from..].partition_point(|(k, _)| k.len() == key.len() && **k == *key);
+/// A string with a value, in a table sorted by [`sort_texts`] and
+/// searched by [`texts_of`]: its length and a word of its bytes
+/// ([`Quick`]) sit beside the value, so that most steps of a search
+/// compare two words and read no string bytes (nor a pointer to them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(in crate::json::validate) struct Text<T> {
+    quick: Quick,
+    pub(in crate::json::validate) name: Box<str>,
+    pub(in crate::json::validate) value: T,
+}
+
+/// A string's length and a word of its bytes: for a string of at most
+/// eight bytes, a word that tells it from every other of its length (its
+/// bytes loaded as words that may overlap); for a longer one, its first
+/// eight bytes. Two loads at most, where a string compare calls `memcmp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(in crate::json::validate) struct Quick {
+    len: usize,
+    word: u64,
+}
+
+impl Quick {
+    #[inline(always)]
+    pub(in crate::json::validate) fn of(bytes: &[u8]) -> Quick {
+        let n = bytes.len();
+        let word = if let Some(first) = bytes.first_chunk::<8>() {
+            u64::from_le_bytes(*first)
+        } else if let (Some(first), Some(last)) =
+            (bytes.first_chunk::<4>(), bytes.last_chunk::<4>())
+        {
+            u64::from(u32::from_le_bytes(*first)) | u64::from(u32::from_le_bytes(*last)) << 32
+        } else if let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) {
+            u64::from(first) | u64::from(bytes[n / 2]) << 8 | u64::from(last) << 16
+        } else {
+            0
+        };
+        Quick { len: n, word }
+    }
+}
+
+impl<T> Text<T> {
+    pub(in crate::json::validate) fn new(name: Box<str>, value: T) -> Text<T> {
+        Text {
+            quick: Quick::of(name.as_bytes()),
+            name,
+            value,
+        }
+    }
+
+    /// Whether the text comes before `key` (of [`Quick`] `quick`) in a
+    /// table's order: by [`Quick`], then by the bytes past the eighth.
+    #[inline(always)]
+    fn before(&self, quick: Quick, key: &[u8]) -> bool {
+        self.quick < quick
+            || (self.quick == quick && key.len() > 8 && self.name.as_bytes()[8..] < key[8..])
+    }
+
+    /// Whether the text is `key` (of [`Quick`] `quick`).
+    #[inline(always)]
+    fn is(&self, quick: Quick, key: &[u8]) -> bool {
+        self.quick == quick && (key.len() <= 8 || self.name.as_bytes()[8..] == key[8..])
+    }
+}
+
+/// Sorts `texts` as [`texts_of`] searches them (by [`Quick`], then by
+/// the bytes past the eighth, then by value); a repeated (name, value) is
+/// kept once. The sort is stable: texts equal in all that keep their
+/// order.
+pub(in crate::json::validate) fn sort_texts<T: Ord>(texts: &mut Vec<Text<T>>) {
+    texts.sort_by(|a, b| a.cmp_name(b).then(a.value.cmp(&b.value)));
+    texts.dedup();
+}
+
+/// Sorts `texts` by name as [`texts_of`] searches them, stably: the
+/// values of one name keep their order.
+pub(in crate::json::validate) fn sort_texts_by_name<T>(texts: &mut [Text<T>]) {
+    texts.sort_by(|a, b| a.cmp_name(b));
+}
+
+impl<T> Text<T> {
+    fn cmp_name<U>(&self, other: &Text<U>) -> std::cmp::Ordering {
+        self.quick.cmp(&other.quick).then_with(|| {
+            let (a, b) = (self.name.as_bytes(), other.name.as_bytes());
+            a[a.len().min(8)..].cmp(&b[b.len().min(8)..])
+        })
+    }
+}
+
+/// The entries of `by` (sorted by [`sort_texts`] or
+/// [`sort_texts_by_name`]) whose string is `key`: a binary search whose
+/// steps compare [`Quick`]s (two words), and the bytes past the eighth
+/// only between names that share them.
+#[inline(always)]
+pub(in crate::json::validate) fn texts_of<'b, T>(by: &'b [Text<T>], key: &str) -> &'b [Text<T>] {
+    let key = key.as_bytes();
+    let quick = Quick::of(key);
+    let (mut from, mut size) = (0, by.len());
+    while size > 0 {
+        let half = size / 2;
+        let mid = from + half;
+        if by[mid].before(quick, key) {
+            from = mid + 1;
+            size -= half + 1;
+        } else {
+            size = half;
+        }
+    }
+    let mut to = from;
+    while by.get(to).is_some_and(|t| t.is(quick, key)) {
+        to += 1;
+    }
     &by[from..to]
 }
 
@@ -160,10 +262,10 @@ pub(in crate::json::validate) fn by_length(a: &str, b: &str) -> std::cmp::Orderi
 
 #[cfg(test)]
 mod tests {
-    use super::{by_length, keyed_text};
+    use super::{sort_texts, texts_of, Text};
 
     #[test]
-    fn keyed_text_finds_what_a_linear_search_finds() {
+    fn texts_of_finds_what_a_linear_search_finds() {
         let words = [
             "",
             "a",
@@ -184,23 +286,48 @@ mod tests {
             "DomainMapping",
             "a\u{0}",
             "zz",
+            // Each form of `Quick`: 1-3 bytes, 4-7 (two words that
+            // overlap), 8, and longer ones sharing their first eight.
+            "aba",
+            "aab",
+            "abcde",
+            "abdce",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefgi",
+            "abcdefghi",
+            "abcdefghj",
+            "abcdefghij",
+            "abcdefghik",
         ];
         // Each word keyed to one or two branches, some twice.
-        let mut by: Vec<(Box<str>, u32)> = Vec::new();
+        let mut by: Vec<Text<u32>> = Vec::new();
         for (i, w) in words.iter().enumerate() {
-            by.push((Box::from(*w), i as u32));
+            by.push(Text::new(Box::from(*w), i as u32));
             if i % 3 == 0 {
-                by.push((Box::from(*w), i as u32 + 100));
+                by.push(Text::new(Box::from(*w), i as u32 + 100));
             }
         }
-        by.sort_by(|a, b| by_length(&a.0, &b.0).then(a.1.cmp(&b.1)));
-        let probes = words
-            .iter()
-            .copied()
-            .chain(["c", "abe", "Jo", "Jobs", "Z", "éé"]);
+        sort_texts(&mut by);
+        let probes = words.iter().copied().chain([
+            "c",
+            "abe",
+            "Jo",
+            "Jobs",
+            "Z",
+            "éé",
+            "acb",
+            "abcdf",
+            "abcdefghh",
+            "abcdefghijk",
+        ]);
         for probe in probes {
-            let found: Vec<u32> = keyed_text(&by, probe).iter().map(|e| e.1).collect();
-            let linear: Vec<u32> = by.iter().filter(|e| *e.0 == *probe).map(|e| e.1).collect();
+            let found: Vec<u32> = texts_of(&by, probe).iter().map(|e| e.value).collect();
+            let linear: Vec<u32> = by
+                .iter()
+                .filter(|e| *e.name == *probe)
+                .map(|e| e.value)
+                .collect();
             assert_eq!(found, linear, "{probe:?}");
         }
     }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use super::branches::{by_length, Branches, Key, Keyed, NO_BRANCH};
+use super::branches::{sort_texts, sort_texts_by_name, Branches, Key, Keyed, Text, NO_BRANCH};
 use super::node::{Kind, Node, OBJECT};
 use super::strings::Strings;
 
@@ -166,20 +166,21 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     };
     let mut other = other;
     other.first = first(&other);
-    let mut keys: Vec<(Box<str>, Key)> = table
+    let mut keys: Vec<Text<Key>> = table
         .into_iter()
         .map(|(name, mut key)| {
             key.first = first(&key);
-            (Box::from(name), key)
+            Text::new(Box::from(name), key)
         })
         .collect();
     // The names that point to a branch as an object's first key.
-    let pointing: Box<[(Box<str>, Key)]> = keys
+    let pointing: Box<[Text<Key>]> = keys
         .iter()
-        .filter(|(_, key)| key.first != NO_BRANCH || key.tag)
+        .filter(|t| t.value.first != NO_BRANCH || t.value.tag)
         .cloned()
         .collect();
-    keys.sort_by(|(a, _), (b, _)| by_length(a, b));
+    // (The names are distinct.)
+    sort_texts_by_name(&mut keys);
     let sure = (0u32..)
         .zip(branches.iter().take(64))
         .filter(|(_, &b)| nodes[b as usize].string_set().is_some())
@@ -205,7 +206,7 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
     for (i, allowed) in allowed.enumerate() {
         let i = i as u32;
         match allowed.strings {
-            Some(set) => strings.extend(set.iter().map(|s| (Box::from(s), i))),
+            Some(set) => strings.extend(set.iter().map(|s| Text::new(Box::from(s), i))),
             None => any_string.push(i),
         }
         match allowed.integers {
@@ -213,10 +214,9 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
             None => any_integer.push(i),
         }
     }
-    // By length, then bytes, as `keyed_text` searches them; each
+    // By length, then bytes, as `texts_of` searches them; each
     // string's branches in order.
-    strings.sort_by(|a: &(Box<str>, u32), b| by_length(&a.0, &b.0).then(a.1.cmp(&b.1)));
-    strings.dedup();
+    sort_texts(&mut strings);
     integers.sort();
     integers.dedup();
     Keyed {

@@ -17,7 +17,7 @@
 //! escape (the bytes cannot tell which key it is), or a value that is not
 //! an object: each `if` is read as before.
 
-use super::branches::{by_length, keyed_text};
+use super::branches::{sort_texts_by_name, texts_of, Text};
 use super::node::{Kind, Node, Probe};
 
 /// The fewest `if`/`then` members of one name read as a [`Switch`].
@@ -29,8 +29,8 @@ pub(in crate::json::validate) struct Switch {
     /// The member the `if`s ask about.
     pub(in crate::json::validate) name: Box<str>,
     /// (string, `then`): each `if`'s strings with its `then`, sorted by
-    /// string as [`by_length`] orders them ([`keyed_text`] reads them).
-    pub(in crate::json::validate) by_value: Box<[(Box<str>, u32)]>,
+    /// string as [`sort_texts_by_name`] orders them ([`texts_of`] reads them).
+    pub(in crate::json::validate) by_value: Box<[Text<u32>]>,
     /// The `then`s that apply when the member is absent (their `if` does
     /// not require it), in the `allOf`'s order.
     pub(in crate::json::validate) absent: Box<[u32]>,
@@ -52,9 +52,7 @@ impl Switch {
     /// `value` (written without an escape).
     #[inline]
     pub(in crate::json::validate) fn cases(&self, value: &str) -> impl Iterator<Item = u32> + '_ {
-        keyed_text(&self.by_value, value)
-            .iter()
-            .map(|&(_, then)| then)
+        texts_of(&self.by_value, value).iter().map(|t| t.value)
     }
 }
 
@@ -123,13 +121,17 @@ pub(super) fn switches(nodes: &[Node], members: &[u32]) -> Option<Switches> {
                 continue;
             }
             of.push(member);
-            by_value.extend(values.iter().map(|v| (Box::<str>::from(*v), *then)));
+            by_value.extend(
+                values
+                    .iter()
+                    .map(|v| Text::new(Box::<str>::from(*v), *then)),
+            );
             if !required {
                 absent.push(*then);
             }
         }
         // Stable: one string's `then`s stay in the `allOf`'s order.
-        by_value.sort_by(|a: &(Box<str>, u32), b| by_length(&a.0, &b.0));
+        sort_texts_by_name(&mut by_value);
         switches.push(Switch {
             name: name.into(),
             by_value: by_value.into(),

@@ -4,8 +4,8 @@
 //! key points to, the candidates its keys or a scalar's value leave.
 
 use crate::json::validate::plan::{
-    keyed, keyed_text, Branches, JsonPlan, Keyed, Node, Switch, Switches, EXACT, NO_BRANCH, NUMBER,
-    OBJECT, STRING,
+    keyed, texts_of, Branches, JsonPlan, Keyed, Node, Switch, Switches, Text, EXACT, NO_BRANCH,
+    NUMBER, OBJECT, STRING,
 };
 use crate::json::validate::tokenizer::{Cursor, NotJson, Num, Scan, Stop};
 
@@ -63,7 +63,7 @@ impl Fits {
 /// The branches of a [`Keyed`] table a value is keyed to.
 #[derive(Clone, Copy)]
 pub(super) enum Picked<'p> {
-    Strings(&'p [(Box<str>, u32)]),
+    Strings(&'p [Text<u32>]),
     Integers(&'p [(i128, u32)]),
     Nothing,
 }
@@ -79,7 +79,7 @@ impl<'p> Picked<'p> {
         };
         strings
             .iter()
-            .map(|e| e.1)
+            .map(|e| e.value)
             .chain(integers.iter().map(|e| e.1))
     }
 
@@ -117,7 +117,7 @@ pub(super) fn pick<'p>(
                 return Ok(None);
             }
             Some((
-                Picked::Strings(keyed_text(&by.strings, text.body)),
+                Picked::Strings(texts_of(&by.strings, text.body)),
                 &by.any_string[..],
             ))
         }

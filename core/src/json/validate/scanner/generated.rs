@@ -618,7 +618,7 @@ fn scratch<T>(mut work: impl FnMut(&mut Scratch) -> T) -> T {
 /// The branches of an indexed `anyOf`/`oneOf` a value may pass, in the
 /// interpreter's order ([`Checks::candidates`]).
 pub struct Candidates<'p> {
-    strings: std::slice::Iter<'p, (Box<str>, u32)>,
+    strings: std::slice::Iter<'p, crate::json::validate::plan::Text<u32>>,
     integers: std::slice::Iter<'p, (i128, u32)>,
     rest: std::slice::Iter<'p, u32>,
     index: &'p Branches,
@@ -632,7 +632,7 @@ impl Iterator for Candidates<'_> {
     fn next(&mut self) -> Option<u32> {
         loop {
             let b = match self.strings.next() {
-                Some(e) => e.1,
+                Some(e) => e.value,
                 None => match self.integers.next() {
                     Some(e) => e.1,
                     None => *self.rest.next()?,
