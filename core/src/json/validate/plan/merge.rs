@@ -44,6 +44,7 @@ impl JsonPlan {
     /// members into their parents where the node can hold both (see the
     /// module docs). In-place cycles are refused before this runs.
     pub(super) fn flatten(&mut self) {
+        self.single_branches();
         self.collapse_aliases();
         let budget = self.nodes.len() + MAX_ADDED;
         let mut pairs = HashMap::new();
@@ -148,6 +149,28 @@ impl JsonPlan {
         branches
     }
 
+    /// An `anyOf` or a `oneOf` of one branch becomes a member of its
+    /// node's `allOf`: either holds exactly when the branch does, and the
+    /// branch's annotations count alike (a passing branch's, for
+    /// `unevaluated*`). The merging may then fold the branch into the node
+    /// like any member, or drop it as a repeat: devinit's items, `allOf`
+    /// and `anyOf` each of the one `$ref`, read every item twice.
+    fn single_branches(&mut self) {
+        for node in &mut self.nodes {
+            if node.kind != Kind::Check {
+                continue;
+            }
+            for branches in [&mut node.any_of, &mut node.one_of] {
+                if let [branch] = branches[..] {
+                    branches.clear();
+                    if !node.all_of.contains(&branch) {
+                        node.all_of.push(branch);
+                    }
+                }
+            }
+        }
+    }
+
     /// Every reference to a node that is nothing but one `$ref` (or a
     /// one-member `allOf`) points at its target instead.
     fn collapse_aliases(&mut self) {
@@ -176,6 +199,8 @@ impl JsonPlan {
 
     /// Merges into node `id` the members of its `allOf` that it can hold.
     fn absorb(&mut self, id: usize, budget: usize, pairs: &mut HashMap<(u32, u32), u32>) {
+        // A member listed twice (two `$ref`s to one target) is merged once.
+        dedup_members(&mut self.nodes[id].all_of);
         let mut absorbed = 0;
         let mut at = 0;
         while at < self.nodes[id].all_of.len() && absorbed < MAX_ABSORBED {
@@ -189,13 +214,7 @@ impl JsonPlan {
             self.merge(id, other, pairs);
             absorbed += 1;
         }
-        let node = &mut self.nodes[id];
-        let mut seen = Vec::with_capacity(node.all_of.len());
-        node.all_of.retain(|m| {
-            let new = !seen.contains(m);
-            seen.push(*m);
-            new
-        });
+        dedup_members(&mut self.nodes[id].all_of);
     }
 
     /// Whether node `b` can be merged into node `a`.
@@ -451,6 +470,16 @@ impl JsonPlan {
         pairs.insert(key(a, b), id);
         id
     }
+}
+
+/// `all_of` with each member once, in the order of first listing.
+fn dedup_members(all_of: &mut Vec<u32>) {
+    let mut seen = Vec::with_capacity(all_of.len());
+    all_of.retain(|m| {
+        let new = !seen.contains(m);
+        seen.push(*m);
+        new
+    });
 }
 
 fn key(a: u32, b: u32) -> (u32, u32) {
