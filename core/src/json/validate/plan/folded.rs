@@ -190,41 +190,67 @@ impl Folded {
     }
 }
 
-/// Whether `text` holds any of `chars` (a few): its bytes scanned for
-/// their first bytes, the text from a candidate on checked by characters.
+/// Whether `text` holds any of `chars` (a few): its bytes scanned eight
+/// at a time for their first bytes, and at each such byte (which starts
+/// a character: a first byte is never a continuation byte) the characters
+/// compared. Text beyond ASCII is scanned as fast as ASCII (venvironment's
+/// file paths of emoji and CJK before `.vmodule`, checked for `.`'s line
+/// terminators).
 #[inline]
 pub(super) fn holds_any(text: &str, chars: &[char]) -> bool {
-    let mut firsts = [0u8; 16];
-    if chars.len() > firsts.len() {
-        return text.contains(chars);
-    }
-    let firsts = &mut firsts[..chars.len()];
-    for (first, c) in firsts.iter_mut().zip(chars) {
-        *first = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
-    }
-    let bytes = text.as_bytes();
-    let mut from = 0;
-    // When each first byte is a control byte or beyond ASCII (those of
-    // `.`'s four are), eight bytes at a time up to the first such byte.
-    if firsts.iter().all(|&b| !(0x20..0x80).contains(&b)) {
-        while let Some(word) = bytes.get(from..from + 8) {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            let w = u64::from_le_bytes(w);
-            const ONES: u64 = 0x0101_0101_0101_0101;
-            const HIGH: u64 = 0x8080_8080_8080_8080;
-            if (w.wrapping_sub(ONES * 0x20) & !w | w) & HIGH != 0 {
-                break;
+    let mut firsts = [0u8; 4];
+    let mut distinct = 0;
+    for c in chars {
+        let first = c.encode_utf8(&mut [0; 4]).as_bytes()[0];
+        if !firsts[..distinct].contains(&first) {
+            if distinct == firsts.len() {
+                return text.contains(chars);
             }
-            from += 8;
+            firsts[distinct] = first;
+            distinct += 1;
         }
     }
-    // `from` follows ASCII bytes, and a first byte is never a continuation
-    // byte: `from + at` starts a character.
-    match bytes[from..].iter().position(|b| firsts.contains(b)) {
-        None => false,
-        Some(at) => text[from + at..].contains(chars),
+    let firsts = &firsts[..distinct];
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = first_of(&bytes[from..], firsts) {
+        let at = from + at;
+        let rest = &text[at..];
+        if chars.iter().any(|&c| rest.starts_with(c)) {
+            return true;
+        }
+        from = at + 1;
     }
+    false
+}
+
+/// Where the first of `bytes` that is one of `firsts` (at most four) is:
+/// eight bytes at a time, each word tested for each byte by the usual bit
+/// tricks (`w ^ b` has a zero byte where `w` holds `b`; the lowest flagged
+/// byte is exact).
+#[inline(always)]
+fn first_of(bytes: &[u8], firsts: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let w = u64::from_le_bytes(w);
+        let mut found = 0;
+        for &b in firsts {
+            let v = w ^ (ONES * u64::from(b));
+            found |= v.wrapping_sub(ONES) & !v & HIGH;
+        }
+        if found != 0 {
+            return Some(i + (found.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    bytes[i..]
+        .iter()
+        .position(|b| firsts.contains(b))
+        .map(|at| i + at)
 }
 
 /// `from` with its ASCII letters lowered, into `to` (as long).
@@ -283,7 +309,43 @@ impl Spelling for Words {
 
 #[cfg(test)]
 mod tests {
-    use super::{Anchor, Folded};
+    use super::{holds_any, Anchor, Folded};
+
+    #[test]
+    fn holds_any_is_str_contains() {
+        let sets: [&[char]; 5] = [
+            // `.`'s line terminators, as the translation excludes them.
+            &['\n', '\r', '\u{2028}', '\u{2029}'],
+            &['/'],
+            &['a', 'é', '😀'],
+            // Five first bytes: past what the word scan takes.
+            &['a', 'b', 'c', 'd', 'e'],
+            &[],
+        ];
+        let texts = [
+            "",
+            "plain ascii text past eight bytes",
+            "Inputs/Nodes/MyECU1_😀😀坏街.can",
+            "Inputs 入力/CANdb 断続器/easy лёгкий.dbc",
+            "before\u{2028}after",
+            "\u{2027}\u{202A}\u{2030}…—",
+            "line\nbreak",
+            "ends with a carriage return\r",
+            "é",
+            "xxxxxxxxxxxxxxxé",
+            "xxxxxxx😀",
+            "zzzzzzzzzzzzzzzzzzzzzzzzzzzze",
+        ];
+        for chars in sets {
+            for text in texts {
+                assert_eq!(
+                    holds_any(text, chars),
+                    text.contains(chars),
+                    "{text:?} {chars:?}"
+                );
+            }
+        }
+    }
 
     fn folded(pattern: &str) -> Option<Folded> {
         Folded::new(&jsonschema_regex::to_rust_regex(pattern).unwrap())
