@@ -284,7 +284,7 @@ pub(super) fn distinct_keys(bytes: &[u8], sc: &mut Scratch) -> Option<u64> {
             at: body_at,
             len: key.body.len(),
         });
-        cur.skip(0).ok()?;
+        cur.pos = end_of_checked(bytes, cur.pos);
         if !cur.next_or_close(b'}').ok()? {
             break;
         }
@@ -303,4 +303,148 @@ pub(super) fn distinct_keys(bytes: &[u8], sc: &mut Scratch) -> Option<u64> {
         .filter(|p| text(&p[0]) == text(&p[1]))
         .count();
     Some((n - repeated) as u64)
+}
+
+/// Where the value at `i` ends, in bytes already read as JSON (their
+/// syntax checked): strings passed over to their closing quote, brackets
+/// counted, and inside an array or an object the bytes between skipped
+/// eight at a time to the next quote or bracket. Numbers and literals are
+/// not read by their syntax again: `distinct_keys` reads again an object
+/// the scan has read whole (popxf-corr's 3,000 floats, for a
+/// `minProperties`), and only its keys are asked.
+fn end_of_checked(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    loop {
+        match bytes.get(i) {
+            None => return i,
+            // A scalar's end (a string's is its closing quote).
+            Some(b',' | b':' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t') if depth == 0 => {
+                return i
+            }
+            Some(b'"') => {
+                i = after_string(bytes, i + 1);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            Some(b'[' | b'{') => {
+                depth += 1;
+                i += 1;
+            }
+            Some(b']' | b'}') => {
+                i += 1;
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            Some(_) if depth == 0 => i += 1,
+            Some(_) => i = next_of(bytes, i + 1, |w| quote(w) | brackets(w)),
+        }
+    }
+}
+
+/// Past the closing quote of a string whose body starts at `i` (checked
+/// to be JSON: an escape is a backslash and the byte after it, then
+/// bytes that are no quote).
+fn after_string(bytes: &[u8], mut i: usize) -> usize {
+    loop {
+        i = next_of(bytes, i, |w| {
+            quote(w) | flagged(w ^ (ONES * u64::from(b'\\')))
+        });
+        match bytes.get(i) {
+            Some(b'\\') => i += 2,
+            Some(_) => return i + 1,
+            None => return i,
+        }
+    }
+}
+
+/// The first byte from `i` on that `test` flags in its word (the high bit
+/// of each flagged byte; the lowest flag exact), or the end.
+#[inline(always)]
+fn next_of(bytes: &[u8], mut i: usize, test: impl Fn(u64) -> u64) -> usize {
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let found = test(u64::from_le_bytes(w));
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(word) = bytes
+        .get(i..(i + 8).min(bytes.len()))
+        .filter(|w| !w.is_empty())
+    {
+        let mut w = [0xffu8; 8];
+        w[..word.len()].copy_from_slice(word);
+        let found = test(u64::from_le_bytes(w));
+        if found != 0 {
+            return (i + (found.trailing_zeros() / 8) as usize).min(bytes.len());
+        }
+        i += word.len();
+    }
+    i
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of `v` (the lowest one exact).
+#[inline(always)]
+fn flagged(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
+
+#[inline(always)]
+fn quote(w: u64) -> u64 {
+    flagged(w ^ (ONES * u64::from(b'"')))
+}
+
+/// `[`, `{`, `]` and `}`: with bit 5 set, `[` and `{` are `{`, `]` and `}`
+/// are `}` (and no other byte is either).
+#[inline(always)]
+fn brackets(w: u64) -> u64 {
+    let w = w | (ONES * 0x20);
+    flagged(w ^ (ONES * u64::from(b'{'))) | flagged(w ^ (ONES * u64::from(b'}')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::end_of_checked;
+    use crate::json::validate::tokenizer::Cursor;
+
+    #[test]
+    fn end_of_checked_ends_where_skip_ends() {
+        let values = [
+            r#"0"#,
+            r#"-12.5e3"#,
+            r#"true"#,
+            r#"null"#,
+            r#""""#,
+            r#""plain""#,
+            r#""a \" quote, a \\ backslash\\""#,
+            r#""\\""#,
+            r#""[{ not brackets }]""#,
+            r#"[]"#,
+            r#"{}"#,
+            r#"[1, 2.5, -3e2, true, null, "x]"]"#,
+            r#"{"a": [[[[0.4071, -0.3893]]]], "b": {"c\"}": "{["}}"#,
+            r#"[[[[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]]]]"#,
+            r#"{"é": "ü😀", "k": ["\u005d", "\\"]}"#,
+        ];
+        for value in values {
+            // Alone, and followed by what may follow a value in an object.
+            for after in ["", ",", " , ", "}", ":"] {
+                let text = format!("{value}{after}");
+                let mut cur = Cursor {
+                    bytes: text.as_bytes(),
+                    pos: 0,
+                };
+                assert!(cur.skip(0).is_ok(), "{text}");
+                assert_eq!(end_of_checked(text.as_bytes(), 0), cur.pos, "{text}");
+            }
+        }
+    }
 }
