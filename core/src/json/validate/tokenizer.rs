@@ -634,8 +634,18 @@ fn special(word: &[u8]) -> u64 {
     delimiters(w) | (w & HIGH)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
+/// A byte of ones in each of a word's eight bytes.
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
+/// The high bit of each of a word's eight bytes.
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of `v`, by the usual bit trick (the
+/// lowest one exact: a borrow flags only bytes above a zero byte). `w ^
+/// (ONES * b)` has a zero byte where `w` holds `b`.
+#[inline(always)]
+pub(crate) fn zero_bytes(v: u64) -> u64 {
+    v.wrapping_sub(ONES) & !v & HIGH
+}
 
 /// Eight bytes as a little-endian word.
 #[inline(always)]
@@ -693,9 +703,8 @@ fn plain_length(bytes: &[u8], start: usize) -> Option<usize> {
 /// above 0x80 is never flagged, nor a byte below the first flagged one).
 #[inline(always)]
 fn delimiters(w: u64) -> u64 {
-    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let quote = zero(w ^ (ONES * u64::from(b'"')));
-    let backslash = zero(w ^ (ONES * u64::from(b'\\')));
+    let quote = zero_bytes(w ^ (ONES * u64::from(b'"')));
+    let backslash = zero_bytes(w ^ (ONES * u64::from(b'\\')));
     let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
     quote | backslash | control
 }

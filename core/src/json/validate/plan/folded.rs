@@ -27,6 +27,7 @@ use regex_syntax::hir::ClassUnicode;
 
 use super::spell::{self, Anchor, Spelling};
 use super::strings::Strings;
+use crate::json::validate::tokenizer::{zero_bytes, ONES};
 
 /// The most words a folded pattern expands to.
 const MAX_WORDS: usize = 4096;
@@ -230,8 +231,6 @@ pub(super) fn holds_any(text: &str, chars: &[char]) -> bool {
 /// byte is exact).
 #[inline(always)]
 fn first_of(bytes: &[u8], firsts: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut i = 0;
     while let Some(word) = bytes.get(i..i + 8) {
         let mut w = [0u8; 8];
@@ -240,7 +239,7 @@ fn first_of(bytes: &[u8], firsts: &[u8]) -> Option<usize> {
         let mut found = 0;
         for &b in firsts {
             let v = w ^ (ONES * u64::from(b));
-            found |= v.wrapping_sub(ONES) & !v & HIGH;
+            found |= zero_bytes(v);
         }
         if found != 0 {
             return Some(i + (found.trailing_zeros() / 8) as usize);

@@ -552,6 +552,31 @@ mod tests {
     use crate::json::validate::plan::{ARRAY, OBJECT, STRING};
 
     #[test]
+    fn a_one_branch_any_of_is_read_as_an_all_of_member() {
+        // devinit's items: `allOf` and `anyOf` each of the one `$ref`.
+        let schema = serde_json::json!({
+            "definitions": {"run": {"type": "object", "required": ["tool"],
+                "properties": {"tool": {"type": "string"}}}},
+            "items": {
+                "allOf": [{"$ref": "#/definitions/run"}],
+                "anyOf": [{"$ref": "#/definitions/run"}]
+            }
+        });
+        let plan = JsonPlan::compile(&schema, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        let items = &plan.nodes[root.rest.expect("items") as usize];
+        assert!(items.any_of.is_empty() && items.one_of.is_empty());
+        assert!(items.all_of.len() <= 1, "{:?}", items.all_of);
+        // `oneOf` of one branch alike; two branches stay.
+        let one = serde_json::json!({"oneOf": [{"type": "string"}]});
+        let plan = JsonPlan::compile(&one, true).unwrap();
+        assert!(plan.nodes[plan.root as usize].one_of.is_empty());
+        let two = serde_json::json!({"oneOf": [{"type": "string"}, {"minLength": 2}]});
+        let plan = JsonPlan::compile(&two, true).unwrap();
+        assert_eq!(plan.nodes[plan.root as usize].one_of.len(), 2);
+    }
+
+    #[test]
     fn folded_branches_merge_where_a_lookup_keeps_the_verdict() {
         let branches = |schema: serde_json::Value| {
             let plan = JsonPlan::compile(&schema, true).unwrap();

@@ -5,7 +5,7 @@
 use serde_json::Number;
 
 use crate::json::validate::plan::exact_f64;
-use crate::json::validate::tokenizer::Cursor;
+use crate::json::validate::tokenizer::{zero_bytes, Cursor, ONES};
 use crate::json::validate::MAX_NESTING;
 
 use super::scratch::{Item, Scratch};
@@ -350,7 +350,7 @@ fn end_of_checked(bytes: &[u8], mut i: usize) -> usize {
 fn after_string(bytes: &[u8], mut i: usize) -> usize {
     loop {
         i = next_of(bytes, i, |w| {
-            quote(w) | flagged(w ^ (ONES * u64::from(b'\\')))
+            quote(w) | zero_bytes(w ^ (ONES * u64::from(b'\\')))
         });
         match bytes.get(i) {
             Some(b'\\') => i += 2,
@@ -388,18 +388,9 @@ fn next_of(bytes: &[u8], mut i: usize, test: impl Fn(u64) -> u64) -> usize {
     i
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGH: u64 = 0x8080_8080_8080_8080;
-
-/// The high bit of each zero byte of `v` (the lowest one exact).
-#[inline(always)]
-fn flagged(v: u64) -> u64 {
-    v.wrapping_sub(ONES) & !v & HIGH
-}
-
 #[inline(always)]
 fn quote(w: u64) -> u64 {
-    flagged(w ^ (ONES * u64::from(b'"')))
+    zero_bytes(w ^ (ONES * u64::from(b'"')))
 }
 
 /// `[`, `{`, `]` and `}`: with bit 5 set, `[` and `{` are `{`, `]` and `}`
@@ -407,7 +398,7 @@ fn quote(w: u64) -> u64 {
 #[inline(always)]
 fn brackets(w: u64) -> u64 {
     let w = w | (ONES * 0x20);
-    flagged(w ^ (ONES * u64::from(b'{'))) | flagged(w ^ (ONES * u64::from(b'}')))
+    zero_bytes(w ^ (ONES * u64::from(b'{'))) | zero_bytes(w ^ (ONES * u64::from(b'}')))
 }
 
 #[cfg(test)]
