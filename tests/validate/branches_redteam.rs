@@ -591,3 +591,123 @@ fn unevaluated_properties_beside_all_of_give_jsonschemas_verdict() {
     // Both verdicts seen often, or the sweep tells nothing.
     findings.assert_telling(20_000);
 }
+
+/// Tag values the nested sweep's branches allow and its objects hold.
+const KINDS: [&str; 7] = ["t1", "t2", "t3", "t4", "x", "y", "zzz"];
+
+/// A branch keyed by the member `kind`: a `const` or an `enum` of
+/// [`KINDS`] (in place or behind a `$ref`), with now and then a
+/// requirement, another member or a closed object; or (one in four, while
+/// `depth` allows) an `anyOf` or a `oneOf` of such branches, whose tags the
+/// outer index reads as their union.
+fn keyed_branch(rng: &mut Rng, depth: usize) -> Value {
+    if depth < 2 && rng.chance(25) {
+        let n = 1 + rng.below(4);
+        let applicator = if rng.chance(50) { "oneOf" } else { "anyOf" };
+        let mut nested =
+            json!({applicator: (0..n).map(|_| keyed_branch(rng, depth + 1)).collect::<Vec<_>>()});
+        if rng.chance(30) {
+            nested["type"] = json!("object");
+        }
+        if rng.chance(20) {
+            nested["required"] = json!([name(rng)]);
+        }
+        return nested;
+    }
+    let allowed = match rng.below(7) {
+        0 => json!({"enum": [rng.pick(&KINDS), rng.pick(&KINDS)]}),
+        1 => json!({"type": "string"}),
+        2 => json!({"$ref": format!("#/$defs/{}", rng.pick(&KINDS))}),
+        // Unions: of two sets, or of a set and a branch taking no string.
+        3 => json!({"anyOf": [{"const": rng.pick(&KINDS)}, {"enum": [rng.pick(&KINDS), 1]}]}),
+        4 => json!({"oneOf": [{"const": rng.pick(&KINDS)}, {"type": "integer"}]}),
+        5 => json!({"oneOf": [{"const": rng.pick(&KINDS)}, {"type": "string"}]}),
+        _ => json!({"const": rng.pick(&KINDS)}),
+    };
+    let mut branch = json!({"properties": {"kind": allowed}});
+    if rng.chance(70) {
+        branch["required"] = json!(["kind"]);
+    }
+    if rng.chance(40) {
+        let other = name(rng);
+        branch["properties"][other] = leaf(rng, 1, false);
+    }
+    if rng.chance(15) {
+        branch["additionalProperties"] = json!(false);
+    }
+    if rng.chance(10) {
+        branch = json!({"type": rng.pick(&["string", "integer"])});
+    }
+    branch
+}
+
+/// An object of one to five members, most often its first the tag, as
+/// JSON text.
+fn kind_object(rng: &mut Rng) -> String {
+    let members = 1 + rng.below(5);
+    let mut text = String::from("{");
+    let tag_at = if rng.chance(70) {
+        0
+    } else {
+        rng.below(members + 1)
+    };
+    for i in 0..members {
+        if i > 0 {
+            text.push(',');
+        }
+        if i == tag_at {
+            let value = if rng.chance(85) {
+                format!("\"{}\"", rng.pick(&KINDS))
+            } else {
+                rng.pick(&VALUES).to_owned()
+            };
+            let _ = write!(text, "{}:{value}", key_text(rng, "kind"));
+        } else {
+            let name = name(rng);
+            let _ = write!(text, "{}:{}", key_text(rng, name), rng.pick(&VALUES));
+        }
+    }
+    text.push('}');
+    text
+}
+
+#[test]
+fn nested_tagged_branches_give_jsonschemas_verdict() {
+    // An `anyOf`/`oneOf` of three to six branches keyed by `kind`, some of
+    // them `anyOf`s or `oneOf`s of keyed branches themselves: the outer
+    // index keys such a branch by the union of its branches' tags.
+    let mut rng = Rng::new(0x5eed_b002);
+    let mut findings = Findings::default();
+    let defs: Map<String, Value> = KINDS
+        .iter()
+        .map(|t| ((*t).to_owned(), json!({"const": t})))
+        .collect();
+    for _ in 0..500 {
+        let n = 3 + rng.below(4);
+        let applicator = if rng.chance(50) { "oneOf" } else { "anyOf" };
+        let branches: Vec<Value> = (0..n).map(|_| keyed_branch(&mut rng, 0)).collect();
+        let inner = json!({applicator: branches});
+        // At the root, or (three times in ten) one level down.
+        let nested = rng.chance(30);
+        let mut schema = if nested {
+            json!({"properties": {"o": inner}})
+        } else {
+            inner
+        };
+        schema["$schema"] = json!(DRAFT2020);
+        schema["$defs"] = Value::Object(defs.clone());
+        let subject =
+            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        for _ in 0..30 {
+            let payload = kind_object(&mut rng);
+            let payload = if nested {
+                format!("{{\"o\":{payload}}}")
+            } else {
+                payload
+            };
+            subject.check(&payload, &mut findings);
+        }
+    }
+    findings.assert_telling(3_000);
+    findings.assert_none("nested branches keyed by a tag");
+}

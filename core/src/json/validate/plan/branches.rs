@@ -35,6 +35,8 @@ pub(in crate::json::validate) struct Branches {
     pub(in crate::json::validate) pointing: Box<[Text<Key>]>,
     /// The branches by the tag's value, when a string or an integer.
     pub(in crate::json::validate) by_tag: Keyed,
+    /// The tag's name, when the index has one ([`Key::tag`]).
+    pub(in crate::json::validate) tag: Option<Box<str>>,
     /// The branches by the value itself, when a string or an integer.
     pub(in crate::json::validate) by_value: Keyed,
     /// The branches (bits, the first 64) that ask nothing of a string but

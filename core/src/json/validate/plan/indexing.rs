@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::branches::{sort_texts, sort_texts_by_name, Branches, Key, Keyed, Text, NO_BRANCH};
-use super::node::{Kind, Node, OBJECT};
+use super::node::{Kind, Node, OBJECT, STRING};
 use super::strings::Strings;
 
 /// The most names an index tracks the presence of (one bit each).
@@ -16,18 +16,39 @@ const MAX_NAMES: usize = 64;
 const MIN_BRANCHES: usize = 3;
 
 /// What a branch allows a value of: its only strings, its only integers
-/// (magnitude at most 2^53), each when it restricts them so.
-#[derive(Clone, Copy, Default)]
+/// (magnitude at most 2^53), each when it restricts them so, as the union
+/// of some sets (one, but for the branches of an `anyOf` or a `oneOf`).
+#[derive(Clone, Default)]
 struct Allowed<'n> {
-    strings: Option<&'n Strings>,
-    integers: Option<&'n [i128]>,
+    strings: Option<Vec<&'n Strings>>,
+    integers: Option<Vec<&'n [i128]>>,
 }
 
-impl Allowed<'_> {
+impl<'n> Allowed<'n> {
     fn restricts(&self) -> bool {
         self.strings.is_some() || self.integers.is_some()
     }
+
+    /// What a value passing this or `other` may be: the union of each
+    /// kind both restrict.
+    fn or(self, other: Allowed<'n>) -> Allowed<'n> {
+        fn union<T>(a: Option<Vec<T>>, b: Option<Vec<T>>) -> Option<Vec<T>> {
+            let (mut a, b) = (a?, b?);
+            a.extend(b);
+            Some(a)
+        }
+        Allowed {
+            strings: union(self.strings, other.strings),
+            integers: union(self.integers, other.integers),
+        }
+    }
 }
+
+/// How many nodes [`necessary`] and [`allowed`] visit for one branch, at
+/// most: following the branches of nested `anyOf`s and `oneOf`s could
+/// otherwise visit a number of nodes exponential in their depth. A visit
+/// refused leaves a constraint out, which only keeps a branch in.
+const VISITS: usize = 1024;
 
 /// The index of `branches` (node ids) within `nodes`, when it can leave
 /// any branch out; `None` otherwise.
@@ -43,10 +64,10 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     for &b in branches {
         let mut names = Vec::new();
         let mut tags = Vec::new();
-        necessary(nodes, b, &mut names, &mut tags, 0);
+        necessary(nodes, b, &mut names, &mut tags, 0, &mut VISITS.clone());
         required.push(names);
         members.push(tags);
-        own.push(allowed(nodes, b, 0));
+        own.push(allowed(nodes, b, 0, &mut VISITS.clone()));
     }
     // The names, most required first, at most 64.
     let mut counts: Vec<(&str, usize)> = Vec::new();
@@ -82,16 +103,24 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
     }
     tag_counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let tag = tag_counts.first().filter(|(_, c)| *c >= 2).map(|(n, _)| *n);
+    // (A branch taking no object allows the tag no value.)
+    let nothing = Allowed {
+        strings: Some(Vec::new()),
+        integers: Some(Vec::new()),
+    };
     let by_tag = match tag {
-        Some(tag) => keyed_table(members.iter().map(|tags| {
+        Some(tag) => keyed_table(members.iter().zip(branches).map(|(tags, &b)| {
+            if nodes[b as usize].accepts & OBJECT == 0 {
+                return nothing.clone();
+            }
             tags.iter()
                 .find(|(n, _)| *n == tag)
-                .map(|(_, allowed)| *allowed)
+                .map(|(_, allowed)| allowed.clone())
                 .unwrap_or_default()
         })),
         None => Keyed::default(),
     };
-    let by_value = keyed_table(own.iter().copied());
+    let by_value = keyed_table(own.into_iter());
     // Branches that take only the names they list.
     let mut open = 0u64;
     let mut closed: Vec<(Box<str>, u64)> = Vec::new();
@@ -193,6 +222,7 @@ pub(super) fn index(nodes: &[Node], branches: &[u32]) -> Option<Branches> {
         other,
         pointing,
         by_tag,
+        tag: tag.map(Box::from),
         by_value,
     })
 }
@@ -206,16 +236,20 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
     for (i, allowed) in allowed.enumerate() {
         let i = i as u32;
         match allowed.strings {
-            Some(set) => strings.extend(set.iter().map(|s| Text::new(Box::from(s), i))),
+            Some(sets) => strings.extend(
+                sets.iter()
+                    .flat_map(|set| set.iter())
+                    .map(|s| Text::new(Box::from(s), i)),
+            ),
             None => any_string.push(i),
         }
         match allowed.integers {
-            Some(set) => integers.extend(set.iter().map(|&n| (n, i))),
+            Some(sets) => integers.extend(sets.iter().flat_map(|set| set.iter()).map(|&n| (n, i))),
             None => any_integer.push(i),
         }
     }
     // By length, then bytes, as `texts_of` searches them; each
-    // string's branches in order.
+    // string's branches in order, once (a union may list one twice).
     sort_texts(&mut strings);
     integers.sort();
     integers.dedup();
@@ -231,20 +265,23 @@ fn keyed_table<'n>(allowed: impl Iterator<Item = Allowed<'n>>) -> Keyed {
 /// (`$ref`s).
 const MAX_FOLLOWED: usize = 8;
 
-/// What an object needs to pass node `id`, by its own keywords and those
-/// of its in-place `allOf`s (`$ref`s): the names it requires, and members
-/// allowed only some strings or integers.
+/// What an object needs to pass node `id`, by its own keywords, those
+/// of its in-place `allOf`s (`$ref`s), and what all the branches of its
+/// `anyOf` or `oneOf` need: the names it requires, and members allowed
+/// only some strings or integers. At most `visits` nodes are read.
 fn necessary<'n>(
     nodes: &'n [Node],
     id: u32,
     required: &mut Vec<&'n str>,
     tags: &mut Vec<(&'n str, Allowed<'n>)>,
     depth: usize,
+    visits: &mut usize,
 ) {
     let node = &nodes[id as usize];
-    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED || *visits == 0 {
         return;
     }
+    *visits -= 1;
     // (A node accepting no object is never read for one.)
     if node.accepts & OBJECT == 0 {
         return;
@@ -254,14 +291,63 @@ fn necessary<'n>(
             required.push(&m.name);
         }
         if let Some(schema) = m.schema {
-            let restricted = allowed(nodes, schema, 0);
+            let restricted = allowed(nodes, schema, 0, visits);
             if restricted.restricts() && !tags.iter().any(|(n, _)| *n == &*m.name) {
                 tags.push((&m.name, restricted));
             }
         }
     }
     for &member in &node.all_of {
-        necessary(nodes, member, required, tags, depth + 1);
+        necessary(nodes, member, required, tags, depth + 1, visits);
+    }
+    for branches in [&node.any_of, &node.one_of] {
+        common_needs(nodes, branches, required, tags, depth + 1, visits);
+    }
+}
+
+/// What an object passing one of `branches` (those of an `anyOf` or a
+/// `oneOf`) needs, into `required` and `tags`: the names every branch
+/// that takes objects requires, and the members each of them restricts,
+/// allowed what one of them allows.
+fn common_needs<'n>(
+    nodes: &'n [Node],
+    branches: &[u32],
+    required: &mut Vec<&'n str>,
+    tags: &mut Vec<(&'n str, Allowed<'n>)>,
+    depth: usize,
+    visits: &mut usize,
+) {
+    let mut each = Vec::new();
+    for &b in branches {
+        if nodes[b as usize].accepts & OBJECT == 0 {
+            continue;
+        }
+        let (mut names, mut restricted) = (Vec::new(), Vec::new());
+        necessary(nodes, b, &mut names, &mut restricted, depth, visits);
+        each.push((names, restricted));
+    }
+    let Some(((first_names, first_tags), rest)) = each.split_first() else {
+        return;
+    };
+    for name in first_names {
+        if !required.contains(name) && rest.iter().all(|(names, _)| names.contains(name)) {
+            required.push(name);
+        }
+    }
+    for (name, first) in first_tags {
+        if tags.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let mut union = first.clone();
+        for (_, restricted) in rest {
+            match restricted.iter().find(|(n, _)| n == name) {
+                Some((_, more)) => union = union.or(more.clone()),
+                None => union = Allowed::default(),
+            }
+        }
+        if union.restricts() {
+            tags.push((name, union));
+        }
     }
 }
 
@@ -293,23 +379,57 @@ fn closed_names(nodes: &[Node], id: u32, depth: usize) -> Option<Vec<&str>> {
 
 /// The only strings and integers node `id` accepts (its `enum`/`const`,
 /// or for strings a `pattern` that is `^literal$`), where it restricts
-/// them so, by its own keywords or its in-place `allOf`s.
-fn allowed(nodes: &[Node], id: u32, depth: usize) -> Allowed<'_> {
+/// them so, by its own keywords, its in-place `allOf`s, or (the union)
+/// all the branches of its `anyOf` or `oneOf`. At most `visits` nodes
+/// are read.
+fn allowed<'n>(nodes: &'n [Node], id: u32, depth: usize, visits: &mut usize) -> Allowed<'n> {
     let node = &nodes[id as usize];
-    if node.kind != Kind::Check || depth > MAX_FOLLOWED {
+    if node.kind != Kind::Check || depth > MAX_FOLLOWED || *visits == 0 {
         return Allowed::default();
     }
+    *visits -= 1;
     let mut found = Allowed {
-        strings: node.strings.as_ref().or(node.literal.as_deref()),
-        integers: node.integers.as_deref(),
+        strings: node
+            .strings
+            .as_ref()
+            .or(node.literal.as_deref())
+            .map(|s| vec![s]),
+        integers: node.integers.as_deref().map(|i| vec![i]),
     };
     for &member in &node.all_of {
         if found.strings.is_some() && found.integers.is_some() {
-            break;
+            return found;
         }
-        let more = allowed(nodes, member, depth + 1);
+        let more = allowed(nodes, member, depth + 1, visits);
         found.strings = found.strings.or(more.strings);
         found.integers = found.integers.or(more.integers);
+    }
+    for branches in [&node.any_of, &node.one_of] {
+        if branches.is_empty() || (found.strings.is_some() && found.integers.is_some()) {
+            continue;
+        }
+        // A branch taking no string allows none: it adds nothing to the
+        // union of strings.
+        let mut strings = Some(Vec::new());
+        let mut integers = Some(Vec::new());
+        for &b in branches {
+            if strings.is_none() && integers.is_none() {
+                break;
+            }
+            let more = allowed(nodes, b, depth + 1, visits);
+            if nodes[b as usize].accepts & STRING != 0 {
+                strings = strings.zip(more.strings).map(|(mut a, b)| {
+                    a.extend(b);
+                    a
+                });
+            }
+            integers = integers.zip(more.integers).map(|(mut a, b)| {
+                a.extend(b);
+                a
+            });
+        }
+        found.strings = found.strings.or(strings);
+        found.integers = found.integers.or(integers);
     }
     found
 }

@@ -136,6 +136,80 @@ pub(super) fn pick<'p>(
     })
 }
 
+/// The branch an object's first key points to
+/// ([`JsonPlan::first_key_branch`]), checked.
+#[derive(Clone, Copy)]
+pub(super) struct First {
+    /// The branch (its place in the keyword's list).
+    branch: u32,
+    /// Its verdict.
+    ok: bool,
+    /// Whether the first key is the tag, whose value is keyed to this
+    /// branch alone, every other branch allowing the tag only other
+    /// values: unless a later member repeats the tag ([`tag_stands`]), no
+    /// other branch can pass.
+    alone: bool,
+}
+
+/// Whether the first member of the object at `start` (its tape
+/// recorded) is the last of its key: no later key repeats it, written
+/// alike or with an escape.
+#[inline]
+fn tag_stands(sc: &Scratch, start: usize, bytes: &[u8]) -> bool {
+    let Some(tape) = sc.tape(start) else {
+        return false;
+    };
+    let Some((first, later)) = sc.tapes[tape].entries.split_first() else {
+        return false;
+    };
+    let Some(name) = bytes.get(first.key_at + 1..first.key_end) else {
+        return false;
+    };
+    !first.escaped && matches!(last_member(bytes, later, name), Last::Absent)
+}
+
+/// For an indexed keyword ([`Indexed`]) on an object whose tape is
+/// recorded, what its tag (the last member of that name) tells when no
+/// branch is free of it: `Some(None)` when its value is keyed to no
+/// branch, `Some(Some(b))` when to branch `b` alone (every other branch
+/// fails the object), `None` when it cannot tell (no tag, no tape, the
+/// tag absent or written with an escape, its value not such a string or
+/// integer, or keyed to several branches).
+#[inline]
+fn tag_alone(at: Indexed<'_>, sc: &Scratch, bytes: &[u8]) -> Scan<Option<Option<u32>>> {
+    let Indexed {
+        index, start, kind, ..
+    } = at;
+    let Some(tag) = index.tag.as_deref() else {
+        return Ok(None);
+    };
+    if kind != OBJECT {
+        return Ok(None);
+    }
+    let Some(tape) = sc.tape(start) else {
+        return Ok(None);
+    };
+    let Last::Found(entry) = last_member(bytes, &sc.tapes[tape].entries, tag.as_bytes()) else {
+        return Ok(None);
+    };
+    let mut value = Cursor {
+        bytes,
+        pos: entry.value_at,
+    };
+    let Some((keyed, rest)) = pick(&index.by_tag, &mut value)? else {
+        return Ok(None);
+    };
+    if !rest.is_empty() {
+        return Ok(None);
+    }
+    let mut keyed = keyed.branches();
+    Ok(match (keyed.next(), keyed.next()) {
+        (None, _) => Some(None),
+        (Some(b), None) => Some(Some(b)),
+        (Some(_), Some(_)) => None,
+    })
+}
+
 /// What a [`Switch`]'s member holds ([`JsonPlan::switch_on`]).
 enum Case {
     /// No such member.
@@ -265,14 +339,25 @@ impl JsonPlan {
                         kind,
                     };
                     let first = self.first_key_branch(at, cur, sc, depth, end)?;
-                    if let Some((_, true)) = first {
+                    let alone = match first {
+                        None => tag_alone(at, sc, cur.bytes)?,
+                        Some(_) => None,
+                    };
+                    if let Some(First { ok: true, .. }) = first {
                         any = true;
+                    } else if first.is_some_and(|f| f.alone && tag_stands(sc, start, cur.bytes)) {
+                        // The tag leaves no other branch.
+                    } else if let Some(alone) = alone {
+                        // The tag leaves this branch at most.
+                        if let Some(b) = alone {
+                            any = again(node.any_of[b as usize], cur, sc, end)?;
+                        }
                     } else {
                         let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
                         let sure = tagged.sure(index, kind);
                         let picked = tagged.branches().chain(rest.iter().copied());
                         for b in picked {
-                            if !fits.admits(index, b) || first.is_some_and(|(f, _)| f == b) {
+                            if !fits.admits(index, b) || first.is_some_and(|f| f.branch == b) {
                                 continue;
                             }
                             if passes(sure, b) || again(node.any_of[b as usize], cur, sc, end)? {
@@ -308,22 +393,39 @@ impl JsonPlan {
                         kind,
                     };
                     let first = self.first_key_branch(at, cur, sc, depth, end)?;
-                    let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
-                    let sure = tagged.sure(index, kind);
-                    let picked = tagged.branches().chain(rest.iter().copied());
-                    for b in picked {
-                        if !fits.admits(index, b) {
-                            continue;
+                    let alone = match first {
+                        None => tag_alone(at, sc, cur.bytes)?,
+                        Some(_) => None,
+                    };
+                    match (first, alone) {
+                        // The tag leaves no other branch: its verdict is
+                        // the keyword's.
+                        (Some(f), _) if f.alone && tag_stands(sc, start, cur.bytes) => {
+                            valid = usize::from(f.ok);
                         }
-                        let ok = match first {
-                            Some((f, ok)) if f == b => ok,
-                            _ if passes(sure, b) => true,
-                            _ => again(node.one_of[b as usize], cur, sc, end)?,
-                        };
-                        if ok {
-                            valid += 1;
-                            if valid > 1 {
-                                return Ok(false);
+                        (_, Some(None)) => {}
+                        (_, Some(Some(b))) => {
+                            valid = usize::from(again(node.one_of[b as usize], cur, sc, end)?);
+                        }
+                        _ => {
+                            let (tagged, rest, fits) = self.candidates(at, cur, sc, depth, end)?;
+                            let sure = tagged.sure(index, kind);
+                            let picked = tagged.branches().chain(rest.iter().copied());
+                            for b in picked {
+                                if !fits.admits(index, b) {
+                                    continue;
+                                }
+                                let ok = match first {
+                                    Some(f) if f.branch == b => f.ok,
+                                    _ if passes(sure, b) => true,
+                                    _ => again(node.one_of[b as usize], cur, sc, end)?,
+                                };
+                                if ok {
+                                    valid += 1;
+                                    if valid > 1 {
+                                        return Ok(false);
+                                    }
+                                }
                             }
                         }
                     }
@@ -520,7 +622,7 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
         end: &mut Option<usize>,
-    ) -> Scan<Option<(u32, bool)>> {
+    ) -> Scan<Option<First>> {
         // Told here, inlined: most indexes point nowhere.
         if at.kind != OBJECT || !at.index.points() {
             return Ok(None);
@@ -537,7 +639,7 @@ impl JsonPlan {
         sc: &mut Scratch,
         depth: usize,
         end: &mut Option<usize>,
-    ) -> Scan<Option<(u32, bool)>> {
+    ) -> Scan<Option<First>> {
         let Indexed {
             index,
             branches,
@@ -566,14 +668,16 @@ impl JsonPlan {
             return Ok(None);
         };
         let mut chosen = (known.first != NO_BRANCH).then_some(known.first);
+        let mut alone = false;
         if chosen.is_none() && known.tag {
             probe.ws();
             if probe.peek() == Some(b':') {
                 probe.pos += 1;
                 probe.ws();
-                if let Ok(Some((keyed, _))) = pick(&index.by_tag, &mut probe) {
+                if let Ok(Some((keyed, rest))) = pick(&index.by_tag, &mut probe) {
                     let mut keyed = keyed.branches();
                     chosen = keyed.next().filter(|_| keyed.next().is_none());
+                    alone = rest.is_empty();
                 }
             }
         }
@@ -589,7 +693,11 @@ impl JsonPlan {
         cur.pos = start;
         let ok = self.check(id, cur, sc, depth)?;
         *end = Some(cur.pos);
-        Ok(Some((b, ok)))
+        Ok(Some(First {
+            branch: b,
+            ok,
+            alone,
+        }))
     }
 
     /// The branches of an indexed `anyOf`/`oneOf` ([`Indexed`]) the value
