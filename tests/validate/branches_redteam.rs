@@ -711,3 +711,110 @@ fn nested_tagged_branches_give_jsonschemas_verdict() {
     findings.assert_telling(3_000);
     findings.assert_none("nested branches keyed by a tag");
 }
+
+/// A branch of one type family (or now and then of two, or untyped),
+/// with keywords of its family and now and then one of another family,
+/// an `enum`, or a `not`: the shapes `typed_branches` merges into one node
+/// and those it must leave apart.
+fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
+    let (ty, mut branch) = match rng.below(7) {
+        0 => (
+            "string",
+            json!({"type": "string", "pattern": "^\\$\\{[a-z]+\\}$"}),
+        ),
+        1 => (
+            "string",
+            json!({"type": "string", "minLength": 2, "maxLength": 4}),
+        ),
+        2 => (
+            "integer",
+            json!({"type": "integer", "minimum": 0, "maximum": 7}),
+        ),
+        3 => (
+            "number",
+            json!({"type": "number", "exclusiveMaximum": 2.5, "multipleOf": 0.5}),
+        ),
+        4 => ("boolean", json!({"type": "boolean"})),
+        5 => ("null", json!({"type": "null"})),
+        _ => ("string", json!({"type": "string", "format": "date"})),
+    };
+    if draft4 && ty == "number" {
+        branch["exclusiveMaximum"] = json!(true);
+        branch["maximum"] = json!(2.5);
+    }
+    match rng.below(12) {
+        0 => branch["maxLength"] = json!(1),
+        1 => branch["minimum"] = json!(3),
+        2 => branch["enum"] = json!(["${ab}", 3, true, "abc"]),
+        3 => branch["not"] = json!({"const": 4}),
+        4 if ty != "null" => branch["type"] = json!([ty, "null"]),
+        5 => {
+            branch.as_object_mut().expect("an object").remove("type");
+        }
+        _ => {}
+    }
+    branch
+}
+
+/// Scalars of every type, in and out of the branches' keywords.
+const SCALARS: [&str; 16] = [
+    "\"${ab}\"",
+    "\"${}\"",
+    "\"ab\"",
+    "\"abcde\"",
+    "\"2024-02-30\"",
+    "\"2024-02-03\"",
+    "3",
+    "4",
+    "-1",
+    "8",
+    "2",
+    "2.5",
+    "1.5",
+    "true",
+    "null",
+    "[\"${ab}\"]",
+];
+
+#[test]
+fn branches_of_one_type_each_give_jsonschemas_verdict() {
+    // `oneOf`/`anyOf` of branches each of its own type family: one node of
+    // their keywords and types when each asserts nothing else
+    // (`typed_branches`), apart otherwise.
+    let mut rng = Rng::new(0x5eed_b003);
+    let mut findings = Findings::default();
+    for _ in 0..600 {
+        let draft = rng.pick(&[DRAFT4, DRAFT7, DRAFT2020]);
+        let n = 2 + rng.below(3);
+        let applicator = if rng.chance(50) { "oneOf" } else { "anyOf" };
+        let branches: Vec<Value> = (0..n)
+            .map(|_| typed_branch(&mut rng, draft == DRAFT4))
+            .collect();
+        let mut inner = json!({applicator: branches});
+        if rng.chance(25) {
+            inner["type"] = json!(["integer", "string"]);
+        }
+        if rng.chance(20) {
+            inner["maxLength"] = json!(3);
+        }
+        let nested = rng.chance(40);
+        let mut schema = if nested {
+            json!({"properties": {"o": inner}})
+        } else {
+            inner
+        };
+        schema["$schema"] = json!(draft);
+        let subject =
+            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        for payload in SCALARS {
+            let payload = if nested {
+                format!("{{\"o\":{payload}}}")
+            } else {
+                payload.to_owned()
+            };
+            subject.check(&payload, &mut findings);
+        }
+    }
+    findings.assert_telling(9_000);
+    findings.assert_none("branches of one type each");
+}

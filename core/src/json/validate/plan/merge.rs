@@ -27,7 +27,7 @@
 use std::collections::HashMap;
 
 use super::folded::Folded;
-use super::node::{Kind, Member, Node, ALL_TYPES, INTEGER, NUMBER, STRING};
+use super::node::{Kind, Member, Node, ALL_TYPES, BOOLEAN, INTEGER, NULL, NUMBER, STRING};
 use super::pattern::Pattern;
 use super::JsonPlan;
 
@@ -46,6 +46,7 @@ impl JsonPlan {
     pub(super) fn flatten(&mut self) {
         self.single_branches();
         self.collapse_aliases();
+        self.typed_branches();
         let budget = self.nodes.len() + MAX_ADDED;
         let mut pairs = HashMap::new();
         let mut id = 0;
@@ -166,6 +167,51 @@ impl JsonPlan {
                     if !node.all_of.contains(&branch) {
                         node.all_of.push(branch);
                     }
+                }
+            }
+        }
+    }
+
+    /// An `anyOf` or a `oneOf` whose branches each allow values of one
+    /// family of types (strings, numbers, booleans or null), a different
+    /// one each, and assert nothing but keywords of that family (a
+    /// `pattern`, bounds): venvironment's `{"oneOf": [{"type": "integer",
+    /// "maximum": 65535}, {"type": "string", "pattern": "\\$\\{...\\}"}]}`.
+    /// A value's type then leaves at most one branch, and the keywords of
+    /// the others do not apply to it: both keywords hold exactly when one
+    /// node of all the branches' keywords and the union of their types
+    /// holds. That node becomes a member of the node's `allOf` (so it may
+    /// merge into the node), read once instead of through a branch.
+    /// Keywords listing the same branches share the one node.
+    fn typed_branches(&mut self) {
+        let mut made: HashMap<Vec<u32>, u32> = HashMap::new();
+        for id in 0..self.nodes.len() {
+            for one in [false, true] {
+                let node = &self.nodes[id];
+                let branches = if one { &node.one_of } else { &node.any_of };
+                if branches.len() < 2 || node.kind != Kind::Check {
+                    continue;
+                }
+                let merged = match made.get(branches) {
+                    Some(&merged) => merged,
+                    None => {
+                        let Some(merged) = typed_union(&self.nodes, branches) else {
+                            continue;
+                        };
+                        let at = self.nodes.len() as u32;
+                        made.insert(branches.clone(), at);
+                        self.nodes.push(merged);
+                        at
+                    }
+                };
+                let node = &mut self.nodes[id];
+                if one {
+                    node.one_of.clear();
+                } else {
+                    node.any_of.clear();
+                }
+                if !node.all_of.contains(&merged) {
+                    node.all_of.push(merged);
                 }
             }
         }
@@ -518,6 +564,103 @@ fn and_types(a: u8, b: u8) -> u8 {
     types & ALL_TYPES
 }
 
+/// The families of JSON types whose keywords apply only to them
+/// ([`JsonPlan::typed_branches`]): strings, numbers, booleans, null.
+const FAMILIES: [u8; 4] = [STRING, INTEGER | NUMBER, BOOLEAN, NULL];
+
+/// The node of `branches`' keywords and the union of their types, when
+/// each branch allows the types of one family alone ([`FAMILIES`]), a
+/// different family each, and asserts nothing but keywords of its family.
+fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
+    let mut merged: Option<Node> = None;
+    let mut seen = 0u8;
+    for &b in branches {
+        let branch = &nodes[b as usize];
+        if branch.kind != Kind::Check || branch.types == 0 {
+            return None;
+        }
+        let family = FAMILIES.into_iter().find(|&f| branch.types & !f == 0)?;
+        if seen & family != 0 {
+            return None;
+        }
+        seen |= family;
+        // Nothing but the family's keywords.
+        let mut rest = branch.clone();
+        rest.types = ALL_TYPES;
+        take_family(&mut rest, family);
+        let plain = rest.asserts_nothing()
+            && !rest.unique
+            && rest.min_properties == 0
+            && rest.max_properties == u64::MAX
+            && rest.strings.is_none()
+            && rest.integers.is_none()
+            && rest.unevaluated_properties.is_none()
+            && rest.unevaluated_items.is_none();
+        if !plain {
+            return None;
+        }
+        match &mut merged {
+            None => merged = Some(branch.clone()),
+            Some(merged) => {
+                let mut own = branch.clone();
+                let keywords = take_family(&mut own, family);
+                give_family(merged, keywords);
+                merged.types |= branch.types;
+            }
+        }
+    }
+    merged
+}
+
+/// The keywords of a family of types ([`FAMILIES`]) a node holds.
+#[derive(Default)]
+struct FamilyKeywords {
+    text: Option<Box<jsonschema::Validator>>,
+    format: Option<super::format::Format>,
+    quick: Option<super::format::Quick>,
+    pattern: Option<Box<Pattern>>,
+    literal: Option<Box<super::strings::Strings>>,
+    lengths: Option<(u64, u64)>,
+    numeric: Option<Box<jsonschema::Validator>>,
+    bounds: Option<Vec<(super::node::Bound, f64)>>,
+    draft4_integers: bool,
+}
+
+/// Takes the keywords of `family` out of `node`.
+fn take_family(node: &mut Node, family: u8) -> FamilyKeywords {
+    let mut taken = FamilyKeywords::default();
+    if family == STRING {
+        taken.text = node.text.take();
+        taken.format = node.format.take();
+        taken.quick = node.quick.take();
+        taken.pattern = node.pattern.take();
+        taken.literal = node.literal.take();
+        taken.lengths = Some((node.min_length, node.max_length));
+        (node.min_length, node.max_length) = (0, u64::MAX);
+    } else if family == INTEGER | NUMBER {
+        taken.numeric = node.numeric.take();
+        taken.bounds = node.bounds.take();
+        taken.draft4_integers = node.draft4_integers;
+    }
+    taken
+}
+
+/// Puts keywords [`take_family`] took into `node` (which holds none of
+/// their family).
+fn give_family(node: &mut Node, keywords: FamilyKeywords) {
+    node.text = node.text.take().or(keywords.text);
+    node.format = node.format.take().or(keywords.format);
+    node.quick = node.quick.take().or(keywords.quick);
+    node.pattern = node.pattern.take().or(keywords.pattern);
+    node.literal = node.literal.take().or(keywords.literal);
+    if let Some((min, max)) = keywords.lengths {
+        (node.min_length, node.max_length) = (min, max);
+    }
+    node.numeric = node.numeric.take().or(keywords.numeric);
+    node.bounds = node.bounds.take().or(keywords.bounds);
+    node.draft4_integers |= keywords.draft4_integers;
+}
+
 /// A node's kind and `only_in_place` from what it now holds.
 /// The types and the pattern of a node that asserts nothing but them, the
 /// pattern folded ([`Folded`]); `None` for any other node.
@@ -549,7 +692,7 @@ fn settle(node: &mut Node) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::validate::plan::{ARRAY, OBJECT, STRING};
+    use crate::json::validate::plan::{ARRAY, INTEGER, OBJECT, STRING};
 
     #[test]
     fn a_one_branch_any_of_is_read_as_an_all_of_member() {
@@ -574,6 +717,32 @@ mod tests {
         let two = serde_json::json!({"oneOf": [{"type": "string"}, {"minLength": 2}]});
         let plan = JsonPlan::compile(&two, true).unwrap();
         assert_eq!(plan.nodes[plan.root as usize].one_of.len(), 2);
+    }
+
+    #[test]
+    fn branches_of_one_type_family_each_become_one_node() {
+        // venvironment's ports: an integer in range, or a `${var}` string.
+        let schema = serde_json::json!({"properties": {"port": {"oneOf": [
+            {"type": "integer", "minimum": 0, "maximum": 65535},
+            {"$ref": "#/definitions/var"}]}},
+            "definitions": {"var": {"type": "string", "pattern": "\\$\\{[a-z]+\\}"}}});
+        let plan = JsonPlan::compile(&schema, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        let port = &plan.nodes[root.members[0].schema.expect("port") as usize];
+        assert!(port.one_of.is_empty() && port.all_of.is_empty());
+        assert_eq!(port.types, INTEGER | STRING);
+        assert!(port.pattern.is_some() && port.numeric.is_some());
+        // Two numeric branches overlap; a string branch with a bound of
+        // numbers asserts beyond its family: both stay apart.
+        for apart in [
+            serde_json::json!({"oneOf": [{"type": "integer"}, {"type": "number", "maximum": 2}]}),
+            serde_json::json!({"anyOf": [{"type": "boolean"}, {"type": "string", "maximum": 2}]}),
+            serde_json::json!({"oneOf": [{"type": "null"}, {"type": "string", "enum": ["a"]}]}),
+        ] {
+            let plan = JsonPlan::compile(&apart, true).unwrap();
+            let root = &plan.nodes[plan.root as usize];
+            assert_eq!(root.one_of.len() + root.any_of.len(), 2, "{apart}");
+        }
     }
 
     #[test]
