@@ -209,22 +209,34 @@ fn check_objects(
     object: fn(&mut Rng) -> String,
 ) {
     let nested = rng.chance(30);
+    let subject = placed(inner, draft, nested, None);
+    for _ in 0..payloads {
+        let payload = object(rng);
+        subject.check(&place(payload, nested), findings);
+    }
+}
+
+/// `inner` (of `draft`) at the root, or (`nested`) as the member `o` of
+/// an object, with `defs` as the root's `$defs`.
+fn placed(inner: Value, draft: &str, nested: bool, defs: Option<&Value>) -> Subject {
     let mut schema = if nested {
         json!({"properties": {"o": inner}})
     } else {
         inner
     };
     schema["$schema"] = json!(draft);
-    let subject =
-        Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
-    for _ in 0..payloads {
-        let payload = object(rng);
-        let payload = if nested {
-            format!("{{\"o\":{payload}}}")
-        } else {
-            payload
-        };
-        subject.check(&payload, findings);
+    if let Some(defs) = defs {
+        schema["$defs"] = defs.clone();
+    }
+    Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"))
+}
+
+/// `payload` where a schema [`placed`] checks it.
+fn place(payload: String, nested: bool) -> String {
+    if nested {
+        format!("{{\"o\":{payload}}}")
+    } else {
+        payload
     }
 }
 
@@ -678,10 +690,12 @@ fn nested_tagged_branches_give_jsonschemas_verdict() {
     // index keys such a branch by the union of its branches' tags.
     let mut rng = Rng::new(0x5eed_b002);
     let mut findings = Findings::default();
-    let defs: Map<String, Value> = KINDS
-        .iter()
-        .map(|t| ((*t).to_owned(), json!({"const": t})))
-        .collect();
+    let defs = Value::Object(
+        KINDS
+            .iter()
+            .map(|t| ((*t).to_owned(), json!({"const": t})))
+            .collect::<Map<String, Value>>(),
+    );
     for _ in 0..500 {
         let n = 3 + rng.below(4);
         let applicator = if rng.chance(50) { "oneOf" } else { "anyOf" };
@@ -689,23 +703,10 @@ fn nested_tagged_branches_give_jsonschemas_verdict() {
         let inner = json!({applicator: branches});
         // At the root, or (three times in ten) one level down.
         let nested = rng.chance(30);
-        let mut schema = if nested {
-            json!({"properties": {"o": inner}})
-        } else {
-            inner
-        };
-        schema["$schema"] = json!(DRAFT2020);
-        schema["$defs"] = Value::Object(defs.clone());
-        let subject =
-            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        let subject = placed(inner, DRAFT2020, nested, Some(&defs));
         for _ in 0..30 {
             let payload = kind_object(&mut rng);
-            let payload = if nested {
-                format!("{{\"o\":{payload}}}")
-            } else {
-                payload
-            };
-            subject.check(&payload, &mut findings);
+            subject.check(&place(payload, nested), &mut findings);
         }
     }
     findings.assert_telling(3_000);
@@ -798,21 +799,9 @@ fn branches_of_one_type_each_give_jsonschemas_verdict() {
             inner["maxLength"] = json!(3);
         }
         let nested = rng.chance(40);
-        let mut schema = if nested {
-            json!({"properties": {"o": inner}})
-        } else {
-            inner
-        };
-        schema["$schema"] = json!(draft);
-        let subject =
-            Subject::new(schema.clone()).unwrap_or_else(|| panic!("jsonschema refuses {schema}"));
+        let subject = placed(inner, draft, nested, None);
         for payload in SCALARS {
-            let payload = if nested {
-                format!("{{\"o\":{payload}}}")
-            } else {
-                payload.to_owned()
-            };
-            subject.check(&payload, &mut findings);
+            subject.check(&place(payload.to_owned(), nested), &mut findings);
         }
     }
     findings.assert_telling(9_000);
