@@ -807,3 +807,97 @@ fn branches_of_one_type_each_give_jsonschemas_verdict() {
     findings.assert_telling(9_000);
     findings.assert_none("branches of one type each");
 }
+
+/// Patterns a string branch asks for: anchored and not, folded (which
+/// `merge_folded` joins first), counted, empty, and lookaround (the
+/// backtracking engine).
+const BRANCH_PATTERNS: [&str; 9] = [
+    "^a",
+    "b$",
+    "^[0-9]+$",
+    "\\$\\{[a-z]+\\}",
+    "^.*\\.[Yy][Aa][Mm][Ll]$",
+    "^.*\\.[Jj][Ss][Oo][Nn]$",
+    "^(?!x)",
+    "^x{2,3}$",
+    "^$",
+];
+
+/// A branch of nothing but a `pattern`, a `"type": "string"`, both, or a
+/// `$ref` to a string of one pattern (the shapes `pattern_branches` joins
+/// into one node), and now and then a keyword it must leave apart.
+fn pattern_branch(rng: &mut Rng) -> Value {
+    let pattern = rng.pick(&BRANCH_PATTERNS);
+    let mut branch = match rng.below(5) {
+        0 => json!({ "pattern": pattern }),
+        1 => json!({"type": "string", "pattern": pattern}),
+        2 => json!({"type": "string"}),
+        3 => json!({"$ref": "#/$defs/var"}),
+        _ => json!({"pattern": pattern, "description": "a note"}),
+    };
+    match rng.below(14) {
+        0 => branch["maxLength"] = json!(2),
+        1 => branch["enum"] = json!(["ab", "${ab}", 3]),
+        2 => branch["type"] = json!(["string", "null"]),
+        3 => branch["type"] = json!("integer"),
+        4 => branch["not"] = json!({"const": "ab"}),
+        5 => branch["minimum"] = json!(3),
+        _ => {}
+    }
+    branch
+}
+
+/// Strings each pattern matches and misses, escaped too, and a value of
+/// every other type.
+const PATTERN_PAYLOADS: [&str; 20] = [
+    "\"ab\"",
+    "\"a1\"",
+    "\"\\u0061b\"",
+    "\"cb\"",
+    "\"123\"",
+    "\"${ab}\"",
+    "\"x${ab}\"",
+    "\"${}\"",
+    "\"f.yaml\"",
+    "\"f.JSON\"",
+    "\"f.yml\"",
+    "\"xx\"",
+    "\"xxxx\"",
+    "\"x\"",
+    "\"\"",
+    "3",
+    "null",
+    "true",
+    "[\"ab\"]",
+    "{\"a\":\"xx\"}",
+];
+
+#[test]
+fn branches_of_patterns_give_jsonschemas_verdict() {
+    // `anyOf` of branches asserting nothing but patterns on strings: one
+    // node of a pattern matching any of theirs (`pattern_branches`) when
+    // each is so, apart otherwise; the node's own `type`, `pattern` or
+    // length beside it.
+    let mut rng = Rng::new(0x5eed_b004);
+    let mut findings = Findings::default();
+    let defs = json!({"var": {"type": "string", "pattern": "\\$\\{[a-z]+\\}"}});
+    for _ in 0..600 {
+        let draft = rng.pick(&[DRAFT7, DRAFT2020]);
+        let n = 2 + rng.below(4);
+        let branches: Vec<Value> = (0..n).map(|_| pattern_branch(&mut rng)).collect();
+        let mut inner = json!({ "anyOf": branches });
+        match rng.below(5) {
+            0 => inner["type"] = json!("string"),
+            1 => inner["pattern"] = json!("b"),
+            2 => inner["maxLength"] = json!(3),
+            _ => {}
+        }
+        let nested = rng.chance(40);
+        let subject = placed(inner, draft, nested, Some(&defs));
+        for payload in PATTERN_PAYLOADS {
+            subject.check(&place(payload.to_owned(), nested), &mut findings);
+        }
+    }
+    findings.assert_telling(9_000);
+    findings.assert_none("branches of patterns");
+}

@@ -32,16 +32,18 @@ impl<'n> Allowed<'n> {
     /// What a value passing this or `other` may be: the union of each
     /// kind both restrict.
     fn or(self, other: Allowed<'n>) -> Allowed<'n> {
-        fn union<T>(a: Option<Vec<T>>, b: Option<Vec<T>>) -> Option<Vec<T>> {
-            let (mut a, b) = (a?, b?);
-            a.extend(b);
-            Some(a)
-        }
         Allowed {
             strings: union(self.strings, other.strings),
             integers: union(self.integers, other.integers),
         }
     }
+}
+
+/// The values either side allows, when both restrict them.
+fn union<T>(a: Option<Vec<T>>, b: Option<Vec<T>>) -> Option<Vec<T>> {
+    let (mut a, b) = (a?, b?);
+    a.extend(b);
+    Some(a)
 }
 
 /// How many nodes [`necessary`] and [`allowed`] visit for one branch, at
@@ -418,15 +420,9 @@ fn allowed<'n>(nodes: &'n [Node], id: u32, depth: usize, visits: &mut usize) -> 
             }
             let more = allowed(nodes, b, depth + 1, visits);
             if nodes[b as usize].accepts & STRING != 0 {
-                strings = strings.zip(more.strings).map(|(mut a, b)| {
-                    a.extend(b);
-                    a
-                });
+                strings = union(strings, more.strings);
             }
-            integers = integers.zip(more.integers).map(|(mut a, b)| {
-                a.extend(b);
-                a
-            });
+            integers = union(integers, more.integers);
         }
         found.strings = found.strings.or(strings);
         found.integers = found.integers.or(integers);

@@ -47,6 +47,7 @@ impl JsonPlan {
         self.single_branches();
         self.collapse_aliases();
         self.typed_branches();
+        self.pattern_branches();
         let budget = self.nodes.len() + MAX_ADDED;
         let mut pairs = HashMap::new();
         let mut id = 0;
@@ -213,6 +214,54 @@ impl JsonPlan {
                 if !node.all_of.contains(&merged) {
                     node.all_of.push(merged);
                 }
+            }
+        }
+    }
+
+    /// An `anyOf` whose branches assert nothing but a `pattern`, a
+    /// `"type": "string"`, or both: venvironment's `{"type": "string",
+    /// "anyOf": [{"pattern": "^.*\\.vmodule$"}, {"$ref": "#/definitions/
+    /// var"}]}`, the reference a string of one `pattern`. A value other
+    /// than a string passes a branch without `type` and fails the others;
+    /// a string passes a branch without `pattern`, and the others as their
+    /// patterns match it. The keyword then holds exactly when one node
+    /// holds: `"type": "string"` when every branch has it, and a pattern
+    /// matching when one of the branches' does ([`Pattern::AnyMatch`];
+    /// none when a branch has none). That node becomes a member of the
+    /// node's `allOf` (so it may merge into the node): the string is
+    /// matched once, not read again by each branch. Folded branches are
+    /// first joined as [`JsonPlan::merge_folded_branches`] joins them.
+    fn pattern_branches(&mut self) {
+        let mut made: HashMap<Vec<u32>, u32> = HashMap::new();
+        for id in 0..self.nodes.len() {
+            let node = &self.nodes[id];
+            if node.any_of.len() < 2 || node.kind != Kind::Check {
+                continue;
+            }
+            let merged = match made.get(&node.any_of) {
+                Some(&merged) => merged,
+                None => {
+                    let listed = node.any_of.clone();
+                    if !listed
+                        .iter()
+                        .all(|&b| pattern_only(&self.nodes[b as usize]).is_some())
+                    {
+                        continue;
+                    }
+                    let branches = self.merge_folded(listed.clone(), None);
+                    let Some(merged) = pattern_union(&self.nodes, &branches) else {
+                        continue;
+                    };
+                    let at = self.nodes.len() as u32;
+                    made.insert(listed, at);
+                    self.nodes.push(merged);
+                    at
+                }
+            };
+            let node = &mut self.nodes[id];
+            node.any_of.clear();
+            if !node.all_of.contains(&merged) {
+                node.all_of.push(merged);
             }
         }
     }
@@ -588,15 +637,7 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
         let mut rest = branch.clone();
         rest.types = ALL_TYPES;
         take_family(&mut rest, family);
-        let plain = rest.asserts_nothing()
-            && !rest.unique
-            && rest.min_properties == 0
-            && rest.max_properties == u64::MAX
-            && rest.strings.is_none()
-            && rest.integers.is_none()
-            && rest.unevaluated_properties.is_none()
-            && rest.unevaluated_items.is_none();
-        if !plain {
+        if !plain(&rest) {
             return None;
         }
         match &mut merged {
@@ -610,6 +651,66 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
         }
     }
     merged
+}
+
+/// Whether `rest`, a node whose keywords of interest were taken out,
+/// asserts nothing more.
+fn plain(rest: &Node) -> bool {
+    rest.asserts_nothing()
+        && !rest.unique
+        && rest.min_properties == 0
+        && rest.max_properties == u64::MAX
+        && rest.strings.is_none()
+        && rest.integers.is_none()
+        && rest.literal.is_none()
+        && rest.unevaluated_properties.is_none()
+        && rest.unevaluated_items.is_none()
+}
+
+/// The types of a branch [`JsonPlan::pattern_branches`] joins (all, or
+/// strings alone) and its `pattern`, if any; `None` for a branch asserting
+/// anything else.
+fn pattern_only(node: &Node) -> Option<(u8, Option<&Pattern>)> {
+    if node.kind == Kind::Any {
+        return Some((ALL_TYPES, None));
+    }
+    if node.kind != Kind::Check || (node.types != ALL_TYPES && node.types != STRING) {
+        return None;
+    }
+    let mut rest = node.clone();
+    rest.types = ALL_TYPES;
+    rest.pattern = None;
+    // (Read off the pattern, for the branch indexes.)
+    rest.literal = None;
+    plain(&rest).then_some((node.types, node.pattern.as_deref()))
+}
+
+/// The one node an `anyOf` of `branches` [`pattern_only`] each holds
+/// exactly when ([`JsonPlan::pattern_branches`]).
+fn pattern_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
+    let mut strings_only = true;
+    let mut every_string = false;
+    let mut patterns = Vec::new();
+    for &b in branches {
+        let (types, pattern) = pattern_only(&nodes[b as usize])?;
+        strings_only &= types == STRING;
+        match pattern {
+            Some(pattern) => patterns.push(pattern.clone()),
+            None => every_string = true,
+        }
+    }
+    let mut node = Node::new(Kind::Check);
+    if strings_only {
+        node.types = STRING;
+    }
+    if !every_string {
+        let pattern = match patterns.len() {
+            1 => patterns.pop()?,
+            _ => Pattern::AnyMatch(patterns.into()),
+        };
+        node.pattern = Some(Box::new(pattern));
+    }
+    Some(node)
 }
 
 /// The keywords of a family of types ([`FAMILIES`]) a node holds.
@@ -661,7 +762,6 @@ fn give_family(node: &mut Node, keywords: FamilyKeywords) {
     node.draft4_integers |= keywords.draft4_integers;
 }
 
-/// A node's kind and `only_in_place` from what it now holds.
 /// The types and the pattern of a node that asserts nothing but them, the
 /// pattern folded ([`Folded`]); `None` for any other node.
 fn folded_only(node: &Node) -> Option<(u8, &Folded)> {
@@ -677,6 +777,7 @@ fn folded_only(node: &Node) -> Option<(u8, &Folded)> {
     rest.asserts_nothing().then_some((node.types, &**folded))
 }
 
+/// A node's kind and `only_in_place` from what it now holds.
 fn settle(node: &mut Node) {
     if node.kind != Kind::Check {
         return;
@@ -746,6 +847,52 @@ mod tests {
     }
 
     #[test]
+    fn branches_of_patterns_become_one_pattern() {
+        // venvironment's file names: a suffix, or a `${var}` string.
+        let schema = serde_json::json!({"properties": {"file": {"type": "string", "anyOf": [
+            {"pattern": "^.*\\.vmodule$"},
+            {"$ref": "#/definitions/var"}]}},
+            "definitions": {"var": {"type": "string", "pattern": "\\$\\{[a-z]+\\}"}}});
+        let plan = JsonPlan::compile(&schema, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        let file = &plan.nodes[root.members[0].schema.expect("file") as usize];
+        assert!(file.any_of.is_empty() && file.all_of.is_empty());
+        assert_eq!(file.types, STRING);
+        let Some(Pattern::AnyMatch(parts)) = file.pattern.as_deref() else {
+            panic!("one pattern of the two");
+        };
+        assert_eq!(parts.len(), 2);
+        for (text, matches) in [("a.vmodule", true), ("${ab}", true), ("a.x", false)] {
+            assert_eq!(file.pattern.as_ref().unwrap().is_match(text), Some(matches));
+        }
+        // A branch of every string leaves no pattern; folded ones join
+        // into one before.
+        let every = serde_json::json!({"anyOf": [{"type": "string"}, {"pattern": "^a"}]});
+        let plan = JsonPlan::compile(&every, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        assert!(root.any_of.is_empty() && root.pattern.is_none() && root.types == ALL_TYPES);
+        let folded = serde_json::json!({"type": "string", "anyOf": [
+            {"pattern": "^[Ee][Ss]5$"}, {"pattern": "^[Ee][Ss]6$"}, {"pattern": "^a"}]});
+        let plan = JsonPlan::compile(&folded, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        let Some(Pattern::AnyMatch(parts)) = root.pattern.as_deref() else {
+            panic!("one pattern of the three");
+        };
+        assert!(matches!(parts[0], Pattern::Folded(_)) && parts.len() == 2);
+        // A branch asserting beyond a string's pattern stays apart.
+        for apart in [
+            serde_json::json!({"anyOf": [{"pattern": "^a"}, {"pattern": "b", "maxLength": 2}]}),
+            serde_json::json!({"anyOf": [{"pattern": "^a"}, {"type": "integer"}]}),
+            serde_json::json!({"anyOf": [{"pattern": "^a"}, {"enum": ["b"]}]}),
+            serde_json::json!({"anyOf": [{"pattern": "^a"}, {"type": ["string", "null"]}]}),
+        ] {
+            let plan = JsonPlan::compile(&apart, true).unwrap();
+            let root = &plan.nodes[plan.root as usize];
+            assert_eq!(root.any_of.len(), 2, "{apart}");
+        }
+    }
+
+    #[test]
     fn folded_branches_merge_where_a_lookup_keeps_the_verdict() {
         let branches = |schema: serde_json::Value| {
             let plan = JsonPlan::compile(&schema, true).unwrap();
@@ -757,12 +904,13 @@ mod tests {
             {"pattern": "^[Ee][Ss]2015(\\.[Cc][Oo][Rr][Ee])?$"}, {"pattern": "^[Dd][Oo][Mm]$"}
         ]});
         assert_eq!(branches(any), (2, 0));
-        // Another type, another anchor: apart.
+        // Another type, another anchor: apart (an `enum` keeps the
+        // branches from becoming one pattern, `pattern_branches`).
         let mixed = serde_json::json!({"anyOf": [
             {"type": "string", "pattern": "^[Aa]$"}, {"pattern": "^[Bb]$"},
-            {"pattern": "^[Cc]$"}, {"pattern": "^[Dd]"}
+            {"pattern": "^[Cc]$"}, {"pattern": "^[Dd]"}, {"enum": ["x"]}
         ]});
-        assert_eq!(branches(mixed), (3, 0));
+        assert_eq!(branches(mixed), (4, 0));
         let suffixes = serde_json::json!({"type": "string", "oneOf": [
             {"pattern": "^.*\\.[Cc][Ss]$"}, {"pattern": "^.*\\.[Pp][Yy]$"},
             {"pattern": "^.*\\.vtesttree.[yY][aA][mM][lL]$"}

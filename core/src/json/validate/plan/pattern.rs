@@ -55,6 +55,9 @@ pub(in crate::json::validate) enum Pattern {
     /// linear patterns (`^(?:a)`, `^(?:b)`, `^(?:c)`), as `jsonschema`
     /// runs them.
     AllMatch(Box<[Pattern]>),
+    /// The `pattern`s of an `anyOf`'s branches (`plan/merge.rs`,
+    /// `pattern_branches`): the text matches when one of them matches.
+    AnyMatch(Box<[Pattern]>),
     /// The backtracking engine, within its budget, and the pattern's
     /// linear form when its lookaround has one (`plan/lookaround.rs`),
     /// trusted when it says the text matches.
@@ -182,6 +185,19 @@ impl Pattern {
                     }
                 }
                 true
+            }
+            Pattern::AnyMatch(parts) => {
+                // A part out of its budget leaves the verdict to the
+                // others: one match decides, else no one can tell.
+                let mut told = true;
+                for part in parts {
+                    match part.is_match(text) {
+                        Some(true) => return Some(true),
+                        Some(false) => {}
+                        None => told = false,
+                    }
+                }
+                return told.then_some(false);
             }
             Pattern::Backtracking(engine, linear) => {
                 // A text the linear form matches matches (even one the
