@@ -47,13 +47,20 @@ impl JsonPlan {
         self.single_branches();
         self.collapse_aliases();
         self.typed_branches();
-        self.pattern_branches();
         let budget = self.nodes.len() + MAX_ADDED;
         let mut pairs = HashMap::new();
         let mut id = 0;
         while id < self.nodes.len() {
             self.absorb(id, budget, &mut pairs);
             id += 1;
+        }
+        // Branches that were a `$ref` beside annotations, or an `allOf`,
+        // hold their keywords now: join those of one type family each, or
+        // of patterns, and merge the joined node where it can go.
+        let mut joined = self.typed_branches();
+        joined.extend(self.pattern_branches());
+        for id in joined {
+            self.absorb(id, budget, &mut pairs);
         }
         // Merging changes what a node holds: what it asserts itself too.
         for node in &mut self.nodes {
@@ -184,7 +191,8 @@ impl JsonPlan {
     /// holds. That node becomes a member of the node's `allOf` (so it may
     /// merge into the node), read once instead of through a branch.
     /// Keywords listing the same branches share the one node.
-    fn typed_branches(&mut self) {
+    fn typed_branches(&mut self) -> Vec<usize> {
+        let mut joined = Vec::new();
         let mut made: HashMap<Vec<u32>, u32> = HashMap::new();
         for id in 0..self.nodes.len() {
             for one in [false, true] {
@@ -214,8 +222,10 @@ impl JsonPlan {
                 if !node.all_of.contains(&merged) {
                     node.all_of.push(merged);
                 }
+                joined.push(id);
             }
         }
+        joined
     }
 
     /// An `anyOf` whose branches assert nothing but a `pattern`, a
@@ -231,7 +241,8 @@ impl JsonPlan {
     /// node's `allOf` (so it may merge into the node): the string is
     /// matched once, not read again by each branch. Folded branches are
     /// first joined as [`JsonPlan::merge_folded_branches`] joins them.
-    fn pattern_branches(&mut self) {
+    fn pattern_branches(&mut self) -> Vec<usize> {
+        let mut joined = Vec::new();
         let mut made: HashMap<Vec<u32>, u32> = HashMap::new();
         for id in 0..self.nodes.len() {
             let node = &self.nodes[id];
@@ -263,7 +274,9 @@ impl JsonPlan {
             if !node.all_of.contains(&merged) {
                 node.all_of.push(merged);
             }
+            joined.push(id);
         }
+        joined
     }
 
     /// Every reference to a node that is nothing but one `$ref` (or a
