@@ -718,7 +718,20 @@ fn nested_tagged_branches_give_jsonschemas_verdict() {
 /// an `enum`, or a `not`: the shapes `typed_branches` merges into one node
 /// and those it must leave apart.
 fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
-    let (ty, mut branch) = match rng.below(7) {
+    let (ty, mut branch) = match rng.below(10) {
+        7 => (
+            "object",
+            json!({"type": "object", "properties": {"a": {"type": "integer"}},
+                "required": ["a"], "additionalProperties": false}),
+        ),
+        8 => (
+            "array",
+            json!({"type": "array", "items": {"type": "string"}, "maxItems": 2}),
+        ),
+        9 => (
+            "object",
+            json!({"type": "object", "minProperties": 1, "patternProperties": {"^x": {"type": "string"}}}),
+        ),
         0 => (
             "string",
             json!({"type": "string", "pattern": "^\\$\\{[a-z]+\\}$"}),
@@ -743,7 +756,8 @@ fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
         branch["exclusiveMaximum"] = json!(true);
         branch["maximum"] = json!(2.5);
     }
-    match rng.below(12) {
+    match rng.below(13) {
+        12 => branch["anyOf"] = json!([{"required": ["b"]}, {"maxProperties": 1}]),
         0 => branch["maxLength"] = json!(1),
         1 => branch["minimum"] = json!(3),
         2 => branch["enum"] = json!(["${ab}", 3, true, "abc"]),
@@ -757,8 +771,16 @@ fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
     branch
 }
 
-/// Scalars of every type, in and out of the branches' keywords.
-const SCALARS: [&str; 16] = [
+/// Values of every type, in and out of the branches' keywords.
+const SCALARS: [&str; 24] = [
+    "{\"a\":1}",
+    "{\"a\":\"x\"}",
+    "{\"a\":1,\"b\":2}",
+    "{\"x1\":\"y\"}",
+    "{}",
+    "[\"x\",\"y\"]",
+    "[\"x\",\"y\",\"z\"]",
+    "[1]",
     "\"${ab}\"",
     "\"${}\"",
     "\"ab\"",
@@ -798,13 +820,17 @@ fn branches_of_one_type_each_give_jsonschemas_verdict() {
         if rng.chance(20) {
             inner["maxLength"] = json!(3);
         }
+        // What a passing object branch evaluated, as an `allOf` member.
+        if draft == DRAFT2020 && rng.chance(20) {
+            inner["unevaluatedProperties"] = json!(false);
+        }
         let nested = rng.chance(40);
         let subject = placed(inner, draft, nested, None);
         for payload in SCALARS {
             subject.check(&place(payload.to_owned(), nested), &mut findings);
         }
     }
-    findings.assert_telling(9_000);
+    findings.assert_telling(13_000);
     findings.assert_none("branches of one type each");
 }
 

@@ -27,7 +27,9 @@
 use std::collections::HashMap;
 
 use super::folded::Folded;
-use super::node::{Kind, Member, Node, ALL_TYPES, BOOLEAN, INTEGER, NULL, NUMBER, STRING};
+use super::node::{
+    Kind, Member, Node, ALL_TYPES, ARRAY, BOOLEAN, INTEGER, NULL, NUMBER, OBJECT, STRING,
+};
 use super::pattern::Pattern;
 use super::JsonPlan;
 
@@ -185,10 +187,17 @@ impl JsonPlan {
     /// one each, and assert nothing but keywords of that family (a
     /// `pattern`, bounds): venvironment's `{"oneOf": [{"type": "integer",
     /// "maximum": 65535}, {"type": "string", "pattern": "\\$\\{...\\}"}]}`.
+    /// One branch may allow objects alone or arrays alone, with any
+    /// keywords of theirs but none that applies to another type or
+    /// depends on the node evaluating it ([`compound_only`]): the
+    /// string-or-object and string-or-list shorthands of many configs,
+    /// `{"oneOf": [{"type": "string"}, {"type": "array", "items": ...}]}`.
     /// A value's type then leaves at most one branch, and the keywords of
     /// the others do not apply to it: both keywords hold exactly when one
     /// node of all the branches' keywords and the union of their types
-    /// holds. That node becomes a member of the node's `allOf` (so it may
+    /// holds (a passing object evaluates the same members for
+    /// `unevaluatedProperties` as an `allOf` member as it did as a
+    /// branch). That node becomes a member of the node's `allOf` (so it may
     /// merge into the node), read once instead of through a branch.
     /// Keywords listing the same branches share the one node.
     fn typed_branches(&mut self) -> Vec<usize> {
@@ -634,12 +643,22 @@ const FAMILIES: [u8; 4] = [STRING, INTEGER | NUMBER, BOOLEAN, NULL];
 /// each branch allows the types of one family alone ([`FAMILIES`]), a
 /// different family each, and asserts nothing but keywords of its family.
 fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
-    let mut merged: Option<Node> = None;
+    let mut scalars: Vec<(&Node, u8)> = Vec::with_capacity(branches.len());
+    let mut compound: Option<&Node> = None;
     let mut seen = 0u8;
     for &b in branches {
         let branch = &nodes[b as usize];
         if branch.kind != Kind::Check || branch.types == 0 {
             return None;
+        }
+        if branch.types == OBJECT || branch.types == ARRAY {
+            // One branch of objects or of arrays, asserting nothing of
+            // the other types.
+            if compound.is_some() || !compound_only(branch) {
+                return None;
+            }
+            compound = Some(branch);
+            continue;
         }
         let family = FAMILIES.into_iter().find(|&f| branch.types & !f == 0)?;
         if seen & family != 0 {
@@ -653,17 +672,45 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
         if !plain(&rest) {
             return None;
         }
-        match &mut merged {
-            None => merged = Some(branch.clone()),
-            Some(merged) => {
-                let mut own = branch.clone();
-                let keywords = take_family(&mut own, family);
-                give_family(merged, keywords);
-                merged.types |= branch.types;
-            }
-        }
+        scalars.push((branch, family));
     }
-    merged
+    let mut scalars = scalars.into_iter();
+    let mut merged = match compound {
+        Some(compound) => compound.clone(),
+        None => scalars.next()?.0.clone(),
+    };
+    for (branch, family) in scalars {
+        let mut own = branch.clone();
+        let keywords = take_family(&mut own, family);
+        give_family(&mut merged, keywords);
+        merged.types |= branch.types;
+    }
+    Some(merged)
+}
+
+/// Whether a branch of objects alone or of arrays alone asserts nothing
+/// that applies to a value of another type, or depends on the node that
+/// evaluates it: no keyword of strings or numbers, no `enum`/`const`,
+/// no in-place applicator, no `unevaluated*` ([`typed_union`] gives it
+/// the other branches' types and keywords).
+fn compound_only(node: &Node) -> bool {
+    node.numeric.is_none()
+        && node.bounds.is_none()
+        && node.choice.is_none()
+        && !node.compound_choice
+        && node.strings.is_none()
+        && node.integers.is_none()
+        && node.literal.is_none()
+        && node.text.is_none()
+        && node.format.is_none()
+        && node.quick.is_none()
+        && node.pattern.is_none()
+        && node.min_length == 0
+        && node.max_length == u64::MAX
+        && !node.in_place()
+        && node.lone_if.is_none()
+        && node.unevaluated_properties.is_none()
+        && node.unevaluated_items.is_none()
 }
 
 /// Whether `rest`, a node whose keywords of interest were taken out,
@@ -846,12 +893,24 @@ mod tests {
         assert!(port.one_of.is_empty() && port.all_of.is_empty());
         assert_eq!(port.types, INTEGER | STRING);
         assert!(port.pattern.is_some() && port.numeric.is_some());
+        // The string-or-list shorthand: one node of strings and arrays.
+        let list = serde_json::json!({"oneOf": [{"type": "string"},
+            {"type": "array", "items": {"type": "string"}, "maxItems": 2}]});
+        let plan = JsonPlan::compile(&list, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        assert!(root.one_of.is_empty() && root.all_of.is_empty());
+        assert_eq!(root.types, STRING | ARRAY);
+        assert!(root.rest.is_some() && root.max_items == 2);
         // Two numeric branches overlap; a string branch with a bound of
-        // numbers asserts beyond its family: both stay apart.
+        // numbers asserts beyond its family, an object branch an `enum`
+        // or an applicator that would reach strings: all stay apart.
         for apart in [
             serde_json::json!({"oneOf": [{"type": "integer"}, {"type": "number", "maximum": 2}]}),
             serde_json::json!({"anyOf": [{"type": "boolean"}, {"type": "string", "maximum": 2}]}),
             serde_json::json!({"oneOf": [{"type": "null"}, {"type": "string", "enum": ["a"]}]}),
+            serde_json::json!({"oneOf": [{"type": "string"}, {"type": "object", "enum": [{}]}]}),
+            serde_json::json!({"oneOf": [{"type": "string"}, {"type": "object", "not": {}}]}),
+            serde_json::json!({"oneOf": [{"type": "object"}, {"type": "array"}]}),
         ] {
             let plan = JsonPlan::compile(&apart, true).unwrap();
             let root = &plan.nodes[plan.root as usize];
