@@ -718,7 +718,11 @@ fn nested_tagged_branches_give_jsonschemas_verdict() {
 /// an `enum`, or a `not`: the shapes `typed_branches` merges into one node
 /// and those it must leave apart.
 fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
-    let (ty, mut branch) = match rng.below(10) {
+    let (ty, mut branch) = match rng.below(11) {
+        10 => (
+            "array",
+            json!({"type": "array", "uniqueItems": true, "minItems": 1}),
+        ),
         7 => (
             "object",
             json!({"type": "object", "properties": {"a": {"type": "integer"}},
@@ -756,8 +760,12 @@ fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
         branch["exclusiveMaximum"] = json!(true);
         branch["maximum"] = json!(2.5);
     }
-    match rng.below(13) {
+    match rng.below(15) {
         12 => branch["anyOf"] = json!([{"required": ["b"]}, {"maxProperties": 1}]),
+        // Keywords of the other compound type, which do not apply to this
+        // branch's values but would to the other's in one node.
+        13 => branch["uniqueItems"] = json!(true),
+        14 => branch["minProperties"] = json!(2),
         0 => branch["maxLength"] = json!(1),
         1 => branch["minimum"] = json!(3),
         2 => branch["enum"] = json!(["${ab}", 3, true, "abc"]),
@@ -772,7 +780,9 @@ fn typed_branch(rng: &mut Rng, draft4: bool) -> Value {
 }
 
 /// Values of every type, in and out of the branches' keywords.
-const SCALARS: [&str; 24] = [
+const SCALARS: [&str; 26] = [
+    "[\"x\",\"x\"]",
+    "[]",
     "{\"a\":1}",
     "{\"a\":\"x\"}",
     "{\"a\":1,\"b\":2}",
@@ -830,7 +840,7 @@ fn branches_of_one_type_each_give_jsonschemas_verdict() {
             subject.check(&place(payload.to_owned(), nested), &mut findings);
         }
     }
-    findings.assert_telling(13_000);
+    findings.assert_telling(14_000);
     findings.assert_none("branches of one type each");
 }
 

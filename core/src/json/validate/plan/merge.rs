@@ -187,7 +187,7 @@ impl JsonPlan {
     /// one each, and assert nothing but keywords of that family (a
     /// `pattern`, bounds): venvironment's `{"oneOf": [{"type": "integer",
     /// "maximum": 65535}, {"type": "string", "pattern": "\\$\\{...\\}"}]}`.
-    /// One branch may allow objects alone or arrays alone, with any
+    /// One branch may allow objects alone and one arrays alone, with any
     /// keywords of theirs but none that applies to another type or
     /// depends on the node evaluating it ([`compound_only`]): the
     /// string-or-object and string-or-list shorthands of many configs,
@@ -644,7 +644,7 @@ const FAMILIES: [u8; 4] = [STRING, INTEGER | NUMBER, BOOLEAN, NULL];
 /// different family each, and asserts nothing but keywords of its family.
 fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
     let mut scalars: Vec<(&Node, u8)> = Vec::with_capacity(branches.len());
-    let mut compound: Option<&Node> = None;
+    let (mut object, mut array): (Option<&Node>, Option<&Node>) = (None, None);
     let mut seen = 0u8;
     for &b in branches {
         let branch = &nodes[b as usize];
@@ -652,12 +652,17 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
             return None;
         }
         if branch.types == OBJECT || branch.types == ARRAY {
-            // One branch of objects or of arrays, asserting nothing of
-            // the other types.
-            if compound.is_some() || !compound_only(branch) {
+            // One branch of objects, one of arrays, each asserting
+            // nothing of the other types.
+            let slot = if branch.types == OBJECT {
+                &mut object
+            } else {
+                &mut array
+            };
+            if slot.is_some() || !compound_only(branch) {
                 return None;
             }
-            compound = Some(branch);
+            *slot = Some(branch);
             continue;
         }
         let family = FAMILIES.into_iter().find(|&f| branch.types & !f == 0)?;
@@ -675,9 +680,23 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
         scalars.push((branch, family));
     }
     let mut scalars = scalars.into_iter();
-    let mut merged = match compound {
-        Some(compound) => compound.clone(),
-        None => scalars.next()?.0.clone(),
+    let mut merged = match (object, array) {
+        (Some(object), Some(array)) => {
+            // Each holds its own type's keywords alone, and at most one
+            // of them the keywords left to `jsonschema` (`extra`, which
+            // passes values of the other type).
+            if has_array_keywords(object)
+                || has_object_keywords(array)
+                || (object.extra.is_some() && array.extra.is_some())
+            {
+                return None;
+            }
+            let mut merged = object.clone();
+            give_array_keywords(&mut merged, array);
+            merged
+        }
+        (Some(compound), None) | (None, Some(compound)) => compound.clone(),
+        (None, None) => scalars.next()?.0.clone(),
     };
     for (branch, family) in scalars {
         let mut own = branch.clone();
@@ -686,6 +705,50 @@ fn typed_union(nodes: &[Node], branches: &[u32]) -> Option<Node> {
         merged.types |= branch.types;
     }
     Some(merged)
+}
+
+/// Whether `node` holds a keyword of arrays.
+fn has_array_keywords(node: &Node) -> bool {
+    !node.prefix.is_empty()
+        || node.rest.is_some()
+        || node.contains.is_some()
+        || node.min_items != 0
+        || node.max_items != u64::MAX
+        || node.min_contains != 1
+        || node.max_contains != u64::MAX
+        || node.unique
+        || node.evaluated_items != 0
+}
+
+/// Whether `node` holds a keyword of objects.
+fn has_object_keywords(node: &Node) -> bool {
+    !node.members.is_empty()
+        || node.additional.is_some()
+        || node.names.is_some()
+        || node.required != 0
+        || node.min_properties != 0
+        || node.max_properties != u64::MAX
+        || !node.dependent_required.is_empty()
+        || !node.dependent_schemas.is_empty()
+        || !node.evaluating_dependents.is_empty()
+        || !node.patterns.is_empty()
+}
+
+/// Puts the array keywords of `array` into `node`, which holds none.
+fn give_array_keywords(node: &mut Node, array: &Node) {
+    node.prefix = array.prefix.clone();
+    node.rest = array.rest;
+    node.contains = array.contains;
+    node.min_items = array.min_items;
+    node.max_items = array.max_items;
+    node.min_contains = array.min_contains;
+    node.max_contains = array.max_contains;
+    node.unique = array.unique;
+    node.evaluated_items = array.evaluated_items;
+    if node.extra.is_none() {
+        node.extra = array.extra.clone();
+    }
+    node.types |= array.types;
 }
 
 /// Whether a branch of objects alone or of arrays alone asserts nothing
@@ -901,6 +964,15 @@ mod tests {
         assert!(root.one_of.is_empty() && root.all_of.is_empty());
         assert_eq!(root.types, STRING | ARRAY);
         assert!(root.rest.is_some() && root.max_items == 2);
+        // And with a branch of objects beside: one node of the three.
+        let three = serde_json::json!({"anyOf": [{"type": "string"},
+            {"type": "array", "items": {"type": "string"}},
+            {"type": "object", "required": ["a"]}]});
+        let plan = JsonPlan::compile(&three, true).unwrap();
+        let root = &plan.nodes[plan.root as usize];
+        assert!(root.any_of.is_empty() && root.all_of.is_empty());
+        assert_eq!(root.types, STRING | ARRAY | OBJECT);
+        assert!(root.rest.is_some() && root.required != 0);
         // Two numeric branches overlap; a string branch with a bound of
         // numbers asserts beyond its family, an object branch an `enum`
         // or an applicator that would reach strings: all stay apart.
@@ -910,7 +982,7 @@ mod tests {
             serde_json::json!({"oneOf": [{"type": "null"}, {"type": "string", "enum": ["a"]}]}),
             serde_json::json!({"oneOf": [{"type": "string"}, {"type": "object", "enum": [{}]}]}),
             serde_json::json!({"oneOf": [{"type": "string"}, {"type": "object", "not": {}}]}),
-            serde_json::json!({"oneOf": [{"type": "object"}, {"type": "array"}]}),
+            serde_json::json!({"oneOf": [{"type": "object"}, {"type": "object", "required": ["a"]}]}),
         ] {
             let plan = JsonPlan::compile(&apart, true).unwrap();
             let root = &plan.nodes[plan.root as usize];
