@@ -462,8 +462,31 @@ impl<'a> Cursor<'a> {
                 return Err(NotJson);
             }
         }
-        if integer_digits > 300 || matches!(bytes.get(i), Some(b'e' | b'E')) {
+        if integer_digits > 300 {
             return self.number().map(drop);
+        }
+        if matches!(bytes.get(i), Some(b'e' | b'E')) {
+            // serde_json refuses a number only past `f64`'s range (about
+            // 1.8e308; one too small reads as 0). Below 10^(integer digits
+            // + exponent) <= 10^307 the value is in range whatever its
+            // digits: popxf's `-6.4114343367296264e-09`s are not parsed.
+            i += 1;
+            let negative = bytes.get(i) == Some(&b'-');
+            i += usize::from(matches!(bytes.get(i), Some(b'+' | b'-')));
+            let digits = i;
+            let mut exponent = 0usize;
+            while let Some(&d @ b'0'..=b'9') = bytes.get(i) {
+                exponent = exponent
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(d - b'0'));
+                i += 1;
+            }
+            if i == digits {
+                return Err(NotJson);
+            }
+            if !negative && integer_digits.saturating_add(exponent) > 307 {
+                return self.number().map(drop);
+            }
         }
         self.pos = i;
         Ok(())
@@ -790,6 +813,27 @@ mod tests {
             "{",
             "[1e400]",
             "[01]",
+            "9e306",
+            "99e306",
+            "9.99e307",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "-1.8e308",
+            "1e-400",
+            "-1E-99999999999999999999",
+            "0e99999",
+            "0.0000001e310",
+            "1e00000000000000000000000307",
+            "1e00000000000000000000000309",
+            "1e+308",
+            "1e+309",
+            "-6.4114343367296264e-09",
+            "[1e, 2]",
+            "1e+",
+            "1e-",
+            "1.e5",
+            "1e5.0",
+            "1E5",
             "[\"\\x\"]",
             "{\"a\":[1,{\"b\":2]}}",
             "[tru]",
